@@ -1,0 +1,133 @@
+#include "api/agent_protocol.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "common/json_yaml.h"
+#include "common/status_macros.h"
+
+namespace det::api {
+namespace {
+
+using nlohmann::json;
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+
+template <class T>
+absl::StatusOr<T> Get(const json& j, const char* key) {
+  try {
+    return j.at(key).get<T>();
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("agent protocol: field ", key, ": ", e.what()));
+  }
+}
+
+}  // namespace
+
+std::string Encode(const AgentMessage& msg) {
+  json j = std::visit(
+      Overloaded{
+          [](const AgentHello& m) {
+            json slots = json::array();
+            for (const SlotInfo& s : m.slots) {
+              slots.push_back({{"id", s.id}, {"type", s.type}, {"device", s.device}});
+            }
+            return json{{"type", "agent_hello"}, {"slots", slots}, {"running_allocations", m.running_allocations}};
+          },
+          [](const TaskStarted& m) {
+            return json{{"type", "task_started"}, {"allocation_id", m.allocation_id}, {"pid", m.pid}};
+          },
+          [](const TaskExited& m) {
+            return json{{"type", "task_exited"},
+                        {"allocation_id", m.allocation_id},
+                        {"exit_code", m.exit_code},
+                        {"error", m.error}};
+          },
+      },
+      msg);
+  return j.dump();
+}
+
+std::string Encode(const MasterMessage& msg) {
+  json j = std::visit(Overloaded{
+                          [](const StartTask& m) {
+                            return json{{"type", "start_task"},
+                                        {"allocation_id", m.allocation_id},
+                                        {"task_id", m.task_id},
+                                        {"task_type", m.task_type},
+                                        {"entrypoint", m.entrypoint},
+                                        {"env", m.env},
+                                        {"slot_ids", m.slot_ids},
+                                        {"session_token", m.session_token},
+                                        {"download_context", m.download_context}};
+                          },
+                          [](const KillTask& m) {
+                            return json{{"type", "kill_task"},
+                                        {"allocation_id", m.allocation_id},
+                                        {"grace_seconds", m.grace_seconds}};
+                          },
+                      },
+                      msg);
+  return j.dump();
+}
+
+absl::StatusOr<AgentMessage> DecodeAgentMessage(const std::string& text) {
+  ASSIGN_OR_RETURN(json j, ParseJson(text));
+  ASSIGN_OR_RETURN(std::string type, Get<std::string>(j, "type"));
+  if (type == "agent_hello") {
+    AgentHello m;
+    ASSIGN_OR_RETURN(json slots, Get<json>(j, "slots"));
+    for (const json& s : slots) {
+      SlotInfo info;
+      ASSIGN_OR_RETURN(info.id, Get<int>(s, "id"));
+      ASSIGN_OR_RETURN(info.type, Get<std::string>(s, "type"));
+      ASSIGN_OR_RETURN(info.device, Get<std::string>(s, "device"));
+      m.slots.push_back(info);
+    }
+    ASSIGN_OR_RETURN(m.running_allocations, Get<std::vector<std::string>>(j, "running_allocations"));
+    return m;
+  }
+  if (type == "task_started") {
+    TaskStarted m;
+    ASSIGN_OR_RETURN(m.allocation_id, Get<std::string>(j, "allocation_id"));
+    ASSIGN_OR_RETURN(m.pid, Get<int>(j, "pid"));
+    return m;
+  }
+  if (type == "task_exited") {
+    TaskExited m;
+    ASSIGN_OR_RETURN(m.allocation_id, Get<std::string>(j, "allocation_id"));
+    ASSIGN_OR_RETURN(m.exit_code, Get<int>(j, "exit_code"));
+    ASSIGN_OR_RETURN(m.error, Get<std::string>(j, "error"));
+    return m;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("agent protocol: unknown agent message type \"", type, "\""));
+}
+
+absl::StatusOr<MasterMessage> DecodeMasterMessage(const std::string& text) {
+  ASSIGN_OR_RETURN(json j, ParseJson(text));
+  ASSIGN_OR_RETURN(std::string type, Get<std::string>(j, "type"));
+  if (type == "start_task") {
+    StartTask m;
+    ASSIGN_OR_RETURN(m.allocation_id, Get<std::string>(j, "allocation_id"));
+    ASSIGN_OR_RETURN(m.task_id, Get<std::string>(j, "task_id"));
+    ASSIGN_OR_RETURN(m.task_type, Get<std::string>(j, "task_type"));
+    ASSIGN_OR_RETURN(m.entrypoint, Get<std::vector<std::string>>(j, "entrypoint"));
+    ASSIGN_OR_RETURN(m.env, (Get<std::map<std::string, std::string>>(j, "env")));
+    ASSIGN_OR_RETURN(m.slot_ids, Get<std::vector<int>>(j, "slot_ids"));
+    ASSIGN_OR_RETURN(m.session_token, Get<std::string>(j, "session_token"));
+    ASSIGN_OR_RETURN(m.download_context, Get<bool>(j, "download_context"));
+    return m;
+  }
+  if (type == "kill_task") {
+    KillTask m;
+    ASSIGN_OR_RETURN(m.allocation_id, Get<std::string>(j, "allocation_id"));
+    ASSIGN_OR_RETURN(m.grace_seconds, Get<int>(j, "grace_seconds"));
+    return m;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("agent protocol: unknown master message type \"", type, "\""));
+}
+
+}  // namespace det::api

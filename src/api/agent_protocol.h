@@ -1,0 +1,68 @@
+#pragma once
+// The master <-> agent protocol (ours, not upstream's): JSON text messages over the websocket at
+// `ws://MASTER/agents?id=AGENT_ID&resource_pool=POOL&hostname=HOST&version=V`.
+//
+// Agent -> master:
+//   AgentHello      first message after connecting: the agent's slots and the allocations it still runs.
+//   TaskStarted     the task's process was started.
+//   TaskExited      the task's process ended (or could not start: exit_code -1 and `error`).
+// Master -> agent:
+//   StartTask       run an allocation's process on the given slots.
+//   KillTask        stop an allocation: SIGTERM to its process group, SIGKILL after `grace_seconds`.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace det::api {
+
+struct SlotInfo {
+  int id = 0;
+  std::string type = "cpu";  // "cpu" or "cuda"
+  std::string device;        // human-readable, e.g. "cpu" or a GPU name
+};
+
+struct AgentHello {
+  std::vector<SlotInfo> slots;
+  std::vector<std::string> running_allocations;
+};
+
+struct TaskStarted {
+  std::string allocation_id;
+  int pid = 0;
+};
+
+struct TaskExited {
+  std::string allocation_id;
+  int exit_code = 0;   // process exit status; 128+N when killed by signal N; -1 when it never started
+  std::string error;   // why it could not start, or ""
+};
+
+struct StartTask {
+  std::string allocation_id;
+  std::string task_id;
+  std::string task_type = "TRIAL";
+  std::vector<std::string> entrypoint;  // argv; a single string entrypoint arrives as {"sh","-c",cmd}
+  std::map<std::string, std::string> env;  // master-side contract variables (reference §1c)
+  std::vector<int> slot_ids;
+  std::string session_token;  // the allocation token, also in env as DET_SESSION_TOKEN
+  bool download_context = true;  // fetch GET /api/v1/tasks/{task_id}/context_directory into the workdir
+};
+
+struct KillTask {
+  std::string allocation_id;
+  int grace_seconds = 10;
+};
+
+using AgentMessage = std::variant<AgentHello, TaskStarted, TaskExited>;
+using MasterMessage = std::variant<StartTask, KillTask>;
+
+std::string Encode(const AgentMessage& msg);
+std::string Encode(const MasterMessage& msg);
+absl::StatusOr<AgentMessage> DecodeAgentMessage(const std::string& text);
+absl::StatusOr<MasterMessage> DecodeMasterMessage(const std::string& text);
+
+}  // namespace det::api

@@ -1,0 +1,51 @@
+#include "api/wire.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace det::api {
+
+std::string ToLowerCamel(std::string_view snake) {
+  std::string out;
+  bool upper = false;
+  for (char c : snake) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out.push_back(upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c);
+    upper = false;
+  }
+  return out;
+}
+
+const nlohmann::json* FindField(const nlohmann::json& obj, std::string_view snake_name) {
+  if (!obj.is_object()) return nullptr;
+  for (const std::string& key : {std::string(snake_name), ToLowerCamel(snake_name)}) {
+    auto it = obj.find(key);
+    if (it != obj.end() && !it->is_null()) return &*it;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<int64_t> ReadInt64(const nlohmann::json& value, std::string_view what) {
+  if (value.is_number_integer()) return value.get<int64_t>();
+  if (value.is_number_float()) {
+    double d = value.get<double>();
+    if (d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
+  }
+  int64_t out;
+  if (value.is_string() && absl::SimpleAtoi(value.get_ref<const std::string&>(), &out)) return out;
+  return absl::InvalidArgumentError(absl::StrCat(std::string(what), ": expected an integer, got ", value.dump()));
+}
+
+nlohmann::json Int64(int64_t v) { return std::to_string(v); }
+
+std::string StringField(const nlohmann::json& obj, std::string_view snake_name) {
+  const nlohmann::json* f = FindField(obj, snake_name);
+  return f != nullptr && f->is_string() ? f->get<std::string>() : std::string();
+}
+
+}  // namespace det::api

@@ -1,0 +1,202 @@
+#include "client/rest_client.h"
+
+#include <curl/curl.h>
+
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "api/errors.h"
+#include "common/json_yaml.h"
+#include "common/status_macros.h"
+
+namespace det::client {
+namespace {
+
+void GlobalInitOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct CurlHeaders {
+  curl_slist* list = nullptr;
+  ~CurlHeaders() { curl_slist_free_all(list); }
+  void Add(const std::string& h) { list = curl_slist_append(list, h.c_str()); }
+};
+
+size_t AppendToString(char* data, size_t size, size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+// Splits a streamed body into lines and hands each to a callback; a false return aborts the transfer.
+struct LineSplitter {
+  std::string pending;
+  std::function<bool(std::string_view)> on_line;
+  bool stopped = false;
+};
+
+size_t SplitLines(char* data, size_t size, size_t n, void* user) {
+  auto* s = static_cast<LineSplitter*>(user);
+  s->pending.append(data, size * n);
+  size_t start = 0;
+  for (size_t nl; (nl = s->pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+    if (!s->on_line(std::string_view(s->pending).substr(start, nl - start))) {
+      s->stopped = true;
+      return 0;  // abort
+    }
+  }
+  s->pending.erase(0, start);
+  return size * n;
+}
+
+}  // namespace
+
+std::string UrlEncode(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+RestClient::RestClient(std::string master_url, Credentials credentials)
+    : master_url_(std::move(master_url)), credentials_(std::move(credentials)) {
+  GlobalInitOnce();
+  if (!absl::StartsWith(master_url_, "http://") && !absl::StartsWith(master_url_, "https://")) {
+    master_url_ = "http://" + master_url_;
+  }
+  while (!master_url_.empty() && master_url_.back() == '/') master_url_.pop_back();
+  curl_ = curl_easy_init();
+}
+
+RestClient::~RestClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+
+absl::StatusOr<RawResponse> RestClient::Send(std::string_view method, std::string_view path,
+                                             std::string_view body) {
+  CURL* curl = static_cast<CURL*>(curl_);
+  curl_easy_reset(curl);
+  std::string url = master_url_ + std::string(path);
+  RawResponse resp;
+  CurlHeaders headers;
+  headers.Add("Content-Type: application/json");
+  headers.Add("Accept: application/json");
+  if (!credentials_.user_token.empty()) headers.Add("Authorization: Bearer " + credentials_.user_token);
+  if (!credentials_.allocation_token.empty()) {
+    headers.Add("Grpc-Metadata-x-allocation-token: Bearer " + credentials_.allocation_token);
+  }
+  std::string method_str(method);
+  std::string body_str(body);
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method_str.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeout_seconds_);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendToString);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp.body);
+  if (method != "GET" && method != "DELETE") {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body_str.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_str.size()));
+  }
+  CURLcode rc = curl_easy_perform(curl);
+  if (rc != CURLE_OK) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot reach the master at ", master_url_, ": ", curl_easy_strerror(rc)));
+  }
+  long code = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+  resp.status = static_cast<int>(code);
+  return resp;
+}
+
+absl::StatusOr<nlohmann::json> RestClient::Call(std::string_view method, std::string_view path,
+                                                const std::string* body) {
+  ASSIGN_OR_RETURN(RawResponse resp, Send(method, path, body != nullptr ? *body : std::string()));
+  if (resp.status < 200 || resp.status >= 300) return api::StatusFromErrorResponse(resp.status, resp.body);
+  if (resp.body.empty()) return nlohmann::json::object();
+  return ParseJson(resp.body);
+}
+
+absl::StatusOr<nlohmann::json> RestClient::Get(std::string_view path) { return Call("GET", path, nullptr); }
+absl::StatusOr<nlohmann::json> RestClient::Delete(std::string_view path) {
+  return Call("DELETE", path, nullptr);
+}
+absl::StatusOr<nlohmann::json> RestClient::Post(std::string_view path, const nlohmann::json& body) {
+  std::string text = body.dump();
+  return Call("POST", path, &text);
+}
+absl::StatusOr<nlohmann::json> RestClient::Patch(std::string_view path, const nlohmann::json& body) {
+  std::string text = body.dump();
+  return Call("PATCH", path, &text);
+}
+
+absl::Status RestClient::Stream(std::string_view path,
+                                const std::function<bool(const nlohmann::json&)>& on_result) {
+  CURL* curl = static_cast<CURL*>(curl_);
+  curl_easy_reset(curl);
+  std::string url = master_url_ + std::string(path);
+  CurlHeaders headers;
+  headers.Add("Accept: application/json");
+  if (!credentials_.user_token.empty()) headers.Add("Authorization: Bearer " + credentials_.user_token);
+  if (!credentials_.allocation_token.empty()) {
+    headers.Add("Grpc-Metadata-x-allocation-token: Bearer " + credentials_.allocation_token);
+  }
+  absl::Status stream_status;
+  std::string error_body;
+  LineSplitter splitter;
+  splitter.on_line = [&](std::string_view line) {
+    if (line.empty()) return true;
+    auto j = ParseJson(line);
+    if (!j.ok()) {
+      error_body.append(line);  // a non-stream error response
+      return true;
+    }
+    if (j->contains("result")) return on_result((*j)["result"]);
+    if (j->contains("error")) {
+      const nlohmann::json& e = (*j)["error"];
+      std::string msg = e.value("message", e.value("error", std::string("stream error")));
+      stream_status = absl::InternalError(msg);
+      if (e.contains("code") && e["code"].is_number_integer()) {
+        int code = e["code"];
+        if (code > 0 && code <= 16) stream_status = absl::Status(static_cast<absl::StatusCode>(code), msg);
+      }
+      if (e.contains("grpcCode") && e["grpcCode"].is_number_integer()) {
+        int code = e["grpcCode"];
+        if (code > 0 && code <= 16) stream_status = absl::Status(static_cast<absl::StatusCode>(code), msg);
+      }
+      return false;
+    }
+    return true;
+  };
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, SplitLines);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &splitter);
+  CURLcode rc = curl_easy_perform(curl);
+  if (!splitter.pending.empty() && !splitter.stopped) {
+    std::string rest = std::move(splitter.pending);
+    splitter.on_line(rest);
+  }
+  long code = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+  if (code >= 300) return api::StatusFromErrorResponse(static_cast<int>(code), error_body);
+  if (!stream_status.ok()) return stream_status;
+  if (rc != CURLE_OK && !splitter.stopped) {
+    return absl::UnavailableError(
+        absl::StrCat("stream from ", master_url_, " broke: ", curl_easy_strerror(rc)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace det::client

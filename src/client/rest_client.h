@@ -1,0 +1,63 @@
+#pragma once
+// A small REST client for the master's /api/v1 (libcurl). Shared by det, the agent and the harness.
+// One RestClient may be used from one thread at a time; create one per thread.
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "absl/status/statusor.h"
+
+namespace det::client {
+
+struct Credentials {
+  std::string user_token;        // sent as "Authorization: Bearer <token>"
+  std::string allocation_token;  // sent as "Grpc-Metadata-x-allocation-token: Bearer <token>"
+};
+
+struct RawResponse {
+  int status = 0;
+  std::string body;
+};
+
+class RestClient {
+ public:
+  // `master_url` like "http://127.0.0.1:8080" (a bare "host:port" gets "http://").
+  explicit RestClient(std::string master_url, Credentials credentials = {});
+  ~RestClient();
+  RestClient(const RestClient&) = delete;
+  RestClient& operator=(const RestClient&) = delete;
+
+  const std::string& master_url() const { return master_url_; }
+  void set_user_token(std::string token) { credentials_.user_token = std::move(token); }
+  void set_timeout_seconds(long seconds) { timeout_seconds_ = seconds; }
+
+  // JSON calls: non-2xx responses become the Status the gateway error body stands for; transport
+  // failures become Unavailable naming the master URL.
+  absl::StatusOr<nlohmann::json> Get(std::string_view path);
+  absl::StatusOr<nlohmann::json> Post(std::string_view path, const nlohmann::json& body);
+  absl::StatusOr<nlohmann::json> Patch(std::string_view path, const nlohmann::json& body);
+  absl::StatusOr<nlohmann::json> Delete(std::string_view path);
+
+  // Any method, raw body, no status mapping.
+  absl::StatusOr<RawResponse> Send(std::string_view method, std::string_view path, std::string_view body);
+
+  // A server stream (NDJSON lines of {"result": ...}): calls `on_result` with each `result` object until
+  // the stream ends or `on_result` returns false. A mid-stream {"error": ...} line ends with its Status.
+  absl::Status Stream(std::string_view path, const std::function<bool(const nlohmann::json&)>& on_result);
+
+ private:
+  absl::StatusOr<nlohmann::json> Call(std::string_view method, std::string_view path, const std::string* body);
+
+  std::string master_url_;
+  Credentials credentials_;
+  long timeout_seconds_ = 60;
+  void* curl_;  // CURL*, kept out of the header
+};
+
+// Percent-encodes a query parameter value.
+std::string UrlEncode(std::string_view s);
+
+}  // namespace det::client

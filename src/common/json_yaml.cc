@@ -1,0 +1,122 @@
+#include "common/json_yaml.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "absl/strings/str_cat.h"
+
+namespace det {
+namespace {
+
+using nlohmann::json;
+
+const std::regex& IntPattern() {
+  static const std::regex re(R"([-+]?[0-9]+)");
+  return re;
+}
+const std::regex& FloatPattern() {
+  static const std::regex re(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
+  return re;
+}
+
+json NodeToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return nullptr;
+    case YAML::NodeType::Scalar:
+      // Quoted scalars ("3", '3') stay strings; plain ones are typed.
+      if (node.Tag() == "!") return node.Scalar();
+      return YamlScalarToJson(node.Scalar());
+    case YAML::NodeType::Sequence: {
+      json arr = json::array();
+      for (const auto& item : node) arr.push_back(NodeToJson(item));
+      return arr;
+    }
+    case YAML::NodeType::Map: {
+      json obj = json::object();
+      for (const auto& kv : node) obj[kv.first.as<std::string>()] = NodeToJson(kv.second);
+      return obj;
+    }
+  }
+  return nullptr;
+}
+
+void EmitJson(YAML::Emitter& out, const json& v) {
+  if (v.is_object()) {
+    out << YAML::BeginMap;
+    for (const auto& [k, item] : v.items()) {
+      out << YAML::Key << k << YAML::Value;
+      EmitJson(out, item);
+    }
+    out << YAML::EndMap;
+  } else if (v.is_array()) {
+    out << YAML::BeginSeq;
+    for (const auto& item : v) EmitJson(out, item);
+    out << YAML::EndSeq;
+  } else if (v.is_null()) {
+    out << YAML::Null;
+  } else if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    // Keep strings that would re-type as something else quoted.
+    if (!YamlScalarToJson(s).is_string()) {
+      out << YAML::DoubleQuoted << s;
+    } else {
+      out << s;
+    }
+  } else if (v.is_boolean()) {
+    out << v.get<bool>();
+  } else if (v.is_number_integer()) {
+    out << v.get<int64_t>();
+  } else {
+    out << v.dump();
+  }
+}
+
+}  // namespace
+
+json YamlScalarToJson(const std::string& s) {
+  if (s == "null" || s == "Null" || s == "NULL" || s == "~" || s.empty()) return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  if (std::regex_match(s, IntPattern())) {
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), nullptr, 10);
+    if (errno == 0) return v;
+  }
+  if (std::regex_match(s, FloatPattern())) return std::strtod(s.c_str(), nullptr);
+  if (s == ".inf" || s == ".Inf" || s == "+.inf") return INFINITY;
+  if (s == "-.inf" || s == "-.Inf") return -INFINITY;
+  return s;
+}
+
+absl::StatusOr<json> ParseYaml(std::string_view text) {
+  try {
+    YAML::Node root = YAML::Load(std::string(text));
+    return NodeToJson(root);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("YAML syntax error at line ", e.mark.line + 1,
+                                                   ", column ", e.mark.column + 1, ": ", e.msg));
+  }
+}
+
+std::string ToYaml(const json& value) {
+  YAML::Emitter out;
+  EmitJson(out, value);
+  return std::string(out.c_str()) + "\n";
+}
+
+absl::StatusOr<json> ParseJson(std::string_view text) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", e.what()));
+  }
+}
+
+}  // namespace det
