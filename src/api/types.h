@@ -1,0 +1,109 @@
+#pragma once
+// The records the master stores and serves, in upstream's vocabulary (reference §1b). JSON-valued
+// fields are kept as JSON text so that this header stays light; `types_json.h` renders them on the wire.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/time_util.h"
+
+namespace det::api {
+
+// Stored without the "STATE_" prefix, as upstream's database does ("ACTIVE", "COMPLETED", ...).
+bool IsTerminalState(const std::string& state);  // COMPLETED, CANCELED, ERROR (and DELETED)
+
+struct User {
+  int64_t id = 0;
+  std::string username;
+  bool admin = false;
+  bool active = true;
+  std::string display_name;
+  std::optional<std::string> password_hash;  // bcrypt of the client-side hash; nullopt = blank password
+  WallTime modified_at;
+};
+
+struct Experiment {
+  int64_t id = 0;
+  std::string name;
+  std::string description;
+  std::vector<std::string> labels;
+  std::string state = "ACTIVE";
+  bool archived = false;
+  std::string config_json;       // fully defaulted config
+  std::string original_config;   // the user's YAML text
+  int64_t owner_id = 0;
+  std::string username;
+  WallTime start_time;
+  std::optional<WallTime> end_time;
+  double progress = 0;
+  std::string job_id;
+  std::string searcher_type;
+  std::string searcher_metric;
+  std::string resource_pool;
+  std::vector<int64_t> trial_ids;
+  int64_t model_definition_size = 0;
+};
+
+struct Trial {
+  int64_t id = 0;
+  int64_t experiment_id = 0;
+  std::string request_id;
+  std::string task_id;
+  std::string state = "ACTIVE";
+  std::string hparams_json = "{}";
+  uint32_t seed = 0;
+  int restarts = 0;
+  int run_id = 0;
+  WallTime start_time;
+  std::optional<WallTime> end_time;
+  int64_t total_batches = 0;
+  std::string latest_validation_json;  // MetricsWorkload JSON or ""
+  std::string best_validation_json;    // MetricsWorkload JSON or ""
+  std::string summary_metrics_json = "{}";
+  std::optional<double> searcher_metric_value;
+  std::string runner_state;
+  std::string latest_checkpoint_uuid;
+  int64_t checkpoint_count = 0;
+  int64_t total_checkpoint_size = 0;
+};
+
+struct Checkpoint {
+  std::string uuid;
+  std::string task_id;
+  std::string allocation_id;
+  int64_t trial_id = 0;
+  int64_t experiment_id = 0;
+  WallTime report_time;
+  std::string state = "COMPLETED";
+  std::string resources_json = "{}";  // relative path -> size
+  std::string metadata_json = "{}";
+  int64_t steps_completed = 0;
+};
+
+struct MetricsReport {
+  int64_t id = 0;
+  int64_t trial_id = 0;
+  int trial_run_id = 0;
+  std::string group;  // "training", "validation", ...
+  int64_t total_batches = 0;
+  WallTime end_time;
+  std::string metrics_json = "{}";        // avg_metrics
+  std::string batch_metrics_json = "[]";
+};
+
+struct TaskLog {
+  int64_t id = 0;
+  std::string task_id;
+  std::string allocation_id;
+  std::string agent_id;
+  std::string container_id;
+  std::optional<int> rank_id;
+  WallTime timestamp;
+  std::string level = "LOG_LEVEL_INFO";
+  std::string log;
+  std::string source = "task";
+  std::string stdtype;
+};
+
+}  // namespace det::api

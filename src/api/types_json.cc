@@ -1,0 +1,203 @@
+#include "api/types_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/wire.h"
+#include "common/json_yaml.h"
+#include "common/status_macros.h"
+
+namespace det::api {
+namespace {
+
+using nlohmann::json;
+
+json ParsedOr(const std::string& text, json fallback) {
+  if (text.empty()) return fallback;
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? fallback : j;
+}
+
+json TimeOrNull(const std::optional<WallTime>& t) {
+  return t ? json(FormatRfc3339(*t)) : json(nullptr);
+}
+
+// checkpoint `resources` map values are int64 -> strings on the wire.
+json ResourcesJson(const std::string& text) {
+  json in = ParsedOr(text, json::object());
+  json out = json::object();
+  for (const auto& [k, v] : in.items()) {
+    out[k] = v.is_number_integer() ? Int64(v.get<int64_t>()) : v;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsTerminalState(const std::string& state) {
+  return state == "COMPLETED" || state == "CANCELED" || state == "ERROR" || state == "DELETED";
+}
+
+std::string StateEnumName(const std::string& state) { return absl::StrCat("STATE_", state); }
+
+json ToJson(const User& u) {
+  return {{"id", u.id},
+          {"username", u.username},
+          {"admin", u.admin},
+          {"active", u.active},
+          {"agentUserGroup", nullptr},
+          {"displayName", u.display_name},
+          {"modifiedAt", FormatRfc3339(u.modified_at)},
+          {"remote", false}};
+}
+
+json ToJson(const Experiment& e) {
+  json config = ParsedOr(e.config_json, json::object());
+  json hparams = config.contains("hyperparameters") ? config["hyperparameters"] : json::object();
+  return {{"id", e.id},
+          {"description", e.description},
+          {"labels", e.labels},
+          {"startTime", FormatRfc3339(e.start_time)},
+          {"endTime", TimeOrNull(e.end_time)},
+          {"state", StateEnumName(e.state)},
+          {"archived", e.archived},
+          {"numTrials", e.trial_ids.size()},
+          {"trialIds", e.trial_ids},
+          {"displayName", e.username},
+          {"userId", e.owner_id},
+          {"username", e.username},
+          {"resourcePool", e.resource_pool},
+          {"searcherType", e.searcher_type},
+          {"searcherMetric", e.searcher_metric},
+          {"hyperparameters", hparams},
+          {"name", e.name},
+          {"notes", ""},
+          {"jobId", e.job_id},
+          {"forkedFrom", nullptr},
+          {"progress", e.progress},
+          {"projectId", 1},
+          {"projectName", "Uncategorized"},
+          {"workspaceId", 1},
+          {"workspaceName", "Uncategorized"},
+          {"parentArchived", false},
+          {"config", config},
+          {"originalConfig", e.original_config},
+          {"projectOwnerId", 1},
+          {"checkpointSize", Int64(0)},
+          {"checkpointCount", 0},
+          {"unmanaged", false},
+          {"modelDefinitionSize", e.model_definition_size}};
+}
+
+json ToJson(const Trial& t) {
+  json j = {{"id", t.id},
+            {"experimentId", t.experiment_id},
+            {"startTime", FormatRfc3339(t.start_time)},
+            {"endTime", TimeOrNull(t.end_time)},
+            {"state", StateEnumName(t.state)},
+            {"restarts", t.restarts},
+            {"hparams", ParsedOr(t.hparams_json, json::object())},
+            {"totalBatchesProcessed", t.total_batches},
+            {"bestValidation", ParsedOr(t.best_validation_json, nullptr)},
+            {"latestValidation", ParsedOr(t.latest_validation_json, nullptr)},
+            {"bestCheckpoint", nullptr},
+            {"runnerState", t.runner_state},
+            {"wallClockTime", 0},
+            {"warmStartCheckpointUuid", ""},
+            {"taskId", t.task_id},
+            {"totalCheckpointSize", Int64(t.total_checkpoint_size)},
+            {"checkpointCount", t.checkpoint_count},
+            {"summaryMetrics", ParsedOr(t.summary_metrics_json, json::object())},
+            {"taskIds", json::array({t.task_id})},
+            {"searcherMetricValue", t.searcher_metric_value.value_or(0.0)}};
+  return j;
+}
+
+json ToJson(const Checkpoint& c) {
+  return {{"taskId", c.task_id},
+          {"allocationId", c.allocation_id},
+          {"uuid", c.uuid},
+          {"reportTime", FormatRfc3339(c.report_time)},
+          {"resources", ResourcesJson(c.resources_json)},
+          {"metadata", ParsedOr(c.metadata_json, json::object())},
+          {"state", StateEnumName(c.state)},
+          {"training",
+           {{"trialId", c.trial_id},
+            {"experimentId", c.experiment_id},
+            {"experimentConfig", nullptr},
+            {"hparams", nullptr},
+            {"trainingMetrics", nullptr},
+            {"validationMetrics", nullptr}}}};
+}
+
+json ToJson(const MetricsReport& m) {
+  return {{"trialId", m.trial_id},
+          {"endTime", FormatRfc3339(m.end_time)},
+          {"metrics", ParsedOr(m.metrics_json, json::object())},
+          {"totalBatches", m.total_batches},
+          {"archived", false},
+          {"id", std::to_string(m.id)},
+          {"trialRunId", m.trial_run_id},
+          {"group", m.group}};
+}
+
+namespace {
+
+json LogCommon(const TaskLog& l) {
+  json j = {{"id", std::to_string(l.id)},
+            {"timestamp", FormatRfc3339(l.timestamp)},
+            {"message", l.log},
+            {"level", l.level},
+            {"log", l.log},
+            {"source", l.source},
+            {"stdtype", l.stdtype}};
+  if (!l.allocation_id.empty()) j["allocationId"] = l.allocation_id;
+  if (!l.agent_id.empty()) j["agentId"] = l.agent_id;
+  if (!l.container_id.empty()) j["containerId"] = l.container_id;
+  if (l.rank_id) j["rankId"] = *l.rank_id;
+  return j;
+}
+
+}  // namespace
+
+json TrialLogJson(const TaskLog& l, int64_t trial_id) {
+  json j = LogCommon(l);
+  j["trialId"] = trial_id;
+  j.erase("allocationId");
+  return j;
+}
+
+json TaskLogJson(const TaskLog& l) {
+  json j = LogCommon(l);
+  j["taskId"] = l.task_id;
+  return j;
+}
+
+absl::StatusOr<TaskLog> TaskLogFromJson(const json& j) {
+  if (!j.is_object()) return absl::InvalidArgumentError("logs[]: each entry must be an object");
+  if (FindField(j, "id") != nullptr) return absl::InvalidArgumentError("logs[].id must not be set");
+  TaskLog l;
+  l.task_id = StringField(j, "task_id");
+  l.allocation_id = StringField(j, "allocation_id");
+  l.agent_id = StringField(j, "agent_id");
+  l.container_id = StringField(j, "container_id");
+  l.log = StringField(j, "log");
+  l.stdtype = StringField(j, "stdtype");
+  std::string source = StringField(j, "source");
+  if (!source.empty()) l.source = source;
+  std::string level = StringField(j, "level");
+  if (!level.empty()) l.level = level;
+  if (const json* rank = FindField(j, "rank_id")) {
+    ASSIGN_OR_RETURN(int64_t r, ReadInt64(*rank, "logs[].rankId"));
+    l.rank_id = static_cast<int>(r);
+  }
+  l.timestamp = std::chrono::system_clock::now();
+  std::string ts = StringField(j, "timestamp");
+  if (!ts.empty()) {
+    ASSIGN_OR_RETURN(l.timestamp, ParseRfc3339(ts));
+  }
+  if (l.task_id.empty()) return absl::InvalidArgumentError("logs[].taskId is required");
+  return l;
+}
+
+}  // namespace det::api

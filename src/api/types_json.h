@@ -1,0 +1,25 @@
+#pragma once
+// Wire JSON of the stored records, with upstream's conventions (reference §0.2): lowerCamelCase, int64
+// as strings, enums by name, unset messages as null.
+#include <nlohmann/json_fwd.hpp>
+
+#include "absl/status/statusor.h"
+#include "api/types.h"
+
+namespace det::api {
+
+nlohmann::json ToJson(const User& u);
+nlohmann::json ToJson(const Experiment& e);  // includes `config` and `originalConfig`
+nlohmann::json ToJson(const Trial& t);
+nlohmann::json ToJson(const Checkpoint& c);
+nlohmann::json ToJson(const MetricsReport& m);
+// A task log line as TrialLogs streams it (`trialId` set) or as TaskLogs streams it (`taskId`).
+nlohmann::json TrialLogJson(const TaskLog& l, int64_t trial_id);
+nlohmann::json TaskLogJson(const TaskLog& l);
+
+// "ACTIVE" -> "STATE_ACTIVE".
+std::string StateEnumName(const std::string& state);
+// Parses an input TaskLog (PostTaskLogs); both field spellings accepted.
+absl::StatusOr<TaskLog> TaskLogFromJson(const nlohmann::json& j);
+
+}  // namespace det::api

@@ -1,0 +1,46 @@
+#include "api/types_json.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace det::api {
+namespace {
+
+TEST(TypesJsonTest, ExperimentUsesUpstreamNames) {
+  Experiment e;
+  e.id = 7;
+  e.name = "digits";
+  e.state = "COMPLETED";
+  e.config_json = R"({"hyperparameters":{"lr":0.1}})";
+  e.trial_ids = {1};
+  nlohmann::json j = ToJson(e);
+  EXPECT_EQ(j["state"], "STATE_COMPLETED");
+  EXPECT_EQ(j["numTrials"], 1);
+  EXPECT_TRUE(j["endTime"].is_null());
+  EXPECT_EQ(j["hyperparameters"]["lr"], 0.1);
+  EXPECT_EQ(j["checkpointSize"], "0");
+}
+
+TEST(TypesJsonTest, CheckpointResourcesAreStrings) {
+  Checkpoint c;
+  c.uuid = "u";
+  c.resources_json = R"({"model.pt": 1234})";
+  nlohmann::json j = ToJson(c);
+  EXPECT_EQ(j["resources"]["model.pt"], "1234");
+  EXPECT_EQ(j["state"], "STATE_COMPLETED");
+}
+
+TEST(TypesJsonTest, ParsesTaskLogsInEitherSpelling) {
+  auto l = TaskLogFromJson(nlohmann::json::parse(
+      R"({"task_id":"t","allocationId":"a","log":"hi\n","stdtype":"stdout","rank_id":"1","timestamp":"2024-01-01T00:00:00Z"})"));
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->task_id, "t");
+  EXPECT_EQ(l->allocation_id, "a");
+  EXPECT_EQ(*l->rank_id, 1);
+  EXPECT_FALSE(TaskLogFromJson(nlohmann::json::parse(R"({"log":"x"})")).ok());
+  EXPECT_FALSE(TaskLogFromJson(nlohmann::json::parse(R"({"id":1,"taskId":"t"})")).ok());
+}
+
+}  // namespace
+}  // namespace det::api
