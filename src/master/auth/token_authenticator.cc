@@ -1,0 +1,54 @@
+#include "master/auth/token_authenticator.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/crypto.h"
+
+namespace det::master {
+namespace {
+
+std::string BearerValue(const std::string& header) {
+  absl::string_view v = header;
+  if (absl::ConsumePrefix(&v, "Bearer ") || absl::ConsumePrefix(&v, "bearer ")) return std::string(v);
+  return "";
+}
+
+std::string CookieValue(const std::string& cookies, const std::string& name) {
+  for (absl::string_view part : absl::StrSplit(cookies, ';')) {
+    part = absl::StripAsciiWhitespace(part);
+    if (absl::ConsumePrefix(&part, name + "=")) return std::string(part);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string UserToken(const HttpRequest& request) {
+  std::string token = BearerValue(request.Header("authorization"));
+  if (token.empty()) token = CookieValue(request.Header("cookie"), "auth");
+  return token;
+}
+
+absl::StatusOr<Principal> TokenAuthenticator::Authenticate(const HttpRequest& request) {
+  std::string alloc_token = BearerValue(request.Header("grpc-metadata-x-allocation-token"));
+  if (alloc_token.empty()) alloc_token = BearerValue(request.Header("x-allocation-token"));
+  if (!alloc_token.empty()) {
+    absl::StatusOr<Allocation> alloc = store_.GetAllocationByTokenHash(Sha256Hex(alloc_token));
+    if (!alloc.ok()) return absl::UnauthenticatedError("invalid credentials");
+    Principal p;
+    p.allocation_id = alloc->allocation_id;
+    p.token = alloc_token;
+    return p;
+  }
+  std::string token = UserToken(request);
+  if (token.empty()) return absl::UnauthenticatedError("token missing");
+  absl::StatusOr<int64_t> user_id = store_.LookupSession(Sha256Hex(token), std::chrono::system_clock::now());
+  if (!user_id.ok()) return absl::UnauthenticatedError("invalid credentials");
+  absl::StatusOr<api::User> user = store_.GetUser(*user_id);
+  if (!user.ok()) return absl::UnauthenticatedError("invalid credentials");
+  if (!user->active) return absl::PermissionDeniedError("user is not active");
+  return Principal{.user_id = user->id, .username = user->username, .admin = user->admin, .allocation_id = "", .token = token};
+}
+
+}  // namespace det::master

@@ -1,0 +1,471 @@
+#include "master/cluster/cluster.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/crypto.h"
+#include "common/random_id.h"
+#include "common/status_macros.h"
+#include "scheduler/fit.h"
+#include "searcher/single.h"
+
+namespace det::master {
+
+using nlohmann::json;
+
+struct Cluster::AgentState {
+  AgentIdentity identity;
+  std::shared_ptr<WebSocketConnection> connection;
+  WallTime registered_time;
+  bool hello_received = false;
+  std::vector<api::SlotInfo> slots;
+  std::map<int, std::string> slot_allocations;
+};
+
+struct Cluster::AllocationState {
+  Allocation record;
+  std::string token;
+  int64_t experiment_id = 0;
+  std::vector<int> slot_ids;
+  bool preempt = false;
+  bool preemption_acked = false;
+  std::map<uint64_t, std::function<void(absl::StatusOr<bool>)>> preemption_waiters;
+};
+
+struct Cluster::TrialState {
+  api::Trial trial;
+  std::string allocation_id;  // the live allocation, or ""
+};
+
+struct Cluster::ExperimentState {
+  api::Experiment experiment;
+  config::ExperimentConfig config;
+  std::unique_ptr<searcher::SearchMethod> search;
+  std::map<std::string, int64_t> trial_by_request;
+  std::string user_token;  // owner's session for DET_USER_TOKEN
+  std::string username;
+};
+
+Cluster::Cluster(Store& store, EventLoop& loop, ClusterOptions options)
+    : store_(store), loop_(loop), options_(std::move(options)) {}
+
+Cluster::~Cluster() = default;
+
+void Cluster::CreateExperiment(NewExperiment request, std::function<void(absl::StatusOr<int64_t>)> done) {
+  loop_.Post([this, request = std::move(request), done = std::move(done)]() mutable {
+    done(DoCreateExperiment(request));
+  });
+}
+
+absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
+  ASSIGN_OR_RETURN(api::User owner, store_.GetUser(request.owner_id));
+  ASSIGN_OR_RETURN(std::string hparams, config::ConstHyperparameters(request.config.hyperparameters_json));
+  auto exp = std::make_unique<ExperimentState>();
+  api::Experiment& e = exp->experiment;
+  e.name = request.config.name;
+  e.description = request.config.description;
+  e.labels = request.config.labels;
+  e.state = request.activate ? "ACTIVE" : "PAUSED";
+  e.config_json = request.config.full_json;
+  e.original_config = request.original_yaml;
+  e.owner_id = owner.id;
+  e.username = owner.username;
+  e.start_time = std::chrono::system_clock::now();
+  e.job_id = NewUuid();
+  ASSIGN_OR_RETURN(e.id, store_.InsertExperiment(e, request.model_definition_tgz));
+  exp->config = std::move(request.config);
+  exp->username = owner.username;
+  exp->search = std::make_unique<searcher::SingleSearch>(hparams, exp->config.experiment_seed);
+  exp->user_token = RandomHex(32);
+  RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), owner.id,
+                                    std::chrono::system_clock::now() + options_.user_session_lifetime));
+  int64_t id = e.id;
+  ExperimentState& ref = *exp;
+  experiments_[id] = std::move(exp);
+  spdlog::info("experiment {} created: {}", id, ref.experiment.name);
+  ApplyActions(ref, ref.search->InitialActions());
+  Schedule();
+  return id;
+}
+
+void Cluster::ApplyActions(ExperimentState& exp, const std::vector<searcher::Action>& actions) {
+  for (const searcher::Action& action : actions) {
+    switch (action.kind) {
+      case searcher::Action::Kind::kCreateTrial:
+        if (absl::Status st = CreateTrial(exp, action); !st.ok()) {
+          spdlog::error("experiment {}: creating a trial failed: {}", exp.experiment.id, st.ToString());
+          FinishExperiment(exp, "ERROR");
+          return;
+        }
+        break;
+      case searcher::Action::Kind::kStopTrial:
+        break;  // only `single` exists so far; stopping comes with the other search methods
+      case searcher::Action::Kind::kShutdown:
+        FinishExperiment(exp, action.failure ? "ERROR" : "COMPLETED");
+        return;
+    }
+  }
+}
+
+absl::Status Cluster::CreateTrial(ExperimentState& exp, const searcher::Action& action) {
+  auto state = std::make_unique<TrialState>();
+  api::Trial& t = state->trial;
+  t.experiment_id = exp.experiment.id;
+  t.request_id = action.request_id;
+  t.task_id = absl::StrCat(exp.experiment.id, ".", NewUuid());
+  t.state = exp.experiment.state == "ACTIVE" ? "ACTIVE" : "PAUSED";
+  t.hparams_json = action.hparams_json;
+  t.seed = action.seed;
+  t.start_time = std::chrono::system_clock::now();
+  ASSIGN_OR_RETURN(t.id, store_.InsertTrial(t));
+  exp.trial_by_request[action.request_id] = t.id;
+  TrialState& ref = *state;
+  trials_[t.id] = std::move(state);
+  if (ref.trial.state == "ACTIVE") RETURN_IF_ERROR(RequestAllocation(ref));
+  return absl::OkStatus();
+}
+
+absl::Status Cluster::RequestAllocation(TrialState& trial) {
+  ExperimentState& exp = *experiments_.at(trial.trial.experiment_id);
+  auto alloc = std::make_unique<AllocationState>();
+  trial.trial.run_id += 1;
+  RETURN_IF_ERROR(store_.UpdateTrialLifecycle(trial.trial));
+  alloc->record.allocation_id = absl::StrCat(trial.trial.task_id, ".", trial.trial.run_id);
+  alloc->record.task_id = trial.trial.task_id;
+  alloc->record.trial_id = trial.trial.id;
+  alloc->record.state = "QUEUED";
+  alloc->token = RandomHex(32);
+  alloc->record.token_hash = Sha256Hex(alloc->token);
+  alloc->record.slots = exp.config.slots_per_trial;
+  alloc->record.start_time = std::chrono::system_clock::now();
+  alloc->experiment_id = exp.experiment.id;
+  RETURN_IF_ERROR(store_.InsertAllocation(alloc->record));
+  trial.allocation_id = alloc->record.allocation_id;
+  pending_.push_back(alloc->record.allocation_id);
+  MasterLog(alloc->record.task_id, alloc->record.allocation_id,
+            absl::StrCat("Trial ", trial.trial.id, " queued: waiting for ", alloc->record.slots, " slot(s)"));
+  allocations_[alloc->record.allocation_id] = std::move(alloc);
+  return absl::OkStatus();
+}
+
+void Cluster::Schedule() {
+  if (pending_.empty()) return;
+  std::vector<scheduler::AgentSnapshot> snapshot;
+  for (const auto& [id, agent] : agents_) {
+    if (!agent->hello_received) continue;
+    scheduler::AgentSnapshot s{id, agent->identity.resource_pool, {}, static_cast<int>(agent->slots.size())};
+    for (const api::SlotInfo& slot : agent->slots) {
+      if (!agent->slot_allocations.count(slot.id)) s.free_slots.push_back(slot.id);
+    }
+    snapshot.push_back(std::move(s));
+  }
+  std::vector<scheduler::Request> requests;
+  for (const std::string& id : pending_) {
+    const AllocationState& a = *allocations_.at(id);
+    const ExperimentState& exp = *experiments_.at(a.experiment_id);
+    std::string pool = exp.config.resource_pool.empty() ? "default" : exp.config.resource_pool;
+    requests.push_back({id, pool, a.record.slots});
+  }
+  scheduler::FitResult fit = scheduler::FitRequests(std::move(snapshot), requests);
+  for (const scheduler::Placement& p : fit.placed) {
+    pending_.erase(std::find(pending_.begin(), pending_.end(), p.allocation_id));
+    StartAllocation(*allocations_.at(p.allocation_id), *agents_.at(p.agent_id), p.slot_ids);
+  }
+}
+
+std::map<std::string, std::string> Cluster::TrialEnvironment(const AllocationState& alloc, const TrialState& trial,
+                                                             const ExperimentState& exp) {
+  const api::Trial& t = trial.trial;
+  std::map<std::string, std::string> env = {
+      {"DET_TASK_ID", t.task_id},
+      {"DET_ALLOCATION_ID", alloc.record.allocation_id},
+      {"DET_RESOURCES_ID", alloc.record.allocation_id},
+      {"DET_CONTAINER_ID", alloc.record.allocation_id},
+      {"DET_SESSION_TOKEN", alloc.token},
+      {"DET_USER_TOKEN", exp.user_token},
+      {"DET_USER", exp.username},
+      {"DET_TASK_TYPE", "TRIAL"},
+      {"DET_RESOURCES_TYPE", "process"},
+      {"DET_USE_TLS", "false"},
+      {"DET_CLUSTER_ID", options_.cluster_id},
+      {"DET_MASTER_ID", options_.master_id},
+      {"DET_TASK_LOGGING_METADATA",
+       json{{"allocation_id", alloc.record.allocation_id}, {"task_id", t.task_id}}.dump()},
+      {"DET_EXPERIMENT_ID", std::to_string(t.experiment_id)},
+      {"DET_TRIAL_ID", std::to_string(t.id)},
+      {"DET_TRIAL_RUN_ID", std::to_string(t.run_id)},
+      {"DET_TRIAL_SEED", std::to_string(t.seed)},
+      {"DET_EXPERIMENT_CONFIG", exp.config.full_json},
+      {"DET_HPARAMS", t.hparams_json},
+      {"DET_STEPS_COMPLETED", "0"},
+  };
+  if (!t.latest_checkpoint_uuid.empty()) {
+    env["DET_LATEST_CHECKPOINT"] = t.latest_checkpoint_uuid;
+    if (auto ckpt = store_.GetCheckpoint(t.latest_checkpoint_uuid); ckpt.ok()) {
+      env["DET_STEPS_COMPLETED"] = std::to_string(ckpt->steps_completed);
+    }
+  }
+  // environment.environment_variables: a list of "K=V", or per device type ({cpu: [...], ...}).
+  json config = json::parse(exp.config.full_json, nullptr, false);
+  json vars = config.is_object() ? config.value("environment", json::object()).value("environment_variables", json())
+                                 : json();
+  if (vars.is_object()) vars = vars.value("cpu", json::array());
+  if (vars.is_array()) {
+    for (const json& kv : vars) {
+      if (!kv.is_string()) continue;
+      std::string s = kv;
+      size_t eq = s.find('=');
+      if (eq != std::string::npos) env[s.substr(0, eq)] = s.substr(eq + 1);
+    }
+  }
+  return env;
+}
+
+void Cluster::StartAllocation(AllocationState& alloc, AgentState& agent, const std::vector<int>& slots) {
+  TrialState& trial = *trials_.at(alloc.record.trial_id);
+  ExperimentState& exp = *experiments_.at(alloc.experiment_id);
+  // Refresh the trial from the store: checkpoints reported by an earlier run changed it.
+  if (auto fresh = store_.GetTrial(trial.trial.id); fresh.ok()) {
+    trial.trial.latest_checkpoint_uuid = fresh->latest_checkpoint_uuid;
+  }
+  alloc.slot_ids = slots;
+  alloc.record.agent_id = agent.identity.id;
+  alloc.record.state = "ASSIGNED";
+  for (int s : slots) agent.slot_allocations[s] = alloc.record.allocation_id;
+  if (absl::Status st = store_.UpdateAllocation(alloc.record); !st.ok()) {
+    spdlog::error("allocation {}: {}", alloc.record.allocation_id, st.ToString());
+  }
+  api::StartTask start;
+  start.allocation_id = alloc.record.allocation_id;
+  start.task_id = alloc.record.task_id;
+  start.task_type = "TRIAL";
+  start.entrypoint = exp.config.entrypoint;
+  start.env = TrialEnvironment(alloc, trial, exp);
+  start.slot_ids = slots;
+  start.session_token = alloc.token;
+  start.download_context = true;
+  MasterLog(alloc.record.task_id, alloc.record.allocation_id,
+            absl::StrCat("Trial ", trial.trial.id, " (run ", trial.trial.run_id, ") assigned to agent ",
+                         agent.identity.id, ", slots [", absl::StrJoin(slots, ","), "]"));
+  agent.connection->Send(api::Encode(api::MasterMessage(start)));
+}
+
+absl::StatusOr<WebSocketHandlers> Cluster::ConnectAgent(AgentIdentity identity,
+                                                        std::shared_ptr<WebSocketConnection> connection) {
+  if (identity.id.empty()) return absl::InvalidArgumentError("agent id is required (?id=...)");
+  if (identity.resource_pool.empty()) identity.resource_pool = "default";
+  std::string id = identity.id;
+  loop_.Post([this, identity = std::move(identity), connection]() mutable {
+    auto it = agents_.find(identity.id);
+    if (it != agents_.end()) {
+      spdlog::warn("agent {} reconnected; replacing its previous connection", identity.id);
+      it->second->connection->Close();
+      it->second->connection = connection;
+      it->second->hello_received = false;
+      return;
+    }
+    auto agent = std::make_unique<AgentState>();
+    agent->identity = std::move(identity);
+    agent->connection = connection;
+    agent->registered_time = std::chrono::system_clock::now();
+    spdlog::info("agent {} connected (pool {})", agent->identity.id, agent->identity.resource_pool);
+    agents_[agent->identity.id] = std::move(agent);
+  });
+  WebSocketHandlers handlers;
+  handlers.on_message = [this, id](std::string text) {
+    loop_.Post([this, id, text = std::move(text)] { OnAgentMessage(id, text); });
+  };
+  std::weak_ptr<WebSocketConnection> weak = connection;
+  handlers.on_close = [this, id, weak] {
+    loop_.Post([this, id, weak] {
+      if (auto conn = weak.lock()) OnAgentClosed(id, conn);
+    });
+  };
+  return handlers;
+}
+
+void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& text) {
+  auto it = agents_.find(agent_id);
+  if (it == agents_.end()) return;
+  AgentState& agent = *it->second;
+  absl::StatusOr<api::AgentMessage> msg = api::DecodeAgentMessage(text);
+  if (!msg.ok()) {
+    spdlog::warn("agent {}: bad message: {}", agent_id, msg.status().ToString());
+    return;
+  }
+  if (auto* hello = std::get_if<api::AgentHello>(&*msg)) {
+    agent.slots = hello->slots;
+    agent.hello_received = true;
+    spdlog::info("agent {} registered with {} slot(s)", agent_id, agent.slots.size());
+    // Allocations assigned to this agent that it no longer runs ended while it was away.
+    std::vector<std::string> lost;
+    for (const auto& [slot, alloc_id] : agent.slot_allocations) {
+      if (std::find(hello->running_allocations.begin(), hello->running_allocations.end(), alloc_id) ==
+          hello->running_allocations.end()) {
+        lost.push_back(alloc_id);
+      }
+    }
+    for (const std::string& alloc_id : lost) {
+      auto a = allocations_.find(alloc_id);
+      if (a != allocations_.end()) AllocationEnded(*a->second, -1, "the agent no longer runs it");
+    }
+    Schedule();
+  } else if (auto* started = std::get_if<api::TaskStarted>(&*msg)) {
+    auto a = allocations_.find(started->allocation_id);
+    if (a == allocations_.end()) return;
+    a->second->record.state = "RUNNING";
+    (void)store_.UpdateAllocation(a->second->record);
+    MasterLog(a->second->record.task_id, started->allocation_id,
+              absl::StrCat("Process started on agent ", agent_id, " (pid ", started->pid, ")"));
+  } else if (auto* exited = std::get_if<api::TaskExited>(&*msg)) {
+    OnTaskExited(*exited);
+  }
+}
+
+void Cluster::OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection) {
+  auto it = agents_.find(agent_id);
+  if (it == agents_.end() || it->second->connection != connection) return;
+  spdlog::warn("agent {} disconnected", agent_id);
+  std::vector<std::string> running;
+  for (const auto& [slot, alloc_id] : it->second->slot_allocations) running.push_back(alloc_id);
+  agents_.erase(it);
+  std::sort(running.begin(), running.end());
+  running.erase(std::unique(running.begin(), running.end()), running.end());
+  for (const std::string& alloc_id : running) {
+    auto a = allocations_.find(alloc_id);
+    if (a != allocations_.end()) AllocationEnded(*a->second, -1, absl::StrCat("agent ", agent_id, " was lost"));
+  }
+  Schedule();
+}
+
+void Cluster::OnTaskExited(const api::TaskExited& exited) {
+  auto it = allocations_.find(exited.allocation_id);
+  if (it == allocations_.end()) return;
+  std::string why = exited.error.empty() ? absl::StrCat("exited with code ", exited.exit_code)
+                                         : absl::StrCat("failed to start: ", exited.error);
+  AllocationEnded(*it->second, exited.exit_code, why);
+  Schedule();
+}
+
+void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, const std::string& why) {
+  std::string alloc_id = alloc.record.allocation_id;
+  if (auto agent = agents_.find(alloc.record.agent_id); agent != agents_.end()) {
+    for (int s : alloc.slot_ids) agent->second->slot_allocations.erase(s);
+  }
+  alloc.record.state = "TERMINATED";
+  alloc.record.end_time = std::chrono::system_clock::now();
+  alloc.record.exit_code = exit_code;
+  (void)store_.UpdateAllocation(alloc.record);
+  ResolvePreemptionWaiters(alloc, true);
+  MasterLog(alloc.record.task_id, alloc_id, absl::StrCat("Allocation ", alloc_id, " ", why));
+  auto t = trials_.find(alloc.record.trial_id);
+  allocations_.erase(alloc_id);  // `alloc` is gone from here on
+  if (t == trials_.end()) return;
+  TrialState& trial = *t->second;
+  trial.allocation_id.clear();
+  // Restarts from the latest checkpoint come with the lifecycle work; for now an exit is final.
+  FinishTrial(trial, exit_code == 0 ? "COMPLETED" : "ERROR");
+}
+
+void Cluster::FinishTrial(TrialState& trial, const std::string& state) {
+  trial.trial.state = state;
+  trial.trial.end_time = std::chrono::system_clock::now();
+  if (absl::Status st = store_.UpdateTrialLifecycle(trial.trial); !st.ok()) {
+    spdlog::error("trial {}: {}", trial.trial.id, st.ToString());
+  }
+  MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is ", state));
+  auto e = experiments_.find(trial.trial.experiment_id);
+  std::string request_id = trial.trial.request_id;
+  trials_.erase(trial.trial.id);
+  if (e == experiments_.end()) return;
+  ApplyActions(*e->second, e->second->search->TrialExited(request_id, state == "ERROR"));
+}
+
+void Cluster::FinishExperiment(ExperimentState& exp, const std::string& state) {
+  int64_t id = exp.experiment.id;
+  exp.experiment.state = state;
+  if (absl::Status st = store_.UpdateExperimentState(id, state, std::chrono::system_clock::now(),
+                                                     exp.search->Progress());
+      !st.ok()) {
+    spdlog::error("experiment {}: {}", id, st.ToString());
+  }
+  (void)store_.DeleteSession(Sha256Hex(exp.user_token));
+  spdlog::info("experiment {} is {}", id, state);
+  experiments_.erase(id);
+}
+
+void Cluster::WaitForPreemption(const std::string& allocation_id, std::chrono::seconds timeout,
+                                std::function<void(absl::StatusOr<bool>)> done) {
+  loop_.Post([this, allocation_id, timeout, done = std::move(done)]() mutable {
+    auto it = allocations_.find(allocation_id);
+    if (it == allocations_.end()) {
+      // Not live any more: the allocation ended, so its process must stop.
+      return done(true);
+    }
+    if (it->second->preempt || timeout.count() <= 0) return done(it->second->preempt);
+    uint64_t waiter = next_waiter_id_++;
+    it->second->preemption_waiters[waiter] = std::move(done);
+    loop_.PostAfter(timeout, [this, allocation_id, waiter] {
+      auto a = allocations_.find(allocation_id);
+      if (a == allocations_.end()) return;
+      auto w = a->second->preemption_waiters.find(waiter);
+      if (w == a->second->preemption_waiters.end()) return;
+      auto cb = std::move(w->second);
+      a->second->preemption_waiters.erase(w);
+      cb(false);
+    });
+  });
+}
+
+void Cluster::ResolvePreemptionWaiters(AllocationState& alloc, bool preempt) {
+  auto waiters = std::move(alloc.preemption_waiters);
+  alloc.preemption_waiters.clear();
+  for (auto& [id, cb] : waiters) cb(preempt);
+}
+
+void Cluster::AckPreemption(const std::string& allocation_id, std::function<void(absl::Status)> done) {
+  loop_.Post([this, allocation_id, done = std::move(done)] {
+    auto it = allocations_.find(allocation_id);
+    if (it == allocations_.end()) return done(absl::NotFoundError(absl::StrCat("allocation ", allocation_id, " is not running")));
+    it->second->preemption_acked = true;
+    done(absl::OkStatus());
+  });
+}
+
+void Cluster::ListAgents(std::function<void(std::vector<AgentSummary>)> done) {
+  loop_.Post([this, done = std::move(done)] {
+    std::vector<AgentSummary> out;
+    for (const auto& [id, agent] : agents_) {
+      if (!agent->hello_received) continue;
+      out.push_back({agent->identity, agent->registered_time, agent->slots, agent->slot_allocations});
+    }
+    done(std::move(out));
+  });
+}
+
+void Cluster::ReportValidation(int64_t trial_id, std::optional<double> searcher_metric) {
+  loop_.Post([this, trial_id, searcher_metric] {
+    auto t = trials_.find(trial_id);
+    if (t == trials_.end() || !searcher_metric) return;
+    auto e = experiments_.find(t->second->trial.experiment_id);
+    if (e == experiments_.end()) return;
+    ApplyActions(*e->second, e->second->search->ValidationCompleted(t->second->trial.request_id, *searcher_metric));
+  });
+}
+
+void Cluster::MasterLog(const std::string& task_id, const std::string& allocation_id, const std::string& text) {
+  api::TaskLog l;
+  l.task_id = task_id;
+  l.allocation_id = allocation_id;
+  l.timestamp = std::chrono::system_clock::now();
+  l.source = "master";
+  l.stdtype = "stdout";
+  l.log = absl::StrCat("[master] ", text, "\n");
+  if (absl::Status st = store_.AddTaskLogs({l}); !st.ok()) spdlog::warn("task log: {}", st.ToString());
+}
+
+}  // namespace det::master

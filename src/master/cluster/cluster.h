@@ -1,0 +1,107 @@
+#pragma once
+// The cluster actor: owns every piece of mutable cluster state (live experiments, trials, allocations,
+// agents, the pending queue) and runs on one EventLoop (a strand). Public methods may be called from
+// any thread; they post to the loop and answer through callbacks, never blocking the caller.
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "api/agent_protocol.h"
+#include "config/experiment_config.h"
+#include "master/db/store.h"
+#include "master/event_loop.h"
+#include "master/http/http_types.h"
+#include "searcher/search_method.h"
+
+namespace det::master {
+
+struct ClusterOptions {
+  std::string cluster_id;
+  std::string master_id;
+  std::chrono::hours user_session_lifetime{24 * 7};
+};
+
+struct NewExperiment {
+  config::ExperimentConfig config;
+  std::string original_yaml;
+  std::string model_definition_tgz;
+  int64_t owner_id = 0;
+  bool activate = true;
+};
+
+struct AgentIdentity {
+  std::string id;
+  std::string resource_pool;
+  std::string hostname;
+  std::string version;
+};
+
+struct AgentSummary {
+  AgentIdentity identity;
+  WallTime registered_time;
+  std::vector<api::SlotInfo> slots;
+  std::map<int, std::string> slot_allocations;  // slot id -> allocation id using it
+};
+
+class Cluster {
+ public:
+  Cluster(Store& store, EventLoop& loop, ClusterOptions options);
+  ~Cluster();
+
+  // Stores the experiment, asks its search method for the initial trials and queues them.
+  void CreateExperiment(NewExperiment request, std::function<void(absl::StatusOr<int64_t>)> done);
+  // A newly connected agent; the returned handlers feed its messages into the actor. Refuses a second
+  // connection for an agent id that is still connected.
+  absl::StatusOr<WebSocketHandlers> ConnectAgent(AgentIdentity agent,
+                                                 std::shared_ptr<WebSocketConnection> connection);
+  // Long poll: `done(true)` as soon as the allocation should stop, `done(false)` after `timeout`.
+  void WaitForPreemption(const std::string& allocation_id, std::chrono::seconds timeout,
+                         std::function<void(absl::StatusOr<bool>)> done);
+  void AckPreemption(const std::string& allocation_id, std::function<void(absl::Status)> done);
+  void ListAgents(std::function<void(std::vector<AgentSummary>)> done);
+  // A validation metric arrived for the trial (fed to its experiment's search method).
+  void ReportValidation(int64_t trial_id, std::optional<double> searcher_metric);
+
+ private:
+  struct AgentState;
+  struct AllocationState;
+  struct TrialState;
+  struct ExperimentState;
+
+  // Everything below runs on the loop only.
+  absl::StatusOr<int64_t> DoCreateExperiment(NewExperiment& request);
+  void ApplyActions(ExperimentState& exp, const std::vector<searcher::Action>& actions);
+  absl::Status CreateTrial(ExperimentState& exp, const searcher::Action& action);
+  absl::Status RequestAllocation(TrialState& trial);
+  void Schedule();
+  void StartAllocation(AllocationState& alloc, AgentState& agent, const std::vector<int>& slots);
+  void OnAgentMessage(const std::string& agent_id, const std::string& text);
+  void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
+  void OnTaskExited(const api::TaskExited& exited);
+  void AllocationEnded(AllocationState& alloc, int exit_code, const std::string& why);
+  void FinishTrial(TrialState& trial, const std::string& state);
+  void FinishExperiment(ExperimentState& exp, const std::string& state);
+  void ResolvePreemptionWaiters(AllocationState& alloc, bool preempt);
+  void MasterLog(const std::string& task_id, const std::string& allocation_id, const std::string& text);
+  std::map<std::string, std::string> TrialEnvironment(const AllocationState& alloc, const TrialState& trial,
+                                                      const ExperimentState& exp);
+
+  Store& store_;
+  EventLoop& loop_;
+  ClusterOptions options_;
+  std::map<std::string, std::unique_ptr<AgentState>> agents_;
+  std::map<std::string, std::unique_ptr<AllocationState>> allocations_;
+  std::map<int64_t, std::unique_ptr<TrialState>> trials_;
+  std::map<int64_t, std::unique_ptr<ExperimentState>> experiments_;
+  std::deque<std::string> pending_;  // allocation ids waiting for slots, oldest first
+  uint64_t next_waiter_id_ = 1;
+};
+
+}  // namespace det::master

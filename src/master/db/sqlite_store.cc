@@ -1,0 +1,562 @@
+#include "master/db/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "master/db/migrations.h"
+#include "master/db/sqlite_statement.h"
+
+namespace det::master {
+namespace {
+
+using api::Checkpoint;
+using api::Experiment;
+using api::MetricsReport;
+using api::TaskLog;
+using api::Trial;
+using api::User;
+
+int64_t Micros(WallTime t) { return ToUnixMicros(t); }
+std::optional<int64_t> Micros(const std::optional<WallTime>& t) {
+  return t ? std::optional<int64_t>(ToUnixMicros(*t)) : std::nullopt;
+}
+std::optional<WallTime> OptTime(const SqliteStatement& s, int col) {
+  return s.IsNull(col) ? std::nullopt : std::optional<WallTime>(FromUnixMicros(s.Int(col)));
+}
+
+absl::Status Exec(sqlite3* db, const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err != nullptr ? err : "unknown error";
+    sqlite3_free(err);
+    return absl::InternalError(absl::StrCat("sqlite: ", msg));
+  }
+  return absl::OkStatus();
+}
+
+// BEGIN IMMEDIATE ... COMMIT, rolled back unless Commit() is called.
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db) {}
+  absl::Status Begin() { return Exec(db_, "BEGIN IMMEDIATE"); }
+  absl::Status Commit() {
+    done_ = true;
+    return Exec(db_, "COMMIT");
+  }
+  ~Transaction() {
+    if (!done_) (void)Exec(db_, "ROLLBACK");
+  }
+
+ private:
+  sqlite3* db_;
+  bool done_ = false;
+};
+
+constexpr char kUserColumns[] =
+    "SELECT id, username, password_hash, admin, active, display_name, modified_at FROM users ";
+
+User ReadUser(const SqliteStatement& s) {
+  User u;
+  u.id = s.Int(0);
+  u.username = s.Text(1);
+  if (!s.IsNull(2)) u.password_hash = s.Text(2);
+  u.admin = s.Int(3) != 0;
+  u.active = s.Int(4) != 0;
+  u.display_name = s.Text(5);
+  u.modified_at = FromUnixMicros(s.Int(6));
+  return u;
+}
+
+constexpr char kExperimentColumns[] =
+    "SELECT e.id, e.name, e.description, e.labels, e.state, e.archived, e.config, e.original_config, "
+    "e.owner_id, u.username, e.start_time, e.end_time, e.progress, e.job_id, length(e.model_definition) "
+    "FROM experiments e JOIN users u ON u.id = e.owner_id ";
+
+Experiment ReadExperiment(const SqliteStatement& s) {
+  Experiment e;
+  e.id = s.Int(0);
+  e.name = s.Text(1);
+  e.description = s.Text(2);
+  nlohmann::json labels = nlohmann::json::parse(s.Text(3), nullptr, false);
+  if (labels.is_array()) {
+    for (const auto& l : labels) {
+      if (l.is_string()) e.labels.push_back(l);
+    }
+  }
+  e.state = s.Text(4);
+  e.archived = s.Int(5) != 0;
+  e.config_json = s.Text(6);
+  e.original_config = s.Text(7);
+  e.owner_id = s.Int(8);
+  e.username = s.Text(9);
+  e.start_time = FromUnixMicros(s.Int(10));
+  e.end_time = OptTime(s, 11);
+  e.progress = s.Double(12);
+  e.job_id = s.Text(13);
+  e.model_definition_size = s.Int(14);
+  nlohmann::json config = nlohmann::json::parse(e.config_json, nullptr, false);
+  if (config.is_object()) {
+    const auto& searcher = config.value("searcher", nlohmann::json::object());
+    e.searcher_type = searcher.value("name", "");
+    e.searcher_metric = searcher.value("metric", "");
+    const auto& resources = config.value("resources", nlohmann::json::object());
+    e.resource_pool = resources.value("resource_pool", "");
+  }
+  if (e.resource_pool.empty()) e.resource_pool = "default";
+  return e;
+}
+
+constexpr char kTrialColumns[] =
+    "SELECT id, experiment_id, request_id, task_id, state, hparams, seed, restarts, run_id, start_time, "
+    "end_time, total_batches, latest_validation, best_validation, summary_metrics, "
+    "searcher_metric_value, runner_state, latest_checkpoint, checkpoint_count, total_checkpoint_size "
+    "FROM trials ";
+
+Trial ReadTrial(const SqliteStatement& s) {
+  Trial t;
+  t.id = s.Int(0);
+  t.experiment_id = s.Int(1);
+  t.request_id = s.Text(2);
+  t.task_id = s.Text(3);
+  t.state = s.Text(4);
+  t.hparams_json = s.Text(5);
+  t.seed = static_cast<uint32_t>(s.Int(6));
+  t.restarts = static_cast<int>(s.Int(7));
+  t.run_id = static_cast<int>(s.Int(8));
+  t.start_time = FromUnixMicros(s.Int(9));
+  t.end_time = OptTime(s, 10);
+  t.total_batches = s.Int(11);
+  t.latest_validation_json = s.Text(12);
+  t.best_validation_json = s.Text(13);
+  t.summary_metrics_json = s.Text(14);
+  if (!s.IsNull(15)) t.searcher_metric_value = s.Double(15);
+  t.runner_state = s.Text(16);
+  t.latest_checkpoint_uuid = s.Text(17);
+  t.checkpoint_count = s.Int(18);
+  t.total_checkpoint_size = s.Int(19);
+  return t;
+}
+
+constexpr char kAllocationColumns[] =
+    "SELECT allocation_id, task_id, trial_id, state, token_hash, agent_id, slots, start_time, end_time, "
+    "exit_code FROM allocations ";
+
+Allocation ReadAllocation(const SqliteStatement& s) {
+  Allocation a;
+  a.allocation_id = s.Text(0);
+  a.task_id = s.Text(1);
+  a.trial_id = s.Int(2);
+  a.state = s.Text(3);
+  a.token_hash = s.Text(4);
+  a.agent_id = s.Text(5);
+  a.slots = static_cast<int>(s.Int(6));
+  a.start_time = FromUnixMicros(s.Int(7));
+  a.end_time = OptTime(s, 8);
+  if (auto code = s.OptInt(9)) a.exit_code = static_cast<int>(*code);
+  return a;
+}
+
+constexpr char kCheckpointColumns[] =
+    "SELECT uuid, task_id, allocation_id, trial_id, experiment_id, report_time, state, resources, metadata, "
+    "steps_completed FROM checkpoints ";
+
+Checkpoint ReadCheckpoint(const SqliteStatement& s) {
+  Checkpoint c;
+  c.uuid = s.Text(0);
+  c.task_id = s.Text(1);
+  c.allocation_id = s.Text(2);
+  c.trial_id = s.Int(3);
+  c.experiment_id = s.Int(4);
+  c.report_time = FromUnixMicros(s.Int(5));
+  c.state = s.Text(6);
+  c.resources_json = s.Text(7);
+  c.metadata_json = s.Text(8);
+  c.steps_completed = s.Int(9);
+  return c;
+}
+
+template <class T, class Reader>
+absl::StatusOr<T> One(SqliteStatement& s, Reader read, const std::string& what) {
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return absl::NotFoundError(absl::StrCat(what, " not found"));
+  return read(s);
+}
+
+template <class T, class Reader>
+absl::StatusOr<std::vector<T>> All(SqliteStatement& s, Reader read) {
+  std::vector<T> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(read(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string msg = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return absl::UnavailableError(absl::StrCat("cannot open database ", path, ": ", msg));
+  }
+  std::unique_ptr<SqliteStore> store(new SqliteStore(db));
+  sqlite3_busy_timeout(db, 5000);
+  RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"));
+  RETURN_IF_ERROR(store->Migrate());
+  return store;
+}
+
+SqliteStore::~SqliteStore() { sqlite3_close(db_); }
+
+absl::Status SqliteStore::Migrate() {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(Exec(db_, "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+                            "name TEXT NOT NULL, applied_at INTEGER NOT NULL)"));
+  for (const Migration& m : SqliteMigrations()) {
+    ASSIGN_OR_RETURN(auto check, SqliteStatement::Prepare(db_, "SELECT 1 FROM schema_migrations WHERE version = ?"));
+    check.Bind(1, m.version);
+    ASSIGN_OR_RETURN(bool applied, check.Step());
+    if (applied) continue;
+    Transaction tx(db_);
+    RETURN_IF_ERROR(tx.Begin());
+    absl::Status st = Exec(db_, m.sql);
+    if (!st.ok()) return absl::InternalError(absl::StrCat("migration ", m.name, ": ", st.message()));
+    ASSIGN_OR_RETURN(auto record, SqliteStatement::Prepare(
+                                      db_, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"));
+    record.Bind(1, m.version).Bind(2, m.name).Bind(3, Micros(std::chrono::system_clock::now()));
+    RETURN_IF_ERROR(record.Run());
+    RETURN_IF_ERROR(tx.Commit());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<User> SqliteStore::GetUserByName(const std::string& username) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kUserColumns, "WHERE username = ?").c_str()));
+  s.Bind(1, username);
+  return One<User>(s, ReadUser, absl::StrCat("user \"", username, "\""));
+}
+
+absl::StatusOr<User> SqliteStore::GetUser(int64_t id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kUserColumns, "WHERE id = ?").c_str()));
+  s.Bind(1, id);
+  return One<User>(s, ReadUser, absl::StrCat("user ", id));
+}
+
+absl::Status SqliteStore::AddSession(const std::string& token_hash, int64_t user_id, WallTime expiry) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, "INSERT INTO user_sessions (token_hash, user_id, expiry) VALUES (?, ?, ?)"));
+  s.Bind(1, token_hash).Bind(2, user_id).Bind(3, Micros(expiry));
+  return s.Run();
+}
+
+absl::StatusOr<int64_t> SqliteStore::LookupSession(const std::string& token_hash, WallTime now) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, "SELECT user_id FROM user_sessions WHERE token_hash = ? AND expiry > ?"));
+  s.Bind(1, token_hash).Bind(2, Micros(now));
+  return One<int64_t>(s, [](const SqliteStatement& st) { return st.Int(0); }, "session");
+}
+
+absl::Status SqliteStore::DeleteSession(const std::string& token_hash) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "DELETE FROM user_sessions WHERE token_hash = ?"));
+  s.Bind(1, token_hash);
+  return s.Run();
+}
+
+absl::StatusOr<int64_t> SqliteStore::InsertExperiment(const Experiment& e, const std::string& model_definition_tgz) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "INSERT INTO experiments (name, description, labels, state, archived, config, "
+                               "original_config, model_definition, owner_id, start_time, end_time, progress, job_id) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  s.Bind(1, e.name).Bind(2, e.description).Bind(3, nlohmann::json(e.labels).dump()).Bind(4, e.state);
+  s.Bind(5, e.archived ? 1 : 0).Bind(6, e.config_json).Bind(7, e.original_config).BindBlob(8, model_definition_tgz);
+  s.Bind(9, e.owner_id).Bind(10, Micros(e.start_time)).Bind(11, Micros(e.end_time)).Bind(12, e.progress);
+  s.Bind(13, e.job_id);
+  RETURN_IF_ERROR(s.Run());
+  return sqlite3_last_insert_rowid(db_);
+}
+
+absl::Status SqliteStore::UpdateExperimentState(int64_t id, const std::string& state,
+                                                std::optional<WallTime> end_time, double progress) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, "UPDATE experiments SET state = ?, end_time = ?, progress = ? WHERE id = ?"));
+  s.Bind(1, state).Bind(2, Micros(end_time)).Bind(3, progress).Bind(4, id);
+  return s.Run();
+}
+
+absl::StatusOr<std::vector<int64_t>> SqliteStore::TrialIdsLocked(int64_t experiment_id) {
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "SELECT id FROM trials WHERE experiment_id = ? ORDER BY id"));
+  s.Bind(1, experiment_id);
+  return All<int64_t>(s, [](const SqliteStatement& st) { return st.Int(0); });
+}
+
+absl::StatusOr<Experiment> SqliteStore::GetExperiment(int64_t id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kExperimentColumns, "WHERE e.id = ?").c_str()));
+  s.Bind(1, id);
+  ASSIGN_OR_RETURN(Experiment e, One<Experiment>(s, ReadExperiment, absl::StrCat("experiment ", id)));
+  ASSIGN_OR_RETURN(e.trial_ids, TrialIdsLocked(id));
+  return e;
+}
+
+absl::StatusOr<std::vector<Experiment>> SqliteStore::ListExperiments(const ExperimentFilter& filter) {
+  std::lock_guard lock(mu_);
+  std::string sql = absl::StrCat(kExperimentColumns, filter.include_archived ? "" : "WHERE e.archived = 0 ",
+                                 "ORDER BY e.id LIMIT ? OFFSET ?");
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, sql.c_str()));
+  s.Bind(1, filter.limit > 0 ? filter.limit : int64_t{-1}).Bind(2, filter.offset);
+  ASSIGN_OR_RETURN(std::vector<Experiment> out, All<Experiment>(s, ReadExperiment));
+  for (Experiment& e : out) {
+    ASSIGN_OR_RETURN(e.trial_ids, TrialIdsLocked(e.id));
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> SqliteStore::CountExperiments(const ExperimentFilter& filter) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, filter.include_archived ? "SELECT count(*) FROM experiments"
+                                                            : "SELECT count(*) FROM experiments WHERE archived = 0"));
+  return One<int64_t>(s, [](const SqliteStatement& st) { return st.Int(0); }, "count");
+}
+
+absl::StatusOr<std::string> SqliteStore::GetModelDefinition(int64_t experiment_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "SELECT model_definition FROM experiments WHERE id = ?"));
+  s.Bind(1, experiment_id);
+  return One<std::string>(s, [](const SqliteStatement& st) { return st.Text(0); },
+                          absl::StrCat("experiment ", experiment_id));
+}
+
+absl::StatusOr<int64_t> SqliteStore::InsertTrial(const Trial& t) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "INSERT INTO trials (experiment_id, request_id, task_id, state, hparams, seed, "
+                               "restarts, run_id, start_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  s.Bind(1, t.experiment_id).Bind(2, t.request_id).Bind(3, t.task_id).Bind(4, t.state).Bind(5, t.hparams_json);
+  s.Bind(6, static_cast<int64_t>(t.seed)).Bind(7, t.restarts).Bind(8, t.run_id).Bind(9, Micros(t.start_time));
+  RETURN_IF_ERROR(s.Run());
+  return sqlite3_last_insert_rowid(db_);
+}
+
+absl::Status SqliteStore::UpdateTrialLifecycle(const Trial& t) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "UPDATE trials SET state = ?, restarts = ?, run_id = ?, end_time = ?, "
+                               "runner_state = ? WHERE id = ?"));
+  s.Bind(1, t.state).Bind(2, t.restarts).Bind(3, t.run_id).Bind(4, Micros(t.end_time)).Bind(5, t.runner_state);
+  s.Bind(6, t.id);
+  return s.Run();
+}
+
+absl::StatusOr<Trial> SqliteStore::GetTrialLocked(const char* where, const std::string& key) {
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kTrialColumns, where).c_str()));
+  s.Bind(1, key);
+  return One<Trial>(s, ReadTrial, absl::StrCat("trial ", key));
+}
+
+absl::StatusOr<Trial> SqliteStore::GetTrial(int64_t id) {
+  std::lock_guard lock(mu_);
+  return GetTrialLocked("WHERE id = CAST(? AS INTEGER)", std::to_string(id));
+}
+
+absl::StatusOr<Trial> SqliteStore::GetTrialByTaskId(const std::string& task_id) {
+  std::lock_guard lock(mu_);
+  return GetTrialLocked("WHERE task_id = ?", task_id);
+}
+
+absl::StatusOr<std::vector<Trial>> SqliteStore::ListTrials(int64_t experiment_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kTrialColumns, "WHERE experiment_id = ? ORDER BY id").c_str()));
+  s.Bind(1, experiment_id);
+  return All<Trial>(s, ReadTrial);
+}
+
+absl::Status SqliteStore::InsertAllocation(const Allocation& a) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "INSERT INTO allocations (allocation_id, task_id, trial_id, state, token_hash, "
+                               "agent_id, slots, start_time, end_time, exit_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  s.Bind(1, a.allocation_id).Bind(2, a.task_id).Bind(3, a.trial_id).Bind(4, a.state).Bind(5, a.token_hash);
+  s.Bind(6, a.agent_id).Bind(7, a.slots).Bind(8, Micros(a.start_time)).Bind(9, Micros(a.end_time));
+  s.Bind(10, a.exit_code ? std::optional<int64_t>(*a.exit_code) : std::nullopt);
+  return s.Run();
+}
+
+absl::Status SqliteStore::UpdateAllocation(const Allocation& a) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "UPDATE allocations SET state = ?, agent_id = ?, end_time = ?, exit_code = ? "
+                               "WHERE allocation_id = ?"));
+  s.Bind(1, a.state).Bind(2, a.agent_id).Bind(3, Micros(a.end_time));
+  s.Bind(4, a.exit_code ? std::optional<int64_t>(*a.exit_code) : std::nullopt).Bind(5, a.allocation_id);
+  return s.Run();
+}
+
+absl::StatusOr<Allocation> SqliteStore::GetAllocation(const std::string& allocation_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kAllocationColumns, "WHERE allocation_id = ?").c_str()));
+  s.Bind(1, allocation_id);
+  return One<Allocation>(s, ReadAllocation, absl::StrCat("allocation ", allocation_id));
+}
+
+absl::StatusOr<Allocation> SqliteStore::GetAllocationByTokenHash(const std::string& token_hash) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kAllocationColumns, "WHERE token_hash = ?").c_str()));
+  s.Bind(1, token_hash);
+  return One<Allocation>(s, ReadAllocation, "allocation token");
+}
+
+absl::StatusOr<int64_t> SqliteStore::AddMetrics(const MetricsReport& m,
+                                                const std::function<void(Trial&)>& update_summary) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(Trial trial, GetTrialLocked("WHERE id = CAST(? AS INTEGER)", std::to_string(m.trial_id)));
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "INSERT INTO metrics (trial_id, trial_run_id, metric_group, total_batches, end_time, "
+                               "metrics, batch_metrics) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+  s.Bind(1, m.trial_id).Bind(2, m.trial_run_id).Bind(3, m.group).Bind(4, m.total_batches);
+  s.Bind(5, Micros(m.end_time)).Bind(6, m.metrics_json).Bind(7, m.batch_metrics_json);
+  RETURN_IF_ERROR(s.Run());
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  update_summary(trial);
+  ASSIGN_OR_RETURN(auto u, SqliteStatement::Prepare(
+                               db_,
+                               "UPDATE trials SET total_batches = ?, latest_validation = ?, best_validation = ?, "
+                               "summary_metrics = ?, searcher_metric_value = ? WHERE id = ?"));
+  u.Bind(1, trial.total_batches).Bind(2, trial.latest_validation_json).Bind(3, trial.best_validation_json);
+  u.Bind(4, trial.summary_metrics_json).Bind(5, trial.searcher_metric_value).Bind(6, trial.id);
+  RETURN_IF_ERROR(u.Run());
+  RETURN_IF_ERROR(tx.Commit());
+  return id;
+}
+
+absl::StatusOr<std::vector<MetricsReport>> SqliteStore::GetMetrics(int64_t trial_id, const std::string& group) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "SELECT id, trial_id, trial_run_id, metric_group, total_batches, end_time, metrics, "
+                               "batch_metrics FROM metrics WHERE trial_id = ? AND metric_group = ? "
+                               "ORDER BY total_batches, id"));
+  s.Bind(1, trial_id).Bind(2, group);
+  return All<MetricsReport>(s, [](const SqliteStatement& st) {
+    MetricsReport m;
+    m.id = st.Int(0);
+    m.trial_id = st.Int(1);
+    m.trial_run_id = static_cast<int>(st.Int(2));
+    m.group = st.Text(3);
+    m.total_batches = st.Int(4);
+    m.end_time = FromUnixMicros(st.Int(5));
+    m.metrics_json = st.Text(6);
+    m.batch_metrics_json = st.Text(7);
+    return m;
+  });
+}
+
+absl::Status SqliteStore::AddCheckpoint(const Checkpoint& c, int64_t size_bytes) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "INSERT INTO checkpoints (uuid, task_id, allocation_id, trial_id, experiment_id, "
+                               "report_time, state, resources, metadata, steps_completed) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  s.Bind(1, c.uuid).Bind(2, c.task_id).Bind(3, c.allocation_id).Bind(4, c.trial_id).Bind(5, c.experiment_id);
+  s.Bind(6, Micros(c.report_time)).Bind(7, c.state).Bind(8, c.resources_json).Bind(9, c.metadata_json);
+  s.Bind(10, c.steps_completed);
+  absl::Status st = s.Run();
+  if (!st.ok()) {
+    if (absl::StrContains(st.message(), "UNIQUE")) {
+      return absl::AlreadyExistsError(absl::StrCat("checkpoint ", c.uuid, " was already reported"));
+    }
+    return st;
+  }
+  ASSIGN_OR_RETURN(auto u, SqliteStatement::Prepare(
+                               db_,
+                               "UPDATE trials SET latest_checkpoint = ?, checkpoint_count = checkpoint_count + 1, "
+                               "total_checkpoint_size = total_checkpoint_size + ? WHERE id = ?"));
+  u.Bind(1, c.uuid).Bind(2, size_bytes).Bind(3, c.trial_id);
+  RETURN_IF_ERROR(u.Run());
+  return tx.Commit();
+}
+
+absl::StatusOr<Checkpoint> SqliteStore::GetCheckpoint(const std::string& uuid) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kCheckpointColumns, "WHERE uuid = ?").c_str()));
+  s.Bind(1, uuid);
+  return One<Checkpoint>(s, ReadCheckpoint, absl::StrCat("checkpoint ", uuid));
+}
+
+absl::StatusOr<std::vector<Checkpoint>> SqliteStore::ListCheckpoints(int64_t experiment_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, absl::StrCat(kCheckpointColumns, "WHERE experiment_id = ? ORDER BY report_time").c_str()));
+  s.Bind(1, experiment_id);
+  return All<Checkpoint>(s, ReadCheckpoint);
+}
+
+absl::Status SqliteStore::AddTaskLogs(const std::vector<TaskLog>& logs) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "INSERT INTO task_logs (task_id, allocation_id, agent_id, container_id, rank_id, "
+                               "timestamp, level, log, source, stdtype) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  for (const TaskLog& l : logs) {
+    s.Bind(1, l.task_id).Bind(2, l.allocation_id).Bind(3, l.agent_id).Bind(4, l.container_id);
+    s.Bind(5, l.rank_id ? std::optional<int64_t>(*l.rank_id) : std::nullopt);
+    s.Bind(6, Micros(l.timestamp)).Bind(7, l.level).Bind(8, l.log).Bind(9, l.source).Bind(10, l.stdtype);
+    RETURN_IF_ERROR(s.Run());
+    s.Reset();
+  }
+  return tx.Commit();
+}
+
+absl::StatusOr<std::vector<TaskLog>> SqliteStore::GetTaskLogs(const std::string& task_id, int64_t after_id, int limit) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "SELECT id, task_id, allocation_id, agent_id, container_id, rank_id, timestamp, level, "
+                               "log, source, stdtype FROM task_logs WHERE task_id = ? AND id > ? ORDER BY id LIMIT ?"));
+  s.Bind(1, task_id).Bind(2, after_id).Bind(3, static_cast<int64_t>(limit));
+  return All<TaskLog>(s, [](const SqliteStatement& st) {
+    TaskLog l;
+    l.id = st.Int(0);
+    l.task_id = st.Text(1);
+    l.allocation_id = st.Text(2);
+    l.agent_id = st.Text(3);
+    l.container_id = st.Text(4);
+    if (auto r = st.OptInt(5)) l.rank_id = static_cast<int>(*r);
+    l.timestamp = FromUnixMicros(st.Int(6));
+    l.level = st.Text(7);
+    l.log = st.Text(8);
+    l.source = st.Text(9);
+    l.stdtype = st.Text(10);
+    return l;
+  });
+}
+
+}  // namespace det::master

@@ -1,0 +1,69 @@
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "master/db/store.h"
+
+struct sqlite3;
+
+namespace det::master {
+
+// Store on an embedded SQLite database (WAL). One connection guarded by a mutex: SQLite serializes
+// writers anyway, and the master's reads are short.
+class SqliteStore : public Store {
+ public:
+  // Opens (creating if needed) the database at `path` and applies pending migrations.
+  static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(const std::string& path);
+  ~SqliteStore() override;
+
+  absl::StatusOr<api::User> GetUserByName(const std::string& username) override;
+  absl::StatusOr<api::User> GetUser(int64_t id) override;
+  absl::Status AddSession(const std::string& token_hash, int64_t user_id, WallTime expiry) override;
+  absl::StatusOr<int64_t> LookupSession(const std::string& token_hash, WallTime now) override;
+  absl::Status DeleteSession(const std::string& token_hash) override;
+
+  absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
+                                           const std::string& model_definition_tgz) override;
+  absl::Status UpdateExperimentState(int64_t id, const std::string& state,
+                                     std::optional<WallTime> end_time, double progress) override;
+  absl::StatusOr<api::Experiment> GetExperiment(int64_t id) override;
+  absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) override;
+  absl::StatusOr<int64_t> CountExperiments(const ExperimentFilter& filter) override;
+  absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) override;
+
+  absl::StatusOr<int64_t> InsertTrial(const api::Trial& trial) override;
+  absl::Status UpdateTrialLifecycle(const api::Trial& trial) override;
+  absl::StatusOr<api::Trial> GetTrial(int64_t id) override;
+  absl::StatusOr<api::Trial> GetTrialByTaskId(const std::string& task_id) override;
+  absl::StatusOr<std::vector<api::Trial>> ListTrials(int64_t experiment_id) override;
+
+  absl::Status InsertAllocation(const Allocation& allocation) override;
+  absl::Status UpdateAllocation(const Allocation& allocation) override;
+  absl::StatusOr<Allocation> GetAllocation(const std::string& allocation_id) override;
+  absl::StatusOr<Allocation> GetAllocationByTokenHash(const std::string& token_hash) override;
+
+  absl::StatusOr<int64_t> AddMetrics(const api::MetricsReport& report,
+                                     const std::function<void(api::Trial&)>& update_summary) override;
+  absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id,
+                                                             const std::string& group) override;
+
+  absl::Status AddCheckpoint(const api::Checkpoint& checkpoint, int64_t size_bytes) override;
+  absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) override;
+  absl::StatusOr<std::vector<api::Checkpoint>> ListCheckpoints(int64_t experiment_id) override;
+
+  absl::Status AddTaskLogs(const std::vector<api::TaskLog>& logs) override;
+  absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogs(const std::string& task_id, int64_t after_id,
+                                                        int limit) override;
+
+ private:
+  explicit SqliteStore(sqlite3* db) : db_(db) {}
+  absl::Status Migrate();
+  absl::StatusOr<api::Trial> GetTrialLocked(const char* where, const std::string& key);
+  absl::StatusOr<std::vector<int64_t>> TrialIdsLocked(int64_t experiment_id);
+
+  std::mutex mu_;
+  sqlite3* db_;
+};
+
+}  // namespace det::master

@@ -1,0 +1,148 @@
+#include "master/db/sqlite_store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace det::master {
+namespace {
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("det_store_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    auto s = SqliteStore::Open((dir_ / "det.db").string());
+    ASSERT_TRUE(s.ok()) << s.status();
+    store_ = std::move(*s);
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  int64_t AddExperimentWithTrial(int64_t* trial_id) {
+    api::Experiment e;
+    e.name = "exp";
+    e.config_json = R"({"searcher":{"name":"single","metric":"acc"}})";
+    e.original_config = "name: exp\n";
+    e.owner_id = 2;
+    e.job_id = "job";
+    e.start_time = std::chrono::system_clock::now();
+    auto id = store_->InsertExperiment(e, "tgz-bytes");
+    EXPECT_TRUE(id.ok()) << id.status();
+    api::Trial t;
+    t.experiment_id = *id;
+    t.request_id = "r";
+    t.task_id = std::to_string(*id) + ".1";
+    t.start_time = e.start_time;
+    auto tid = store_->InsertTrial(t);
+    EXPECT_TRUE(tid.ok()) << tid.status();
+    *trial_id = *tid;
+    return *id;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<SqliteStore> store_;
+};
+
+TEST_F(SqliteStoreTest, BuiltInUsersHaveBlankPasswords) {
+  auto admin = store_->GetUserByName("admin");
+  ASSERT_TRUE(admin.ok());
+  EXPECT_TRUE(admin->admin);
+  EXPECT_FALSE(admin->password_hash.has_value());
+  EXPECT_TRUE(store_->GetUserByName("determined").ok());
+  EXPECT_EQ(store_->GetUserByName("nobody").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, MigrationsAreIdempotentAcrossReopen) {
+  int64_t trial_id;
+  AddExperimentWithTrial(&trial_id);
+  store_.reset();
+  auto again = SqliteStore::Open((dir_ / "det.db").string());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE((*again)->GetTrial(trial_id).ok());
+}
+
+TEST_F(SqliteStoreTest, SessionsExpire) {
+  auto now = std::chrono::system_clock::now();
+  ASSERT_TRUE(store_->AddSession("h", 1, now + std::chrono::hours(1)).ok());
+  EXPECT_EQ(*store_->LookupSession("h", now), 1);
+  EXPECT_FALSE(store_->LookupSession("h", now + std::chrono::hours(2)).ok());
+  ASSERT_TRUE(store_->DeleteSession("h").ok());
+  EXPECT_FALSE(store_->LookupSession("h", now).ok());
+}
+
+TEST_F(SqliteStoreTest, ExperimentsTrialsAndModelDefinition) {
+  int64_t trial_id;
+  int64_t exp_id = AddExperimentWithTrial(&trial_id);
+  auto e = store_->GetExperiment(exp_id);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->username, "determined");
+  EXPECT_EQ(e->searcher_type, "single");
+  EXPECT_EQ(e->trial_ids, std::vector<int64_t>{trial_id});
+  EXPECT_EQ(e->model_definition_size, 9);
+  EXPECT_EQ(*store_->GetModelDefinition(exp_id), "tgz-bytes");
+  ASSERT_TRUE(store_->UpdateExperimentState(exp_id, "COMPLETED", std::chrono::system_clock::now(), 1.0).ok());
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  EXPECT_EQ(store_->ListExperiments({})->size(), 1u);
+  EXPECT_EQ(*store_->CountExperiments({}), 1);
+  auto t = store_->GetTrialByTaskId(std::to_string(exp_id) + ".1");
+  ASSERT_TRUE(t.ok());
+  t->state = "COMPLETED";
+  t->run_id = 1;
+  ASSERT_TRUE(store_->UpdateTrialLifecycle(*t).ok());
+  EXPECT_EQ(store_->GetTrial(trial_id)->state, "COMPLETED");
+}
+
+TEST_F(SqliteStoreTest, MetricsUpdateSummaryInOneTransaction) {
+  int64_t trial_id;
+  AddExperimentWithTrial(&trial_id);
+  api::MetricsReport m;
+  m.trial_id = trial_id;
+  m.group = "validation";
+  m.total_batches = 10;
+  m.metrics_json = R"({"acc":0.9})";
+  auto id = store_->AddMetrics(m, [](api::Trial& t) { t.total_batches = 10; t.searcher_metric_value = 0.9; });
+  ASSERT_TRUE(id.ok()) << id.status();
+  auto reports = store_->GetMetrics(trial_id, "validation");
+  ASSERT_TRUE(reports.ok());
+  ASSERT_EQ(reports->size(), 1u);
+  EXPECT_EQ((*reports)[0].metrics_json, R"({"acc":0.9})");
+  EXPECT_EQ(store_->GetTrial(trial_id)->total_batches, 10);
+  EXPECT_EQ(*store_->GetTrial(trial_id)->searcher_metric_value, 0.9);
+  m.trial_id = 999;
+  EXPECT_EQ(store_->AddMetrics(m, [](api::Trial&) {}).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, CheckpointsAndLogs) {
+  int64_t trial_id;
+  int64_t exp_id = AddExperimentWithTrial(&trial_id);
+  api::Checkpoint c;
+  c.uuid = "u1";
+  c.trial_id = trial_id;
+  c.experiment_id = exp_id;
+  c.resources_json = R"({"a":3})";
+  ASSERT_TRUE(store_->AddCheckpoint(c, 3).ok());
+  EXPECT_EQ(store_->AddCheckpoint(c, 3).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store_->GetTrial(trial_id)->latest_checkpoint_uuid, "u1");
+  EXPECT_EQ(store_->GetTrial(trial_id)->total_checkpoint_size, 3);
+  EXPECT_EQ(store_->ListCheckpoints(exp_id)->size(), 1u);
+
+  std::vector<api::TaskLog> logs(3);
+  for (int i = 0; i < 3; ++i) {
+    logs[i].task_id = "t";
+    logs[i].log = "line " + std::to_string(i) + "\n";
+  }
+  ASSERT_TRUE(store_->AddTaskLogs(logs).ok());
+  auto first = store_->GetTaskLogs("t", 0, 2);
+  ASSERT_EQ(first->size(), 2u);
+  auto rest = store_->GetTaskLogs("t", (*first)[1].id, 10);
+  ASSERT_EQ(rest->size(), 1u);
+  EXPECT_EQ((*rest)[0].log, "line 2\n");
+}
+
+}  // namespace
+}  // namespace det::master

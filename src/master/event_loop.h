@@ -1,0 +1,24 @@
+#pragma once
+// A serial executor with timers: work posted to one EventLoop never runs concurrently with other work
+// posted to it. The cluster actor runs on one; tests drive a manual one.
+#include <chrono>
+#include <functional>
+#include <memory>
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace det::master {
+
+class EventLoop {
+ public:
+  virtual ~EventLoop() = default;
+  virtual void Post(std::function<void()> fn) = 0;
+  virtual void PostAfter(std::chrono::milliseconds delay, std::function<void()> fn) = 0;
+};
+
+// An asio strand on `io`.
+std::unique_ptr<EventLoop> MakeStrandLoop(boost::asio::io_context& io);
+
+}  // namespace det::master

@@ -1,0 +1,181 @@
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/types_json.h"
+#include "api/wire.h"
+#include "common/archive.h"
+#include "common/base64.h"
+#include "common/status_macros.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/routes.h"
+#include "master/naming.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kTarTypeRegular = 48;    // '0'
+constexpr int kTarTypeDirectory = 53;  // '5'
+
+// Upstream's `File` list (paths, tar type flags, base64 content) -> archive entries. The decoded size
+// is limited like upstream's client (96 MiB - 1 MiB).
+absl::StatusOr<std::vector<ArchiveEntry>> ModelDefinition(const json& files, int64_t max_bytes) {
+  std::vector<ArchiveEntry> out;
+  if (files.is_null()) return out;
+  if (!files.is_array()) return absl::InvalidArgumentError("modelDefinition must be a list of files");
+  int64_t total = 0;
+  for (const json& f : files) {
+    ArchiveEntry e;
+    e.path = api::StringField(f, "path");
+    if (e.path.empty()) return absl::InvalidArgumentError("modelDefinition[]: every file needs a path");
+    int64_t type = kTarTypeRegular;
+    if (const json* t = api::FindField(f, "type")) {
+      ASSIGN_OR_RETURN(type, api::ReadInt64(*t, "modelDefinition[].type"));
+    }
+    e.is_directory = type == kTarTypeDirectory;
+    if (const json* m = api::FindField(f, "mode")) {
+      ASSIGN_OR_RETURN(int64_t mode, api::ReadInt64(*m, "modelDefinition[].mode"));
+      e.mode = static_cast<uint32_t>(mode);
+    } else {
+      e.mode = e.is_directory ? 0755 : 0644;
+    }
+    if (const json* m = api::FindField(f, "mtime")) {
+      ASSIGN_OR_RETURN(e.mtime, api::ReadInt64(*m, "modelDefinition[].mtime"));
+    }
+    if (!e.is_directory) {
+      absl::StatusOr<std::string> content = Base64Decode(api::StringField(f, "content"));
+      if (!content.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("modelDefinition: ", e.path, ": content is not valid base64"));
+      }
+      e.content = std::move(*content);
+      total += static_cast<int64_t>(e.content.size());
+    }
+    out.push_back(std::move(e));
+  }
+  if (total > max_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model definition is too large: ", total / (1 << 20), " MiB of files; the limit is ", max_bytes / (1 << 20),
+        " MiB. Add large files (data, checkpoints) to .detignore and load them at run time instead"));
+  }
+  return out;
+}
+
+absl::StatusOr<NewExperiment> ParseCreateRequest(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  const json* config = api::FindField(body, "config");
+  if (config == nullptr || !config->is_string()) {
+    return absl::InvalidArgumentError("config is required: the experiment configuration as YAML text");
+  }
+  ASSIGN_OR_RETURN(std::vector<ArchiveEntry> files, ModelDefinition(body.value("modelDefinition", body.value("model_definition", json())), ctx.max_context_bytes));
+  config::ExperimentDefaults defaults{
+      .checkpoint_storage_json = ctx.default_checkpoint_storage_json,
+      .seed = static_cast<uint32_t>(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())),
+      .name = GenerateExperimentName()};
+  NewExperiment out;
+  out.original_yaml = config->get<std::string>();
+  ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfig(out.original_yaml, defaults));
+  RETURN_IF_ERROR(config::ConstHyperparameters(out.config.hyperparameters_json).status());
+  ASSIGN_OR_RETURN(out.model_definition_tgz, CreateTarGz(files));
+  const json* activate = api::FindField(body, "activate");
+  out.activate = activate == nullptr || !activate->is_boolean() || activate->get<bool>();
+  out.owner_id = req.principal->user_id;
+  return out;
+}
+
+json ExperimentResponse(const api::Experiment& e) {
+  json j = api::ToJson(e);
+  json config = j["config"];
+  return {{"experiment", j}, {"jobSummary", nullptr}, {"config", config}};
+}
+
+}  // namespace
+
+void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
+  router.Add("POST", "/api/v1/experiments", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    if (!req.principal->allocation_id.empty()) {
+      return ReplyError(r, absl::PermissionDeniedError("tasks cannot create experiments with an allocation token"));
+    }
+    absl::StatusOr<NewExperiment> create = ParseCreateRequest(ctx, req);
+    if (!create.ok()) return ReplyError(r, create.status());
+    std::vector<std::string> warnings = create->config.warnings;
+    ctx.cluster.CreateExperiment(std::move(*create), [&ctx, r, warnings](absl::StatusOr<int64_t> id) {
+      if (!id.ok()) return ReplyError(r, id.status());
+      absl::StatusOr<api::Experiment> e = ctx.store.GetExperiment(*id);
+      if (!e.ok()) return ReplyError(r, e.status());
+      json resp = ExperimentResponse(*e);
+      resp.erase("jobSummary");
+      resp["warnings"] = json::array();
+      ReplyJson(r, resp);
+    });
+  });
+
+  router.Add("GET", "/api/v1/experiments", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    auto offset = QueryInt(req, "offset", 0);
+    auto limit = QueryInt(req, "limit", 0);
+    if (!offset.ok()) return ReplyError(r, offset.status());
+    if (!limit.ok()) return ReplyError(r, limit.status());
+    ExperimentFilter filter;
+    filter.include_archived = req.Query("archived").value_or("") != "false";
+    absl::StatusOr<int64_t> total = ctx.store.CountExperiments(filter);
+    if (!total.ok()) return ReplyError(r, total.status());
+    filter.offset = *offset < 0 ? std::max<int64_t>(0, *total + *offset) : *offset;
+    filter.limit = *limit;
+    absl::StatusOr<std::vector<api::Experiment>> list = ctx.store.ListExperiments(filter);
+    if (!list.ok()) return ReplyError(r, list.status());
+    json out = json::array();
+    for (const api::Experiment& e : *list) {
+      json j = api::ToJson(e);
+      j.erase("config");  // list responses leave the config out, like upstream
+      out.push_back(std::move(j));
+    }
+    ReplyJson(r, {{"experiments", out},
+                  {"pagination", Pagination(filter.offset, filter.limit, static_cast<int64_t>(list->size()), *total)}});
+  });
+
+  router.Add("GET", "/api/v1/experiments/{experiment_id}", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+               if (!id.ok()) return ReplyError(r, id.status());
+               absl::StatusOr<api::Experiment> e = ctx.store.GetExperiment(*id);
+               if (!e.ok()) return ReplyError(r, e.status());
+               ReplyJson(r, ExperimentResponse(*e));
+             });
+
+  router.Add("GET", "/api/v1/experiments/{experiment_id}/trials", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+               if (!id.ok()) return ReplyError(r, id.status());
+               if (absl::Status st = ctx.store.GetExperiment(*id).status(); !st.ok()) return ReplyError(r, st);
+               absl::StatusOr<std::vector<api::Trial>> trials = ctx.store.ListTrials(*id);
+               if (!trials.ok()) return ReplyError(r, trials.status());
+               json out = json::array();
+               for (const api::Trial& t : *trials) out.push_back(api::ToJson(t));
+               int64_t n = static_cast<int64_t>(trials->size());
+               ReplyJson(r, {{"trials", out}, {"pagination", Pagination(0, 0, n, n)}});
+             });
+
+  router.Add("GET", "/api/v1/experiments/{experiment_id}/checkpoints", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+               if (!id.ok()) return ReplyError(r, id.status());
+               if (absl::Status st = ctx.store.GetExperiment(*id).status(); !st.ok()) return ReplyError(r, st);
+               absl::StatusOr<std::vector<api::Checkpoint>> list = ctx.store.ListCheckpoints(*id);
+               if (!list.ok()) return ReplyError(r, list.status());
+               json out = json::array();
+               for (const api::Checkpoint& c : *list) out.push_back(api::ToJson(c));
+               int64_t n = static_cast<int64_t>(list->size());
+               ReplyJson(r, {{"checkpoints", out}, {"pagination", Pagination(0, 0, n, n)}});
+             });
+
+  router.Add("GET", "/api/v1/experiments/{experiment_id}/model_def", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+               if (!id.ok()) return ReplyError(r, id.status());
+               absl::StatusOr<std::string> tgz = ctx.store.GetModelDefinition(*id);
+               if (!tgz.ok()) return ReplyError(r, tgz.status());
+               ReplyJson(r, {{"b64Tgz", Base64Encode(*tgz)}});
+             });
+}
+
+}  // namespace det::master

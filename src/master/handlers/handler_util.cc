@@ -1,0 +1,66 @@
+#include "master/handlers/handler_util.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/json_yaml.h"
+
+namespace det::master {
+
+absl::StatusOr<nlohmann::json> JsonBody(const HttpRequest& request) {
+  if (request.body.empty()) return nlohmann::json::object();
+  absl::StatusOr<nlohmann::json> j = ParseJson(request.body);
+  if (!j.ok()) return absl::InvalidArgumentError(absl::StrCat("request body: ", j.status().message()));
+  if (!j->is_object()) return absl::InvalidArgumentError("request body must be a JSON object");
+  return j;
+}
+
+absl::StatusOr<int64_t> PathId(const HttpRequest& request, const std::string& name) {
+  auto it = request.path_params.find(name);
+  int64_t v = 0;
+  if (it == request.path_params.end() || !absl::SimpleAtoi(it->second, &v) || v <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": expected a positive integer, got \"", it == request.path_params.end() ? "" : it->second, "\""));
+  }
+  return v;
+}
+
+absl::StatusOr<int64_t> QueryInt(const HttpRequest& request, const std::string& name, int64_t fallback) {
+  std::optional<std::string> v = request.Query(name);
+  if (!v || v->empty()) return fallback;
+  int64_t out = 0;
+  if (!absl::SimpleAtoi(*v, &out)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": expected an integer, got \"", *v, "\""));
+  }
+  return out;
+}
+
+bool QueryBool(const HttpRequest& request, const std::string& name) {
+  std::optional<std::string> v = request.Query(name);
+  return v && (*v == "true" || *v == "1");
+}
+
+void ReplyJson(const ResponderPtr& responder, const nlohmann::json& body, int status) {
+  responder->Send(JsonResponse(status, body.dump()));
+}
+
+void ReplyError(const ResponderPtr& responder, const absl::Status& status) {
+  responder->Send(ErrorResponse(status));
+}
+
+void Reply(const ResponderPtr& responder, const absl::StatusOr<nlohmann::json>& value) {
+  if (value.ok()) {
+    ReplyJson(responder, *value);
+  } else {
+    ReplyError(responder, value.status());
+  }
+}
+
+nlohmann::json Pagination(int64_t offset, int64_t limit, int64_t count, int64_t total) {
+  return {{"offset", offset},
+          {"limit", limit},
+          {"startIndex", offset},
+          {"endIndex", offset + count},
+          {"total", total}};
+}
+
+}  // namespace det::master

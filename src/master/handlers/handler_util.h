@@ -1,0 +1,29 @@
+#pragma once
+// Small helpers shared by the handlers: body parsing, path parameters, JSON replies.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+#include "master/http/router.h"
+
+namespace det::master {
+
+// The request body as JSON; an empty body is an empty object (upstream accepts both).
+absl::StatusOr<nlohmann::json> JsonBody(const HttpRequest& request);
+// A path parameter that must be a positive integer.
+absl::StatusOr<int64_t> PathId(const HttpRequest& request, const std::string& name);
+// An optional integer query parameter.
+absl::StatusOr<int64_t> QueryInt(const HttpRequest& request, const std::string& name, int64_t fallback);
+bool QueryBool(const HttpRequest& request, const std::string& name);
+
+void ReplyJson(const ResponderPtr& responder, const nlohmann::json& body, int status = 200);
+void ReplyError(const ResponderPtr& responder, const absl::Status& status);
+// Replies with `value` or its error.
+void Reply(const ResponderPtr& responder, const absl::StatusOr<nlohmann::json>& value);
+
+// {"offset","limit","startIndex","endIndex","total"} for a page of `count` items out of `total`.
+nlohmann::json Pagination(int64_t offset, int64_t limit, int64_t count, int64_t total);
+
+}  // namespace det::master

@@ -1,0 +1,74 @@
+#include "master/handlers/log_stream.h"
+
+#include <nlohmann/json.hpp>
+
+#include "api/types_json.h"
+
+namespace det::master {
+namespace {
+
+constexpr int kBatch = 1000;
+constexpr auto kPollInterval = std::chrono::milliseconds(200);
+
+class LogStream : public std::enable_shared_from_this<LogStream> {
+ public:
+  LogStream(MasterContext& ctx, LogStreamOptions options, std::function<bool()> is_terminal, ResponderPtr responder)
+      : ctx_(ctx), options_(std::move(options)), is_terminal_(std::move(is_terminal)), responder_(std::move(responder)) {}
+
+  void Start() {
+    responder_->BeginStream(200, "application/json");
+    ctx_.stream_loop.Post([self = shared_from_this()] { self->Pump(); });
+  }
+
+ private:
+  void Pump() {
+    // Ask before reading: lines written before the task turned terminal are then all in this read.
+    bool terminal = options_.follow && is_terminal_();
+    int want = kBatch;
+    if (options_.limit > 0) want = static_cast<int>(std::min<int64_t>(kBatch, options_.limit - sent_));
+    absl::StatusOr<std::vector<api::TaskLog>> logs =
+        want > 0 ? ctx_.store.GetTaskLogs(options_.task_id, last_id_, want) : std::vector<api::TaskLog>{};
+    if (!logs.ok()) {
+      nlohmann::json err = {{"error", {{"grpcCode", 13}, {"httpCode", 500}, {"message", std::string(logs.status().message())}, {"httpStatus", "Internal Server Error"}, {"details", nlohmann::json::array()}}}};
+      responder_->WriteChunk(err.dump() + "\n", nullptr);
+      responder_->EndStream();
+      return;
+    }
+    std::string chunk;
+    for (const api::TaskLog& l : *logs) {
+      nlohmann::json entry = options_.trial_id > 0 ? api::TrialLogJson(l, options_.trial_id) : api::TaskLogJson(l);
+      chunk += nlohmann::json{{"result", entry}}.dump();
+      chunk += "\n";
+      last_id_ = l.id;
+      ++sent_;
+    }
+    bool full_batch = static_cast<int>(logs->size()) == want && want > 0;
+    bool limit_reached = options_.limit > 0 && sent_ >= options_.limit;
+    bool done = limit_reached || (!full_batch && (!options_.follow || terminal));
+    auto next = [self = shared_from_this(), done, full_batch](bool ok) {
+      if (!ok) return;  // the client went away
+      if (done) return self->responder_->EndStream();
+      if (full_batch) return self->ctx_.stream_loop.Post([self] { self->Pump(); });
+      self->ctx_.stream_loop.PostAfter(kPollInterval, [self] { self->Pump(); });
+    };
+    // With nothing to write the poll goes on until the task ends, even if the client left: bounded.
+    if (chunk.empty()) return next(true);
+    responder_->WriteChunk(std::move(chunk), next);
+  }
+
+  MasterContext& ctx_;
+  LogStreamOptions options_;
+  std::function<bool()> is_terminal_;
+  ResponderPtr responder_;
+  int64_t last_id_ = 0;
+  int64_t sent_ = 0;
+};
+
+}  // namespace
+
+void StreamTaskLogs(MasterContext& ctx, LogStreamOptions options, std::function<bool()> is_terminal,
+                    ResponderPtr responder) {
+  std::make_shared<LogStream>(ctx, std::move(options), std::move(is_terminal), std::move(responder))->Start();
+}
+
+}  // namespace det::master

@@ -1,0 +1,27 @@
+#pragma once
+#include <string>
+
+#include "master/cluster/cluster.h"
+#include "master/db/store.h"
+#include "master/event_loop.h"
+
+namespace det::master {
+
+struct MasterInfo {
+  std::string version;
+  std::string master_id;
+  std::string cluster_id;
+  std::string cluster_name;
+};
+
+// What the handlers share: the store for reads and direct writes, the cluster actor for state changes.
+struct MasterContext {
+  Store& store;
+  Cluster& cluster;
+  EventLoop& stream_loop;  // timers for long-lived streams (log follow)
+  MasterInfo info;
+  std::string default_checkpoint_storage_json;
+  int64_t max_context_bytes = 95LL << 20;
+};
+
+}  // namespace det::master

@@ -1,0 +1,41 @@
+#include "master/handlers/handler_util.h"
+#include "master/handlers/routes.h"
+
+namespace det::master {
+
+void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx) {
+  router.Add("GET", "/info", Access::kPublic, [&ctx](HttpRequest&, ResponderPtr r) {
+    ReplyJson(r, {{"version", ctx.info.version},
+                  {"master_id", ctx.info.master_id},
+                  {"cluster_id", ctx.info.cluster_id},
+                  {"cluster_name", ctx.info.cluster_name},
+                  {"telemetry", {{"enabled", false}, {"segment_key", ""}}},
+                  {"sso_providers", nlohmann::json::array()}});
+  });
+  router.Add("GET", "/api/v1/master", Access::kPublic, [&ctx](HttpRequest&, ResponderPtr r) {
+    ReplyJson(r, {{"version", ctx.info.version},
+                  {"masterId", ctx.info.master_id},
+                  {"clusterId", ctx.info.cluster_id},
+                  {"clusterName", ctx.info.cluster_name},
+                  {"telemetryEnabled", false},
+                  {"ssoProviders", nlohmann::json::array()},
+                  {"externalLoginUri", ""},
+                  {"externalLogoutUri", ""},
+                  {"branding", "determined"},
+                  {"rbacEnabled", false},
+                  {"product", "PRODUCT_UNSPECIFIED"},
+                  {"featureSwitches", nlohmann::json::array()},
+                  {"userManagementEnabled", true},
+                  {"strictJobQueueControl", false},
+                  {"hasCustomLogo", false}});
+  });
+  router.Add("GET", "/health", Access::kPublic, [&ctx](HttpRequest&, ResponderPtr r) {
+    bool db_up = ctx.store.GetUser(1).ok();
+    ReplyJson(r, {{"status", db_up ? "up" : "down"},
+                  {"database", db_up ? "up" : "down"},
+                  {"resource_managers", {{{"cluster_name", ctx.info.cluster_name}, {"status", "up"}}}}},
+              db_up ? 200 : 503);
+  });
+}
+
+}  // namespace det::master

@@ -1,0 +1,29 @@
+#pragma once
+// Route registration, one function per API area (handlers/*.cc).
+#include "master/handlers/master_context.h"
+#include "master/http/router.h"
+#include "master/http/server.h"
+
+namespace det::master {
+
+void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx);
+void RegisterAuthRoutes(Router& router, MasterContext& ctx);
+void RegisterExperimentRoutes(Router& router, MasterContext& ctx);
+void RegisterTrialRoutes(Router& router, MasterContext& ctx);
+void RegisterTaskRoutes(Router& router, MasterContext& ctx);
+void RegisterCheckpointRoutes(Router& router, MasterContext& ctx);
+void RegisterAllocationRoutes(Router& router, MasterContext& ctx);
+void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx);
+
+inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
+  RegisterMasterInfoRoutes(router, ctx);
+  RegisterAuthRoutes(router, ctx);
+  RegisterExperimentRoutes(router, ctx);
+  RegisterTrialRoutes(router, ctx);
+  RegisterTaskRoutes(router, ctx);
+  RegisterCheckpointRoutes(router, ctx);
+  RegisterAllocationRoutes(router, ctx);
+  RegisterAgentRoutes(router, server, ctx);
+}
+
+}  // namespace det::master

@@ -1,0 +1,77 @@
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/types_json.h"
+#include "api/wire.h"
+#include "common/base64.h"
+#include "common/status_macros.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/log_stream.h"
+#include "master/handlers/routes.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+// A task (allocation token) may only act on its own task id.
+absl::Status CheckTaskAccess(MasterContext& ctx, const HttpRequest& req, const std::string& task_id) {
+  const std::string& alloc_id = req.principal->allocation_id;
+  if (alloc_id.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(Allocation alloc, ctx.store.GetAllocation(alloc_id));
+  if (alloc.task_id != task_id) {
+    return absl::PermissionDeniedError(absl::StrCat("allocation ", alloc_id, " does not belong to task ", task_id));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<json> ContextDirectory(MasterContext& ctx, const HttpRequest& req) {
+  const std::string& task_id = req.path_params.at("task_id");
+  RETURN_IF_ERROR(CheckTaskAccess(ctx, req, task_id));
+  ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrialByTaskId(task_id));
+  ASSIGN_OR_RETURN(std::string tgz, ctx.store.GetModelDefinition(trial.experiment_id));
+  return json{{"b64Tgz", Base64Encode(tgz)}};
+}
+
+absl::StatusOr<json> PostTaskLogs(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  const json* logs = api::FindField(body, "logs");
+  if (logs == nullptr || !logs->is_array() || logs->empty()) {
+    return absl::InvalidArgumentError("logs must be a non-empty list");
+  }
+  std::vector<api::TaskLog> parsed;
+  parsed.reserve(logs->size());
+  for (const json& entry : *logs) {
+    ASSIGN_OR_RETURN(api::TaskLog l, api::TaskLogFromJson(entry));
+    if (!parsed.empty() && l.task_id != parsed.front().task_id) {
+      return absl::InvalidArgumentError("all logs in one request must share one taskId");
+    }
+    parsed.push_back(std::move(l));
+  }
+  RETURN_IF_ERROR(CheckTaskAccess(ctx, req, parsed.front().task_id));
+  RETURN_IF_ERROR(ctx.store.AddTaskLogs(parsed));
+  return json::object();
+}
+
+}  // namespace
+
+void RegisterTaskRoutes(Router& router, MasterContext& ctx) {
+  router.Add("GET", "/api/v1/tasks/{task_id}/context_directory", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ContextDirectory(ctx, req)); });
+  router.Add("POST", "/api/v1/task/logs", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PostTaskLogs(ctx, req)); });
+  router.Add("GET", "/api/v1/tasks/{task_id}/logs", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    std::string task_id = req.path_params.at("task_id");
+    absl::StatusOr<api::Trial> trial = ctx.store.GetTrialByTaskId(task_id);
+    if (!trial.ok()) return ReplyError(r, absl::NotFoundError(absl::StrCat("task ", task_id, " not found")));
+    absl::StatusOr<int64_t> limit = QueryInt(req, "limit", 0);
+    if (!limit.ok()) return ReplyError(r, limit.status());
+    LogStreamOptions options{.task_id = task_id, .trial_id = 0, .follow = QueryBool(req, "follow"), .limit = *limit};
+    StreamTaskLogs(ctx, options, [&ctx, task_id] {
+      absl::StatusOr<api::Trial> t = ctx.store.GetTrialByTaskId(task_id);
+      return !t.ok() || api::IsTerminalState(t->state);
+    }, r);
+  });
+}
+
+}  // namespace det::master

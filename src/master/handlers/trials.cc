@@ -1,0 +1,164 @@
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "api/types_json.h"
+#include "api/wire.h"
+#include "common/status_macros.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/log_stream.h"
+#include "master/handlers/routes.h"
+#include "master/metric_summary.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+// A task may only touch its own trial.
+absl::Status CheckTrialAccess(MasterContext& ctx, const HttpRequest& req, const api::Trial& trial) {
+  const std::string& alloc_id = req.principal->allocation_id;
+  if (alloc_id.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(Allocation alloc, ctx.store.GetAllocation(alloc_id));
+  if (alloc.trial_id != trial.id) {
+    return absl::PermissionDeniedError(absl::StrCat("allocation ", alloc_id, " does not belong to trial ", trial.id));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<api::MetricsReport> ParseMetrics(int64_t trial_id, const json& body) {
+  const json* metrics = api::FindField(body, "metrics");
+  if (metrics == nullptr || !metrics->is_object()) return absl::InvalidArgumentError("metrics is required");
+  api::MetricsReport r;
+  r.trial_id = trial_id;
+  if (const json* id = api::FindField(*metrics, "trial_id")) {
+    ASSIGN_OR_RETURN(int64_t body_id, api::ReadInt64(*id, "metrics.trialId"));
+    if (body_id != trial_id) {
+      return absl::InvalidArgumentError(absl::StrCat("metrics.trialId ", body_id, " does not match the path's ", trial_id));
+    }
+  }
+  if (const json* run = api::FindField(*metrics, "trial_run_id")) {
+    ASSIGN_OR_RETURN(int64_t run_id, api::ReadInt64(*run, "metrics.trialRunId"));
+    r.trial_run_id = static_cast<int>(run_id);
+  }
+  if (const json* steps = api::FindField(*metrics, "steps_completed")) {
+    ASSIGN_OR_RETURN(r.total_batches, api::ReadInt64(*steps, "metrics.stepsCompleted"));
+  }
+  r.end_time = std::chrono::system_clock::now();
+  std::string report_time = api::StringField(*metrics, "report_time");
+  if (!report_time.empty()) {
+    ASSIGN_OR_RETURN(r.end_time, ParseRfc3339(report_time));
+  }
+  const json* inner = api::FindField(*metrics, "metrics");
+  const json* avg = inner != nullptr ? api::FindField(*inner, "avg_metrics") : nullptr;
+  if (avg == nullptr || !avg->is_object()) {
+    return absl::InvalidArgumentError("metrics.metrics.avgMetrics is required and must be an object");
+  }
+  r.metrics_json = avg->dump();
+  const json* batch = api::FindField(*inner, "batch_metrics");
+  r.batch_metrics_json = batch != nullptr && batch->is_array() ? batch->dump() : "[]";
+  r.group = api::StringField(body, "group");
+  if (r.group.empty()) r.group = "training";
+  if (r.group.find('.') != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("group \"", r.group, "\" must not contain '.'"));
+  }
+  return r;
+}
+
+void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r) {
+  absl::StatusOr<json> result = [&]() -> absl::StatusOr<json> {
+    ASSIGN_OR_RETURN(int64_t trial_id, PathId(req, "trial_id"));
+    ASSIGN_OR_RETURN(json body, JsonBody(req));
+    ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(trial_id));
+    RETURN_IF_ERROR(CheckTrialAccess(ctx, req, trial));
+    ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
+    ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(trial.experiment_id));
+    json config = json::parse(exp.config_json, nullptr, false);
+    bool smaller = config.is_object() ? config["searcher"].value("smaller_is_better", true) : true;
+    std::optional<double> searcher_value;
+    RETURN_IF_ERROR(ctx.store
+                        .AddMetrics(report,
+                                    [&](api::Trial& t) {
+                                      ApplyMetricsToTrial(t, report, exp.searcher_metric, smaller);
+                                    })
+                        .status());
+    if (report.group == "validation") {
+      json metrics = json::parse(report.metrics_json);
+      if (metrics.contains(exp.searcher_metric) && metrics[exp.searcher_metric].is_number()) {
+        searcher_value = metrics[exp.searcher_metric].get<double>();
+      }
+      ctx.cluster.ReportValidation(trial_id, searcher_value);
+    }
+    return json::object();
+  }();
+  Reply(r, result);
+}
+
+// GET /api/v1/trials/metrics/{trial_metrics,training_metrics,validation_metrics}: one streamed message.
+void QueryMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, const std::string& fixed_group) {
+  std::vector<std::string> ids = req.QueryAll("trial_ids");
+  if (ids.empty()) return ReplyError(r, absl::InvalidArgumentError("trialIds: at least one trial id is required"));
+  std::string group = fixed_group.empty() ? req.Query("group").value_or("") : fixed_group;
+  if (group.empty()) return ReplyError(r, absl::InvalidArgumentError("group is required, e.g. training or validation"));
+  json reports = json::array();
+  std::set<int64_t> seen;
+  for (const std::string& s : ids) {
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(s, &id)) return ReplyError(r, absl::InvalidArgumentError(absl::StrCat("trialIds: bad id \"", s, "\"")));
+    if (!seen.insert(id).second) return ReplyError(r, absl::InvalidArgumentError(absl::StrCat("trialIds: duplicate id ", id)));
+    absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(id);
+    if (!trial.ok()) return ReplyError(r, trial.status());
+    absl::StatusOr<std::vector<api::MetricsReport>> list = ctx.store.GetMetrics(id, group);
+    if (!list.ok()) return ReplyError(r, list.status());
+    for (const api::MetricsReport& m : *list) reports.push_back(api::ToJson(m));
+  }
+  std::string body;
+  // Batches of at most 1000 reports per streamed message, like upstream.
+  for (size_t i = 0; i < reports.size() || i == 0; i += 1000) {
+    json batch = json::array();
+    for (size_t j = i; j < std::min(reports.size(), i + 1000); ++j) batch.push_back(reports[j]);
+    body += json{{"result", {{"metrics", batch}}}}.dump() + "\n";
+    if (reports.empty()) break;
+  }
+  r->Send(JsonResponse(200, body));
+}
+
+}  // namespace
+
+void RegisterTrialRoutes(Router& router, MasterContext& ctx) {
+  router.Add("GET", "/api/v1/trials/metrics/trial_metrics", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { QueryMetrics(ctx, req, r, ""); });
+  router.Add("GET", "/api/v1/trials/metrics/training_metrics", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { QueryMetrics(ctx, req, r, "training"); });
+  router.Add("GET", "/api/v1/trials/metrics/validation_metrics", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { QueryMetrics(ctx, req, r, "validation"); });
+
+  router.Add("GET", "/api/v1/trials/{trial_id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    absl::StatusOr<int64_t> id = PathId(req, "trial_id");
+    if (!id.ok()) return ReplyError(r, id.status());
+    absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(*id);
+    if (!trial.ok()) return ReplyError(r, trial.status());
+    ReplyJson(r, {{"trial", api::ToJson(*trial)}});
+  });
+
+  router.Add("POST", "/api/v1/trials/{trial_id}/metrics", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReportMetrics(ctx, req, r); });
+
+  router.Add("GET", "/api/v1/trials/{trial_id}/logs", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    absl::StatusOr<int64_t> id = PathId(req, "trial_id");
+    if (!id.ok()) return ReplyError(r, id.status());
+    absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(*id);
+    if (!trial.ok()) return ReplyError(r, trial.status());
+    absl::StatusOr<int64_t> limit = QueryInt(req, "limit", 0);
+    if (!limit.ok()) return ReplyError(r, limit.status());
+    LogStreamOptions options{.task_id = trial->task_id, .trial_id = *id, .follow = QueryBool(req, "follow"), .limit = *limit};
+    int64_t trial_id = *id;
+    StreamTaskLogs(ctx, options, [&ctx, trial_id] {
+      absl::StatusOr<api::Trial> t = ctx.store.GetTrial(trial_id);
+      return !t.ok() || api::IsTerminalState(t->state);
+    }, r);
+  });
+}
+
+}  // namespace det::master

@@ -1,0 +1,73 @@
+#include "master/http/router.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "api/errors.h"
+
+namespace det::master {
+namespace {
+
+std::vector<std::string> Split(const std::string& path) {
+  std::vector<std::string> out;
+  for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) out.emplace_back(part);
+  return out;
+}
+
+}  // namespace
+
+void Router::Add(std::string method, std::string pattern, Access access, Handler handler) {
+  routes_.push_back({std::move(method), Split(pattern), access, std::move(handler)});
+}
+
+void Router::Dispatch(HttpRequest& request, ResponderPtr responder) const {
+  std::vector<std::string> segments = Split(request.path);
+  bool path_matched = false;
+  for (const Route& route : routes_) {
+    if (route.segments.size() != segments.size()) continue;
+    std::map<std::string, std::string> params;
+    bool match = true;
+    for (size_t i = 0; i < segments.size() && match; ++i) {
+      const std::string& want = route.segments[i];
+      if (want.size() > 2 && want.front() == '{' && want.back() == '}') {
+        params[want.substr(1, want.size() - 2)] = segments[i];
+      } else {
+        match = want == segments[i];
+      }
+    }
+    if (!match) continue;
+    path_matched = true;
+    if (route.method != request.method) continue;
+    request.path_params = std::move(params);
+    if (route.access == Access::kAuthenticated) {
+      absl::StatusOr<Principal> who = authenticator_.Authenticate(request);
+      if (!who.ok()) {
+        responder->Send(ErrorResponse(who.status()));
+        return;
+      }
+      request.principal = std::move(*who);
+    }
+    route.handler(request, std::move(responder));
+    return;
+  }
+  if (path_matched) {
+    responder->Send(ErrorResponse(absl::UnimplementedError(
+        absl::StrCat("method ", request.method, " is not allowed on ", request.path))));
+    return;
+  }
+  responder->Send(ErrorResponse(absl::NotFoundError(absl::StrCat("api not found: ", request.method, " ", request.path))));
+}
+
+HttpResponse JsonResponse(int status, const std::string& json_text) {
+  HttpResponse r;
+  r.status = status;
+  r.body = json_text;
+  return r;
+}
+
+HttpResponse ErrorResponse(const absl::Status& status) {
+  return JsonResponse(api::HttpStatusFromCode(status.code()), api::ErrorBody(status).dump());
+}
+
+}  // namespace det::master

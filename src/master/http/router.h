@@ -1,0 +1,46 @@
+#pragma once
+// Maps (method, path pattern) to handlers. Patterns use `{name}` segments: /api/v1/trials/{trial_id}.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "master/http/http_types.h"
+
+namespace det::master {
+
+using Handler = std::function<void(HttpRequest& request, ResponderPtr responder)>;
+
+// Decides who is calling. Returns Unauthenticated when no valid credentials are presented.
+class Authenticator {
+ public:
+  virtual ~Authenticator() = default;
+  virtual absl::StatusOr<Principal> Authenticate(const HttpRequest& request) = 0;
+};
+
+enum class Access { kPublic, kAuthenticated };
+
+class Router {
+ public:
+  explicit Router(Authenticator& authenticator) : authenticator_(authenticator) {}
+
+  void Add(std::string method, std::string pattern, Access access, Handler handler);
+  // Finds the route, authenticates, fills path params and runs the handler; answers 404/401 itself.
+  void Dispatch(HttpRequest& request, ResponderPtr responder) const;
+
+ private:
+  struct Route {
+    std::string method;
+    std::vector<std::string> segments;
+    Access access;
+    Handler handler;
+  };
+  Authenticator& authenticator_;
+  std::vector<Route> routes_;
+};
+
+// Helpers for handlers.
+HttpResponse JsonResponse(int status, const std::string& json_text);
+HttpResponse ErrorResponse(const absl::Status& status);
+
+}  // namespace det::master

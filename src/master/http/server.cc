@@ -1,0 +1,366 @@
+#include "master/http/server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <deque>
+#include <map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace det::master {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+constexpr auto kIdleTimeout = std::chrono::seconds(600);
+
+std::string PercentDecode(absl::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else if (s[i] == '+') {
+      out.push_back(' ');
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+HttpRequest ToHttpRequest(const http::request<http::string_body>& req) {
+  HttpRequest out;
+  out.method = std::string(req.method_string());
+  std::string target(req.target());
+  size_t q = target.find('?');
+  out.path = PercentDecode(target.substr(0, q));
+  while (out.path.size() > 1 && out.path.back() == '/') out.path.pop_back();
+  if (q != std::string::npos) {
+    for (absl::string_view pair : absl::StrSplit(target.substr(q + 1), '&', absl::SkipEmpty())) {
+      size_t eq = pair.find('=');
+      std::string key = PercentDecode(pair.substr(0, eq));
+      std::string value = eq == absl::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1));
+      out.query.emplace(std::move(key), std::move(value));
+    }
+  }
+  for (const auto& field : req) {
+    out.headers[absl::AsciiStrToLower(std::string(field.name_string()))] = std::string(field.value());
+  }
+  out.body = req.body();
+  return out;
+}
+
+class WsSession : public WebSocketConnection, public std::enable_shared_from_this<WsSession> {
+ public:
+  explicit WsSession(tcp::socket socket) : ws_(std::move(socket)) {}
+
+  void Start(http::request<http::string_body> req, WebSocketHandlers handlers) {
+    handlers_ = std::move(handlers);
+    ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    ws_.read_message_max(64 << 20);
+    ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) {
+      if (ec) return self->Closed();
+      self->DoRead();
+    });
+  }
+
+  void Send(std::string text) override {
+    net::post(ws_.get_executor(), [self = shared_from_this(), text = std::move(text)]() mutable {
+      self->outbox_.push_back(std::move(text));
+      if (self->outbox_.size() == 1) self->DoWrite();
+    });
+  }
+
+  void Close() override {
+    net::post(ws_.get_executor(), [self = shared_from_this()] {
+      beast::error_code ec;
+      beast::get_lowest_layer(self->ws_).socket().shutdown(tcp::socket::shutdown_both, ec);
+      beast::get_lowest_layer(self->ws_).close();
+    });
+  }
+
+ private:
+  void DoRead() {
+    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->Closed();
+      std::string text = beast::buffers_to_string(self->buffer_.data());
+      self->buffer_.consume(self->buffer_.size());
+      if (self->handlers_.on_message) self->handlers_.on_message(std::move(text));
+      self->DoRead();
+    });
+  }
+
+  void DoWrite() {
+    ws_.text(true);
+    ws_.async_write(net::buffer(outbox_.front()), [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) {
+        self->outbox_.clear();
+        return;
+      }
+      self->outbox_.pop_front();
+      if (!self->outbox_.empty()) self->DoWrite();
+    });
+  }
+
+  void Closed() {
+    if (closed_) return;
+    closed_ = true;
+    if (handlers_.on_close) handlers_.on_close();
+    handlers_ = {};
+  }
+
+  websocket::stream<beast::tcp_stream> ws_;
+  beast::flat_buffer buffer_;
+  std::deque<std::string> outbox_;
+  WebSocketHandlers handlers_;
+  bool closed_ = false;
+};
+
+class HttpSession;
+
+// Answers one request of an HttpSession; posts everything onto the session's strand.
+class SessionResponder : public Responder {
+ public:
+  SessionResponder(std::shared_ptr<HttpSession> session, bool keep_alive, unsigned version)
+      : session_(std::move(session)), keep_alive_(keep_alive), version_(version) {}
+  void Send(HttpResponse response) override;
+  void BeginStream(int status, std::string content_type) override;
+  void WriteChunk(std::string data, std::function<void(bool)> done) override;
+  void EndStream() override;
+
+ private:
+  std::shared_ptr<HttpSession> session_;
+  bool keep_alive_;
+  unsigned version_;
+};
+
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket socket, const Router& router,
+              const std::map<std::string, WebSocketAcceptor>& websockets, size_t max_body)
+      : stream_(std::move(socket)), router_(router), websockets_(websockets), max_body_(max_body) {}
+
+  void Start() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->DoRead(); });
+  }
+
+  // --- used by SessionResponder, always on the strand ---
+  void WriteResponse(HttpResponse r, bool keep_alive, unsigned version) {
+    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(r.status), version);
+    res->set(http::field::server, "determined-master");
+    res->set(http::field::content_type, r.content_type);
+    for (const auto& [k, v] : r.headers) res->insert(k, v);
+    res->keep_alive(keep_alive);
+    res->body() = std::move(r.body);
+    res->prepare_payload();
+    http::async_write(stream_, *res, [self = shared_from_this(), res, keep_alive](beast::error_code ec, size_t) {
+      if (ec || !keep_alive) return self->Shutdown();
+      self->DoRead();
+    });
+  }
+
+  void WriteStreamHeader(int status, std::string content_type, unsigned version) {
+    auto res = std::make_shared<http::response<http::empty_body>>(static_cast<http::status>(status), version);
+    res->set(http::field::server, "determined-master");
+    res->set(http::field::content_type, content_type);
+    res->chunked(true);
+    auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*res);
+    stream_.expires_never();
+    http::async_write_header(stream_, *sr, [self = shared_from_this(), res, sr](beast::error_code ec, size_t) {
+      if (ec) self->stream_broken_ = true;
+      self->header_written_ = true;
+      self->PumpChunks();
+    });
+  }
+
+  void QueueChunk(std::string data, std::function<void(bool)> done, bool last) {
+    chunks_.push_back({std::move(data), std::move(done), last});
+    if (header_written_ && chunks_.size() == 1) PumpChunks();
+  }
+
+ private:
+  struct Chunk {
+    std::string data;
+    std::function<void(bool)> done;
+    bool last;
+  };
+
+  void PumpChunks() {
+    if (chunks_.empty() || writing_chunk_) return;
+    if (stream_broken_) {
+      while (!chunks_.empty()) {
+        Chunk c = std::move(chunks_.front());
+        chunks_.pop_front();
+        if (c.done) c.done(false);
+        if (c.last) Shutdown();
+      }
+      return;
+    }
+    writing_chunk_ = true;
+    auto chunk = std::make_shared<Chunk>(std::move(chunks_.front()));
+    chunks_.pop_front();
+    auto on_written = [self = shared_from_this(), chunk](beast::error_code ec, size_t) {
+      self->writing_chunk_ = false;
+      if (ec) self->stream_broken_ = true;
+      if (chunk->done) chunk->done(!ec);
+      if (chunk->last) {
+        self->header_written_ = false;
+        if (ec) return self->Shutdown();
+        self->stream_.expires_after(kIdleTimeout);
+        return self->DoRead();
+      }
+      self->PumpChunks();
+    };
+    if (chunk->last) {
+      net::async_write(stream_, http::make_chunk_last(), on_written);
+    } else {
+      net::async_write(stream_, http::make_chunk(net::buffer(chunk->data)), on_written);
+    }
+  }
+
+  void DoRead() {
+    parser_.emplace();
+    parser_->body_limit(max_body_);
+    stream_.expires_after(kIdleTimeout);
+    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->OnRead(ec);
+    });
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (ec == http::error::end_of_stream) return Shutdown();
+    if (ec == http::error::body_limit) {
+      HttpResponse r = ErrorResponse(absl::InvalidArgumentError(absl::StrCat(
+          "request body exceeds the master's limit of ", max_body_ / (1 << 20), " MiB")));
+      return WriteResponse(std::move(r), false, 11);
+    }
+    if (ec) return Shutdown();
+    http::request<http::string_body> req = parser_->release();
+    HttpRequest request = ToHttpRequest(req);
+    if (websocket::is_upgrade(req)) {
+      auto it = websockets_.find(request.path);
+      if (it == websockets_.end()) {
+        return WriteResponse(ErrorResponse(absl::NotFoundError("no websocket endpoint at " + request.path)), false,
+                             req.version());
+      }
+      auto ws = std::make_shared<WsSession>(stream_.release_socket());
+      absl::StatusOr<WebSocketHandlers> handlers = it->second(request, ws);
+      if (!handlers.ok()) {
+        spdlog::warn("websocket {} refused: {}", request.path, handlers.status().ToString());
+        ws->Close();
+        return;
+      }
+      ws->Start(std::move(req), std::move(*handlers));
+      return;
+    }
+    auto responder = std::make_shared<SessionResponder>(shared_from_this(), req.keep_alive(), req.version());
+    router_.Dispatch(request, responder);
+  }
+
+  void Shutdown() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  const Router& router_;
+  const std::map<std::string, WebSocketAcceptor>& websockets_;
+  size_t max_body_;
+  std::deque<Chunk> chunks_;
+  bool header_written_ = false;
+  bool writing_chunk_ = false;
+  bool stream_broken_ = false;
+
+  friend class SessionResponder;
+};
+
+void SessionResponder::Send(HttpResponse response) {
+  net::post(session_->stream_.get_executor(),
+            [s = session_, r = std::move(response), ka = keep_alive_, v = version_]() mutable {
+              s->WriteResponse(std::move(r), ka, v);
+            });
+}
+
+void SessionResponder::BeginStream(int status, std::string content_type) {
+  net::post(session_->stream_.get_executor(), [s = session_, status, ct = std::move(content_type), v = version_]() mutable {
+    s->WriteStreamHeader(status, std::move(ct), v);
+  });
+}
+
+void SessionResponder::WriteChunk(std::string data, std::function<void(bool)> done) {
+  net::post(session_->stream_.get_executor(), [s = session_, d = std::move(data), done = std::move(done)]() mutable {
+    s->QueueChunk(std::move(d), std::move(done), false);
+  });
+}
+
+void SessionResponder::EndStream() {
+  net::post(session_->stream_.get_executor(), [s = session_] { s->QueueChunk("", nullptr, true); });
+}
+
+}  // namespace
+
+struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
+  Impl(net::io_context& io, const Router& router, size_t max_body)
+      : io(io), acceptor(net::make_strand(io)), router(router), max_body(max_body) {}
+
+  void Accept() {
+    acceptor.async_accept(net::make_strand(io), [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+      if (ec == net::error::operation_aborted) return;
+      if (!ec) std::make_shared<HttpSession>(std::move(socket), self->router, self->websockets, self->max_body)->Start();
+      self->Accept();
+    });
+  }
+
+  net::io_context& io;
+  tcp::acceptor acceptor;
+  const Router& router;
+  size_t max_body;
+  std::map<std::string, WebSocketAcceptor> websockets;
+};
+
+HttpServer::HttpServer(net::io_context& io, const Router& router, size_t max_body_bytes)
+    : impl_(std::make_shared<Impl>(io, router, max_body_bytes)) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::AddWebSocket(std::string path, WebSocketAcceptor acceptor) {
+  impl_->websockets[std::move(path)] = std::move(acceptor);
+}
+
+absl::StatusOr<int> HttpServer::Listen(const std::string& host, int port) {
+  beast::error_code ec;
+  auto address = net::ip::make_address(host, ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat("bad listen address \"", host, "\": ", ec.message()));
+  tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
+  auto& acc = impl_->acceptor;
+  acc.open(endpoint.protocol(), ec);
+  if (!ec) acc.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acc.bind(endpoint, ec);
+  if (!ec) acc.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("cannot listen on ", host, ":", port, ": ", ec.message()));
+  impl_->Accept();
+  return static_cast<int>(acc.local_endpoint().port());
+}
+
+void HttpServer::Stop() {
+  net::post(impl_->acceptor.get_executor(), [impl = impl_] {
+    beast::error_code ec;
+    impl->acceptor.close(ec);
+  });
+}
+
+}  // namespace det::master

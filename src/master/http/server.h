@@ -1,0 +1,38 @@
+#pragma once
+// The master's HTTP/1.1 + WebSocket server on Boost.Beast (async; no thread per idle connection).
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "master/http/http_types.h"
+#include "master/http/router.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace det::master {
+
+// Called for a websocket upgrade request on `path`; returns the connection's handlers or an error
+// status that is answered as an HTTP error instead of upgrading.
+using WebSocketAcceptor = std::function<absl::StatusOr<WebSocketHandlers>(
+    const HttpRequest& request, std::shared_ptr<WebSocketConnection> connection)>;
+
+class HttpServer {
+ public:
+  // Requests larger than `max_body_bytes` are refused with 400 naming the limit.
+  HttpServer(boost::asio::io_context& io, const Router& router, size_t max_body_bytes);
+  ~HttpServer();
+
+  void AddWebSocket(std::string path, WebSocketAcceptor acceptor);
+  // Binds and starts accepting; returns the bound port (useful with port 0).
+  absl::StatusOr<int> Listen(const std::string& host, int port);
+  void Stop();
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace det::master

@@ -1,0 +1,71 @@
+#include "master/metric_summary.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace det::master {
+
+using nlohmann::json;
+
+namespace {
+
+std::string SummaryKey(const std::string& group) {
+  if (group == "training") return "avg_metrics";
+  if (group == "validation") return "validation_metrics";
+  return group;
+}
+
+json Workload(const api::MetricsReport& r, const json& metrics) {
+  return {{"endTime", FormatRfc3339(r.end_time)},
+          {"metrics", {{"avgMetrics", metrics}, {"batchMetrics", json::array()}}},
+          {"numInputs", 0},
+          {"totalBatches", r.total_batches}};
+}
+
+}  // namespace
+
+void ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report, const std::string& searcher_metric,
+                         bool smaller_is_better) {
+  json metrics = json::parse(report.metrics_json, nullptr, false);
+  if (!metrics.is_object()) return;
+  trial.total_batches = std::max(trial.total_batches, report.total_batches);
+
+  json summary = json::parse(trial.summary_metrics_json, nullptr, false);
+  if (!summary.is_object()) summary = json::object();
+  json& group = summary[SummaryKey(report.group)];
+  if (!group.is_object()) group = json::object();
+  for (const auto& [name, value] : metrics.items()) {
+    json& s = group[name];
+    if (!value.is_number()) {
+      s = {{"type", value.is_string() ? "string" : value.is_boolean() ? "boolean" : "object"}, {"last", value}};
+      continue;
+    }
+    double v = value.get<double>();
+    if (!s.is_object() || s.value("type", "") != "number") {
+      s = {{"type", "number"}, {"count", 0}, {"sum", 0.0}, {"min", v}, {"max", v}};
+    }
+    int64_t count = s["count"].get<int64_t>() + 1;
+    double sum = s["sum"].get<double>() + v;
+    s["count"] = count;
+    s["sum"] = sum;
+    s["min"] = std::min(s["min"].get<double>(), v);
+    s["max"] = std::max(s["max"].get<double>(), v);
+    s["last"] = v;
+    s["mean"] = sum / static_cast<double>(count);
+  }
+  trial.summary_metrics_json = summary.dump();
+
+  if (report.group != "validation") return;
+  trial.latest_validation_json = Workload(report, metrics).dump();
+  auto it = metrics.find(searcher_metric);
+  if (it == metrics.end() || !it->is_number()) return;
+  double v = it->get<double>();
+  bool better = !trial.searcher_metric_value ||
+                (smaller_is_better ? v < *trial.searcher_metric_value : v > *trial.searcher_metric_value);
+  if (better) {
+    trial.searcher_metric_value = v;
+    trial.best_validation_json = Workload(report, metrics).dump();
+  }
+}
+
+}  // namespace det::master

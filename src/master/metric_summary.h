@@ -1,0 +1,14 @@
+#pragma once
+#include <string>
+
+#include "api/types.h"
+
+namespace det::master {
+
+// Folds a new metrics report into a trial's summary fields (done at ingest; never recomputed by
+// scans): total_batches, latest/best validation (MetricsWorkload JSON), searcher_metric_value and
+// summary_metrics ({"avg_metrics"|"validation_metrics"|group: {name: {count,last,max,min,sum,mean,type}}}).
+void ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report, const std::string& searcher_metric,
+                         bool smaller_is_better);
+
+}  // namespace det::master

@@ -1,0 +1,47 @@
+#include "master/metric_summary.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace det::master {
+namespace {
+
+api::MetricsReport Report(const std::string& group, int64_t batches, const std::string& metrics) {
+  api::MetricsReport r;
+  r.group = group;
+  r.total_batches = batches;
+  r.metrics_json = metrics;
+  return r;
+}
+
+TEST(MetricSummaryTest, TracksLatestAndBestValidation) {
+  api::Trial t;
+  ApplyMetricsToTrial(t, Report("validation", 10, R"({"accuracy":0.8})"), "accuracy", false);
+  ApplyMetricsToTrial(t, Report("validation", 20, R"({"accuracy":0.95})"), "accuracy", false);
+  ApplyMetricsToTrial(t, Report("validation", 30, R"({"accuracy":0.9})"), "accuracy", false);
+  EXPECT_EQ(*t.searcher_metric_value, 0.95);
+  auto best = nlohmann::json::parse(t.best_validation_json);
+  EXPECT_EQ(best["totalBatches"], 20);
+  auto latest = nlohmann::json::parse(t.latest_validation_json);
+  EXPECT_EQ(latest["metrics"]["avgMetrics"]["accuracy"], 0.9);
+  EXPECT_EQ(t.total_batches, 30);
+  auto summary = nlohmann::json::parse(t.summary_metrics_json);
+  EXPECT_EQ(summary["validation_metrics"]["accuracy"]["count"], 3);
+  EXPECT_DOUBLE_EQ(summary["validation_metrics"]["accuracy"]["max"].get<double>(), 0.95);
+  EXPECT_DOUBLE_EQ(summary["validation_metrics"]["accuracy"]["last"].get<double>(), 0.9);
+}
+
+TEST(MetricSummaryTest, SmallerIsBetterAndTrainingGroup) {
+  api::Trial t;
+  ApplyMetricsToTrial(t, Report("training", 5, R"({"loss":2.0})"), "loss", true);
+  EXPECT_FALSE(t.searcher_metric_value.has_value());  // training reports don't feed the searcher metric
+  ApplyMetricsToTrial(t, Report("validation", 5, R"({"loss":1.0})"), "loss", true);
+  ApplyMetricsToTrial(t, Report("validation", 9, R"({"loss":1.5})"), "loss", true);
+  EXPECT_EQ(*t.searcher_metric_value, 1.0);
+  auto summary = nlohmann::json::parse(t.summary_metrics_json);
+  EXPECT_EQ(summary["avg_metrics"]["loss"]["last"], 2.0);
+}
+
+}  // namespace
+}  // namespace det::master

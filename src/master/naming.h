@@ -1,0 +1,9 @@
+#pragma once
+#include <string>
+
+namespace det::master {
+
+// "Experiment (adjective-noun-noun)", upstream's shape for a name left out of a config.
+std::string GenerateExperimentName();
+
+}  // namespace det::master
