@@ -1,0 +1,64 @@
+#pragma once
+// Storing, reporting and restoring checkpoints (upstream core.CheckpointContext, single writer).
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "absl/status/statusor.h"
+#include "common/time_util.h"
+#include "harness/storage_manager.h"
+
+namespace det::harness {
+
+class Session;
+
+// The body of POST /api/v1/checkpoints (ReportCheckpoint): {"taskId","allocationId","uuid",
+// "resources":{relpath: "size"},"metadata","training":{},"reportTime","state":"STATE_COMPLETED"}.
+nlohmann::json BuildCheckpointBody(const std::string& task_id, const std::string& allocation_id,
+                                   const std::string& uuid,
+                                   const std::map<std::string, int64_t>& resources,
+                                   const nlohmann::json& metadata, WallTime report_time);
+
+// A checkpoint being written: files go under `path`; `uuid` is its storage id.
+struct PendingCheckpoint {
+  std::string uuid;
+  std::filesystem::path path;
+};
+
+class CheckpointContext {
+ public:
+  // `session` null means off-cluster: checkpoints are stored but reported to no one, and metadata is
+  // read back from the checkpoint's metadata.json.
+  CheckpointContext(std::shared_ptr<StorageManager> storage, std::shared_ptr<Session> session,
+                    std::string task_id, std::string allocation_id);
+
+  // Chooses a fresh UUID and prepares an empty directory for it.
+  absl::StatusOr<PendingCheckpoint> BeginStore();
+  // Finishes a checkpoint whose files are written: lists its resources, writes `metadata` (a JSON
+  // object) to metadata.json in it (not counted among the resources, as upstream), uploads it when the
+  // storage is remote, and reports it to the master. On a cluster `metadata` must hold
+  // "steps_completed".
+  absl::Status CommitStore(const PendingCheckpoint& pending, const nlohmann::json& metadata);
+  absl::Status CommitStoreJson(const PendingCheckpoint& pending, const std::string& metadata_json);
+
+  // A local directory with the files of checkpoint `uuid`.
+  absl::StatusOr<std::filesystem::path> RestorePath(const std::string& uuid);
+  // The metadata of checkpoint `uuid` as JSON text: from the master (GET /api/v1/checkpoints/{uuid})
+  // on a cluster, from its metadata.json otherwise.
+  absl::StatusOr<std::string> GetMetadataJson(const std::string& uuid);
+  absl::Status Delete(const std::string& uuid);
+
+  StorageManager& storage() { return *storage_; }
+
+ private:
+  std::shared_ptr<StorageManager> storage_;
+  std::shared_ptr<Session> session_;
+  std::string task_id_;
+  std::string allocation_id_;
+};
+
+}  // namespace det::harness

@@ -1,0 +1,150 @@
+#include "harness/preemption_watcher.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+#include "harness/cancellable_get.h"
+
+namespace det::harness {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A poller whose answers are scripted; a poll with no scripted answer blocks until Cancel().
+class FakePoller : public PreemptionPoller {
+ public:
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<int> timeouts;
+    std::vector<absl::StatusOr<bool>> answers;
+    bool cancelled = false;
+  };
+  explicit FakePoller(std::shared_ptr<Shared> s) : s_(std::move(s)) {}
+
+  absl::StatusOr<bool> Poll(int timeout_seconds) override {
+    std::unique_lock<std::mutex> lock(s_->mu);
+    int n = static_cast<int>(s_->timeouts.size());
+    s_->timeouts.push_back(timeout_seconds);
+    s_->cv.notify_all();
+    if (n < static_cast<int>(s_->answers.size())) return s_->answers[n];
+    s_->cv.wait(lock, [&] { return s_->cancelled; });
+    return absl::CancelledError("cancelled");
+  }
+  void Cancel() override {
+    std::lock_guard<std::mutex> lock(s_->mu);
+    s_->cancelled = true;
+    s_->cv.notify_all();
+  }
+
+ private:
+  std::shared_ptr<Shared> s_;
+};
+
+TEST(PreemptionWatcherTest, FirstPollIsQuickThenLongPollsUntilTrue) {
+  auto s = std::make_shared<FakePoller::Shared>();
+  s->answers = {false, false, true};
+  PreemptionWatcher w(std::make_unique<FakePoller>(s), {60, milliseconds(1)});
+  EXPECT_FALSE(w.ShouldPreempt());  // not started
+  w.Start();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!w.ShouldPreempt() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  EXPECT_TRUE(w.ShouldPreempt());
+  w.Stop();
+  std::lock_guard<std::mutex> lock(s->mu);
+  EXPECT_EQ(s->timeouts, (std::vector<int>{0, 60, 60}));  // no polling after true
+}
+
+TEST(PreemptionWatcherTest, FailuresCountAsFalseAndAreRetried) {
+  auto s = std::make_shared<FakePoller::Shared>();
+  s->answers = {absl::UnavailableError("down"), absl::UnavailableError("down"), true};
+  PreemptionWatcher w(std::make_unique<FakePoller>(s), {60, milliseconds(1)});
+  w.Start();
+  bool first = w.ShouldPreempt();  // blocks for the first answer only
+  EXPECT_FALSE(first);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!w.ShouldPreempt() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  EXPECT_TRUE(w.ShouldPreempt());
+}
+
+TEST(PreemptionWatcherTest, StopDoesNotWaitForALongPoll) {
+  auto s = std::make_shared<FakePoller::Shared>();
+  s->answers = {false};
+  auto w = std::make_unique<PreemptionWatcher>(std::make_unique<FakePoller>(s),
+                                               PreemptionWatcher::Options{60, milliseconds(1)});
+  w->Start();
+  {
+    std::unique_lock<std::mutex> lock(s->mu);
+    s->cv.wait(lock, [&] { return s->timeouts.size() == 2; });  // in the long poll now
+  }
+  auto start = std::chrono::steady_clock::now();
+  w.reset();  // the destructor stops the watcher
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(500));
+}
+
+// A TCP listener that accepts connections (in the kernel backlog) but never answers.
+class SilentServer {
+ public:
+  SilentServer() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    listen(fd_, 8);
+    socklen_t len = sizeof(addr);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~SilentServer() { close(fd_); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int fd_;
+  int port_;
+};
+
+TEST(CancellableGetTest, CancelAbortsARequestInFlight) {
+  SilentServer server;
+  CancellableGet get(server.url(), "tok");
+  absl::Status result;
+  std::thread t([&] { result = get.Get("/api/v1/allocations/a/signals/preemption", 60).status(); });
+  std::this_thread::sleep_for(milliseconds(200));
+  auto start = std::chrono::steady_clock::now();
+  get.Cancel();
+  t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(500));
+  EXPECT_EQ(result.code(), absl::StatusCode::kCancelled) << result;
+  EXPECT_EQ(get.Get("/x", 1).status().code(), absl::StatusCode::kCancelled);
+}
+
+TEST(CancellableGetTest, TimesOut) {
+  SilentServer server;
+  CancellableGet get(server.url(), "");
+  auto r = get.Get("/x", 1);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
+}
+
+TEST(CancellableGetTest, UnreachableMasterIsUnavailable) {
+  CancellableGet get("127.0.0.1:1", "");
+  EXPECT_EQ(get.Get("/x", 5).status().code(), absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace det::harness

@@ -1,0 +1,265 @@
+// `_determined`: the pybind11 face of libdetermined, used by the `determined` Python package.
+// JSON crosses the boundary as text (json.dumps / json.loads on the Python side). A non-OK Status
+// becomes a Python exception: ValueError (InvalidArgument), _determined.NotFoundError (NotFound), or
+// _determined.DeterminedError (anything else; a RuntimeError).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "common/json_yaml.h"
+#include "harness/checkpoint_context.h"
+#include "harness/checkpoint_resources.h"
+#include "harness/cluster_info.h"
+#include "harness/metrics_reporter.h"
+#include "harness/preempt_context.h"
+#include "harness/session.h"
+#include "harness/shared_fs_storage.h"
+#include "harness/storage_manager.h"
+#include "harness/train_context.h"
+
+namespace py = pybind11;
+
+namespace det::harness {
+namespace {
+
+PyObject* g_determined_error = nullptr;
+PyObject* g_not_found_error = nullptr;
+
+[[noreturn]] void Raise(const absl::Status& s) {
+  PyObject* type = g_determined_error;
+  if (s.code() == absl::StatusCode::kInvalidArgument) type = PyExc_ValueError;
+  if (s.code() == absl::StatusCode::kNotFound) type = g_not_found_error;
+  PyErr_SetString(type, std::string(s.message()).c_str());
+  throw py::error_already_set();
+}
+
+void Check(const absl::Status& s) {
+  if (!s.ok()) Raise(s);
+}
+
+template <typename T>
+T Check(absl::StatusOr<T> r) {
+  if (!r.ok()) Raise(r.status());
+  return std::move(r).value();
+}
+
+// Calls `f` with the GIL released; raises the Python exception for a non-OK result afterwards
+// (with the GIL held again).
+template <typename F>
+auto NoGil(F f) {
+  using R = decltype(f());
+  std::optional<R> r;
+  {
+    py::gil_scoped_release release;
+    r.emplace(f());
+  }
+  return std::move(*r);
+}
+
+py::object ClusterInfoDict() {
+  auto info = Check(ClusterInfoFromEnvironment());
+  if (!info.has_value()) return py::none();
+  py::dict d;
+  d["master_url"] = info->master_url;
+  d["cluster_id"] = info->cluster_id;
+  d["master_id"] = info->master_id;
+  d["agent_id"] = info->agent_id;
+  d["slot_ids"] = info->slot_ids;
+  d["task_id"] = info->task_id;
+  d["allocation_id"] = info->allocation_id;
+  d["session_token"] = info->session_token;
+  d["task_type"] = info->task_type;
+  d["user"] = info->user;
+  d["user_token"] = info->user_token;
+  d["workdir"] = info->workdir;
+  d["latest_checkpoint"] =
+      info->latest_checkpoint.has_value() ? py::cast(*info->latest_checkpoint) : py::none();
+  if (info->trial.has_value()) {
+    py::dict t;
+    t["trial_id"] = info->trial->trial_id;
+    t["experiment_id"] = info->trial->experiment_id;
+    t["trial_run_id"] = info->trial->trial_run_id;
+    t["trial_seed"] = info->trial->trial_seed;
+    t["steps_completed"] = info->trial->steps_completed;
+    t["hparams_json"] = info->trial->hparams_json;
+    t["config_json"] = info->trial->config_json;
+    d["trial"] = t;
+  } else {
+    d["trial"] = py::none();
+  }
+  return d;
+}
+
+// Python-facing wrappers: constructors taking plain values, methods taking JSON text.
+
+class PyTrainContext {
+ public:
+  PyTrainContext(const std::string& master_url, const std::string& token, int64_t trial_id,
+                 int64_t trial_run_id, int64_t experiment_id)
+      : ctx_(std::make_shared<Session>(master_url, token),
+             std::make_unique<MetricsReporter>(trial_id, trial_run_id, master_url, token),
+             trial_id, experiment_id) {}
+
+  void Report(const std::string& group, int64_t steps, const std::string& metrics_json,
+              const std::string& batch_metrics_json) {
+    Check(NoGil([&] {
+      auto metrics = ParseJson(metrics_json);
+      if (!metrics.ok()) return metrics.status();
+      nlohmann::json batch;
+      if (!batch_metrics_json.empty()) {
+        auto b = ParseJson(batch_metrics_json);
+        if (!b.ok()) return b.status();
+        batch = std::move(*b);
+      }
+      if (group == "training") return ctx_.ReportTrainingMetrics(steps, *metrics, batch);
+      return ctx_.ReportMetrics(group, steps, *metrics);
+    }));
+  }
+  void ReportEarlyExit(const std::string& reason) {
+    Check(NoGil([&] { return ctx_.ReportEarlyExit(reason); }));
+  }
+  void ReportProgress(double p) {
+    Check(NoGil([&] { return ctx_.ReportProgress(p); }));
+  }
+  void SetStatus(const std::string& s) {
+    Check(NoGil([&] { return ctx_.SetStatus(s); }));
+  }
+  std::optional<double> GetExperimentBestValidation() {
+    return Check(NoGil([&] { return ctx_.GetExperimentBestValidation(); }));
+  }
+  void Flush() {
+    Check(NoGil([&] { return ctx_.Flush(); }));
+  }
+  void Close() {
+    Check(NoGil([&] { return ctx_.Close(); }));
+  }
+
+ private:
+  TrainContext ctx_;
+};
+
+class PyCheckpointContext {
+ public:
+  // `storage_json`: a checkpoint_storage config object. `master_url` empty means off-cluster.
+  PyCheckpointContext(const std::string& storage_json, const std::string& master_url,
+                      const std::string& token, const std::string& task_id,
+                      const std::string& allocation_id) {
+    nlohmann::json cs = Check(ParseJson(storage_json));
+    std::shared_ptr<StorageManager> storage = Check(MakeStorageManager(cs));
+    std::shared_ptr<Session> session;
+    if (!master_url.empty()) session = std::make_shared<Session>(master_url, token);
+    ctx_ = std::make_unique<CheckpointContext>(std::move(storage), std::move(session), task_id,
+                                               allocation_id);
+  }
+
+  py::tuple BeginStore() {
+    PendingCheckpoint p = Check(NoGil([&] { return ctx_->BeginStore(); }));
+    return py::make_tuple(p.path.string(), p.uuid);
+  }
+  void CommitStore(const std::string& uuid, const std::string& path,
+                   const std::string& metadata_json) {
+    Check(NoGil([&] {
+      return ctx_->CommitStoreJson(PendingCheckpoint{uuid, path}, metadata_json);
+    }));
+  }
+  std::string RestorePath(const std::string& uuid) {
+    return Check(NoGil([&] { return ctx_->RestorePath(uuid); })).string();
+  }
+  std::string GetMetadata(const std::string& uuid) {
+    return Check(NoGil([&] { return ctx_->GetMetadataJson(uuid); }));
+  }
+  void Delete(const std::string& uuid) {
+    Check(NoGil([&] { return ctx_->Delete(uuid); }));
+  }
+  std::string Describe() { return ctx_->storage().Describe(); }
+
+ private:
+  std::unique_ptr<CheckpointContext> ctx_;
+};
+
+class PyPreemptContext {
+ public:
+  PyPreemptContext(const std::string& master_url, const std::string& token,
+                   const std::string& allocation_id)
+      : ctx_(PreemptContext::ForAllocation(std::make_shared<Session>(master_url, token),
+                                           allocation_id)) {}
+  void Start() { ctx_->Start(); }
+  bool ShouldPreempt(bool auto_ack) {
+    py::gil_scoped_release release;
+    return ctx_->ShouldPreempt(auto_ack);
+  }
+  void Acknowledge() {
+    Check(NoGil([&] { return ctx_->AcknowledgePreemptionSignal(); }));
+  }
+  void Close() {
+    py::gil_scoped_release release;
+    ctx_->Close();
+  }
+
+ private:
+  std::unique_ptr<PreemptContext> ctx_;
+};
+
+}  // namespace
+}  // namespace det::harness
+
+PYBIND11_MODULE(_determined, m) {
+  using namespace det::harness;
+  m.doc() = "libdetermined: the Core API of the Determined harness, implemented in C++";
+
+  g_determined_error = PyErr_NewException("_determined.DeterminedError", PyExc_RuntimeError, nullptr);
+  g_not_found_error = PyErr_NewException("_determined.NotFoundError", g_determined_error, nullptr);
+  m.add_object("DeterminedError", py::handle(g_determined_error));
+  m.add_object("NotFoundError", py::handle(g_not_found_error));
+
+  m.def("cluster_info_from_env", &ClusterInfoDict,
+        "The task environment as a dict, or None when not running on a cluster.");
+  m.def(
+      "list_resources",
+      [](const std::string& dir) { return Check(ListResources(dir)); },
+      "Files (relative path -> size) and directories ('name/' -> 0) under a checkpoint directory.");
+  m.def(
+      "resolve_shared_fs_base",
+      [](const std::string& host_path, const std::string& storage_path) {
+        return Check(ResolveSharedFsBase(host_path, storage_path)).string();
+      },
+      py::arg("host_path"), py::arg("storage_path") = "");
+
+  py::class_<PyTrainContext>(m, "TrainContext")
+      .def(py::init<const std::string&, const std::string&, int64_t, int64_t, int64_t>(),
+           py::arg("master_url"), py::arg("token"), py::arg("trial_id"), py::arg("trial_run_id"),
+           py::arg("experiment_id"))
+      .def("report", &PyTrainContext::Report, py::arg("group"), py::arg("steps_completed"),
+           py::arg("metrics_json"), py::arg("batch_metrics_json") = "")
+      .def("report_early_exit", &PyTrainContext::ReportEarlyExit, py::arg("reason"))
+      .def("report_progress", &PyTrainContext::ReportProgress, py::arg("progress"))
+      .def("set_status", &PyTrainContext::SetStatus, py::arg("status"))
+      .def("get_experiment_best_validation", &PyTrainContext::GetExperimentBestValidation)
+      .def("flush", &PyTrainContext::Flush)
+      .def("close", &PyTrainContext::Close);
+
+  py::class_<PyCheckpointContext>(m, "CheckpointContext")
+      .def(py::init<const std::string&, const std::string&, const std::string&, const std::string&,
+                    const std::string&>(),
+           py::arg("storage_json"), py::arg("master_url") = "", py::arg("token") = "",
+           py::arg("task_id") = "", py::arg("allocation_id") = "")
+      .def("begin_store", &PyCheckpointContext::BeginStore)
+      .def("commit_store", &PyCheckpointContext::CommitStore, py::arg("uuid"), py::arg("path"),
+           py::arg("metadata_json"))
+      .def("restore_path", &PyCheckpointContext::RestorePath, py::arg("uuid"))
+      .def("get_metadata", &PyCheckpointContext::GetMetadata, py::arg("uuid"))
+      .def("delete", &PyCheckpointContext::Delete, py::arg("uuid"))
+      .def("describe", &PyCheckpointContext::Describe);
+
+  py::class_<PyPreemptContext>(m, "PreemptContext")
+      .def(py::init<const std::string&, const std::string&, const std::string&>(),
+           py::arg("master_url"), py::arg("token"), py::arg("allocation_id"))
+      .def("start", &PyPreemptContext::Start)
+      .def("should_preempt", &PyPreemptContext::ShouldPreempt, py::arg("auto_ack") = true)
+      .def("acknowledge_preemption_signal", &PyPreemptContext::Acknowledge)
+      .def("close", &PyPreemptContext::Close);
+}

@@ -1,0 +1,37 @@
+#pragma once
+// `shared_fs` and `directory` checkpoint storage: checkpoints are directories under one local base
+// path, written and read in place.
+#include <filesystem>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "harness/storage_manager.h"
+
+namespace det::harness {
+
+// The base directory of a shared_fs storage (docs/task-contract.md): `host_path/storage_path` for a
+// relative storage_path, `storage_path` itself for an absolute one (which must lie under host_path),
+// `host_path` when storage_path is empty. host_path must be absolute; the result is normalized.
+absl::StatusOr<std::filesystem::path> ResolveSharedFsBase(const std::string& host_path,
+                                                          const std::string& storage_path);
+
+class SharedFsStorage : public StorageManager {
+ public:
+  // `base` holds one subdirectory per checkpoint UUID; it is created on first store.
+  // `type` is "shared_fs" or "directory" (for Describe()).
+  explicit SharedFsStorage(std::filesystem::path base, std::string type = "shared_fs");
+
+  absl::StatusOr<std::filesystem::path> StorePath(const std::string& uuid) override;
+  absl::Status PostStore(const std::string& uuid, const std::filesystem::path& dir) override;
+  absl::StatusOr<std::filesystem::path> RestorePath(const std::string& uuid) override;
+  absl::Status Delete(const std::string& uuid) override;
+  std::string Describe() const override;
+
+  const std::filesystem::path& base() const { return base_; }
+
+ private:
+  std::filesystem::path base_;
+  std::string type_;
+};
+
+}  // namespace det::harness

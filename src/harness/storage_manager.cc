@@ -1,0 +1,66 @@
+#include "harness/storage_manager.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "harness/shared_fs_storage.h"
+
+namespace det::harness {
+
+absl::Status ValidateStorageId(const std::string& uuid) {
+  if (uuid.empty() || uuid == "." || uuid == ".." || uuid.find('/') != std::string::npos ||
+      uuid.find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("checkpoint storage id \"", uuid, "\": must be a UUID (one path component)"));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+std::string StringField(const nlohmann::json& obj, const char* name) {
+  auto it = obj.find(name);
+  if (it == obj.end() || !it->is_string()) return "";
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<StorageManager>> MakeStorageManager(
+    const nlohmann::json& checkpoint_storage) {
+  if (!checkpoint_storage.is_object()) {
+    return absl::InvalidArgumentError(
+        "checkpoint_storage: missing from the experiment config (expected an object with a type)");
+  }
+  std::string type = StringField(checkpoint_storage, "type");
+  if (type == "shared_fs") {
+    ASSIGN_OR_RETURN(std::filesystem::path base,
+                     ResolveSharedFsBase(StringField(checkpoint_storage, "host_path"),
+                                         StringField(checkpoint_storage, "storage_path")));
+    return std::make_unique<SharedFsStorage>(std::move(base), "shared_fs");
+  }
+  if (type == "directory") {
+    std::string path = StringField(checkpoint_storage, "container_path");
+    if (path.empty()) {
+      return absl::InvalidArgumentError(
+          "checkpoint_storage.container_path: required for type directory");
+    }
+    std::filesystem::path base(path);
+    if (!base.is_absolute()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "checkpoint_storage.container_path: must be an absolute path, got \"", path, "\""));
+    }
+    return std::make_unique<SharedFsStorage>(base.lexically_normal(), "directory");
+  }
+  if (type == "s3" || type == "gcs" || type == "azure") {
+    return absl::UnimplementedError(absl::StrCat("checkpoint_storage.type ", type,
+                                                 ": not supported by this harness yet; use "
+                                                 "shared_fs or directory"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("checkpoint_storage.type: must be one of shared_fs, directory, s3, gcs, azure; got \"",
+                   type, "\""));
+}
+
+}  // namespace det::harness
