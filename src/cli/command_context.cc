@@ -1,0 +1,47 @@
+#include "cli/command_context.h"
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "cli/prompt.h"
+#include "cli/token_cache.h"
+
+namespace det::cli {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? std::string() : std::string(v);
+}
+
+}  // namespace
+
+std::string CommandContext::MasterUrl() const {
+  std::string url = flags.master;
+  if (url.empty()) url = Env("DET_MASTER");
+  if (url.empty()) url = "http://localhost:8080";
+  return CanonicalMasterUrl(url);
+}
+
+std::string CommandContext::User() const {
+  return flags.user.empty() ? Env("DET_USER") : flags.user;
+}
+
+Session& CommandContext::session() {
+  if (session_ == nullptr) {
+    SessionOptions options;
+    options.master_url = MasterUrl();
+    options.user = User();
+    if (const char* pw = std::getenv("DET_PASS"); pw != nullptr) options.password = pw;
+    options.auth_file = TokenCache::DefaultPath();
+    if (StdinIsTerminal()) {
+      options.ask_password = [](const std::string& username) {
+        return ReadPassword(absl::StrCat("Password for user '", username, "': "));
+      };
+    }
+    session_ = std::make_unique<Session>(std::move(options));
+  }
+  return *session_;
+}
+
+}  // namespace det::cli

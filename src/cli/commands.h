@@ -1,0 +1,27 @@
+#pragma once
+// The command tree, one function per command group. Only main.cc and the *_cmd.cc files include
+// CLI11; they parse flags into plain structs and set CommandContext::action to a call into the
+// CLI11-free operation files.
+#include <memory>
+
+namespace CLI {
+class App;
+}
+
+namespace det::cli {
+
+class CommandContext;
+struct TrialLogsArgs;
+
+void AddUserCommands(CLI::App& det, CommandContext& ctx);
+void AddExperimentCommands(CLI::App& det, CommandContext& ctx);
+void AddTrialCommands(CLI::App& det, CommandContext& ctx);
+void AddDeployCommands(CLI::App& det, CommandContext& ctx);
+
+// The log filter flags shared by `det trial logs` and `det experiment logs` (-f, --head, --tail,
+// --agent-id, ...), parsed into LogsFlags; FinishLogsFlags turns them into TrialLogsArgs.
+struct LogsFlags;
+std::shared_ptr<LogsFlags> AddLogsFlags(CLI::App& cmd);
+TrialLogsArgs FinishLogsFlags(const LogsFlags& flags);
+
+}  // namespace det::cli

@@ -1,0 +1,118 @@
+#include "cli/config_override.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/json_yaml.h"
+
+namespace det::cli {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kConfigHelp[] =
+    "Arguments should be specified as `key=value`. Nested configuration keys can be specified by "
+    "dot notation, e.g., `resources.slots_per_trial=4`. List values can be specified by "
+    "comma-separated values.";
+
+bool CoercedToList(const std::string& key) { return key == "bind_mounts"; }
+
+absl::StatusOr<json> ParseValue(const std::string& key, const std::string& text) {
+  auto parse = [&](const std::string& t) -> absl::StatusOr<json> {
+    absl::StatusOr<json> v = ParseYaml(t);
+    if (!v.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--config ", key, "=", text, ": ", v.status().message()));
+    }
+    return v;
+  };
+  if (absl::StartsWith(text, "[") || absl::StartsWith(text, "{")) {
+    absl::StatusOr<json> v = parse(text);
+    if (!v.ok()) return v;
+    if (CoercedToList(key) && absl::StartsWith(text, "{")) return json::array({*v});
+    return v;
+  }
+  if (text.find(',') != std::string::npos) {
+    json list = json::array();
+    for (absl::string_view part : absl::StrSplit(text, ',')) {
+      absl::StatusOr<json> v = parse(std::string(part));
+      if (!v.ok()) return v;
+      list.push_back(std::move(*v));
+    }
+    return list;
+  }
+  absl::StatusOr<json> v = parse(text);
+  if (!v.ok()) return v;
+  if (CoercedToList(key)) return json::array({*v});
+  return v;
+}
+
+// util.merge_dicts: objects merge recursively, anything else replaces.
+void Merge(json& into, const json& from) {
+  if (!into.is_object() || !from.is_object()) {
+    into = from;
+    return;
+  }
+  for (const auto& [k, v] : from.items()) {
+    auto it = into.find(k);
+    if (it == into.end()) {
+      into[k] = v;
+    } else {
+      Merge(*it, v);
+    }
+  }
+}
+
+}  // namespace
+
+absl::Status ApplyConfigOverride(json& config, const std::string& key_equals_value) {
+  size_t eq = key_equals_value.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Could not read configuration option '", key_equals_value, "'. ", kConfigHelp));
+  }
+  std::string key = key_equals_value.substr(0, eq);
+  std::string text = key_equals_value.substr(eq + 1);
+  absl::StatusOr<json> value = ParseValue(key, text);
+  if (!value.ok()) return value.status();
+
+  std::vector<std::string> path = absl::StrSplit(key, '.');
+  json patch = std::move(*value);
+  for (auto it = path.rbegin(); it != path.rend(); ++it) patch = json{{*it, std::move(patch)}};
+  if (!config.is_object()) config = json::object();
+  // Null objects along the path become empty objects, so the merge fills them in.
+  json* node = &config;
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    auto it = node->find(path[i]);
+    if (it == node->end()) break;
+    if (it->is_null()) *it = json::object();
+    if (!it->is_object()) break;
+    node = &*it;
+  }
+  Merge(config, patch);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ConfigTextWithOverrides(const std::string& yaml_text,
+                                                    const std::vector<std::string>& overrides,
+                                                    const std::string& path) {
+  absl::StatusOr<json> config = ParseYaml(yaml_text);
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid experiment config file ", path, ": ",
+                                                   config.status().message()));
+  }
+  if (!config->is_object() || config->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid experiment config file ", path,
+                                                   ": expected a YAML mapping of settings"));
+  }
+  if (overrides.empty()) return yaml_text;
+  for (const std::string& o : overrides) {
+    absl::Status s = ApplyConfigOverride(*config, o);
+    if (!s.ok()) return s;
+  }
+  return ToYaml(*config);
+}
+
+}  // namespace det::cli

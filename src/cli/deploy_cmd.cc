@@ -1,0 +1,56 @@
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+#include "cli/command_context.h"
+#include "cli/commands.h"
+#include "cli/local_cluster.h"
+#include "cli/process_util.h"
+
+namespace det::cli {
+
+void AddDeployCommands(CLI::App& det, CommandContext& ctx) {
+  CLI::App* deploy = det.add_subcommand("deploy", "manage deployments");
+  deploy->require_subcommand(1);
+  CLI::App* local = deploy->add_subcommand("local", "manage a local cluster (processes on this machine)");
+  local->require_subcommand(1);
+
+  CLI::App* up = local->add_subcommand("cluster-up", "start a master and agents on this machine");
+  auto up_opts = std::make_shared<ClusterUpOptions>();
+  auto up_dir = std::make_shared<std::string>();
+  up->add_option("--agents", up_opts->agents, "number of agents to start")->capture_default_str();
+  up->add_option("--slots", up_opts->slots, "CPU slots per agent")->capture_default_str();
+  up->add_option("--master-port", up_opts->master_port, "port for the master (0: any free port)")
+      ->capture_default_str();
+  up->add_option("--data-dir", *up_dir,
+                 "where the master keeps its database, logs and checkpoints (default: "
+                 "$DET_LOCAL_DATA_DIR, else ~/.local/share/determined-cpp/local)");
+  up->callback([&ctx, up_opts, up_dir] {
+    ctx.action = [up_opts, up_dir]() -> absl::StatusOr<int> {
+      up_opts->data_dir = up_dir->empty() ? DefaultLocalDataDir() : std::filesystem::path(*up_dir);
+      up_opts->data_dir = std::filesystem::absolute(up_opts->data_dir);
+      absl::StatusOr<std::filesystem::path> bin = ExecutableDir();
+      if (!bin.ok()) return bin.status();
+      up_opts->bin_dir = *bin;
+      if (const char* u = std::getenv("DET_USER"); u != nullptr && *u != '\0') up_opts->username = u;
+      if (const char* p = std::getenv("DET_PASS"); p != nullptr) up_opts->password = p;
+      return ClusterUp(*up_opts, std::cout);
+    };
+  });
+
+  CLI::App* down = local->add_subcommand("cluster-down", "stop the local cluster");
+  auto down_dir = std::make_shared<std::string>();
+  down->add_option("--data-dir", *down_dir,
+                   "the cluster's data directory (default: $DET_LOCAL_DATA_DIR, else "
+                   "~/.local/share/determined-cpp/local)");
+  down->callback([&ctx, down_dir] {
+    ctx.action = [down_dir] {
+      std::filesystem::path dir =
+          down_dir->empty() ? DefaultLocalDataDir() : std::filesystem::path(*down_dir);
+      return ClusterDown(std::filesystem::absolute(dir), std::cout);
+    };
+  });
+}
+
+}  // namespace det::cli

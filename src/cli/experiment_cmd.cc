@@ -1,0 +1,198 @@
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "cli/command_context.h"
+#include "cli/commands.h"
+#include "cli/experiment_create.h"
+#include "cli/experiment_ops.h"
+#include "cli/prompt.h"
+#include "cli/trial_ops.h"
+
+namespace det::cli {
+namespace {
+
+struct FormatFlags {
+  bool csv = false;
+  bool json = false;
+  OutputFormat format() const {
+    return json ? OutputFormat::kJson : csv ? OutputFormat::kCsv : OutputFormat::kTable;
+  }
+};
+
+std::shared_ptr<FormatFlags> AddFormatFlags(CLI::App* cmd, bool with_csv = true) {
+  auto f = std::make_shared<FormatFlags>();
+  CLI::Option* json = cmd->add_flag("--json", f->json, "print JSON");
+  if (with_csv) cmd->add_flag("--csv", f->csv, "print as CSV")->excludes(json);
+  return f;
+}
+
+std::shared_ptr<int> AddExperimentId(CLI::App* cmd, const std::string& help = "experiment ID") {
+  auto id = std::make_shared<int>(0);
+  cmd->add_option("experiment_id", *id, help)->required()->check(CLI::PositiveNumber);
+  return id;
+}
+
+void AddAction(CLI::App* exp, CommandContext& ctx, const std::string& name,
+               const std::string& alias, const std::string& help, const std::string& verb) {
+  CLI::App* cmd = exp->add_subcommand(name, help);
+  if (!alias.empty()) cmd->alias(alias);
+  auto id = AddExperimentId(cmd);
+  cmd->callback([&ctx, id, verb] {
+    ctx.action = [&ctx, id, verb] { return ExperimentAction(ctx.session(), *id, verb, std::cout); };
+  });
+}
+
+}  // namespace
+
+void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
+  CLI::App* exp = det.add_subcommand("experiment", "manage experiments");
+  exp->alias("e");
+  exp->require_subcommand(0, 1);
+
+  // list (the default)
+  CLI::App* list = exp->add_subcommand("list", "list experiments");
+  list->alias("ls");
+  auto list_args = std::make_shared<ListExperimentsArgs>();
+  list->add_flag("-a,--all", list_args->all,
+                 "show all experiments (including archived and other users')");
+  list->add_option("--limit", list_args->limit, "maximum items per page of results")
+      ->capture_default_str();
+  list->add_option("--offset", list_args->offset, "number of items to skip")->capture_default_str();
+  list->add_option("--pages", list_args->pages, "pages to fetch (0 for all)")->capture_default_str();
+  auto list_fmt = AddFormatFlags(list);
+  auto run_list = [&ctx, list_args, list_fmt] {
+    ctx.action = [&ctx, list_args, list_fmt] {
+      list_args->format = list_fmt->format();
+      return ListExperiments(ctx.session(), *list_args, std::cout);
+    };
+  };
+  list->callback(run_list);
+  exp->callback([exp, run_list] {
+    if (exp->get_subcommands().empty()) run_list();
+  });
+
+  // describe
+  CLI::App* describe = exp->add_subcommand("describe", "describe experiment");
+  auto describe_ids = std::make_shared<std::string>();
+  describe->add_option("experiment_ids", *describe_ids,
+                       "experiment ID, or a comma-separated list of IDs")
+      ->required();
+  auto describe_fmt = AddFormatFlags(describe);
+  describe->callback([&ctx, describe_ids, describe_fmt] {
+    ctx.action = [&ctx, describe_ids, describe_fmt] {
+      return DescribeExperiments(ctx.session(), *describe_ids, describe_fmt->format(), std::cout);
+    };
+  });
+
+  // create
+  CLI::App* create = exp->add_subcommand("create", "create experiment");
+  auto create_args = std::make_shared<CreateExperimentArgs>();
+  auto context_dir = std::make_shared<std::string>();
+  auto project_id = std::make_shared<int>(0);
+  create->add_option("config_file", create_args->config_file, "experiment config file (.yaml)")
+      ->required();
+  create->add_option("model_def", *context_dir, "directory containing the model definition");
+  create->add_option("-i,--include", create_args->includes,
+                     "additional file or directory to copy into the task (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  create->add_option("--config", create_args->overrides,
+                     "config override KEY=VALUE, dotted keys for nesting (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  CLI::Option* follow = create->add_flag("-f,--follow-first-trial,--follow", create_args->follow,
+                                         "follow the logs of the first trial that is created");
+  create->add_flag("--paused", create_args->paused, "do not activate the experiment")
+      ->excludes(follow);
+  create->add_option("--project_id,--project-id", *project_id,
+                     "place this experiment inside this project");
+  create->add_option("--template", create_args->template_name,
+                     "name of template to apply to the experiment configuration");
+  create->callback([&ctx, create_args, context_dir, project_id] {
+    ctx.action = [&ctx, create_args, context_dir, project_id] {
+      if (!context_dir->empty()) create_args->context_dir = *context_dir;
+      if (*project_id > 0) create_args->project_id = *project_id;
+      return CreateExperiment(ctx.session(), *create_args, std::cout);
+    };
+  });
+
+  // wait
+  CLI::App* wait = exp->add_subcommand("wait", "wait for experiment to reach terminal state");
+  auto wait_id = AddExperimentId(wait);
+  auto interval = std::make_shared<double>(5);
+  wait->add_option("--polling-interval", *interval,
+                   "the interval (in seconds) to poll for updated state")
+      ->capture_default_str();
+  wait->callback([&ctx, wait_id, interval] {
+    ctx.action = [&ctx, wait_id, interval] {
+      return WaitForExperiment(ctx.session(), *wait_id, *interval, std::cout);
+    };
+  });
+
+  // logs (of the first trial)
+  CLI::App* logs = exp->add_subcommand("logs", "fetch logs of the first trial of an experiment");
+  auto logs_id = AddExperimentId(logs);
+  std::shared_ptr<LogsFlags> logs_flags = AddLogsFlags(*logs);
+  logs->callback([&ctx, logs_id, logs_flags] {
+    ctx.action = [&ctx, logs_id, logs_flags]() -> absl::StatusOr<int> {
+      absl::StatusOr<int> trial = FirstTrialId(ctx.session(), *logs_id);
+      if (!trial.ok()) return trial.status();
+      return PrintTrialLogs(ctx.session(), *trial, FinishLogsFlags(*logs_flags), std::cout);
+    };
+  });
+
+  // list-trials
+  CLI::App* lt = exp->add_subcommand("list-trials", "list trials of experiment");
+  lt->alias("lt");
+  auto lt_id = AddExperimentId(lt);
+  auto lt_fmt = AddFormatFlags(lt);
+  lt->callback([&ctx, lt_id, lt_fmt] {
+    ctx.action = [&ctx, lt_id, lt_fmt] {
+      return ListExperimentTrials(ctx.session(), *lt_id, lt_fmt->format(), std::cout);
+    };
+  });
+
+  // config
+  CLI::App* config = exp->add_subcommand("config", "display experiment config");
+  auto config_id = AddExperimentId(config);
+  config->callback([&ctx, config_id] {
+    ctx.action = [&ctx, config_id] {
+      return PrintExperimentConfig(ctx.session(), *config_id, std::cout);
+    };
+  });
+
+  // lifecycle
+  AddAction(exp, ctx, "activate", "unpause", "activate experiment, i.e., unpause a paused experiment",
+            "activate");
+  AddAction(exp, ctx, "pause", "", "pause experiment", "pause");
+  AddAction(exp, ctx, "cancel", "", "cancel experiment", "cancel");
+  AddAction(exp, ctx, "kill", "", "kill experiment", "kill");
+  AddAction(exp, ctx, "archive", "", "archive experiment", "archive");
+  AddAction(exp, ctx, "unarchive", "", "unarchive experiment", "unarchive");
+
+  CLI::App* del = exp->add_subcommand("delete", "delete experiment");
+  auto del_id = AddExperimentId(del);
+  auto yes = std::make_shared<bool>(false);
+  del->add_flag("--yes", *yes, "automatically answer yes to prompts");
+  del->callback([&ctx, del_id, yes] {
+    ctx.action = [&ctx, del_id, yes]() -> absl::StatusOr<int> {
+      if (!*yes) {
+        absl::StatusOr<std::string> answer = ReadLine(
+            "Deleting an experiment will result in the unrecoverable deletion of all associated "
+            "logs, checkpoints, and other metadata associated with the experiment. Do you still "
+            "wish to proceed? [y/N] ");
+        std::string a = answer.ok() ? absl::AsciiStrToLower(*answer) : "";
+        if (a != "y" && a != "yes") {
+          std::cout << "Aborting experiment deletion.\n";
+          return 0;
+        }
+      }
+      return DeleteExperiment(ctx.session(), *del_id, std::cout);
+    };
+  });
+}
+
+}  // namespace det::cli

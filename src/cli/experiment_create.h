@@ -1,0 +1,42 @@
+#pragma once
+// `det experiment create CONFIG_FILE [CONTEXT_DIR]`.
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "absl/status/statusor.h"
+
+namespace det::cli {
+
+class Session;
+
+struct CreateExperimentArgs {
+  std::string config_file;
+  std::optional<std::string> context_dir;
+  std::vector<std::string> includes;   // -i/--include
+  std::vector<std::string> overrides;  // --config KEY=VALUE
+  bool paused = false;
+  bool follow = false;  // -f/--follow-first-trial
+  std::optional<int> project_id;
+  std::string template_name;
+};
+
+// Reads the config file and the context and builds the CreateExperiment body:
+// {"config": YAML text, "modelDefinition": [File...], "activate": !paused, "projectId": N,
+//  "template"?: name}. No network. Unreadable files are skipped with a message in `warnings`.
+absl::StatusOr<nlohmann::json> BuildCreateExperimentRequest(const CreateExperimentArgs& args,
+                                                            std::vector<std::string>* warnings);
+
+// Submits the experiment and prints "Created experiment ID"; with `follow` (and not `paused`)
+// continues as FollowExperiment does and returns its exit code.
+absl::StatusOr<int> CreateExperiment(Session& session, const CreateExperimentArgs& args,
+                                     std::ostream& out);
+
+// Waits for the experiment's first trial, streams its logs until the trial ends, then waits for
+// the experiment to end and prints its final state. Returns 0 iff it COMPLETED.
+absl::StatusOr<int> FollowExperiment(Session& session, int experiment_id, std::ostream& out);
+
+}  // namespace det::cli

@@ -1,0 +1,191 @@
+#include "cli/experiment_ops.h"
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "cli/format.h"
+#include "cli/paging.h"
+#include "cli/session.h"
+#include "common/json_yaml.h"
+
+namespace det::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string ExperimentPath(int id) { return absl::StrCat("/api/v1/experiments/", id); }
+
+struct Described {
+  json experiment_response;
+  json trials;
+  json checkpoints;
+};
+
+absl::StatusOr<Described> Describe(Session& session, int id) {
+  Described d;
+  absl::StatusOr<json> exp = session.Get(ExperimentPath(id));
+  if (!exp.ok()) return exp.status();
+  d.experiment_response = std::move(*exp);
+  absl::StatusOr<json> trials =
+      GetAllPages(session, ExperimentPath(id) + "/trials", "trials");
+  if (!trials.ok()) return trials.status();
+  d.trials = std::move(*trials);
+  absl::StatusOr<json> ckpts =
+      GetAllPages(session, ExperimentPath(id) + "/checkpoints", "checkpoints");
+  if (!ckpts.ok()) return ckpts.status();
+  d.checkpoints = std::move(*ckpts);
+  return d;
+}
+
+}  // namespace
+
+bool IsTerminalExperimentState(std::string_view state) {
+  absl::string_view s(state.data(), state.size());
+  absl::ConsumePrefix(&s, "STATE_");
+  return s == "COMPLETED" || s == "CANCELED" || s == "ERROR" || s == "DELETED" ||
+         s == "DELETING" || s == "DELETE_FAILED";
+}
+
+absl::StatusOr<int> ListExperiments(Session& session, const ListExperimentsArgs& args,
+                                    std::ostream& out) {
+  std::string path = "/api/v1/experiments";
+  if (!args.all) {
+    if (absl::Status s = session.EnsureLoggedIn(); !s.ok()) return s;
+    path = AddQuery(path, "archived", "false");
+    path = AddQuery(path, "users", session.username());
+  }
+  absl::StatusOr<json> exps =
+      GetAllPages(session, path, "experiments", args.offset, args.limit, args.pages);
+  if (!exps.ok()) return exps.status();
+  switch (args.format) {
+    case OutputFormat::kJson:
+      out << exps->dump(2) << "\n";
+      break;
+    case OutputFormat::kCsv:
+      out << ExperimentListTable(*exps, args.all).ToCsv();
+      break;
+    case OutputFormat::kTable:
+      out << ExperimentListTable(*exps, args.all).Render();
+      break;
+  }
+  return 0;
+}
+
+absl::StatusOr<int> DescribeExperiments(Session& session, const std::string& ids,
+                                        OutputFormat format, std::ostream& out) {
+  std::vector<int> parsed;
+  for (absl::string_view part : absl::StrSplit(ids, ',', absl::SkipWhitespace())) {
+    int id = 0;
+    if (!absl::SimpleAtoi(part, &id) || id <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("experiment ID must be a positive integer, got '", part, "'"));
+    }
+    parsed.push_back(id);
+  }
+  if (parsed.empty()) return absl::InvalidArgumentError("no experiment ID given");
+
+  json docs = json::array();
+  std::string text;
+  for (int id : parsed) {
+    absl::StatusOr<Described> d = Describe(session, id);
+    if (!d.ok()) return d.status();
+    if (format == OutputFormat::kJson) {
+      json doc = d->experiment_response;
+      doc["trials"] = d->trials;
+      doc["checkpoints"] = d->checkpoints;
+      docs.push_back(std::move(doc));
+    } else {
+      if (!text.empty()) text += "\n";
+      text += RenderExperimentDescription(d->experiment_response, d->trials, d->checkpoints, format);
+    }
+  }
+  if (format == OutputFormat::kJson) {
+    out << (docs.size() == 1 ? docs[0] : docs).dump(2) << "\n";
+  } else {
+    out << text;
+  }
+  return 0;
+}
+
+absl::StatusOr<std::string> ExperimentState(Session& session, int experiment_id) {
+  absl::StatusOr<json> resp = session.Get(ExperimentPath(experiment_id));
+  if (!resp.ok()) return resp.status();
+  auto exp = resp->find("experiment");
+  if (exp == resp->end()) {
+    return absl::InternalError(absl::StrCat("GetExperiment ", experiment_id, " returned no experiment"));
+  }
+  return StripStatePrefix(Str(*exp, "state"));
+}
+
+absl::StatusOr<int> WaitForExperiment(Session& session, int experiment_id, double poll_seconds,
+                                      std::ostream& out) {
+  if (poll_seconds <= 0) poll_seconds = 1;
+  while (true) {
+    absl::StatusOr<std::string> state = ExperimentState(session, experiment_id);
+    if (!state.ok()) return state.status();
+    if (IsTerminalExperimentState(*state)) {
+      out << "Experiment " << experiment_id << " terminated with state " << *state << "\n";
+      out.flush();
+      return *state == "COMPLETED" ? 0 : 1;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(poll_seconds));
+  }
+}
+
+absl::StatusOr<int> ExperimentAction(Session& session, int experiment_id, const std::string& verb,
+                                     std::ostream& out) {
+  absl::StatusOr<json> r =
+      session.Post(absl::StrCat(ExperimentPath(experiment_id), "/", verb), json::object());
+  if (!r.ok()) return r.status();
+  static const std::pair<const char*, const char*> kPast[] = {
+      {"activate", "Activated"}, {"pause", "Paused"},       {"cancel", "Canceled"},
+      {"kill", "Killed"},        {"archive", "Archived"},   {"unarchive", "Unarchived"}};
+  std::string done = verb;
+  for (const auto& [v, past] : kPast) {
+    if (verb == v) done = past;
+  }
+  out << done << " experiment " << experiment_id << "\n";
+  return 0;
+}
+
+absl::StatusOr<int> DeleteExperiment(Session& session, int experiment_id, std::ostream& out) {
+  absl::StatusOr<json> r = session.Delete(ExperimentPath(experiment_id));
+  if (!r.ok()) return r.status();
+  out << "Deletion of experiment " << experiment_id << " is in progress\n";
+  return 0;
+}
+
+absl::StatusOr<int> PrintExperimentConfig(Session& session, int experiment_id, std::ostream& out) {
+  absl::StatusOr<json> resp = session.Get(ExperimentPath(experiment_id));
+  if (!resp.ok()) return resp.status();
+  json config;
+  if (auto it = resp->find("config"); it != resp->end() && it->is_object()) config = *it;
+  if (config.is_null()) {
+    if (auto e = resp->find("experiment"); e != resp->end() && e->contains("config")) {
+      config = (*e)["config"];
+    }
+  }
+  out << ToYaml(config);
+  return 0;
+}
+
+absl::StatusOr<int> ListExperimentTrials(Session& session, int experiment_id, OutputFormat format,
+                                         std::ostream& out) {
+  absl::StatusOr<json> trials =
+      GetAllPages(session, ExperimentPath(experiment_id) + "/trials", "trials");
+  if (!trials.ok()) return trials.status();
+  if (format == OutputFormat::kJson) {
+    out << trials->dump(2) << "\n";
+  } else {
+    Table t = TrialsTable(*trials);
+    out << (format == OutputFormat::kCsv ? t.ToCsv() : t.Render());
+  }
+  return 0;
+}
+
+}  // namespace det::cli

@@ -1,0 +1,36 @@
+#pragma once
+// Pure rendering of experiment API objects (no I/O), so the layouts can be unit-tested.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "cli/table.h"
+
+namespace det::cli {
+
+enum class OutputFormat { kTable, kCsv, kJson };
+
+// `det experiment list`: ID, Owner, Name, Parent ID, State, Progress, Started, Ended, Resource Pool
+// (+ Archived with --all).
+Table ExperimentListTable(const nlohmann::json& experiments, bool show_archived);
+
+// `det experiment describe`, one experiment's summary row.
+Table ExperimentSummaryTable(const nlohmann::json& experiment);
+// Trial ID, State, Batches, Started, Ended, Hyperparameters, Latest Validation.
+Table TrialsTable(const nlohmann::json& trials);
+// UUID, Trial ID, Steps, State, Report Time, Size, Location.
+Table CheckpointsTable(const nlohmann::json& checkpoints, const nlohmann::json& checkpoint_storage);
+
+// The whole describe text: "Experiment:", "Trials:" and "Checkpoints:" sections.
+// `get_experiment` is the GetExperiment response ({"experiment", "config"}).
+std::string RenderExperimentDescription(const nlohmann::json& get_experiment,
+                                        const nlohmann::json& trials,
+                                        const nlohmann::json& checkpoints, OutputFormat format);
+
+// The experiment's effective checkpoint_storage (response `config`, else `experiment.config`).
+const nlohmann::json& CheckpointStorageOf(const nlohmann::json& get_experiment);
+// Sum of a checkpoint's `resources` sizes (int64 values as strings or numbers).
+int64_t CheckpointBytes(const nlohmann::json& checkpoint);
+
+}  // namespace det::cli

@@ -1,0 +1,53 @@
+#pragma once
+// `det deploy local cluster-up|cluster-down`: a master and N agents as local background processes,
+// started from the directory `det` lives in, recorded in DATA_DIR/cluster.json:
+//   {"master_url": "http://127.0.0.1:8080", "master_pid": 123, "agent_pids": [124]}
+#include <sys/types.h>
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "absl/status/statusor.h"
+
+namespace det::cli {
+
+struct ClusterRecord {
+  std::string master_url;
+  pid_t master_pid = 0;
+  std::vector<pid_t> agent_pids;
+};
+
+nlohmann::json ClusterRecordToJson(const ClusterRecord& record);
+absl::StatusOr<ClusterRecord> ClusterRecordFromJson(const nlohmann::json& doc);
+// nullopt when DATA_DIR/cluster.json does not exist.
+absl::StatusOr<std::optional<ClusterRecord>> ReadClusterRecord(const std::filesystem::path& data_dir);
+
+// $DET_LOCAL_DATA_DIR, else ~/.local/share/determined-cpp/local.
+std::filesystem::path DefaultLocalDataDir();
+
+struct ClusterUpOptions {
+  int agents = 1;
+  int slots = 2;
+  int master_port = 8080;  // 0: any free port
+  std::filesystem::path data_dir;
+  std::filesystem::path bin_dir;  // holds determined-master and determined-agent
+  int timeout_seconds = 60;
+  std::string username = "admin";  // used to list agents while waiting
+  std::string password;
+};
+
+// Starts the cluster and waits until the master lists all agents. Refuses if a cluster recorded in
+// the data dir still runs. On failure or timeout stops what it started and prints the logs' tails
+// to stderr.
+absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out);
+
+// SIGTERMs the recorded agents, then the master; SIGKILLs what is left after 10 s; removes the
+// record. Pids whose command line is not a determined binary any more are left alone.
+absl::StatusOr<int> ClusterDown(const std::filesystem::path& data_dir, std::ostream& out);
+
+}  // namespace det::cli

@@ -1,0 +1,47 @@
+// det: the Determined command-line client.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/command_context.h"
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  det::cli::CommandContext ctx;
+  CLI::App app{"Determined command-line client", "det"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.add_option("-m,--master", ctx.flags.master,
+                 "master URL (default: $DET_MASTER, else http://localhost:8080)");
+  app.add_option("-u,--user", ctx.flags.user, "user to run as (default: $DET_USER, else the "
+                                              "logged-in user, else 'determined')");
+  app.add_flag_callback(
+      "-v,--version",
+      [] {
+        std::cout << "det 0.38.1 (determined-cpp)\n";
+        throw CLI::Success();
+      },
+      "print the version and exit");
+
+  det::cli::AddUserCommands(app, ctx);
+  det::cli::AddExperimentCommands(app, ctx);
+  det::cli::AddTrialCommands(app, ctx);
+  det::cli::AddDeployCommands(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;  // usage errors exit 2, as upstream's argparse does
+  }
+  if (!ctx.action) {
+    std::cerr << app.help();
+    return 2;
+  }
+  absl::StatusOr<int> result = ctx.action();
+  std::cout.flush();
+  if (!result.ok()) {
+    std::cerr << "Error: " << result.status().message() << "\n";
+    return 1;
+  }
+  return *result;
+}

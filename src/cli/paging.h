@@ -1,0 +1,23 @@
+#pragma once
+// Reading paginated list endpoints (`offset`/`limit` in, `pagination` out; reference §1).
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "absl/status/statusor.h"
+
+namespace det::cli {
+
+class Session;
+
+// "a?x=1" + ("b", "2") -> "a?x=1&b=2" (the value is percent-encoded).
+std::string AddQuery(const std::string& path, const std::string& key, const std::string& value);
+
+// GETs `path` page by page (offset/limit appended), concatenating each page's `field` array.
+// `max_pages` 0 means all. Stops early when the master reports the end (pagination.endIndex >=
+// pagination.total), returns a short page, or ignores the limit.
+absl::StatusOr<nlohmann::json> GetAllPages(Session& session, const std::string& path,
+                                           const std::string& field, int offset = 0,
+                                           int page_size = 1000, int max_pages = 0);
+
+}  // namespace det::cli

@@ -1,0 +1,85 @@
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "cli/command_context.h"
+#include "cli/commands.h"
+#include "cli/trial_ops.h"
+
+namespace det::cli {
+
+struct LogsFlags {
+  TrialLogsArgs args;
+  int head = -1;
+  int tail = -1;
+};
+
+std::shared_ptr<LogsFlags> AddLogsFlags(CLI::App& cmd) {
+  auto f = std::make_shared<LogsFlags>();
+  auto repeatable = [](CLI::Option* o) {
+    o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  };
+  CLI::Option* follow =
+      cmd.add_flag("-f,--follow", f->args.follow, "follow the logs of a running trial, like tail -f");
+  CLI::Option* head = cmd.add_option(
+      "--head", f->head, "number of lines to show, counting from the beginning of the log");
+  CLI::Option* tail =
+      cmd.add_option("--tail", f->tail, "number of lines to show, counting from the end of the log");
+  head->excludes(tail);
+  follow->excludes(head)->excludes(tail);
+  repeatable(cmd.add_option("--agent-id", f->args.agent_ids, "agents to show logs from (repeatable)"));
+  repeatable(cmd.add_option("--container-id", f->args.container_ids,
+                            "containers to show logs from (repeatable)"));
+  repeatable(cmd.add_option("--rank-id", f->args.rank_ids, "ranks to show logs from (repeatable)"));
+  cmd.add_option("--timestamp-before", f->args.timestamp_before,
+                 "show logs only from before (RFC 3339 format), e.g. '2021-10-26T23:17:12Z'");
+  cmd.add_option("--timestamp-after", f->args.timestamp_after,
+                 "show logs only from after (RFC 3339 format), e.g. '2021-10-26T23:17:12Z'");
+  cmd.add_option("--level", f->args.level,
+                 "show logs with this level or higher (TRACE, DEBUG, INFO, WARNING, ERROR, CRITICAL)")
+      ->check(CLI::IsMember({"TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}));
+  repeatable(cmd.add_option("--source", f->args.sources, "sources to show logs from (repeatable)"));
+  repeatable(cmd.add_option("--stdtype", f->args.stdtypes,
+                            "output stream to show logs from (repeatable)"));
+  return f;
+}
+
+TrialLogsArgs FinishLogsFlags(const LogsFlags& flags) {
+  TrialLogsArgs args = flags.args;
+  if (flags.head >= 0) args.head = flags.head;
+  if (flags.tail >= 0) args.tail = flags.tail;
+  return args;
+}
+
+void AddTrialCommands(CLI::App& det, CommandContext& ctx) {
+  CLI::App* trial = det.add_subcommand("trial", "manage trials");
+  trial->alias("t");
+  trial->require_subcommand(1);
+
+  CLI::App* logs = trial->add_subcommand("logs", "fetch trial logs");
+  auto logs_id = std::make_shared<int>(0);
+  logs->add_option("trial_id", *logs_id, "trial ID")->required()->check(CLI::PositiveNumber);
+  std::shared_ptr<LogsFlags> flags = AddLogsFlags(*logs);
+  logs->callback([&ctx, logs_id, flags] {
+    ctx.action = [&ctx, logs_id, flags] {
+      return PrintTrialLogs(ctx.session(), *logs_id, FinishLogsFlags(*flags), std::cout);
+    };
+  });
+
+  CLI::App* kill = trial->add_subcommand("kill", "forcibly terminate a trial");
+  auto kill_id = std::make_shared<int>(0);
+  kill->add_option("trial_id", *kill_id, "trial ID")->required()->check(CLI::PositiveNumber);
+  kill->callback([&ctx, kill_id] {
+    ctx.action = [&ctx, kill_id]() -> absl::StatusOr<int> {
+      absl::StatusOr<nlohmann::json> r = ctx.session().Post(
+          absl::StrCat("/api/v1/trials/", *kill_id, "/kill"), nlohmann::json::object());
+      if (!r.ok()) return r.status();
+      std::cout << "Killed trial " << *kill_id << "\n";
+      return 0;
+    };
+  });
+}
+
+}  // namespace det::cli

@@ -1,0 +1,106 @@
+#include "cli/trial_ops.h"
+
+#include <algorithm>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/wire.h"
+#include "cli/log_printer.h"
+#include "cli/paging.h"
+#include "cli/session.h"
+
+namespace det::cli {
+namespace {
+
+constexpr const char* kLevels[] = {"TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"};
+
+}  // namespace
+
+absl::StatusOr<std::string> TrialLogsPath(int trial_id, const TrialLogsArgs& args) {
+  int exclusive = (args.follow ? 1 : 0) + (args.head.has_value() ? 1 : 0) +
+                  (args.tail.has_value() ? 1 : 0);
+  if (exclusive > 1) {
+    return absl::InvalidArgumentError("at most one of --head, --tail, or --follow may be set");
+  }
+  std::string path = absl::StrCat("/api/v1/trials/", trial_id, "/logs");
+  if (args.follow) path = AddQuery(path, "follow", "true");
+  if (args.head.has_value()) path = AddQuery(path, "limit", std::to_string(*args.head));
+  if (args.tail.has_value()) {
+    path = AddQuery(path, "limit", std::to_string(*args.tail));
+    path = AddQuery(path, "orderBy", "ORDER_BY_DESC");
+  }
+  for (const auto& v : args.agent_ids) path = AddQuery(path, "agentIds", v);
+  for (const auto& v : args.container_ids) path = AddQuery(path, "containerIds", v);
+  for (int v : args.rank_ids) path = AddQuery(path, "rankIds", std::to_string(v));
+  for (const auto& v : args.sources) path = AddQuery(path, "sources", v);
+  for (const auto& v : args.stdtypes) path = AddQuery(path, "stdtypes", v);
+  if (!args.level.empty()) {
+    auto it = std::find(std::begin(kLevels), std::end(kLevels), args.level);
+    if (it == std::end(kLevels)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--level must be one of TRACE, DEBUG, INFO, WARNING, ERROR, CRITICAL; got '", args.level, "'"));
+    }
+    for (; it != std::end(kLevels); ++it) path = AddQuery(path, "levels", absl::StrCat("LOG_LEVEL_", *it));
+  }
+  if (!args.timestamp_before.empty()) path = AddQuery(path, "timestampBefore", args.timestamp_before);
+  if (!args.timestamp_after.empty()) path = AddQuery(path, "timestampAfter", args.timestamp_after);
+  return path;
+}
+
+absl::StatusOr<int> PrintTrialLogs(Session& session, int trial_id, const TrialLogsArgs& args,
+                                   std::ostream& out) {
+  absl::StatusOr<std::string> path = TrialLogsPath(trial_id, args);
+  if (!path.ok()) return path.status();
+  // A tail arrives newest first (ORDER_BY_DESC); it is printed oldest first, by log ID when every
+  // entry has one.
+  std::vector<std::pair<int64_t, std::string>> tail;
+  bool tail_ids_ok = true;
+  absl::Status s = session.Stream(*path, [&](const nlohmann::json& entry) {
+    if (args.tail.has_value()) {
+      int64_t id = -1;
+      if (auto it = entry.find("id"); it != entry.end()) {
+        absl::StatusOr<int64_t> parsed = api::ReadInt64(*it, "id");
+        if (parsed.ok()) id = *parsed;
+      }
+      if (id < 0) tail_ids_ok = false;
+      tail.emplace_back(id, LogEntryText(entry));
+    } else {
+      out << LogEntryText(entry);
+      out.flush();
+    }
+    return true;
+  });
+  if (tail_ids_ok) {
+    std::stable_sort(tail.begin(), tail.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  } else {
+    std::reverse(tail.begin(), tail.end());
+  }
+  for (const auto& [id, line] : tail) out << line;
+  out.flush();
+  if (!s.ok()) return s;
+  std::cerr << "Trial log stream ended. To reopen log stream, run: det trial logs -f " << trial_id
+            << "\n";
+  return 0;
+}
+
+absl::StatusOr<int> FirstTrialId(Session& session, int experiment_id) {
+  absl::StatusOr<nlohmann::json> resp =
+      session.Get(absl::StrCat("/api/v1/experiments/", experiment_id, "/trials"));
+  if (!resp.ok()) return resp.status();
+  int64_t best = -1;
+  if (auto it = resp->find("trials"); it != resp->end() && it->is_array()) {
+    for (const auto& t : *it) {
+      if (!t.contains("id")) continue;
+      absl::StatusOr<int64_t> id = api::ReadInt64(t["id"], "trial.id");
+      if (id.ok() && (best < 0 || *id < best)) best = *id;
+    }
+  }
+  if (best < 0) {
+    return absl::NotFoundError(absl::StrCat("experiment ", experiment_id, " has no trials yet"));
+  }
+  return static_cast<int>(best);
+}
+
+}  // namespace det::cli

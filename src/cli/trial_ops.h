@@ -1,0 +1,41 @@
+#pragma once
+// `det trial logs` and `det experiment logs`.
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace det::cli {
+
+class Session;
+
+struct TrialLogsArgs {
+  bool follow = false;
+  std::optional<int> head;
+  std::optional<int> tail;
+  std::vector<std::string> agent_ids;
+  std::vector<std::string> container_ids;
+  std::vector<int> rank_ids;
+  std::vector<std::string> sources;
+  std::vector<std::string> stdtypes;
+  std::string level;  // TRACE..CRITICAL: that level and above; "" = all
+  std::string timestamp_before;
+  std::string timestamp_after;
+};
+
+// The TrialLogs request path with its query (`follow`, `limit`, `orderBy=ORDER_BY_DESC` for a
+// tail, and the filters). InvalidArgument if more than one of head/tail/follow is set or the level
+// is unknown.
+absl::StatusOr<std::string> TrialLogsPath(int trial_id, const TrialLogsArgs& args);
+
+// Streams the logs to `out` (a tail is collected and printed oldest first), then tells on stderr how
+// to reopen the stream.
+absl::StatusOr<int> PrintTrialLogs(Session& session, int trial_id, const TrialLogsArgs& args,
+                                   std::ostream& out);
+
+// The lowest trial ID of an experiment; NotFound when it has no trials yet.
+absl::StatusOr<int> FirstTrialId(Session& session, int experiment_id);
+
+}  // namespace det::cli
