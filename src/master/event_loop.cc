@@ -1,6 +1,9 @@
 #include "master/event_loop.h"
 
-#include <boost/asio.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 
 namespace det::master {
 namespace {

@@ -1,7 +1,8 @@
 // determined-master: REST API, cluster actor, scheduler and database of the platform.
 #include <spdlog/spdlog.h>
 
-#include <boost/asio.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>

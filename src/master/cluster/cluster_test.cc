@@ -1,0 +1,155 @@
+#include "master/cluster/cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "master/db/sqlite_store.h"
+#include "master/manual_loop.h"
+
+namespace det::master {
+namespace {
+
+class RecordingConnection : public WebSocketConnection {
+ public:
+  void Send(std::string text) override { sent.push_back(std::move(text)); }
+  void Close() override { closed = true; }
+  std::vector<std::string> sent;
+  bool closed = false;
+};
+
+class ClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("det_cluster_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    store_ = std::move(*SqliteStore::Open((dir_ / "det.db").string()));
+    cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m"});
+  }
+  void TearDown() override {
+    cluster_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  int64_t CreateExperiment() {
+    auto cfg = config::ParseExperimentConfig(
+        "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\nhyperparameters: {lr: 0.1}\n",
+        {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
+    EXPECT_TRUE(cfg.ok()) << cfg.status();
+    NewExperiment req{.config = *cfg, .original_yaml = "", .model_definition_tgz = "", .owner_id = 2, .activate = true};
+    absl::StatusOr<int64_t> id = absl::UnknownError("not run");
+    cluster_->CreateExperiment(req, [&](absl::StatusOr<int64_t> r) { id = r; });
+    loop_.RunPending();
+    EXPECT_TRUE(id.ok()) << id.status();
+    return *id;
+  }
+
+  std::shared_ptr<RecordingConnection> ConnectAgent(const std::string& id, int slots) {
+    auto conn = std::make_shared<RecordingConnection>();
+    auto handlers = cluster_->ConnectAgent({.id = id, .resource_pool = "", .hostname = "h", .version = "v"}, conn);
+    EXPECT_TRUE(handlers.ok());
+    handlers_[id] = *handlers;
+    api::AgentHello hello;
+    for (int i = 0; i < slots; ++i) hello.slots.push_back({i, "cpu", "cpu"});
+    handlers->on_message(api::Encode(api::AgentMessage(hello)));
+    loop_.RunPending();
+    return conn;
+  }
+
+  std::filesystem::path dir_;
+  ManualLoop loop_;
+  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<Cluster> cluster_;
+  std::map<std::string, WebSocketHandlers> handlers_;
+};
+
+TEST_F(ClusterTest, RunsASingleTrialToCompletion) {
+  int64_t exp_id = CreateExperiment();
+  auto trials = store_->ListTrials(exp_id);
+  ASSERT_EQ(trials->size(), 1u);
+  EXPECT_EQ((*trials)[0].run_id, 1);
+
+  auto conn = ConnectAgent("agent-1", 2);
+  ASSERT_EQ(conn->sent.size(), 1u);
+  auto msg = api::DecodeMasterMessage(conn->sent[0]);
+  ASSERT_TRUE(msg.ok());
+  const auto& start = std::get<api::StartTask>(*msg);
+  EXPECT_EQ(start.entrypoint, (std::vector<std::string>{"sh", "-c", "python3 train.py"}));
+  EXPECT_EQ(start.env.at("DET_TRIAL_ID"), std::to_string((*trials)[0].id));
+  EXPECT_EQ(start.env.at("DET_HPARAMS"), R"({"lr":0.1})");
+  EXPECT_EQ(start.env.at("DET_TRIAL_SEED"), "3");
+  EXPECT_EQ(start.env.at("DET_TASK_TYPE"), "TRIAL");
+  EXPECT_EQ(start.slot_ids, std::vector<int>{0});
+  EXPECT_EQ(start.env.at("DET_SESSION_TOKEN"), start.session_token);
+  EXPECT_FALSE(start.env.count("DET_LATEST_CHECKPOINT"));
+
+  handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{start.allocation_id, 0, ""})));
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetTrial((*trials)[0].id)->state, "COMPLETED");
+  auto exp = store_->GetExperiment(exp_id);
+  EXPECT_EQ(exp->state, "COMPLETED");
+  EXPECT_TRUE(exp->end_time.has_value());
+  EXPECT_EQ(exp->progress, 1.0);
+  // The master wrote its own lifecycle lines into the trial's log.
+  auto logs = store_->GetTaskLogs((*trials)[0].task_id, 0, 100);
+  ASSERT_FALSE(logs->empty());
+  EXPECT_EQ((*logs)[0].source, "master");
+}
+
+TEST_F(ClusterTest, NonZeroExitErrorsTheTrialAndExperiment) {
+  int64_t exp_id = CreateExperiment();
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask start = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent.at(0)));
+  handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{start.allocation_id, 3, ""})));
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
+}
+
+TEST_F(ClusterTest, WaitsForSlotsAndPlacesWhenAnAgentArrives) {
+  int64_t exp_id = CreateExperiment();
+  std::vector<AgentSummary> agents;
+  cluster_->ListAgents([&](std::vector<AgentSummary> a) { agents = std::move(a); });
+  loop_.RunPending();
+  EXPECT_TRUE(agents.empty());
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE");
+  auto conn = ConnectAgent("agent-1", 1);
+  EXPECT_EQ(conn->sent.size(), 1u);
+  cluster_->ListAgents([&](std::vector<AgentSummary> a) { agents = std::move(a); });
+  loop_.RunPending();
+  ASSERT_EQ(agents.size(), 1u);
+  EXPECT_EQ(agents[0].slot_allocations.size(), 1u);
+}
+
+TEST_F(ClusterTest, LostAgentErrorsItsTrial) {
+  int64_t exp_id = CreateExperiment();
+  ConnectAgent("agent-1", 1);
+  handlers_["agent-1"].on_close();
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
+}
+
+TEST_F(ClusterTest, PreemptionLongPollTimesOutFalseAndEndsTrueAfterExit) {
+  CreateExperiment();
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask start = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent.at(0)));
+  std::optional<bool> first, second;
+  cluster_->WaitForPreemption(start.allocation_id, std::chrono::seconds(60), [&](absl::StatusOr<bool> p) { first = *p; });
+  loop_.RunPending();
+  EXPECT_FALSE(first.has_value());  // parked, not answered
+  loop_.AdvanceBy(std::chrono::seconds(61));
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE(*first);
+  cluster_->WaitForPreemption(start.allocation_id, std::chrono::seconds(60), [&](absl::StatusOr<bool> p) { second = *p; });
+  loop_.RunPending();
+  handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{start.allocation_id, 0, ""})));
+  loop_.RunPending();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_TRUE(*second);
+}
+
+}  // namespace
+}  // namespace det::master

@@ -1,0 +1,69 @@
+#include "master/http/router.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace det::master {
+namespace {
+
+class FakeAuthenticator : public Authenticator {
+ public:
+  absl::StatusOr<Principal> Authenticate(const HttpRequest& request) override {
+    if (request.Header("authorization") == "Bearer good") return Principal{.user_id = 1, .username = "admin"};
+    return absl::UnauthenticatedError("invalid credentials");
+  }
+};
+
+class CapturingResponder : public Responder {
+ public:
+  void Send(HttpResponse r) override { response = std::move(r); }
+  void BeginStream(int, std::string) override {}
+  void WriteChunk(std::string, std::function<void(bool)>) override {}
+  void EndStream() override {}
+  HttpResponse response;
+};
+
+TEST(RouterTest, MatchesPatternsAndAuthenticates) {
+  FakeAuthenticator auth;
+  Router router(auth);
+  std::string seen;
+  router.Add("GET", "/api/v1/trials/{trial_id}", Access::kAuthenticated, [&](HttpRequest& req, ResponderPtr r) {
+    seen = req.path_params["trial_id"] + ":" + req.principal->username;
+    r->Send(JsonResponse(200, "{}"));
+  });
+  router.Add("GET", "/api/v1/master", Access::kPublic, [](HttpRequest&, ResponderPtr r) { r->Send(JsonResponse(200, "{}")); });
+
+  auto r = std::make_shared<CapturingResponder>();
+  HttpRequest req{.method = "GET", .path = "/api/v1/trials/12", .headers = {{"authorization", "Bearer good"}}};
+  router.Dispatch(req, r);
+  EXPECT_EQ(seen, "12:admin");
+  EXPECT_EQ(r->response.status, 200);
+
+  HttpRequest anon{.method = "GET", .path = "/api/v1/trials/12"};
+  router.Dispatch(anon, r);
+  EXPECT_EQ(r->response.status, 401);
+  EXPECT_EQ(nlohmann::json::parse(r->response.body)["error"]["error"], "invalid credentials");
+
+  HttpRequest pub{.method = "GET", .path = "/api/v1/master"};
+  router.Dispatch(pub, r);
+  EXPECT_EQ(r->response.status, 200);
+
+  HttpRequest missing{.method = "GET", .path = "/api/v1/nothing"};
+  router.Dispatch(missing, r);
+  EXPECT_EQ(r->response.status, 404);
+  EXPECT_EQ(nlohmann::json::parse(r->response.body)["error"]["error"], "api not found: GET /api/v1/nothing");
+
+  HttpRequest wrong_method{.method = "DELETE", .path = "/api/v1/master"};
+  router.Dispatch(wrong_method, r);
+  EXPECT_EQ(r->response.status, 501);
+}
+
+TEST(RouterTest, QueryAcceptsBothSpellings) {
+  HttpRequest req{.query = {{"trialIds", "1"}, {"trial_ids", "2"}, {"timeout_seconds", "5"}}};
+  EXPECT_EQ(req.QueryAll("trial_ids").size(), 2u);
+  EXPECT_EQ(*req.Query("timeout_seconds"), "5");
+}
+
+}  // namespace
+}  // namespace det::master
