@@ -1,0 +1,70 @@
+"""Fixtures that start a real local cluster (master + agents) with `det deploy local cluster-up`."""
+import json
+import os
+import pathlib
+import subprocess
+import time
+
+import pytest
+import requests
+
+REPO = pathlib.Path(os.environ.get("DET_REPO_ROOT", pathlib.Path(__file__).resolve().parents[2]))
+BIN = pathlib.Path(os.environ.get("DET_BIN_DIR", REPO / "build" / "bin"))
+
+
+def det(*args, master=None, check=True, timeout=600, env=None, **kwargs):
+    """Runs the real `det` binary; returns the CompletedProcess."""
+    full_env = dict(os.environ)
+    if master:
+        full_env["DET_MASTER"] = master
+    full_env.update(env or {})
+    proc = subprocess.run([str(BIN / "det"), *args], capture_output=True, text=True, timeout=timeout,
+                          env=full_env, **kwargs)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"det {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+class Cluster:
+    def __init__(self, data_dir: pathlib.Path, auth_file: pathlib.Path):
+        self.data_dir = data_dir
+        self.auth_file = auth_file
+        info = json.loads((data_dir / "cluster.json").read_text())
+        self.master_url = info["master_url"]
+        self.session = requests.Session()
+        resp = self.session.post(f"{self.master_url}/api/v1/auth/login",
+                                 json={"username": "determined", "password": ""})
+        resp.raise_for_status()
+        self.session.headers["Authorization"] = "Bearer " + resp.json()["token"]
+
+    def det(self, *args, **kwargs):
+        env = {"DET_AUTH_FILE": str(self.auth_file)}
+        return det(*args, master=self.master_url, env=env, **kwargs)
+
+    def get(self, path, **kwargs):
+        resp = self.session.get(self.master_url + path, timeout=60, **kwargs)
+        resp.raise_for_status()
+        return resp.json()
+
+    def wait_for_experiment(self, exp_id, timeout=600):
+        deadline = time.time() + timeout
+        state = None
+        while time.time() < deadline:
+            state = self.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"]
+            if state in ("STATE_COMPLETED", "STATE_ERROR", "STATE_CANCELED"):
+                return state
+            time.sleep(0.5)
+        raise AssertionError(f"experiment {exp_id} still {state} after {timeout}s")
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("cluster")
+    auth_file = data_dir / "auth.json"
+    env = {"DET_AUTH_FILE": str(auth_file)}
+    det("deploy", "local", "cluster-up", "--agents", "1", "--slots", "2", "--master-port", "0",
+        "--data-dir", str(data_dir), env=env, timeout=120)
+    try:
+        yield Cluster(data_dir, auth_file)
+    finally:
+        det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)
