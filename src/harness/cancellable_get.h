@@ -2,9 +2,8 @@
 // A GET to the master that another thread can abort at once. RestClient blocks for the whole
 // transfer; a preemption long-poll may last a minute, and process exit must not wait for it.
 #include <atomic>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "absl/status/statusor.h"
 
@@ -19,7 +18,8 @@ class CancellableGet {
   CancellableGet& operator=(const CancellableGet&) = delete;
 
   // GETs `path` and parses the JSON response, giving up after `timeout_seconds` (DeadlineExceeded).
-  // Errors map as RestClient's do; after Cancel() it returns Cancelled at once. One caller at a time.
+  // Errors map as RestClient's do; after Cancel() it returns Cancelled at once. One caller at a
+  // time.
   absl::StatusOr<nlohmann::json> Get(const std::string& path, long timeout_seconds);
 
   // Safe from any thread: aborts the Get in progress, and every later one.

@@ -61,17 +61,17 @@ absl::Status CheckpointContext::CommitStore(const PendingCheckpoint& pending,
   RETURN_IF_ERROR(WriteFile(pending.path / "metadata.json", md.dump(2)));
   RETURN_IF_ERROR(storage_->PostStore(pending.uuid, pending.path));
   if (session_ == nullptr) {
-    spdlog::info("saved checkpoint {} in {}", pending.uuid, pending.path.string());
+    spdlog::debug("saved checkpoint {} in {}", pending.uuid, pending.path.string());
     return absl::OkStatus();
   }
   nlohmann::json body = BuildCheckpointBody(task_id_, allocation_id_, pending.uuid, resources, md,
                                             std::chrono::system_clock::now());
   auto r = session_->Post("/api/v1/checkpoints", body);
   if (!r.ok()) {
-    return absl::Status(r.status().code(), absl::StrCat("reporting checkpoint ", pending.uuid,
-                                                        ": ", r.status().message()));
+    return absl::Status(r.status().code(), absl::StrCat("reporting checkpoint ", pending.uuid, ": ",
+                                                        r.status().message()));
   }
-  spdlog::info("reported checkpoint {} to the master", pending.uuid);
+  spdlog::debug("reported checkpoint {} to the master", pending.uuid);
   return absl::OkStatus();
 }
 

@@ -4,9 +4,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "common/time_util.h"
@@ -31,24 +30,24 @@ struct PendingCheckpoint {
 
 class CheckpointContext {
  public:
-  // `session` null means off-cluster: checkpoints are stored but reported to no one, and metadata is
-  // read back from the checkpoint's metadata.json.
+  // `session` null means off-cluster: checkpoints are stored but reported to no one, and metadata
+  // is read back from the checkpoint's metadata.json.
   CheckpointContext(std::shared_ptr<StorageManager> storage, std::shared_ptr<Session> session,
                     std::string task_id, std::string allocation_id);
 
   // Chooses a fresh UUID and prepares an empty directory for it.
   absl::StatusOr<PendingCheckpoint> BeginStore();
   // Finishes a checkpoint whose files are written: lists its resources, writes `metadata` (a JSON
-  // object) to metadata.json in it (not counted among the resources, as upstream), uploads it when the
-  // storage is remote, and reports it to the master. On a cluster `metadata` must hold
+  // object) to metadata.json in it (not counted among the resources, as upstream), uploads it when
+  // the storage is remote, and reports it to the master. On a cluster `metadata` must hold
   // "steps_completed".
   absl::Status CommitStore(const PendingCheckpoint& pending, const nlohmann::json& metadata);
   absl::Status CommitStoreJson(const PendingCheckpoint& pending, const std::string& metadata_json);
 
   // A local directory with the files of checkpoint `uuid`.
   absl::StatusOr<std::filesystem::path> RestorePath(const std::string& uuid);
-  // The metadata of checkpoint `uuid` as JSON text: from the master (GET /api/v1/checkpoints/{uuid})
-  // on a cluster, from its metadata.json otherwise.
+  // The metadata of checkpoint `uuid` as JSON text: from the master (GET
+  // /api/v1/checkpoints/{uuid}) on a cluster, from its metadata.json otherwise.
   absl::StatusOr<std::string> GetMetadataJson(const std::string& uuid);
   absl::Status Delete(const std::string& uuid);
 

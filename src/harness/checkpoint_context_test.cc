@@ -14,10 +14,9 @@ namespace {
 using nlohmann::json;
 
 TEST(CheckpointBodyTest, UpstreamShapeWithSizesAsStrings) {
-  json body = BuildCheckpointBody("task-1", "task-1.alloc", "uuid-1",
-                                  {{"model.pt", 1234567890123}, {"sub/", 0}},
-                                  json{{"steps_completed", 32}, {"epoch", 1}},
-                                  FromUnixMicros(1700000000000000));
+  json body = BuildCheckpointBody(
+      "task-1", "task-1.alloc", "uuid-1", {{"model.pt", 1234567890123}, {"sub/", 0}},
+      json{{"steps_completed", 32}, {"epoch", 1}}, FromUnixMicros(1700000000000000));
   json want = json::parse(R"({
     "taskId": "task-1", "allocationId": "task-1.alloc", "uuid": "uuid-1",
     "resources": {"model.pt": "1234567890123", "sub/": "0"},

@@ -46,9 +46,10 @@ absl::StatusOr<std::string> ParseJsonObject(const EnvLookup& env, const std::str
   std::string text = NonEmpty(env, name).value_or("{}");
   auto j = ParseJson(text);
   if (!j.ok() || !j->is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "environment variable ", name, ": expected a JSON object",
-        j.ok() ? absl::StrCat(", got ", text.substr(0, 80)) : absl::StrCat(": ", j.status().message())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("environment variable ", name, ": expected a JSON object",
+                     j.ok() ? absl::StrCat(", got ", text.substr(0, 80))
+                            : absl::StrCat(": ", j.status().message())));
   }
   return j->dump();
 }
@@ -76,11 +77,11 @@ absl::StatusOr<std::vector<int>> ParseSlotIds(const EnvLookup& env) {
 }
 
 absl::StatusOr<TrialInfo> ParseTrialInfo(const EnvLookup& env) {
-  RETURN_IF_ERROR(RequireAll(env,
-                             {"DET_TRIAL_ID", "DET_EXPERIMENT_ID", "DET_TRIAL_RUN_ID",
-                              "DET_TRIAL_SEED", "DET_HPARAMS", "DET_EXPERIMENT_CONFIG",
-                              "DET_STEPS_COMPLETED"},
-                             "a trial"));
+  RETURN_IF_ERROR(
+      RequireAll(env,
+                 {"DET_TRIAL_ID", "DET_EXPERIMENT_ID", "DET_TRIAL_RUN_ID", "DET_TRIAL_SEED",
+                  "DET_HPARAMS", "DET_EXPERIMENT_CONFIG", "DET_STEPS_COMPLETED"},
+                 "a trial"));
   TrialInfo t;
   ASSIGN_OR_RETURN(t.trial_id, ParseInt(env, "DET_TRIAL_ID"));
   ASSIGN_OR_RETURN(t.experiment_id, ParseInt(env, "DET_EXPERIMENT_ID"));
@@ -104,8 +105,8 @@ absl::StatusOr<std::optional<ClusterInfo>> ParseClusterInfo(const EnvLookup& env
   bool has_trial = NonEmpty(env, "DET_TRIAL_ID").has_value();
   if (!NonEmpty(env, "DET_ALLOCATION_ID").has_value() && !has_trial) return std::nullopt;
 
-  RETURN_IF_ERROR(RequireAll(env, {"DET_MASTER", "DET_TASK_ID", "DET_ALLOCATION_ID", "DET_SESSION_TOKEN"},
-                             "a task"));
+  RETURN_IF_ERROR(RequireAll(
+      env, {"DET_MASTER", "DET_TASK_ID", "DET_ALLOCATION_ID", "DET_SESSION_TOKEN"}, "a task"));
   ClusterInfo info;
   info.master_url = *env("DET_MASTER");
   info.task_id = *env("DET_TASK_ID");

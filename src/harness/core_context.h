@@ -1,6 +1,6 @@
 #pragma once
-// The Core API for C++ training programs: det::harness::CoreContext::Init() is the C++ counterpart of
-// Python's `det.core.init()`.
+// The Core API for C++ training programs: det::harness::CoreContext::Init() is the C++ counterpart
+// of Python's `det.core.init()`.
 //
 //   auto core = det::harness::CoreContext::Init();
 //   if (!core.ok()) { ...report core.status() and exit 1... }

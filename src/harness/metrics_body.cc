@@ -10,16 +10,13 @@ std::string TrialMetricsPath(int64_t trial_id) {
   return absl::StrCat("/api/v1/trials/", trial_id, "/metrics");
 }
 
-absl::StatusOr<nlohmann::json> BuildTrialMetricsBody(int64_t trial_id, int64_t trial_run_id,
-                                                     const std::string& group,
-                                                     int64_t steps_completed,
-                                                     const nlohmann::json& avg_metrics,
-                                                     const nlohmann::json& batch_metrics,
-                                                     WallTime report_time) {
+absl::StatusOr<nlohmann::json> BuildTrialMetricsBody(
+    int64_t trial_id, int64_t trial_run_id, const std::string& group, int64_t steps_completed,
+    const nlohmann::json& avg_metrics, const nlohmann::json& batch_metrics, WallTime report_time) {
   if (group.empty()) return absl::InvalidArgumentError("metrics group: must not be empty");
   if (!avg_metrics.is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("metrics: must be a JSON object of name -> value, got ", avg_metrics.type_name()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "metrics: must be a JSON object of name -> value, got ", avg_metrics.type_name()));
   }
   if (steps_completed < 0) {
     return absl::InvalidArgumentError(

@@ -20,7 +20,7 @@ struct MetricsReporter::Pending {
 
 RetryPolicy MetricsReporter::DefaultRetry() {
   return RetryPolicy{std::chrono::milliseconds(500), std::chrono::milliseconds(30000),
-                     std::chrono::milliseconds(600000)};
+                     std::chrono::milliseconds(120000)};
 }
 
 MetricsReporter::MetricsReporter(int64_t trial_id, int64_t trial_run_id, PostFn post,
@@ -30,12 +30,13 @@ MetricsReporter::MetricsReporter(int64_t trial_id, int64_t trial_run_id, PostFn 
 }
 
 MetricsReporter::MetricsReporter(int64_t trial_id, int64_t trial_run_id,
-                                 const std::string& master_url,
-                                 const std::string& allocation_token, RetryPolicy retry)
+                                 const std::string& master_url, const std::string& allocation_token,
+                                 RetryPolicy retry)
     : MetricsReporter(
           trial_id, trial_run_id,
           // The reporter retries by itself, so its session must not.
-          [session = std::make_shared<Session>(master_url, allocation_token, RetryPolicy::NoRetry())](
+          [session =
+               std::make_shared<Session>(master_url, allocation_token, RetryPolicy::NoRetry())](
               const std::string& path, const nlohmann::json& body) {
             return session->Post(path, body).status();
           },

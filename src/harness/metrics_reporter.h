@@ -1,17 +1,16 @@
 #pragma once
-// Non-blocking metric reporting: Report() queues and returns at once; one background thread POSTs the
-// queued reports in order, retrying transient failures with backoff. The training loop never waits on
-// the network unless it calls Flush() or Close().
+// Non-blocking metric reporting: Report() queues and returns at once; one background thread POSTs
+// the queued reports in order, retrying transient failures with backoff. The training loop never
+// waits on the network unless it calls Flush() or Close().
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <thread>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/status.h"
 #include "harness/retry_policy.h"
@@ -23,7 +22,7 @@ class MetricsReporter {
   // Sends one body to `path`; called only on the reporter's thread.
   using PostFn = std::function<absl::Status(const std::string& path, const nlohmann::json& body)>;
 
-  // Retry defaults: up to 10 minutes of backoff per report, enough to ride out a master restart.
+  // Retry defaults: up to 2 minutes of backoff per report, enough to ride out a master restart.
   static RetryPolicy DefaultRetry();
 
   MetricsReporter(int64_t trial_id, int64_t trial_run_id, PostFn post,
@@ -36,9 +35,10 @@ class MetricsReporter {
   MetricsReporter(const MetricsReporter&) = delete;
   MetricsReporter& operator=(const MetricsReporter&) = delete;
 
-  // Queues one report, stamped with the current time. Returns InvalidArgument for a malformed report
-  // (checked here, synchronously), FailedPrecondition after Close(), or the error of an earlier report
-  // that failed in the background (each such error is returned once). Safe for concurrent use.
+  // Queues one report, stamped with the current time. Returns InvalidArgument for a malformed
+  // report (checked here, synchronously), FailedPrecondition after Close(), or the error of an
+  // earlier report that failed in the background (each such error is returned once). Safe for
+  // concurrent use.
   absl::Status Report(const std::string& group, int64_t steps_completed,
                       const nlohmann::json& metrics, const nlohmann::json& batch_metrics);
   // The same with JSON text; `batch_metrics_json` may be empty for none.

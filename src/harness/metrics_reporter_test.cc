@@ -107,7 +107,8 @@ TEST(MetricsReporterTest, GivesUpAfterTheRetryBudget) {
 TEST(MetricsReporterTest, MalformedReportsFailAtOnce) {
   FakeMaster master;
   MetricsReporter r(1, 1, master.Fn(), FastRetry());
-  EXPECT_EQ(r.ReportJson("training", 1, "{not json", "").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.ReportJson("training", 1, "{not json", "").code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(r.ReportJson("training", 1, "[1]", "").code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(r.ReportJson("", 1, "{}", "").code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(r.ReportJson("training", 1, R"({"loss": 2})", R"([{"loss": 2}])").ok());

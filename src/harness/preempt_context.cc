@@ -17,8 +17,8 @@ PreemptContext::PreemptContext(std::unique_ptr<PreemptionWatcher> watcher,
 
 std::unique_ptr<PreemptContext> PreemptContext::ForAllocation(std::shared_ptr<Session> session,
                                                               const std::string& allocation_id) {
-  auto watcher = std::make_unique<PreemptionWatcher>(MakeRestPreemptionPoller(
-      session->master_url(), session->allocation_token(), allocation_id));
+  auto watcher = std::make_unique<PreemptionWatcher>(
+      MakeRestPreemptionPoller(session->master_url(), session->allocation_token(), allocation_id));
   return std::make_unique<PreemptContext>(std::move(watcher), std::move(session), allocation_id);
 }
 

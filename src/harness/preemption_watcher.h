@@ -1,7 +1,7 @@
 #pragma once
 // Watches the allocation's preemption signal with long polls on a background thread (upstream
-// core._PreemptionWatcher): first GET .../signals/preemption?timeout_seconds=0, then 60 s polls until
-// the answer is true. Stop() returns promptly even in the middle of a poll.
+// core._PreemptionWatcher): first GET .../signals/preemption?timeout_seconds=0, then 60 s polls
+// until the answer is true. Stop() returns promptly even in the middle of a poll.
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -45,8 +45,8 @@ class PreemptionWatcher {
 
   // Starts the thread. Call once.
   void Start();
-  // The latest answer. Blocks only until the first (timeout 0) poll has answered or failed (a failure
-  // counts as false). Safe for concurrent use; returns false when not started.
+  // The latest answer. Blocks only until the first (timeout 0) poll has answered or failed (a
+  // failure counts as false). Safe for concurrent use; returns false when not started.
   bool ShouldPreempt();
   // Stops the thread without waiting for a poll in progress to finish. Idempotent.
   void Stop();

@@ -1,7 +1,7 @@
 // `_determined`: the pybind11 face of libdetermined, used by the `determined` Python package.
 // JSON crosses the boundary as text (json.dumps / json.loads on the Python side). A non-OK Status
-// becomes a Python exception: ValueError (InvalidArgument), _determined.NotFoundError (NotFound), or
-// _determined.DeterminedError (anything else; a RuntimeError).
+// becomes a Python exception: ValueError (InvalidArgument), _determined.NotFoundError (NotFound),
+// or _determined.DeterminedError (anything else; a RuntimeError).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -101,8 +101,8 @@ class PyTrainContext {
   PyTrainContext(const std::string& master_url, const std::string& token, int64_t trial_id,
                  int64_t trial_run_id, int64_t experiment_id)
       : ctx_(std::make_shared<Session>(master_url, token),
-             std::make_unique<MetricsReporter>(trial_id, trial_run_id, master_url, token),
-             trial_id, experiment_id) {}
+             std::make_unique<MetricsReporter>(trial_id, trial_run_id, master_url, token), trial_id,
+             experiment_id) {}
 
   void Report(const std::string& group, int64_t steps, const std::string& metrics_json,
               const std::string& batch_metrics_json) {
@@ -211,7 +211,8 @@ PYBIND11_MODULE(_determined, m) {
   using namespace det::harness;
   m.doc() = "libdetermined: the Core API of the Determined harness, implemented in C++";
 
-  g_determined_error = PyErr_NewException("_determined.DeterminedError", PyExc_RuntimeError, nullptr);
+  g_determined_error =
+      PyErr_NewException("_determined.DeterminedError", PyExc_RuntimeError, nullptr);
   g_not_found_error = PyErr_NewException("_determined.NotFoundError", g_determined_error, nullptr);
   m.add_object("DeterminedError", py::handle(g_determined_error));
   m.add_object("NotFoundError", py::handle(g_not_found_error));
@@ -219,8 +220,7 @@ PYBIND11_MODULE(_determined, m) {
   m.def("cluster_info_from_env", &ClusterInfoDict,
         "The task environment as a dict, or None when not running on a cluster.");
   m.def(
-      "list_resources",
-      [](const std::string& dir) { return Check(ListResources(dir)); },
+      "list_resources", [](const std::string& dir) { return Check(ListResources(dir)); },
       "Files (relative path -> size) and directories ('name/' -> 0) under a checkpoint directory.");
   m.def(
       "resolve_shared_fs_base",

@@ -11,7 +11,8 @@ Session::Session(std::string master_url, std::string allocation_token, RetryPoli
       allocation_token_(std::move(allocation_token)),
       retry_(retry),
       client_(std::make_unique<client::RestClient>(
-          master_url_, client::Credentials{.user_token = "", .allocation_token = allocation_token_})) {}
+          master_url_,
+          client::Credentials{.user_token = "", .allocation_token = allocation_token_})) {}
 
 template <typename Call>
 absl::StatusOr<nlohmann::json> Session::WithRetry(Call call) {

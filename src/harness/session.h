@@ -1,12 +1,12 @@
 #pragma once
 // The harness's connection to the master: a RestClient authenticated with the allocation token,
-// serialized by a mutex, retrying transient failures (reference §1c: the Core API session retries).
+// serialized by a mutex, retrying transient failures (reference §1c: the Core API session
+// retries).
 #include <memory>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
 #include "client/rest_client.h"
@@ -16,7 +16,8 @@ namespace det::harness {
 
 class Session {
  public:
-  // `allocation_token` is DET_SESSION_TOKEN, sent as "Grpc-Metadata-x-allocation-token: Bearer ...".
+  // `allocation_token` is DET_SESSION_TOKEN, sent as "Grpc-Metadata-x-allocation-token: Bearer
+  // ...".
   Session(std::string master_url, std::string allocation_token, RetryPolicy retry = {});
 
   // Safe for concurrent use: calls are serialized. Each call retries transient failures under the

@@ -93,12 +93,14 @@ absl::Status SharedFsStorage::Delete(const std::string& uuid) {
   std::error_code ec;
   fs::remove_all(base_ / uuid, ec);
   if (ec) {
-    return absl::InternalError(absl::StrCat("cannot delete checkpoint ", uuid, " from ",
-                                            Describe(), ": ", ec.message()));
+    return absl::InternalError(
+        absl::StrCat("cannot delete checkpoint ", uuid, " from ", Describe(), ": ", ec.message()));
   }
   return absl::OkStatus();
 }
 
-std::string SharedFsStorage::Describe() const { return absl::StrCat(type_, " at ", base_.string()); }
+std::string SharedFsStorage::Describe() const {
+  return absl::StrCat(type_, " at ", base_.string());
+}
 
 }  // namespace det::harness

@@ -10,8 +10,9 @@
 namespace det::harness {
 
 // The base directory of a shared_fs storage (docs/task-contract.md): `host_path/storage_path` for a
-// relative storage_path, `storage_path` itself for an absolute one (which must lie under host_path),
-// `host_path` when storage_path is empty. host_path must be absolute; the result is normalized.
+// relative storage_path, `storage_path` itself for an absolute one (which must lie under
+// host_path), `host_path` when storage_path is empty. host_path must be absolute; the result is
+// normalized.
 absl::StatusOr<std::filesystem::path> ResolveSharedFsBase(const std::string& host_path,
                                                           const std::string& storage_path);
 

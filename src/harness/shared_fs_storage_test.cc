@@ -82,7 +82,8 @@ TEST(SharedFsStorageTest, StorageIdsCannotEscapeTheBase) {
 }
 
 TEST(MakeStorageManagerTest, BuildsByType) {
-  auto m = MakeStorageManager(json{{"type", "shared_fs"}, {"host_path", "/h"}, {"storage_path", "s"}});
+  auto m =
+      MakeStorageManager(json{{"type", "shared_fs"}, {"host_path", "/h"}, {"storage_path", "s"}});
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ((*m)->Describe(), "shared_fs at /h/s");
 
@@ -92,11 +93,11 @@ TEST(MakeStorageManagerTest, BuildsByType) {
 
   EXPECT_EQ(MakeStorageManager(json{{"type", "directory"}}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(MakeStorageManager(json{{"type", "shared_fs"}, {"host_path", "/h"},
-                                    {"storage_path", "/x"}})
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      MakeStorageManager(json{{"type", "shared_fs"}, {"host_path", "/h"}, {"storage_path", "/x"}})
+          .status()
+          .code(),
+      absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MakeStorageManager(json{{"type", "s3"}, {"bucket", "b"}}).status().code(),
             absl::StatusCode::kUnimplemented);
   EXPECT_EQ(MakeStorageManager(json{{"type", "ftp"}}).status().code(),

@@ -58,9 +58,9 @@ absl::StatusOr<std::unique_ptr<StorageManager>> MakeStorageManager(
                                                  ": not supported by this harness yet; use "
                                                  "shared_fs or directory"));
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("checkpoint_storage.type: must be one of shared_fs, directory, s3, gcs, azure; got \"",
-                   type, "\""));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "checkpoint_storage.type: must be one of shared_fs, directory, s3, gcs, azure; got \"", type,
+      "\""));
 }
 
 }  // namespace det::harness

@@ -2,9 +2,8 @@
 // Checkpoint storage backends (reference §2.5). A checkpoint is a directory named by its UUID.
 #include <filesystem>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"

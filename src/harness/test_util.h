@@ -11,8 +11,7 @@ namespace det::harness {
 // A fresh directory under the system temp dir, removed when the object dies.
 class TempDir {
  public:
-  TempDir()
-      : path_(std::filesystem::temp_directory_path() / ("det-harness-test-" + RandomHex(8))) {
+  TempDir() : path_(std::filesystem::temp_directory_path() / ("det-harness-test-" + RandomHex(8))) {
     std::filesystem::create_directories(path_);
   }
   ~TempDir() {

@@ -36,8 +36,8 @@ absl::Status TrainContext::ReportValidationMetrics(int64_t steps_completed,
 absl::Status TrainContext::ReportMetrics(const std::string& group, int64_t steps_completed,
                                          const nlohmann::json& metrics) {
   if (reporter_ == nullptr) {
-    spdlog::info("report_metrics(group={}, steps_completed={}, metrics={})", group,
-                 steps_completed, metrics.dump());
+    spdlog::info("report_metrics(group={}, steps_completed={}, metrics={})", group, steps_completed,
+                 metrics.dump());
     return absl::OkStatus();
   }
   return reporter_->Report(group, steps_completed, metrics, nlohmann::json());

@@ -2,10 +2,9 @@
 // Metrics and trial-level reports (upstream core.TrainContext) for a trial on a cluster.
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
 #include "harness/metrics_reporter.h"

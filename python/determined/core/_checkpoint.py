@@ -1,0 +1,126 @@
+import contextlib
+import enum
+import json
+import logging
+import os
+import pathlib
+import shutil
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Union
+
+from determined import util
+from determined.core._distributed import DistributedContext
+
+logger = logging.getLogger("determined.core")
+
+
+class DownloadMode(enum.Enum):
+    """How workers share checkpoint downloads (one worker per task here: both act the same)."""
+
+    LocalWorkersShareDownload = "LOCAL_WORKERS_SHARE_DOWNLOAD"
+    NoSharedDownload = "NO_SHARED_DOWNLOAD"
+
+
+class CheckpointContext:
+    """
+    Saves and restores checkpoints in the experiment's checkpoint storage, and reports saved
+    checkpoints to the master. Off-cluster, checkpoints are saved in a local directory and
+    reported to no one.
+    """
+
+    def __init__(self, dist: DistributedContext, native_ctx: Any) -> None:
+        self._dist = dist
+        self._native = native_ctx
+
+    @contextlib.contextmanager
+    def store_path(
+        self, metadata: Optional[Dict[str, Any]] = None, *, shard: bool = False
+    ) -> Iterator[Tuple[pathlib.Path, str]]:
+        """
+        Yields ``(path, storage_id)``: an empty directory to save the checkpoint into, and the
+        checkpoint's UUID. When the block exits normally, ``metadata`` is written to
+        ``metadata.json`` in it and the checkpoint is reported to the master (on a cluster,
+        ``metadata`` must contain ``steps_completed``). If the block raises, nothing is reported.
+
+        .. code:: python
+
+           with core_context.checkpoint.store_path({"steps_completed": steps}) as (path, uuid):
+               torch.save(model.state_dict(), path / "model.pt")
+        """
+        if not shard and self._dist.rank != 0:
+            raise RuntimeError(
+                "cannot call CheckpointContext.store_path(shard=False) from non-chief worker "
+                f"(rank={self._dist.rank})"
+            )
+        md = util.make_jsonable(metadata or {})
+        path_str, storage_id = self._native.begin_store()
+        yield pathlib.Path(path_str), storage_id
+        self._native.commit_store(storage_id, path_str, json.dumps(md))
+        logger.info(f"saved checkpoint {storage_id}")
+
+    def upload(
+        self,
+        ckpt_dir: Optional[Union[str, os.PathLike]],
+        metadata: Optional[Dict[str, Any]] = None,
+        *,
+        shard: bool = False,
+    ) -> str:
+        """Copies the contents of ``ckpt_dir`` into a new checkpoint; returns its storage_id."""
+        if ckpt_dir is None:
+            raise RuntimeError("cannot call .upload(ckpt_dir=None), which would do nothing at all")
+        src = os.fspath(ckpt_dir)
+        with self.store_path(metadata, shard=shard) as (path, storage_id):
+            shutil.copytree(src, path, dirs_exist_ok=True)
+        return storage_id
+
+    def download(
+        self,
+        storage_id: str,
+        ckpt_dir: Union[str, os.PathLike],
+        download_mode: DownloadMode = DownloadMode.LocalWorkersShareDownload,
+        *,
+        selector: Optional[Callable[[str], bool]] = None,
+    ) -> None:
+        """Copies checkpoint ``storage_id`` into ``ckpt_dir`` (created if needed)."""
+        DownloadMode(download_mode)
+        src = pathlib.Path(self._native.restore_path(storage_id))
+        dst = pathlib.Path(os.fspath(ckpt_dir))
+        dst.mkdir(parents=True, exist_ok=True)
+        for root, _, files in os.walk(src):
+            for name in files:
+                file = pathlib.Path(root) / name
+                rel = file.relative_to(src).as_posix()
+                if selector is not None and not selector(rel):
+                    continue
+                (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(file, dst / rel)
+
+    @contextlib.contextmanager
+    def restore_path(
+        self,
+        storage_id: str,
+        download_mode: DownloadMode = DownloadMode.LocalWorkersShareDownload,
+        *,
+        selector: Optional[Callable[[str], bool]] = None,
+    ) -> Iterator[pathlib.Path]:
+        """
+        Yields a local directory holding checkpoint ``storage_id``. Checkpoint storage on a shared
+        file system is read in place: do not modify the files.
+        """
+        DownloadMode(download_mode)
+        yield pathlib.Path(self._native.restore_path(storage_id))
+
+    def get_metadata(self, storage_id: str) -> Dict[str, Any]:
+        """The metadata of checkpoint ``storage_id``."""
+        md = json.loads(self._native.get_metadata(storage_id))
+        return md if isinstance(md, dict) else {}
+
+    def delete(self, storage_id: str) -> None:
+        """Deletes checkpoint ``storage_id`` from checkpoint storage."""
+        self._native.delete(storage_id)
+
+    def _describe(self) -> str:
+        return self._native.describe()
+
+
+class DummyCheckpointContext(CheckpointContext):
+    """Off-cluster: the same, with checkpoints kept in a local directory and reported to no one."""
