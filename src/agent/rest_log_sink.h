@@ -1,0 +1,27 @@
+#pragma once
+// Ships log batches to `POST /api/v1/task/logs` with the allocation token.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/log_sink.h"
+#include "client/rest_client.h"
+
+namespace det::agent {
+
+// The request body: {"logs":[{"taskId","allocationId","agentId","containerId","timestamp","log",
+// "stdtype","source","level"}]}. Bytes that are not UTF-8 become U+FFFD, since JSON cannot carry
+// them.
+std::string EncodeLogBatch(const LogMetadata& meta, const std::vector<LogLine>& lines);
+
+class RestLogSink : public LogSink {
+ public:
+  RestLogSink(std::string master_url, std::string allocation_token, LogMetadata meta);
+  absl::Status Post(const std::vector<LogLine>& lines) override;
+
+ private:
+  LogMetadata meta_;
+  client::RestClient client_;
+};
+
+}  // namespace det::agent

@@ -1,0 +1,60 @@
+#include "agent/task_env.h"
+
+#include <cstdlib>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace det::agent {
+
+AgentEnvironment AgentEnvironmentFromProcess(MasterUrl master, std::string agent_id) {
+  AgentEnvironment env;
+  env.master = std::move(master);
+  env.agent_id = std::move(agent_id);
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) exe = std::filesystem::current_path(ec) / "determined-agent";
+  std::filesystem::path python = exe.parent_path() / ".." / "python";
+  // weakly_canonical: the harness directory may not exist (yet) in a partial build tree.
+  std::filesystem::path canonical = std::filesystem::weakly_canonical(python, ec);
+  env.python_dir = ec ? python.lexically_normal() : canonical;
+  if (const char* path = std::getenv("PATH")) env.agent_path = path;
+  for (const char* name : {"HOME", "USER", "LANG", "TMPDIR"}) {
+    if (const char* value = std::getenv(name)) env.inherited[name] = value;
+  }
+  return env;
+}
+
+std::map<std::string, std::string> BuildTaskEnv(const api::StartTask& task,
+                                                const AgentEnvironment& agent,
+                                                const std::filesystem::path& task_dir) {
+  std::map<std::string, std::string> env = agent.inherited;
+  // Python prints UTF-8 regardless, but tools the task runs behave better with a UTF-8 locale.
+  if (env.count("LANG") == 0) env["LANG"] = "C.UTF-8";
+  for (const auto& [k, v] : task.env) env[k] = v;
+
+  std::string python_path = agent.python_dir.string();
+  if (auto it = task.env.find("PYTHONPATH"); it != task.env.end() && !it->second.empty()) {
+    absl::StrAppend(&python_path, ":", it->second);
+  }
+  std::string path = "/usr/bin:/bin:/usr/sbin:/sbin";
+  // An empty PATH entry would mean the current directory, so append only a non-empty PATH.
+  if (!agent.agent_path.empty()) absl::StrAppend(&path, ":", agent.agent_path);
+
+  env["DET_MASTER"] = agent.master.HttpUrl();
+  env["DET_MASTER_HOST"] = agent.master.host;
+  env["DET_MASTER_ADDR"] = agent.master.host;
+  env["DET_MASTER_PORT"] = std::to_string(agent.master.port);
+  env["DET_AGENT_ID"] = agent.agent_id;
+  env["DET_SLOT_IDS"] = absl::StrCat("[", absl::StrJoin(task.slot_ids, ","), "]");
+  env["DET_WORKDIR"] = task_dir.string();
+  env["CUDA_VISIBLE_DEVICES"] = "";
+  env["PATH"] = path;
+  env["PYENV_VERSION"] = "system";
+  env["PYTHONUNBUFFERED"] = "1";
+  env["PYTHONPATH"] = python_path;
+  return env;
+}
+
+}  // namespace det::agent

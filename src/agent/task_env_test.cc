@@ -1,0 +1,65 @@
+#include "agent/task_env.h"
+
+#include <gtest/gtest.h>
+
+namespace det::agent {
+namespace {
+
+AgentEnvironment TestAgent() {
+  AgentEnvironment agent;
+  agent.master = *ParseMasterUrl("http://10.0.0.5:8080");
+  agent.agent_id = "agent-1";
+  agent.python_dir = "/opt/det/python";
+  agent.agent_path = "/opt/bin:/usr/local/bin";
+  agent.inherited = {{"HOME", "/home/u"}, {"USER", "u"}};
+  return agent;
+}
+
+TEST(TaskEnvTest, AddsAgentSideContractVariables) {
+  api::StartTask task;
+  task.slot_ids = {0, 1};
+  task.env = {{"DET_TRIAL_ID", "7"}, {"DET_MASTER", "http://wrong:1"}, {"HOME", "/master-home"}};
+  auto env = BuildTaskEnv(task, TestAgent(), "/work/tasks/a1");
+  EXPECT_EQ(env["DET_MASTER"], "http://10.0.0.5:8080");
+  EXPECT_EQ(env["DET_MASTER_HOST"], "10.0.0.5");
+  EXPECT_EQ(env["DET_MASTER_ADDR"], "10.0.0.5");
+  EXPECT_EQ(env["DET_MASTER_PORT"], "8080");
+  EXPECT_EQ(env["DET_AGENT_ID"], "agent-1");
+  EXPECT_EQ(env["DET_SLOT_IDS"], "[0,1]");
+  EXPECT_EQ(env["DET_WORKDIR"], "/work/tasks/a1");
+  EXPECT_EQ(env.count("CUDA_VISIBLE_DEVICES"), 1u);
+  EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "");
+  EXPECT_EQ(env["PATH"], "/usr/bin:/bin:/usr/sbin:/sbin:/opt/bin:/usr/local/bin");
+  EXPECT_EQ(env["PYENV_VERSION"], "system");
+  EXPECT_EQ(env["PYTHONUNBUFFERED"], "1");
+  EXPECT_EQ(env["PYTHONPATH"], "/opt/det/python");
+  EXPECT_EQ(env["DET_TRIAL_ID"], "7");
+  EXPECT_EQ(env["HOME"], "/master-home");  // master-side values beat the agent's own
+  EXPECT_EQ(env["USER"], "u");
+  EXPECT_EQ(env["LANG"], "C.UTF-8");
+}
+
+TEST(TaskEnvTest, KeepsTaskPythonPathAfterHarness) {
+  api::StartTask task;
+  task.env = {{"PYTHONPATH", "/extra"}};
+  auto env = BuildTaskEnv(task, TestAgent(), "/w");
+  EXPECT_EQ(env["PYTHONPATH"], "/opt/det/python:/extra");
+  EXPECT_EQ(env["DET_SLOT_IDS"], "[]");
+}
+
+TEST(TaskEnvTest, NoTrailingColonWithoutAgentPath) {
+  AgentEnvironment agent = TestAgent();
+  agent.agent_path = "";
+  auto env = BuildTaskEnv(api::StartTask{}, agent, "/w");
+  EXPECT_EQ(env["PATH"], "/usr/bin:/bin:/usr/sbin:/sbin");
+}
+
+TEST(TaskEnvTest, PythonDirFromProcessIsAbsolute) {
+  AgentEnvironment agent = AgentEnvironmentFromProcess(*ParseMasterUrl("http://m:1"), "a");
+  EXPECT_TRUE(agent.python_dir.is_absolute());
+  EXPECT_EQ(agent.python_dir.filename(), "python");
+  EXPECT_EQ(agent.python_dir.string().find(".."), std::string::npos);
+}
+
+}  // namespace
+}  // namespace det::agent

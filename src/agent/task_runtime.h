@@ -1,0 +1,62 @@
+#pragma once
+// The agent's interface to whatever actually runs a task's process. `ProcessRuntime` runs it as a
+// local process group; a container runtime can implement the same interface later.
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace det::agent {
+
+enum class StdType { kStdout, kStderr };
+
+// "stdout" / "stderr", as the task-log API spells it.
+const char* StdTypeName(StdType type);
+
+struct TaskSpec {
+  std::string id;                          // the allocation id; unique among running tasks
+  std::vector<std::string> argv;           // argv[0] is looked up in env's PATH unless it has a '/'
+  std::map<std::string, std::string> env;  // the complete environment; nothing else is inherited
+  std::filesystem::path work_dir;          // must exist; the process starts there
+};
+
+// Callbacks from the runtime. `on_line` and `on_exit` run on a runtime-owned thread, one per task,
+// so a task's lines arrive in order and `on_exit` comes after its last line. They must not call
+// back into the runtime's Start() for the same task id.
+struct TaskCallbacks {
+  // Called from inside Start() once the process runs, before any on_line/on_exit of the task.
+  std::function<void(int pid)> on_started;
+  // One line of output, without its terminator ('\n', '\r' or "\r\n").
+  std::function<void(StdType type, std::string line)> on_line;
+  // The process ended: its exit code, or 128+N when signal N killed it. The task is no longer
+  // listed by RunningTasks() when this is called.
+  std::function<void(int exit_code)> on_exit;
+};
+
+class TaskRuntime {
+ public:
+  virtual ~TaskRuntime() = default;
+
+  // Starts a task. Returns its pid, or an error when it could not be started (no callbacks are
+  // called then). Thread-safe.
+  virtual absl::StatusOr<int> Start(const TaskSpec& spec, TaskCallbacks callbacks) = 0;
+
+  // Asks a task to stop: SIGTERM to its process group now, SIGKILL once `grace` has passed. Returns
+  // NotFound for an unknown (or already finished) task. Thread-safe; a second call can only shorten
+  // the grace period.
+  virtual absl::Status Kill(const std::string& id, std::chrono::milliseconds grace) = 0;
+
+  // Ids of the tasks whose on_exit has not been called yet. Thread-safe.
+  virtual std::vector<std::string> RunningTasks() const = 0;
+
+  // Blocks until every task has finished (its on_exit returned) or `timeout` passed; true when none
+  // is left. Thread-safe.
+  virtual bool WaitAll(std::chrono::milliseconds timeout) = 0;
+};
+
+}  // namespace det::agent
