@@ -94,7 +94,7 @@ class Agent {
   // Allocations whose TaskExited was sent but not yet written to a connection; guarded by mu_.
   std::set<std::string> unwritten_exits_;
   bool shutting_down_ = false;  // guarded by mu_
-  // ReportExit calls between forgetting a task and handing its TaskExited to `send`; guarded by mu_.
+  // ReportExit calls between forgetting a task and handing its TaskExited to send; guarded by mu_.
   int exits_in_flight_ = 0;
   uint64_t next_serial_ = 0;                     // guarded by mu_
   std::map<uint64_t, std::thread> launchers_;    // guarded by mu_
