@@ -5,9 +5,8 @@
 //   directory: container_path/UUID;
 //   s3 / gcs / azure: a bucket URL with the optional prefix.
 // Returns "" when the storage type is unknown or the config lacks the needed fields.
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 namespace det::cli {
 

@@ -12,17 +12,18 @@ using nlohmann::json;
 TEST(CheckpointLocationTest, SharedFs) {
   EXPECT_EQ(CheckpointLocation(json{{"type", "shared_fs"}, {"host_path", "/data/ckpt"}}, "u1"),
             "/data/ckpt/u1");
-  EXPECT_EQ(CheckpointLocation(
-                json{{"type", "shared_fs"}, {"host_path", "/data"}, {"storage_path", "ckpts"}}, "u1"),
-            "/data/ckpts/u1");
-  EXPECT_EQ(CheckpointLocation(json{{"type", "shared_fs"},
-                                    {"host_path", "/data"},
-                                    {"storage_path", "/data/abs"}},
-                               "u1"),
-            "/data/abs/u1");
-  EXPECT_EQ(CheckpointLocation(
-                json{{"type", "shared_fs"}, {"host_path", "/data"}, {"storage_path", nullptr}}, "u1"),
-            "/data/u1");
+  EXPECT_EQ(
+      CheckpointLocation(
+          json{{"type", "shared_fs"}, {"host_path", "/data"}, {"storage_path", "ckpts"}}, "u1"),
+      "/data/ckpts/u1");
+  EXPECT_EQ(
+      CheckpointLocation(
+          json{{"type", "shared_fs"}, {"host_path", "/data"}, {"storage_path", "/data/abs"}}, "u1"),
+      "/data/abs/u1");
+  EXPECT_EQ(
+      CheckpointLocation(
+          json{{"type", "shared_fs"}, {"host_path", "/data"}, {"storage_path", nullptr}}, "u1"),
+      "/data/u1");
 }
 
 TEST(CheckpointLocationTest, DirectoryAndClouds) {

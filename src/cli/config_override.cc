@@ -70,8 +70,8 @@ void Merge(json& into, const json& from) {
 absl::Status ApplyConfigOverride(json& config, const std::string& key_equals_value) {
   size_t eq = key_equals_value.find('=');
   if (eq == std::string::npos || eq == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Could not read configuration option '", key_equals_value, "'. ", kConfigHelp));
+    return absl::InvalidArgumentError(absl::StrCat("Could not read configuration option '",
+                                                   key_equals_value, "'. ", kConfigHelp));
   }
   std::string key = key_equals_value.substr(0, eq);
   std::string text = key_equals_value.substr(eq + 1);
@@ -100,8 +100,8 @@ absl::StatusOr<std::string> ConfigTextWithOverrides(const std::string& yaml_text
                                                     const std::string& path) {
   absl::StatusOr<json> config = ParseYaml(yaml_text);
   if (!config.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("invalid experiment config file ", path, ": ",
-                                                   config.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid experiment config file ", path, ": ", config.status().message()));
   }
   if (!config->is_object() || config->empty()) {
     return absl::InvalidArgumentError(absl::StrCat("invalid experiment config file ", path,

@@ -26,9 +26,10 @@ struct Planned {
 };
 
 absl::StatusOr<struct stat> Stat(const fs::path& p) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(p.c_str(), &st) != 0) {
-    return absl::NotFoundError(absl::StrCat("cannot stat ", p.string(), ": ", std::strerror(errno)));
+    return absl::NotFoundError(
+        absl::StrCat("cannot stat ", p.string(), ": ", std::strerror(errno)));
   }
   return st;
 }
@@ -76,14 +77,17 @@ class Planner {
                        const DetIgnore& ignore) {
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
-    if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot list ", dir.string(), ": ", ec.message()));
+    if (ec)
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot list ", dir.string(), ": ", ec.message()));
     std::vector<fs::directory_entry> entries;
     for (; it != fs::directory_iterator(); it.increment(ec)) {
       if (ec) break;
       entries.push_back(*it);
     }
-    std::sort(entries.begin(), entries.end(),
-              [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      return a.path().filename() < b.path().filename();
+    });
     std::vector<std::pair<fs::path, std::string>> subdirs;
     for (const fs::directory_entry& e : entries) {
       std::string name = e.path().filename().string();
@@ -95,7 +99,8 @@ class Planner {
         if (ignore.Ignores(rel, /*is_dir=*/true)) continue;
         absl::StatusOr<struct stat> st = Stat(e.path());
         if (!st.ok()) {
-          result_->warnings.push_back(absl::StrCat("Error reading '", JoinRel(prefix, rel), "', skipping it."));
+          result_->warnings.push_back(
+              absl::StrCat("Error reading '", JoinRel(prefix, rel), "', skipping it."));
           continue;
         }
         AddDir(JoinRel(prefix, rel), *st);
@@ -106,7 +111,8 @@ class Planner {
       if (ignore.Ignores(rel, /*is_dir=*/false)) continue;
       absl::StatusOr<struct stat> st = Stat(e.path());
       if (!st.ok() || !S_ISREG(st->st_mode)) {
-        result_->warnings.push_back(absl::StrCat("Error reading '", JoinRel(prefix, rel), "', skipping it."));
+        result_->warnings.push_back(
+            absl::StrCat("Error reading '", JoinRel(prefix, rel), "', skipping it."));
         continue;
       }
       AddFile(JoinRel(prefix, rel), e.path(), *st);
@@ -132,7 +138,8 @@ absl::StatusOr<ContextResult> ReadContext(const std::optional<fs::path>& root,
   if (root.has_value()) {
     std::error_code ec;
     if (!fs::exists(*root, ec)) {
-      return absl::NotFoundError(absl::StrCat("context directory '", root->string(), "' doesn't exist"));
+      return absl::NotFoundError(
+          absl::StrCat("context directory '", root->string(), "' doesn't exist"));
     }
     if (!fs::is_directory(*root, ec)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -149,7 +156,8 @@ absl::StatusOr<ContextResult> ReadContext(const std::optional<fs::path>& root,
     }
     std::string name = resolved.filename().string();
     if (name.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("unable to determine the name of include '", inc.string(), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unable to determine the name of include '", inc.string(), "'"));
     }
     absl::StatusOr<struct stat> st = Stat(resolved);
     if (!st.ok()) return st.status();
@@ -168,14 +176,15 @@ absl::StatusOr<ContextResult> ReadContext(const std::optional<fs::path>& root,
     if (p.file.path.find('/') == std::string::npos) ++roots[p.file.path];
   }
   for (const auto& [name, n] : roots) {
-    if (n > 1) return absl::InvalidArgumentError(absl::StrCat("duplicate path detected: '", name, "'"));
+    if (n > 1)
+      return absl::InvalidArgumentError(absl::StrCat("duplicate path detected: '", name, "'"));
   }
 
   if (planner.total() > limit) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the context directory and included files total ", FormatBytes(planner.total()), " (",
-        planner.total(), " bytes), more than the maximum allowed size of ", FormatBytes(limit), " (",
-        limit, " bytes). List files or subdirectories to leave out in a .detignore file."));
+        planner.total(), " bytes), more than the maximum allowed size of ", FormatBytes(limit),
+        " (", limit, " bytes). List files or subdirectories to leave out in a .detignore file."));
   }
 
   result.total_bytes = 0;

@@ -6,15 +6,15 @@
 //    under its name;
 //  - each walked root honors its own `.detignore` plus upstream's default ignores; `.detignore`
 //    files themselves are left out; symlinked directories are listed but not followed;
-//  - the decoded total must stay within `limit` bytes (upstream: 96 MiB - 1 MiB); a larger context is
+//  - the decoded total must stay within `limit` bytes (upstream: 96 MiB - 1 MiB); a larger context
+//  is
 //    refused before anything is read into memory, naming its size and the limit.
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
 

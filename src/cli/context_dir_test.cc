@@ -143,8 +143,7 @@ TEST_F(ContextDirTest, DuplicateRootsAndBadPathsFail) {
   EXPECT_FALSE(ReadContext(dir_ / "ctx", {dir_ / "extra"}).ok());
   EXPECT_EQ(ReadContext(dir_ / "missing", {}).status().code(), absl::StatusCode::kNotFound);
   Write("file.txt", "x");
-  EXPECT_EQ(ReadContext(dir_ / "file.txt", {}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReadContext(dir_ / "file.txt", {}).status().code(), absl::StatusCode::kInvalidArgument);
   absl::StatusOr<ContextResult> none = ReadContext(std::nullopt, {});
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->files.empty());

@@ -13,7 +13,8 @@ namespace det::cli {
 void AddDeployCommands(CLI::App& det, CommandContext& ctx) {
   CLI::App* deploy = det.add_subcommand("deploy", "manage deployments");
   deploy->require_subcommand(1);
-  CLI::App* local = deploy->add_subcommand("local", "manage a local cluster (processes on this machine)");
+  CLI::App* local =
+      deploy->add_subcommand("local", "manage a local cluster (processes on this machine)");
   local->require_subcommand(1);
 
   CLI::App* up = local->add_subcommand("cluster-up", "start a master and agents on this machine");
@@ -33,7 +34,8 @@ void AddDeployCommands(CLI::App& det, CommandContext& ctx) {
       absl::StatusOr<std::filesystem::path> bin = ExecutableDir();
       if (!bin.ok()) return bin.status();
       up_opts->bin_dir = *bin;
-      if (const char* u = std::getenv("DET_USER"); u != nullptr && *u != '\0') up_opts->username = u;
+      if (const char* u = std::getenv("DET_USER"); u != nullptr && *u != '\0')
+        up_opts->username = u;
       if (const char* p = std::getenv("DET_PASS"); p != nullptr) up_opts->password = p;
       return ClusterUp(*up_opts, std::cout);
     };

@@ -8,8 +8,21 @@ namespace {
 
 bool IsRegexSpecial(char c) {
   switch (c) {
-    case '.': case '^': case '$': case '|': case '(': case ')': case '[': case ']':
-    case '{': case '}': case '*': case '+': case '?': case '\\': case '/':
+    case '.':
+    case '^':
+    case '$':
+    case '|':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case '*':
+    case '+':
+    case '?':
+    case '\\':
+    case '/':
       return true;
     default:
       return false;
@@ -79,9 +92,10 @@ std::string Trim(std::string s) {
 
 const std::vector<std::string>& DefaultDetIgnorePatterns() {
   static const std::vector<std::string> kPatterns = {
-      "__pycache__/", "*.py[co]",          "*$py.class",        "terraform",
-      "terraform_data", "terraform.tfstate*", "terraform.tfvars*", ".terraform*",
-      ".git/",          ".vscode/",           ".idea/",            ".mypy_cache/",
+      "__pycache__/",      "*.py[co]",       "*$py.class",
+      "terraform",         "terraform_data", "terraform.tfstate*",
+      "terraform.tfvars*", ".terraform*",    ".git/",
+      ".vscode/",          ".idea/",         ".mypy_cache/",
       "/shared_fs",
   };
   return kPatterns;
@@ -105,7 +119,8 @@ std::string DetIgnorePatternToRegex(std::string pattern, bool* include) {
     if (segs[0] != "**") segs.insert(segs.begin(), "**");  // a bare name matches at any depth
   }
   if (segs.empty()) return "";
-  if (segs.size() > 1 && segs.back().empty()) segs.back() = "**";  // trailing '/': directory contents
+  if (segs.size() > 1 && segs.back().empty())
+    segs.back() = "**";  // trailing '/': directory contents
 
   std::string out = "^";
   bool need_slash = false;
@@ -146,7 +161,8 @@ DetIgnore::DetIgnore(const std::vector<std::string>& lines) {
     std::string re = DetIgnorePatternToRegex(line, &include);
     if (re.empty()) continue;
     try {
-      rules_.push_back(Rule{std::regex(re, std::regex::ECMAScript | std::regex::optimize), include});
+      rules_.push_back(
+          Rule{std::regex(re, std::regex::ECMAScript | std::regex::optimize), include});
     } catch (const std::regex_error&) {
       // A pattern we cannot compile matches nothing, rather than failing the whole submission.
     }

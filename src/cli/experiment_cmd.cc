@@ -61,7 +61,8 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   list->add_option("--limit", list_args->limit, "maximum items per page of results")
       ->capture_default_str();
   list->add_option("--offset", list_args->offset, "number of items to skip")->capture_default_str();
-  list->add_option("--pages", list_args->pages, "pages to fetch (0 for all)")->capture_default_str();
+  list->add_option("--pages", list_args->pages, "pages to fetch (0 for all)")
+      ->capture_default_str();
   auto list_fmt = AddFormatFlags(list);
   auto run_list = [&ctx, list_args, list_fmt] {
     ctx.action = [&ctx, list_args, list_fmt] {
@@ -77,8 +78,9 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   // describe
   CLI::App* describe = exp->add_subcommand("describe", "describe experiment");
   auto describe_ids = std::make_shared<std::string>();
-  describe->add_option("experiment_ids", *describe_ids,
-                       "experiment ID, or a comma-separated list of IDs")
+  describe
+      ->add_option("experiment_ids", *describe_ids,
+                   "experiment ID, or a comma-separated list of IDs")
       ->required();
   auto describe_fmt = AddFormatFlags(describe);
   describe->callback([&ctx, describe_ids, describe_fmt] {
@@ -95,12 +97,14 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   create->add_option("config_file", create_args->config_file, "experiment config file (.yaml)")
       ->required();
   create->add_option("model_def", *context_dir, "directory containing the model definition");
-  create->add_option("-i,--include", create_args->includes,
-                     "additional file or directory to copy into the task (repeatable)")
+  create
+      ->add_option("-i,--include", create_args->includes,
+                   "additional file or directory to copy into the task (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  create->add_option("--config", create_args->overrides,
-                     "config override KEY=VALUE, dotted keys for nesting (repeatable)")
+  create
+      ->add_option("--config", create_args->overrides,
+                   "config override KEY=VALUE, dotted keys for nesting (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   CLI::Option* follow = create->add_flag("-f,--follow-first-trial,--follow", create_args->follow,
@@ -165,8 +169,8 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   });
 
   // lifecycle
-  AddAction(exp, ctx, "activate", "unpause", "activate experiment, i.e., unpause a paused experiment",
-            "activate");
+  AddAction(exp, ctx, "activate", "unpause",
+            "activate experiment, i.e., unpause a paused experiment", "activate");
   AddAction(exp, ctx, "pause", "", "pause experiment", "pause");
   AddAction(exp, ctx, "cancel", "", "cancel experiment", "cancel");
   AddAction(exp, ctx, "kill", "", "kill experiment", "kill");

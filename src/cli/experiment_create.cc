@@ -38,9 +38,11 @@ absl::StatusOr<json> BuildCreateExperimentRequest(const CreateExperimentArgs& ar
                                                   std::vector<std::string>* warnings) {
   absl::StatusOr<std::string> text = ReadFile(args.config_file);
   if (!text.ok()) {
-    return absl::NotFoundError(absl::StrCat("cannot read experiment config file ", args.config_file));
+    return absl::NotFoundError(
+        absl::StrCat("cannot read experiment config file ", args.config_file));
   }
-  absl::StatusOr<std::string> config = ConfigTextWithOverrides(*text, args.overrides, args.config_file);
+  absl::StatusOr<std::string> config =
+      ConfigTextWithOverrides(*text, args.overrides, args.config_file);
   if (!config.ok()) return config.status();
 
   std::optional<std::filesystem::path> root;

@@ -1,11 +1,10 @@
 #pragma once
 // `det experiment create CONFIG_FILE [CONTEXT_DIR]`.
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
 

@@ -31,8 +31,7 @@ absl::StatusOr<Described> Describe(Session& session, int id) {
   absl::StatusOr<json> exp = session.Get(ExperimentPath(id));
   if (!exp.ok()) return exp.status();
   d.experiment_response = std::move(*exp);
-  absl::StatusOr<json> trials =
-      GetAllPages(session, ExperimentPath(id) + "/trials", "trials");
+  absl::StatusOr<json> trials = GetAllPages(session, ExperimentPath(id) + "/trials", "trials");
   if (!trials.ok()) return trials.status();
   d.trials = std::move(*trials);
   absl::StatusOr<json> ckpts =
@@ -47,8 +46,8 @@ absl::StatusOr<Described> Describe(Session& session, int id) {
 bool IsTerminalExperimentState(std::string_view state) {
   absl::string_view s(state.data(), state.size());
   absl::ConsumePrefix(&s, "STATE_");
-  return s == "COMPLETED" || s == "CANCELED" || s == "ERROR" || s == "DELETED" ||
-         s == "DELETING" || s == "DELETE_FAILED";
+  return s == "COMPLETED" || s == "CANCELED" || s == "ERROR" || s == "DELETED" || s == "DELETING" ||
+         s == "DELETE_FAILED";
 }
 
 absl::StatusOr<int> ListExperiments(Session& session, const ListExperimentsArgs& args,
@@ -101,7 +100,8 @@ absl::StatusOr<int> DescribeExperiments(Session& session, const std::string& ids
       docs.push_back(std::move(doc));
     } else {
       if (!text.empty()) text += "\n";
-      text += RenderExperimentDescription(d->experiment_response, d->trials, d->checkpoints, format);
+      text +=
+          RenderExperimentDescription(d->experiment_response, d->trials, d->checkpoints, format);
     }
   }
   if (format == OutputFormat::kJson) {
@@ -117,7 +117,8 @@ absl::StatusOr<std::string> ExperimentState(Session& session, int experiment_id)
   if (!resp.ok()) return resp.status();
   auto exp = resp->find("experiment");
   if (exp == resp->end()) {
-    return absl::InternalError(absl::StrCat("GetExperiment ", experiment_id, " returned no experiment"));
+    return absl::InternalError(
+        absl::StrCat("GetExperiment ", experiment_id, " returned no experiment"));
   }
   return StripStatePrefix(Str(*exp, "state"));
 }
@@ -143,8 +144,8 @@ absl::StatusOr<int> ExperimentAction(Session& session, int experiment_id, const 
       session.Post(absl::StrCat(ExperimentPath(experiment_id), "/", verb), json::object());
   if (!r.ok()) return r.status();
   static const std::pair<const char*, const char*> kPast[] = {
-      {"activate", "Activated"}, {"pause", "Paused"},       {"cancel", "Canceled"},
-      {"kill", "Killed"},        {"archive", "Archived"},   {"unarchive", "Unarchived"}};
+      {"activate", "Activated"}, {"pause", "Paused"},     {"cancel", "Canceled"},
+      {"kill", "Killed"},        {"archive", "Archived"}, {"unarchive", "Unarchived"}};
   std::string done = verb;
   for (const auto& [v, past] : kPast) {
     if (verb == v) done = past;

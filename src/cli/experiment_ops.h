@@ -1,11 +1,10 @@
 #pragma once
 // `det experiment` commands other than create. Each returns the process exit code, or an error for
 // main() to print as "Error: <message>". Output goes to `out`.
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
 #include "cli/experiment_view.h"

@@ -76,8 +76,8 @@ Table ExperimentSummaryTable(const json& e) {
 }
 
 Table TrialsTable(const json& trials) {
-  Table t({"Trial ID", "State", "Batches", "Started", "Ended", "Hyperparameters",
-           "Latest Validation"});
+  Table t(
+      {"Trial ID", "State", "Batches", "Started", "Ended", "Hyperparameters", "Latest Validation"});
   if (!trials.is_array()) return t;
   for (const json& tr : trials) {
     const json& hparams = Field(tr, "hparams");

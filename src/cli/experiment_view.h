@@ -1,9 +1,8 @@
 #pragma once
 // Pure rendering of experiment API objects (no I/O), so the layouts can be unit-tested.
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "cli/table.h"
 

@@ -39,16 +39,17 @@ TEST(ExperimentViewTest, ListTable) {
 }
 
 TEST(ExperimentViewTest, DescribeShowsTrialsAndCheckpointsWithLocation) {
-  json get = {{"experiment", Experiment()},
-              {"config",
-               {{"checkpoint_storage",
-                 {{"type", "shared_fs"}, {"host_path", "/d/checkpoints"}, {"storage_path", nullptr}}}}}};
-  json trials = json::array({json{
-      {"id", 7},
-      {"state", "STATE_COMPLETED"},
-      {"totalBatchesProcessed", 100},
-      {"hparams", {{"lr", 0.1}}},
-      {"latestValidation", {{"metrics", {{"avgMetrics", {{"validation_loss", 0.25}}}}}}}}});
+  json get = {
+      {"experiment", Experiment()},
+      {"config",
+       {{"checkpoint_storage",
+         {{"type", "shared_fs"}, {"host_path", "/d/checkpoints"}, {"storage_path", nullptr}}}}}};
+  json trials = json::array(
+      {json{{"id", 7},
+            {"state", "STATE_COMPLETED"},
+            {"totalBatchesProcessed", 100},
+            {"hparams", {{"lr", 0.1}}},
+            {"latestValidation", {{"metrics", {{"avgMetrics", {{"validation_loss", 0.25}}}}}}}}});
   json ckpts = json::array({json{{"uuid", "abc-123"},
                                  {"state", "STATE_COMPLETED"},
                                  {"resources", {{"model.pt", "1024"}, {"meta.json", "512"}}},

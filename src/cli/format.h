@@ -1,10 +1,9 @@
 #pragma once
 // Cell formatting shared by the list/describe commands, matching upstream's `render` helpers.
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace det::cli {
 

@@ -91,9 +91,9 @@ absl::StatusOr<int> CountAgents(client::RestClient& client, const ClusterUpOptio
     absl::StatusOr<json> resp = client.Post("/api/v1/auth/login", body);
     if (absl::IsUnauthenticated(resp.status()) || absl::IsPermissionDenied(resp.status())) {
       // The master is up and refuses these credentials: waiting will not help.
-      return absl::PermissionDeniedError(absl::StrCat(
-          "cannot log in to the new master as '", options.username, "': ", resp.status().message(),
-          " (set DET_USER and DET_PASS)"));
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot log in to the new master as '", options.username,
+                       "': ", resp.status().message(), " (set DET_USER and DET_PASS)"));
     }
     if (!resp.ok()) return resp.status();
     client.set_user_token(resp->value("token", std::string()));
@@ -146,7 +146,8 @@ absl::StatusOr<std::optional<ClusterRecord>> ReadClusterRecord(const fs::path& d
     return absl::InvalidArgumentError(absl::StrCat(file.string(), ": ", doc.status().message()));
   }
   absl::StatusOr<ClusterRecord> r = ClusterRecordFromJson(*doc);
-  if (!r.ok()) return absl::InvalidArgumentError(absl::StrCat(file.string(), ": ", r.status().message()));
+  if (!r.ok())
+    return absl::InvalidArgumentError(absl::StrCat(file.string(), ": ", r.status().message()));
   return std::optional<ClusterRecord>(std::move(*r));
 }
 
@@ -172,8 +173,8 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
     if (RecordedClusterRuns(r)) {
       return absl::AlreadyExistsError(absl::StrCat(
           "a local cluster recorded in ", dir.string(), " is still running (master ", r.master_url,
-          ", pid ", r.master_pid, "); stop it first with: det deploy local cluster-down --data-dir ",
-          dir.string()));
+          ", pid ", r.master_pid,
+          "); stop it first with: det deploy local cluster-down --data-dir ", dir.string()));
     }
   }
   std::error_code ec;
@@ -192,10 +193,10 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
   const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
   std::vector<Started> started;
   fs::path master_log = dir / "master.log";
-  absl::StatusOr<pid_t> master = SpawnDaemon(
-      {master_bin.string(), "--data-dir", dir.string(), "--host", "127.0.0.1", "--port",
-       std::to_string(options.master_port), "--port-file", (dir / kPortFile).string()},
-      master_log);
+  absl::StatusOr<pid_t> master =
+      SpawnDaemon({master_bin.string(), "--data-dir", dir.string(), "--host", "127.0.0.1", "--port",
+                   std::to_string(options.master_port), "--port-file", (dir / kPortFile).string()},
+                  master_log);
   if (!master.ok()) return master.status();
   started.push_back({"master", *master, master_log});
 
@@ -212,9 +213,9 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
       break;
     }
     if (Clock::now() >= deadline) {
-      return Abort(started, absl::DeadlineExceededError(absl::StrCat(
-                                "the master did not start listening within ",
-                                options.timeout_seconds, " s")));
+      return Abort(started, absl::DeadlineExceededError(
+                                absl::StrCat("the master did not start listening within ",
+                                             options.timeout_seconds, " s")));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -251,9 +252,9 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
       if (absl::IsPermissionDenied(n.status())) return Abort(started, n.status());
     }
     if (Clock::now() >= deadline) {
-      std::string why = absl::StrCat("the local cluster did not come up within ",
-                                     options.timeout_seconds, " s: ", connected, " of ",
-                                     options.agents, " agents connected");
+      std::string why =
+          absl::StrCat("the local cluster did not come up within ", options.timeout_seconds,
+                       " s: ", connected, " of ", options.agents, " agents connected");
       if (!n.ok()) absl::StrAppend(&why, " (last error: ", last_error.message(), ")");
       return Abort(started, absl::DeadlineExceededError(why));
     }
@@ -297,8 +298,10 @@ absl::StatusOr<int> ClusterDown(const fs::path& data_dir, std::ostream& out) {
   if (ProcessCommandContains(r.master_pid, kMasterBinary)) master.push_back(r.master_pid);
 
   std::vector<pid_t> left = SignalAndWait(agents, SIGTERM, std::chrono::seconds(5));
-  auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(total - (Clock::now() - start));
-  std::vector<pid_t> master_left = SignalAndWait(master, SIGTERM, std::max(remaining, std::chrono::milliseconds(0)));
+  auto remaining =
+      std::chrono::duration_cast<std::chrono::milliseconds>(total - (Clock::now() - start));
+  std::vector<pid_t> master_left =
+      SignalAndWait(master, SIGTERM, std::max(remaining, std::chrono::milliseconds(0)));
   left.insert(left.end(), master_left.begin(), master_left.end());
   std::vector<pid_t> killed = left;
   if (!left.empty()) left = SignalAndWait(left, SIGKILL, std::chrono::seconds(3));
@@ -325,7 +328,8 @@ absl::StatusOr<int> ClusterDown(const fs::path& data_dir, std::ostream& out) {
         << " after 10 s.\n";
   }
   if (!left.empty()) {
-    return absl::InternalError(absl::StrCat("pids still running after SIGKILL: ", absl::StrJoin(left, ", ")));
+    return absl::InternalError(
+        absl::StrCat("pids still running after SIGKILL: ", absl::StrJoin(left, ", ")));
   }
   return 0;
 }

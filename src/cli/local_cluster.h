@@ -5,12 +5,11 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
 
@@ -25,7 +24,8 @@ struct ClusterRecord {
 nlohmann::json ClusterRecordToJson(const ClusterRecord& record);
 absl::StatusOr<ClusterRecord> ClusterRecordFromJson(const nlohmann::json& doc);
 // nullopt when DATA_DIR/cluster.json does not exist.
-absl::StatusOr<std::optional<ClusterRecord>> ReadClusterRecord(const std::filesystem::path& data_dir);
+absl::StatusOr<std::optional<ClusterRecord>> ReadClusterRecord(
+    const std::filesystem::path& data_dir);
 
 // $DET_LOCAL_DATA_DIR, else ~/.local/share/determined-cpp/local.
 std::filesystem::path DefaultLocalDataDir();

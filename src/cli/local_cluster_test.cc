@@ -37,7 +37,8 @@ class LocalClusterTest : public ::testing::Test {
 
   void Script(const std::string& name, const std::string& body) {
     fs::path p = bin_ / name;
-    ASSERT_TRUE(WriteFile(p, "#!/bin/sh\necho $$ >> " + (dir_ / "pids").string() + "\n" + body).ok());
+    ASSERT_TRUE(
+        WriteFile(p, "#!/bin/sh\necho $$ >> " + (dir_ / "pids").string() + "\n" + body).ok());
     ::chmod(p.c_str(), 0755);
   }
 
@@ -137,8 +138,10 @@ TEST_F(LocalClusterTest, DownStopsRecordedProcessesAndUpRefusesWhileRunning) {
   Script("determined-master", Forever());
   Script("determined-agent", Forever());
   fs::create_directories(data_);
-  absl::StatusOr<pid_t> master = SpawnDaemon({(bin_ / "determined-master").string()}, data_ / "m.log");
-  absl::StatusOr<pid_t> agent = SpawnDaemon({(bin_ / "determined-agent").string()}, data_ / "a.log");
+  absl::StatusOr<pid_t> master =
+      SpawnDaemon({(bin_ / "determined-master").string()}, data_ / "m.log");
+  absl::StatusOr<pid_t> agent =
+      SpawnDaemon({(bin_ / "determined-agent").string()}, data_ / "a.log");
   ASSERT_TRUE(master.ok() && agent.ok());
   ClusterRecord rec{"http://127.0.0.1:1", *master, {*agent}};
   ASSERT_TRUE(WriteFile(data_ / "cluster.json", ClusterRecordToJson(rec).dump()).ok());

@@ -1,8 +1,7 @@
 #pragma once
 // Printing of trial/task log entries (`TrialLogsResponse` / `TaskLogsResponse` objects).
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 namespace det::cli {
 

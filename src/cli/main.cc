@@ -12,8 +12,9 @@ int main(int argc, char** argv) {
   app.fallthrough();
   app.add_option("-m,--master", ctx.flags.master,
                  "master URL (default: $DET_MASTER, else http://localhost:8080)");
-  app.add_option("-u,--user", ctx.flags.user, "user to run as (default: $DET_USER, else the "
-                                              "logged-in user, else 'determined')");
+  app.add_option("-u,--user", ctx.flags.user,
+                 "user to run as (default: $DET_USER, else the "
+                 "logged-in user, else 'determined')");
   app.add_flag_callback(
       "-v,--version",
       [] {

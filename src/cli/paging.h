@@ -1,8 +1,7 @@
 #pragma once
 // Reading paginated list endpoints (`offset`/`limit` in, `pagination` out; reference §1).
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "absl/status/statusor.h"
 

@@ -1,6 +1,6 @@
 #pragma once
-// Reading answers from the user. On a terminal the prompt goes to stderr and, for passwords, echo is
-// turned off; otherwise one line is read from stdin with no prompt (scripts pipe answers in).
+// Reading answers from the user. On a terminal the prompt goes to stderr and, for passwords, echo
+// is turned off; otherwise one line is read from stdin with no prompt (scripts pipe answers in).
 #include <string>
 
 #include "absl/status/statusor.h"

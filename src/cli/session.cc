@@ -19,7 +19,10 @@ bool IsAuthError(const absl::Status& s) { return absl::IsUnauthenticated(s); }
 TokenCache LoadCacheOrEmpty(const std::filesystem::path& path) {
   absl::StatusOr<TokenCache> cache = TokenCache::Load(path);
   if (cache.ok()) return std::move(*cache);
-  std::cerr << "Warning: ignoring the token cache: " << cache.status().message() << "\n";
+  static bool warned = false;  // once per process, however often the cache is read
+  if (!warned)
+    std::cerr << "Warning: ignoring the token cache: " << cache.status().message() << "\n";
+  warned = true;
   return TokenCache::Empty(path);
 }
 
@@ -30,9 +33,8 @@ std::string CanonicalMasterUrl(std::string url) {
   if (url.find("://") == std::string::npos) url = "http://" + url;
   size_t scheme_end = url.find("://") + 3;
   size_t path_start = url.find('/', scheme_end);
-  std::string authority = url.substr(scheme_end, path_start == std::string::npos
-                                                     ? std::string::npos
-                                                     : path_start - scheme_end);
+  std::string authority = url.substr(
+      scheme_end, path_start == std::string::npos ? std::string::npos : path_start - scheme_end);
   // A port is present if the authority ends in ":digits" (outside an IPv6 literal's brackets).
   size_t colon = authority.rfind(':');
   size_t bracket = authority.rfind(']');
@@ -99,11 +101,11 @@ absl::Status Session::AutoLogin(const std::string& username) {
   }
   if (!token.ok()) {
     if (IsAuthError(token.status()) || absl::IsPermissionDenied(token.status())) {
-      return absl::Status(token.status().code(),
-                          absl::StrCat("cannot log in to ", options_.master_url, " as user '",
-                                       username, "': ", token.status().message(),
-                                       " (log in with `det user login ", username,
-                                       "`, or set DET_USER and DET_PASS)"));
+      return absl::Status(
+          token.status().code(),
+          absl::StrCat("cannot log in to ", options_.master_url, " as user '", username,
+                       "': ", token.status().message(), " (log in with `det user login ", username,
+                       "`, or set DET_USER and DET_PASS)"));
     }
     return token.status();
   }
@@ -196,7 +198,8 @@ absl::Status Session::Logout() {
     client::RestClient authed(options_.master_url);
     authed.set_user_token(cached->token);
     absl::StatusOr<nlohmann::json> r = authed.Post("/api/v1/auth/logout", nlohmann::json::object());
-    // An expired token is as good as logged out; an unreachable master still gets the cache cleared.
+    // An expired token is as good as logged out; an unreachable master still gets the cache
+    // cleared.
     if (!r.ok() && !IsAuthError(r.status())) {
       std::cerr << "Warning: " << r.status().message() << "\n";
     }

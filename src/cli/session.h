@@ -9,11 +9,10 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -28,8 +27,8 @@ namespace det::cli {
 std::string CanonicalMasterUrl(std::string url);
 
 struct SessionOptions {
-  std::string master_url;  // canonical (CanonicalMasterUrl)
-  std::string user;        // wanted user; "" = the cached one, else "determined"
+  std::string master_url;               // canonical (CanonicalMasterUrl)
+  std::string user;                     // wanted user; "" = the cached one, else "determined"
   std::optional<std::string> password;  // DET_PASS; unset = blank, then ask_password
   std::filesystem::path auth_file;      // TokenCache location
   // Asks for a user's password after a failed automatic login; unset = never ask.

@@ -15,9 +15,7 @@ bool LooksNumeric(const std::string& s) {
   return end == s.c_str() + s.size();
 }
 
-std::vector<std::string> Lines(const std::string& cell) {
-  return absl::StrSplit(cell, '\n');
-}
+std::vector<std::string> Lines(const std::string& cell) { return absl::StrSplit(cell, '\n'); }
 
 // Display width: counts UTF-8 code points, not bytes, so names with accents still line up.
 size_t DisplayWidth(const std::string& s) {
@@ -64,11 +62,13 @@ std::string Table::Render() const {
   std::vector<bool> numeric(ncols, true);
   std::vector<bool> any_value(ncols, false);
   for (size_t c = 0; c < ncols; ++c) {
-    for (const std::string& line : Lines(headers_[c])) widths[c] = std::max(widths[c], DisplayWidth(line));
+    for (const std::string& line : Lines(headers_[c]))
+      widths[c] = std::max(widths[c], DisplayWidth(line));
   }
   for (const auto& row : rows_) {
     for (size_t c = 0; c < ncols; ++c) {
-      for (const std::string& line : Lines(row[c])) widths[c] = std::max(widths[c], DisplayWidth(line));
+      for (const std::string& line : Lines(row[c]))
+        widths[c] = std::max(widths[c], DisplayWidth(line));
       if (!row[c].empty()) {
         any_value[c] = true;
         if (!LooksNumeric(row[c])) numeric[c] = false;

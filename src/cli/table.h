@@ -6,8 +6,8 @@
 //   ----+------------+-----------
 //     1 | determined | COMPLETED
 //
-// Columns whose non-empty cells are all numbers are right-aligned; others are left-aligned. A cell may
-// hold several lines; its row then spans that many lines.
+// Columns whose non-empty cells are all numbers are right-aligned; others are left-aligned. A cell
+// may hold several lines; its row then spans that many lines.
 #include <string>
 #include <vector>
 

@@ -33,13 +33,14 @@ absl::StatusOr<TokenCache> TokenCache::Load(std::filesystem::path path) {
   if (text->find_first_not_of(" \t\r\n") == std::string::npos) return cache;
   absl::StatusOr<nlohmann::json> doc = ParseJson(*text);
   if (!doc.ok() || !doc->is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("token cache ", path.string(), " is not a JSON object; delete it to start over"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "token cache ", path.string(), " is not a JSON object; delete it to start over"));
   }
   for (const auto& [url, entry] : doc->items()) {
     if (!entry.is_object()) continue;
     CachedLogin login;
-    if (auto it = entry.find("username"); it != entry.end() && it->is_string()) login.username = *it;
+    if (auto it = entry.find("username"); it != entry.end() && it->is_string())
+      login.username = *it;
     if (auto it = entry.find("token"); it != entry.end() && it->is_string()) login.token = *it;
     if (!login.token.empty()) cache.logins_[url] = std::move(login);
   }

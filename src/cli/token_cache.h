@@ -4,9 +4,9 @@
 //
 //   {"http://127.0.0.1:8080": {"username": "determined", "token": "v2.public...."}}
 //
-// The file lives at $DET_AUTH_FILE, else ~/.config/determined-cpp/auth.json, and is written with mode
-// 0600 (it holds credentials), atomically (temp file + rename), so concurrent `det` runs never see a
-// torn file. Not thread-safe; one TokenCache per process.
+// The file lives at $DET_AUTH_FILE, else ~/.config/determined-cpp/auth.json, and is written with
+// mode 0600 (it holds credentials), atomically (temp file + rename), so concurrent `det` runs never
+// see a torn file. Not thread-safe; one TokenCache per process.
 #include <filesystem>
 #include <map>
 #include <optional>

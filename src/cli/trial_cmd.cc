@@ -21,15 +21,16 @@ std::shared_ptr<LogsFlags> AddLogsFlags(CLI::App& cmd) {
   auto repeatable = [](CLI::Option* o) {
     o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   };
-  CLI::Option* follow =
-      cmd.add_flag("-f,--follow", f->args.follow, "follow the logs of a running trial, like tail -f");
+  CLI::Option* follow = cmd.add_flag("-f,--follow", f->args.follow,
+                                     "follow the logs of a running trial, like tail -f");
   CLI::Option* head = cmd.add_option(
       "--head", f->head, "number of lines to show, counting from the beginning of the log");
-  CLI::Option* tail =
-      cmd.add_option("--tail", f->tail, "number of lines to show, counting from the end of the log");
+  CLI::Option* tail = cmd.add_option("--tail", f->tail,
+                                     "number of lines to show, counting from the end of the log");
   head->excludes(tail);
   follow->excludes(head)->excludes(tail);
-  repeatable(cmd.add_option("--agent-id", f->args.agent_ids, "agents to show logs from (repeatable)"));
+  repeatable(
+      cmd.add_option("--agent-id", f->args.agent_ids, "agents to show logs from (repeatable)"));
   repeatable(cmd.add_option("--container-id", f->args.container_ids,
                             "containers to show logs from (repeatable)"));
   repeatable(cmd.add_option("--rank-id", f->args.rank_ids, "ranks to show logs from (repeatable)"));
@@ -37,8 +38,9 @@ std::shared_ptr<LogsFlags> AddLogsFlags(CLI::App& cmd) {
                  "show logs only from before (RFC 3339 format), e.g. '2021-10-26T23:17:12Z'");
   cmd.add_option("--timestamp-after", f->args.timestamp_after,
                  "show logs only from after (RFC 3339 format), e.g. '2021-10-26T23:17:12Z'");
-  cmd.add_option("--level", f->args.level,
-                 "show logs with this level or higher (TRACE, DEBUG, INFO, WARNING, ERROR, CRITICAL)")
+  cmd.add_option(
+         "--level", f->args.level,
+         "show logs with this level or higher (TRACE, DEBUG, INFO, WARNING, ERROR, CRITICAL)")
       ->check(CLI::IsMember({"TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}));
   repeatable(cmd.add_option("--source", f->args.sources, "sources to show logs from (repeatable)"));
   repeatable(cmd.add_option("--stdtype", f->args.stdtypes,

@@ -18,8 +18,8 @@ constexpr const char* kLevels[] = {"TRACE", "DEBUG", "INFO", "WARNING", "ERROR",
 }  // namespace
 
 absl::StatusOr<std::string> TrialLogsPath(int trial_id, const TrialLogsArgs& args) {
-  int exclusive = (args.follow ? 1 : 0) + (args.head.has_value() ? 1 : 0) +
-                  (args.tail.has_value() ? 1 : 0);
+  int exclusive =
+      (args.follow ? 1 : 0) + (args.head.has_value() ? 1 : 0) + (args.tail.has_value() ? 1 : 0);
   if (exclusive > 1) {
     return absl::InvalidArgumentError("at most one of --head, --tail, or --follow may be set");
   }
@@ -38,46 +38,88 @@ absl::StatusOr<std::string> TrialLogsPath(int trial_id, const TrialLogsArgs& arg
   if (!args.level.empty()) {
     auto it = std::find(std::begin(kLevels), std::end(kLevels), args.level);
     if (it == std::end(kLevels)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--level must be one of TRACE, DEBUG, INFO, WARNING, ERROR, CRITICAL; got '", args.level, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--level must be one of TRACE, DEBUG, INFO, WARNING, ERROR, CRITICAL; got '",
+                       args.level, "'"));
     }
-    for (; it != std::end(kLevels); ++it) path = AddQuery(path, "levels", absl::StrCat("LOG_LEVEL_", *it));
+    for (; it != std::end(kLevels); ++it)
+      path = AddQuery(path, "levels", absl::StrCat("LOG_LEVEL_", *it));
   }
-  if (!args.timestamp_before.empty()) path = AddQuery(path, "timestampBefore", args.timestamp_before);
+  if (!args.timestamp_before.empty())
+    path = AddQuery(path, "timestampBefore", args.timestamp_before);
   if (!args.timestamp_after.empty()) path = AddQuery(path, "timestampAfter", args.timestamp_after);
   return path;
 }
+
+namespace {
+
+struct LogLine {
+  int64_t id = -1;  // -1 when the entry has no usable ID
+  std::string text;
+};
+
+absl::Status Collect(Session& session, const std::string& path, std::vector<LogLine>* lines) {
+  return session.Stream(path, [&](const nlohmann::json& entry) {
+    LogLine line;
+    if (auto it = entry.find("id"); it != entry.end()) {
+      absl::StatusOr<int64_t> parsed = api::ReadInt64(*it, "id");
+      if (parsed.ok()) line.id = *parsed;
+    }
+    line.text = LogEntryText(entry);
+    lines->push_back(std::move(line));
+    return true;
+  });
+}
+
+bool AllHaveIds(const std::vector<LogLine>& lines) {
+  return std::all_of(lines.begin(), lines.end(), [](const LogLine& l) { return l.id >= 0; });
+}
+
+// The last `n` entries, oldest first. Upstream asks for `limit=n&orderBy=ORDER_BY_DESC`; if the
+// master answers oldest first instead (it ignored orderBy), the whole log is read and cut here.
+absl::Status CollectTail(Session& session, int trial_id, const TrialLogsArgs& args,
+                         const std::string& tail_path, std::vector<LogLine>* lines) {
+  if (absl::Status s = Collect(session, tail_path, lines); !s.ok()) return s;
+  const size_t n = static_cast<size_t>(*args.tail);
+  if (AllHaveIds(*lines) && lines->size() >= 2 &&
+      std::is_sorted(lines->begin(), lines->end(),
+                     [](const LogLine& a, const LogLine& b) { return a.id < b.id; })) {
+    TrialLogsArgs all = args;
+    all.tail.reset();
+    absl::StatusOr<std::string> path = TrialLogsPath(trial_id, all);
+    if (!path.ok()) return path.status();
+    lines->clear();
+    if (absl::Status s = Collect(session, *path, lines); !s.ok()) return s;
+    if (lines->size() > n) lines->erase(lines->begin(), lines->end() - static_cast<ptrdiff_t>(n));
+    return absl::OkStatus();
+  }
+  if (AllHaveIds(*lines)) {
+    std::stable_sort(lines->begin(), lines->end(),
+                     [](const LogLine& a, const LogLine& b) { return a.id < b.id; });
+  } else {
+    std::reverse(lines->begin(), lines->end());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<int> PrintTrialLogs(Session& session, int trial_id, const TrialLogsArgs& args,
                                    std::ostream& out) {
   absl::StatusOr<std::string> path = TrialLogsPath(trial_id, args);
   if (!path.ok()) return path.status();
-  // A tail arrives newest first (ORDER_BY_DESC); it is printed oldest first, by log ID when every
-  // entry has one.
-  std::vector<std::pair<int64_t, std::string>> tail;
-  bool tail_ids_ok = true;
-  absl::Status s = session.Stream(*path, [&](const nlohmann::json& entry) {
-    if (args.tail.has_value()) {
-      int64_t id = -1;
-      if (auto it = entry.find("id"); it != entry.end()) {
-        absl::StatusOr<int64_t> parsed = api::ReadInt64(*it, "id");
-        if (parsed.ok()) id = *parsed;
-      }
-      if (id < 0) tail_ids_ok = false;
-      tail.emplace_back(id, LogEntryText(entry));
-    } else {
+  absl::Status s;
+  if (args.tail.has_value()) {
+    std::vector<LogLine> lines;
+    s = CollectTail(session, trial_id, args, *path, &lines);
+    for (const LogLine& line : lines) out << line.text;
+  } else {
+    s = session.Stream(*path, [&](const nlohmann::json& entry) {
       out << LogEntryText(entry);
       out.flush();
-    }
-    return true;
-  });
-  if (tail_ids_ok) {
-    std::stable_sort(tail.begin(), tail.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-  } else {
-    std::reverse(tail.begin(), tail.end());
+      return true;
+    });
   }
-  for (const auto& [id, line] : tail) out << line;
   out.flush();
   if (!s.ok()) return s;
   std::cerr << "Trial log stream ended. To reopen log stream, run: det trial logs -f " << trial_id

@@ -30,8 +30,8 @@ struct TrialLogsArgs {
 // is unknown.
 absl::StatusOr<std::string> TrialLogsPath(int trial_id, const TrialLogsArgs& args);
 
-// Streams the logs to `out` (a tail is collected and printed oldest first), then tells on stderr how
-// to reopen the stream.
+// Streams the logs to `out` (a tail is collected and printed oldest first), then tells on stderr
+// how to reopen the stream.
 absl::StatusOr<int> PrintTrialLogs(Session& session, int trial_id, const TrialLogsArgs& args,
                                    std::ostream& out);
 

@@ -25,7 +25,8 @@ absl::StatusOr<int> UserLogin(CommandContext& ctx, const std::optional<std::stri
   if (const char* env = std::getenv("DET_PASS"); env != nullptr) {
     password = env;
   } else {
-    absl::StatusOr<std::string> answer = ReadPassword(absl::StrCat("Password for user '", user, "': "));
+    absl::StatusOr<std::string> answer =
+        ReadPassword(absl::StrCat("Password for user '", user, "': "));
     if (!answer.ok()) return answer.status();
     password = *answer;
   }
