@@ -36,6 +36,7 @@ class TrainContext:
         self._native = native_ctx
         self._trial_id = trial_id
         self._tensorboard_path = tensorboard_path
+        self._progress_warned = False
 
     def report_training_metrics(
         self,
@@ -70,7 +71,13 @@ class TrainContext:
         if not 0 <= progress <= 1:
             raise ValueError(f"progress must be between 0 and 1, got {progress}")
         logger.debug(f"report_progress({progress})")
-        self._native.report_progress(progress)
+        try:
+            self._native.report_progress(progress)
+        except RuntimeError as e:
+            # Progress only feeds the WebUI; never fail training over it.
+            if not self._progress_warned:
+                logger.warning(f"report_progress({progress}) failed (ignoring): {e}")
+                self._progress_warned = True
 
     def report_early_exit(self, reason: EarlyExitReason) -> None:
         """Reports why the trial exits early (``EarlyExitReason.INVALID_HP``)."""
