@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/errors.h"
+#include "common/json_yaml.h"
 #include "common/status_macros.h"
 
 namespace det::agent {
@@ -21,7 +22,7 @@ std::string EncodeLogBatch(const LogMetadata& meta, const std::vector<LogLine>& 
                     {"level", "LOG_LEVEL_INFO"}});
   }
   nlohmann::json body = {{"logs", std::move(logs)}};
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return DumpJson(body);
 }
 
 RestLogSink::RestLogSink(std::string master_url, std::string allocation_token, LogMetadata meta)

@@ -131,11 +131,11 @@ absl::StatusOr<nlohmann::json> RestClient::Delete(std::string_view path) {
   return Call("DELETE", path, nullptr);
 }
 absl::StatusOr<nlohmann::json> RestClient::Post(std::string_view path, const nlohmann::json& body) {
-  std::string text = body.dump();
+  std::string text = DumpJson(body);
   return Call("POST", path, &text);
 }
 absl::StatusOr<nlohmann::json> RestClient::Patch(std::string_view path, const nlohmann::json& body) {
-  std::string text = body.dump();
+  std::string text = DumpJson(body);
   return Call("PATCH", path, &text);
 }
 

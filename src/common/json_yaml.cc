@@ -111,6 +111,10 @@ std::string ToYaml(const json& value) {
   return std::string(out.c_str()) + "\n";
 }
 
+std::string DumpJson(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 absl::StatusOr<json> ParseJson(std::string_view text) {
   try {
     return json::parse(text);

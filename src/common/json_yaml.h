@@ -15,6 +15,9 @@ absl::StatusOr<nlohmann::json> ParseYaml(std::string_view text);
 nlohmann::json YamlScalarToJson(const std::string& scalar);
 // Emits JSON as block-style YAML.
 std::string ToYaml(const nlohmann::json& value);
+// Serializes JSON; invalid UTF-8 inside strings (task output, echoed input) becomes U+FFFD instead of
+// throwing, so untrusted text can always be answered.
+std::string DumpJson(const nlohmann::json& value);
 // Parses JSON text, mapping exceptions to InvalidArgument with the parser's message.
 absl::StatusOr<nlohmann::json> ParseJson(std::string_view text);
 

@@ -87,7 +87,7 @@ void CheckInt(const json& obj, const std::string& key, const std::string& path, 
   if (!obj.contains(key) || obj[key].is_null()) return;
   const json& v = obj[key];
   if (!v.is_number_integer()) {
-    p.Add(path, absl::StrCat("must be an integer, got ", TypeName(v), " ", v.dump()));
+    p.Add(path, absl::StrCat("must be an integer, got ", TypeName(v), " ", DumpJson(v)));
   } else if (v.get<int64_t>() < min) {
     p.Add(path, absl::StrCat("must be >= ", min, ", got ", v.get<int64_t>()));
   }
@@ -100,7 +100,7 @@ void ValidateHyperparameter(const json& hp, const std::string& path, Problems& p
     return;
   }
   if (!hp["type"].is_string() || !HyperparameterTypes().count(hp["type"].get<std::string>())) {
-    p.Add(path, absl::StrCat("unknown type ", hp["type"].dump(),
+    p.Add(path, absl::StrCat("unknown type ", DumpJson(hp["type"]),
                              "; expected one of const, int, double, log, categorical"));
     return;
   }
@@ -114,8 +114,8 @@ void ValidateHyperparameter(const json& hp, const std::string& path, Problems& p
     require("maxval");
     if (hp.contains("minval") && hp.contains("maxval") && hp["minval"].is_number() &&
         hp["maxval"].is_number() && !(hp["minval"].get<double>() < hp["maxval"].get<double>())) {
-      p.Add(path, absl::StrCat("minval must be less than maxval, got ", hp["minval"].dump(), " and ",
-                               hp["maxval"].dump()));
+      p.Add(path, absl::StrCat("minval must be less than maxval, got ", DumpJson(hp["minval"]), " and ",
+                               DumpJson(hp["maxval"])));
     }
   }
   if (type == "log") require("base");
@@ -203,7 +203,7 @@ absl::StatusOr<json> ConstValues(const json& hps, const std::string& prefix) {
       out[name] = hp["val"];
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          "hyperparameters.", path, ": type ", hp["type"].dump(),
+          "hyperparameters.", path, ": type ", DumpJson(hp["type"]),
           " must be sampled, which the single searcher does not do here; use type const"));
     }
   }
@@ -324,16 +324,16 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_t
   out.slots_per_trial = res["slots_per_trial"];
   out.resource_pool = res["resource_pool"].is_string() ? res["resource_pool"].get<std::string>() : "";
   out.experiment_seed = cfg["reproducibility"]["experiment_seed"].get<uint32_t>();
-  out.hyperparameters_json = cfg["hyperparameters"].dump();
-  out.checkpoint_storage_json = cfg["checkpoint_storage"].dump();
-  out.full_json = cfg.dump();
+  out.hyperparameters_json = DumpJson(cfg["hyperparameters"]);
+  out.checkpoint_storage_json = DumpJson(cfg["checkpoint_storage"]);
+  out.full_json = DumpJson(cfg);
   return out;
 }
 
 absl::StatusOr<std::string> ConstHyperparameters(const std::string& hyperparameters_json) {
   ASSIGN_OR_RETURN(json hps, ParseJson(hyperparameters_json));
   ASSIGN_OR_RETURN(json values, ConstValues(hps, ""));
-  return values.dump();
+  return DumpJson(values);
 }
 
 }  // namespace det::config

@@ -1,3 +1,4 @@
+#include "common/json_yaml.h"
 #include "api/types_json.h"
 #include "api/wire.h"
 #include "common/crypto.h"
@@ -43,7 +44,7 @@ void RegisterAuthRoutes(Router& router, MasterContext& ctx) {
     std::string token;
     absl::StatusOr<nlohmann::json> result = Login(ctx, req, &token);
     if (!result.ok()) return ReplyError(r, result.status());
-    HttpResponse resp = JsonResponse(200, result->dump());
+    HttpResponse resp = JsonResponse(200, DumpJson(*result));
     resp.headers.emplace_back("Set-Cookie", "auth=" + token + "; Path=/; HttpOnly; Max-Age=604800");
     r->Send(std::move(resp));
   });

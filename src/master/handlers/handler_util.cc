@@ -2,6 +2,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "api/wire.h"
 #include "common/json_yaml.h"
 
 namespace det::master {
@@ -40,7 +41,7 @@ bool QueryBool(const HttpRequest& request, const std::string& name) {
 }
 
 void ReplyJson(const ResponderPtr& responder, const nlohmann::json& body, int status) {
-  responder->Send(JsonResponse(status, body.dump()));
+  responder->Send(JsonResponse(status, DumpJson(body)));
 }
 
 void ReplyError(const ResponderPtr& responder, const absl::Status& status) {

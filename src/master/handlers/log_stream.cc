@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_yaml.h"
 #include "api/types_json.h"
+#include "api/wire.h"
 
 namespace det::master {
 namespace {
@@ -30,14 +32,14 @@ class LogStream : public std::enable_shared_from_this<LogStream> {
         want > 0 ? ctx_.store.GetTaskLogs(options_.task_id, last_id_, want) : std::vector<api::TaskLog>{};
     if (!logs.ok()) {
       nlohmann::json err = {{"error", {{"grpcCode", 13}, {"httpCode", 500}, {"message", std::string(logs.status().message())}, {"httpStatus", "Internal Server Error"}, {"details", nlohmann::json::array()}}}};
-      responder_->WriteChunk(err.dump() + "\n", nullptr);
+      responder_->WriteChunk(DumpJson(err) + "\n", nullptr);
       responder_->EndStream();
       return;
     }
     std::string chunk;
     for (const api::TaskLog& l : *logs) {
       nlohmann::json entry = options_.trial_id > 0 ? api::TrialLogJson(l, options_.trial_id) : api::TaskLogJson(l);
-      chunk += nlohmann::json{{"result", entry}}.dump();
+      chunk += DumpJson(nlohmann::json{{"result", entry}});
       chunk += "\n";
       last_id_ = l.id;
       ++sent_;

@@ -3,6 +3,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/json_yaml.h"
 #include "api/types_json.h"
 #include "api/wire.h"
 #include "common/status_macros.h"
@@ -118,7 +119,7 @@ void QueryMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, const st
   for (size_t i = 0; i < reports.size() || i == 0; i += 1000) {
     json batch = json::array();
     for (size_t j = i; j < std::min(reports.size(), i + 1000); ++j) batch.push_back(reports[j]);
-    body += json{{"result", {{"metrics", batch}}}}.dump() + "\n";
+    body += DumpJson(json{{"result", {{"metrics", batch}}}}) + "\n";
     if (reports.empty()) break;
   }
   r->Send(JsonResponse(200, body));

@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/json_yaml.h"
 #include "api/errors.h"
+#include "api/wire.h"
 
 namespace det::master {
 namespace {
@@ -48,7 +50,13 @@ void Router::Dispatch(HttpRequest& request, ResponderPtr responder) const {
       }
       request.principal = std::move(*who);
     }
-    route.handler(request, std::move(responder));
+    // Handlers return errors as values; an exception escaping one is a bug, answered as Internal so
+    // that one bad request cannot take the master down.
+    try {
+      route.handler(request, responder);
+    } catch (const std::exception& e) {
+      responder->Send(ErrorResponse(absl::InternalError(absl::StrCat("internal error: ", e.what()))));
+    }
     return;
   }
   if (path_matched) {
@@ -67,7 +75,7 @@ HttpResponse JsonResponse(int status, const std::string& json_text) {
 }
 
 HttpResponse ErrorResponse(const absl::Status& status) {
-  return JsonResponse(api::HttpStatusFromCode(status.code()), api::ErrorBody(status).dump());
+  return JsonResponse(api::HttpStatusFromCode(status.code()), DumpJson(api::ErrorBody(status)));
 }
 
 }  // namespace det::master
