@@ -39,6 +39,7 @@ struct Cluster::AllocationState {
 struct Cluster::TrialState {
   api::Trial trial;
   std::string allocation_id;  // the live allocation, or ""
+  std::string early_exit_reason;
 };
 
 struct Cluster::ExperimentState {
@@ -444,6 +445,41 @@ void Cluster::ListAgents(std::function<void(std::vector<AgentSummary>)> done) {
       out.push_back({agent->identity, agent->registered_time, agent->slots, agent->slot_allocations});
     }
     done(std::move(out));
+  });
+}
+
+void Cluster::ReportProgress(int64_t trial_id, double progress, std::function<void(absl::Status)> done) {
+  loop_.Post([this, trial_id, progress, done = std::move(done)] {
+    auto t = trials_.find(trial_id);
+    if (t == trials_.end()) return done(absl::FailedPreconditionError(absl::StrCat("trial ", trial_id, " is not running")));
+    auto e = experiments_.find(t->second->trial.experiment_id);
+    if (e == experiments_.end()) return done(absl::OkStatus());
+    // With one trial per search (single), the trial's progress is the experiment's.
+    e->second->experiment.progress = std::clamp(progress, 0.0, 1.0);
+    done(store_.UpdateExperimentState(e->first, e->second->experiment.state, std::nullopt,
+                                      e->second->experiment.progress));
+  });
+}
+
+void Cluster::ReportEarlyExit(int64_t trial_id, const std::string& reason, std::function<void(absl::Status)> done) {
+  loop_.Post([this, trial_id, reason, done = std::move(done)] {
+    auto t = trials_.find(trial_id);
+    if (t == trials_.end()) return done(absl::FailedPreconditionError(absl::StrCat("trial ", trial_id, " is not running")));
+    if (!t->second->early_exit_reason.empty()) {
+      return done(absl::InvalidArgumentError(absl::StrCat("trial ", trial_id, " already reported an early exit")));
+    }
+    t->second->early_exit_reason = reason;
+    MasterLog(t->second->trial.task_id, t->second->allocation_id, absl::StrCat("Trial ", trial_id, " exits early: ", reason));
+    done(absl::OkStatus());
+  });
+}
+
+void Cluster::SetRunnerState(int64_t trial_id, const std::string& state, std::function<void(absl::Status)> done) {
+  loop_.Post([this, trial_id, state, done = std::move(done)] {
+    auto t = trials_.find(trial_id);
+    if (t == trials_.end()) return done(absl::FailedPreconditionError(absl::StrCat("trial ", trial_id, " is not running")));
+    t->second->trial.runner_state = state;
+    done(store_.UpdateTrialLifecycle(t->second->trial));
   });
 }
 

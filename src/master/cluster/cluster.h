@@ -66,6 +66,12 @@ class Cluster {
                          std::function<void(absl::StatusOr<bool>)> done);
   void AckPreemption(const std::string& allocation_id, std::function<void(absl::Status)> done);
   void ListAgents(std::function<void(std::vector<AgentSummary>)> done);
+  // The trial's own progress report (0..1); folded into its experiment's progress.
+  void ReportProgress(int64_t trial_id, double progress, std::function<void(absl::Status)> done);
+  // The trial says it is exiting early (e.g. invalid hyperparameters); a second report is refused.
+  void ReportEarlyExit(int64_t trial_id, const std::string& reason, std::function<void(absl::Status)> done);
+  // Free-form status text shown as the trial's runnerState.
+  void SetRunnerState(int64_t trial_id, const std::string& state, std::function<void(absl::Status)> done);
   // A validation metric arrived for the trial (fed to its experiment's search method).
   void ReportValidation(int64_t trial_id, std::optional<double> searcher_metric);
 

@@ -151,5 +151,25 @@ TEST_F(ClusterTest, PreemptionLongPollTimesOutFalseAndEndsTrueAfterExit) {
   EXPECT_TRUE(*second);
 }
 
+TEST_F(ClusterTest, EarlyExitProgressAndRunnerState) {
+  int64_t exp_id = CreateExperiment();
+  ConnectAgent("agent-1", 1);
+  int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
+  std::vector<absl::Status> results;
+  auto record = [&](absl::Status st) { results.push_back(st); };
+  cluster_->ReportProgress(trial_id, 0.25, record);
+  cluster_->SetRunnerState(trial_id, "training", record);
+  cluster_->ReportEarlyExit(trial_id, "EXITED_REASON_INVALID_HP", record);
+  cluster_->ReportEarlyExit(trial_id, "EXITED_REASON_INVALID_HP", record);
+  cluster_->ReportProgress(999, 0.5, record);
+  loop_.RunPending();
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_TRUE(results[0].ok() && results[1].ok() && results[2].ok());
+  EXPECT_EQ(results[3].code(), absl::StatusCode::kInvalidArgument);  // already reported
+  EXPECT_EQ(results[4].code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->progress, 0.25);
+  EXPECT_EQ(store_->GetTrial(trial_id)->runner_state, "training");
+}
+
 }  // namespace
 }  // namespace det::master

@@ -10,6 +10,7 @@ void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx);
 void RegisterAuthRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialRoutes(Router& router, MasterContext& ctx);
+void RegisterTrialReportRoutes(Router& router, MasterContext& ctx);
 void RegisterTaskRoutes(Router& router, MasterContext& ctx);
 void RegisterCheckpointRoutes(Router& router, MasterContext& ctx);
 void RegisterAllocationRoutes(Router& router, MasterContext& ctx);
@@ -20,6 +21,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterAuthRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);
   RegisterTrialRoutes(router, ctx);
+  RegisterTrialReportRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx);
   RegisterCheckpointRoutes(router, ctx);
   RegisterAllocationRoutes(router, ctx);
