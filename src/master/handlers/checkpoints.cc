@@ -6,6 +6,7 @@
 #include "common/status_macros.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "master/handlers/task_access.h"
 
 namespace det::master {
 namespace {
@@ -22,13 +23,8 @@ absl::StatusOr<json> ReportCheckpoint(MasterContext& ctx, const HttpRequest& req
   c.allocation_id = api::StringField(body, "allocation_id");
   if (c.uuid.empty()) return absl::InvalidArgumentError("checkpoint uuid is required");
   if (c.task_id.empty()) return absl::InvalidArgumentError("checkpoint taskId is required");
-  if (!req.principal->allocation_id.empty()) {
-    ASSIGN_OR_RETURN(Allocation alloc, ctx.store.GetAllocation(req.principal->allocation_id));
-    if (alloc.task_id != c.task_id) {
-      return absl::PermissionDeniedError(absl::StrCat("allocation ", alloc.allocation_id, " cannot report checkpoints for task ", c.task_id));
-    }
-    if (c.allocation_id.empty()) c.allocation_id = alloc.allocation_id;
-  }
+  RETURN_IF_ERROR(CheckTaskOwnsTask(ctx.store, req, c.task_id));
+  if (c.allocation_id.empty()) c.allocation_id = req.principal->allocation_id;
   ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrialByTaskId(c.task_id));
   c.trial_id = trial.id;
   c.experiment_id = trial.experiment_id;

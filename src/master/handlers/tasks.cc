@@ -8,26 +8,16 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/log_stream.h"
 #include "master/handlers/routes.h"
+#include "master/handlers/task_access.h"
 
 namespace det::master {
 namespace {
 
 using nlohmann::json;
 
-// A task (allocation token) may only act on its own task id.
-absl::Status CheckTaskAccess(MasterContext& ctx, const HttpRequest& req, const std::string& task_id) {
-  const std::string& alloc_id = req.principal->allocation_id;
-  if (alloc_id.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(Allocation alloc, ctx.store.GetAllocation(alloc_id));
-  if (alloc.task_id != task_id) {
-    return absl::PermissionDeniedError(absl::StrCat("allocation ", alloc_id, " does not belong to task ", task_id));
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<json> ContextDirectory(MasterContext& ctx, const HttpRequest& req) {
   const std::string& task_id = req.path_params.at("task_id");
-  RETURN_IF_ERROR(CheckTaskAccess(ctx, req, task_id));
+  RETURN_IF_ERROR(CheckTaskOwnsTask(ctx.store, req, task_id));
   ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrialByTaskId(task_id));
   ASSIGN_OR_RETURN(std::string tgz, ctx.store.GetModelDefinition(trial.experiment_id));
   return json{{"b64Tgz", Base64Encode(tgz)}};
@@ -48,7 +38,7 @@ absl::StatusOr<json> PostTaskLogs(MasterContext& ctx, const HttpRequest& req) {
     }
     parsed.push_back(std::move(l));
   }
-  RETURN_IF_ERROR(CheckTaskAccess(ctx, req, parsed.front().task_id));
+  RETURN_IF_ERROR(CheckTaskOwnsTask(ctx.store, req, parsed.front().task_id));
   RETURN_IF_ERROR(ctx.store.AddTaskLogs(parsed));
   return json::object();
 }

@@ -7,6 +7,7 @@
 #include "common/status_macros.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "master/handlers/task_access.h"
 
 namespace det::master {
 namespace {
@@ -16,16 +17,6 @@ using nlohmann::json;
 constexpr const char* kEarlyExitReasons[] = {"EXITED_REASON_UNSPECIFIED", "EXITED_REASON_INVALID_HP",
                                              "EXITED_REASON_INIT_INVALID_HP"};
 
-// A task may only report for its own trial.
-absl::Status CheckOwnTrial(MasterContext& ctx, const HttpRequest& req, int64_t trial_id) {
-  if (req.principal->allocation_id.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(Allocation alloc, ctx.store.GetAllocation(req.principal->allocation_id));
-  if (alloc.trial_id != trial_id) {
-    return absl::PermissionDeniedError(absl::StrCat("allocation ", alloc.allocation_id, " does not belong to trial ", trial_id));
-  }
-  return absl::OkStatus();
-}
-
 // Parses the trial id and body and checks ownership; on error replies and returns nullopt.
 std::optional<std::pair<int64_t, json>> Prepare(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
   absl::StatusOr<int64_t> id = PathId(req, "trial_id");
@@ -33,7 +24,7 @@ std::optional<std::pair<int64_t, json>> Prepare(MasterContext& ctx, const HttpRe
   absl::StatusOr<json> body = JsonBody(req);
   if (!body.ok()) return ReplyError(r, body.status()), std::nullopt;
   if (absl::Status st = ctx.store.GetTrial(*id).status(); !st.ok()) return ReplyError(r, st), std::nullopt;
-  if (absl::Status st = CheckOwnTrial(ctx, req, *id); !st.ok()) return ReplyError(r, st), std::nullopt;
+  if (absl::Status st = CheckTaskOwnsTrial(ctx.store, req, *id); !st.ok()) return ReplyError(r, st), std::nullopt;
   return std::make_pair(*id, std::move(*body));
 }
 

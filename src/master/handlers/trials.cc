@@ -10,23 +10,13 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/log_stream.h"
 #include "master/handlers/routes.h"
+#include "master/handlers/task_access.h"
 #include "master/metric_summary.h"
 
 namespace det::master {
 namespace {
 
 using nlohmann::json;
-
-// A task may only touch its own trial.
-absl::Status CheckTrialAccess(MasterContext& ctx, const HttpRequest& req, const api::Trial& trial) {
-  const std::string& alloc_id = req.principal->allocation_id;
-  if (alloc_id.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(Allocation alloc, ctx.store.GetAllocation(alloc_id));
-  if (alloc.trial_id != trial.id) {
-    return absl::PermissionDeniedError(absl::StrCat("allocation ", alloc_id, " does not belong to trial ", trial.id));
-  }
-  return absl::OkStatus();
-}
 
 absl::StatusOr<api::MetricsReport> ParseMetrics(int64_t trial_id, const json& body) {
   const json* metrics = api::FindField(body, "metrics");
@@ -72,7 +62,7 @@ void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r) {
     ASSIGN_OR_RETURN(int64_t trial_id, PathId(req, "trial_id"));
     ASSIGN_OR_RETURN(json body, JsonBody(req));
     ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(trial_id));
-    RETURN_IF_ERROR(CheckTrialAccess(ctx, req, trial));
+    RETURN_IF_ERROR(CheckTaskOwnsTrial(ctx.store, req, trial.id));
     ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
     ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(trial.experiment_id));
     json config = json::parse(exp.config_json, nullptr, false);
