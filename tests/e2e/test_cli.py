@@ -1,0 +1,39 @@
+"""The `det` command tree against a real cluster: users, experiment create --follow, failing trials."""
+import json
+import re
+
+
+def test_user_login_whoami_logout(cluster):
+    login = cluster.det("user", "login", "admin", input="\n")
+    assert login.returncode == 0
+    whoami = cluster.det("user", "whoami")
+    assert "admin" in whoami.stdout
+    cluster.det("user", "logout")
+    # Logged out: the next command logs in again as the default user.
+    assert "determined" in cluster.det("user", "whoami").stdout
+
+
+def test_failing_trial_ends_in_error_and_its_output_is_in_the_logs(cluster, tmp_path):
+    (tmp_path / "fail.py").write_text(
+        "import sys\nimport determined as det\n"
+        "info = det.get_cluster_info()\n"
+        "print('trial', info.trial.trial_id, 'hparams', info.trial.hparams, flush=True)\n"
+        "print('something went wrong', file=sys.stderr)\n"
+        "sys.exit(3)\n")
+    (tmp_path / "fail.yaml").write_text(
+        "name: failing\nentrypoint: python3 fail.py\n"
+        "searcher: {name: single, metric: loss}\nhyperparameters: {lr: 0.5}\nmax_restarts: 0\n")
+    follow = cluster.det("experiment", "create", str(tmp_path / "fail.yaml"), str(tmp_path), "--follow",
+                         check=False)
+    assert follow.returncode != 0, follow.stdout
+    assert "something went wrong" in follow.stdout + follow.stderr
+    exp_id = int(re.search(r"Created experiment (\d+)", follow.stdout).group(1))
+    assert cluster.wait_for_experiment(exp_id) == "STATE_ERROR"
+
+    described = json.loads(cluster.det("experiment", "describe", str(exp_id), "--json").stdout)
+    trial = described["trials"][0]
+    assert trial["state"] == "STATE_ERROR"
+    assert trial["hparams"] == {"lr": 0.5}
+    logs = cluster.det("trial", "logs", str(trial["id"])).stdout
+    assert f"trial {trial['id']} hparams {{'lr': 0.5}}" in logs
+    assert "exited with code 3" in logs
