@@ -102,6 +102,7 @@ class AgentTest : public ::testing::Test {
       sent_.Send(m, std::move(w));
     };
     deps.make_log_sink = [this](const api::StartTask&, const LogMetadata& meta) {
+      std::lock_guard lock(sent_.mu);  // launchers of several tasks run concurrently
       meta_ = meta;
       return std::make_unique<FakeLogSink>(sink_);
     };
@@ -163,6 +164,7 @@ TEST_F(AgentTest, RunsTaskAndReportsExitAfterItsLogs) {
   // Every line was shipped before the exit was reported.
   EXPECT_THAT(sent_.logs_at_exit[0],
               testing::UnorderedElementsAre("print('hi')", workdir + " [0,1] 7", "oops"));
+  // (sent_.mu is held)
   EXPECT_EQ(meta_.task_id, "task-a1");
   EXPECT_EQ(meta_.allocation_id, "a1");
   EXPECT_EQ(meta_.agent_id, "agent-1");
