@@ -21,7 +21,8 @@ struct Cluster::AgentState {
   AgentIdentity identity;
   std::shared_ptr<WebSocketConnection> connection;
   WallTime registered_time;
-  bool hello_received = false;
+  bool hello_received = false;  // false while disconnected, until the next hello
+  uint64_t generation = 0;       // bumped on every connection, so a stale grace timer does nothing
   std::vector<api::SlotInfo> slots;
   std::map<int, std::string> slot_allocations;
 };
@@ -264,9 +265,10 @@ absl::StatusOr<WebSocketHandlers> Cluster::ConnectAgent(AgentIdentity identity,
     auto it = agents_.find(identity.id);
     if (it != agents_.end()) {
       spdlog::warn("agent {} reconnected; replacing its previous connection", identity.id);
-      it->second->connection->Close();
+      if (it->second->connection) it->second->connection->Close();
       it->second->connection = connection;
       it->second->hello_received = false;
+      it->second->generation++;
       return;
     }
     auto agent = std::make_unique<AgentState>();
@@ -314,6 +316,12 @@ void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& tex
       auto a = allocations_.find(alloc_id);
       if (a != allocations_.end()) AllocationEnded(*a->second, -1, "the agent no longer runs it");
     }
+    // Processes the master no longer knows of (their trial ended while the agent was away) must stop.
+    for (const std::string& alloc_id : hello->running_allocations) {
+      if (!allocations_.count(alloc_id)) {
+        agent.connection->Send(api::Encode(api::MasterMessage(api::KillTask{alloc_id, 10})));
+      }
+    }
     Schedule();
   } else if (auto* started = std::get_if<api::TaskStarted>(&*msg)) {
     auto a = allocations_.find(started->allocation_id);
@@ -330,7 +338,25 @@ void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& tex
 void Cluster::OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection) {
   auto it = agents_.find(agent_id);
   if (it == agents_.end() || it->second->connection != connection) return;
-  spdlog::warn("agent {} disconnected", agent_id);
+  AgentState& agent = *it->second;
+  agent.connection = nullptr;
+  agent.hello_received = false;
+  uint64_t generation = agent.generation;
+  if (agent.slot_allocations.empty()) return ForgetAgent(agent_id, "disconnected");
+  spdlog::warn("agent {} disconnected; its tasks keep their slots for {} ms while it may reconnect", agent_id,
+               options_.agent_reconnect_grace.count());
+  loop_.PostAfter(options_.agent_reconnect_grace, [this, agent_id, generation] {
+    auto a = agents_.find(agent_id);
+    if (a != agents_.end() && a->second->generation == generation && !a->second->connection) {
+      ForgetAgent(agent_id, "did not reconnect in time");
+    }
+  });
+}
+
+void Cluster::ForgetAgent(const std::string& agent_id, const std::string& why) {
+  auto it = agents_.find(agent_id);
+  if (it == agents_.end()) return;
+  spdlog::warn("agent {} {}; forgetting it", agent_id, why);
   std::vector<std::string> running;
   for (const auto& [slot, alloc_id] : it->second->slot_allocations) running.push_back(alloc_id);
   agents_.erase(it);

@@ -26,6 +26,8 @@ struct ClusterOptions {
   std::string cluster_id;
   std::string master_id;
   std::chrono::hours user_session_lifetime{24 * 7};
+  // How long a disconnected agent's tasks are kept alive, waiting for it to reconnect.
+  std::chrono::milliseconds agent_reconnect_grace{std::chrono::seconds(60)};
 };
 
 struct NewExperiment {
@@ -90,6 +92,7 @@ class Cluster {
   void StartAllocation(AllocationState& alloc, AgentState& agent, const std::vector<int>& slots);
   void OnAgentMessage(const std::string& agent_id, const std::string& text);
   void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
+  void ForgetAgent(const std::string& agent_id, const std::string& why);
   void OnTaskExited(const api::TaskExited& exited);
   void AllocationEnded(AllocationState& alloc, int exit_code, const std::string& why);
   void FinishTrial(TrialState& trial, const std::string& state);

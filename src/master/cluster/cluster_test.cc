@@ -124,12 +124,38 @@ TEST_F(ClusterTest, WaitsForSlotsAndPlacesWhenAnAgentArrives) {
   EXPECT_EQ(agents[0].slot_allocations.size(), 1u);
 }
 
-TEST_F(ClusterTest, LostAgentErrorsItsTrial) {
+TEST_F(ClusterTest, LostAgentErrorsItsTrialAfterTheGracePeriod) {
   int64_t exp_id = CreateExperiment();
   ConnectAgent("agent-1", 1);
   handlers_["agent-1"].on_close();
   loop_.RunPending();
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE");  // still waiting for a reconnect
+  loop_.AdvanceBy(std::chrono::seconds(61));
   EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
+}
+
+TEST_F(ClusterTest, ReconnectingAgentKeepsItsTaskAndOrphansAreKilled) {
+  int64_t exp_id = CreateExperiment();
+  auto first = ConnectAgent("agent-1", 1);
+  api::StartTask start = std::get<api::StartTask>(*api::DecodeMasterMessage(first->sent.at(0)));
+  handlers_["agent-1"].on_close();
+  loop_.RunPending();
+
+  auto second = std::make_shared<RecordingConnection>();
+  auto handlers = cluster_->ConnectAgent({.id = "agent-1", .resource_pool = "", .hostname = "h", .version = "v"}, second);
+  ASSERT_TRUE(handlers.ok());
+  api::AgentHello hello{.slots = {{0, "cpu", "cpu"}}, .running_allocations = {start.allocation_id, "stale.1"}};
+  handlers->on_message(api::Encode(api::AgentMessage(hello)));
+  loop_.RunPending();
+  loop_.AdvanceBy(std::chrono::seconds(61));
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE");
+  ASSERT_EQ(second->sent.size(), 1u);
+  auto kill = std::get<api::KillTask>(*api::DecodeMasterMessage(second->sent[0]));
+  EXPECT_EQ(kill.allocation_id, "stale.1");
+
+  handlers->on_message(api::Encode(api::AgentMessage(api::TaskExited{start.allocation_id, 0, ""})));
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
 }
 
 TEST_F(ClusterTest, PreemptionLongPollTimesOutFalseAndEndsTrueAfterExit) {
