@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <regex>
+#include <cctype>
 
 #include "absl/strings/str_cat.h"
 
@@ -15,13 +15,29 @@ namespace {
 
 using nlohmann::json;
 
-const std::regex& IntPattern() {
-  static const std::regex re(R"([-+]?[0-9]+)");
-  return re;
+bool IsIntLiteral(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
 }
-const std::regex& FloatPattern() {
-  static const std::regex re(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  return re;
+
+// YAML 1.2 core-schema floats: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool IsFloatLiteral(const std::string& s) {
+  bool digit = false;
+  for (char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      digit = true;
+    } else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') {
+      return false;
+    }
+  }
+  if (!digit) return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
 }
 
 json NodeToJson(const YAML::Node& node) {
@@ -84,12 +100,12 @@ json YamlScalarToJson(const std::string& s) {
   if (s == "null" || s == "Null" || s == "NULL" || s == "~" || s.empty()) return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (std::regex_match(s, IntPattern())) {
+  if (IsIntLiteral(s)) {
     errno = 0;
     long long v = std::strtoll(s.c_str(), nullptr, 10);
     if (errno == 0) return v;
   }
-  if (std::regex_match(s, FloatPattern())) return std::strtod(s.c_str(), nullptr);
+  if (IsFloatLiteral(s)) return std::strtod(s.c_str(), nullptr);
   if (s == ".inf" || s == ".Inf" || s == "+.inf") return INFINITY;
   if (s == "-.inf" || s == "-.Inf") return -INFINITY;
   return s;

@@ -21,6 +21,18 @@ TEST(JsonYamlTest, TypesScalars) {
   EXPECT_DOUBLE_EQ((*j)["h"].get<double>(), 0.001);
 }
 
+TEST(JsonYamlTest, ScalarTypingEdgeCases) {
+  EXPECT_EQ(YamlScalarToJson("-7"), -7);
+  EXPECT_EQ(YamlScalarToJson("+3"), 3);
+  EXPECT_DOUBLE_EQ(YamlScalarToJson(".5").get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(YamlScalarToJson("2.").get<double>(), 2.0);
+  EXPECT_EQ(YamlScalarToJson("1.2.3"), "1.2.3");
+  EXPECT_EQ(YamlScalarToJson("nan"), "nan");
+  EXPECT_EQ(YamlScalarToJson("0x10"), "0x10");
+  EXPECT_EQ(YamlScalarToJson("e5"), "e5");
+  EXPECT_EQ(YamlScalarToJson("-"), "-");
+}
+
 TEST(JsonYamlTest, SyntaxErrorsCarryLineAndColumn) {
   auto j = ParseYaml("name: x\nsearcher: [\n");
   ASSERT_FALSE(j.ok());
