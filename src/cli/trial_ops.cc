@@ -53,53 +53,14 @@ absl::StatusOr<std::string> TrialLogsPath(int trial_id, const TrialLogsArgs& arg
 
 namespace {
 
-struct LogLine {
-  int64_t id = -1;  // -1 when the entry has no usable ID
-  std::string text;
-};
-
-absl::Status Collect(Session& session, const std::string& path, std::vector<LogLine>* lines) {
-  return session.Stream(path, [&](const nlohmann::json& entry) {
-    LogLine line;
-    if (auto it = entry.find("id"); it != entry.end()) {
-      absl::StatusOr<int64_t> parsed = api::ReadInt64(*it, "id");
-      if (parsed.ok()) line.id = *parsed;
-    }
-    line.text = LogEntryText(entry);
-    lines->push_back(std::move(line));
+// The last `n` entries, oldest first: the master answers `limit=n&orderBy=ORDER_BY_DESC` newest first.
+absl::Status CollectTail(Session& session, const std::string& tail_path, std::vector<std::string>* lines) {
+  absl::Status s = session.Stream(tail_path, [&](const nlohmann::json& entry) {
+    lines->push_back(LogEntryText(entry));
     return true;
   });
-}
-
-bool AllHaveIds(const std::vector<LogLine>& lines) {
-  return std::all_of(lines.begin(), lines.end(), [](const LogLine& l) { return l.id >= 0; });
-}
-
-// The last `n` entries, oldest first. Upstream asks for `limit=n&orderBy=ORDER_BY_DESC`; if the
-// master answers oldest first instead (it ignored orderBy), the whole log is read and cut here.
-absl::Status CollectTail(Session& session, int trial_id, const TrialLogsArgs& args,
-                         const std::string& tail_path, std::vector<LogLine>* lines) {
-  if (absl::Status s = Collect(session, tail_path, lines); !s.ok()) return s;
-  const size_t n = static_cast<size_t>(*args.tail);
-  if (AllHaveIds(*lines) && lines->size() >= 2 &&
-      std::is_sorted(lines->begin(), lines->end(),
-                     [](const LogLine& a, const LogLine& b) { return a.id < b.id; })) {
-    TrialLogsArgs all = args;
-    all.tail.reset();
-    absl::StatusOr<std::string> path = TrialLogsPath(trial_id, all);
-    if (!path.ok()) return path.status();
-    lines->clear();
-    if (absl::Status s = Collect(session, *path, lines); !s.ok()) return s;
-    if (lines->size() > n) lines->erase(lines->begin(), lines->end() - static_cast<ptrdiff_t>(n));
-    return absl::OkStatus();
-  }
-  if (AllHaveIds(*lines)) {
-    std::stable_sort(lines->begin(), lines->end(),
-                     [](const LogLine& a, const LogLine& b) { return a.id < b.id; });
-  } else {
-    std::reverse(lines->begin(), lines->end());
-  }
-  return absl::OkStatus();
+  std::reverse(lines->begin(), lines->end());
+  return s;
 }
 
 }  // namespace
@@ -110,9 +71,9 @@ absl::StatusOr<int> PrintTrialLogs(Session& session, int trial_id, const TrialLo
   if (!path.ok()) return path.status();
   absl::Status s;
   if (args.tail.has_value()) {
-    std::vector<LogLine> lines;
-    s = CollectTail(session, trial_id, args, *path, &lines);
-    for (const LogLine& line : lines) out << line.text;
+    std::vector<std::string> lines;
+    s = CollectTail(session, *path, &lines);
+    for (const std::string& line : lines) out << line;
   } else {
     s = session.Stream(*path, [&](const nlohmann::json& entry) {
       out << LogEntryText(entry);

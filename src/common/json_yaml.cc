@@ -64,7 +64,10 @@ json NodeToJson(const YAML::Node& node) {
 }
 
 void EmitJson(YAML::Emitter& out, const json& v) {
-  if (v.is_object()) {
+  if ((v.is_object() || v.is_array()) && v.empty()) {
+    out << YAML::Flow << (v.is_object() ? YAML::BeginMap : YAML::BeginSeq)
+        << (v.is_object() ? YAML::EndMap : YAML::EndSeq);
+  } else if (v.is_object()) {
     out << YAML::BeginMap;
     for (const auto& [k, item] : v.items()) {
       out << YAML::Key << k << YAML::Value;

@@ -46,6 +46,11 @@ TEST(JsonYamlTest, YamlRoundTrip) {
   EXPECT_EQ(*back, in);
 }
 
+TEST(JsonYamlTest, EmptyContainersAreFlowStyle) {
+  EXPECT_EQ(ToYaml(nlohmann::json{{"a", nlohmann::json::object()}, {"b", nlohmann::json::array()}}),
+            "a: {}\nb: []\n");
+}
+
 TEST(JsonYamlTest, BadJsonIsInvalidArgument) {
   EXPECT_EQ(ParseJson("{").status().code(), absl::StatusCode::kInvalidArgument);
 }

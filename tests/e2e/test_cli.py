@@ -37,3 +37,14 @@ def test_failing_trial_ends_in_error_and_its_output_is_in_the_logs(cluster, tmp_
     logs = cluster.det("trial", "logs", str(trial["id"])).stdout
     assert f"trial {trial['id']} hparams {{'lr': 0.5}}" in logs
     assert "exited with code 3" in logs
+    assert cluster.det("trial", "logs", str(trial["id"]), "--tail", "1").stdout.strip().endswith(
+        f"Trial {trial['id']} is ERROR")
+    assert "queued" in cluster.det("trial", "logs", str(trial["id"]), "--head", "1").stdout
+
+    # `det experiment list` shows the caller's own experiments; --all shows everyone's.
+    mine = json.loads(cluster.det("experiment", "list", "--json").stdout)
+    assert exp_id in [e["id"] for e in mine]
+    as_admin = json.loads(cluster.det("-u", "admin", "experiment", "list", "--json").stdout)
+    assert exp_id not in [e["id"] for e in as_admin]
+    everyone = json.loads(cluster.det("-u", "admin", "experiment", "list", "--all", "--json").stdout)
+    assert exp_id in [e["id"] for e in everyone]

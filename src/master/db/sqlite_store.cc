@@ -2,10 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "master/db/migrations.h"
 #include "master/db/sqlite_statement.h"
@@ -314,12 +316,37 @@ absl::StatusOr<Experiment> SqliteStore::GetExperiment(int64_t id) {
   return e;
 }
 
+namespace {
+
+// WHERE clause and its text binds (in order) for an experiment filter over `experiments e JOIN users u`.
+std::pair<std::string, std::vector<std::string>> ExperimentWhere(const ExperimentFilter& filter) {
+  std::vector<std::string> clauses, binds;
+  if (!filter.include_archived) clauses.push_back("e.archived = 0");
+  std::vector<std::string> owners;
+  for (const std::string& name : filter.usernames) {
+    owners.push_back("u.username = ?");
+    binds.push_back(name);
+  }
+  for (int64_t id : filter.user_ids) {
+    owners.push_back("e.owner_id = CAST(? AS INTEGER)");
+    binds.push_back(std::to_string(id));
+  }
+  if (!owners.empty()) clauses.push_back(absl::StrCat("(", absl::StrJoin(owners, " OR "), ")"));
+  std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
+  return {where, binds};
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Experiment>> SqliteStore::ListExperiments(const ExperimentFilter& filter) {
   std::lock_guard lock(mu_);
-  std::string sql = absl::StrCat(kExperimentColumns, filter.include_archived ? "" : "WHERE e.archived = 0 ",
-                                 "ORDER BY e.id LIMIT ? OFFSET ?");
+  auto [where, binds] = ExperimentWhere(filter);
+  std::string sql = absl::StrCat(kExperimentColumns, where, "ORDER BY e.id LIMIT ? OFFSET ?");
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, sql.c_str()));
-  s.Bind(1, filter.limit > 0 ? filter.limit : int64_t{-1}).Bind(2, filter.offset);
+  int i = 1;
+  for (const std::string& b : binds) s.Bind(i++, b);
+  s.Bind(i, filter.limit > 0 ? filter.limit : int64_t{-1});
+  s.Bind(i + 1, filter.offset);
   ASSIGN_OR_RETURN(std::vector<Experiment> out, All<Experiment>(s, ReadExperiment));
   for (Experiment& e : out) {
     ASSIGN_OR_RETURN(e.trial_ids, TrialIdsLocked(e.id));
@@ -329,9 +356,11 @@ absl::StatusOr<std::vector<Experiment>> SqliteStore::ListExperiments(const Exper
 
 absl::StatusOr<int64_t> SqliteStore::CountExperiments(const ExperimentFilter& filter) {
   std::lock_guard lock(mu_);
-  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
-                               db_, filter.include_archived ? "SELECT count(*) FROM experiments"
-                                                            : "SELECT count(*) FROM experiments WHERE archived = 0"));
+  auto [where, binds] = ExperimentWhere(filter);
+  std::string sql = absl::StrCat("SELECT count(*) FROM experiments e JOIN users u ON u.id = e.owner_id ", where);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, sql.c_str()));
+  int i = 1;
+  for (const std::string& b : binds) s.Bind(i++, b);
   return One<int64_t>(s, [](const SqliteStatement& st) { return st.Int(0); }, "count");
 }
 
@@ -535,28 +564,46 @@ absl::Status SqliteStore::AddTaskLogs(const std::vector<TaskLog>& logs) {
   return tx.Commit();
 }
 
+namespace {
+
+constexpr char kTaskLogColumns[] =
+    "SELECT id, task_id, allocation_id, agent_id, container_id, rank_id, timestamp, level, log, source, stdtype "
+    "FROM task_logs ";
+
+TaskLog ReadTaskLog(const SqliteStatement& st) {
+  TaskLog l;
+  l.id = st.Int(0);
+  l.task_id = st.Text(1);
+  l.allocation_id = st.Text(2);
+  l.agent_id = st.Text(3);
+  l.container_id = st.Text(4);
+  if (auto r = st.OptInt(5)) l.rank_id = static_cast<int>(*r);
+  l.timestamp = FromUnixMicros(st.Int(6));
+  l.level = st.Text(7);
+  l.log = st.Text(8);
+  l.source = st.Text(9);
+  l.stdtype = st.Text(10);
+  return l;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<TaskLog>> SqliteStore::GetTaskLogs(const std::string& task_id, int64_t after_id, int limit) {
   std::lock_guard lock(mu_);
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
-                               db_,
-                               "SELECT id, task_id, allocation_id, agent_id, container_id, rank_id, timestamp, level, "
-                               "log, source, stdtype FROM task_logs WHERE task_id = ? AND id > ? ORDER BY id LIMIT ?"));
+                               db_, absl::StrCat(kTaskLogColumns, "WHERE task_id = ? AND id > ? ORDER BY id LIMIT ?").c_str()));
   s.Bind(1, task_id).Bind(2, after_id).Bind(3, static_cast<int64_t>(limit));
-  return All<TaskLog>(s, [](const SqliteStatement& st) {
-    TaskLog l;
-    l.id = st.Int(0);
-    l.task_id = st.Text(1);
-    l.allocation_id = st.Text(2);
-    l.agent_id = st.Text(3);
-    l.container_id = st.Text(4);
-    if (auto r = st.OptInt(5)) l.rank_id = static_cast<int>(*r);
-    l.timestamp = FromUnixMicros(st.Int(6));
-    l.level = st.Text(7);
-    l.log = st.Text(8);
-    l.source = st.Text(9);
-    l.stdtype = st.Text(10);
-    return l;
-  });
+  return All<TaskLog>(s, ReadTaskLog);
+}
+
+absl::StatusOr<std::vector<TaskLog>> SqliteStore::GetTaskLogsNewestFirst(const std::string& task_id, int64_t before_id,
+                                                                         int limit) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, absl::StrCat(kTaskLogColumns, "WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT ?").c_str()));
+  s.Bind(1, task_id).Bind(2, before_id > 0 ? before_id : std::numeric_limits<int64_t>::max());
+  s.Bind(3, static_cast<int64_t>(limit));
+  return All<TaskLog>(s, ReadTaskLog);
 }
 
 }  // namespace det::master

@@ -55,6 +55,8 @@ class SqliteStore : public Store {
   absl::Status AddTaskLogs(const std::vector<api::TaskLog>& logs) override;
   absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogs(const std::string& task_id, int64_t after_id,
                                                         int limit) override;
+  absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogsNewestFirst(const std::string& task_id, int64_t before_id,
+                                                                   int limit) override;
 
  private:
   explicit SqliteStore(sqlite3* db) : db_(db) {}

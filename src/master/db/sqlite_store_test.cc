@@ -89,6 +89,9 @@ TEST_F(SqliteStoreTest, ExperimentsTrialsAndModelDefinition) {
   EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
   EXPECT_EQ(store_->ListExperiments({})->size(), 1u);
   EXPECT_EQ(*store_->CountExperiments({}), 1);
+  EXPECT_EQ(store_->ListExperiments({.usernames = {"determined"}})->size(), 1u);
+  EXPECT_EQ(store_->ListExperiments({.usernames = {"admin"}})->size(), 0u);
+  EXPECT_EQ(*store_->CountExperiments({.user_ids = {1, 2}}), 1);
   auto t = store_->GetTrialByTaskId(std::to_string(exp_id) + ".1");
   ASSERT_TRUE(t.ok());
   t->state = "COMPLETED";
@@ -142,6 +145,11 @@ TEST_F(SqliteStoreTest, CheckpointsAndLogs) {
   auto rest = store_->GetTaskLogs("t", (*first)[1].id, 10);
   ASSERT_EQ(rest->size(), 1u);
   EXPECT_EQ((*rest)[0].log, "line 2\n");
+  auto newest = store_->GetTaskLogsNewestFirst("t", 0, 2);
+  ASSERT_EQ(newest->size(), 2u);
+  EXPECT_EQ((*newest)[0].log, "line 2\n");
+  EXPECT_EQ((*newest)[1].log, "line 1\n");
+  EXPECT_EQ(store_->GetTaskLogsNewestFirst("t", (*newest)[1].id, 10)->size(), 1u);
 }
 
 }  // namespace

@@ -27,6 +27,8 @@ struct Allocation {
 
 struct ExperimentFilter {
   bool include_archived = true;
+  std::vector<std::string> usernames;  // owners; empty = anyone
+  std::vector<int64_t> user_ids;       // owners; empty = anyone
   int64_t offset = 0;
   int64_t limit = 0;  // 0 = all
 };
@@ -85,6 +87,9 @@ class Store {
   // Up to `limit` lines of `task_id` with id > after_id, oldest first.
   virtual absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogs(const std::string& task_id,
                                                                 int64_t after_id, int limit) = 0;
+  // Up to `limit` lines of `task_id` with id < before_id (0 = no bound), newest first.
+  virtual absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogsNewestFirst(const std::string& task_id,
+                                                                           int64_t before_id, int limit) = 0;
 };
 
 }  // namespace det::master

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/types_json.h"
 #include "api/wire.h"
@@ -117,6 +118,12 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
     if (!limit.ok()) return ReplyError(r, limit.status());
     ExperimentFilter filter;
     filter.include_archived = req.Query("archived").value_or("") != "false";
+    filter.usernames = req.QueryAll("users");
+    for (const std::string& id : req.QueryAll("user_ids")) {
+      int64_t v = 0;
+      if (!absl::SimpleAtoi(id, &v)) return ReplyError(r, absl::InvalidArgumentError(absl::StrCat("userIds: bad id \"", id, "\"")));
+      filter.user_ids.push_back(v);
+    }
     absl::StatusOr<int64_t> total = ctx.store.CountExperiments(filter);
     if (!total.ok()) return ReplyError(r, total.status());
     filter.offset = *offset < 0 ? std::max<int64_t>(0, *total + *offset) : *offset;

@@ -3,7 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_yaml.h"
+#include "absl/strings/str_cat.h"
 #include "api/types_json.h"
+#include "common/status_macros.h"
+#include "master/handlers/handler_util.h"
 #include "api/wire.h"
 
 namespace det::master {
@@ -28,8 +31,11 @@ class LogStream : public std::enable_shared_from_this<LogStream> {
     bool terminal = options_.follow && is_terminal_();
     int want = kBatch;
     if (options_.limit > 0) want = static_cast<int>(std::min<int64_t>(kBatch, options_.limit - sent_));
-    absl::StatusOr<std::vector<api::TaskLog>> logs =
-        want > 0 ? ctx_.store.GetTaskLogs(options_.task_id, last_id_, want) : std::vector<api::TaskLog>{};
+    absl::StatusOr<std::vector<api::TaskLog>> logs = std::vector<api::TaskLog>{};
+    if (want > 0) {
+      logs = options_.newest_first ? ctx_.store.GetTaskLogsNewestFirst(options_.task_id, last_id_, want)
+                                   : ctx_.store.GetTaskLogs(options_.task_id, last_id_, want);
+    }
     if (!logs.ok()) {
       nlohmann::json err = {{"error", {{"grpcCode", 13}, {"httpCode", 500}, {"message", std::string(logs.status().message())}, {"httpStatus", "Internal Server Error"}, {"details", nlohmann::json::array()}}}};
       responder_->WriteChunk(DumpJson(err) + "\n", nullptr);
@@ -67,6 +73,22 @@ class LogStream : public std::enable_shared_from_this<LogStream> {
 };
 
 }  // namespace
+
+absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& request, std::string task_id,
+                                                             int64_t trial_id) {
+  LogStreamOptions options{.task_id = std::move(task_id), .trial_id = trial_id, .follow = QueryBool(request, "follow")};
+  ASSIGN_OR_RETURN(options.limit, QueryInt(request, "limit", 0));
+  if (options.limit < 0) return absl::InvalidArgumentError("limit must be >= 0");
+  std::string order = request.Query("order_by").value_or("ORDER_BY_UNSPECIFIED");
+  if (order == "ORDER_BY_DESC" || order == "2") {
+    options.newest_first = true;
+    options.follow = false;
+  } else if (order != "ORDER_BY_ASC" && order != "ORDER_BY_UNSPECIFIED" && order != "1" && order != "0") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "orderBy must be ORDER_BY_ASC, ORDER_BY_DESC or ORDER_BY_UNSPECIFIED, got \"", order, "\""));
+  }
+  return options;
+}
 
 void StreamTaskLogs(MasterContext& ctx, LogStreamOptions options, std::function<bool()> is_terminal,
                     ResponderPtr responder) {

@@ -3,6 +3,7 @@
 #include <functional>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "master/handlers/master_context.h"
 #include "master/http/http_types.h"
 
@@ -13,7 +14,12 @@ struct LogStreamOptions {
   int64_t trial_id = 0;  // > 0: lines rendered as TrialLogs entries; else as TaskLogs entries
   bool follow = false;
   int64_t limit = 0;     // 0 = all
+  bool newest_first = false;  // orderBy=ORDER_BY_DESC: newest lines first, no follow
 };
+
+// Reads `follow`, `limit` and `orderBy` (ORDER_BY_ASC/DESC/UNSPECIFIED) of a logs request.
+absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& request, std::string task_id,
+                                                             int64_t trial_id);
 
 // Streams a task's log lines as NDJSON {"result": ...}. With `follow`, keeps polling the store (timers
 // on ctx.stream_loop, no sleeping thread) until the task is terminal and every line was sent, or the

@@ -54,10 +54,9 @@ void RegisterTaskRoutes(Router& router, MasterContext& ctx) {
     std::string task_id = req.path_params.at("task_id");
     absl::StatusOr<api::Trial> trial = ctx.store.GetTrialByTaskId(task_id);
     if (!trial.ok()) return ReplyError(r, absl::NotFoundError(absl::StrCat("task ", task_id, " not found")));
-    absl::StatusOr<int64_t> limit = QueryInt(req, "limit", 0);
-    if (!limit.ok()) return ReplyError(r, limit.status());
-    LogStreamOptions options{.task_id = task_id, .trial_id = 0, .follow = QueryBool(req, "follow"), .limit = *limit};
-    StreamTaskLogs(ctx, options, [&ctx, task_id] {
+    absl::StatusOr<LogStreamOptions> options = LogStreamOptionsFromRequest(req, task_id, 0);
+    if (!options.ok()) return ReplyError(r, options.status());
+    StreamTaskLogs(ctx, *options, [&ctx, task_id] {
       absl::StatusOr<api::Trial> t = ctx.store.GetTrialByTaskId(task_id);
       return !t.ok() || api::IsTerminalState(t->state);
     }, r);

@@ -141,11 +141,10 @@ void RegisterTrialRoutes(Router& router, MasterContext& ctx) {
     if (!id.ok()) return ReplyError(r, id.status());
     absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(*id);
     if (!trial.ok()) return ReplyError(r, trial.status());
-    absl::StatusOr<int64_t> limit = QueryInt(req, "limit", 0);
-    if (!limit.ok()) return ReplyError(r, limit.status());
-    LogStreamOptions options{.task_id = trial->task_id, .trial_id = *id, .follow = QueryBool(req, "follow"), .limit = *limit};
+    absl::StatusOr<LogStreamOptions> options = LogStreamOptionsFromRequest(req, trial->task_id, *id);
+    if (!options.ok()) return ReplyError(r, options.status());
     int64_t trial_id = *id;
-    StreamTaskLogs(ctx, options, [&ctx, trial_id] {
+    StreamTaskLogs(ctx, *options, [&ctx, trial_id] {
       absl::StatusOr<api::Trial> t = ctx.store.GetTrial(trial_id);
       return !t.ok() || api::IsTerminalState(t->state);
     }, r);
