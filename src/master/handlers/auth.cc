@@ -4,6 +4,7 @@
 #include "common/crypto.h"
 #include "common/random_id.h"
 #include "common/status_macros.h"
+#include "master/auth/password.h"
 #include "master/auth/token_authenticator.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
@@ -12,13 +13,6 @@ namespace det::master {
 namespace {
 
 constexpr auto kSessionLifetime = std::chrono::hours(24 * 7);
-
-// Upstream compares bcrypt(client-side hash); a blank password matches only users without one.
-bool PasswordMatches(const api::User& user, const std::string& password, bool is_hashed) {
-  std::string hashed = is_hashed ? password : ClientSidePasswordHash(password);
-  if (!user.password_hash) return hashed.empty();
-  return !hashed.empty() && BcryptVerify(hashed, *user.password_hash);
-}
 
 absl::StatusOr<nlohmann::json> Login(MasterContext& ctx, const HttpRequest& request, std::string* token_out) {
   ASSIGN_OR_RETURN(nlohmann::json body, JsonBody(request));
