@@ -13,6 +13,31 @@ def test_user_login_whoami_logout(cluster):
     assert "determined" in cluster.det("user", "whoami").stdout
 
 
+def test_failing_trial_restarts_from_its_checkpoint(cluster, tmp_path):
+    (tmp_path / "crash_once.py").write_text(
+        "import sys\nimport determined as det\n"
+        "info = det.get_cluster_info()\n"
+        "with det.core.init() as ctx:\n"
+        "    if info.latest_checkpoint is None:\n"
+        "        with ctx.checkpoint.store_path({'steps_completed': 1}) as (path, uuid):\n"
+        "            (path / 'state').write_text('from run 1')\n"
+        "        print('crashing after the checkpoint', flush=True)\n"
+        "        sys.exit(2)\n"
+        "    with ctx.checkpoint.restore_path(info.latest_checkpoint) as path:\n"
+        "        print('resumed', (path / 'state').read_text(), 'at step', info.trial.steps_completed, flush=True)\n"
+        "    ctx.train.report_training_metrics(steps_completed=2, metrics={'loss': 1.0})\n")
+    (tmp_path / "crash.yaml").write_text(
+        "entrypoint: python3 crash_once.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 1\n")
+    created = cluster.det("experiment", "create", str(tmp_path / "crash.yaml"), str(tmp_path))
+    exp_id = int(re.search(r"Created experiment (\d+)", created.stdout).group(1))
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    trial = cluster.get(f"/api/v1/experiments/{exp_id}/trials")["trials"][0]
+    assert trial["restarts"] == 1
+    logs = cluster.det("trial", "logs", str(trial["id"])).stdout
+    assert "crashing after the checkpoint" in logs
+    assert "resumed from run 1 at step 1" in logs
+
+
 def test_failing_trial_ends_in_error_and_its_output_is_in_the_logs(cluster, tmp_path):
     (tmp_path / "fail.py").write_text(
         "import sys\nimport determined as det\n"

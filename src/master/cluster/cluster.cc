@@ -314,7 +314,7 @@ void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& tex
     }
     for (const std::string& alloc_id : lost) {
       auto a = allocations_.find(alloc_id);
-      if (a != allocations_.end()) AllocationEnded(*a->second, -1, "the agent no longer runs it");
+      if (a != allocations_.end()) AllocationEnded(*a->second, -1, ExitKind::kAgentLost, "the agent no longer runs it");
     }
     // Processes the master no longer knows of (their trial ended while the agent was away) must stop.
     for (const std::string& alloc_id : hello->running_allocations) {
@@ -364,7 +364,7 @@ void Cluster::ForgetAgent(const std::string& agent_id, const std::string& why) {
   running.erase(std::unique(running.begin(), running.end()), running.end());
   for (const std::string& alloc_id : running) {
     auto a = allocations_.find(alloc_id);
-    if (a != allocations_.end()) AllocationEnded(*a->second, -1, absl::StrCat("agent ", agent_id, " was lost"));
+    if (a != allocations_.end()) AllocationEnded(*a->second, -1, ExitKind::kAgentLost, absl::StrCat("agent ", agent_id, " was lost"));
   }
   Schedule();
 }
@@ -374,11 +374,11 @@ void Cluster::OnTaskExited(const api::TaskExited& exited) {
   if (it == allocations_.end()) return;
   std::string why = exited.error.empty() ? absl::StrCat("exited with code ", exited.exit_code)
                                          : absl::StrCat("failed to start: ", exited.error);
-  AllocationEnded(*it->second, exited.exit_code, why);
+  AllocationEnded(*it->second, exited.exit_code, ExitKind::kProcessExited, why);
   Schedule();
 }
 
-void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, const std::string& why) {
+void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind kind, const std::string& why) {
   std::string alloc_id = alloc.record.allocation_id;
   if (auto agent = agents_.find(alloc.record.agent_id); agent != agents_.end()) {
     for (int s : alloc.slot_ids) agent->second->slot_allocations.erase(s);
@@ -394,8 +394,28 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, const std::
   if (t == trials_.end()) return;
   TrialState& trial = *t->second;
   trial.allocation_id.clear();
-  // Restarts from the latest checkpoint come with the lifecycle work; for now an exit is final.
-  FinishTrial(trial, exit_code == 0 ? "COMPLETED" : "ERROR");
+  // A clean exit completes the trial (an early exit, e.g. invalid hyperparameters, is reported first).
+  if (kind == ExitKind::kProcessExited && exit_code == 0) {
+    return FinishTrial(trial, "COMPLETED");
+  }
+  // A lost agent is not the trial's fault: retry without counting a restart. A failing process is
+  // retried from the latest checkpoint until it has used up max_restarts.
+  if (kind == ExitKind::kProcessExited) {
+    const ExperimentState& exp = *experiments_.at(trial.trial.experiment_id);
+    if (trial.trial.restarts >= exp.config.max_restarts) {
+      MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " failed and used up max_restarts (",
+                                                      exp.config.max_restarts, ")"));
+      return FinishTrial(trial, "ERROR");
+    }
+    trial.trial.restarts += 1;
+  }
+  MasterLog(trial.trial.task_id, "",
+            absl::StrCat("Trial ", trial.trial.id, " restarts from its latest checkpoint (restart ", trial.trial.restarts,
+                         " of ", experiments_.at(trial.trial.experiment_id)->config.max_restarts, ")"));
+  if (absl::Status st = RequestAllocation(trial); !st.ok()) {
+    spdlog::error("trial {}: cannot restart: {}", trial.trial.id, st.ToString());
+    FinishTrial(trial, "ERROR");
+  }
 }
 
 void Cluster::FinishTrial(TrialState& trial, const std::string& state) {

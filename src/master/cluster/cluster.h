@@ -94,7 +94,9 @@ class Cluster {
   void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
   void ForgetAgent(const std::string& agent_id, const std::string& why);
   void OnTaskExited(const api::TaskExited& exited);
-  void AllocationEnded(AllocationState& alloc, int exit_code, const std::string& why);
+  // Why an allocation ended decides what happens to its trial (reference §7.3).
+  enum class ExitKind { kProcessExited, kAgentLost };
+  void AllocationEnded(AllocationState& alloc, int exit_code, ExitKind kind, const std::string& why);
   void FinishTrial(TrialState& trial, const std::string& state);
   void FinishExperiment(ExperimentState& exp, const std::string& state);
   void ResolvePreemptionWaiters(AllocationState& alloc, bool preempt);

@@ -35,9 +35,10 @@ class ClusterTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  int64_t CreateExperiment() {
+  int64_t CreateExperiment(int max_restarts = 0) {
     auto cfg = config::ParseExperimentConfig(
-        "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\nhyperparameters: {lr: 0.1}\n",
+        "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\nhyperparameters: {lr: 0.1}\n"
+        "max_restarts: " + std::to_string(max_restarts) + "\n",
         {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
     EXPECT_TRUE(cfg.ok()) << cfg.status();
     NewExperiment req{.config = *cfg, .original_yaml = "", .model_definition_tgz = "", .owner_id = 2, .activate = true};
@@ -124,13 +125,47 @@ TEST_F(ClusterTest, WaitsForSlotsAndPlacesWhenAnAgentArrives) {
   EXPECT_EQ(agents[0].slot_allocations.size(), 1u);
 }
 
-TEST_F(ClusterTest, LostAgentErrorsItsTrialAfterTheGracePeriod) {
+TEST_F(ClusterTest, LostAgentRequeuesItsTrialWithoutCountingARestart) {
   int64_t exp_id = CreateExperiment();
   ConnectAgent("agent-1", 1);
   handlers_["agent-1"].on_close();
   loop_.RunPending();
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE");  // still waiting for a reconnect
+  EXPECT_EQ(store_->GetTrial(store_->ListTrials(exp_id)->at(0).id)->run_id, 1);  // waiting for a reconnect
   loop_.AdvanceBy(std::chrono::seconds(61));
+  auto trial = store_->GetTrial(store_->ListTrials(exp_id)->at(0).id);
+  EXPECT_EQ(trial->state, "ACTIVE");
+  EXPECT_EQ(trial->restarts, 0);
+  EXPECT_EQ(trial->run_id, 2);  // queued again for whichever agent comes next
+  auto conn = ConnectAgent("agent-2", 1);
+  ASSERT_EQ(conn->sent.size(), 1u);
+  EXPECT_EQ(std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent[0])).env.at("DET_TRIAL_RUN_ID"), "2");
+}
+
+TEST_F(ClusterTest, FailingTrialRestartsFromItsLatestCheckpointUpToMaxRestarts) {
+  int64_t exp_id = CreateExperiment(/*max_restarts=*/1);
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask first = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent.at(0)));
+  int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
+  api::Checkpoint ckpt;
+  ckpt.uuid = "ckpt-1";
+  ckpt.task_id = first.task_id;
+  ckpt.trial_id = trial_id;
+  ckpt.experiment_id = exp_id;
+  ckpt.steps_completed = 45;
+  ASSERT_TRUE(store_->AddCheckpoint(ckpt, 10).ok());
+
+  handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{first.allocation_id, 1, ""})));
+  loop_.RunPending();
+  ASSERT_EQ(conn->sent.size(), 2u);
+  api::StartTask second = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent[1]));
+  EXPECT_NE(second.allocation_id, first.allocation_id);
+  EXPECT_EQ(second.env.at("DET_LATEST_CHECKPOINT"), "ckpt-1");
+  EXPECT_EQ(second.env.at("DET_STEPS_COMPLETED"), "45");
+  EXPECT_EQ(store_->GetTrial(trial_id)->restarts, 1);
+
+  handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{second.allocation_id, 1, ""})));
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetTrial(trial_id)->state, "ERROR");
   EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
 }
 
