@@ -2,7 +2,7 @@
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: deps build demo test unit clean
+.PHONY: deps build demo test test-sanitize clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -16,6 +16,12 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j2
+
+# Unit tests under ASan + UBSan (not part of `make test`: the Debug sanitizer build takes ~25 min on 2 cores).
+test-sanitize: deps
+	cmake -S . -B $(BUILD)-asan -G Ninja -UDET_MODULES -DDET_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+	cmake --build $(BUILD)-asan
+	cd $(BUILD)-asan && ctest --output-on-failure -L unit -j2
 
 clean:
 	rm -rf $(BUILD)
