@@ -2,7 +2,7 @@
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: deps build demo test test-sanitize clean
+.PHONY: deps build demo test sanitize-build clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -14,14 +14,15 @@ build: deps
 demo: build
 	bash scripts/demo.sh
 
-test: build
+# Everything: unit, harness and end-to-end tests on the normal build, then the unit tests again under
+# ASan + UBSan (a second build of the test binaries only).
+test: build sanitize-build
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j2
+	cd $(BUILD)-asan && ctest --output-on-failure --timeout 900 -L unit -j2
 
-# Unit tests under ASan + UBSan (not part of `make test`: the Debug sanitizer build takes ~25 min on 2 cores).
-test-sanitize: deps
+sanitize-build: deps
 	cmake -S . -B $(BUILD)-asan -G Ninja -UDET_MODULES -DDET_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
-	cmake --build $(BUILD)-asan
-	cd $(BUILD)-asan && ctest --output-on-failure -L unit -j2
+	cmake --build $(BUILD)-asan --target unit_tests
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-asan

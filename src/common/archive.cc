@@ -35,10 +35,12 @@ absl::Status CheckRelativePath(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<std::string> CreateTarGz(const std::vector<ArchiveEntry>& entries) {
+  for (const ArchiveEntry& e : entries) RETURN_IF_ERROR(CheckRelativePath(e.path));
+  // `out` outlives the writer: freeing the writer flushes its last blocks into `out`.
+  std::string out;
   std::unique_ptr<archive, WriterCloser> a(archive_write_new());
   archive_write_add_filter_gzip(a.get());
   archive_write_set_format_pax_restricted(a.get());
-  std::string out;
   auto on_write = [](archive*, void* client, const void* buf, size_t n) -> la_ssize_t {
     static_cast<std::string*>(client)->append(static_cast<const char*>(buf), n);
     return static_cast<la_ssize_t>(n);
@@ -47,7 +49,6 @@ absl::StatusOr<std::string> CreateTarGz(const std::vector<ArchiveEntry>& entries
     return absl::InternalError(absl::StrCat("tar.gz: ", archive_error_string(a.get())));
   }
   for (const ArchiveEntry& e : entries) {
-    RETURN_IF_ERROR(CheckRelativePath(e.path));
     std::unique_ptr<archive_entry, decltype(&archive_entry_free)> entry(archive_entry_new(),
                                                                          archive_entry_free);
     archive_entry_set_pathname(entry.get(), e.path.c_str());
