@@ -17,6 +17,12 @@ namespace det::master {
 
 using nlohmann::json;
 
+namespace {
+
+bool IsStopping(const std::string& state) { return state.rfind("STOPPING_", 0) == 0; }
+
+}  // namespace
+
 struct Cluster::AgentState {
   AgentIdentity identity;
   std::shared_ptr<WebSocketConnection> connection;
@@ -390,10 +396,22 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   ResolvePreemptionWaiters(alloc, true);
   MasterLog(alloc.record.task_id, alloc_id, absl::StrCat("Allocation ", alloc_id, " ", why));
   auto t = trials_.find(alloc.record.trial_id);
+  bool preempted = alloc.preempt && alloc.preemption_acked;
   allocations_.erase(alloc_id);  // `alloc` is gone from here on
   if (t == trials_.end()) return;
   TrialState& trial = *t->second;
   trial.allocation_id.clear();
+  // A trial the user stopped settles in its terminal (or paused) state whatever the exit.
+  if (IsStopping(trial.trial.state)) return FinishTrial(trial, "CANCELED");
+  // Exiting after acknowledging the preemption signal means "resume me later", not "done".
+  if (preempted && kind == ExitKind::kProcessExited && exit_code == 0) {
+    if (trial.trial.state == "PAUSED") {
+      MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is paused"));
+      return;
+    }
+    if (absl::Status st = RequestAllocation(trial); !st.ok()) FinishTrial(trial, "ERROR");
+    return;
+  }
   // A clean exit completes the trial (an early exit, e.g. invalid hyperparameters, is reported first).
   if (kind == ExitKind::kProcessExited && exit_code == 0) {
     return FinishTrial(trial, "COMPLETED");
@@ -412,6 +430,10 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   MasterLog(trial.trial.task_id, "",
             absl::StrCat("Trial ", trial.trial.id, " restarts from its latest checkpoint (restart ", trial.trial.restarts,
                          " of ", experiments_.at(trial.trial.experiment_id)->config.max_restarts, ")"));
+  if (trial.trial.state != "ACTIVE") {  // paused: resumes on activate
+    (void)store_.UpdateTrialLifecycle(trial.trial);
+    return;
+  }
   if (absl::Status st = RequestAllocation(trial); !st.ok()) {
     spdlog::error("trial {}: cannot restart: {}", trial.trial.id, st.ToString());
     FinishTrial(trial, "ERROR");
@@ -427,8 +449,15 @@ void Cluster::FinishTrial(TrialState& trial, const std::string& state) {
   MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is ", state));
   auto e = experiments_.find(trial.trial.experiment_id);
   std::string request_id = trial.trial.request_id;
+  int64_t experiment_id = trial.trial.experiment_id;
   trials_.erase(trial.trial.id);
   if (e == experiments_.end()) return;
+  if (IsStopping(e->second->experiment.state)) {
+    bool live = std::any_of(trials_.begin(), trials_.end(),
+                            [&](const auto& kv) { return kv.second->trial.experiment_id == experiment_id; });
+    if (!live) FinishExperiment(*e->second, "CANCELED");
+    return;
+  }
   ApplyActions(*e->second, e->second->search->TrialExited(request_id, state == "ERROR"));
 }
 
@@ -492,6 +521,108 @@ void Cluster::ListAgents(std::function<void(std::vector<AgentSummary>)> done) {
     }
     done(std::move(out));
   });
+}
+
+void Cluster::SetExperimentState(int64_t experiment_id, const std::string& target,
+                                 std::function<void(absl::Status)> done) {
+  loop_.Post([this, experiment_id, target, done = std::move(done)] {
+    done(DoSetExperimentState(experiment_id, target));
+  });
+}
+
+absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, const std::string& target) {
+  auto e = experiments_.find(experiment_id);
+  if (e == experiments_.end()) {
+    ASSIGN_OR_RETURN(api::Experiment stored, store_.GetExperiment(experiment_id));
+    if (target == "STOPPING_CANCELED" || target == "STOPPING_KILLED") return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", stored.state));
+  }
+  ExperimentState& exp = *e->second;
+  const std::string current = exp.experiment.state;
+  if (current == target) return absl::OkStatus();
+  bool allowed = (target == "PAUSED" && current == "ACTIVE") || (target == "ACTIVE" && current == "PAUSED") ||
+                 (target == "STOPPING_CANCELED" && (current == "ACTIVE" || current == "PAUSED")) ||
+                 (target == "STOPPING_KILLED" && current != "STOPPING_KILLED");
+  if (!allowed) {
+    if (target == "STOPPING_CANCELED" && IsStopping(current)) return absl::OkStatus();  // already stopping
+    return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", current));
+  }
+  exp.experiment.state = target;
+  RETURN_IF_ERROR(store_.UpdateExperimentState(experiment_id, target, std::nullopt, exp.experiment.progress));
+  spdlog::info("experiment {}: {} -> {}", experiment_id, current, target);
+  std::vector<int64_t> live;
+  for (const auto& [id, trial] : trials_) {
+    if (trial->trial.experiment_id == experiment_id) live.push_back(id);
+  }
+  for (int64_t id : live) {
+    auto t = trials_.find(id);
+    if (t == trials_.end()) continue;
+    if (target == "ACTIVE") {
+      t->second->trial.state = "ACTIVE";
+      if (t->second->allocation_id.empty()) RETURN_IF_ERROR(RequestAllocation(*t->second));
+    } else {
+      StopTrial(*t->second, target == "PAUSED" ? "PAUSED" : target);
+    }
+  }
+  // A stopping experiment without live trials is done at once.
+  auto still = experiments_.find(experiment_id);
+  if (still != experiments_.end() && IsStopping(target) &&
+      std::none_of(trials_.begin(), trials_.end(),
+                   [&](const auto& kv) { return kv.second->trial.experiment_id == experiment_id; })) {
+    FinishExperiment(*still->second, "CANCELED");
+  }
+  Schedule();
+  return absl::OkStatus();
+}
+
+void Cluster::KillTrial(int64_t trial_id, std::function<void(absl::Status)> done) {
+  loop_.Post([this, trial_id, done = std::move(done)] {
+    auto t = trials_.find(trial_id);
+    if (t == trials_.end()) {
+      absl::StatusOr<api::Trial> stored = store_.GetTrial(trial_id);
+      return done(stored.ok() ? absl::OkStatus() : stored.status());  // already finished: nothing to do
+    }
+    StopTrial(*t->second, "STOPPING_KILLED");
+    done(absl::OkStatus());
+  });
+}
+
+void Cluster::DropQueuedAllocation(TrialState& trial) {
+  auto it = std::find(pending_.begin(), pending_.end(), trial.allocation_id);
+  if (it == pending_.end()) return;
+  pending_.erase(it);
+  auto a = allocations_.find(trial.allocation_id);
+  if (a != allocations_.end()) {
+    a->second->record.state = "TERMINATED";
+    a->second->record.end_time = std::chrono::system_clock::now();
+    (void)store_.UpdateAllocation(a->second->record);
+    ResolvePreemptionWaiters(*a->second, true);
+    allocations_.erase(a);
+  }
+  trial.allocation_id.clear();
+}
+
+void Cluster::StopTrial(TrialState& trial, const std::string& state) {
+  if (trial.trial.state == "STOPPING_KILLED" && state != "STOPPING_KILLED") return;  // kill wins
+  trial.trial.state = state;
+  (void)store_.UpdateTrialLifecycle(trial.trial);
+  DropQueuedAllocation(trial);
+  if (trial.allocation_id.empty()) {
+    if (state != "PAUSED") FinishTrial(trial, "CANCELED");
+    return;
+  }
+  AllocationState& alloc = *allocations_.at(trial.allocation_id);
+  if (state == "STOPPING_KILLED") {
+    MasterLog(trial.trial.task_id, alloc.record.allocation_id, "Killing the trial's process");
+    if (auto agent = agents_.find(alloc.record.agent_id); agent != agents_.end() && agent->second->connection) {
+      agent->second->connection->Send(api::Encode(api::MasterMessage(api::KillTask{alloc.record.allocation_id, 10})));
+    }
+    return;
+  }
+  MasterLog(trial.trial.task_id, alloc.record.allocation_id,
+            "Asking the trial to checkpoint and exit (preemption signal)");
+  alloc.preempt = true;
+  ResolvePreemptionWaiters(alloc, true);
 }
 
 void Cluster::ReportProgress(int64_t trial_id, double progress, std::function<void(absl::Status)> done) {

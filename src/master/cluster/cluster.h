@@ -68,6 +68,13 @@ class Cluster {
                          std::function<void(absl::StatusOr<bool>)> done);
   void AckPreemption(const std::string& allocation_id, std::function<void(absl::Status)> done);
   void ListAgents(std::function<void(std::vector<AgentSummary>)> done);
+  // User requests on an experiment (reference §7.1): "ACTIVE" (activate), "PAUSED" (pause: running
+  // trials are asked to checkpoint and exit), "STOPPING_CANCELED" (cancel: the same, then CANCELED),
+  // "STOPPING_KILLED" (kill: processes are killed, then CANCELED). Cancel and kill of a finished
+  // experiment do nothing; activate and pause of one are FailedPrecondition.
+  void SetExperimentState(int64_t experiment_id, const std::string& target, std::function<void(absl::Status)> done);
+  // Kills one trial (its process is killed; the trial ends CANCELED).
+  void KillTrial(int64_t trial_id, std::function<void(absl::Status)> done);
   // The trial's own progress report (0..1); folded into its experiment's progress.
   void ReportProgress(int64_t trial_id, double progress, std::function<void(absl::Status)> done);
   // The trial says it is exiting early (e.g. invalid hyperparameters); a second report is refused.
@@ -100,6 +107,11 @@ class Cluster {
   void FinishTrial(TrialState& trial, const std::string& state);
   void FinishExperiment(ExperimentState& exp, const std::string& state);
   void ResolvePreemptionWaiters(AllocationState& alloc, bool preempt);
+  // Moves a live trial to `state` (PAUSED, STOPPING_CANCELED, STOPPING_KILLED) and stops its process
+  // gracefully (preemption signal) or by force; a trial with no process running settles at once.
+  void StopTrial(TrialState& trial, const std::string& state);
+  void DropQueuedAllocation(TrialState& trial);
+  absl::Status DoSetExperimentState(int64_t experiment_id, const std::string& target);
   void MasterLog(const std::string& task_id, const std::string& allocation_id, const std::string& text);
   std::map<std::string, std::string> TrialEnvironment(const AllocationState& alloc, const TrialState& trial,
                                                       const ExperimentState& exp);

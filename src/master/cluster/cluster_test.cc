@@ -212,6 +212,71 @@ TEST_F(ClusterTest, PreemptionLongPollTimesOutFalseAndEndsTrueAfterExit) {
   EXPECT_TRUE(*second);
 }
 
+TEST_F(ClusterTest, PauseSignalsPreemptionAndActivateResumes) {
+  int64_t exp_id = CreateExperiment();
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask first = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent.at(0)));
+  std::optional<bool> preempt;
+  cluster_->WaitForPreemption(first.allocation_id, std::chrono::seconds(60), [&](absl::StatusOr<bool> p) { preempt = *p; });
+  std::vector<absl::Status> results;
+  cluster_->SetExperimentState(exp_id, "PAUSED", [&](absl::Status st) { results.push_back(st); });
+  loop_.RunPending();
+  ASSERT_TRUE(preempt.has_value());
+  EXPECT_TRUE(*preempt);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "PAUSED");
+  cluster_->AckPreemption(first.allocation_id, [&](absl::Status st) { results.push_back(st); });
+  loop_.RunPending();
+  handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{first.allocation_id, 0, ""})));
+  loop_.RunPending();
+  int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
+  EXPECT_EQ(store_->GetTrial(trial_id)->state, "PAUSED");
+  EXPECT_EQ(conn->sent.size(), 1u);  // nothing restarted while paused
+
+  cluster_->SetExperimentState(exp_id, "PAUSED", [&](absl::Status st) { results.push_back(st); });  // no-op
+  cluster_->SetExperimentState(exp_id, "ACTIVE", [&](absl::Status st) { results.push_back(st); });
+  loop_.RunPending();
+  ASSERT_EQ(conn->sent.size(), 2u);
+  api::StartTask second = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent[1]));
+  EXPECT_EQ(second.env.at("DET_TRIAL_RUN_ID"), "2");
+  handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{second.allocation_id, 0, ""})));
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  for (const absl::Status& st : results) EXPECT_TRUE(st.ok()) << st;
+  // A finished experiment can be neither paused nor activated; cancel and kill do nothing.
+  absl::Status late;
+  cluster_->SetExperimentState(exp_id, "PAUSED", [&](absl::Status st) { late = st; });
+  loop_.RunPending();
+  EXPECT_EQ(late.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(late.message().find("STATE_COMPLETED"), std::string::npos);
+  cluster_->SetExperimentState(exp_id, "STOPPING_KILLED", [&](absl::Status st) { late = st; });
+  loop_.RunPending();
+  EXPECT_TRUE(late.ok());
+}
+
+TEST_F(ClusterTest, KillKillsTheProcessAndCancelsTheExperiment) {
+  int64_t exp_id = CreateExperiment(/*max_restarts=*/3);
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask start = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent.at(0)));
+  cluster_->SetExperimentState(exp_id, "STOPPING_KILLED", [](absl::Status) {});
+  loop_.RunPending();
+  ASSERT_EQ(conn->sent.size(), 2u);
+  EXPECT_EQ(std::get<api::KillTask>(*api::DecodeMasterMessage(conn->sent[1])).allocation_id, start.allocation_id);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "STOPPING_KILLED");
+  handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{start.allocation_id, 143, ""})));
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetTrial(store_->ListTrials(exp_id)->at(0).id)->state, "CANCELED");  // not restarted
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "CANCELED");
+}
+
+TEST_F(ClusterTest, CancelOfAQueuedExperimentEndsItAtOnce) {
+  int64_t exp_id = CreateExperiment();
+  cluster_->SetExperimentState(exp_id, "STOPPING_CANCELED", [](absl::Status) {});
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "CANCELED");
+  auto conn = ConnectAgent("agent-1", 1);
+  EXPECT_TRUE(conn->sent.empty());  // the queued allocation was dropped
+}
+
 TEST_F(ClusterTest, EarlyExitProgressAndRunnerState) {
   int64_t exp_id = CreateExperiment();
   ConnectAgent("agent-1", 1);

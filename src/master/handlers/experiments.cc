@@ -175,6 +175,23 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                ReplyJson(r, {{"checkpoints", out}, {"pagination", Pagination(0, 0, n, n)}});
              });
 
+  // activate / pause / cancel / kill: the experiment state a user may request (reference §7.1).
+  for (auto [verb, target] : std::vector<std::pair<std::string, std::string>>{
+           {"activate", "ACTIVE"}, {"pause", "PAUSED"}, {"cancel", "STOPPING_CANCELED"}, {"kill", "STOPPING_KILLED"}}) {
+    router.Add("POST", "/api/v1/experiments/{experiment_id}/" + verb, Access::kAuthenticated,
+               [&ctx, target](HttpRequest& req, ResponderPtr r) {
+                 if (!req.principal->allocation_id.empty()) {
+                   return ReplyError(r, absl::PermissionDeniedError("tasks cannot change experiment states"));
+                 }
+                 absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+                 if (!id.ok()) return ReplyError(r, id.status());
+                 ctx.cluster.SetExperimentState(*id, target, [r](absl::Status st) {
+                   if (!st.ok()) return ReplyError(r, st);
+                   ReplyJson(r, json::object());
+                 });
+               });
+  }
+
   router.Add("GET", "/api/v1/experiments/{experiment_id}/model_def", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
                absl::StatusOr<int64_t> id = PathId(req, "experiment_id");

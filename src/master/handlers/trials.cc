@@ -133,6 +133,18 @@ void RegisterTrialRoutes(Router& router, MasterContext& ctx) {
     ReplyJson(r, {{"trial", api::ToJson(*trial)}});
   });
 
+  router.Add("POST", "/api/v1/trials/{trial_id}/kill", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    if (!req.principal->allocation_id.empty()) {
+      return ReplyError(r, absl::PermissionDeniedError("tasks cannot kill trials"));
+    }
+    absl::StatusOr<int64_t> id = PathId(req, "trial_id");
+    if (!id.ok()) return ReplyError(r, id.status());
+    ctx.cluster.KillTrial(*id, [r](absl::Status st) {
+      if (!st.ok()) return ReplyError(r, st);
+      ReplyJson(r, json::object());
+    });
+  });
+
   router.Add("POST", "/api/v1/trials/{trial_id}/metrics", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { ReportMetrics(ctx, req, r); });
 
