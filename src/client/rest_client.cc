@@ -51,6 +51,30 @@ size_t SplitLines(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
+// libcurl's progress hook runs during every transfer (at least once a second while idle): it ends the
+// transfer once the client is cancelled.
+int AbortWhenCancelled(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<std::atomic<bool>*>(cancelled)->load() ? 1 : 0;
+}
+
+// Applies what every call shares: cancellation, timeouts, no signals.
+void SetCommonOptions(CURL* curl, std::atomic<bool>* cancelled, long timeout_seconds) {
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeout_seconds);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, AbortWhenCancelled);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, cancelled);
+}
+
+absl::Status TransportError(CURLcode rc, const std::string& master_url) {
+  if (rc == CURLE_ABORTED_BY_CALLBACK) return absl::CancelledError("the call to the master was cancelled");
+  if (rc == CURLE_OPERATION_TIMEDOUT) {
+    return absl::DeadlineExceededError(absl::StrCat("the master at ", master_url, " did not answer in time"));
+  }
+  return absl::UnavailableError(absl::StrCat("cannot reach the master at ", master_url, ": ", curl_easy_strerror(rc)));
+}
+
 }  // namespace
 
 std::string UrlEncode(std::string_view s) {
@@ -82,6 +106,7 @@ RestClient::~RestClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
 absl::StatusOr<RawResponse> RestClient::Send(std::string_view method, std::string_view path,
                                              std::string_view body) {
+  if (cancelled_) return absl::CancelledError("the call to the master was cancelled");
   CURL* curl = static_cast<CURL*>(curl_);
   curl_easy_reset(curl);
   std::string url = master_url_ + std::string(path);
@@ -98,9 +123,7 @@ absl::StatusOr<RawResponse> RestClient::Send(std::string_view method, std::strin
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method_str.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeout_seconds_);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
+  SetCommonOptions(curl, &cancelled_, timeout_seconds_);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendToString);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp.body);
   if (method != "GET" && method != "DELETE") {
@@ -108,10 +131,7 @@ absl::StatusOr<RawResponse> RestClient::Send(std::string_view method, std::strin
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_str.size()));
   }
   CURLcode rc = curl_easy_perform(curl);
-  if (rc != CURLE_OK) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot reach the master at ", master_url_, ": ", curl_easy_strerror(rc)));
-  }
+  if (rc != CURLE_OK) return TransportError(rc, master_url_);
   long code = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
   resp.status = static_cast<int>(code);
@@ -141,6 +161,7 @@ absl::StatusOr<nlohmann::json> RestClient::Patch(std::string_view path, const nl
 
 absl::Status RestClient::Stream(std::string_view path,
                                 const std::function<bool(const nlohmann::json&)>& on_result) {
+  if (cancelled_) return absl::CancelledError("the call to the master was cancelled");
   CURL* curl = static_cast<CURL*>(curl_);
   curl_easy_reset(curl);
   std::string url = master_url_ + std::string(path);
@@ -179,8 +200,7 @@ absl::Status RestClient::Stream(std::string_view path,
   };
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
+  SetCommonOptions(curl, &cancelled_, 0L);  // streams (log follow) may last as long as the task
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, SplitLines);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &splitter);
   CURLcode rc = curl_easy_perform(curl);
@@ -192,10 +212,7 @@ absl::Status RestClient::Stream(std::string_view path,
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
   if (code >= 300) return api::StatusFromErrorResponse(static_cast<int>(code), error_body);
   if (!stream_status.ok()) return stream_status;
-  if (rc != CURLE_OK && !splitter.stopped) {
-    return absl::UnavailableError(
-        absl::StrCat("stream from ", master_url_, " broke: ", curl_easy_strerror(rc)));
-  }
+  if (rc != CURLE_OK && !splitter.stopped) return TransportError(rc, master_url_);
   return absl::OkStatus();
 }
 

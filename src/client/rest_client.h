@@ -1,6 +1,8 @@
 #pragma once
 // A small REST client for the master's /api/v1 (libcurl). Shared by det, the agent and the harness.
-// One RestClient may be used from one thread at a time; create one per thread.
+// One RestClient may be used from one thread at a time; create one per thread. Cancel() is the
+// exception: any thread may call it to abort the call in progress (a long poll, a log follow).
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -32,7 +34,10 @@ class RestClient {
 
   const std::string& master_url() const { return master_url_; }
   void set_user_token(std::string token) { credentials_.user_token = std::move(token); }
+  // Whole-call limit; a call that runs past it fails with DeadlineExceeded.
   void set_timeout_seconds(long seconds) { timeout_seconds_ = seconds; }
+  // Aborts the call in progress within about a second, and fails every later call, with Cancelled.
+  void Cancel() { cancelled_ = true; }
 
   // JSON calls: non-2xx responses become the Status the gateway error body stands for; transport
   // failures become Unavailable naming the master URL.
@@ -54,6 +59,7 @@ class RestClient {
   std::string master_url_;
   Credentials credentials_;
   long timeout_seconds_ = 60;
+  std::atomic<bool> cancelled_{false};
   void* curl_;  // CURL*, kept out of the header
 };
 

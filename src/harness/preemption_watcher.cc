@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/rest_client.h"
-#include "harness/cancellable_get.h"
 #include "spdlog/spdlog.h"
 
 namespace det::harness {
@@ -14,21 +13,22 @@ class RestPreemptionPoller : public PreemptionPoller {
  public:
   RestPreemptionPoller(const std::string& master_url, const std::string& token,
                        const std::string& allocation_id)
-      : get_(master_url, token),
+      : client_(master_url, client::Credentials{.user_token = "", .allocation_token = token}),
         path_(absl::StrCat("/api/v1/allocations/", client::UrlEncode(allocation_id),
                            "/signals/preemption?timeout_seconds=")) {}
 
   absl::StatusOr<bool> Poll(int timeout_seconds) override {
-    auto r = get_.Get(absl::StrCat(path_, timeout_seconds), timeout_seconds + 10);
+    client_.set_timeout_seconds(timeout_seconds + 10);
+    auto r = client_.Get(absl::StrCat(path_, timeout_seconds));
     if (!r.ok()) return r.status();
     auto it = r->find("preempt");
     return it != r->end() && it->is_boolean() && it->get<bool>();
   }
 
-  void Cancel() override { get_.Cancel(); }
+  void Cancel() override { client_.Cancel(); }
 
  private:
-  CancellableGet get_;
+  client::RestClient client_;
   std::string path_;
 };
 

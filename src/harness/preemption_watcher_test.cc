@@ -1,10 +1,6 @@
 #include "harness/preemption_watcher.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -14,7 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include "harness/cancellable_get.h"
 
 namespace det::harness {
 namespace {
@@ -95,55 +90,6 @@ TEST(PreemptionWatcherTest, StopDoesNotWaitForALongPoll) {
   auto start = std::chrono::steady_clock::now();
   w.reset();  // the destructor stops the watcher
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(500));
-}
-
-// A TCP listener that accepts connections (in the kernel backlog) but never answers.
-class SilentServer {
- public:
-  SilentServer() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    listen(fd_, 8);
-    socklen_t len = sizeof(addr);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~SilentServer() { close(fd_); }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  int fd_;
-  int port_;
-};
-
-TEST(CancellableGetTest, CancelAbortsARequestInFlight) {
-  SilentServer server;
-  CancellableGet get(server.url(), "tok");
-  absl::Status result;
-  std::thread t([&] { result = get.Get("/api/v1/allocations/a/signals/preemption", 60).status(); });
-  std::this_thread::sleep_for(milliseconds(200));
-  auto start = std::chrono::steady_clock::now();
-  get.Cancel();
-  t.join();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(500));
-  EXPECT_EQ(result.code(), absl::StatusCode::kCancelled) << result;
-  EXPECT_EQ(get.Get("/x", 1).status().code(), absl::StatusCode::kCancelled);
-}
-
-TEST(CancellableGetTest, TimesOut) {
-  SilentServer server;
-  CancellableGet get(server.url(), "");
-  auto r = get.Get("/x", 1);
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
-}
-
-TEST(CancellableGetTest, UnreachableMasterIsUnavailable) {
-  CancellableGet get("127.0.0.1:1", "");
-  EXPECT_EQ(get.Get("/x", 5).status().code(), absl::StatusCode::kUnavailable);
 }
 
 }  // namespace
