@@ -40,6 +40,7 @@ struct Experiment {
   std::string job_id;
   std::string searcher_type;
   std::string searcher_metric;
+  bool smaller_is_better = true;  // of searcher_metric
   std::string resource_pool;
   std::vector<int64_t> trial_ids;
   int64_t model_definition_size = 0;

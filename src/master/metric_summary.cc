@@ -24,10 +24,14 @@ json Workload(const api::MetricsReport& r, const json& metrics) {
 
 }  // namespace
 
-void ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report, const std::string& searcher_metric,
-                         bool smaller_is_better) {
+bool IsBetterMetric(double candidate, std::optional<double> best, bool smaller_is_better) {
+  return !best || (smaller_is_better ? candidate < *best : candidate > *best);
+}
+
+std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
+                                          const std::string& searcher_metric, bool smaller_is_better) {
   json metrics = json::parse(report.metrics_json, nullptr, false);
-  if (!metrics.is_object()) return;
+  if (!metrics.is_object()) return std::nullopt;
   trial.total_batches = std::max(trial.total_batches, report.total_batches);
 
   json summary = json::parse(trial.summary_metrics_json, nullptr, false);
@@ -55,17 +59,16 @@ void ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report, co
   }
   trial.summary_metrics_json = summary.dump();
 
-  if (report.group != "validation") return;
+  if (report.group != "validation") return std::nullopt;
   trial.latest_validation_json = Workload(report, metrics).dump();
   auto it = metrics.find(searcher_metric);
-  if (it == metrics.end() || !it->is_number()) return;
+  if (it == metrics.end() || !it->is_number()) return std::nullopt;
   double v = it->get<double>();
-  bool better = !trial.searcher_metric_value ||
-                (smaller_is_better ? v < *trial.searcher_metric_value : v > *trial.searcher_metric_value);
-  if (better) {
+  if (IsBetterMetric(v, trial.searcher_metric_value, smaller_is_better)) {
     trial.searcher_metric_value = v;
     trial.best_validation_json = Workload(report, metrics).dump();
   }
+  return v;
 }
 
 }  // namespace det::master

@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <string>
 
 #include "api/types.h"
@@ -8,7 +9,11 @@ namespace det::master {
 // Folds a new metrics report into a trial's summary fields (done at ingest; never recomputed by
 // scans): total_batches, latest/best validation (MetricsWorkload JSON), searcher_metric_value and
 // summary_metrics ({"avg_metrics"|"validation_metrics"|group: {name: {count,last,max,min,sum,mean,type}}}).
-void ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report, const std::string& searcher_metric,
-                         bool smaller_is_better);
+// Returns the report's searcher metric value when it is a validation report that carries one.
+std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
+                                          const std::string& searcher_metric, bool smaller_is_better);
+
+// Whether `candidate` beats the best value so far (none yet: it does).
+bool IsBetterMetric(double candidate, std::optional<double> best, bool smaller_is_better);
 
 }  // namespace det::master

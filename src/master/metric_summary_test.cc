@@ -17,7 +17,7 @@ api::MetricsReport Report(const std::string& group, int64_t batches, const std::
 
 TEST(MetricSummaryTest, TracksLatestAndBestValidation) {
   api::Trial t;
-  ApplyMetricsToTrial(t, Report("validation", 10, R"({"accuracy":0.8})"), "accuracy", false);
+  EXPECT_EQ(*ApplyMetricsToTrial(t, Report("validation", 10, R"({"accuracy":0.8})"), "accuracy", false), 0.8);
   ApplyMetricsToTrial(t, Report("validation", 20, R"({"accuracy":0.95})"), "accuracy", false);
   ApplyMetricsToTrial(t, Report("validation", 30, R"({"accuracy":0.9})"), "accuracy", false);
   EXPECT_EQ(*t.searcher_metric_value, 0.95);
@@ -34,7 +34,7 @@ TEST(MetricSummaryTest, TracksLatestAndBestValidation) {
 
 TEST(MetricSummaryTest, SmallerIsBetterAndTrainingGroup) {
   api::Trial t;
-  ApplyMetricsToTrial(t, Report("training", 5, R"({"loss":2.0})"), "loss", true);
+  EXPECT_FALSE(ApplyMetricsToTrial(t, Report("training", 5, R"({"loss":2.0})"), "loss", true).has_value());
   EXPECT_FALSE(t.searcher_metric_value.has_value());  // training reports don't feed the searcher metric
   ApplyMetricsToTrial(t, Report("validation", 5, R"({"loss":1.0})"), "loss", true);
   ApplyMetricsToTrial(t, Report("validation", 9, R"({"loss":1.5})"), "loss", true);

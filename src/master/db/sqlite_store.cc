@@ -105,6 +105,7 @@ Experiment ReadExperiment(const SqliteStatement& s) {
     const auto& searcher = config.value("searcher", nlohmann::json::object());
     e.searcher_type = searcher.value("name", "");
     e.searcher_metric = searcher.value("metric", "");
+    e.smaller_is_better = searcher.value("smaller_is_better", true);
     const auto& resources = config.value("resources", nlohmann::json::object());
     e.resource_pool = resources.value("resource_pool", "");
   }

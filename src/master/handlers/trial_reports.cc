@@ -8,6 +8,7 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/handlers/task_access.h"
+#include "master/metric_summary.h"
 
 namespace det::master {
 namespace {
@@ -75,13 +76,11 @@ void RegisterTrialReportRoutes(Router& router, MasterContext& ctx) {
                if (!exp.ok()) return ReplyError(r, exp.status());
                absl::StatusOr<std::vector<api::Trial>> trials = ctx.store.ListTrials(*id);
                if (!trials.ok()) return ReplyError(r, trials.status());
-               json config = json::parse(exp->config_json, nullptr, false);
-               bool smaller = !config.is_object() || config["searcher"].value("smaller_is_better", true);
                std::optional<double> best;
                for (const api::Trial& t : *trials) {
-                 if (!t.searcher_metric_value) continue;
-                 double v = *t.searcher_metric_value;
-                 if (!best || (smaller ? v < *best : v > *best)) best = v;
+                 if (t.searcher_metric_value && IsBetterMetric(*t.searcher_metric_value, best, exp->smaller_is_better)) {
+                   best = t.searcher_metric_value;
+                 }
                }
                if (!best) {
                  return ReplyError(r, absl::NotFoundError(absl::StrCat("experiment ", *id, " has no validation metrics yet")));

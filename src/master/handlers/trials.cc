@@ -65,22 +65,15 @@ void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r) {
     RETURN_IF_ERROR(CheckTaskOwnsTrial(ctx.store, req, trial.id));
     ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
     ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(trial.experiment_id));
-    json config = json::parse(exp.config_json, nullptr, false);
-    bool smaller = config.is_object() ? config["searcher"].value("smaller_is_better", true) : true;
     std::optional<double> searcher_value;
     RETURN_IF_ERROR(ctx.store
                         .AddMetrics(report,
                                     [&](api::Trial& t) {
-                                      ApplyMetricsToTrial(t, report, exp.searcher_metric, smaller);
+                                      searcher_value = ApplyMetricsToTrial(t, report, exp.searcher_metric,
+                                                                           exp.smaller_is_better);
                                     })
                         .status());
-    if (report.group == "validation") {
-      json metrics = json::parse(report.metrics_json);
-      if (metrics.contains(exp.searcher_metric) && metrics[exp.searcher_metric].is_number()) {
-        searcher_value = metrics[exp.searcher_metric].get<double>();
-      }
-      ctx.cluster.ReportValidation(trial_id, searcher_value);
-    }
+    if (report.group == "validation") ctx.cluster.ReportValidation(trial_id, searcher_value);
     return json::object();
   }();
   Reply(r, result);
