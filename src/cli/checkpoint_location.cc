@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/format.h"
+#include "config/checkpoint_storage.h"
 
 namespace det::cli {
 namespace {
@@ -23,15 +24,9 @@ std::string CheckpointLocation(const nlohmann::json& storage, const std::string&
   if (!storage.is_object() || uuid.empty()) return "";
   const std::string type = Str(storage, "type");
   if (type == "shared_fs") {
-    std::filesystem::path host = Str(storage, "host_path");
-    if (host.empty()) return "";
-    std::string storage_path = Str(storage, "storage_path");
-    std::filesystem::path base = host;
-    if (!storage_path.empty()) {
-      std::filesystem::path sp(storage_path);
-      base = sp.is_absolute() ? sp : host / sp;
-    }
-    return (base / uuid).lexically_normal().string();
+    absl::StatusOr<std::filesystem::path> base =
+        config::ResolveSharedFsBase(Str(storage, "host_path"), Str(storage, "storage_path"));
+    return base.ok() ? (*base / uuid).string() : "";
   }
   if (type == "directory") {
     std::string dir = Str(storage, "container_path");

@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+
+#include "config/checkpoint_storage.h"
 #include <optional>
 #include <string>
 
@@ -225,7 +227,7 @@ PYBIND11_MODULE(_determined, m) {
   m.def(
       "resolve_shared_fs_base",
       [](const std::string& host_path, const std::string& storage_path) {
-        return Check(ResolveSharedFsBase(host_path, storage_path)).string();
+        return Check(det::config::ResolveSharedFsBase(host_path, storage_path)).string();
       },
       py::arg("host_path"), py::arg("storage_path") = "");
 

@@ -9,13 +9,6 @@
 
 namespace det::harness {
 
-// The base directory of a shared_fs storage (docs/task-contract.md): `host_path/storage_path` for a
-// relative storage_path, `storage_path` itself for an absolute one (which must lie under
-// host_path), `host_path` when storage_path is empty. host_path must be absolute; the result is
-// normalized.
-absl::StatusOr<std::filesystem::path> ResolveSharedFsBase(const std::string& host_path,
-                                                          const std::string& storage_path);
-
 class SharedFsStorage : public StorageManager {
  public:
   // `base` holds one subdirectory per checkpoint UUID; it is created on first store.

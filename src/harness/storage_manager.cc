@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "config/checkpoint_storage.h"
 #include "harness/shared_fs_storage.h"
 
 namespace det::harness {
@@ -36,7 +37,7 @@ absl::StatusOr<std::unique_ptr<StorageManager>> MakeStorageManager(
   std::string type = StringField(checkpoint_storage, "type");
   if (type == "shared_fs") {
     ASSIGN_OR_RETURN(std::filesystem::path base,
-                     ResolveSharedFsBase(StringField(checkpoint_storage, "host_path"),
+                     config::ResolveSharedFsBase(StringField(checkpoint_storage, "host_path"),
                                          StringField(checkpoint_storage, "storage_path")));
     return std::make_unique<SharedFsStorage>(std::move(base), "shared_fs");
   }
