@@ -16,4 +16,15 @@ struct Action {
   bool cancel = false;       // kShutdown: every requested trial was canceled by the user
 };
 
+// TRANSITIONAL: the single-trial search method the master used before `Searcher`; removed once the
+// master drives searcher.h.
+class SearchMethod {
+ public:
+  virtual ~SearchMethod() = default;
+  virtual std::vector<Action> InitialActions() = 0;
+  virtual std::vector<Action> ValidationCompleted(const std::string& request_id, double metric) = 0;
+  virtual std::vector<Action> TrialExited(const std::string& request_id, bool errored) = 0;
+  virtual double Progress() const = 0;
+};
+
 }  // namespace det::searcher
