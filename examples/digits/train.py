@@ -5,6 +5,11 @@ latest checkpoint, and exiting early when the master asks the trial to stop.
 
 Runs unchanged on a cluster (``det experiment create const.yaml .``) and off-cluster
 (``python3 train.py``), where the hyperparameters below are used and checkpoints stay local.
+
+How long a trial trains: ``searcher.max_time`` batches when the searcher measures time in batches
+(``time_metric: batches``, as adaptive.yaml does), else the ``epochs`` hyperparameter. It validates
+(and checkpoints) every ``data.validation_period_batches`` batches, else once per epoch; every
+validation report carries ``batches``, the searcher's time metric.
 """
 
 import logging
@@ -61,55 +66,69 @@ def load_state(path: pathlib.Path, model: nn.Module, opt: torch.optim.Optimizer)
     return int(state["epoch"]), int(state["steps_completed"])
 
 
+def training_plan(config: Dict[str, Any], hparams: Dict[str, Any],
+                  batches_per_epoch: int) -> Tuple[int, int]:
+    """(total batches, batches between validations) for this trial."""
+    searcher = config.get("searcher") or {}
+    if searcher.get("time_metric") == "batches" and searcher.get("max_time"):
+        total = int(searcher["max_time"])
+    else:
+        total = int(hparams["epochs"]) * batches_per_epoch
+    period = int((config.get("data") or {}).get("validation_period_batches") or batches_per_epoch)
+    return total, max(1, period)
+
+
 def train(core_context: det.core.Context, hparams: Dict[str, Any], seed: int,
-          latest_checkpoint: Optional[str]) -> Dict[str, float]:
+          latest_checkpoint: Optional[str], config: Dict[str, Any]) -> Dict[str, float]:
     torch.manual_seed(seed)
     x_train, y_train, x_val, y_val = load_data()
     model = build_model(int(hparams["hidden_size"]))
     opt = torch.optim.SGD(model.parameters(), lr=float(hparams["learning_rate"]), momentum=0.9)
     batch_size = int(hparams["global_batch_size"])
-    epochs = int(hparams["epochs"])
+    batches_per_epoch = (len(x_train) + batch_size - 1) // batch_size
+    total_batches, period = training_plan(config, hparams, batches_per_epoch)
 
-    epoch, steps = 0, 0
+    steps = 0
     if latest_checkpoint is not None:
         with core_context.checkpoint.restore_path(latest_checkpoint) as path:
-            epoch, steps = load_state(path, model, opt)
-        print(f"resumed from checkpoint {latest_checkpoint} at epoch {epoch}, step {steps}")
+            _, steps = load_state(path, model, opt)
+        print(f"resumed from checkpoint {latest_checkpoint} at step {steps}", flush=True)
 
     results: Dict[str, float] = {}
-    while epoch < epochs:
-        model.train()
+    total_loss, since_report = 0.0, 0
+    while steps < total_batches:
+        epoch, offset = divmod(steps, batches_per_epoch)
         # Shuffle per (seed, epoch), so a resumed trial sees the batches it would have seen.
         order = torch.randperm(len(x_train), generator=torch.Generator().manual_seed(seed + epoch))
-        total_loss, batches = 0.0, 0
-        for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
-            opt.zero_grad()
-            loss = nn.functional.cross_entropy(model(x_train[idx]), y_train[idx])
-            loss.backward()
-            opt.step()
-            total_loss += loss.item()
-            batches += 1
-        steps += batches
-        epoch += 1
-        train_loss = total_loss / batches
+        idx = order[offset * batch_size:(offset + 1) * batch_size]
+        model.train()
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x_train[idx]), y_train[idx])
+        loss.backward()
+        opt.step()
+        total_loss += loss.item()
+        since_report += 1
+        steps += 1
+        if steps % period != 0 and steps != total_batches:
+            continue
+
+        train_loss = total_loss / since_report
+        total_loss, since_report = 0.0, 0
         core_context.train.report_training_metrics(steps_completed=steps,
                                                    metrics={"loss": train_loss})
-
         val_loss, accuracy = evaluate(model, x_val, y_val)
-        results = {"validation_loss": val_loss, "accuracy": accuracy}
+        results = {"validation_loss": val_loss, "accuracy": accuracy, "batches": steps}
         core_context.train.report_validation_metrics(steps_completed=steps, metrics=results)
-        print(f"epoch {epoch}/{epochs}: steps={steps} loss={train_loss:.4f} "
+        print(f"batch {steps}/{total_batches}: loss={train_loss:.4f} "
               f"validation_loss={val_loss:.4f} accuracy={accuracy:.4f}", flush=True)
 
-        with core_context.checkpoint.store_path({"steps_completed": steps, "epoch": epoch}) as (
-                path, uuid):
-            save_state(path, model, opt, epoch, steps)
-        print(f"saved checkpoint {uuid} at epoch {epoch}", flush=True)
-        core_context.train.report_progress(epoch / epochs)
+        with core_context.checkpoint.store_path({"steps_completed": steps}) as (path, uuid):
+            save_state(path, model, opt, steps // batches_per_epoch, steps)
+        print(f"saved checkpoint {uuid} at batch {steps}", flush=True)
+        core_context.train.report_progress(steps / total_batches)
 
         if core_context.preempt.should_preempt():
-            print(f"preemption requested; stopping after epoch {epoch}", flush=True)
+            print(f"preemption requested; stopping at batch {steps}", flush=True)
             break
     return results
 
@@ -120,11 +139,12 @@ def main() -> Dict[str, float]:
         hparams = {**DEFAULT_HPARAMS, **info.trial.hparams}
         seed = info.trial.trial_seed
         latest_checkpoint = info.latest_checkpoint
+        config = info.trial._config
     else:
-        hparams, seed, latest_checkpoint = dict(DEFAULT_HPARAMS), 0, None
+        hparams, seed, latest_checkpoint, config = dict(DEFAULT_HPARAMS), 0, None, {}
     print(f"hyperparameters: {hparams} seed={seed}", flush=True)
     with det.core.init() as core_context:
-        results = train(core_context, hparams, seed, latest_checkpoint)
+        results = train(core_context, hparams, seed, latest_checkpoint, config)
     if results:
         print(f"final validation accuracy={results['accuracy']:.4f}", flush=True)
     return results

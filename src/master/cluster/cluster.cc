@@ -8,10 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/crypto.h"
+#include "common/json_yaml.h"
 #include "common/random_id.h"
 #include "common/status_macros.h"
 #include "scheduler/fit.h"
-#include "searcher/single.h"
+#include "searcher/searcher.h"
 
 namespace det::master {
 
@@ -20,6 +21,16 @@ using nlohmann::json;
 namespace {
 
 bool IsStopping(const std::string& state) { return state.rfind("STOPPING_", 0) == 0; }
+
+// Where a stopping experiment or trial settles (reference §7.1): a search that completed completes,
+// an error errs, and canceling or killing ends CANCELED.
+std::string TerminalStateOf(const std::string& stopping) {
+  if (stopping == "STOPPING_COMPLETED") return "COMPLETED";
+  if (stopping == "STOPPING_ERROR") return "ERROR";
+  return "CANCELED";
+}
+
+constexpr char kInvalidHpReason[] = "EXITED_REASON_INVALID_HP";
 
 }  // namespace
 
@@ -52,7 +63,8 @@ struct Cluster::TrialState {
 struct Cluster::ExperimentState {
   api::Experiment experiment;
   config::ExperimentConfig config;
-  std::unique_ptr<searcher::SearchMethod> search;
+  std::unique_ptr<searcher::Searcher> searcher;
+  std::chrono::seconds preemption_timeout{3600};
   std::map<std::string, int64_t> trial_by_request;
   std::string user_token;  // owner's session for DET_USER_TOKEN
   std::string username;
@@ -71,7 +83,9 @@ void Cluster::CreateExperiment(NewExperiment request, std::function<void(absl::S
 
 absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   ASSIGN_OR_RETURN(api::User owner, store_.GetUser(request.owner_id));
-  ASSIGN_OR_RETURN(std::string hparams, config::ConstHyperparameters(request.config.hyperparameters_json));
+  json config = json::parse(request.config.full_json, nullptr, false);
+  // The searcher is built before anything is stored: a config it cannot run stores nothing.
+  ASSIGN_OR_RETURN(std::unique_ptr<searcher::Searcher> search, searcher::Searcher::Create(config));
   auto exp = std::make_unique<ExperimentState>();
   api::Experiment& e = exp->experiment;
   e.name = request.config.name;
@@ -87,7 +101,12 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   ASSIGN_OR_RETURN(e.id, store_.InsertExperiment(e, request.model_definition_tgz));
   exp->config = std::move(request.config);
   exp->username = owner.username;
-  exp->search = std::make_unique<searcher::SingleSearch>(hparams, exp->config.experiment_seed);
+  exp->searcher = std::move(search);
+  if (const json* timeout = config.is_object() && config.contains("preemption_timeout") ? &config["preemption_timeout"]
+                                                                                        : nullptr;
+      timeout != nullptr && timeout->is_number_integer()) {
+    exp->preemption_timeout = std::chrono::seconds(timeout->get<int64_t>());
+  }
   exp->user_token = RandomHex(32);
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), owner.id,
                                     std::chrono::system_clock::now() + options_.user_session_lifetime));
@@ -95,28 +114,57 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   ExperimentState& ref = *exp;
   experiments_[id] = std::move(exp);
   spdlog::info("experiment {} created: {}", id, ref.experiment.name);
-  ApplyActions(ref, ref.search->InitialActions());
+  ApplyActions(id, ref.searcher->InitialActions());
   Schedule();
   return id;
 }
 
-void Cluster::ApplyActions(ExperimentState& exp, const std::vector<searcher::Action>& actions) {
+void Cluster::SaveSearcher(ExperimentState& exp) {
+  if (absl::Status st = store_.SaveSearcherSnapshot(exp.experiment.id, DumpJson(exp.searcher->Snapshot())); !st.ok()) {
+    spdlog::error("experiment {}: saving the searcher state: {}", exp.experiment.id, st.ToString());
+  }
+}
+
+bool Cluster::HasLiveTrials(int64_t experiment_id) const {
+  return std::any_of(trials_.begin(), trials_.end(),
+                     [&](const auto& kv) { return kv.second->trial.experiment_id == experiment_id; });
+}
+
+void Cluster::ApplyActions(int64_t experiment_id, const std::vector<searcher::Action>& actions) {
   for (const searcher::Action& action : actions) {
+    // Every action may end trials and, through them, the experiment: look it up again each time.
+    auto e = experiments_.find(experiment_id);
+    if (e == experiments_.end()) return;
+    ExperimentState& exp = *e->second;
     switch (action.kind) {
       case searcher::Action::Kind::kCreateTrial:
         if (absl::Status st = CreateTrial(exp, action); !st.ok()) {
-          spdlog::error("experiment {}: creating a trial failed: {}", exp.experiment.id, st.ToString());
+          spdlog::error("experiment {}: creating a trial failed: {}", experiment_id, st.ToString());
+          SaveSearcher(exp);
           FinishExperiment(exp, "ERROR");
           return;
         }
+        exp.searcher->TrialCreated(action.request_id);
         break;
-      case searcher::Action::Kind::kStopTrial:
-        break;  // only `single` exists so far; stopping comes with the other search methods
-      case searcher::Action::Kind::kShutdown:
-        FinishExperiment(exp, action.failure ? "ERROR" : "COMPLETED");
+      case searcher::Action::Kind::kStopTrial: {
+        auto id = exp.trial_by_request.find(action.request_id);
+        auto t = id == exp.trial_by_request.end() ? trials_.end() : trials_.find(id->second);
+        if (t == trials_.end() || IsStopping(t->second->trial.state)) break;
+        MasterLog(t->second->trial.task_id, t->second->allocation_id,
+                  absl::StrCat("Trial ", t->first, " is stopped by the searcher"));
+        StopTrial(*t->second, "STOPPING_COMPLETED");
+        break;
+      }
+      case searcher::Action::Kind::kShutdown: {
+        std::string state = action.failure ? "ERROR" : action.cancel ? "CANCELED" : "COMPLETED";
+        SaveSearcher(exp);
+        if (!HasLiveTrials(experiment_id)) return FinishExperiment(exp, state);
+        (void)DoSetExperimentState(experiment_id, absl::StrCat("STOPPING_", state));
         return;
+      }
     }
   }
+  if (auto e = experiments_.find(experiment_id); e != experiments_.end()) SaveSearcher(*e->second);
 }
 
 absl::Status Cluster::CreateTrial(ExperimentState& exp, const searcher::Action& action) {
@@ -402,7 +450,7 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   TrialState& trial = *t->second;
   trial.allocation_id.clear();
   // A trial the user stopped settles in its terminal (or paused) state whatever the exit.
-  if (IsStopping(trial.trial.state)) return FinishTrial(trial, "CANCELED");
+  if (IsStopping(trial.trial.state)) return FinishTrial(trial, TerminalStateOf(trial.trial.state));
   // Exiting after acknowledging the preemption signal means "resume me later", not "done".
   if (preempted && kind == ExitKind::kProcessExited && exit_code == 0) {
     if (trial.trial.state == "PAUSED") {
@@ -450,22 +498,33 @@ void Cluster::FinishTrial(TrialState& trial, const std::string& state) {
   auto e = experiments_.find(trial.trial.experiment_id);
   std::string request_id = trial.trial.request_id;
   int64_t experiment_id = trial.trial.experiment_id;
-  trials_.erase(trial.trial.id);
+  bool invalid_hp = trial.early_exit_reason == kInvalidHpReason;
+  trials_.erase(trial.trial.id);  // `trial` is gone from here on
   if (e == experiments_.end()) return;
-  if (IsStopping(e->second->experiment.state)) {
-    bool live = std::any_of(trials_.begin(), trials_.end(),
-                            [&](const auto& kv) { return kv.second->trial.experiment_id == experiment_id; });
-    if (!live) FinishExperiment(*e->second, "CANCELED");
+  ExperimentState& exp = *e->second;
+  if (IsStopping(exp.experiment.state)) {
+    if (!HasLiveTrials(experiment_id)) FinishExperiment(exp, TerminalStateOf(exp.experiment.state));
     return;
   }
-  ApplyActions(*e->second, e->second->search->TrialExited(request_id, state == "ERROR"));
+  std::vector<searcher::Action> actions;
+  if (state == "ERROR") {
+    actions = exp.searcher->TrialExitedEarly(request_id, searcher::ExitReason::kErrored);
+  } else if (state == "CANCELED") {
+    actions = exp.searcher->TrialExitedEarly(request_id, searcher::ExitReason::kUserCanceled);
+  } else if (invalid_hp) {
+    actions = exp.searcher->TrialExitedEarly(request_id, searcher::ExitReason::kInvalidHP);
+  }
+  std::vector<searcher::Action> exited = exp.searcher->TrialExited(request_id);
+  actions.insert(actions.end(), exited.begin(), exited.end());
+  ApplyActions(experiment_id, actions);
 }
 
 void Cluster::FinishExperiment(ExperimentState& exp, const std::string& state) {
   int64_t id = exp.experiment.id;
   exp.experiment.state = state;
+  if (state == "COMPLETED") exp.experiment.progress = 1.0;
   if (absl::Status st = store_.UpdateExperimentState(id, state, std::chrono::system_clock::now(),
-                                                     exp.search->Progress());
+                                                     exp.experiment.progress);
       !st.ok()) {
     spdlog::error("experiment {}: {}", id, st.ToString());
   }
@@ -542,7 +601,9 @@ absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, const std::str
   if (current == target) return absl::OkStatus();
   bool allowed = (target == "PAUSED" && current == "ACTIVE") || (target == "ACTIVE" && current == "PAUSED") ||
                  (target == "STOPPING_CANCELED" && (current == "ACTIVE" || current == "PAUSED")) ||
-                 (target == "STOPPING_KILLED" && current != "STOPPING_KILLED");
+                 (target == "STOPPING_KILLED" && current != "STOPPING_KILLED") ||
+                 // the searcher's own ends: an error (bad validation) or a shutdown with trials still live
+                 ((target == "STOPPING_ERROR" || target == "STOPPING_COMPLETED") && !IsStopping(current));
   if (!allowed) {
     if (target == "STOPPING_CANCELED" && IsStopping(current)) return absl::OkStatus();  // already stopping
     return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", current));
@@ -561,15 +622,14 @@ absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, const std::str
       t->second->trial.state = "ACTIVE";
       if (t->second->allocation_id.empty()) RETURN_IF_ERROR(RequestAllocation(*t->second));
     } else {
-      StopTrial(*t->second, target == "PAUSED" ? "PAUSED" : target);
+      // An experiment that errs cancels its trials; the others pass their own stop on.
+      StopTrial(*t->second, target == "STOPPING_ERROR" ? "STOPPING_CANCELED" : target);
     }
   }
   // A stopping experiment without live trials is done at once.
   auto still = experiments_.find(experiment_id);
-  if (still != experiments_.end() && IsStopping(target) &&
-      std::none_of(trials_.begin(), trials_.end(),
-                   [&](const auto& kv) { return kv.second->trial.experiment_id == experiment_id; })) {
-    FinishExperiment(*still->second, "CANCELED");
+  if (still != experiments_.end() && IsStopping(target) && !HasLiveTrials(experiment_id)) {
+    FinishExperiment(*still->second, TerminalStateOf(target));
   }
   Schedule();
   return absl::OkStatus();
@@ -608,7 +668,7 @@ void Cluster::StopTrial(TrialState& trial, const std::string& state) {
   (void)store_.UpdateTrialLifecycle(trial.trial);
   DropQueuedAllocation(trial);
   if (trial.allocation_id.empty()) {
-    if (state != "PAUSED") FinishTrial(trial, "CANCELED");
+    if (state != "PAUSED") FinishTrial(trial, TerminalStateOf(state));
     return;
   }
   AllocationState& alloc = *allocations_.at(trial.allocation_id);
@@ -623,6 +683,16 @@ void Cluster::StopTrial(TrialState& trial, const std::string& state) {
             "Asking the trial to checkpoint and exit (preemption signal)");
   alloc.preempt = true;
   ResolvePreemptionWaiters(alloc, true);
+  // A process that ignores the signal is killed after the experiment's preemption_timeout.
+  std::string alloc_id = alloc.record.allocation_id;
+  loop_.PostAfter(experiments_.at(trial.trial.experiment_id)->preemption_timeout, [this, alloc_id] {
+    auto a = allocations_.find(alloc_id);
+    if (a == allocations_.end()) return;
+    MasterLog(a->second->record.task_id, alloc_id, "The trial did not exit within preemption_timeout; killing it");
+    if (auto agent = agents_.find(a->second->record.agent_id); agent != agents_.end() && agent->second->connection) {
+      agent->second->connection->Send(api::Encode(api::MasterMessage(api::KillTask{alloc_id, 10})));
+    }
+  });
 }
 
 void Cluster::ReportProgress(int64_t trial_id, double progress, std::function<void(absl::Status)> done) {
@@ -631,8 +701,9 @@ void Cluster::ReportProgress(int64_t trial_id, double progress, std::function<vo
     if (t == trials_.end()) return done(absl::FailedPreconditionError(absl::StrCat("trial ", trial_id, " is not running")));
     auto e = experiments_.find(t->second->trial.experiment_id);
     if (e == experiments_.end()) return done(absl::OkStatus());
-    // With one trial per search (single), the trial's progress is the experiment's.
-    e->second->experiment.progress = std::clamp(progress, 0.0, 1.0);
+    e->second->searcher->TrialProgress(t->second->trial.request_id, std::clamp(progress, 0.0, 1.0));
+    e->second->experiment.progress = e->second->searcher->Progress();
+    SaveSearcher(*e->second);
     done(store_.UpdateExperimentState(e->first, e->second->experiment.state, std::nullopt,
                                       e->second->experiment.progress));
   });
@@ -660,13 +731,26 @@ void Cluster::SetRunnerState(int64_t trial_id, const std::string& state, std::fu
   });
 }
 
-void Cluster::ReportValidation(int64_t trial_id, std::optional<double> searcher_metric) {
-  loop_.Post([this, trial_id, searcher_metric] {
+void Cluster::ReportValidation(int64_t trial_id, std::string metrics_json) {
+  loop_.Post([this, trial_id, metrics_json = std::move(metrics_json)] {
     auto t = trials_.find(trial_id);
-    if (t == trials_.end() || !searcher_metric) return;
-    auto e = experiments_.find(t->second->trial.experiment_id);
-    if (e == experiments_.end()) return;
-    ApplyActions(*e->second, e->second->search->ValidationCompleted(t->second->trial.request_id, *searcher_metric));
+    if (t == trials_.end()) return;
+    int64_t experiment_id = t->second->trial.experiment_id;
+    auto e = experiments_.find(experiment_id);
+    if (e == experiments_.end() || IsStopping(e->second->experiment.state)) return;
+    json metrics = json::parse(metrics_json, nullptr, false);
+    absl::StatusOr<std::vector<searcher::Action>> actions =
+        e->second->searcher->ValidationCompleted(t->second->trial.request_id, metrics);
+    if (!actions.ok()) {
+      std::string why = absl::StrCat("Trial ", trial_id, ": ", actions.status().message(),
+                                     "; the experiment stops with an error");
+      MasterLog(t->second->trial.task_id, t->second->allocation_id, why);
+      spdlog::error("experiment {}: {}", experiment_id, why);
+      (void)DoSetExperimentState(experiment_id, "STOPPING_ERROR");
+      return;
+    }
+    ApplyActions(experiment_id, *actions);
+    Schedule();
   });
 }
 

@@ -18,7 +18,7 @@
 #include "master/db/store.h"
 #include "master/event_loop.h"
 #include "master/http/http_types.h"
-#include "searcher/search_method.h"
+#include "searcher/searcher.h"
 
 namespace det::master {
 
@@ -81,8 +81,9 @@ class Cluster {
   void ReportEarlyExit(int64_t trial_id, const std::string& reason, std::function<void(absl::Status)> done);
   // Free-form status text shown as the trial's runnerState.
   void SetRunnerState(int64_t trial_id, const std::string& state, std::function<void(absl::Status)> done);
-  // A validation metric arrived for the trial (fed to its experiment's search method).
-  void ReportValidation(int64_t trial_id, std::optional<double> searcher_metric);
+  // A validation report arrived for the trial: its `avgMetrics` object, fed to the experiment's searcher.
+  // A report the searcher cannot use (the searcher metric or time metric missing) errors the experiment.
+  void ReportValidation(int64_t trial_id, std::string metrics_json);
 
  private:
   struct AgentState;
@@ -92,7 +93,10 @@ class Cluster {
 
   // Everything below runs on the loop only.
   absl::StatusOr<int64_t> DoCreateExperiment(NewExperiment& request);
-  void ApplyActions(ExperimentState& exp, const std::vector<searcher::Action>& actions);
+  // Carries out the searcher's actions for the experiment (which may end during them).
+  void ApplyActions(int64_t experiment_id, const std::vector<searcher::Action>& actions);
+  void SaveSearcher(ExperimentState& exp);
+  bool HasLiveTrials(int64_t experiment_id) const;
   absl::Status CreateTrial(ExperimentState& exp, const searcher::Action& action);
   absl::Status RequestAllocation(TrialState& trial);
   void Schedule();

@@ -373,6 +373,26 @@ absl::StatusOr<std::string> SqliteStore::GetModelDefinition(int64_t experiment_i
                           absl::StrCat("experiment ", experiment_id));
 }
 
+absl::Status SqliteStore::SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "INSERT INTO searcher_snapshots (experiment_id, snapshot, updated_at) VALUES (?, ?, ?) "
+                               "ON CONFLICT(experiment_id) DO UPDATE SET snapshot = excluded.snapshot, "
+                               "updated_at = excluded.updated_at"));
+  s.Bind(1, experiment_id).Bind(2, snapshot_json).Bind(3, Micros(std::chrono::system_clock::now()));
+  return s.Run();
+}
+
+absl::StatusOr<std::string> SqliteStore::GetSearcherSnapshot(int64_t experiment_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, "SELECT snapshot FROM searcher_snapshots WHERE experiment_id = ?"));
+  s.Bind(1, experiment_id);
+  return One<std::string>(s, [](const SqliteStatement& st) { return st.Text(0); },
+                          absl::StrCat("searcher snapshot of experiment ", experiment_id));
+}
+
 absl::StatusOr<int64_t> SqliteStore::InsertTrial(const Trial& t) {
   std::lock_guard lock(mu_);
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(

@@ -31,6 +31,8 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) override;
   absl::StatusOr<int64_t> CountExperiments(const ExperimentFilter& filter) override;
   absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) override;
+  absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) override;
+  absl::StatusOr<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
 
   absl::StatusOr<int64_t> InsertTrial(const api::Trial& trial) override;
   absl::Status UpdateTrialLifecycle(const api::Trial& trial) override;

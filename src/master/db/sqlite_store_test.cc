@@ -100,6 +100,17 @@ TEST_F(SqliteStoreTest, ExperimentsTrialsAndModelDefinition) {
   EXPECT_EQ(store_->GetTrial(trial_id)->state, "COMPLETED");
 }
 
+TEST_F(SqliteStoreTest, SearcherSnapshotIsReplacedOnEverySave) {
+  int64_t trial_id = 0;
+  int64_t exp_id = AddExperimentWithTrial(&trial_id);
+  EXPECT_EQ(store_->GetSearcherSnapshot(exp_id).status().code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(store_->SaveSearcherSnapshot(exp_id, R"({"v":1})").ok());
+  ASSERT_TRUE(store_->SaveSearcherSnapshot(exp_id, R"({"v":2})").ok());
+  absl::StatusOr<std::string> got = store_->GetSearcherSnapshot(exp_id);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, R"({"v":2})");
+}
+
 TEST_F(SqliteStoreTest, MetricsUpdateSummaryInOneTransaction) {
   int64_t trial_id;
   AddExperimentWithTrial(&trial_id);

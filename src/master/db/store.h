@@ -54,6 +54,9 @@ class Store {
   virtual absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) = 0;
   virtual absl::StatusOr<int64_t> CountExperiments(const ExperimentFilter& filter) = 0;
   virtual absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) = 0;
+  // The experiment's searcher state (JSON text), replaced on every save; NotFound before the first.
+  virtual absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) = 0;
+  virtual absl::StatusOr<std::string> GetSearcherSnapshot(int64_t experiment_id) = 0;
 
   // Trials. `trial.id` is assigned.
   virtual absl::StatusOr<int64_t> InsertTrial(const api::Trial& trial) = 0;

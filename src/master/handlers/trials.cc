@@ -65,15 +65,13 @@ void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r) {
     RETURN_IF_ERROR(CheckTaskOwnsTrial(ctx.store, req, trial.id));
     ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
     ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(trial.experiment_id));
-    std::optional<double> searcher_value;
     RETURN_IF_ERROR(ctx.store
                         .AddMetrics(report,
                                     [&](api::Trial& t) {
-                                      searcher_value = ApplyMetricsToTrial(t, report, exp.searcher_metric,
-                                                                           exp.smaller_is_better);
+                                      ApplyMetricsToTrial(t, report, exp.searcher_metric, exp.smaller_is_better);
                                     })
                         .status());
-    if (report.group == "validation") ctx.cluster.ReportValidation(trial_id, searcher_value);
+    if (report.group == "validation") ctx.cluster.ReportValidation(trial_id, report.metrics_json);
     return json::object();
   }();
   Reply(r, result);

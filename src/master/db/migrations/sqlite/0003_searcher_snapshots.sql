@@ -1,0 +1,7 @@
+-- The searcher's state (searcher::Searcher::Snapshot), written after every searcher event so a
+-- restarted master continues the same search.
+CREATE TABLE searcher_snapshots (
+  experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id),
+  snapshot TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);

@@ -1,0 +1,88 @@
+"""Hyperparameter search end to end on the digits example (real master, agent, PyTorch trials):
+adaptive ASHA stops weak trials early, grid creates its grid, random search is reproducible from the
+experiment seed, and a validation without the searcher metric errors the experiment."""
+import re
+
+from conftest import REPO
+
+DIGITS = REPO / "examples/digits"
+
+
+def create(cluster, config, model_dir=DIGITS, *extra):
+    out = cluster.det("experiment", "create", str(config), str(model_dir), *extra)
+    return int(re.search(r"Created experiment (\d+)", out.stdout).group(1))
+
+
+def trials_of(cluster, exp_id):
+    return cluster.get(f"/api/v1/experiments/{exp_id}/trials", params={"limit": 1000})["trials"]
+
+
+def best_accuracy(trial):
+    best = trial["bestValidation"]
+    return best["metrics"]["avgMetrics"]["accuracy"] if best else 0.0
+
+
+def test_adaptive_asha_stops_weak_trials_early_and_finds_a_good_model(cluster):
+    exp_id = create(cluster, DIGITS / "adaptive.yaml")
+    assert cluster.wait_for_experiment(exp_id, timeout=900) == "STATE_COMPLETED"
+
+    trials = trials_of(cluster, exp_id)
+    assert len(trials) == 16
+    assert {t["state"] for t in trials} == {"STATE_COMPLETED"}
+    batches = [t["totalBatchesProcessed"] for t in trials]
+    max_time = 800
+    # Weak trials were stopped at a lower rung, so far less was trained than 16 full trials.
+    assert max(batches) == max_time, batches
+    assert sum(batches) < len(trials) * max_time / 2, batches
+    assert sum(b < max_time for b in batches) >= 8, batches
+    assert max(best_accuracy(t) for t in trials) >= 0.95
+    # Every trial got its own sampled hyperparameters within the configured ranges.
+    for t in trials:
+        hp = t["hparams"]
+        assert 10 ** -2.5 <= hp["learning_rate"] <= 10 ** -0.5
+        assert 16 <= hp["hidden_size"] <= 256
+        assert hp["global_batch_size"] in (16, 32, 64)
+    experiment = cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]
+    assert experiment["progress"] == 1.0
+
+
+def test_grid_creates_every_grid_point_once(cluster):
+    exp_id = create(cluster, DIGITS / "grid.yaml")
+    assert cluster.wait_for_experiment(exp_id, timeout=600) == "STATE_COMPLETED"
+    points = sorted((round(t["hparams"]["learning_rate"], 6), t["hparams"]["hidden_size"])
+                    for t in trials_of(cluster, exp_id))
+    assert points == [(0.01, 32), (0.01, 128), (0.1, 32), (0.1, 128)]
+
+
+def test_random_search_is_reproducible_from_the_experiment_seed(cluster):
+    def sampled(seed):
+        exp_id = create(cluster, DIGITS / "random.yaml", DIGITS, "--paused",
+                        "--config", f"reproducibility.experiment_seed={seed}")
+        trials = trials_of(cluster, exp_id)
+        cluster.det("experiment", "kill", str(exp_id))
+        return [t["hparams"] for t in trials]
+
+    first, again, other = sampled(42), sampled(42), sampled(43)
+    assert len(first) == 2  # max_concurrent_trials of the 4
+    assert first == again
+    assert first != other
+
+
+MISSING_METRIC = """
+import determined as det
+
+with det.core.init() as ctx:
+    ctx.train.report_validation_metrics(steps_completed=1, metrics={"loss": 0.5})
+"""
+
+
+def test_validation_without_the_searcher_metric_errors_the_experiment(cluster, tmp_path):
+    (tmp_path / "report.py").write_text(MISSING_METRIC)
+    (tmp_path / "exp.yaml").write_text(
+        "name: missing-metric\nentrypoint: python3 report.py\n"
+        "searcher: {name: single, metric: accuracy}\nmax_restarts: 0\n")
+    exp_id = create(cluster, tmp_path / "exp.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id, timeout=300) == "STATE_ERROR"
+    trial = trials_of(cluster, exp_id)[0]
+    logs = cluster.det("trial", "logs", str(trial["id"])).stdout
+    assert f"Trial {trial['id']}" in logs and '"accuracy"' in logs, logs[-2000:]
