@@ -51,6 +51,10 @@ int Run(const det::master::MasterFlags& flags) {
   auto cluster_loop = MakeStrandLoop(io);
   auto stream_loop = MakeStrandLoop(io);
   Cluster cluster(**store, *cluster_loop, {.cluster_id = cluster_id, .master_id = det::NewUuid()});
+  if (absl::Status st = cluster.Recover(); !st.ok()) {
+    spdlog::error("recovering the cluster state: {}", st.ToString());
+    return 1;
+  }
   MasterContext ctx{.store = **store,
                     .cluster = cluster,
                     .stream_loop = *stream_loop,

@@ -1,4 +1,5 @@
 #include "master/cluster/cluster.h"
+#include "master/cluster/cluster_state.h"
 
 #include <spdlog/spdlog.h>
 
@@ -17,58 +18,6 @@
 namespace det::master {
 
 using nlohmann::json;
-
-namespace {
-
-bool IsStopping(const std::string& state) { return state.rfind("STOPPING_", 0) == 0; }
-
-// Where a stopping experiment or trial settles (reference §7.1): a search that completed completes,
-// an error errs, and canceling or killing ends CANCELED.
-std::string TerminalStateOf(const std::string& stopping) {
-  if (stopping == "STOPPING_COMPLETED") return "COMPLETED";
-  if (stopping == "STOPPING_ERROR") return "ERROR";
-  return "CANCELED";
-}
-
-constexpr char kInvalidHpReason[] = "EXITED_REASON_INVALID_HP";
-
-}  // namespace
-
-struct Cluster::AgentState {
-  AgentIdentity identity;
-  std::shared_ptr<WebSocketConnection> connection;
-  WallTime registered_time;
-  bool hello_received = false;  // false while disconnected, until the next hello
-  uint64_t generation = 0;       // bumped on every connection, so a stale grace timer does nothing
-  std::vector<api::SlotInfo> slots;
-  std::map<int, std::string> slot_allocations;
-};
-
-struct Cluster::AllocationState {
-  Allocation record;
-  std::string token;
-  int64_t experiment_id = 0;
-  std::vector<int> slot_ids;
-  bool preempt = false;
-  bool preemption_acked = false;
-  std::map<uint64_t, std::function<void(absl::StatusOr<bool>)>> preemption_waiters;
-};
-
-struct Cluster::TrialState {
-  api::Trial trial;
-  std::string allocation_id;  // the live allocation, or ""
-  std::string early_exit_reason;
-};
-
-struct Cluster::ExperimentState {
-  api::Experiment experiment;
-  config::ExperimentConfig config;
-  std::unique_ptr<searcher::Searcher> searcher;
-  std::chrono::seconds preemption_timeout{3600};
-  std::map<std::string, int64_t> trial_by_request;
-  std::string user_token;  // owner's session for DET_USER_TOKEN
-  std::string username;
-};
 
 Cluster::Cluster(Store& store, EventLoop& loop, ClusterOptions options)
     : store_(store), loop_(loop), options_(std::move(options)) {}
@@ -288,7 +237,7 @@ void Cluster::StartAllocation(AllocationState& alloc, AgentState& agent, const s
   if (auto fresh = store_.GetTrial(trial.trial.id); fresh.ok()) {
     trial.trial.latest_checkpoint_uuid = fresh->latest_checkpoint_uuid;
   }
-  alloc.slot_ids = slots;
+  alloc.record.slot_ids = slots;
   alloc.record.agent_id = agent.identity.id;
   alloc.record.state = "ASSIGNED";
   for (int s : slots) agent.slot_allocations[s] = alloc.record.allocation_id;
@@ -435,7 +384,7 @@ void Cluster::OnTaskExited(const api::TaskExited& exited) {
 void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind kind, const std::string& why) {
   std::string alloc_id = alloc.record.allocation_id;
   if (auto agent = agents_.find(alloc.record.agent_id); agent != agents_.end()) {
-    for (int s : alloc.slot_ids) agent->second->slot_allocations.erase(s);
+    for (int s : alloc.record.slot_ids) agent->second->slot_allocations.erase(s);
   }
   alloc.record.state = "TERMINATED";
   alloc.record.end_time = std::chrono::system_clock::now();

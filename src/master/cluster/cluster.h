@@ -57,6 +57,11 @@ class Cluster {
   Cluster(Store& store, EventLoop& loop, ClusterOptions options);
   ~Cluster();
 
+  // Rebuilds the live state from the store after a restart: experiments that had not ended (their
+  // searchers restored from the last snapshot), their live trials, queued work, and the allocations
+  // that were running, which their agents reclaim when they reconnect within the grace period.
+  // Called once, before the loop runs.
+  absl::Status Recover();
   // Stores the experiment, asks its search method for the initial trials and queues them.
   void CreateExperiment(NewExperiment request, std::function<void(absl::StatusOr<int64_t>)> done);
   // A newly connected agent; the returned handlers feed its messages into the actor. Refuses a second
@@ -92,6 +97,8 @@ class Cluster {
   struct ExperimentState;
 
   // Everything below runs on the loop only.
+  absl::Status RecoverExperiment(api::Experiment stored);
+  absl::Status RecoverTrialAllocation(ExperimentState& exp, TrialState& trial);
   absl::StatusOr<int64_t> DoCreateExperiment(NewExperiment& request);
   // Carries out the searcher's actions for the experiment (which may end during them).
   void ApplyActions(int64_t experiment_id, const std::vector<searcher::Action>& actions);

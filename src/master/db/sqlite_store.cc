@@ -146,7 +146,7 @@ Trial ReadTrial(const SqliteStatement& s) {
 
 constexpr char kAllocationColumns[] =
     "SELECT allocation_id, task_id, trial_id, state, token_hash, agent_id, slots, start_time, end_time, "
-    "exit_code FROM allocations ";
+    "exit_code, slot_ids FROM allocations ";
 
 Allocation ReadAllocation(const SqliteStatement& s) {
   Allocation a;
@@ -160,6 +160,12 @@ Allocation ReadAllocation(const SqliteStatement& s) {
   a.start_time = FromUnixMicros(s.Int(7));
   a.end_time = OptTime(s, 8);
   if (auto code = s.OptInt(9)) a.exit_code = static_cast<int>(*code);
+  nlohmann::json slots = nlohmann::json::parse(s.Text(10), nullptr, false);
+  if (slots.is_array()) {
+    for (const nlohmann::json& id : slots) {
+      if (id.is_number_integer()) a.slot_ids.push_back(id.get<int>());
+    }
+  }
   return a;
 }
 
@@ -455,10 +461,11 @@ absl::Status SqliteStore::UpdateAllocation(const Allocation& a) {
   std::lock_guard lock(mu_);
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
                                db_,
-                               "UPDATE allocations SET state = ?, agent_id = ?, end_time = ?, exit_code = ? "
-                               "WHERE allocation_id = ?"));
+                               "UPDATE allocations SET state = ?, agent_id = ?, end_time = ?, exit_code = ?, "
+                               "slot_ids = ? WHERE allocation_id = ?"));
   s.Bind(1, a.state).Bind(2, a.agent_id).Bind(3, Micros(a.end_time));
-  s.Bind(4, a.exit_code ? std::optional<int64_t>(*a.exit_code) : std::nullopt).Bind(5, a.allocation_id);
+  s.Bind(4, a.exit_code ? std::optional<int64_t>(*a.exit_code) : std::nullopt);
+  s.Bind(5, nlohmann::json(a.slot_ids).dump()).Bind(6, a.allocation_id);
   return s.Run();
 }
 

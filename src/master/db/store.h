@@ -20,6 +20,7 @@ struct Allocation {
   std::string token_hash;
   std::string agent_id;
   int slots = 0;
+  std::vector<int> slot_ids;  // on agent_id, once placed
   WallTime start_time;
   std::optional<WallTime> end_time;
   std::optional<int> exit_code;

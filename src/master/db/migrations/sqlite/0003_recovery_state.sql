@@ -5,3 +5,6 @@ CREATE TABLE searcher_snapshots (
   snapshot TEXT NOT NULL,
   updated_at INTEGER NOT NULL
 );
+
+-- The slots an allocation holds on its agent, as a JSON list, so a restarted master knows them.
+ALTER TABLE allocations ADD COLUMN slot_ids TEXT NOT NULL DEFAULT '[]';

@@ -1,0 +1,126 @@
+// Cluster::Recover: rebuilding the cluster actor's live state from the store after a master restart.
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "common/crypto.h"
+#include "common/json_yaml.h"
+#include "common/random_id.h"
+#include "common/status_macros.h"
+#include "master/cluster/cluster.h"
+#include "master/cluster/cluster_state.h"
+
+namespace det::master {
+
+using nlohmann::json;
+
+absl::Status Cluster::Recover() {
+  ASSIGN_OR_RETURN(std::vector<api::Experiment> experiments, store_.ListExperiments({}));
+  for (api::Experiment& e : experiments) {
+    if (IsTerminalExperimentState(e.state)) continue;
+    int64_t id = e.id;
+    if (absl::Status st = RecoverExperiment(std::move(e)); !st.ok()) {
+      spdlog::error("experiment {} cannot be recovered and fails: {}", id, st.ToString());
+      experiments_.erase(id);
+      (void)store_.UpdateExperimentState(id, "ERROR", std::chrono::system_clock::now(), 0);
+    }
+  }
+  // Agents that held allocations get the usual grace to come back before their work counts as lost.
+  for (auto& [agent_id, agent] : agents_) {
+    uint64_t generation = agent->generation;
+    loop_.PostAfter(options_.agent_reconnect_grace, [this, agent_id = agent_id, generation] {
+      auto a = agents_.find(agent_id);
+      if (a != agents_.end() && a->second->generation == generation && !a->second->connection) {
+        ForgetAgent(agent_id, "did not reconnect after the master restarted");
+      }
+    });
+  }
+  spdlog::info("recovered {} experiment(s), {} trial(s), {} allocation(s)", experiments_.size(), trials_.size(),
+               allocations_.size());
+  return absl::OkStatus();
+}
+
+absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
+  json config = json::parse(stored.config_json, nullptr, false);
+  if (!config.is_object()) return absl::DataLossError("the stored config is not a JSON object");
+  // The stored config is complete (merged and defaulted), so no defaults are needed to re-read it.
+  ASSIGN_OR_RETURN(config::ExperimentConfig parsed, config::ParseExperimentConfig(ToYaml(config), {}));
+  absl::StatusOr<std::string> snapshot = store_.GetSearcherSnapshot(stored.id);
+  if (!snapshot.ok() && !absl::IsNotFound(snapshot.status())) return snapshot.status();
+
+  auto exp = std::make_unique<ExperimentState>();
+  if (snapshot.ok()) {
+    ASSIGN_OR_RETURN(exp->searcher, searcher::Searcher::Restore(config, json::parse(*snapshot, nullptr, false)));
+  } else {
+    ASSIGN_OR_RETURN(exp->searcher, searcher::Searcher::Create(config));
+  }
+  exp->experiment = std::move(stored);
+  exp->config = std::move(parsed);
+  exp->username = exp->experiment.username;
+  if (const json& timeout = config.value("preemption_timeout", json()); timeout.is_number_integer()) {
+    exp->preemption_timeout = std::chrono::seconds(timeout.get<int64_t>());
+  }
+  // The owner's session for new trial processes (the old token was only stored hashed).
+  exp->user_token = RandomHex(32);
+  RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), exp->experiment.owner_id,
+                                    std::chrono::system_clock::now() + options_.user_session_lifetime));
+  int64_t id = exp->experiment.id;
+  ExperimentState& ref = *exp;
+  experiments_[id] = std::move(exp);
+
+  ASSIGN_OR_RETURN(std::vector<api::Trial> trials, store_.ListTrials(id));
+  for (api::Trial& t : trials) {
+    ref.trial_by_request[t.request_id] = t.id;
+    if (IsTerminalExperimentState(t.state)) continue;
+    auto state = std::make_unique<TrialState>();
+    state->trial = std::move(t);
+    TrialState& trial = *state;
+    trials_[trial.trial.id] = std::move(state);
+    RETURN_IF_ERROR(RecoverTrialAllocation(ref, trial));
+  }
+  if (trials.empty()) ApplyActions(id, ref.searcher->InitialActions());  // stopped before its first trial
+  if (auto e = experiments_.find(id); e != experiments_.end() && IsStopping(ref.experiment.state) &&
+                                      !HasLiveTrials(id)) {
+    FinishExperiment(ref, TerminalStateOf(ref.experiment.state));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Cluster::RecoverTrialAllocation(ExperimentState& exp, TrialState& trial) {
+  absl::StatusOr<Allocation> last =
+      store_.GetAllocation(absl::StrCat(trial.trial.task_id, ".", trial.trial.run_id));
+  bool running = last.ok() && (last->state == "RUNNING" || last->state == "ASSIGNED") && !last->agent_id.empty();
+  if (running) {
+    // The process may still be running on its agent: keep its slots until the agent reports in.
+    auto alloc = std::make_unique<AllocationState>();
+    alloc->record = *last;
+    alloc->experiment_id = exp.experiment.id;
+    alloc->preempt = trial.trial.state != "ACTIVE";  // it was being paused or stopped
+    std::unique_ptr<AgentState>& agent = agents_[last->agent_id];
+    if (!agent) {
+      agent = std::make_unique<AgentState>();
+      agent->identity.id = last->agent_id;
+      agent->registered_time = std::chrono::system_clock::now();
+    }
+    for (int slot : last->slot_ids) agent->slot_allocations[slot] = last->allocation_id;
+    trial.allocation_id = last->allocation_id;
+    allocations_[last->allocation_id] = std::move(alloc);
+    return absl::OkStatus();
+  }
+  if (last.ok() && last->state != "TERMINATED") {
+    // Queued, or placed on no agent: its token is lost with the old master, so it is queued anew.
+    Allocation ended = *last;
+    ended.state = "TERMINATED";
+    ended.end_time = std::chrono::system_clock::now();
+    RETURN_IF_ERROR(store_.UpdateAllocation(ended));
+  }
+  if (IsStopping(trial.trial.state)) {
+    FinishTrial(trial, TerminalStateOf(trial.trial.state));
+    return absl::OkStatus();
+  }
+  if (trial.trial.state == "ACTIVE") return RequestAllocation(trial);
+  return absl::OkStatus();  // paused: resumes on activate
+}
+
+}  // namespace det::master

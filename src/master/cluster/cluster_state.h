@@ -1,0 +1,68 @@
+#pragma once
+// The cluster actor's private state, shared by the files that implement Cluster (cluster.cc,
+// cluster_recovery.cc). Only the cluster strand touches it.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "master/cluster/cluster.h"
+
+namespace det::master {
+
+inline bool IsStopping(const std::string& state) { return state.rfind("STOPPING_", 0) == 0; }
+
+// States an experiment or trial never leaves.
+inline bool IsTerminalExperimentState(const std::string& state) {
+  return state == "COMPLETED" || state == "CANCELED" || state == "ERROR" || state == "DELETING" ||
+         state == "DELETED" || state == "DELETE_FAILED";
+}
+
+// Where a stopping experiment or trial settles (reference §7.1): a search that completed completes,
+// an error errs, and canceling or killing ends CANCELED.
+inline std::string TerminalStateOf(const std::string& stopping) {
+  if (stopping == "STOPPING_COMPLETED") return "COMPLETED";
+  if (stopping == "STOPPING_ERROR") return "ERROR";
+  return "CANCELED";
+}
+
+inline constexpr char kInvalidHpReason[] = "EXITED_REASON_INVALID_HP";
+
+struct Cluster::AgentState {
+  AgentIdentity identity;
+  std::shared_ptr<WebSocketConnection> connection;  // null while disconnected
+  WallTime registered_time;
+  bool hello_received = false;  // false while disconnected, until the next hello
+  uint64_t generation = 0;       // bumped on every connection, so a stale grace timer does nothing
+  std::vector<api::SlotInfo> slots;
+  std::map<int, std::string> slot_allocations;
+};
+
+struct Cluster::AllocationState {
+  Allocation record;
+  std::string token;  // plaintext, for the process's environment; empty for recovered allocations
+  int64_t experiment_id = 0;
+  bool preempt = false;
+  bool preemption_acked = false;
+  std::map<uint64_t, std::function<void(absl::StatusOr<bool>)>> preemption_waiters;
+};
+
+struct Cluster::TrialState {
+  api::Trial trial;
+  std::string allocation_id;  // the live allocation, or ""
+  std::string early_exit_reason;
+};
+
+struct Cluster::ExperimentState {
+  api::Experiment experiment;
+  config::ExperimentConfig config;
+  std::unique_ptr<searcher::Searcher> searcher;
+  std::chrono::seconds preemption_timeout{3600};
+  std::map<std::string, int64_t> trial_by_request;
+  std::string user_token;  // owner's session for DET_USER_TOKEN
+  std::string username;
+};
+
+}  // namespace det::master
