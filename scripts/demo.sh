@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The README's main job: start a local cluster (master on SQLite + one agent with 2 CPU slots, free port),
-# run examples/digits/const.yaml to completion, and show its final validation metrics and checkpoints.
+# run the adaptive ASHA search of examples/digits/adaptive.yaml to completion, and show the best trial
+# with its hyperparameters, metrics and checkpoint.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="$PWD/build/bin"
 DATA="${DET_DEMO_DIR:-$PWD/.det-local}"
+CONFIG="${DET_DEMO_CONFIG:-examples/digits/adaptive.yaml}"
 export DET_AUTH_FILE="$DATA/auth.json"
 
 "$BIN/det" deploy local cluster-down --data-dir "$DATA" >/dev/null 2>&1 || true
@@ -13,21 +15,42 @@ DET_MASTER="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.arg
 export DET_MASTER
 
 echo
-echo "== Submitting examples/digits/const.yaml"
-created="$("$BIN/det" experiment create examples/digits/const.yaml examples/digits)"
-echo "$created"
-exp_id="$(echo "$created" | sed -n 's/.*Created experiment \([0-9]*\).*/\1/p' | head -n1)"
-trial_id="$("$BIN/det" experiment describe "$exp_id" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["trials"][0]["id"])')"
+echo "== What the searcher will do (det preview-search $CONFIG)"
+"$BIN/det" preview-search "$CONFIG" || true
 
 echo
-echo "== Following trial $trial_id (det trial logs $trial_id --follow)"
-"$BIN/det" trial logs "$trial_id" --follow || true
+echo "== Submitting $CONFIG"
+created="$("$BIN/det" experiment create "$CONFIG" examples/digits)"
+echo "$created"
+exp_id="$(echo "$created" | sed -n 's/.*Created experiment \([0-9]*\).*/\1/p' | head -n1)"
 
+echo
+echo "== Waiting for experiment $exp_id (trials are listed as the search goes)"
 if "$BIN/det" experiment wait "$exp_id"; then status=0; else status=$?; fi
 
 echo
-echo "== Result"
-"$BIN/det" experiment describe "$exp_id"
+echo "== Trials"
+"$BIN/det" experiment list-trials "$exp_id"
+
+echo
+echo "== Best trial"
+"$BIN/det" experiment describe "$exp_id" --json | /usr/bin/python3 -c '
+import json, sys
+exp = json.load(sys.stdin)
+searcher = exp["config"]["searcher"]
+sign = 1 if searcher.get("smaller_is_better", True) else -1
+scored = [t for t in exp["trials"] if t.get("bestValidation")]
+if not scored:
+    sys.exit("no trial reported a validation metric")
+metric = searcher["metric"]
+best = min(scored, key=lambda t: sign * t["bestValidation"]["metrics"]["avgMetrics"][metric])
+print(f"trial {best[\"id\"]}: {metric} = {best[\"bestValidation\"][\"metrics\"][\"avgMetrics\"][metric]:.4f}"
+      f" after {best[\"totalBatchesProcessed\"]} batches")
+print("hyperparameters:", json.dumps(best["hparams"], sort_keys=True))
+trained = sum(t["totalBatchesProcessed"] for t in exp["trials"])
+print(f"{len(exp[\"trials\"])} trials trained {trained} batches in all"
+      f" (every trial to the end would be {len(exp[\"trials\"]) * searcher.get(\"max_time\", 0)})")
+'
 echo
 echo "The cluster is still running at $DET_MASTER"
 echo "  export DET_MASTER=$DET_MASTER DET_AUTH_FILE=$DET_AUTH_FILE"

@@ -36,10 +36,14 @@ class ClusterTest : public ::testing::Test {
   }
 
   int64_t CreateExperiment(int max_restarts = 0) {
-    auto cfg = config::ParseExperimentConfig(
+    return CreateExperimentFrom(
         "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\nhyperparameters: {lr: 0.1}\n"
-        "max_restarts: " + std::to_string(max_restarts) + "\n",
-        {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
+        "max_restarts: " + std::to_string(max_restarts) + "\n");
+  }
+
+  int64_t CreateExperimentFrom(const std::string& yaml) {
+    auto cfg = config::ParseExperimentConfig(
+        yaml, {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
     EXPECT_TRUE(cfg.ok()) << cfg.status();
     NewExperiment req{.config = *cfg, .original_yaml = "", .model_definition_tgz = "", .owner_id = 2, .activate = true};
     absl::StatusOr<int64_t> id = absl::UnknownError("not run");
@@ -59,6 +63,28 @@ class ClusterTest : public ::testing::Test {
     handlers->on_message(api::Encode(api::AgentMessage(hello)));
     loop_.RunPending();
     return conn;
+  }
+
+  // The StartTask messages sent on `conn`, in order.
+  static std::vector<api::StartTask> Starts(const RecordingConnection& conn) {
+    std::vector<api::StartTask> out;
+    for (const std::string& text : conn.sent) {
+      auto msg = api::DecodeMasterMessage(text);
+      if (msg.ok() && std::holds_alternative<api::StartTask>(*msg)) out.push_back(std::get<api::StartTask>(*msg));
+    }
+    return out;
+  }
+
+  bool Preempted(const std::string& allocation_id) {
+    bool preempt = false;
+    cluster_->WaitForPreemption(allocation_id, std::chrono::seconds(0), [&](absl::StatusOr<bool> p) { preempt = *p; });
+    loop_.RunPending();
+    return preempt;
+  }
+
+  void Exit(const std::string& agent, const std::string& allocation_id, int code = 0) {
+    handlers_[agent].on_message(api::Encode(api::AgentMessage(api::TaskExited{allocation_id, code, ""})));
+    loop_.RunPending();
   }
 
   std::filesystem::path dir_;
@@ -82,7 +108,7 @@ TEST_F(ClusterTest, RunsASingleTrialToCompletion) {
   EXPECT_EQ(start.entrypoint, (std::vector<std::string>{"sh", "-c", "python3 train.py"}));
   EXPECT_EQ(start.env.at("DET_TRIAL_ID"), std::to_string((*trials)[0].id));
   EXPECT_EQ(start.env.at("DET_HPARAMS"), R"({"lr":0.1})");
-  EXPECT_EQ(start.env.at("DET_TRIAL_SEED"), "3");
+  EXPECT_EQ(start.env.at("DET_TRIAL_SEED"), std::to_string((*trials)[0].seed));
   EXPECT_EQ(start.env.at("DET_TASK_TYPE"), "TRIAL");
   EXPECT_EQ(start.slot_ids, std::vector<int>{0});
   EXPECT_EQ(start.env.at("DET_SESSION_TOKEN"), start.session_token);
@@ -295,6 +321,122 @@ TEST_F(ClusterTest, EarlyExitProgressAndRunnerState) {
   EXPECT_EQ(results[4].code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store_->GetExperiment(exp_id)->progress, 0.25);
   EXPECT_EQ(store_->GetTrial(trial_id)->runner_state, "training");
+}
+
+constexpr char kAsha[] =
+    "entrypoint: python3 train.py\n"
+    "hyperparameters: {lr: {type: double, minval: 0.1, maxval: 1.0}}\n"
+    "searcher: {name: async_halving, metric: loss, num_rungs: 2, max_trials: 2, divisor: 2,\n"
+    "           max_time: 100, time_metric: batches, max_concurrent_trials: 2}\n"
+    "max_restarts: 0\n";
+
+TEST_F(ClusterTest, TrialsTheSearcherStopsArePreemptedAndComplete) {
+  int64_t exp_id = CreateExperimentFrom(kAsha);
+  auto conn = ConnectAgent("agent-1", 2);
+  std::vector<api::StartTask> starts = Starts(*conn);
+  ASSERT_EQ(starts.size(), 2u);
+  EXPECT_NE(starts[0].env.at("DET_HPARAMS"), starts[1].env.at("DET_HPARAMS"));  // sampled per trial
+  int64_t good = std::stoll(starts[0].env.at("DET_TRIAL_ID"));
+  int64_t bad = std::stoll(starts[1].env.at("DET_TRIAL_ID"));
+
+  cluster_->ReportValidation(good, R"({"loss": 1.0, "batches": 50})");
+  cluster_->ReportValidation(bad, R"({"loss": 2.0, "batches": 50})");
+  loop_.RunPending();
+  EXPECT_FALSE(Preempted(starts[0].allocation_id));  // promoted
+  EXPECT_TRUE(Preempted(starts[1].allocation_id));   // worse half of rung 0: stopped
+  EXPECT_EQ(store_->GetTrial(bad)->state, "STOPPING_COMPLETED");
+  Exit("agent-1", starts[1].allocation_id);
+  EXPECT_EQ(store_->GetTrial(bad)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE");
+
+  cluster_->ReportValidation(good, R"({"loss": 0.5, "batches": 100})");  // the top rung: done
+  loop_.RunPending();
+  EXPECT_TRUE(Preempted(starts[0].allocation_id));
+  Exit("agent-1", starts[0].allocation_id);
+  EXPECT_EQ(store_->GetTrial(good)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  EXPECT_TRUE(store_->GetSearcherSnapshot(exp_id).ok());
+}
+
+TEST_F(ClusterTest, ValidationWithoutTheSearcherMetricErrorsTheExperiment) {
+  int64_t exp_id = CreateExperiment();
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask start = Starts(*conn).at(0);
+  int64_t trial_id = std::stoll(start.env.at("DET_TRIAL_ID"));
+  cluster_->ReportValidation(trial_id, R"({"loss": 1.0})");
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "STOPPING_ERROR");
+  EXPECT_TRUE(Preempted(start.allocation_id));
+  Exit("agent-1", start.allocation_id);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
+  auto logs = store_->GetTaskLogs(start.task_id, 0, 100);
+  bool named = false;
+  for (const api::TaskLog& l : *logs) named |= l.log.find("\"accuracy\"") != std::string::npos;
+  EXPECT_TRUE(named) << "the trial's log names the missing metric";
+}
+
+TEST_F(ClusterTest, ARestartedMasterKeepsRunningTrialsAndTheSearch) {
+  int64_t exp_id = CreateExperimentFrom(kAsha);
+  auto conn = ConnectAgent("agent-1", 2);
+  std::vector<api::StartTask> starts = Starts(*conn);
+  ASSERT_EQ(starts.size(), 2u);
+  int64_t first = std::stoll(starts[0].env.at("DET_TRIAL_ID"));
+  cluster_->ReportValidation(first, R"({"loss": 1.0, "batches": 50})");
+  loop_.RunPending();
+
+  // The master dies: a new cluster actor over the same database.
+  cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m2"});
+  handlers_.clear();
+  ASSERT_TRUE(cluster_->Recover().ok());
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE");
+
+  // The agent reconnects still running both processes: nothing is restarted or started again.
+  auto conn2 = std::make_shared<RecordingConnection>();
+  auto handlers = cluster_->ConnectAgent({.id = "agent-1", .resource_pool = "", .hostname = "h", .version = "v"}, conn2);
+  ASSERT_TRUE(handlers.ok());
+  handlers_["agent-1"] = *handlers;
+  api::AgentHello hello;
+  hello.slots = {{0, "cpu", "cpu"}, {1, "cpu", "cpu"}};
+  hello.running_allocations = {starts[0].allocation_id, starts[1].allocation_id};
+  handlers->on_message(api::Encode(api::AgentMessage(hello)));
+  loop_.RunPending();
+  loop_.AdvanceBy(std::chrono::seconds(61));  // past the grace period
+  EXPECT_TRUE(Starts(*conn2).empty());
+  EXPECT_TRUE(conn2->sent.empty()) << conn2->sent.at(0);
+
+  // The restored searcher remembers rung 0: a worse second trial is stopped.
+  int64_t second = std::stoll(starts[1].env.at("DET_TRIAL_ID"));
+  cluster_->ReportValidation(second, R"({"loss": 2.0, "batches": 50})");
+  loop_.RunPending();
+  EXPECT_TRUE(Preempted(starts[1].allocation_id));
+  Exit("agent-1", starts[1].allocation_id);
+  cluster_->ReportValidation(first, R"({"loss": 0.5, "batches": 100})");
+  loop_.RunPending();
+  Exit("agent-1", starts[0].allocation_id);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetTrial(first)->restarts, 0);
+  EXPECT_EQ(store_->GetTrial(first)->run_id, 1);
+}
+
+TEST_F(ClusterTest, ARestartedMasterRequeuesWorkOfAnAgentThatNeverReturns) {
+  int64_t exp_id = CreateExperiment();
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask start = Starts(*conn).at(0);
+  int64_t trial_id = std::stoll(start.env.at("DET_TRIAL_ID"));
+
+  cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m2"});
+  handlers_.clear();
+  ASSERT_TRUE(cluster_->Recover().ok());
+  loop_.AdvanceBy(std::chrono::seconds(61));
+  auto trial = store_->GetTrial(trial_id);
+  EXPECT_EQ(trial->state, "ACTIVE");
+  EXPECT_EQ(trial->restarts, 0);  // a lost agent is not the trial's fault
+  EXPECT_EQ(trial->run_id, 2);
+  auto conn2 = ConnectAgent("agent-2", 1);
+  ASSERT_EQ(Starts(*conn2).size(), 1u);
+  Exit("agent-2", Starts(*conn2)[0].allocation_id);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
 }
 
 }  // namespace

@@ -1,0 +1,107 @@
+"""The master killed with SIGKILL mid-experiment and started again on the same data: the running trial
+process keeps running (no restart), the searcher continues where it was, and nothing reported before
+the kill is lost."""
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+
+import requests
+
+from conftest import BIN
+
+STEPPER = """
+import time
+import determined as det
+
+info = det.get_cluster_info()
+with det.core.init() as ctx:
+    print("running trial", info.trial.trial_id, flush=True)
+    for step in range(1, 81):
+        time.sleep(0.1)
+        if step % 10 == 0:
+            ctx.train.report_training_metrics(steps_completed=step, metrics={"loss": 1.0 / step})
+        if ctx.preempt.should_preempt():
+            print("preempted at step", step, flush=True)
+            break
+    else:
+        ctx.train.report_validation_metrics(steps_completed=80, metrics={"loss": 0.5})
+        print("finished", flush=True)
+"""
+
+
+def restart_master(cluster):
+    """SIGKILLs the master and starts a new one on the same port and data directory."""
+    record_file = cluster.data_dir / "cluster.json"
+    record = json.loads(record_file.read_text())
+    os.kill(record["master_pid"], signal.SIGKILL)
+    port = int(record["master_url"].rsplit(":", 1)[1])
+    time.sleep(0.5)
+    log = open(cluster.data_dir / "master-restarted.log", "ab")
+    master = subprocess.Popen([str(BIN / "determined-master"), "--data-dir", str(cluster.data_dir),
+                               "--host", "127.0.0.1", "--port", str(port)],
+                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    record["master_pid"] = master.pid  # so that cluster-down stops the new master
+    record_file.write_text(json.dumps(record))
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            if requests.get(f"{record['master_url']}/health", timeout=2).ok:
+                return
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("the restarted master did not come up")
+
+
+def create(cluster, tmp_path, searcher):
+    (tmp_path / "stepper.py").write_text(STEPPER)
+    (tmp_path / "exp.yaml").write_text(
+        "name: restart-me\nentrypoint: python3 stepper.py\nmax_restarts: 0\n"
+        "hyperparameters: {x: {type: int, minval: 1, maxval: 1000}}\n" + searcher)
+    out = cluster.det("experiment", "create", str(tmp_path / "exp.yaml"), str(tmp_path))
+    return int(re.search(r"Created experiment (\d+)", out.stdout).group(1))
+
+
+def wait_for(predicate, what, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def training_steps(cluster, trial_id):
+    resp = cluster.session.get(f"{cluster.master_url}/api/v1/trials/metrics/training_metrics",
+                               params={"trialIds": trial_id}, timeout=30)
+    resp.raise_for_status()
+    return [m["totalBatches"] for line in resp.text.splitlines() if line
+            for m in json.loads(line)["result"]["metrics"]]
+
+
+def test_running_trials_survive_a_master_kill_and_the_search_continues(cluster, tmp_path):
+    exp_id = create(cluster, tmp_path,
+                    "searcher: {name: random, metric: loss, max_trials: 2, max_concurrent_trials: 1}\n")
+    trials = lambda: cluster.get(f"/api/v1/experiments/{exp_id}/trials")["trials"]
+    wait_for(lambda: trials() and training_steps(cluster, trials()[0]["id"]), "the first metrics")
+    first = trials()[0]
+    before = training_steps(cluster, first["id"])
+
+    restart_master(cluster)
+
+    assert cluster.wait_for_experiment(exp_id, timeout=180) == "STATE_COMPLETED"
+    after = trials()
+    # The searcher resumed from its snapshot: exactly max_trials trials, not a fresh search.
+    assert len(after) == 2, after
+    survivor = next(t for t in after if t["id"] == first["id"])
+    assert survivor["state"] == "STATE_COMPLETED"
+    assert survivor["restarts"] == 0
+    steps = training_steps(cluster, first["id"])
+    assert set(before) <= set(steps)  # nothing reported before the kill was lost
+    assert steps == sorted(set(steps)) and steps[-1] == 80  # the same process went on to the end
+    logs = cluster.det("trial", "logs", str(first["id"])).stdout
+    assert logs.count(f"running trial {first['id']}") == 1, logs[-3000:]  # never restarted
+    assert "finished" in logs
