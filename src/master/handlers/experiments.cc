@@ -76,7 +76,6 @@ absl::StatusOr<NewExperiment> ParseCreateRequest(MasterContext& ctx, const HttpR
   NewExperiment out;
   out.original_yaml = config->get<std::string>();
   ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfig(out.original_yaml, defaults));
-  RETURN_IF_ERROR(config::ConstHyperparameters(out.config.hyperparameters_json).status());
   ASSIGN_OR_RETURN(out.model_definition_tgz, CreateTarGz(files));
   const json* activate = api::FindField(body, "activate");
   out.activate = activate == nullptr || !activate->is_boolean() || activate->get<bool>();
