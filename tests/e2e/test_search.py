@@ -1,6 +1,7 @@
 """Hyperparameter search end to end on the digits example (real master, agent, PyTorch trials):
 adaptive ASHA stops weak trials early, grid creates its grid, random search is reproducible from the
 experiment seed, and a validation without the searcher metric errors the experiment."""
+import json
 import re
 
 from conftest import REPO
@@ -86,3 +87,15 @@ def test_validation_without_the_searcher_metric_errors_the_experiment(cluster, t
     trial = trials_of(cluster, exp_id)[0]
     logs = cluster.det("trial", "logs", str(trial["id"])).stdout
     assert f"Trial {trial['id']}" in logs and '"accuracy"' in logs, logs[-2000:]
+
+
+def test_preview_search_shows_the_plan_without_running_anything(cluster):
+    before = cluster.get("/api/v1/experiments")["pagination"]["total"]
+    text = cluster.det("preview-search", str(DIGITS / "adaptive.yaml")).stdout
+    assert "adaptive_asha" in text and "800" in text, text
+    answer = json.loads(cluster.det("preview-search", str(DIGITS / "adaptive.yaml"), "--json").stdout)
+    assert sum(t["count"] for t in answer["summary"]["trials"]) == 16
+    assert max(t["unit"]["value"] for t in answer["summary"]["trials"]) == 800
+    grid = json.loads(cluster.det("preview-search", str(DIGITS / "grid.yaml"), "--json").stdout)
+    assert grid["summary"]["trials"][0]["count"] == 4
+    assert cluster.get("/api/v1/experiments")["pagination"]["total"] == before
