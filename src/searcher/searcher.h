@@ -15,8 +15,7 @@
 
 namespace det::searcher {
 
-// Why a trial ended before its normal exit (upstream's trialExitedEarly reasons).
-enum class ExitReason { kErrored, kUserCanceled, kInvalidHP };
+// ExitReason (why a trial ended early) and Action are declared in search_method.h.
 
 class Searcher {
  public:
@@ -35,7 +34,8 @@ class Searcher {
   virtual void TrialCreated(const std::string& request_id) = 0;
   // A validation report's metrics (the `avgMetrics` object). Missing or non-numeric searcher metric
   // (or time_metric for ASHA) is an InvalidArgument naming the key; the experiment then errors.
-  // Reports from trials the searcher already stopped or that already exited are ignored.
+  // Reports from trials the searcher already stopped or that already exited are ignored, as are
+  // events for request IDs this searcher never emitted (all methods below).
   virtual absl::StatusOr<std::vector<Action>> ValidationCompleted(const std::string& request_id,
                                                                   const nlohmann::json& metrics) = 0;
   // The trial ended in ERROR, was canceled by the user, or exited with InvalidHP; always followed by
