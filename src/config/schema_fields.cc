@@ -55,7 +55,8 @@ bool CheckLength(const json& v, absl::string_view path, int64_t min, Problems& p
     p.Add(path, absl::StrCat(expected, ", got ", Describe(v)));
     return false;
   }
-  const auto& [unit, n] = *v.items().begin();
+  const std::string& unit = v.begin().key();
+  const json& n = v.begin().value();
   bool known = false;
   for (const char* u : kLengthUnits) known = known || unit == u;
   if (!known) {

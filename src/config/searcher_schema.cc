@@ -40,7 +40,9 @@ Field BracketRungs() {
 Field TimeMetric() { return {.name = "time_metric", .kind = Kind::kString}; }
 Field MaxTime() { return {.name = "max_time", .kind = Kind::kInt, .min = 1}; }
 Field StopOnce() { return {.name = "stop_once", .kind = Kind::kBool, .default_value = false}; }
-Field MaxLength(Kind kind = Kind::kSearcherLength) { return {.name = "max_length", .kind = kind}; }
+Field MaxLength() { return {.name = "max_length", .kind = Kind::kSearcherLength}; }
+// ASHA's max_length: check-positive-length (no bare integer).
+Field PositiveMaxLength() { return {.name = "max_length", .kind = Kind::kLength, .min = 1}; }
 Field Budget() { return {.name = "budget", .kind = Kind::kSearcherLength}; }
 Field TrainStragglers() { return {.name = "train_stragglers", .kind = Kind::kBool}; }
 
@@ -52,10 +54,10 @@ const std::map<std::string, std::vector<Field>>& Variants() {
         {"grid", {MaxConcurrent(), MaxLength()}},
         {"async_halving",
          {{.name = "num_rungs", .kind = Kind::kInt, .min = 1}, MaxTrials(), Divisor(), MaxConcurrent(),
-          TimeMetric(), MaxTime(), MaxLength(Kind::kLength), StopOnce()}},
+          TimeMetric(), MaxTime(), PositiveMaxLength(), StopOnce()}},
         {"adaptive_asha",
          {MaxTrials(), BracketRungs(), Divisor(), Mode(), MaxRungs(), MaxConcurrent(), TimeMetric(),
-          MaxTime(), MaxLength(Kind::kLength), StopOnce()}},
+          MaxTime(), PositiveMaxLength(), StopOnce()}},
         {"custom",
          {{.name = "unit", .kind = Kind::kEnum, .allowed = {"batches", "records", "epochs"}}}},
         {"adaptive",
