@@ -12,7 +12,8 @@ namespace {
 using nlohmann::json;
 
 constexpr char kTypes[] = "shared_fs, s3, gcs, azure, directory";
-constexpr const char* kSaveKeys[] = {"save_experiment_best", "save_trial_best", "save_trial_latest"};
+constexpr const char* kSaveKeys[] = {"save_experiment_best", "save_trial_best",
+                                     "save_trial_latest"};
 
 Field Str(const char* name) { return {.name = name, .kind = Kind::kString}; }
 
@@ -20,20 +21,26 @@ const std::map<std::string, std::vector<Field>>& Variants() {
   static const auto* variants = [] {
     auto* m = new std::map<std::string, std::vector<Field>>{
         {"shared_fs",
-         {Str("host_path"), Str("storage_path"),
+         {Str("host_path"),
+          Str("storage_path"),
           {.name = "propagation", .kind = Kind::kString, .default_value = "rprivate"},
-          Str("container_path"), Str("checkpoint_path"), Str("tensorboard_path")}},
-        {"s3", {Str("bucket"), Str("access_key"), Str("secret_key"), Str("endpoint_url"), Str("prefix")}},
+          Str("container_path"),
+          Str("checkpoint_path"),
+          Str("tensorboard_path")}},
+        {"s3",
+         {Str("bucket"), Str("access_key"), Str("secret_key"), Str("endpoint_url"), Str("prefix")}},
         {"gcs", {Str("bucket"), Str("prefix")}},
-        {"azure", {Str("container"), Str("connection_string"), Str("account_url"), Str("credential")}},
+        {"azure",
+         {Str("container"), Str("connection_string"), Str("account_url"), Str("credential")}},
         {"directory", {Str("container_path")}},
     };
     for (auto& [type, fields] : *m) {
-      fields.insert(fields.begin(),
-                    {{.name = "type", .kind = Kind::kString},
-                     {.name = "save_experiment_best", .kind = Kind::kInt, .default_value = 0, .min = 0},
-                     {.name = "save_trial_best", .kind = Kind::kInt, .default_value = 1, .min = 0},
-                     {.name = "save_trial_latest", .kind = Kind::kInt, .default_value = 1, .min = 0}});
+      fields.insert(
+          fields.begin(),
+          {{.name = "type", .kind = Kind::kString},
+           {.name = "save_experiment_best", .kind = Kind::kInt, .default_value = 0, .min = 0},
+           {.name = "save_trial_best", .kind = Kind::kInt, .default_value = 1, .min = 0},
+           {.name = "save_trial_latest", .kind = Kind::kInt, .default_value = 1, .min = 0}});
     }
     return m;
   }();
@@ -57,7 +64,8 @@ json MergeCheckpointStorage(const json& user, const json& master_default) {
 
 void CheckCheckpointStorage(json& cs, absl::string_view path, Problems& p) {
   if (cs.is_null()) {
-    p.Add(path, "required: no checkpoint_storage in the config and no default in the master config");
+    p.Add(path,
+          "required: no checkpoint_storage in the config and no default in the master config");
     return;
   }
   if (!cs.is_object()) {
@@ -96,7 +104,8 @@ void CheckCheckpointStorage(json& cs, absl::string_view path, Problems& p) {
     if (conn && url) {
       p.Add(path, "azure storage takes exactly one of connection_string or account_url, got both");
     } else if (!conn && !url) {
-      p.Add(path, "azure storage takes exactly one of connection_string or account_url, got neither");
+      p.Add(path,
+            "azure storage takes exactly one of connection_string or account_url, got neither");
     }
     if (conn && IsSet(cs, "credential")) {
       p.Add(path, "azure storage takes connection_string or credential, not both");
@@ -111,7 +120,8 @@ void CheckTensorboardStorage(const json& ts, Problems& p) {
     return;
   }
   for (const char* key : kSaveKeys) {
-    if (ts.contains(key)) p.Add(JoinPath("tensorboard_storage", key), "not allowed in tensorboard_storage");
+    if (ts.contains(key))
+      p.Add(JoinPath("tensorboard_storage", key), "not allowed in tensorboard_storage");
   }
   p.Warn("tensorboard_storage: this field is deprecated and will be ignored");
 }

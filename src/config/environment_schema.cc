@@ -47,9 +47,12 @@ const std::vector<Field>& ProxyPortFields() {
 
 const std::vector<Field>& RegistryAuthFields() {
   static const auto* f = new std::vector<Field>{
-      {.name = "username", .kind = Kind::kString},      {.name = "password", .kind = Kind::kString},
-      {.name = "auth", .kind = Kind::kString},          {.name = "email", .kind = Kind::kString},
-      {.name = "serveraddress", .kind = Kind::kString}, {.name = "identitytoken", .kind = Kind::kString},
+      {.name = "username", .kind = Kind::kString},
+      {.name = "password", .kind = Kind::kString},
+      {.name = "auth", .kind = Kind::kString},
+      {.name = "email", .kind = Kind::kString},
+      {.name = "serveraddress", .kind = Kind::kString},
+      {.name = "identitytoken", .kind = Kind::kString},
       {.name = "registrytoken", .kind = Kind::kString},
   };
   return *f;
@@ -65,8 +68,8 @@ const std::vector<Field>& BindMountFields() {
   return *f;
 }
 
-// A value given for every device type (`kind` string or list) or per type; returns {cpu, cuda, rocm}
-// with `defaults` filling gaps, or null after a problem.
+// A value given for every device type (`kind` string or list) or per type; returns {cpu, cuda,
+// rocm} with `defaults` filling gaps, or null after a problem.
 json PerDeviceType(json& v, const std::string& path, Kind kind, const json& defaults, Problems& p) {
   json out = defaults;
   if (v.is_null()) return out;

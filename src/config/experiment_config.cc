@@ -24,7 +24,9 @@ using nlohmann::json;
 const std::vector<Field>& TopLevelFields() {
   static const auto* f = new std::vector<Field>{
       {.name = "bind_mounts"},
-      {.name = "checkpoint_policy", .kind = Kind::kEnum, .default_value = "best",
+      {.name = "checkpoint_policy",
+       .kind = Kind::kEnum,
+       .default_value = "best",
        .allowed = {"best", "all", "none"}},
       {.name = "checkpoint_storage"},
       {.name = "data", .kind = Kind::kObject, .default_value = json::object()},
@@ -78,15 +80,17 @@ bool IsLegacyTrialEntrypoint(const std::string& s) {
 
 std::vector<std::string> CheckEntrypoint(const json& ep, Problems& p) {
   if (ep.is_null()) {
-    p.Add("entrypoint", "required: managed experiments require entrypoint (e.g. \"python3 train.py\")");
+    p.Add("entrypoint",
+          "required: managed experiments require entrypoint (e.g. \"python3 train.py\")");
     return {};
   }
   if (ep.is_string()) {
     const std::string& cmd = ep.get_ref<const std::string&>();
     if (cmd.empty()) p.Add("entrypoint", "must not be empty");
     if (IsLegacyTrialEntrypoint(cmd)) {
-      p.Warn("entrypoint: the module:TrialClass form is deprecated in 0.38; use a command such as "
-             "\"python3 train.py\"");
+      p.Warn(
+          "entrypoint: the module:TrialClass form is deprecated in 0.38; use a command such as "
+          "\"python3 train.py\"");
     }
     return {"sh", "-c", cmd};
   }
@@ -101,7 +105,8 @@ std::vector<std::string> CheckEntrypoint(const json& ep, Problems& p) {
     }
     return argv;
   }
-  p.Add("entrypoint", absl::StrCat("must be a string or a non-empty list of strings, got ", Describe(ep)));
+  p.Add("entrypoint",
+        absl::StrCat("must be a string or a non-empty list of strings, got ", Describe(ep)));
   return {};
 }
 
@@ -140,7 +145,8 @@ ExperimentConfig Extract(const json& cfg, std::vector<std::string> entrypoint) {
   out.preemption_timeout = cfg["preemption_timeout"];
   out.experiment_seed = cfg["reproducibility"]["experiment_seed"].get<uint32_t>();
   for (const json& lp : cfg["log_policies"]) {
-    out.log_policies.push_back({StringOr(lp["name"]), StringOr(lp["pattern"]), StringOr(lp["action"])});
+    out.log_policies.push_back(
+        {StringOr(lp["name"]), StringOr(lp["pattern"]), StringOr(lp["action"])});
   }
   out.hyperparameters_json = DumpJson(cfg["hyperparameters"]);
   out.checkpoint_storage_json = DumpJson(cfg["checkpoint_storage"]);
@@ -182,7 +188,8 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const json& input,
   json master_storage;
   if (!defaults.checkpoint_storage_json.empty()) {
     absl::StatusOr<json> parsed = ParseJson(defaults.checkpoint_storage_json);
-    if (!parsed.ok()) return absl::InternalError("master default checkpoint_storage is not valid JSON");
+    if (!parsed.ok())
+      return absl::InternalError("master default checkpoint_storage is not valid JSON");
     master_storage = *std::move(parsed);
   }
   cfg["checkpoint_storage"] = MergeCheckpointStorage(cfg["checkpoint_storage"], master_storage);

@@ -1,11 +1,10 @@
 #pragma once
 // The experiment configuration (expconf v0, reference §2): parsing, validation and defaults.
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
 
@@ -51,7 +50,7 @@ struct ExperimentConfig {
   int preemption_timeout = 3600;  // seconds
   uint32_t experiment_seed = 0;
   std::vector<LogPolicy> log_policies;  // user policies, then the defaults not overridden by name
-  std::string hyperparameters_json;     // the `hyperparameters` section, bare values as {type: const}
+  std::string hyperparameters_json;  // the `hyperparameters` section, bare values as {type: const}
   std::string checkpoint_storage_json;  // the effective checkpoint storage
   std::string full_json;                // the whole defaulted config (GET /api/v1/experiments/{id})
   std::vector<std::string> warnings;    // deprecated or ignored fields that were accepted
@@ -70,8 +69,9 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_t
 absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const nlohmann::json& config,
                                                            const ExperimentDefaults& defaults);
 
-// The values of a trial's hyperparameters when every hyperparameter is fixed (const or a bare value),
-// as a nested JSON object (DET_HPARAMS). Hyperparameters that must be sampled are refused with the path.
+// The values of a trial's hyperparameters when every hyperparameter is fixed (const or a bare
+// value), as a nested JSON object (DET_HPARAMS). Hyperparameters that must be sampled are refused
+// with the path.
 absl::StatusOr<std::string> ConstHyperparameters(const std::string& hyperparameters_json);
 
 }  // namespace det::config

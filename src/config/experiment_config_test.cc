@@ -65,13 +65,15 @@ hyperparameters:
   EXPECT_NE(msg.find("bogus_key: unknown key"), std::string::npos) << msg;
   EXPECT_NE(msg.find("entrypoint: required"), std::string::npos) << msg;
   EXPECT_NE(msg.find("searcher.metric: required"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("resources: unknown key \"slots\" (experiments use resources.slots_per_trial)"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("resources: unknown key \"slots\" (experiments use resources.slots_per_trial)"),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("max_restarts: must be >= 0, got -1"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("hyperparameters.lr: unknown type \"uniform\"; expected one of const, int, double, "
-                     "log, categorical"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("hyperparameters.lr: unknown type \"uniform\"; expected one of const, int, double, "
+               "log, categorical"),
+      std::string::npos)
       << msg;
 }
 
@@ -82,9 +84,11 @@ TEST(ExperimentConfigTest, SyntaxErrorNamesLine) {
 }
 
 TEST(ExperimentConfigTest, RemovedSearcherIsRefused) {
-  auto cfg = ParseExperimentConfig("entrypoint: x\nsearcher: {name: custom, metric: m}\n", Defaults());
+  auto cfg =
+      ParseExperimentConfig("entrypoint: x\nsearcher: {name: custom, metric: m}\n", Defaults());
   ASSERT_FALSE(cfg.ok());
-  EXPECT_NE(cfg.status().message().find("the 'custom' searcher has been removed"), std::string::npos);
+  EXPECT_NE(cfg.status().message().find("the 'custom' searcher has been removed"),
+            std::string::npos);
 }
 
 TEST(ExperimentConfigTest, SampledHyperparameterNeedsASearcher) {
@@ -132,7 +136,8 @@ TEST(ExperimentConfigTest, JsonEntryPointFillsTheStructForTheMaster) {
 TEST(ExperimentConfigTest, DefaultsForUnsetResourcesAndPreemption) {
   ExperimentDefaults defaults = Defaults();
   defaults.preemption_timeout = 120;
-  auto cfg = ParseExperimentConfig("entrypoint: x\nsearcher: {name: single, metric: m}\n", defaults);
+  auto cfg =
+      ParseExperimentConfig("entrypoint: x\nsearcher: {name: single, metric: m}\n", defaults);
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   EXPECT_EQ(cfg->original_yaml, "entrypoint: x\nsearcher: {name: single, metric: m}\n");
   EXPECT_EQ(cfg->priority, 0);
@@ -145,10 +150,12 @@ TEST(ExperimentConfigTest, DefaultsForUnsetResourcesAndPreemption) {
 
 TEST(ExperimentConfigTest, DeprecatedFieldsWarnOncePerField) {
   auto cfg = ParseExperimentConfig(
-      "entrypoint: x\nsearcher: {name: single, metric: m, max_length: 10}\nscheduling_unit: 5\n", Defaults());
+      "entrypoint: x\nsearcher: {name: single, metric: m, max_length: 10}\nscheduling_unit: 5\n",
+      Defaults());
   ASSERT_TRUE(cfg.ok()) << cfg.status();
-  EXPECT_EQ(cfg->warnings, (std::vector<std::string>{"scheduling_unit is deprecated in 0.38 and ignored",
-                                                     "searcher.max_length is deprecated in 0.38 and ignored"}));
+  EXPECT_EQ(cfg->warnings,
+            (std::vector<std::string>{"scheduling_unit is deprecated in 0.38 and ignored",
+                                      "searcher.max_length is deprecated in 0.38 and ignored"}));
 }
 
 TEST(ExperimentConfigTest, EmptyOrNonMappingIsRefused) {

@@ -2,9 +2,9 @@
 // lines state the expected outcome:
 //   # expect: ok
 //   # expect-error: <text that must appear in the error>        (one or more)
-//   # expect-json: <JSON pointer into full_json> = <JSON value>  (ok cases; defaults and normalization)
-//   # expect-warning: <text that must appear in one warning>
-//   # master-storage: <JSON>   the master's default checkpoint_storage (default: shared_fs /tmp/ckpt)
+//   # expect-json: <JSON pointer into full_json> = <JSON value>  (ok cases; defaults and
+//   normalization) # expect-warning: <text that must appear in one warning> # master-storage:
+//   <JSON>   the master's default checkpoint_storage (default: shared_fs /tmp/ckpt)
 // Also checks that every *.yaml under examples/ validates.
 #include <gtest/gtest.h>
 
@@ -66,7 +66,8 @@ Case LoadCase(const fs::path& path) {
       c.master_storage = value;
     } else if (take("expect-json:", value)) {
       size_t eq = value.find(" = ");
-      if (eq != std::string::npos) c.json_checks.emplace_back(value.substr(0, eq), value.substr(eq + 3));
+      if (eq != std::string::npos)
+        c.json_checks.emplace_back(value.substr(0, eq), value.substr(eq + 3));
     }
   }
   return c;
@@ -96,7 +97,8 @@ class ConfigCaseTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ConfigCaseTest, MatchesExpectation) {
   Case c = LoadCase(GetParam());
-  ASSERT_TRUE(c.expect_ok || !c.errors.empty()) << c.name << ": no `# expect: ok` or `# expect-error:`";
+  ASSERT_TRUE(c.expect_ok || !c.errors.empty())
+      << c.name << ": no `# expect: ok` or `# expect-error:`";
   ExperimentDefaults defaults{
       .checkpoint_storage_json = c.master_storage, .seed = 42, .name = "Experiment (test-name)"};
   absl::StatusOr<ExperimentConfig> cfg = ParseExperimentConfig(c.yaml, defaults);
@@ -120,7 +122,8 @@ TEST_P(ConfigCaseTest, MatchesExpectation) {
     EXPECT_EQ(cfg.status().code(), absl::StatusCode::kInvalidArgument);
     for (const std::string& e : c.errors) {
       EXPECT_TRUE(absl::StrContains(cfg.status().message(), e))
-          << c.name << ": \"" << e << "\" not in:\n" << cfg.status().message();
+          << c.name << ": \"" << e << "\" not in:\n"
+          << cfg.status().message();
     }
   }
 }
@@ -140,9 +143,10 @@ TEST(ConfigTestdataTest, HasEnoughCases) { EXPECT_GE(CaseFiles().size(), 80u); }
 TEST(ConfigExamplesTest, EveryExampleValidates) {
   std::vector<fs::path> files = YamlFiles(DET_EXAMPLES_DIR, true);
   ASSERT_FALSE(files.empty());
-  ExperimentDefaults defaults{.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp/ckpt"})",
-                              .seed = 1,
-                              .name = "Experiment (example)"};
+  ExperimentDefaults defaults{
+      .checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp/ckpt"})",
+      .seed = 1,
+      .name = "Experiment (example)"};
   for (const fs::path& f : files) {
     absl::StatusOr<ExperimentConfig> cfg = ParseExperimentConfig(ReadFile(f), defaults);
     EXPECT_TRUE(cfg.ok()) << f << ": " << cfg.status();

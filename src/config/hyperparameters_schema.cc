@@ -87,8 +87,9 @@ void CheckOne(json& hp, const std::string& path, bool grid, Problems& p) {
   if (type == "log") Require(hp, path, "base", why, p);
   if (have_min && have_max && hp["minval"].is_number() && hp["maxval"].is_number() &&
       !(hp["minval"].get<double>() < hp["maxval"].get<double>())) {
-    p.Add(JoinPath(path, "maxval"), absl::StrCat("must be greater than minval (", DumpJson(hp["minval"]),
-                                                 "), got ", DumpJson(hp["maxval"])));
+    p.Add(JoinPath(path, "maxval"),
+          absl::StrCat("must be greater than minval (", DumpJson(hp["minval"]), "), got ",
+                       DumpJson(hp["maxval"])));
   }
   if (grid && !IsSet(hp, "count")) {
     p.Add(JoinPath(path, "count"), "required when the grid searcher is used");

@@ -1,9 +1,8 @@
 #pragma once
 // The `hyperparameters` section (reference §2.3): const, int, double, log, categorical, nested
 // objects and the bare-value shorthand.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "config/schema_fields.h"

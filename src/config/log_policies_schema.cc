@@ -16,8 +16,8 @@ const std::vector<Field>& PolicyFields() {
 }
 
 const Field& ActionField() {
-  static const auto* f =
-      new Field{.name = "action", .kind = Kind::kEnum, .allowed = {"cancel_retries", "exclude_node"}};
+  static const auto* f = new Field{
+      .name = "action", .kind = Kind::kEnum, .allowed = {"cancel_retries", "exclude_node"}};
   return *f;
 }
 
@@ -44,7 +44,8 @@ void CheckLogPolicies(json& policies, Problems& p) {
       // Legacy {type: cancel_retries}: the `type` key is the action.
       json legacy = {{"action", action.value("type", json())}};
       for (const auto& [key, value] : action.items()) {
-        if (key != "type") p.Add(action_path, absl::StrCat("unknown key \"", key, "\"; allowed keys are type"));
+        if (key != "type")
+          p.Add(action_path, absl::StrCat("unknown key \"", key, "\"; allowed keys are type"));
       }
       if (CheckObject(legacy, item, LegacyActionFields(), p) && !legacy["action"].is_null()) {
         action = legacy["action"];
@@ -60,7 +61,9 @@ void CheckLogPolicies(json& policies, Problems& p) {
   }
   static const json kDefaults = json::array(
       {{{"name", "CUDA OOM"}, {"pattern", ".*CUDA out of memory.*"}, {"action", nullptr}},
-       {{"name", "ECC Error"}, {"pattern", ".*uncorrectable ECC error encountered.*"}, {"action", nullptr}}});
+       {{"name", "ECC Error"},
+        {"pattern", ".*uncorrectable ECC error encountered.*"},
+        {"action", nullptr}}});
   for (const json& d : kDefaults) {
     bool present = false;
     for (const json& policy : policies) {

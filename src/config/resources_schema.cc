@@ -92,13 +92,15 @@ void CheckDevices(json& devices, absl::string_view path, Problems& p) {
         p.Add(item, absl::StrCat("must be \"host_path:container_path[:mode]\", got ", Describe(d)));
         continue;
       }
-      d = json{{"host_path", parts[0]}, {"container_path", parts[1]},
+      d = json{{"host_path", parts[0]},
+               {"container_path", parts[1]},
                {"mode", parts.size() == 3 ? parts[2] : "mrw"}};
       continue;
     }
     if (!d.is_object()) {
-      p.Add(item, absl::StrCat("must be an object or a \"host_path:container_path[:mode]\" string, got ",
-                               Describe(d)));
+      p.Add(item,
+            absl::StrCat("must be an object or a \"host_path:container_path[:mode]\" string, got ",
+                         Describe(d)));
       continue;
     }
     CheckObject(d, item, DeviceFields(), p);
@@ -112,17 +114,21 @@ void CheckResources(json& res, Problems& p) {
   if (!CheckObject(res, "resources", ResourceFields(), p, options)) return;
   const json& shm = res["shm_size"];
   if (shm.is_number_integer()) {
-    if (shm.get<int64_t>() < 0) p.Add("resources.shm_size", absl::StrCat("must be >= 0, got ", shm.dump()));
+    if (shm.get<int64_t>() < 0)
+      p.Add("resources.shm_size", absl::StrCat("must be >= 0, got ", shm.dump()));
   } else if (shm.is_string()) {
     if (!IsSizeString(shm.get<std::string>())) {
       p.Add("resources.shm_size",
-            absl::StrCat("must be a size such as 4294967296, \"4G\" or \"512 MiB\", got ", Describe(shm)));
+            absl::StrCat("must be a size such as 4294967296, \"4G\" or \"512 MiB\", got ",
+                         Describe(shm)));
     }
   } else if (!shm.is_null()) {
-    p.Add("resources.shm_size", absl::StrCat("must be an integer or a size string, got ", Describe(shm)));
+    p.Add("resources.shm_size",
+          absl::StrCat("must be an integer or a size string, got ", Describe(shm)));
   }
   CheckDevices(res["devices"], "resources.devices", p);
-  if (IsSet(res, "agent_label")) p.Warn("resources.agent_label is a removed feature and is ignored");
+  if (IsSet(res, "agent_label"))
+    p.Warn("resources.agent_label is a removed feature and is ignored");
 }
 
 }  // namespace det::config

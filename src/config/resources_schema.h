@@ -1,16 +1,15 @@
 #pragma once
 // The `resources` section (reference §2.4).
-#include "absl/strings/string_view.h"
-
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/string_view.h"
 #include "config/schema_fields.h"
 
 namespace det::config {
 
-// Checks `resources` in place and fills its defaults (slots_per_trial 1, weight 1, resource_pool "",
-// devices [], native_parallel false; the rest null). Device strings "host:container[:mode]" become
-// {host_path, container_path, mode}. `slots` is refused with a pointer to slots_per_trial.
+// Checks `resources` in place and fills its defaults (slots_per_trial 1, weight 1, resource_pool
+// "", devices [], native_parallel false; the rest null). Device strings "host:container[:mode]"
+// become {host_path, container_path, mode}. `slots` is refused with a pointer to slots_per_trial.
 void CheckResources(nlohmann::json& resources, Problems& p);
 
 // True for sizes like "4G", "512 MiB", "1.5gb", "100": upstream's

@@ -6,8 +6,8 @@ namespace det::config {
 namespace {
 
 TEST(IsSizeStringTest, AcceptsUpstreamShapes) {
-  for (const char* s : {"1", "100", "4G", "4g", "4GB", "4Gb", "4GiB", "4gib", "512 MiB", "1.5G", ".5G",
-                        "10 k", "10K", "7b", "7B", "3 ", "0.25 TiB", "2p", "2PB"}) {
+  for (const char* s : {"1", "100", "4G", "4g", "4GB", "4Gb", "4GiB", "4gib", "512 MiB", "1.5G",
+                        ".5G", "10 k", "10K", "7b", "7B", "3 ", "0.25 TiB", "2p", "2PB"}) {
     EXPECT_TRUE(IsSizeString(s)) << s;
   }
 }

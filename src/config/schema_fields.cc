@@ -18,14 +18,22 @@ std::string FormatBound(double v) {
 
 const char* Expected(Kind kind) {
   switch (kind) {
-    case Kind::kInt: return "an integer";
-    case Kind::kNumber: return "a number";
-    case Kind::kBool: return "a boolean";
-    case Kind::kString: return "a string";
-    case Kind::kStringList: return "a list of strings";
-    case Kind::kIntList: return "a list of integers";
-    case Kind::kObject: return "an object";
-    default: return "a value";
+    case Kind::kInt:
+      return "an integer";
+    case Kind::kNumber:
+      return "a number";
+    case Kind::kBool:
+      return "a boolean";
+    case Kind::kString:
+      return "a string";
+    case Kind::kStringList:
+      return "a list of strings";
+    case Kind::kIntList:
+      return "a list of integers";
+    case Kind::kObject:
+      return "an object";
+    default:
+      return "a value";
   }
 }
 
@@ -48,9 +56,8 @@ bool CheckRange(const json& v, absl::string_view path, const Field& f, Problems&
 constexpr const char* kLengthUnits[] = {"batches", "records", "epochs"};
 
 bool CheckLength(const json& v, absl::string_view path, int64_t min, Problems& p) {
-  std::string expected =
-      absl::StrCat("must be a length: exactly one of {batches: N}, {records: N}, {epochs: N} with N >= ",
-                   min);
+  std::string expected = absl::StrCat(
+      "must be a length: exactly one of {batches: N}, {records: N}, {epochs: N} with N >= ", min);
   if (!v.is_object() || v.size() != 1) {
     p.Add(path, absl::StrCat(expected, ", got ", Describe(v)));
     return false;
@@ -89,15 +96,23 @@ std::string IndexPath(absl::string_view path, size_t index) {
 
 std::string TypeName(const json& v) {
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "boolean";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "boolean";
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "integer";
-    case json::value_t::number_float: return "number";
-    case json::value_t::string: return "string";
-    case json::value_t::array: return "array";
-    case json::value_t::object: return "object";
-    default: return "value";
+    case json::value_t::number_unsigned:
+      return "integer";
+    case json::value_t::number_float:
+      return "number";
+    case json::value_t::string:
+      return "string";
+    case json::value_t::array:
+      return "array";
+    case json::value_t::object:
+      return "object";
+    default:
+      return "value";
   }
 }
 
@@ -126,32 +141,42 @@ bool CheckValue(const json& v, absl::string_view path, const Field& f, Problems&
     return false;
   };
   switch (f.kind) {
-    case Kind::kAny: return true;
+    case Kind::kAny:
+      return true;
     case Kind::kInt:
       if (!v.is_number_integer()) return wrong_type();
       return CheckRange(v, path, f, p);
     case Kind::kNumber:
       if (!v.is_number()) return wrong_type();
       return CheckRange(v, path, f, p);
-    case Kind::kBool: return v.is_boolean() || wrong_type();
-    case Kind::kString: return v.is_string() || wrong_type();
-    case Kind::kObject: return v.is_object() || wrong_type();
+    case Kind::kBool:
+      return v.is_boolean() || wrong_type();
+    case Kind::kString:
+      return v.is_string() || wrong_type();
+    case Kind::kObject:
+      return v.is_object() || wrong_type();
     case Kind::kEnum:
       for (const std::string& a : f.allowed) {
         if (v.is_string() && v.get_ref<const std::string&>() == a) return true;
       }
-      p.Add(path, absl::StrCat("must be one of ", absl::StrJoin(f.allowed, ", "), ", got ", DumpJson(v)));
+      p.Add(path,
+            absl::StrCat("must be one of ", absl::StrJoin(f.allowed, ", "), ", got ", DumpJson(v)));
       return false;
     case Kind::kStringList:
     case Kind::kIntList: {
       if (!v.is_array()) return wrong_type();
       bool ok = true;
-      Field item{.name = "", .kind = f.kind == Kind::kStringList ? Kind::kString : Kind::kInt,
-                 .min = f.min, .min_exclusive = f.min_exclusive, .max = f.max};
-      for (size_t i = 0; i < v.size(); ++i) ok = CheckValue(v[i], IndexPath(path, i), item, p) && ok;
+      Field item{.name = "",
+                 .kind = f.kind == Kind::kStringList ? Kind::kString : Kind::kInt,
+                 .min = f.min,
+                 .min_exclusive = f.min_exclusive,
+                 .max = f.max};
+      for (size_t i = 0; i < v.size(); ++i)
+        ok = CheckValue(v[i], IndexPath(path, i), item, p) && ok;
       return ok;
     }
-    case Kind::kLength: return CheckLength(v, path, f.min ? static_cast<int64_t>(*f.min) : 0, p);
+    case Kind::kLength:
+      return CheckLength(v, path, f.min ? static_cast<int64_t>(*f.min) : 0, p);
     case Kind::kSearcherLength:
       if (v.is_number_integer()) {
         Field n{.name = "", .kind = Kind::kInt, .min = 0};
@@ -186,11 +211,13 @@ bool CheckObject(json& obj, absl::string_view path, const std::vector<Field>& fi
     names.reserve(fields.size());
     for (const Field& f : fields) names.emplace_back(f.name);
     if (path.empty()) {
-      p.Add(key, absl::StrCat("unknown key; allowed top-level keys are ", absl::StrJoin(names, ", ")));
+      p.Add(key,
+            absl::StrCat("unknown key; allowed top-level keys are ", absl::StrJoin(names, ", ")));
     } else if (hint != nullptr) {
       p.Add(path, absl::StrCat("unknown key \"", key, "\" (", hint, ")"));
     } else {
-      p.Add(path, absl::StrCat("unknown key \"", key, "\"; allowed keys are ", absl::StrJoin(names, ", ")));
+      p.Add(path, absl::StrCat("unknown key \"", key, "\"; allowed keys are ",
+                               absl::StrJoin(names, ", ")));
     }
   }
   for (const Field& f : fields) {

@@ -1,14 +1,14 @@
 #pragma once
-// Building blocks shared by the experiment-config sub-schemas: a collector of problems and warnings,
-// and a small declarative field table that checks an object's keys and types and fills defaults.
+// Building blocks shared by the experiment-config sub-schemas: a collector of problems and
+// warnings, and a small declarative field table that checks an object's keys and types and fills
+// defaults.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace det::config {
 
@@ -43,9 +43,9 @@ std::string TypeName(const nlohmann::json& v);
 std::string Describe(const nlohmann::json& v);
 
 enum class Kind {
-  kAny,             // anything; the caller checks it
-  kInt,             // integer, optional range
-  kNumber,          // integer or float, optional range
+  kAny,     // anything; the caller checks it
+  kInt,     // integer, optional range
+  kNumber,  // integer or float, optional range
   kBool,
   kString,
   kEnum,            // one of `allowed`
@@ -64,11 +64,12 @@ struct Field {
   nlohmann::json default_value = nullptr;
   std::optional<double> min;  // inclusive unless min_exclusive
   bool min_exclusive = false;
-  std::optional<double> max;  // inclusive
+  std::optional<double> max;         // inclusive
   std::vector<std::string> allowed;  // kEnum
 };
 
-// Hints for keys that users commonly misplace, e.g. {"slots", "experiments use resources.slots_per_trial"}.
+// Hints for keys that users commonly misplace, e.g. {"slots", "experiments use
+// resources.slots_per_trial"}.
 struct KeyHint {
   const char* key;
   const char* hint;

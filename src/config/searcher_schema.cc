@@ -27,15 +27,22 @@ Field MaxConcurrent() {
   return {.name = "max_concurrent_trials", .kind = Kind::kInt, .default_value = 16, .min = 0};
 }
 Field Divisor() {
-  return {.name = "divisor", .kind = Kind::kNumber, .default_value = 4, .min = 1, .min_exclusive = true};
+  return {.name = "divisor",
+          .kind = Kind::kNumber,
+          .default_value = 4,
+          .min = 1,
+          .min_exclusive = true};
 }
 Field Mode() {
-  return {.name = "mode", .kind = Kind::kEnum, .default_value = "standard",
+  return {.name = "mode",
+          .kind = Kind::kEnum,
+          .default_value = "standard",
           .allowed = {"aggressive", "standard", "conservative"}};
 }
 Field MaxRungs() { return {.name = "max_rungs", .kind = Kind::kInt, .default_value = 5, .min = 1}; }
 Field BracketRungs() {
-  return {.name = "bracket_rungs", .kind = Kind::kIntList, .default_value = json::array(), .min = 1};
+  return {
+      .name = "bracket_rungs", .kind = Kind::kIntList, .default_value = json::array(), .min = 1};
 }
 Field TimeMetric() { return {.name = "time_metric", .kind = Kind::kString}; }
 Field MaxTime() { return {.name = "max_time", .kind = Kind::kInt, .min = 1}; }
@@ -53,8 +60,14 @@ const std::map<std::string, std::vector<Field>>& Variants() {
         {"random", {MaxTrials(), MaxConcurrent(), MaxLength()}},
         {"grid", {MaxConcurrent(), MaxLength()}},
         {"async_halving",
-         {{.name = "num_rungs", .kind = Kind::kInt, .min = 1}, MaxTrials(), Divisor(), MaxConcurrent(),
-          TimeMetric(), MaxTime(), PositiveMaxLength(), StopOnce()}},
+         {{.name = "num_rungs", .kind = Kind::kInt, .min = 1},
+          MaxTrials(),
+          Divisor(),
+          MaxConcurrent(),
+          TimeMetric(),
+          MaxTime(),
+          PositiveMaxLength(),
+          StopOnce()}},
         {"adaptive_asha",
          {MaxTrials(), BracketRungs(), Divisor(), Mode(), MaxRungs(), MaxConcurrent(), TimeMetric(),
           MaxTime(), PositiveMaxLength(), StopOnce()}},
@@ -65,7 +78,10 @@ const std::map<std::string, std::vector<Field>>& Variants() {
         {"adaptive_simple",
          {MaxLength(), MaxTrials(2000), Divisor(), Mode(), MaxRungs(), MaxConcurrent()}},
         {"sync_halving",
-         {MaxLength(), Budget(), {.name = "num_rungs", .kind = Kind::kInt, .min = 1}, Divisor(),
+         {MaxLength(),
+          Budget(),
+          {.name = "num_rungs", .kind = Kind::kInt, .min = 1},
+          Divisor(),
           TrainStragglers()}},
     };
     for (auto& [name, fields] : *m) {
@@ -81,7 +97,8 @@ const std::map<std::string, std::vector<Field>>& Variants() {
 }  // namespace
 
 bool IsRemovedSearcher(const std::string& name) {
-  return name == "custom" || name == "adaptive" || name == "adaptive_simple" || name == "sync_halving";
+  return name == "custom" || name == "adaptive" || name == "adaptive_simple" ||
+         name == "sync_halving";
 }
 
 void CheckSearcher(json& searcher, Problems& p) {
@@ -98,11 +115,11 @@ void CheckSearcher(json& searcher, Problems& p) {
     return;
   }
   const json& name_value = searcher["name"];
-  auto variant = name_value.is_string() ? Variants().find(name_value.get<std::string>())
-                                        : Variants().end();
+  auto variant =
+      name_value.is_string() ? Variants().find(name_value.get<std::string>()) : Variants().end();
   if (variant == Variants().end()) {
-    p.Add("searcher.name", absl::StrCat("unknown searcher ", DumpJson(name_value), "; expected one of ",
-                                        kKnownSearchers));
+    p.Add("searcher.name", absl::StrCat("unknown searcher ", DumpJson(name_value),
+                                        "; expected one of ", kKnownSearchers));
     return;
   }
   const std::string& name = variant->first;
@@ -110,7 +127,8 @@ void CheckSearcher(json& searcher, Problems& p) {
   CheckObject(searcher, "searcher", variant->second, p);
   if (IsRemovedSearcher(name)) {
     p.Add("searcher.name",
-          absl::StrCat("the '", name, "' searcher has been removed and is not valid for new experiments"));
+          absl::StrCat("the '", name,
+                       "' searcher has been removed and is not valid for new experiments"));
   }
   Require(searcher, "searcher", "metric",
           ": the validation metric the searcher optimizes, e.g. validation_loss", p);
@@ -122,12 +140,15 @@ void CheckSearcher(json& searcher, Problems& p) {
   }
   if ((name == "async_halving" || name == "adaptive_asha") &&
       (!IsSet(searcher, "max_time") || !IsSet(searcher, "time_metric"))) {
-    p.Add("searcher",
-          absl::StrCat("the ", name, " searcher requires both max_time and time_metric (ASHA no longer "
-                       "uses max_length; set time_metric to a validation metric key such as batches "
-                       "and max_time to the budget in its units)"));
+    p.Add(
+        "searcher",
+        absl::StrCat("the ", name,
+                     " searcher requires both max_time and time_metric (ASHA no longer "
+                     "uses max_length; set time_metric to a validation metric key such as batches "
+                     "and max_time to the budget in its units)"));
   }
-  if (IsSet(searcher, "max_length")) p.Warn("searcher.max_length is deprecated in 0.38 and ignored");
+  if (IsSet(searcher, "max_length"))
+    p.Warn("searcher.max_length is deprecated in 0.38 and ignored");
   if (stop_once_set) p.Warn("searcher.stop_once is deprecated in 0.38 and ignored");
 }
 

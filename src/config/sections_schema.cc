@@ -21,9 +21,11 @@ const std::vector<Field>& ProfilingFields() {
 }
 
 const std::vector<Field>& ReproducibilityFields() {
-  static const auto* f = new std::vector<Field>{
-      {.name = "experiment_seed", .kind = Kind::kInt, .min = 0,
-       .max = static_cast<double>(std::numeric_limits<uint32_t>::max())}};
+  static const auto* f =
+      new std::vector<Field>{{.name = "experiment_seed",
+                              .kind = Kind::kInt,
+                              .min = 0,
+                              .max = static_cast<double>(std::numeric_limits<uint32_t>::max())}};
   return *f;
 }
 
@@ -49,14 +51,15 @@ const std::vector<Field>& SlurmFields() {
 }
 
 const std::vector<Field>& IntegrationsFields() {
-  static const auto* f = new std::vector<Field>{{.name = "pachyderm", .kind = Kind::kObject},
-                                                {.name = "webhooks"}};
+  static const auto* f =
+      new std::vector<Field>{{.name = "pachyderm", .kind = Kind::kObject}, {.name = "webhooks"}};
   return *f;
 }
 
 const std::vector<Field>& WebhooksFields() {
-  static const auto* f = new std::vector<Field>{{.name = "webhook_id", .kind = Kind::kIntList},
-                                                {.name = "webhook_name", .kind = Kind::kStringList}};
+  static const auto* f =
+      new std::vector<Field>{{.name = "webhook_id", .kind = Kind::kIntList},
+                             {.name = "webhook_name", .kind = Kind::kStringList}};
   return *f;
 }
 
@@ -78,7 +81,9 @@ const std::vector<Field>& OptimizationsFields() {
       {.name = "average_training_metrics", .kind = Kind::kBool, .default_value = true},
       {.name = "gradient_compression", .kind = Kind::kBool, .default_value = false},
       {.name = "grad_updates_size_file", .kind = Kind::kString},
-      {.name = "mixed_precision", .kind = Kind::kEnum, .default_value = "O0",
+      {.name = "mixed_precision",
+       .kind = Kind::kEnum,
+       .default_value = "O0",
        .allowed = {"O0", "O1", "O2", "O3"}},
       {.name = "tensor_fusion_cycle_time", .kind = Kind::kNumber, .default_value = 1, .min = 0},
       {.name = "tensor_fusion_threshold", .kind = Kind::kNumber, .default_value = 64, .min = 0},
@@ -108,7 +113,8 @@ void CheckMinorSections(json& cfg, uint32_t seed, Problems& p) {
   CheckObject(cfg["pbs"], "pbs", PbsFields(), p);
   CheckObject(cfg["slurm"], "slurm", SlurmFields(), p);
   json& integrations = cfg["integrations"];
-  if (!integrations.is_null() && CheckObject(integrations, "integrations", IntegrationsFields(), p) &&
+  if (!integrations.is_null() &&
+      CheckObject(integrations, "integrations", IntegrationsFields(), p) &&
       !integrations["webhooks"].is_null()) {
     CheckObject(integrations["webhooks"], "integrations.webhooks", WebhooksFields(), p);
   }

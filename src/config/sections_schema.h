@@ -3,7 +3,6 @@
 // reproducibility, retention_policy, pbs, slurm, integrations, security, optimizations, data_layer,
 // internal.
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "config/schema_fields.h"
