@@ -1,212 +1,156 @@
 #include "config/experiment_config.h"
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
+#include "config/checkpoint_storage_schema.h"
+#include "config/environment_schema.h"
+#include "config/hyperparameters_schema.h"
+#include "config/log_policies_schema.h"
+#include "config/resources_schema.h"
+#include "config/schema_fields.h"
+#include "config/searcher_schema.h"
+#include "config/sections_schema.h"
 
 namespace det::config {
 namespace {
 
 using nlohmann::json;
 
-const std::set<std::string>& TopLevelKeys() {
-  static const std::set<std::string> keys = {
-      "bind_mounts", "checkpoint_policy", "checkpoint_storage", "data", "data_layer", "debug",
-      "description", "entrypoint", "environment", "hyperparameters", "integrations", "internal",
-      "labels", "log_policies", "retention_policy", "max_restarts", "min_checkpoint_period",
-      "min_validation_period", "name", "optimizations", "pbs", "perform_initial_validation",
-      "preemption_timeout", "profiling", "project", "records_per_epoch", "reproducibility",
-      "resources", "scheduling_unit", "searcher", "security", "slurm", "tensorboard_storage",
-      "workspace"};
-  return keys;
-}
-
-const std::set<std::string>& ResourceKeys() {
-  static const std::set<std::string> keys = {"slots_per_trial", "max_slots", "weight", "priority",
-                                             "resource_pool", "shm_size", "devices", "is_single_node",
-                                             "native_parallel", "agent_label"};
-  return keys;
-}
-
-const std::set<std::string>& SearcherNames() {
-  static const std::set<std::string> names = {"single", "random", "grid", "async_halving",
-                                              "adaptive_asha", "custom", "adaptive",
-                                              "adaptive_simple", "sync_halving"};
-  return names;
-}
-
-const std::set<std::string>& RemovedSearchers() {
-  static const std::set<std::string> names = {"custom", "adaptive", "adaptive_simple", "sync_halving"};
-  return names;
-}
-
-const std::set<std::string>& CheckpointStorageTypes() {
-  static const std::set<std::string> types = {"shared_fs", "s3", "gcs", "azure", "directory"};
-  return types;
-}
-
-const std::set<std::string>& HyperparameterTypes() {
-  static const std::set<std::string> types = {"const", "int", "double", "log", "categorical"};
-  return types;
-}
-
-std::string TypeName(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "integer";
-    case json::value_t::number_float: return "number";
-    case json::value_t::string: return "string";
-    case json::value_t::array: return "array";
-    case json::value_t::object: return "object";
-    default: return "value";
-  }
-}
-
-// Collects every problem before failing, so the user can fix them all at once.
-class Problems {
- public:
-  void Add(std::string path, std::string what) { lines_.push_back(absl::StrCat(path, ": ", what)); }
-  bool empty() const { return lines_.empty(); }
-  absl::Status ToStatus() const {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid experiment configuration:\n  ", absl::StrJoin(lines_, "\n  ")));
-  }
-
- private:
-  std::vector<std::string> lines_;
-};
-
-void CheckInt(const json& obj, const std::string& key, const std::string& path, int64_t min, Problems& p) {
-  if (!obj.contains(key) || obj[key].is_null()) return;
-  const json& v = obj[key];
-  if (!v.is_number_integer()) {
-    p.Add(path, absl::StrCat("must be an integer, got ", TypeName(v), " ", DumpJson(v)));
-  } else if (v.get<int64_t>() < min) {
-    p.Add(path, absl::StrCat("must be >= ", min, ", got ", v.get<int64_t>()));
-  }
-}
-
-void ValidateHyperparameter(const json& hp, const std::string& path, Problems& p) {
-  if (!hp.is_object()) return;  // bare value: const shorthand
-  if (!hp.contains("type")) {
-    for (const auto& [k, v] : hp.items()) ValidateHyperparameter(v, absl::StrCat(path, ".", k), p);
-    return;
-  }
-  if (!hp["type"].is_string() || !HyperparameterTypes().count(hp["type"].get<std::string>())) {
-    p.Add(path, absl::StrCat("unknown type ", DumpJson(hp["type"]),
-                             "; expected one of const, int, double, log, categorical"));
-    return;
-  }
-  std::string type = hp["type"];
-  auto require = [&](const char* key) {
-    if (!hp.contains(key)) p.Add(absl::StrCat(path, ".", key), absl::StrCat("required for type ", type));
+// Top-level keys. Sections with their own schema are kAny with a null default here; their checks
+// turn null into the section's defaults.
+const std::vector<Field>& TopLevelFields() {
+  static const auto* f = new std::vector<Field>{
+      {.name = "bind_mounts"},
+      {.name = "checkpoint_policy",
+       .kind = Kind::kEnum,
+       .default_value = "best",
+       .allowed = {"best", "all", "none"}},
+      {.name = "checkpoint_storage"},
+      {.name = "data", .kind = Kind::kObject, .default_value = json::object()},
+      {.name = "data_layer", .kind = Kind::kObject},
+      {.name = "debug", .kind = Kind::kBool, .default_value = false},
+      {.name = "description", .kind = Kind::kString},
+      {.name = "entrypoint"},
+      {.name = "environment"},
+      {.name = "hyperparameters"},
+      {.name = "integrations"},
+      {.name = "internal"},
+      {.name = "labels", .kind = Kind::kStringList, .default_value = json::array()},
+      {.name = "log_policies"},
+      {.name = "max_restarts", .kind = Kind::kInt, .default_value = 5, .min = 0},
+      {.name = "min_checkpoint_period", .kind = Kind::kLength, .default_value = {{"batches", 0}}},
+      {.name = "min_validation_period", .kind = Kind::kLength, .default_value = {{"batches", 0}}},
+      {.name = "name", .kind = Kind::kString},
+      {.name = "optimizations"},
+      {.name = "pbs"},
+      {.name = "perform_initial_validation", .kind = Kind::kBool, .default_value = false},
+      {.name = "preemption_timeout", .kind = Kind::kInt, .min = 0},
+      {.name = "profiling"},
+      {.name = "project", .kind = Kind::kString, .default_value = ""},
+      {.name = "records_per_epoch", .kind = Kind::kInt, .default_value = 0, .min = 0},
+      {.name = "reproducibility"},
+      {.name = "resources"},
+      {.name = "retention_policy"},
+      {.name = "scheduling_unit", .kind = Kind::kInt, .default_value = 100, .min = 1},
+      {.name = "searcher"},
+      {.name = "security"},
+      {.name = "slurm"},
+      {.name = "tensorboard_storage"},
+      {.name = "workspace", .kind = Kind::kString, .default_value = ""},
   };
-  if (type == "const") require("val");
-  if (type == "int" || type == "double" || type == "log") {
-    require("minval");
-    require("maxval");
-    if (hp.contains("minval") && hp.contains("maxval") && hp["minval"].is_number() &&
-        hp["maxval"].is_number() && !(hp["minval"].get<double>() < hp["maxval"].get<double>())) {
-      p.Add(path, absl::StrCat("minval must be less than maxval, got ", DumpJson(hp["minval"]), " and ",
-                               DumpJson(hp["maxval"])));
+  return *f;
+}
+
+// "model_def:MyTrial": the legacy Trial-class entrypoint (a dotted module, a colon, a class name).
+bool IsLegacyTrialEntrypoint(const std::string& s) {
+  size_t colon = s.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return false;
+  auto ident = [](char c, bool dot_ok) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           (dot_ok && c == '.');
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i != colon && !ident(s[i], i < colon)) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> CheckEntrypoint(const json& ep, Problems& p) {
+  if (ep.is_null()) {
+    p.Add("entrypoint",
+          "required: managed experiments require entrypoint (e.g. \"python3 train.py\")");
+    return {};
+  }
+  if (ep.is_string()) {
+    const std::string& cmd = ep.get_ref<const std::string&>();
+    if (cmd.empty()) p.Add("entrypoint", "must not be empty");
+    if (IsLegacyTrialEntrypoint(cmd)) {
+      p.Warn(
+          "entrypoint: the module:TrialClass form is deprecated in 0.38; use a command such as "
+          "\"python3 train.py\"");
     }
+    return {"sh", "-c", cmd};
   }
-  if (type == "log") require("base");
-  if (type == "categorical") {
-    if (!hp.contains("vals") || !hp["vals"].is_array() || hp["vals"].empty()) {
-      p.Add(absl::StrCat(path, ".vals"), "must be a non-empty list");
+  if (ep.is_array() && !ep.empty()) {
+    std::vector<std::string> argv;
+    for (size_t i = 0; i < ep.size(); ++i) {
+      if (!ep[i].is_string()) {
+        p.Add(IndexPath("entrypoint", i), absl::StrCat("must be a string, got ", Describe(ep[i])));
+      } else {
+        argv.push_back(ep[i].get<std::string>());
+      }
     }
+    return argv;
   }
+  p.Add("entrypoint",
+        absl::StrCat("must be a string or a non-empty list of strings, got ", Describe(ep)));
+  return {};
 }
 
-void ValidateSearcher(json& searcher, Problems& p) {
-  if (!searcher.is_object()) {
-    p.Add("searcher", absl::StrCat("must be an object, got ", TypeName(searcher)));
-    return;
-  }
-  if (!searcher.contains("name") || !searcher["name"].is_string()) {
-    p.Add("searcher.name", "required; one of single, random, grid, async_halving, adaptive_asha");
-    return;
-  }
-  std::string name = searcher["name"];
-  if (!SearcherNames().count(name)) {
-    p.Add("searcher.name", absl::StrCat("unknown searcher \"", name,
-                                        "\"; expected one of single, random, grid, async_halving, "
-                                        "adaptive_asha"));
-    return;
-  }
-  if (RemovedSearchers().count(name)) {
-    p.Add("searcher.name", absl::StrCat("the '", name,
-                                        "' searcher has been removed and is not valid for new experiments"));
-    return;
-  }
-  if (!searcher.contains("metric") || !searcher["metric"].is_string()) {
-    p.Add("searcher.metric", "required: the validation metric the searcher optimizes, e.g. accuracy");
-  }
-  if (!searcher.contains("smaller_is_better") || searcher["smaller_is_better"].is_null()) {
-    searcher["smaller_is_better"] = true;
-  } else if (!searcher["smaller_is_better"].is_boolean()) {
-    p.Add("searcher.smaller_is_better", "must be true or false");
-  }
-  CheckInt(searcher, "max_trials", "searcher.max_trials", 1, p);
-  if (name != "single") {
-    // Later issues bring the other search methods; refuse clearly instead of running something else.
-    p.Add("searcher.name", absl::StrCat("\"", name, "\" is not supported by this master yet; use single"));
-  }
+template <typename T>
+T Get(const json& obj, const char* key, T fallback) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  return it->get<T>();
 }
 
-void ValidateCheckpointStorage(const json& cs, Problems& p) {
-  if (!cs.is_object()) {
-    p.Add("checkpoint_storage", absl::StrCat("must be an object, got ", TypeName(cs)));
-    return;
-  }
-  if (!cs.contains("type") || !cs["type"].is_string() ||
-      !CheckpointStorageTypes().count(cs["type"].get<std::string>())) {
-    p.Add("checkpoint_storage.type", "required; one of shared_fs, s3, gcs, azure, directory");
-    return;
-  }
-  std::string type = cs["type"];
-  if (type == "shared_fs" && (!cs.contains("host_path") || !cs["host_path"].is_string())) {
-    p.Add("checkpoint_storage.host_path", "required for shared_fs storage");
-  }
-  if (type == "directory" && (!cs.contains("container_path") || !cs["container_path"].is_string())) {
-    p.Add("checkpoint_storage.container_path", "required for directory storage");
-  }
-  if ((type == "s3" || type == "gcs") && (!cs.contains("bucket") || !cs["bucket"].is_string())) {
-    p.Add("checkpoint_storage.bucket", absl::StrCat("required for ", type, " storage"));
-  }
-  for (const char* key : {"save_experiment_best", "save_trial_best", "save_trial_latest"}) {
-    CheckInt(cs, key, absl::StrCat("checkpoint_storage.", key), 0, p);
-  }
-}
+std::string StringOr(const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); }
 
-void SetDefault(json& obj, const char* key, json value) {
-  if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
-}
-
-absl::StatusOr<json> ConstValues(const json& hps, const std::string& prefix) {
-  json out = json::object();
-  for (const auto& [name, hp] : hps.items()) {
-    std::string path = prefix.empty() ? name : absl::StrCat(prefix, ".", name);
-    if (!hp.is_object()) {
-      out[name] = hp;
-    } else if (!hp.contains("type")) {
-      ASSIGN_OR_RETURN(out[name], ConstValues(hp, path));
-    } else if (hp["type"] == "const") {
-      out[name] = hp["val"];
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "hyperparameters.", path, ": type ", DumpJson(hp["type"]),
-          " must be sampled, which the single searcher does not do here; use type const"));
-    }
+ExperimentConfig Extract(const json& cfg, std::vector<std::string> entrypoint) {
+  ExperimentConfig out;
+  out.name = cfg["name"];
+  out.description = StringOr(cfg["description"]);
+  out.labels = cfg["labels"].get<std::vector<std::string>>();
+  out.entrypoint = std::move(entrypoint);
+  const json& s = cfg["searcher"];
+  out.searcher_name = s["name"];
+  out.searcher_metric = s["metric"];
+  out.smaller_is_better = s["smaller_is_better"];
+  out.searcher_json = DumpJson(s);
+  out.max_trials = Get<int>(s, "max_trials", 0);
+  out.max_concurrent_trials = Get<int>(s, "max_concurrent_trials", 0);
+  out.time_metric = Get<std::string>(s, "time_metric", "");
+  out.max_time = Get<int64_t>(s, "max_time", 0);
+  out.max_restarts = cfg["max_restarts"];
+  const json& r = cfg["resources"];
+  out.slots_per_trial = r["slots_per_trial"];
+  if (IsSet(r, "max_slots")) out.max_slots = r["max_slots"].get<int>();
+  out.weight = r["weight"];
+  out.priority = Get<int>(r, "priority", 0);
+  out.is_single_node = Get<bool>(r, "is_single_node", false);
+  out.resource_pool = r["resource_pool"];
+  out.preemption_timeout = cfg["preemption_timeout"];
+  out.experiment_seed = cfg["reproducibility"]["experiment_seed"].get<uint32_t>();
+  for (const json& lp : cfg["log_policies"]) {
+    out.log_policies.push_back(
+        {StringOr(lp["name"]), StringOr(lp["pattern"]), StringOr(lp["action"])});
   }
+  out.hyperparameters_json = DumpJson(cfg["hyperparameters"]);
+  out.checkpoint_storage_json = DumpJson(cfg["checkpoint_storage"]);
+  out.full_json = DumpJson(cfg);
   return out;
 }
 
@@ -215,124 +159,60 @@ absl::StatusOr<json> ConstValues(const json& hps, const std::string& prefix) {
 absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_text,
                                                        const ExperimentDefaults& defaults) {
   ASSIGN_OR_RETURN(json cfg, ParseYaml(yaml_text));
-  if (cfg.is_null()) return absl::InvalidArgumentError("experiment configuration is empty");
-  if (!cfg.is_object()) {
+  ASSIGN_OR_RETURN(ExperimentConfig out, ParseExperimentConfigJson(cfg, defaults));
+  out.original_yaml = yaml_text;
+  return out;
+}
+
+absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const json& input,
+                                                           const ExperimentDefaults& defaults) {
+  if (input.is_null()) return absl::InvalidArgumentError("experiment configuration is empty");
+  if (!input.is_object()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("experiment configuration must be a YAML mapping, got ", TypeName(cfg)));
+        absl::StrCat("experiment configuration must be a YAML mapping, got ", TypeName(input)));
   }
+  json cfg = input;
   Problems p;
-  ExperimentConfig out;
-  for (const auto& [key, value] : cfg.items()) {
-    if (!TopLevelKeys().count(key)) {
-      p.Add(key, absl::StrCat("unknown key; allowed top-level keys are ", absl::StrJoin(TopLevelKeys(), ", ")));
-    }
+  for (const char* key : {"min_checkpoint_period", "min_validation_period", "scheduling_unit"}) {
+    if (IsSet(cfg, key)) p.Warn(absl::StrCat(key, " is deprecated in 0.38 and ignored"));
   }
+  CheckObject(cfg, "", TopLevelFields(), p);
+  std::vector<std::string> entrypoint = CheckEntrypoint(cfg["entrypoint"], p);
 
-  // entrypoint: managed experiments require one.
-  if (!cfg.contains("entrypoint") || cfg["entrypoint"].is_null()) {
-    p.Add("entrypoint", "required: managed experiments require entrypoint (e.g. \"python3 train.py\")");
-  } else if (cfg["entrypoint"].is_string()) {
-    std::string cmd = cfg["entrypoint"];
-    if (cmd.empty()) p.Add("entrypoint", "must not be empty");
-    out.entrypoint = {"sh", "-c", cmd};
-  } else if (cfg["entrypoint"].is_array() && !cfg["entrypoint"].empty() &&
-             std::all_of(cfg["entrypoint"].begin(), cfg["entrypoint"].end(),
-                         [](const json& v) { return v.is_string(); })) {
-    out.entrypoint = cfg["entrypoint"].get<std::vector<std::string>>();
-  } else {
-    p.Add("entrypoint", "must be a string or a non-empty list of strings");
-  }
+  json& searcher = cfg["searcher"];
+  CheckSearcher(searcher, p);
+  bool grid = searcher.is_object() && searcher.value("name", json()) == "grid";
+  CheckHyperparameters(cfg["hyperparameters"], grid, p);
+  CheckResources(cfg["resources"], p);
 
-  if (!cfg.contains("searcher") || cfg["searcher"].is_null()) {
-    p.Add("searcher", "required, e.g. {name: single, metric: validation_loss}");
-  } else {
-    ValidateSearcher(cfg["searcher"], p);
+  json master_storage;
+  if (!defaults.checkpoint_storage_json.empty()) {
+    absl::StatusOr<json> parsed = ParseJson(defaults.checkpoint_storage_json);
+    if (!parsed.ok())
+      return absl::InternalError("master default checkpoint_storage is not valid JSON");
+    master_storage = *std::move(parsed);
   }
+  cfg["checkpoint_storage"] = MergeCheckpointStorage(cfg["checkpoint_storage"], master_storage);
+  CheckCheckpointStorage(cfg["checkpoint_storage"], "checkpoint_storage", p);
+  CheckTensorboardStorage(cfg["tensorboard_storage"], p);
 
-  SetDefault(cfg, "resources", json::object());
-  json& res = cfg["resources"];
-  if (!res.is_object()) {
-    p.Add("resources", absl::StrCat("must be an object, got ", TypeName(res)));
-  } else {
-    for (const auto& [key, value] : res.items()) {
-      if (key == "slots") {
-        p.Add("resources", "unknown key \"slots\" (experiments use resources.slots_per_trial)");
-      } else if (!ResourceKeys().count(key)) {
-        p.Add("resources", absl::StrCat("unknown key \"", key, "\"; allowed keys are ",
-                                        absl::StrJoin(ResourceKeys(), ", ")));
-      }
-    }
-    CheckInt(res, "slots_per_trial", "resources.slots_per_trial", 0, p);
-    SetDefault(res, "slots_per_trial", 1);
-    SetDefault(res, "weight", 1);
-    SetDefault(res, "resource_pool", "");
-  }
+  CheckEnvironment(cfg["environment"], p);
+  CheckBindMounts(cfg["bind_mounts"], p);
+  CheckLogPolicies(cfg["log_policies"], p);
+  CheckMinorSections(cfg, defaults.seed, p);
 
-  CheckInt(cfg, "max_restarts", "max_restarts", 0, p);
-  SetDefault(cfg, "max_restarts", 5);
+  if (cfg["name"].is_null()) cfg["name"] = defaults.name.empty() ? "Experiment" : defaults.name;
+  if (cfg["preemption_timeout"].is_null()) cfg["preemption_timeout"] = defaults.preemption_timeout;
 
-  SetDefault(cfg, "hyperparameters", json::object());
-  if (!cfg["hyperparameters"].is_object()) {
-    p.Add("hyperparameters", absl::StrCat("must be a mapping of name to hyperparameter, got ",
-                                          TypeName(cfg["hyperparameters"])));
-  } else {
-    for (const auto& [k, v] : cfg["hyperparameters"].items()) {
-      ValidateHyperparameter(v, absl::StrCat("hyperparameters.", k), p);
-    }
-  }
-
-  if (!cfg.contains("checkpoint_storage") || cfg["checkpoint_storage"].is_null()) {
-    auto cs = ParseJson(defaults.checkpoint_storage_json);
-    if (!cs.ok()) return absl::InternalError("master default checkpoint_storage is not valid JSON");
-    cfg["checkpoint_storage"] = *cs;
-  }
-  ValidateCheckpointStorage(cfg["checkpoint_storage"], p);
-  if (cfg["checkpoint_storage"].is_object()) {
-    SetDefault(cfg["checkpoint_storage"], "save_experiment_best", 0);
-    SetDefault(cfg["checkpoint_storage"], "save_trial_best", 1);
-    SetDefault(cfg["checkpoint_storage"], "save_trial_latest", 1);
-  }
-
-  SetDefault(cfg, "reproducibility", json::object());
-  if (cfg["reproducibility"].is_object()) {
-    CheckInt(cfg["reproducibility"], "experiment_seed", "reproducibility.experiment_seed", 0, p);
-    SetDefault(cfg["reproducibility"], "experiment_seed", defaults.seed);
-  }
-  SetDefault(cfg, "name", defaults.name);
-  if (!cfg["name"].is_string()) p.Add("name", absl::StrCat("must be a string, got ", TypeName(cfg["name"])));
-  if (cfg.contains("description") && !cfg["description"].is_null() && !cfg["description"].is_string()) {
-    p.Add("description", "must be a string");
-  }
-  SetDefault(cfg, "labels", json::array());
-  if (!cfg["labels"].is_array()) p.Add("labels", "must be a list of strings");
-  for (const char* deprecated : {"min_checkpoint_period", "min_validation_period", "scheduling_unit", "optimizations"}) {
-    if (cfg.contains(deprecated)) {
-      out.warnings.push_back(absl::StrCat(deprecated, " is deprecated in 0.38 and is ignored"));
-    }
-  }
   if (!p.empty()) return p.ToStatus();
-
-  out.name = cfg["name"];
-  out.description = cfg.value("description", json("")).is_string() ? cfg.value("description", "") : "";
-  for (const json& l : cfg["labels"]) {
-    if (l.is_string()) out.labels.push_back(l);
-  }
-  out.searcher_name = cfg["searcher"]["name"];
-  out.searcher_metric = cfg["searcher"]["metric"];
-  out.smaller_is_better = cfg["searcher"]["smaller_is_better"];
-  out.max_restarts = cfg["max_restarts"];
-  out.slots_per_trial = res["slots_per_trial"];
-  out.resource_pool = res["resource_pool"].is_string() ? res["resource_pool"].get<std::string>() : "";
-  out.experiment_seed = cfg["reproducibility"]["experiment_seed"].get<uint32_t>();
-  out.hyperparameters_json = DumpJson(cfg["hyperparameters"]);
-  out.checkpoint_storage_json = DumpJson(cfg["checkpoint_storage"]);
-  out.full_json = DumpJson(cfg);
+  ExperimentConfig out = Extract(cfg, std::move(entrypoint));
+  out.warnings = std::move(p.warnings());
   return out;
 }
 
 absl::StatusOr<std::string> ConstHyperparameters(const std::string& hyperparameters_json) {
   ASSIGN_OR_RETURN(json hps, ParseJson(hyperparameters_json));
-  ASSIGN_OR_RETURN(json values, ConstValues(hps, ""));
+  ASSIGN_OR_RETURN(json values, ConstHyperparameterValues(hps, ""));
   return DumpJson(values);
 }
 

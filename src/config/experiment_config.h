@@ -1,6 +1,8 @@
 #pragma once
 // The experiment configuration (expconf v0, reference §2): parsing, validation and defaults.
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,11 +14,20 @@ namespace det::config {
 struct ExperimentDefaults {
   std::string checkpoint_storage_json;  // the master's default checkpoint_storage, as JSON
   uint32_t seed = 0;                    // reproducibility.experiment_seed when absent
-  std::string name;                     // name when absent
+  std::string name;                     // name when absent (the master generates a petname)
+  int preemption_timeout = 3600;        // seconds; task_container_defaults.preemption_timeout
+};
+
+// One log policy after defaults; empty strings stand for null.
+struct LogPolicy {
+  std::string name;
+  std::string pattern;
+  std::string action;  // "", "cancel_retries" or "exclude_node"
 };
 
 // A validated, fully defaulted experiment configuration.
 struct ExperimentConfig {
+  std::string original_yaml;  // the user's text (ParseExperimentConfig only), stored verbatim
   std::string name;
   std::string description;
   std::vector<std::string> labels;
@@ -24,23 +35,43 @@ struct ExperimentConfig {
   std::string searcher_name;
   std::string searcher_metric;
   bool smaller_is_better = true;
+  std::string searcher_json;      // the defaulted `searcher` section
+  int max_trials = 0;             // 0 when the searcher has none (single, grid)
+  int max_concurrent_trials = 0;  // 0 = no limit; 16 by default for random, grid and ASHA
+  std::string time_metric;        // ASHA only
+  int64_t max_time = 0;           // ASHA only, in time_metric's units
   int max_restarts = 5;
   int slots_per_trial = 1;
+  std::optional<int> max_slots;
+  double weight = 1;
+  int priority = 0;  // 0 = unset: the pool's default priority applies
+  bool is_single_node = false;
   std::string resource_pool;
+  int preemption_timeout = 3600;  // seconds
   uint32_t experiment_seed = 0;
-  std::string hyperparameters_json;      // the `hyperparameters` section as given (bare values normalized)
-  std::string checkpoint_storage_json;   // the effective checkpoint storage
-  std::string full_json;                 // the whole defaulted config
-  std::vector<std::string> warnings;     // deprecated fields that were accepted
+  std::vector<LogPolicy> log_policies;  // user policies, then the defaults not overridden by name
+  std::string hyperparameters_json;  // the `hyperparameters` section, bare values as {type: const}
+  std::string checkpoint_storage_json;  // the effective checkpoint storage
+  std::string full_json;                // the whole defaulted config (GET /api/v1/experiments/{id})
+  std::vector<std::string> warnings;    // deprecated or ignored fields that were accepted
 };
 
-// Parses the user's YAML text. Every problem is reported at once, one per line, each with its path and
-// what is allowed, e.g. "searcher.metric: required". Returns InvalidArgument on any problem.
+// Parses the user's YAML text, then as ParseExperimentConfigJson. YAML syntax errors name the
+// line and column. `original_yaml` of the result is `yaml_text`.
 absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_text,
                                                        const ExperimentDefaults& defaults);
 
-// The values of a trial's hyperparameters when every hyperparameter is fixed (const or a bare value),
-// as a nested JSON object (DET_HPARAMS). Hyperparameters that must be sampled are refused with the path.
+// Validates an already-parsed config (e.g. after template merging), merges the master's default
+// checkpoint storage and fills every default. Every problem is reported at once, one per line,
+// each with its path and what is allowed, e.g. "searcher.max_trials: must be >= 1, got 0". Removed
+// searchers and ASHA without max_time/time_metric are refused here. Returns InvalidArgument on any
+// problem; nothing is half-filled.
+absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const nlohmann::json& config,
+                                                           const ExperimentDefaults& defaults);
+
+// The values of a trial's hyperparameters when every hyperparameter is fixed (const or a bare
+// value), as a nested JSON object (DET_HPARAMS). Hyperparameters that must be sampled are refused
+// with the path.
 absl::StatusOr<std::string> ConstHyperparameters(const std::string& hyperparameters_json);
 
 }  // namespace det::config

@@ -65,13 +65,15 @@ hyperparameters:
   EXPECT_NE(msg.find("bogus_key: unknown key"), std::string::npos) << msg;
   EXPECT_NE(msg.find("entrypoint: required"), std::string::npos) << msg;
   EXPECT_NE(msg.find("searcher.metric: required"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("resources: unknown key \"slots\" (experiments use resources.slots_per_trial)"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("resources: unknown key \"slots\" (experiments use resources.slots_per_trial)"),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("max_restarts: must be >= 0, got -1"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("hyperparameters.lr: unknown type \"uniform\"; expected one of const, int, double, "
-                     "log, categorical"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("hyperparameters.lr: unknown type \"uniform\"; expected one of const, int, double, "
+               "log, categorical"),
+      std::string::npos)
       << msg;
 }
 
@@ -82,15 +84,78 @@ TEST(ExperimentConfigTest, SyntaxErrorNamesLine) {
 }
 
 TEST(ExperimentConfigTest, RemovedSearcherIsRefused) {
-  auto cfg = ParseExperimentConfig("entrypoint: x\nsearcher: {name: custom, metric: m}\n", Defaults());
+  auto cfg =
+      ParseExperimentConfig("entrypoint: x\nsearcher: {name: custom, metric: m}\n", Defaults());
   ASSERT_FALSE(cfg.ok());
-  EXPECT_NE(cfg.status().message().find("the 'custom' searcher has been removed"), std::string::npos);
+  EXPECT_NE(cfg.status().message().find("the 'custom' searcher has been removed"),
+            std::string::npos);
 }
 
 TEST(ExperimentConfigTest, SampledHyperparameterNeedsASearcher) {
   auto hps = ConstHyperparameters(R"({"lr":{"type":"double","minval":0,"maxval":1}})");
   ASSERT_FALSE(hps.ok());
   EXPECT_NE(hps.status().message().find("hyperparameters.lr"), std::string::npos);
+}
+
+TEST(ExperimentConfigTest, JsonEntryPointFillsTheStructForTheMaster) {
+  auto input = nlohmann::json::parse(R"({
+    "entrypoint": ["python3", "train.py"],
+    "searcher": {"name": "adaptive_asha", "metric": "acc", "smaller_is_better": false, "max_trials": 8,
+                 "time_metric": "batches", "max_time": 640, "max_concurrent_trials": 2},
+    "resources": {"slots_per_trial": 2, "max_slots": 4, "weight": 0.5, "priority": 7, "is_single_node": true,
+                  "resource_pool": "gpu"},
+    "log_policies": [{"name": "mine", "pattern": "x", "action": {"type": "cancel_retries"}}],
+    "hyperparameters": {"lr": {"type": "log", "minval": -4, "maxval": -1, "base": 10}}
+  })");
+  auto cfg = ParseExperimentConfigJson(input, Defaults());
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  EXPECT_EQ(cfg->original_yaml, "");
+  EXPECT_EQ(cfg->searcher_name, "adaptive_asha");
+  EXPECT_FALSE(cfg->smaller_is_better);
+  EXPECT_EQ(cfg->max_trials, 8);
+  EXPECT_EQ(cfg->max_concurrent_trials, 2);
+  EXPECT_EQ(cfg->time_metric, "batches");
+  EXPECT_EQ(cfg->max_time, 640);
+  EXPECT_EQ(cfg->slots_per_trial, 2);
+  EXPECT_EQ(cfg->max_slots, 4);
+  EXPECT_DOUBLE_EQ(cfg->weight, 0.5);
+  EXPECT_EQ(cfg->priority, 7);
+  EXPECT_TRUE(cfg->is_single_node);
+  EXPECT_EQ(cfg->resource_pool, "gpu");
+  EXPECT_EQ(cfg->preemption_timeout, 3600);
+  ASSERT_EQ(cfg->log_policies.size(), 3u);
+  EXPECT_EQ(cfg->log_policies[0].action, "cancel_retries");
+  EXPECT_EQ(cfg->log_policies[1].name, "CUDA OOM");
+  EXPECT_EQ(cfg->log_policies[2].name, "ECC Error");
+  auto searcher = nlohmann::json::parse(cfg->searcher_json);
+  EXPECT_EQ(searcher["mode"], "standard");
+  EXPECT_EQ(searcher["max_rungs"], 5);
+  EXPECT_TRUE(cfg->warnings.empty());
+}
+
+TEST(ExperimentConfigTest, DefaultsForUnsetResourcesAndPreemption) {
+  ExperimentDefaults defaults = Defaults();
+  defaults.preemption_timeout = 120;
+  auto cfg =
+      ParseExperimentConfig("entrypoint: x\nsearcher: {name: single, metric: m}\n", defaults);
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  EXPECT_EQ(cfg->original_yaml, "entrypoint: x\nsearcher: {name: single, metric: m}\n");
+  EXPECT_EQ(cfg->priority, 0);
+  EXPECT_FALSE(cfg->max_slots.has_value());
+  EXPECT_FALSE(cfg->is_single_node);
+  EXPECT_EQ(cfg->max_concurrent_trials, 0);
+  EXPECT_EQ(cfg->preemption_timeout, 120);
+  EXPECT_EQ(nlohmann::json::parse(cfg->full_json)["preemption_timeout"], 120);
+}
+
+TEST(ExperimentConfigTest, DeprecatedFieldsWarnOncePerField) {
+  auto cfg = ParseExperimentConfig(
+      "entrypoint: x\nsearcher: {name: single, metric: m, max_length: 10}\nscheduling_unit: 5\n",
+      Defaults());
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  EXPECT_EQ(cfg->warnings,
+            (std::vector<std::string>{"scheduling_unit is deprecated in 0.38 and ignored",
+                                      "searcher.max_length is deprecated in 0.38 and ignored"}));
 }
 
 TEST(ExperimentConfigTest, EmptyOrNonMappingIsRefused) {

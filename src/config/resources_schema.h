@@ -1,0 +1,23 @@
+#pragma once
+// The `resources` section (reference §2.4).
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/string_view.h"
+#include "config/schema_fields.h"
+
+namespace det::config {
+
+// Checks `resources` in place and fills its defaults (slots_per_trial 1, weight 1, resource_pool
+// "", devices [], native_parallel false; the rest null). Device strings "host:container[:mode]"
+// become {host_path, container_path, mode}. `slots` is refused with a pointer to slots_per_trial.
+void CheckResources(nlohmann::json& resources, Problems& p);
+
+// True for sizes like "4G", "512 MiB", "1.5gb", "100": upstream's
+// ^([0-9]*[.])?[0-9]+ ?(([kmgtpKMGTP]([iI]?[bB])?)|[bB])?$ without a regex engine.
+bool IsSizeString(absl::string_view s);
+
+// Checks a list of devices (objects or "host:container[:mode]" strings) in place, normalizing
+// strings to objects. Shared with commands' resources.
+void CheckDevices(nlohmann::json& devices, absl::string_view path, Problems& p);
+
+}  // namespace det::config
