@@ -15,6 +15,7 @@ void RegisterTaskRoutes(Router& router, MasterContext& ctx);
 void RegisterCheckpointRoutes(Router& router, MasterContext& ctx);
 void RegisterAllocationRoutes(Router& router, MasterContext& ctx);
 void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx);
+void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
 
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   RegisterMasterInfoRoutes(router, ctx);
@@ -26,6 +27,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterCheckpointRoutes(router, ctx);
   RegisterAllocationRoutes(router, ctx);
   RegisterAgentRoutes(router, server, ctx);
+  RegisterTemplateRoutes(router, ctx);
 }
 
 }  // namespace det::master
