@@ -170,10 +170,10 @@ TEST(RenderTemplatesTest, TableLayout) {
   json tpls = json::parse(R"([{"name":"a","config":{"x":1},"workspaceId":1},
                               {"name":"bb","config":{},"workspaceId":7}])");
   EXPECT_EQ(RenderTemplates(tpls, false),
-            " Name   | Workspace\n"
-            "--------+-------------------\n"
-            " a      | Uncategorized\n"
-            " bb     | missing workspace\n");
+            " Name | Workspace\n"
+            "------+-------------------\n"
+            " a    | Uncategorized\n"
+            " bb   | missing workspace\n");
 }
 
 }  // namespace
