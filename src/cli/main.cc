@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   det::cli::AddTrialCommands(app, ctx);
   det::cli::AddDeployCommands(app, ctx);
   det::cli::AddPreviewSearchCommand(app, ctx);
+  det::cli::AddTemplateCommands(app, ctx);
 
   try {
     app.parse(argc, argv);

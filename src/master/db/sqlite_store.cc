@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -632,6 +633,129 @@ absl::StatusOr<std::vector<TaskLog>> SqliteStore::GetTaskLogsNewestFirst(const s
   s.Bind(1, task_id).Bind(2, before_id > 0 ? before_id : std::numeric_limits<int64_t>::max());
   s.Bind(3, static_cast<int64_t>(limit));
   return All<TaskLog>(s, ReadTaskLog);
+}
+
+namespace {
+
+std::string TemplateNotFound(const std::string& name) { return absl::StrCat("template \"", name, "\" not found"); }
+
+Template ReadTemplate(const SqliteStatement& s) {
+  Template t;
+  t.name = s.Text(0);
+  t.config_json = s.Text(1);
+  t.workspace_id = s.Int(2);
+  return t;
+}
+
+// `text` as a LIKE pattern matching itself anywhere, with `\` as the escape character.
+std::string ContainsPattern(const std::string& text) {
+  std::string out = "%";
+  for (char c : text) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "%";
+}
+
+}  // namespace
+
+absl::Status SqliteStore::InsertTemplate(const Template& tpl) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, "INSERT INTO templates (name, config, workspace_id) VALUES (?, ?, ?) "
+                                    "ON CONFLICT (name) DO NOTHING"));
+  s.Bind(1, tpl.name).Bind(2, tpl.config_json).Bind(3, tpl.workspace_id);
+  RETURN_IF_ERROR(s.Run());
+  if (sqlite3_changes(db_) == 0) {
+    return absl::AlreadyExistsError(absl::StrCat("template \"", tpl.name, "\" already exists"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqliteStore::PutTemplate(const Template& tpl) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, "INSERT INTO templates (name, config, workspace_id) VALUES (?, ?, ?) "
+                                    "ON CONFLICT (name) DO UPDATE SET config = excluded.config, "
+                                    "workspace_id = excluded.workspace_id"));
+  s.Bind(1, tpl.name).Bind(2, tpl.config_json).Bind(3, tpl.workspace_id);
+  return s.Run();
+}
+
+absl::StatusOr<Template> SqliteStore::GetTemplate(const std::string& name) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s,
+                   SqliteStatement::Prepare(db_, "SELECT name, config, workspace_id FROM templates WHERE name = ?"));
+  s.Bind(1, name);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return absl::NotFoundError(TemplateNotFound(name));
+  return ReadTemplate(s);
+}
+
+absl::StatusOr<TemplatePage> SqliteStore::ListTemplates(const TemplateFilter& filter) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> clauses;
+  if (!filter.name_contains.empty()) clauses.push_back("name LIKE ? ESCAPE '\\'");
+  if (!filter.workspace_ids.empty()) {
+    std::vector<std::string> marks(filter.workspace_ids.size(), "?");
+    clauses.push_back(absl::StrCat("workspace_id IN (", absl::StrJoin(marks, ", "), ")"));
+  }
+  std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
+  auto bind_where = [&](SqliteStatement& s) {
+    int i = 1;
+    if (!filter.name_contains.empty()) s.Bind(i++, ContainsPattern(filter.name_contains));
+    for (int64_t id : filter.workspace_ids) s.Bind(i++, id);
+    return i;
+  };
+  TemplatePage page;
+  ASSIGN_OR_RETURN(auto count, SqliteStatement::Prepare(db_, absl::StrCat("SELECT count(*) FROM templates ", where).c_str()));
+  bind_where(count);
+  ASSIGN_OR_RETURN(page.total, One<int64_t>(count, [](const SqliteStatement& st) { return st.Int(0); }, "count"));
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, absl::StrCat("SELECT name, config, workspace_id FROM templates ", where,
+                                                 "ORDER BY name ", filter.descending ? "DESC" : "ASC",
+                                                 " LIMIT ? OFFSET ?")
+                                        .c_str()));
+  int i = bind_where(s);
+  s.Bind(i, filter.limit > 0 ? filter.limit : int64_t{-1});
+  s.Bind(i + 1, std::max<int64_t>(0, filter.offset));
+  ASSIGN_OR_RETURN(page.templates, All<Template>(s, ReadTemplate));
+  return page;
+}
+
+absl::Status SqliteStore::UpdateTemplateConfig(const std::string& name, const std::string& config_json) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "UPDATE templates SET config = ? WHERE name = ?"));
+  s.Bind(1, config_json).Bind(2, name);
+  RETURN_IF_ERROR(s.Run());
+  if (sqlite3_changes(db_) == 0) return absl::NotFoundError(TemplateNotFound(name));
+  return absl::OkStatus();
+}
+
+absl::Status SqliteStore::RenameTemplate(const std::string& old_name, const std::string& new_name) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto taken, SqliteStatement::Prepare(db_, "SELECT 1 FROM templates WHERE name = ?"));
+  taken.Bind(1, new_name);
+  ASSIGN_OR_RETURN(bool exists, taken.Step());
+  if (exists && new_name != old_name) {
+    return absl::AlreadyExistsError(absl::StrCat("template \"", new_name, "\" already exists"));
+  }
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "UPDATE templates SET name = ? WHERE name = ?"));
+  s.Bind(1, new_name).Bind(2, old_name);
+  RETURN_IF_ERROR(s.Run());
+  if (sqlite3_changes(db_) == 0) return absl::NotFoundError(TemplateNotFound(old_name));
+  return tx.Commit();
+}
+
+absl::Status SqliteStore::DeleteTemplate(const std::string& name) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "DELETE FROM templates WHERE name = ?"));
+  s.Bind(1, name);
+  RETURN_IF_ERROR(s.Run());
+  if (sqlite3_changes(db_) == 0) return absl::NotFoundError(TemplateNotFound(name));
+  return absl::OkStatus();
 }
 
 }  // namespace det::master

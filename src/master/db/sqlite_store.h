@@ -60,6 +60,14 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogsNewestFirst(const std::string& task_id, int64_t before_id,
                                                                    int limit) override;
 
+  absl::Status InsertTemplate(const Template& tpl) override;
+  absl::Status PutTemplate(const Template& tpl) override;
+  absl::StatusOr<Template> GetTemplate(const std::string& name) override;
+  absl::StatusOr<TemplatePage> ListTemplates(const TemplateFilter& filter) override;
+  absl::Status UpdateTemplateConfig(const std::string& name, const std::string& config_json) override;
+  absl::Status RenameTemplate(const std::string& old_name, const std::string& new_name) override;
+  absl::Status DeleteTemplate(const std::string& name) override;
+
  private:
   explicit SqliteStore(sqlite3* db) : db_(db) {}
   absl::Status Migrate();

@@ -163,5 +163,106 @@ TEST_F(SqliteStoreTest, CheckpointsAndLogs) {
   EXPECT_EQ(store_->GetTaskLogsNewestFirst("t", (*newest)[1].id, 10)->size(), 1u);
 }
 
+TEST_F(SqliteStoreTest, TemplateInsertGetAndAlreadyExists) {
+  ASSERT_TRUE(store_->InsertTemplate({"t1", R"({"description":"x"})", 1}).ok());
+  auto got = store_->GetTemplate("t1");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->name, "t1");
+  EXPECT_EQ(got->config_json, R"({"description":"x"})");
+  EXPECT_EQ(got->workspace_id, 1);
+  absl::Status dup = store_->InsertTemplate({"t1", "{}", 1});
+  EXPECT_EQ(dup.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(dup.message(), "template \"t1\" already exists");
+  EXPECT_EQ(store_->GetTemplate("t1")->config_json, R"({"description":"x"})");  // unchanged
+  absl::Status missing = store_->GetTemplate("nope").status();
+  EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(missing.message(), "template \"nope\" not found");
+}
+
+TEST_F(SqliteStoreTest, TemplatePutUpserts) {
+  ASSERT_TRUE(store_->PutTemplate({"t", R"({"a":1})", 1}).ok());
+  ASSERT_TRUE(store_->PutTemplate({"t", R"({"a":2})", 3}).ok());
+  auto got = store_->GetTemplate("t");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->config_json, R"({"a":2})");
+  EXPECT_EQ(got->workspace_id, 3);
+  EXPECT_EQ(store_->ListTemplates({})->total, 1);
+}
+
+TEST_F(SqliteStoreTest, TemplateUpdateConfig) {
+  ASSERT_TRUE(store_->InsertTemplate({"t", R"({"a":1})", 2}).ok());
+  ASSERT_TRUE(store_->UpdateTemplateConfig("t", R"({"b":2})").ok());
+  EXPECT_EQ(store_->GetTemplate("t")->config_json, R"({"b":2})");
+  EXPECT_EQ(store_->GetTemplate("t")->workspace_id, 2);
+  EXPECT_EQ(store_->UpdateTemplateConfig("nope", "{}").code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, TemplateRename) {
+  ASSERT_TRUE(store_->InsertTemplate({"a", R"({"x":1})", 1}).ok());
+  ASSERT_TRUE(store_->InsertTemplate({"b", "{}", 1}).ok());
+  EXPECT_EQ(store_->RenameTemplate("a", "b").code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store_->RenameTemplate("zz", "c").code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(store_->RenameTemplate("a", "c").ok());
+  EXPECT_EQ(store_->GetTemplate("a").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->GetTemplate("c")->config_json, R"({"x":1})");
+  EXPECT_TRUE(store_->RenameTemplate("c", "c").ok());
+}
+
+TEST_F(SqliteStoreTest, TemplateDelete) {
+  ASSERT_TRUE(store_->InsertTemplate({"a", "{}", 1}).ok());
+  ASSERT_TRUE(store_->DeleteTemplate("a").ok());
+  EXPECT_EQ(store_->GetTemplate("a").status().code(), absl::StatusCode::kNotFound);
+  absl::Status again = store_->DeleteTemplate("a");
+  EXPECT_EQ(again.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(again.message(), "template \"a\" not found");
+}
+
+TEST_F(SqliteStoreTest, TemplateListFiltersOrdersAndPages) {
+  for (const char* n : {"beta", "alpha", "gamma_1", "Gamma%2"}) {
+    ASSERT_TRUE(store_->InsertTemplate({n, "{}", (n[0] == 'g' || n[0] == 'G') ? 2 : 1}).ok());
+  }
+  auto names = [](const TemplatePage& p) {
+    std::vector<std::string> out;
+    for (const Template& t : p.templates) out.push_back(t.name);
+    return out;
+  };
+  auto all = store_->ListTemplates({});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->total, 4);
+  EXPECT_EQ(names(*all), (std::vector<std::string>{"Gamma%2", "alpha", "beta", "gamma_1"}));
+
+  TemplateFilter desc;
+  desc.descending = true;
+  EXPECT_EQ(names(*store_->ListTemplates(desc)), (std::vector<std::string>{"gamma_1", "beta", "alpha", "Gamma%2"}));
+
+  TemplateFilter by_name;
+  by_name.name_contains = "GAMMA";  // case-insensitive substring
+  EXPECT_EQ(names(*store_->ListTemplates(by_name)), (std::vector<std::string>{"Gamma%2", "gamma_1"}));
+  by_name.name_contains = "%";  // LIKE wildcards are literal
+  EXPECT_EQ(names(*store_->ListTemplates(by_name)), (std::vector<std::string>{"Gamma%2"}));
+  by_name.name_contains = "a_";
+  EXPECT_EQ(names(*store_->ListTemplates(by_name)), (std::vector<std::string>{"gamma_1"}));
+
+  TemplateFilter ws;
+  ws.workspace_ids = {1};
+  EXPECT_EQ(names(*store_->ListTemplates(ws)), (std::vector<std::string>{"alpha", "beta"}));
+
+  TemplateFilter page;
+  page.offset = 1;
+  page.limit = 2;
+  auto p = store_->ListTemplates(page);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->total, 4);
+  EXPECT_EQ(names(*p), (std::vector<std::string>{"alpha", "beta"}));
+}
+
+TEST_F(SqliteStoreTest, TemplatesSurviveReopen) {
+  ASSERT_TRUE(store_->InsertTemplate({"keep", R"({"a":1})", 1}).ok());
+  store_.reset();
+  auto again = SqliteStore::Open((dir_ / "det.db").string());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*again)->GetTemplate("keep")->config_json, R"({"a":1})");
+}
+
 }  // namespace
 }  // namespace det::master

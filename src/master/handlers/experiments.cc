@@ -7,6 +7,7 @@
 #include "common/archive.h"
 #include "common/base64.h"
 #include "common/status_macros.h"
+#include "master/experiment_template.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
@@ -75,7 +76,14 @@ absl::StatusOr<NewExperiment> ParseCreateRequest(MasterContext& ctx, const HttpR
       .name = GenerateExperimentName()};
   NewExperiment out;
   out.original_yaml = config->get<std::string>();
-  ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfig(out.original_yaml, defaults));
+  // With a template, the merged config is validated and stored; the original stays the user's text.
+  std::string template_name;
+  if (const json* t = api::FindField(body, "template")) {
+    if (!t->is_string()) return absl::InvalidArgumentError("template must be a template name (a string)");
+    template_name = t->get<std::string>();
+  }
+  ASSIGN_OR_RETURN(std::string effective_yaml, ApplyTemplate(ctx.store, out.original_yaml, template_name));
+  ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfig(effective_yaml, defaults));
   ASSIGN_OR_RETURN(out.model_definition_tgz, CreateTarGz(files));
   const json* activate = api::FindField(body, "activate");
   out.activate = activate == nullptr || !activate->is_boolean() || activate->get<bool>();

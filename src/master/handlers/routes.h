@@ -16,6 +16,7 @@ void RegisterCheckpointRoutes(Router& router, MasterContext& ctx);
 void RegisterAllocationRoutes(Router& router, MasterContext& ctx);
 void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx);
 void RegisterPreviewSearchRoutes(Router& router, MasterContext& ctx);
+void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
 
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   RegisterMasterInfoRoutes(router, ctx);
@@ -28,6 +29,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterAllocationRoutes(router, ctx);
   RegisterAgentRoutes(router, server, ctx);
   RegisterPreviewSearchRoutes(router, ctx);
+  RegisterTemplateRoutes(router, ctx);
 }
 
 }  // namespace det::master

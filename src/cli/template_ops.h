@@ -1,0 +1,43 @@
+#pragma once
+// `det template` (alias tpl): configuration templates stored by the master (reference §1f).
+// Each returns the process exit code, or an error for main() to print as "Error: <message>".
+#include <nlohmann/json_fwd.hpp>
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace det::cli {
+
+class Session;
+
+struct ListTemplatesArgs {
+  bool details = false;  // -d/--details: add a Config column with each template's YAML
+  bool json = false;     // --json: the templates as the master returns them
+};
+
+// Table "Name | Workspace" (upstream's render_objects of TemplateClean), or with details
+// "Name | Workspace | Config".
+absl::StatusOr<int> ListTemplates(Session& session, const ListTemplatesArgs& args,
+                                  std::ostream& out);
+// Prints the template's config as YAML.
+absl::StatusOr<int> DescribeTemplate(Session& session, const std::string& name, std::ostream& out);
+// Creates the template from a YAML file, or replaces the config of an existing one (GET, then
+// PATCH or POST, as upstream's `det template set`). Prints "Set template NAME".
+absl::StatusOr<int> SetTemplate(Session& session, const std::string& name, const std::string& file,
+                                std::ostream& out);
+// POST only: AlreadyExists when the name is taken. Prints "Created template NAME".
+absl::StatusOr<int> CreateTemplate(Session& session, const std::string& name,
+                                   const std::string& file, std::ostream& out);
+// PATCH only: NotFound when the template does not exist. Prints "Updated template NAME".
+absl::StatusOr<int> UpdateTemplateConfig(Session& session, const std::string& name,
+                                         const std::string& file, std::ostream& out);
+// Prints "Removed template NAME".
+absl::StatusOr<int> RemoveTemplate(Session& session, const std::string& name, std::ostream& out);
+
+// The template config in a YAML file: must be a mapping. Exposed for tests.
+absl::StatusOr<nlohmann::json> ReadTemplateFile(const std::string& file);
+// The rows of `det template list` (without the header), exposed for tests.
+std::string RenderTemplates(const nlohmann::json& templates, bool details);
+
+}  // namespace det::cli

@@ -1,0 +1,186 @@
+// Configuration templates (reference §1f): /api/v1/templates and /api/v1/template/rename.
+// A template is `{name, config, workspaceId}`; its config is any JSON object, stored as given and
+// validated only when an experiment uses it (handlers/experiments.cc).
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/wire.h"
+#include "common/json_yaml.h"
+#include "common/status_macros.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/routes.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kDefaultWorkspaceId = 1;
+
+json TemplateJson(const Template& t) {
+  absl::StatusOr<json> config = ParseJson(t.config_json);
+  return {{"name", t.name},
+          {"config", config.ok() ? *config : json::object()},
+          {"workspaceId", t.workspace_id}};
+}
+
+std::string PathName(const HttpRequest& req, const std::string& param) {
+  auto it = req.path_params.find(param);
+  return it == req.path_params.end() ? "" : it->second;
+}
+
+absl::Status CheckName(const std::string& name, const std::string& field) {
+  if (name.empty())
+    return absl::InvalidArgumentError(absl::StrCat(field, ": a template name is required"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ConfigText(const json* config) {
+  if (config == nullptr || !config->is_object()) {
+    return absl::InvalidArgumentError(
+        "template config must be a JSON object (the template's experiment configuration)");
+  }
+  return DumpJson(*config);
+}
+
+// Only the default workspace exists; 0 (unset) means it.
+absl::StatusOr<int64_t> WorkspaceId(const json& body) {
+  const json* w = api::FindField(body, "workspace_id");
+  if (w == nullptr) return kDefaultWorkspaceId;
+  ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(*w, "workspaceId"));
+  if (id == 0) return kDefaultWorkspaceId;
+  if (id != kDefaultWorkspaceId)
+    return absl::NotFoundError(absl::StrCat("workspace (id ", id, ") not found"));
+  return id;
+}
+
+// POST and PUT: the body is the Template; the name in the path wins over one in the body.
+absl::StatusOr<Template> TemplateFromRequest(const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  Template t;
+  t.name = PathName(req, "name");
+  RETURN_IF_ERROR(CheckName(t.name, "template.name"));
+  ASSIGN_OR_RETURN(t.config_json, ConfigText(api::FindField(body, "config")));
+  ASSIGN_OR_RETURN(t.workspace_id, WorkspaceId(body));
+  return t;
+}
+
+absl::StatusOr<TemplateFilter> ListFilter(const HttpRequest& req) {
+  TemplateFilter f;
+  f.name_contains = req.Query("name").value_or("");
+  for (const std::string& w : req.QueryAll("workspace_ids")) {
+    ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(json(w), "workspaceIds"));
+    f.workspace_ids.push_back(id);
+  }
+  std::string sort = req.Query("sort_by").value_or("SORT_BY_UNSPECIFIED");
+  if (sort != "SORT_BY_UNSPECIFIED" && sort != "SORT_BY_NAME" && sort != "0" && sort != "1") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sortBy must be SORT_BY_UNSPECIFIED or SORT_BY_NAME, got \"", sort, "\""));
+  }
+  std::string order = req.Query("order_by").value_or("ORDER_BY_UNSPECIFIED");
+  if (order == "ORDER_BY_DESC" || order == "2") {
+    f.descending = true;
+  } else if (order != "ORDER_BY_ASC" && order != "ORDER_BY_UNSPECIFIED" && order != "1" &&
+             order != "0") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("orderBy must be ORDER_BY_ASC, ORDER_BY_DESC or ORDER_BY_UNSPECIFIED, got \"",
+                     order, "\""));
+  }
+  ASSIGN_OR_RETURN(f.offset, QueryInt(req, "offset", 0));
+  ASSIGN_OR_RETURN(f.limit, QueryInt(req, "limit", 0));
+  if (f.offset < 0) return absl::InvalidArgumentError("offset must be >= 0");
+  if (f.limit < 0) return absl::InvalidArgumentError("limit must be >= 0");
+  return f;
+}
+
+absl::StatusOr<json> ListTemplates(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(TemplateFilter filter, ListFilter(req));
+  ASSIGN_OR_RETURN(TemplatePage page, ctx.store.ListTemplates(filter));
+  json out = json::array();
+  for (const Template& t : page.templates) out.push_back(TemplateJson(t));
+  return json{{"templates", out},
+              {"pagination", Pagination(filter.offset, filter.limit,
+                                        static_cast<int64_t>(page.templates.size()), page.total)}};
+}
+
+absl::StatusOr<json> GetTemplate(MasterContext& ctx, const std::string& name) {
+  ASSIGN_OR_RETURN(Template t, ctx.store.GetTemplate(name));
+  return json{{"template", TemplateJson(t)}};
+}
+
+absl::StatusOr<json> CreateTemplate(MasterContext& ctx, const HttpRequest& req, bool upsert) {
+  ASSIGN_OR_RETURN(Template t, TemplateFromRequest(req));
+  RETURN_IF_ERROR(upsert ? ctx.store.PutTemplate(t) : ctx.store.InsertTemplate(t));
+  return GetTemplate(ctx, t.name);
+}
+
+// PATCH /api/v1/templates/{name}: the body is the new config object itself.
+absl::StatusOr<json> PatchTemplateConfig(MasterContext& ctx, const HttpRequest& req) {
+  std::string name = PathName(req, "name");
+  RETURN_IF_ERROR(CheckName(name, "templateName"));
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  ASSIGN_OR_RETURN(std::string config, ConfigText(&body));
+  RETURN_IF_ERROR(ctx.store.UpdateTemplateConfig(name, config));
+  return GetTemplate(ctx, name);
+}
+
+absl::StatusOr<json> RenameTemplate(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  std::string old_name = api::StringField(body, "old_name");
+  std::string new_name = api::StringField(body, "new_name");
+  RETURN_IF_ERROR(CheckName(old_name, "oldName"));
+  RETURN_IF_ERROR(CheckName(new_name, "newName"));
+  RETURN_IF_ERROR(ctx.store.RenameTemplate(old_name, new_name));
+  return GetTemplate(ctx, new_name);
+}
+
+absl::StatusOr<json> DeleteTemplate(MasterContext& ctx, const HttpRequest& req) {
+  std::string name = PathName(req, "name");
+  RETURN_IF_ERROR(CheckName(name, "templateName"));
+  RETURN_IF_ERROR(ctx.store.DeleteTemplate(name));
+  return json::object();
+}
+
+// Templates are a user's resource: tasks holding only an allocation token cannot change them.
+absl::Status CheckUserCaller(const HttpRequest& req) {
+  if (req.principal && !req.principal->allocation_id.empty()) {
+    return absl::PermissionDeniedError("tasks cannot change templates with an allocation token");
+  }
+  return absl::OkStatus();
+}
+
+// Runs `op` for a user caller and replies with its result.
+template <class Op>
+Handler Mutating(Op op) {
+  return [op](HttpRequest& req, ResponderPtr r) {
+    if (absl::Status st = CheckUserCaller(req); !st.ok()) return ReplyError(r, st);
+    Reply(r, op(req));
+  };
+}
+
+}  // namespace
+
+void RegisterTemplateRoutes(Router& router, MasterContext& ctx) {
+  router.Add("GET", "/api/v1/templates", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ListTemplates(ctx, req)); });
+  router.Add("GET", "/api/v1/templates/{name}", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               Reply(r, GetTemplate(ctx, PathName(req, "name")));
+             });
+  router.Add("POST", "/api/v1/templates/{name}", Access::kAuthenticated,
+             Mutating([&ctx](const HttpRequest& req) {
+               return CreateTemplate(ctx, req, /*upsert=*/false);
+             }));
+  router.Add("PUT", "/api/v1/templates/{name}", Access::kAuthenticated,
+             Mutating([&ctx](const HttpRequest& req) {
+               return CreateTemplate(ctx, req, /*upsert=*/true);
+             }));
+  router.Add("PATCH", "/api/v1/templates/{name}", Access::kAuthenticated,
+             Mutating([&ctx](const HttpRequest& req) { return PatchTemplateConfig(ctx, req); }));
+  router.Add("PATCH", "/api/v1/template/rename", Access::kAuthenticated,
+             Mutating([&ctx](const HttpRequest& req) { return RenameTemplate(ctx, req); }));
+  router.Add("DELETE", "/api/v1/templates/{name}", Access::kAuthenticated,
+             Mutating([&ctx](const HttpRequest& req) { return DeleteTemplate(ctx, req); }));
+}
+
+}  // namespace det::master
