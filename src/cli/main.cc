@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   det::cli::AddExperimentCommands(app, ctx);
   det::cli::AddTrialCommands(app, ctx);
   det::cli::AddDeployCommands(app, ctx);
+  det::cli::AddMasterCommands(app, ctx);
 
   try {
     app.parse(argc, argv);
