@@ -17,19 +17,45 @@ using Keys = std::set<std::string>;
 
 // Upstream keys accepted (an upstream agent.yaml loads) but not acted on by this agent.
 const Keys& UnusedKeys() {
-  static const Keys keys = {"visible_gpus", "debug", "tls", "tls_cert", "tls_key", "api_enabled",
-                            "bind_ip", "bind_port", "http_proxy", "https_proxy", "ftp_proxy",
-                            "no_proxy", "agent_reconnect_attempts", "agent_reconnect_backoff",
-                            "container_runtime", "container_auto_remove_disabled", "hooks",
+  static const Keys keys = {"visible_gpus",
+                            "debug",
+                            "tls",
+                            "tls_cert",
+                            "tls_key",
+                            "api_enabled",
+                            "bind_ip",
+                            "bind_port",
+                            "http_proxy",
+                            "https_proxy",
+                            "ftp_proxy",
+                            "no_proxy",
+                            "agent_reconnect_attempts",
+                            "agent_reconnect_backoff",
+                            "container_runtime",
+                            "container_auto_remove_disabled",
+                            "hooks",
                             "image_root"};
   return keys;
 }
 
 const Keys& Known() {
   static const Keys keys = [] {
-    Keys k = {"config_file", "master_url", "master_host", "master_port", "agent_id", "id",
-              "resource_pool", "slots", "artificial_slots", "slot_type", "work_dir",
-              "container_master_host", "container_master_port", "log", "security", "fluent"};
+    Keys k = {"config_file",
+              "master_url",
+              "master_host",
+              "master_port",
+              "agent_id",
+              "id",
+              "resource_pool",
+              "slots",
+              "artificial_slots",
+              "slot_type",
+              "work_dir",
+              "container_master_host",
+              "container_master_port",
+              "log",
+              "security",
+              "fluent"};
     k.insert(UnusedKeys().begin(), UnusedKeys().end());
     return k;
   }();
@@ -106,7 +132,8 @@ void CheckKeys(const json& obj, const std::string& path, const Keys& allowed, Pr
 const std::vector<config::Setting>& AgentSettings() {
   using K = config::Setting::Kind;
   static const std::vector<config::Setting> settings = {
-      {"config-file", "", K::kString, "the agent.yaml to read (default /etc/determined/agent.yaml if it exists)"},
+      {"config-file", "", K::kString,
+       "the agent.yaml to read (default /etc/determined/agent.yaml if it exists)"},
       {"master-url", "master_url", K::kString, "the master, http://HOST:PORT"},
       {"master-host", "master_host", K::kString, "the master's host"},
       {"master-port", "master_port", K::kInt, "the master's port (default 8080)"},
@@ -140,7 +167,8 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
                                                 const config::FlagValues& flags) {
   ASSIGN_OR_RETURN(json cfg, ParseYaml(yaml_text));
   if (cfg.is_null()) cfg = json::object();
-  if (!cfg.is_object()) return absl::InvalidArgumentError("agent configuration must be a YAML mapping");
+  if (!cfg.is_object())
+    return absl::InvalidArgumentError("agent configuration must be a YAML mapping");
   // master_url stands for master_host + master_port at its own layer, so a DET_MASTER_URL or
   // --master-url overrides a master_host from the file (and the other way round).
   Problems p;
@@ -149,7 +177,8 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
       p.Add("master_url", "give either master_url or master_host/master_port, not both");
     } else if (!cfg["master_url"].is_string()) {
       p.Add("master_url", "must be a string");
-    } else if (absl::StatusOr<MasterUrl> m = ParseMasterUrl(cfg["master_url"].get<std::string>()); !m.ok()) {
+    } else if (absl::StatusOr<MasterUrl> m = ParseMasterUrl(cfg["master_url"].get<std::string>());
+               !m.ok()) {
       p.Add("master_url", std::string(m.status().message()));
     } else {
       cfg["master_host"] = m->host;
@@ -160,10 +189,12 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
   std::map<std::string, std::string> layered_env = env;
   if (auto it = layered_env.find("DET_MASTER_URL"); it != layered_env.end()) {
     absl::StatusOr<MasterUrl> m = ParseMasterUrl(it->second);
-    if (!m.ok()) return absl::InvalidArgumentError(absl::StrCat("DET_MASTER_URL: ", m.status().message()));
+    if (!m.ok())
+      return absl::InvalidArgumentError(absl::StrCat("DET_MASTER_URL: ", m.status().message()));
     if (layered_env.count("DET_MASTER_HOST") || layered_env.count("DET_MASTER_PORT")) {
       return absl::InvalidArgumentError(
-          "DET_MASTER_URL: give either DET_MASTER_URL or DET_MASTER_HOST/DET_MASTER_PORT, not both");
+          "DET_MASTER_URL: give either DET_MASTER_URL or DET_MASTER_HOST/DET_MASTER_PORT, not "
+          "both");
     }
     layered_env["DET_MASTER_HOST"] = m->host;
     layered_env["DET_MASTER_PORT"] = std::to_string(m->port);
@@ -179,7 +210,8 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
       continue;
     }
     absl::StatusOr<MasterUrl> m = ParseMasterUrl(value);
-    if (!m.ok()) return absl::InvalidArgumentError(absl::StrCat("--master-url: ", m.status().message()));
+    if (!m.ok())
+      return absl::InvalidArgumentError(absl::StrCat("--master-url: ", m.status().message()));
     url_flag = true;
     layered_flags.emplace_back("master-host", m->host);
     layered_flags.emplace_back("master-port", std::to_string(m->port));
@@ -197,7 +229,8 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
     if (Has(cfg, key)) unused.push_back(key);
   }
   if (!unused.empty()) {
-    out.warnings.push_back(absl::StrCat("accepted but not used by this agent: ", absl::StrJoin(unused, ", ")));
+    out.warnings.push_back(
+        absl::StrCat("accepted but not used by this agent: ", absl::StrJoin(unused, ", ")));
   }
   if (Has(cfg, "fluent")) p.Add("fluent", "no longer supported; remove it");
 
@@ -219,10 +252,11 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
   } else if (slot_type == "cpu" || slot_type == "auto") {
     type_slots = 1;
   } else if (slot_type == "gpu" || slot_type == "cuda" || slot_type == "rocm") {
-    out.warnings.push_back(absl::StrCat("slot_type: ", slot_type,
-                                        " GPUs are not detected by this agent; offering CPU slots"));
+    out.warnings.push_back(absl::StrCat(
+        "slot_type: ", slot_type, " GPUs are not detected by this agent; offering CPU slots"));
   } else {
-    p.Add("slot_type", absl::StrCat("must be one of auto, cpu, none, gpu, cuda, rocm, got \"", slot_type, "\""));
+    p.Add("slot_type",
+          absl::StrCat("must be one of auto, cpu, none, gpu, cuda, rocm, got \"", slot_type, "\""));
   }
   int artificial = Int(cfg, "artificial_slots", "artificial_slots", 0, 4096, 0, p);
   if (Has(cfg, "slots")) {
@@ -235,7 +269,8 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
 
   out.work_dir = Str(cfg, "work_dir", "work_dir", p);
   out.container_master_host = Str(cfg, "container_master_host", "container_master_host", p);
-  out.container_master_port = Int(cfg, "container_master_port", "container_master_port", 0, 65535, 0, p);
+  out.container_master_port =
+      Int(cfg, "container_master_port", "container_master_port", 0, 65535, 0, p);
 
   json log = Has(cfg, "log") ? cfg["log"] : json::object();
   CheckKeys(log, "log", {"level", "color"}, p);
@@ -248,8 +283,10 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
   json security = Has(cfg, "security") ? cfg["security"] : json::object();
   CheckKeys(security, "security", {"tls"}, p);
   json tls = Has(security, "tls") ? security["tls"] : json::object();
-  CheckKeys(tls, "security.tls",
-            {"enabled", "skip_verify", "master_cert", "master_cert_name", "client_cert", "client_key"}, p);
+  CheckKeys(
+      tls, "security.tls",
+      {"enabled", "skip_verify", "master_cert", "master_cert_name", "client_cert", "client_key"},
+      p);
   out.tls.enabled = Bool(tls, "enabled", "security.tls.enabled", p);
   out.tls.skip_verify = Bool(tls, "skip_verify", "security.tls.skip_verify", p);
   out.tls.master_cert = Str(tls, "master_cert", "security.tls.master_cert", p);

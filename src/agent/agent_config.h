@@ -6,7 +6,8 @@
 // Our keys and departures from upstream:
 //  - `master_url` (flag --master-url, env DET_MASTER_URL): "http://HOST:PORT", an alternative to
 //    master_host + master_port (what `det deploy local` passes);
-//  - `slots`: the number of CPU slots offered (default 1); upstream's `artificial_slots` is an alias;
+//  - `slots`: the number of CPU slots offered (default 1); upstream's `artificial_slots` is an
+//  alias;
 //  - `work_dir`: where task directories go (default /tmp/determined-agent-<agent_id>);
 //  - `master_port` defaults to 8080 (this master's default port);
 //  - `--id` is an alias of `--agent-id`.
@@ -36,9 +37,9 @@ struct AgentFileConfig {
   std::string agent_id;  // "" = the hostname
   std::string resource_pool = "default";
   int slots = 1;
-  std::string work_dir;                // "" = /tmp/determined-agent-<agent_id>
-  std::string container_master_host;   // "" = master_host; what tasks get in DET_MASTER
-  int container_master_port = 0;       // 0 = master_port
+  std::string work_dir;               // "" = /tmp/determined-agent-<agent_id>
+  std::string container_master_host;  // "" = master_host; what tasks get in DET_MASTER
+  int container_master_port = 0;      // 0 = master_port
   std::string log_level = "info";
   AgentTlsConfig tls;
   std::vector<std::string> warnings;

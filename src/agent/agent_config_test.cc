@@ -5,7 +5,8 @@
 namespace det::agent {
 namespace {
 
-absl::StatusOr<AgentFileConfig> Load(const std::string& yaml, std::map<std::string, std::string> env = {},
+absl::StatusOr<AgentFileConfig> Load(const std::string& yaml,
+                                     std::map<std::string, std::string> env = {},
                                      config::FlagValues flags = {}) {
   return LoadAgentConfig(yaml, env, flags);
 }
@@ -102,9 +103,10 @@ fluent: {}
 )");
   ASSERT_FALSE(c.ok());
   std::string err(c.status().message());
-  for (const char* want : {"master_url: give either", "slots: must be between 0 and 4096",
-                           "agent_id: must not contain '/'", "bogus: unknown key", "log.level: must be one of",
-                           "security.tls: client_cert and client_key", "fluent: no longer supported"}) {
+  for (const char* want :
+       {"master_url: give either", "slots: must be between 0 and 4096",
+        "agent_id: must not contain '/'", "bogus: unknown key", "log.level: must be one of",
+        "security.tls: client_cert and client_key", "fluent: no longer supported"}) {
     EXPECT_NE(err.find(want), std::string::npos) << "missing \"" << want << "\" in:\n" << err;
   }
   auto missing = Load("");

@@ -12,10 +12,11 @@ namespace {
 // --json / --yaml (mutually exclusive); YAML when neither is given.
 std::shared_ptr<MasterOutput> AddFormatFlags(CLI::App* cmd, bool with_yaml) {
   auto format = std::make_shared<MasterOutput>(MasterOutput::kYaml);
-  CLI::Option* json = cmd->add_flag_callback("--json", [format] { *format = MasterOutput::kJson; },
-                                             "print JSON");
+  CLI::Option* json = cmd->add_flag_callback(
+      "--json", [format] { *format = MasterOutput::kJson; }, "print JSON");
   if (with_yaml) {
-    cmd->add_flag_callback("--yaml", [format] { *format = MasterOutput::kYaml; }, "print YAML (default)")
+    cmd->add_flag_callback(
+           "--yaml", [format] { *format = MasterOutput::kYaml; }, "print YAML (default)")
         ->excludes(json);
   }
   return format;

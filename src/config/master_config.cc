@@ -19,18 +19,45 @@ constexpr char kMask[] = "********";
 
 // Upstream keys this master accepts so that an upstream master.yaml loads, but does not act on.
 const Keys& UnusedTopLevelKeys() {
-  static const Keys keys = {"telemetry", "ui_customization", "retention_policy", "observability",
-                            "cache", "webhooks", "feature_switches", "reserved_ports", "__internal",
-                            "scim", "saml", "oidc", "det_cloud", "integrations", "enable_cors",
-                            "launch_error", "root", "notebook_timeout"};
+  static const Keys keys = {"telemetry",
+                            "ui_customization",
+                            "retention_policy",
+                            "observability",
+                            "cache",
+                            "webhooks",
+                            "feature_switches",
+                            "reserved_ports",
+                            "__internal",
+                            "scim",
+                            "saml",
+                            "oidc",
+                            "det_cloud",
+                            "integrations",
+                            "enable_cors",
+                            "launch_error",
+                            "root",
+                            "notebook_timeout"};
   return keys;
 }
 
 const Keys& TopLevelKeys() {
   static const Keys keys = [] {
-    Keys k = {"config_file", "data_dir", "host", "port", "cluster_name", "log", "db", "security",
-              "checkpoint_storage", "task_container_defaults", "logging", "tensorboard_timeout",
-              "resource_manager", "resource_pools", "additional_resource_managers", "scheduler",
+    Keys k = {"config_file",
+              "data_dir",
+              "host",
+              "port",
+              "cluster_name",
+              "log",
+              "db",
+              "security",
+              "checkpoint_storage",
+              "task_container_defaults",
+              "logging",
+              "tensorboard_timeout",
+              "resource_manager",
+              "resource_pools",
+              "additional_resource_managers",
+              "scheduler",
               "provisioner"};
     k.insert(UnusedTopLevelKeys().begin(), UnusedTopLevelKeys().end());
     return k;
@@ -39,32 +66,58 @@ const Keys& TopLevelKeys() {
 }
 
 const Keys& TaskContainerDefaultsKeys() {
-  static const Keys keys = {
-      "shm_size_bytes", "network_mode", "dtrain_network_interface", "nccl_port_range",
-      "gloo_port_range", "cpu_pod_spec", "gpu_pod_spec", "checkpoint_gc_pod_spec", "image",
-      "registry_auth", "force_pull_image", "environment_variables", "add_capabilities",
-      "drop_capabilities", "devices", "bind_mounts", "work_dir", "slurm", "pbs", "startup_hook",
-      "log_policies", "preemption_timeout", "kubernetes"};
+  static const Keys keys = {"shm_size_bytes",
+                            "network_mode",
+                            "dtrain_network_interface",
+                            "nccl_port_range",
+                            "gloo_port_range",
+                            "cpu_pod_spec",
+                            "gpu_pod_spec",
+                            "checkpoint_gc_pod_spec",
+                            "image",
+                            "registry_auth",
+                            "force_pull_image",
+                            "environment_variables",
+                            "add_capabilities",
+                            "drop_capabilities",
+                            "devices",
+                            "bind_mounts",
+                            "work_dir",
+                            "slurm",
+                            "pbs",
+                            "startup_hook",
+                            "log_policies",
+                            "preemption_timeout",
+                            "kubernetes"};
   return keys;
 }
 
 const Keys& SecretKeys() {
-  static const Keys keys = {"password", "initial_user_password", "access_key", "secret_key",
-                            "signing_key", "segment_master_key", "segment_webui_key"};
+  static const Keys keys = {"password",         "initial_user_password", "access_key",
+                            "secret_key",       "signing_key",           "segment_master_key",
+                            "segment_webui_key"};
   return keys;
 }
 
 std::string TypeName(const json& v) {
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "boolean";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "boolean";
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "integer";
-    case json::value_t::number_float: return "number";
-    case json::value_t::string: return "string";
-    case json::value_t::array: return "list";
-    case json::value_t::object: return "mapping";
-    default: return "value";
+    case json::value_t::number_unsigned:
+      return "integer";
+    case json::value_t::number_float:
+      return "number";
+    case json::value_t::string:
+      return "string";
+    case json::value_t::array:
+      return "list";
+    case json::value_t::object:
+      return "mapping";
+    default:
+      return "value";
   }
 }
 
@@ -111,7 +164,8 @@ class Section {
   void CheckKeys(const Keys& allowed) {
     for (const auto& [key, value] : obj_.items()) {
       if (!allowed.count(key)) {
-        p_.Add(PathOf(key), absl::StrCat("unknown key; allowed keys are ", absl::StrJoin(allowed, ", ")));
+        p_.Add(PathOf(key),
+               absl::StrCat("unknown key; allowed keys are ", absl::StrJoin(allowed, ", ")));
       }
     }
   }
@@ -152,7 +206,8 @@ class Section {
   std::string OneOf(const std::string& key, const std::string& def, const Keys& allowed) {
     std::string v = String(key, def);
     if (!allowed.count(v)) {
-      p_.Add(PathOf(key), absl::StrCat("must be one of ", absl::StrJoin(allowed, ", "), ", got \"", v, "\""));
+      p_.Add(PathOf(key),
+             absl::StrCat("must be one of ", absl::StrJoin(allowed, ", "), ", got \"", v, "\""));
       return def;
     }
     return v;
@@ -178,7 +233,8 @@ json SchedulerJson(const SchedulerConfig& s) {
 // A scheduler block that is present. A blank type means fair_share (the product docs' rule).
 SchedulerConfig ParseScheduler(const json& node, const std::string& path, Problems& p) {
   Section s(&node, path, p);
-  s.CheckKeys({"type", "fitting_policy", "allow_heterogeneous_fits", "preemption", "default_priority"});
+  s.CheckKeys(
+      {"type", "fitting_policy", "allow_heterogeneous_fits", "preemption", "default_priority"});
   SchedulerConfig out;
   out.type = s.String("type");
   if (out.type.empty()) out.type = "fair_share";
@@ -191,10 +247,12 @@ SchedulerConfig ParseScheduler(const json& node, const std::string& path, Proble
   out.allow_heterogeneous_fits = s.Bool("allow_heterogeneous_fits", false);
   for (const char* key : {"preemption", "default_priority"}) {
     if (s.Has(key) && out.type != "priority") {
-      p.Add(s.PathOf(key), absl::StrCat("only valid with type: priority (the type here is ", out.type,
-                                        s.Has("type") ? "" : ", the default for a scheduler block "
-                                                             "without a type",
-                                        ")"));
+      p.Add(s.PathOf(key),
+            absl::StrCat("only valid with type: priority (the type here is ", out.type,
+                         s.Has("type") ? ""
+                                       : ", the default for a scheduler block "
+                                         "without a type",
+                         ")"));
     }
   }
   out.preemption = s.Bool("preemption", false);
@@ -223,13 +281,15 @@ json ParseCheckpointStorage(const json& node, Problems& p) {
   const std::string path = "checkpoint_storage";
   Section s(&node, path, p);
   std::string type = s.OneOf("type", "shared_fs", {"shared_fs", "s3", "gcs", "azure", "directory"});
-  if (!s.Has("type")) p.Add(s.PathOf("type"), "required; one of shared_fs, s3, gcs, azure, directory");
+  if (!s.Has("type"))
+    p.Add(s.PathOf("type"), "required; one of shared_fs, s3, gcs, azure, directory");
   if (type == "shared_fs") {
     std::string host_path = s.String("host_path");
     if (host_path.empty()) {
       p.Add(s.PathOf("host_path"), "required for shared_fs storage");
     } else if (host_path[0] != '/') {
-      p.Add(s.PathOf("host_path"), absl::StrCat("must be an absolute path, got \"", host_path, "\""));
+      p.Add(s.PathOf("host_path"),
+            absl::StrCat("must be an absolute path, got \"", host_path, "\""));
     }
   }
   if (type == "directory" && s.String("container_path").empty()) {
@@ -244,10 +304,11 @@ json ParseCheckpointStorage(const json& node, Problems& p) {
   return s.obj();
 }
 
-void ParseDb(const json* node, const std::string& data_dir, MasterConfig& out, json& eff, Problems& p) {
+void ParseDb(const json* node, const std::string& data_dir, MasterConfig& out, json& eff,
+             Problems& p) {
   Section s(node, "db", p);
-  s.CheckKeys({"type", "path", "user", "password", "host", "port", "name", "ssl_mode", "ssl_root_cert",
-               "migrations", "views_and_triggers"});
+  s.CheckKeys({"type", "path", "user", "password", "host", "port", "name", "ssl_mode",
+               "ssl_root_cert", "migrations", "views_and_triggers"});
   DbConfig& db = out.db;
   db.user = s.String("user");
   db.password = s.String("password");
@@ -284,8 +345,12 @@ void ParseDb(const json* node, const std::string& data_dir, MasterConfig& out, j
   if (db.type == "sqlite") {
     eff["db"]["path"] = db.path;
   } else {
-    eff["db"].update({{"user", db.user}, {"password", db.password}, {"host", db.host},
-                      {"port", db.port}, {"name", db.name}, {"ssl_mode", db.ssl_mode},
+    eff["db"].update({{"user", db.user},
+                      {"password", db.password},
+                      {"host", db.host},
+                      {"port", db.port},
+                      {"name", db.name},
+                      {"ssl_mode", db.ssl_mode},
                       {"ssl_root_cert", db.ssl_root_cert}});
   }
 }
@@ -317,15 +382,16 @@ void ParseSecurity(const json* node, MasterConfig& out, json& eff, Problems& p) 
 
   Section token(s.Get("token"), "security.token", p);
   token.CheckKeys({"max_lifespan_days", "default_lifespan_days"});
-  json token_json = {{"max_lifespan_days", token.Int("max_lifespan_days", 30, -1, INT32_MAX)},
-                     {"default_lifespan_days", token.Int("default_lifespan_days", 30, -1, INT32_MAX)}};
+  json token_json = {
+      {"max_lifespan_days", token.Int("max_lifespan_days", 30, -1, INT32_MAX)},
+      {"default_lifespan_days", token.Int("default_lifespan_days", 30, -1, INT32_MAX)}};
 
   Section authz(s.Get("authz"), "security.authz", p);
   json authz_json = authz.obj();
   std::string authz_type = authz.String("type", "basic");
   if (authz_type != "basic") {
-    p.Add("security.authz.type", absl::StrCat("only \"basic\" is supported by this master, got \"",
-                                              authz_type, "\""));
+    p.Add("security.authz.type",
+          absl::StrCat("only \"basic\" is supported by this master, got \"", authz_type, "\""));
   }
   authz_json["type"] = "basic";
   if (!authz.Has("fallback")) authz_json["fallback"] = "basic";
@@ -347,7 +413,8 @@ void ParseLogging(const json* node, MasterConfig& out, json& eff, Problems& p) {
     s.CheckKeys({"type", "host", "port", "security"});
     if (s.String("host").empty()) p.Add(s.PathOf("host"), "required for type: elastic");
     if (!s.Has("port")) p.Add(s.PathOf("port"), "required for type: elastic");
-    out.warnings.push_back("logging.type: elastic is accepted but task logs stay in the master's database");
+    out.warnings.push_back(
+        "logging.type: elastic is accepted but task logs stay in the master's database");
   }
   json logging = s.obj();
   logging["type"] = type;
@@ -361,9 +428,10 @@ void ConvertLegacy(json& cfg, Problems& p) {
   bool legacy = cfg.contains("scheduler") || cfg.contains("provisioner");
   if (!legacy) return;
   if (cfg.contains("resource_manager") || cfg.contains("resource_pools")) {
-    p.Add("scheduler", "the legacy top-level scheduler/provisioner keys cannot be mixed with "
-                       "resource_manager/resource_pools; move them into resource_manager.scheduler and "
-                       "resource_pools[].provider");
+    p.Add("scheduler",
+          "the legacy top-level scheduler/provisioner keys cannot be mixed with "
+          "resource_manager/resource_pools; move them into resource_manager.scheduler and "
+          "resource_pools[].provider");
     cfg.erase("scheduler");
     cfg.erase("provisioner");
     return;
@@ -373,7 +441,8 @@ void ConvertLegacy(json& cfg, Problems& p) {
              {"default_compute_resource_pool", "default"}};
   if (cfg.contains("scheduler") && !cfg["scheduler"].is_null()) rm["scheduler"] = cfg["scheduler"];
   json pool = {{"pool_name", "default"}};
-  if (cfg.contains("provisioner") && !cfg["provisioner"].is_null()) pool["provider"] = cfg["provisioner"];
+  if (cfg.contains("provisioner") && !cfg["provisioner"].is_null())
+    pool["provider"] = cfg["provisioner"];
   cfg.erase("scheduler");
   cfg.erase("provisioner");
   cfg["resource_manager"] = rm;
@@ -381,11 +450,13 @@ void ConvertLegacy(json& cfg, Problems& p) {
 }
 
 void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) {
-  Section rm(cfg.contains("resource_manager") ? &cfg["resource_manager"] : nullptr, "resource_manager", p);
+  Section rm(cfg.contains("resource_manager") ? &cfg["resource_manager"] : nullptr,
+             "resource_manager", p);
   ResourceManagerConfig& r = out.resource_manager;
   r.type = rm.String("type", "agent");
   if (r.type == "kubernetes" || r.type == "slurm" || r.type == "pbs") {
-    p.Add(rm.PathOf("type"), absl::StrCat("\"", r.type, "\" is not supported by this master; use agent"));
+    p.Add(rm.PathOf("type"),
+          absl::StrCat("\"", r.type, "\" is not supported by this master; use agent"));
   } else if (r.type != "agent") {
     p.Add(rm.PathOf("type"), absl::StrCat("must be agent, got \"", r.type, "\""));
   }
@@ -394,16 +465,20 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
                 "default_gpu_resource_pool", "no_default_resource_pools", "require_authentication",
                 "client_ca", "metadata"});
   r.cluster_name = rm.String("cluster_name", rm.String("name", "default"));
-  if (rm.Has("name")) out.warnings.push_back("resource_manager.name is deprecated; use cluster_name");
-  if (const json* s = rm.Get("scheduler")) r.scheduler = ParseScheduler(*s, rm.PathOf("scheduler"), p);
+  if (rm.Has("name"))
+    out.warnings.push_back("resource_manager.name is deprecated; use cluster_name");
+  if (const json* s = rm.Get("scheduler"))
+    r.scheduler = ParseScheduler(*s, rm.PathOf("scheduler"), p);
   auto pool_default = [&](const char* key, const char* legacy) {
     if (rm.Has(legacy)) {
-      out.warnings.push_back(absl::StrCat("resource_manager.", legacy, " is deprecated; use ", key));
+      out.warnings.push_back(
+          absl::StrCat("resource_manager.", legacy, " is deprecated; use ", key));
       if (!rm.Has(key)) return rm.String(legacy);
     }
     return rm.String(key, "default");
   };
-  r.default_aux_resource_pool = pool_default("default_aux_resource_pool", "default_cpu_resource_pool");
+  r.default_aux_resource_pool =
+      pool_default("default_aux_resource_pool", "default_cpu_resource_pool");
   r.default_compute_resource_pool =
       pool_default("default_compute_resource_pool", "default_gpu_resource_pool");
   r.no_default_resource_pools = rm.Bool("no_default_resource_pools", false);
@@ -417,15 +492,17 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
     r.default_compute_resource_pool.clear();
   }
   if (rm.Bool("require_authentication", false)) {
-    p.Add(rm.PathOf("require_authentication"), "agent TLS authentication is not supported by this build");
+    p.Add(rm.PathOf("require_authentication"),
+          "agent TLS authentication is not supported by this build");
   }
   if (!rm.String("client_ca").empty()) {
     p.Add(rm.PathOf("client_ca"), "agent TLS authentication is not supported by this build");
   }
 
   // Pools.
-  const json* pools_node =
-      cfg.contains("resource_pools") && !cfg["resource_pools"].is_null() ? &cfg["resource_pools"] : nullptr;
+  const json* pools_node = cfg.contains("resource_pools") && !cfg["resource_pools"].is_null()
+                               ? &cfg["resource_pools"]
+                               : nullptr;
   json pools = pools_node != nullptr ? *pools_node : json::array({{{"pool_name", "default"}}});
   if (!pools.is_array()) {
     p.Add("resource_pools", absl::StrCat("must be a list of pools, got ", TypeName(pools)));
@@ -438,9 +515,9 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
   for (size_t i = 0; i < pools.size(); ++i) {
     std::string path = absl::StrCat("resource_pools[", i, "]");
     Section ps(&pools[i], path, p);
-    ps.CheckKeys({"pool_name", "description", "provider", "scheduler", "max_aux_containers_per_agent",
-                  "max_cpu_containers_per_agent", "task_container_defaults", "agent_reattach_enabled",
-                  "agent_reconnect_wait"});
+    ps.CheckKeys({"pool_name", "description", "provider", "scheduler",
+                  "max_aux_containers_per_agent", "max_cpu_containers_per_agent",
+                  "task_container_defaults", "agent_reattach_enabled", "agent_reconnect_wait"});
     ResourcePoolConfig pool;
     pool.pool_name = ps.String("pool_name");
     if (pool.pool_name.empty()) {
@@ -456,12 +533,13 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
       pool.scheduler = r.scheduler;
     }
     if (ps.Has("max_cpu_containers_per_agent")) {
-      out.warnings.push_back(absl::StrCat(path, ".max_cpu_containers_per_agent is deprecated; use "
-                                                "max_aux_containers_per_agent"));
+      out.warnings.push_back(absl::StrCat(path,
+                                          ".max_cpu_containers_per_agent is deprecated; use "
+                                          "max_aux_containers_per_agent"));
     }
-    pool.max_aux_containers_per_agent = static_cast<int>(ps.Int(
-        "max_aux_containers_per_agent", ps.Int("max_cpu_containers_per_agent", 100, 0, INT32_MAX), 0,
-        INT32_MAX));
+    pool.max_aux_containers_per_agent = static_cast<int>(
+        ps.Int("max_aux_containers_per_agent",
+               ps.Int("max_cpu_containers_per_agent", 100, 0, INT32_MAX), 0, INT32_MAX));
     pool.agent_reattach_enabled = ps.Bool("agent_reattach_enabled", false);
     json eff_pool = {{"pool_name", pool.pool_name},
                      {"description", pool.description},
@@ -472,11 +550,13 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
     if (const json* provider = ps.Get("provider")) {
       pool.provider_json = DumpJson(*provider);
       eff_pool["provider"] = *provider;
-      out.warnings.push_back(absl::StrCat(path, ".provider: this master does not provision dynamic "
-                                                "agents; the pool takes only agents started by hand"));
+      out.warnings.push_back(absl::StrCat(path,
+                                          ".provider: this master does not provision dynamic "
+                                          "agents; the pool takes only agents started by hand"));
     }
     if (const json* tcd = ps.Get("task_container_defaults")) {
-      json pool_tcd = ParseTaskContainerDefaults(tcd, ps.PathOf("task_container_defaults"), false, p);
+      json pool_tcd =
+          ParseTaskContainerDefaults(tcd, ps.PathOf("task_container_defaults"), false, p);
       pool.task_container_defaults_json = DumpJson(pool_tcd);
       eff_pool["task_container_defaults"] = pool_tcd;
     }
@@ -489,13 +569,16 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
                                     ? r.default_aux_resource_pool
                                     : r.default_compute_resource_pool;
       if (!names.count(name) && !pools.empty()) {
-        p.Add(rm.PathOf(key), absl::StrCat("names pool \"", name, "\", which is not in resource_pools (",
-                                           absl::StrJoin(names, ", "), ")"));
+        p.Add(rm.PathOf(key),
+              absl::StrCat("names pool \"", name, "\", which is not in resource_pools (",
+                           absl::StrJoin(names, ", "), ")"));
       }
     }
   }
-  if (cfg.contains("additional_resource_managers") && !cfg["additional_resource_managers"].is_null()) {
-    p.Add("additional_resource_managers", "not supported by this master (one agent resource manager)");
+  if (cfg.contains("additional_resource_managers") &&
+      !cfg["additional_resource_managers"].is_null()) {
+    p.Add("additional_resource_managers",
+          "not supported by this master (one agent resource manager)");
   }
   eff["resource_manager"] = {{"type", r.type},
                              {"cluster_name", r.cluster_name},
@@ -534,7 +617,8 @@ const ResourcePoolConfig* MasterConfig::FindPool(const std::string& name) const 
 const std::vector<Setting>& MasterSettings() {
   using K = Setting::Kind;
   static const std::vector<Setting> settings = {
-      {"config-file", "", K::kString, "the master.yaml to read (default /etc/determined/master.yaml if it exists)"},
+      {"config-file", "", K::kString,
+       "the master.yaml to read (default /etc/determined/master.yaml if it exists)"},
       {"data-dir", "data_dir", K::kString, "where the database and checkpoints live"},
       {"host", "host", K::kString, "address to listen on"},
       {"port", "port", K::kInt, "port to listen on; 0 = any free port"},
@@ -558,7 +642,8 @@ const std::vector<Setting>& MasterSettings() {
       {"security-default-task-uid", "security.default_task.uid", K::kInt, "default task uid"},
       {"security-default-task-gid", "security.default_task.gid", K::kInt, "default task gid"},
       {"security-default-task-user", "security.default_task.user", K::kString, "default task user"},
-      {"security-default-task-group", "security.default_task.group", K::kString, "default task group"},
+      {"security-default-task-group", "security.default_task.group", K::kString,
+       "default task group"},
       {"root", "root", K::kString, "static files directory"},
   };
   return settings;
@@ -585,7 +670,8 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
     if (top.Has(key)) unused.push_back(key);
   }
   if (!unused.empty()) {
-    out.warnings.push_back(absl::StrCat("accepted but not used by this master: ", absl::StrJoin(unused, ", ")));
+    out.warnings.push_back(
+        absl::StrCat("accepted but not used by this master: ", absl::StrJoin(unused, ", ")));
   }
 
   json eff = json::object();
@@ -593,7 +679,8 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
   out.config_file = top.String("config_file");
   std::string data_dir = top.String("data_dir", "/var/lib/determined");
   if (data_dir.empty()) p.Add("data_dir", "must not be empty");
-  out.data_dir = std::filesystem::absolute(data_dir.empty() ? "." : data_dir).lexically_normal().string();
+  out.data_dir =
+      std::filesystem::absolute(data_dir.empty() ? "." : data_dir).lexically_normal().string();
   if (out.data_dir.size() > 1 && out.data_dir.back() == '/') out.data_dir.pop_back();
   out.host = top.String("host", "0.0.0.0");
   out.port = static_cast<int>(top.Int("port", 8080, 0, 65535));
@@ -615,14 +702,16 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
   ParseDb(top.Get("db"), out.data_dir, out, eff, p);
   ParseSecurity(top.Get("security"), out, eff, p);
 
-  json storage = top.Has("checkpoint_storage")
-                     ? ParseCheckpointStorage(*top.Get("checkpoint_storage"), p)
-                     : json{{"type", "shared_fs"},
-                            {"host_path", (std::filesystem::path(out.data_dir) / "checkpoints").string()}};
+  json storage =
+      top.Has("checkpoint_storage")
+          ? ParseCheckpointStorage(*top.Get("checkpoint_storage"), p)
+          : json{{"type", "shared_fs"},
+                 {"host_path", (std::filesystem::path(out.data_dir) / "checkpoints").string()}};
   out.checkpoint_storage_json = DumpJson(storage);
   eff["checkpoint_storage"] = storage;
 
-  json tcd = ParseTaskContainerDefaults(top.Get("task_container_defaults"), "task_container_defaults", true, p);
+  json tcd = ParseTaskContainerDefaults(top.Get("task_container_defaults"),
+                                        "task_container_defaults", true, p);
   out.task_container_defaults_json = DumpJson(tcd);
   eff["task_container_defaults"] = tcd;
 
@@ -634,7 +723,8 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
 }
 
 std::string ToPrintableJson(const MasterConfig& config) {
-  absl::StatusOr<json> eff = ParseJson(config.effective_json.empty() ? "{}" : config.effective_json);
+  absl::StatusOr<json> eff =
+      ParseJson(config.effective_json.empty() ? "{}" : config.effective_json);
   json out = eff.ok() ? *eff : json::object();
   Mask(out);
   return DumpJson(out);

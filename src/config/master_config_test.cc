@@ -9,7 +9,8 @@ namespace {
 
 using nlohmann::json;
 
-absl::StatusOr<MasterConfig> Load(const std::string& yaml, std::map<std::string, std::string> env = {},
+absl::StatusOr<MasterConfig> Load(const std::string& yaml,
+                                  std::map<std::string, std::string> env = {},
                                   FlagValues flags = {}) {
   return LoadMasterConfig(yaml, env, flags);
 }
@@ -198,8 +199,11 @@ provisioner:
 
 TEST(MasterConfigTest, EnvOverridesFileAndFlagsOverrideEnv) {
   std::string yaml = "port: 9000\nlog: {level: warn}\nsecurity: {initial_user_password: file}\n";
-  auto c = Load(yaml, {{"DET_PORT", "9100"}, {"DET_SECURITY_INITIAL_USER_PASSWORD", "env"},
-                       {"DET_LOG_LEVEL", "debug"}, {"DET_MASTER", "ignored"}},
+  auto c = Load(yaml,
+                {{"DET_PORT", "9100"},
+                 {"DET_SECURITY_INITIAL_USER_PASSWORD", "env"},
+                 {"DET_LOG_LEVEL", "debug"},
+                 {"DET_MASTER", "ignored"}},
                 {{"port", "9200"}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->port, 9200);
@@ -274,10 +278,12 @@ TEST(MasterConfigTest, RefusesOtherResourceManagersAndBadShapes) {
             std::string::npos);
   EXPECT_NE(ErrorOf("resource_pools: []").find("at least one pool"), std::string::npos);
   EXPECT_NE(ErrorOf("- 1\n- 2\n").find("must be a YAML mapping"), std::string::npos);
-  EXPECT_NE(ErrorOf("checkpoint_storage: {type: shared_fs}").find("checkpoint_storage.host_path: required"),
+  EXPECT_NE(ErrorOf("checkpoint_storage: {type: shared_fs}")
+                .find("checkpoint_storage.host_path: required"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("task_container_defaults: {shm: 1}").find("task_container_defaults.shm: unknown key"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf("task_container_defaults: {shm: 1}").find("task_container_defaults.shm: unknown key"),
+      std::string::npos);
   EXPECT_NE(ErrorOf("security: {tls: {key: /k}}").find("both or neither"), std::string::npos);
 }
 
@@ -293,7 +299,8 @@ resource_pools: [{pool_name: a}, {pool_name: b}]
   EXPECT_EQ(c->resource_manager.default_compute_resource_pool, "b");
   EXPECT_EQ(c->warnings.size(), 2u);
 
-  auto none = Load("resource_manager: {no_default_resource_pools: true}\nresource_pools: [{pool_name: x}]\n");
+  auto none = Load(
+      "resource_manager: {no_default_resource_pools: true}\nresource_pools: [{pool_name: x}]\n");
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_EQ(none->resource_manager.default_aux_resource_pool, "");
 }

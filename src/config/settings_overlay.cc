@@ -88,7 +88,8 @@ absl::StatusOr<FlagValues> ParseFlagArgs(const std::vector<std::string>& args,
       continue;
     }
     const Setting* s = name.rfind("--", 0) == 0 ? Find(settings, name.substr(2)) : nullptr;
-    if (s == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown flag \"", args[i], "\""));
+    if (s == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag \"", args[i], "\""));
     if (!has_value) {
       if (s->kind == Setting::Kind::kBool) {
         value = "true";
@@ -117,7 +118,8 @@ absl::Status ApplySettings(json& config, const std::vector<Setting>& settings,
   }
   for (const auto& [flag, value] : flags) {
     const Setting* s = Find(settings, flag);
-    if (s == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown flag \"--", flag, "\""));
+    if (s == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag \"--", flag, "\""));
     if (s->path.empty()) continue;
     absl::StatusOr<json> v = Typed(*s, value, absl::StrCat("--", flag));
     if (!v.ok()) return v.status();
@@ -151,7 +153,8 @@ std::map<std::string, std::string> DetEnvironment() {
 std::string SettingsUsage(const std::vector<Setting>& settings) {
   std::string out;
   for (const Setting& s : settings) {
-    std::string head = absl::StrCat("  --", s.flag, s.kind == Setting::Kind::kBool ? "[=BOOL]" : " VALUE");
+    std::string head =
+        absl::StrCat("  --", s.flag, s.kind == Setting::Kind::kBool ? "[=BOOL]" : " VALUE");
     if (head.size() < 40) head.resize(40, ' ');
     absl::StrAppend(&out, head, " ", s.help, " (", EnvName(s.flag));
     if (!s.path.empty()) absl::StrAppend(&out, ", key ", s.path);

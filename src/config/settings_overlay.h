@@ -29,7 +29,8 @@ using FlagValues = std::vector<std::pair<std::string, std::string>>;
 std::string EnvName(const std::string& flag);
 
 // Parses `--name value` and `--name=value`; a bool flag given without `=` means true and takes no
-// value. `-h`/`--help` sets *help. Unknown flags and missing values are InvalidArgument naming them.
+// value. `-h`/`--help` sets *help. Unknown flags and missing values are InvalidArgument naming
+// them.
 absl::StatusOr<FlagValues> ParseFlagArgs(const std::vector<std::string>& args,
                                          const std::vector<Setting>& settings, bool* help);
 

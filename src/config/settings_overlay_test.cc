@@ -30,7 +30,8 @@ TEST(SettingsOverlayTest, ParsesFlagForms) {
                          TestSettings(), &help);
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_TRUE(help);
-  EXPECT_EQ(*f, (FlagValues{{"port", "1"}, {"db-host", "h"}, {"tls", "true"}, {"config-file", "x.yaml"}}));
+  EXPECT_EQ(*f, (FlagValues{
+                    {"port", "1"}, {"db-host", "h"}, {"tls", "true"}, {"config-file", "x.yaml"}}));
   EXPECT_FALSE(ParseFlagArgs({"--nope"}, TestSettings(), nullptr).ok());
   EXPECT_FALSE(ParseFlagArgs({"--port"}, TestSettings(), nullptr).ok());
   EXPECT_FALSE(ParseFlagArgs({"port"}, TestSettings(), nullptr).ok());

@@ -38,7 +38,8 @@ absl::StatusOr<MasterStartup> LoadMasterStartup(const MasterFlags& flags,
   if (file) {
     absl::StatusOr<std::string> text = ReadFile(*file);
     if (!text.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("config file ", *file, ": ", text.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("config file ", *file, ": ", text.status().message()));
     }
     yaml = *std::move(text);
   }

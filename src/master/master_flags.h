@@ -21,8 +21,8 @@ absl::StatusOr<MasterFlags> ParseMasterFlags(const std::vector<std::string>& arg
 std::string MasterUsage();
 
 // The master's effective configuration and the flag-only settings, from the command line, the
-// environment (`DET_*` variables in `env`) and the config file: `--config-file`/DET_CONFIG_FILE, else
-// `default_config_file` when that file exists. A named file that cannot be read is an error.
+// environment (`DET_*` variables in `env`) and the config file: `--config-file`/DET_CONFIG_FILE,
+// else `default_config_file` when that file exists. A named file that cannot be read is an error.
 struct MasterStartup {
   config::MasterConfig config;
   std::string port_file;  // --port-file; "" = none

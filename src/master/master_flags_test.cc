@@ -9,8 +9,8 @@ namespace det::master {
 namespace {
 
 TEST(MasterFlagsTest, ParsesBothForms) {
-  auto f = ParseMasterFlags({"--data-dir", "/d", "--port=0", "--host", "127.0.0.1", "--port-file", "/p",
-                             "--cluster-name", "c", "--log-level", "debug"});
+  auto f = ParseMasterFlags({"--data-dir", "/d", "--port=0", "--host", "127.0.0.1", "--port-file",
+                             "/p", "--cluster-name", "c", "--log-level", "debug"});
   ASSERT_TRUE(f.ok()) << f.status();
   auto s = LoadMasterStartup(*f, {}, "");
   ASSERT_TRUE(s.ok()) << s.status();
@@ -57,8 +57,9 @@ TEST(MasterFlagsTest, ConfigFileFromFlagEnvOrDefault) {
 
   auto flag = ParseMasterFlags({"--config-file", (dir / "a.yaml").string(), "--port", "3333"});
   ASSERT_TRUE(flag.ok());
-  auto from_flag = LoadMasterStartup(*flag, {{"DET_CONFIG_FILE", (dir / "b.yaml").string()},
-                                             {"DET_CLUSTER_NAME", "from-env"}}, "");
+  auto from_flag = LoadMasterStartup(
+      *flag, {{"DET_CONFIG_FILE", (dir / "b.yaml").string()}, {"DET_CLUSTER_NAME", "from-env"}},
+      "");
   ASSERT_TRUE(from_flag.ok());
   EXPECT_EQ(from_flag->config.port, 3333);
   EXPECT_EQ(from_flag->config.cluster_name, "from-env");
