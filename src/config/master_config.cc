@@ -439,7 +439,27 @@ void ConvertLegacy(json& cfg, Problems& p) {
   json rm = {{"type", "agent"},
              {"default_aux_resource_pool", "default"},
              {"default_compute_resource_pool", "default"}};
-  if (cfg.contains("scheduler") && !cfg["scheduler"].is_null()) rm["scheduler"] = cfg["scheduler"];
+  if (cfg.contains("scheduler") && !cfg["scheduler"].is_null()) {
+    json scheduler = cfg["scheduler"];
+    if (scheduler.is_object()) {
+      // Pre-0.14 spellings: `fit` for fitting_policy, and the resource provider inside the
+      // scheduler.
+      if (scheduler.contains("fit") && !scheduler.contains("fitting_policy")) {
+        scheduler["fitting_policy"] = scheduler["fit"];
+      }
+      scheduler.erase("fit");
+      if (scheduler.contains("resource_provider")) {
+        const json& provider = scheduler["resource_provider"];
+        std::string type = provider.is_object() ? provider.value("type", "default") : "default";
+        if (type != "default" && type != "agent") {
+          p.Add("scheduler.resource_provider.type",
+                absl::StrCat("\"", type, "\" is not supported by this master; use default"));
+        }
+        scheduler.erase("resource_provider");
+      }
+    }
+    rm["scheduler"] = scheduler;
+  }
   json pool = {{"pool_name", "default"}};
   if (cfg.contains("provisioner") && !cfg["provisioner"].is_null())
     pool["provider"] = cfg["provisioner"];

@@ -192,6 +192,14 @@ provisioner:
   EXPECT_EQ(c->resource_manager.default_compute_resource_pool, "default");
   EXPECT_FALSE(c->warnings.empty());  // the provider is not acted on
 
+  auto old_spelling =
+      Load("scheduler: {type: round_robin, fit: worst, resource_provider: {type: default}}\n");
+  ASSERT_TRUE(old_spelling.ok()) << old_spelling.status();
+  EXPECT_EQ(old_spelling->resource_pools[0].scheduler.type, "round_robin");
+  EXPECT_EQ(old_spelling->resource_pools[0].scheduler.fitting_policy, "worst");
+  EXPECT_NE(ErrorOf("scheduler: {resource_provider: {type: kubernetes}}\n").find("not supported"),
+            std::string::npos);
+
   EXPECT_NE(ErrorOf("scheduler: {type: priority}\nresource_pools: [{pool_name: a}]\n")
                 .find("cannot be mixed"),
             std::string::npos);
