@@ -2,15 +2,17 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "agent/agent.h"
+#include "agent/agent_config.h"
 #include "agent/context_download.h"
 #include "agent/master_link.h"
 #include "agent/master_url.h"
@@ -19,12 +21,15 @@
 #include "agent/task_env.h"
 #include "api/agent_protocol.h"
 #include "client/rest_client.h"
+#include "common/file_util.h"
 #include "common/logging.h"
+#include "config/settings_overlay.h"
 #include "spdlog/spdlog.h"
 
 namespace {
 
 constexpr const char* kVersion = "0.1.0";
+constexpr const char* kDefaultConfigFile = "/etc/determined/agent.yaml";
 
 std::string Hostname() {
   char buf[256] = {};
@@ -35,28 +40,60 @@ std::string Hostname() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string master_url;
-  std::string agent_id;
-  int slots = 1;
-  std::string resource_pool = "default";
-  std::string work_dir;
-  std::string log_level = "info";
-
-  CLI::App app{"determined-agent: runs tasks for a determined-master on this machine"};
-  app.add_option("--master-url", master_url, "the master, http://HOST:PORT")
-      ->envname("DET_MASTER_URL")
-      ->required();
-  app.add_option("--id", agent_id, "this agent's id (default: the hostname)")
-      ->envname("DET_AGENT_ID");
-  app.add_option("--slots", slots, "number of CPU slots to offer")
-      ->envname("DET_SLOTS")
-      ->check(CLI::Range(0, 4096));
-  app.add_option("--resource-pool", resource_pool, "the resource pool to join");
-  app.add_option("--work-dir", work_dir,
-                 "where task directories go (default /tmp/determined-agent-ID)");
-  app.add_option("--log-level", log_level, "trace, debug, info, warn or error");
-  app.set_version_flag("--version", kVersion);
-  CLI11_PARSE(app, argc, argv);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& arg : args) {
+    if (arg == "--version") {
+      std::printf("%s\n", kVersion);
+      return 0;
+    }
+  }
+  bool help = false;
+  absl::StatusOr<det::config::FlagValues> flags =
+      det::config::ParseFlagArgs(args, det::agent::AgentSettings(), &help);
+  if (!flags.ok()) {
+    std::fprintf(stderr, "determined-agent: %s\n%s", std::string(flags.status().message()).c_str(),
+                 det::agent::AgentUsage().c_str());
+    return 2;
+  }
+  if (help) {
+    std::printf("%s", det::agent::AgentUsage().c_str());
+    return 0;
+  }
+  std::map<std::string, std::string> env = det::config::DetEnvironment();
+  std::string yaml;
+  std::optional<std::string> config_file = det::config::Lookup("config-file", env, *flags);
+  if (!config_file && std::filesystem::exists(kDefaultConfigFile)) config_file = kDefaultConfigFile;
+  if (config_file) {
+    absl::StatusOr<std::string> text = det::ReadFile(*config_file);
+    if (!text.ok()) {
+      std::fprintf(stderr, "determined-agent: --config-file %s: %s\n", config_file->c_str(),
+                   std::string(text.status().message()).c_str());
+      return 2;
+    }
+    yaml = *text;
+  }
+  absl::StatusOr<det::agent::AgentFileConfig> options =
+      det::agent::LoadAgentConfig(yaml, env, *flags);
+  if (!options.ok()) {
+    std::fprintf(stderr, "determined-agent: %s%s\n",
+                 config_file ? absl::StrCat(*config_file, ": ").c_str() : "",
+                 std::string(options.status().message()).c_str());
+    return 2;
+  }
+  if (options->tls.enabled) {
+    std::fprintf(stderr,
+                 "determined-agent: security.tls.enabled: TLS is not supported by this build; the "
+                 "master serves plain HTTP\n");
+    return 2;
+  }
+  std::string agent_id = options->agent_id;
+  const int slots = options->slots;
+  const std::string& resource_pool = options->resource_pool;
+  std::string work_dir = options->work_dir;
+  det::agent::MasterUrl master{.scheme = "http", .host = options->master_host, .port = options->master_port};
+  det::agent::MasterUrl container_master = master;
+  if (!options->container_master_host.empty()) container_master.host = options->container_master_host;
+  if (options->container_master_port != 0) container_master.port = options->container_master_port;
 
   // Signals are taken synchronously by the main thread: block them before any thread exists so
   // every thread inherits the mask. Tasks get a clean mask (ProcessRuntime resets it in the child).
@@ -67,17 +104,12 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  det::InitLogging("agent", log_level);
-
-  absl::StatusOr<det::agent::MasterUrl> master = det::agent::ParseMasterUrl(master_url);
-  if (!master.ok()) {
-    spdlog::error("{}", std::string(master.status().message()));
-    return 2;
-  }
+  det::InitLogging("agent", options->log_level);
+  for (const std::string& warning : options->warnings) spdlog::warn("{}", warning);
   std::string hostname = Hostname();
   if (agent_id.empty()) agent_id = hostname;
   if (!det::agent::IsSafeAllocationId(agent_id)) {
-    spdlog::error("--id \"{}\": must not be empty or contain '/'", agent_id);
+    spdlog::error("agent_id \"{}\": must not be empty or contain '/'", agent_id);
     return 2;
   }
   if (work_dir.empty()) work_dir = absl::StrCat("/tmp/determined-agent-", agent_id);
@@ -94,12 +126,12 @@ int main(int argc, char** argv) {
   config.agent_id = agent_id;
   config.slots = slots;
   config.work_dir = work_path;
-  config.env = det::agent::AgentEnvironmentFromProcess(*master, agent_id);
-  const std::string http_url = master->HttpUrl();
+  config.env = det::agent::AgentEnvironmentFromProcess(container_master, agent_id);
+  const std::string http_url = master.HttpUrl();
 
   det::agent::MasterLink::Options link_options;
-  link_options.host = master->host;
-  link_options.port = master->port;
+  link_options.host = master.host;
+  link_options.port = master.port;
   link_options.target =
       absl::StrCat("/agents?id=", det::client::UrlEncode(agent_id),
                    "&resource_pool=", det::client::UrlEncode(resource_pool),

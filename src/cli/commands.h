@@ -19,6 +19,7 @@ void AddTrialCommands(CLI::App& det, CommandContext& ctx);
 void AddDeployCommands(CLI::App& det, CommandContext& ctx);
 void AddPreviewSearchCommand(CLI::App& det, CommandContext& ctx);
 void AddTemplateCommands(CLI::App& det, CommandContext& ctx);
+void AddMasterCommands(CLI::App& det, CommandContext& ctx);
 
 // The log filter flags shared by `det trial logs` and `det experiment logs` (-f, --head, --tail,
 // --agent-id, ...), parsed into LogsFlags; FinishLogsFlags turns them into TrialLogsArgs.

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   det::cli::AddDeployCommands(app, ctx);
   det::cli::AddPreviewSearchCommand(app, ctx);
   det::cli::AddTemplateCommands(app, ctx);
+  det::cli::AddMasterCommands(app, ctx);
 
   try {
     app.parse(argc, argv);

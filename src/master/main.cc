@@ -8,10 +8,15 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+#include "common/crypto.h"
 #include "common/file_util.h"
+#include "common/json_yaml.h"
 #include "common/logging.h"
 #include "common/random_id.h"
 #include "master/auth/token_authenticator.h"
+#include "config/master_config.h"
+#include "config/settings_overlay.h"
 #include "master/cluster/cluster.h"
 #include "master/db/sqlite_store.h"
 #include "master/handlers/routes.h"
@@ -23,17 +28,59 @@ namespace {
 constexpr char kVersion[] = "0.38.1";
 constexpr size_t kMaxBodyBytes = 200u << 20;  // base64 of a 95 MiB context plus JSON
 
-int Run(const det::master::MasterFlags& flags) {
+constexpr char kDefaultConfigFile[] = "/etc/determined/master.yaml";
+
+// What this build cannot do, refused before anything starts (never silently ignored).
+absl::Status CheckSupported(const det::config::MasterConfig& config) {
+  if (config.db.type != "sqlite") {
+    return absl::UnimplementedError(absl::StrCat(
+        "db.type: ", config.db.type,
+        " is not supported by this build (only the embedded SQLite database is); remove the "
+        "PostgreSQL settings (db.host, db.name, ... or DET_DB_* variables) or set db.type: sqlite"));
+  }
+  if (config.security.tls_enabled()) {
+    return absl::UnimplementedError(
+        "security.tls: TLS is not supported by this build; remove security.tls.cert/key and put a "
+        "TLS-terminating proxy in front of the master");
+  }
+  return absl::OkStatus();
+}
+
+// Upstream's rule: security.initial_user_password is the password of admin and determined when
+// they are first created, i.e. when the database is new. Later changes to it have no effect.
+absl::Status ApplyInitialUserPassword(det::master::SqliteStore& store, const std::string& password) {
+  if (password.empty()) return absl::OkStatus();
+  if (!store.created()) {
+    spdlog::info("security.initial_user_password is ignored: the users already exist");
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> hash = det::BcryptHash(det::ClientSidePasswordHash(password));
+  if (!hash.ok()) return hash.status();
+  for (const char* name : {"admin", "determined"}) {
+    absl::StatusOr<det::api::User> user = store.GetUserByName(name);
+    if (!user.ok()) return user.status();
+    if (absl::Status st = store.SetUserPasswordHash(user->id, *hash); !st.ok()) return st;
+  }
+  spdlog::info("set the initial password of users admin and determined");
+  return absl::OkStatus();
+}
+
+int Run(const det::config::MasterConfig& config, const std::string& port_file) {
   namespace fs = std::filesystem;
   using namespace det::master;
-  fs::path data_dir = fs::absolute(flags.data_dir);
+  fs::path data_dir = config.data_dir;
   if (absl::Status st = det::MakeDirs(data_dir); !st.ok()) {
     spdlog::error("{}", st.ToString());
     return 1;
   }
-  auto store = SqliteStore::Open((data_dir / "determined.db").string());
+  auto store = SqliteStore::Open(config.db.path);
   if (!store.ok()) {
     spdlog::error("{}", store.status().ToString());
+    return 1;
+  }
+  if (absl::Status st = ApplyInitialUserPassword(**store, config.security.initial_user_password);
+      !st.ok()) {
+    spdlog::error("security.initial_user_password: {}", st.ToString());
     return 1;
   }
   std::string cluster_id;
@@ -44,8 +91,12 @@ int Run(const det::master::MasterFlags& flags) {
     cluster_id = det::NewUuid();
     (void)det::WriteFile(cluster_id_file, cluster_id);
   }
-  fs::path checkpoints = data_dir / "checkpoints";
-  (void)det::MakeDirs(checkpoints);
+  // The default storage is created eagerly so that the first trial can write into it.
+  if (auto storage = det::ParseJson(config.checkpoint_storage_json);
+      storage.ok() && storage->value("type", "") == "shared_fs" && storage->contains("host_path") &&
+      (*storage)["host_path"].is_string()) {
+    (void)det::MakeDirs((*storage)["host_path"].get<std::string>());
+  }
 
   boost::asio::io_context io;
   auto cluster_loop = MakeStrandLoop(io);
@@ -59,22 +110,27 @@ int Run(const det::master::MasterFlags& flags) {
                     .cluster = cluster,
                     .stream_loop = *stream_loop,
                     .info = {.version = kVersion, .master_id = det::NewUuid(), .cluster_id = cluster_id,
-                             .cluster_name = flags.cluster_name},
-                    .default_checkpoint_storage_json =
-                        nlohmann::json{{"type", "shared_fs"}, {"host_path", checkpoints.string()}}.dump()};
+                             .cluster_name = config.cluster_name},
+                    .default_checkpoint_storage_json = config.checkpoint_storage_json,
+                    .config = config};
   TokenAuthenticator authenticator(**store);
   Router router(authenticator);
   HttpServer server(io, router, kMaxBodyBytes);
   RegisterAllRoutes(router, server, ctx);
-  absl::StatusOr<int> port = server.Listen(flags.host, flags.port);
+  absl::StatusOr<int> port = server.Listen(config.host, config.port);
   if (!port.ok()) {
     spdlog::error("{}", port.status().ToString());
     return 1;
   }
-  spdlog::info("determined-master {} listening on http://{}:{} (data in {})", kVersion, flags.host, *port,
-               data_dir.string());
-  if (!flags.port_file.empty()) {
-    if (absl::Status st = det::WriteFile(flags.port_file, std::to_string(*port)); !st.ok()) {
+  spdlog::info("determined-master {} listening on http://{}:{} (data in {}, config file {})", kVersion,
+               config.host, *port, data_dir.string(),
+               config.config_file.empty() ? "none" : config.config_file);
+  for (const auto& pool : config.resource_pools) {
+    spdlog::info("resource pool {}: scheduler {} (fitting {})", pool.pool_name, pool.scheduler.type,
+                 pool.scheduler.fitting_policy);
+  }
+  if (!port_file.empty()) {
+    if (absl::Status st = det::WriteFile(port_file, std::to_string(*port)); !st.ok()) {
       spdlog::error("{}", st.ToString());
       return 1;
     }
@@ -105,6 +161,17 @@ int main(int argc, char** argv) {
     std::cout << det::master::MasterUsage();
     return 0;
   }
-  det::InitLogging("master", flags->log_level);
-  return Run(*flags);
+  auto startup = det::master::LoadMasterStartup(*flags, det::config::DetEnvironment(), kDefaultConfigFile);
+  if (!startup.ok()) {
+    std::cerr << "determined-master: " << startup.status().message() << "\n";
+    return 2;
+  }
+  const det::config::MasterConfig& config = startup->config;
+  det::InitLogging("master", config.log.level);
+  for (const std::string& warning : config.warnings) spdlog::warn("config: {}", warning);
+  if (absl::Status st = CheckSupported(config); !st.ok()) {
+    spdlog::error("{}", std::string(st.message()));
+    return 2;
+  }
+  return Run(config, startup->port_file);
 }

@@ -235,6 +235,7 @@ absl::Status SqliteStore::Migrate() {
     check.Bind(1, m.version);
     ASSIGN_OR_RETURN(bool applied, check.Step());
     if (applied) continue;
+    if (m.version == 1) created_ = true;
     Transaction tx(db_);
     RETURN_IF_ERROR(tx.Begin());
     absl::Status st = Exec(db_, m.sql);
@@ -283,6 +284,16 @@ absl::Status SqliteStore::DeleteSession(const std::string& token_hash) {
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "DELETE FROM user_sessions WHERE token_hash = ?"));
   s.Bind(1, token_hash);
   return s.Run();
+}
+
+absl::Status SqliteStore::SetUserPasswordHash(int64_t user_id, const std::optional<std::string>& hash) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, "UPDATE users SET password_hash = ?, modified_at = ? WHERE id = ?"));
+  s.Bind(1, hash).Bind(2, Micros(std::chrono::system_clock::now())).Bind(3, user_id);
+  RETURN_IF_ERROR(s.Run());
+  if (sqlite3_changes(db_) == 0) return absl::NotFoundError(absl::StrCat("user ", user_id, " not found"));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> SqliteStore::InsertExperiment(const Experiment& e, const std::string& model_definition_tgz) {

@@ -17,11 +17,15 @@ class SqliteStore : public Store {
   static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(const std::string& path);
   ~SqliteStore() override;
 
+  // True when this Open created the schema (and with it the admin and determined users).
+  bool created() const { return created_; }
+
   absl::StatusOr<api::User> GetUserByName(const std::string& username) override;
   absl::StatusOr<api::User> GetUser(int64_t id) override;
   absl::Status AddSession(const std::string& token_hash, int64_t user_id, WallTime expiry) override;
   absl::StatusOr<int64_t> LookupSession(const std::string& token_hash, WallTime now) override;
   absl::Status DeleteSession(const std::string& token_hash) override;
+  absl::Status SetUserPasswordHash(int64_t user_id, const std::optional<std::string>& hash) override;
 
   absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
                                            const std::string& model_definition_tgz) override;
@@ -76,6 +80,7 @@ class SqliteStore : public Store {
 
   std::mutex mu_;
   sqlite3* db_;
+  bool created_ = false;
 };
 
 }  // namespace det::master

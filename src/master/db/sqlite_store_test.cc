@@ -66,6 +66,21 @@ TEST_F(SqliteStoreTest, MigrationsAreIdempotentAcrossReopen) {
   EXPECT_TRUE((*again)->GetTrial(trial_id).ok());
 }
 
+TEST_F(SqliteStoreTest, CreatedOnlyOnFirstOpenAndPasswordsCanBeSet) {
+  EXPECT_TRUE(store_->created());
+  ASSERT_TRUE(store_->SetUserPasswordHash(1, std::string("$2b$hash")).ok());
+  EXPECT_EQ(store_->SetUserPasswordHash(99, std::nullopt).code(), absl::StatusCode::kNotFound);
+  store_.reset();
+  auto again = SqliteStore::Open((dir_ / "det.db").string());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FALSE((*again)->created());
+  auto admin = (*again)->GetUserByName("admin");
+  ASSERT_TRUE(admin.ok());
+  EXPECT_EQ(admin->password_hash, std::optional<std::string>("$2b$hash"));
+  ASSERT_TRUE((*again)->SetUserPasswordHash(1, std::nullopt).ok());
+  EXPECT_FALSE((*again)->GetUser(1)->password_hash.has_value());
+}
+
 TEST_F(SqliteStoreTest, SessionsExpire) {
   auto now = std::chrono::system_clock::now();
   ASSERT_TRUE(store_->AddSession("h", 1, now + std::chrono::hours(1)).ok());

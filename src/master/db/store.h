@@ -66,6 +66,8 @@ class Store {
   // NotFound when the token is unknown or expired at `now`.
   virtual absl::StatusOr<int64_t> LookupSession(const std::string& token_hash, WallTime now) = 0;
   virtual absl::Status DeleteSession(const std::string& token_hash) = 0;
+  // Replaces a user's stored password hash (bcrypt of the client-side form); nullopt = no password.
+  virtual absl::Status SetUserPasswordHash(int64_t user_id, const std::optional<std::string>& hash) = 0;
 
   // Experiments. `experiment.id` is assigned.
   virtual absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,

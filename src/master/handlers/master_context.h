@@ -1,6 +1,7 @@
 #pragma once
 #include <string>
 
+#include "config/master_config.h"
 #include "master/cluster/cluster.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
@@ -22,6 +23,9 @@ struct MasterContext {
   MasterInfo info;
   std::string default_checkpoint_storage_json;
   int64_t max_context_bytes = 95LL << 20;
+  // The effective master configuration (file, env, flags): resource pools, schedulers, defaults.
+  // Read-only after startup, so any thread may read it.
+  config::MasterConfig config;
 };
 
 }  // namespace det::master

@@ -1,3 +1,5 @@
+#include "common/json_yaml.h"
+#include "config/master_config.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 
@@ -28,6 +30,15 @@ void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx) {
                   {"userManagementEnabled", true},
                   {"strictJobQueueControl", false},
                   {"hasCustomLogo", false}});
+  });
+  // Upstream restricts this to admins under RBAC; without RBAC any authenticated user may read it.
+  router.Add("GET", "/api/v1/master/config", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {
+    absl::StatusOr<nlohmann::json> printable = ParseJson(config::ToPrintableJson(ctx.config));
+    if (!printable.ok()) {
+      ReplyError(r, absl::InternalError("master config is not valid JSON"));
+      return;
+    }
+    ReplyJson(r, {{"config", *printable}});
   });
   router.Add("GET", "/health", Access::kPublic, [&ctx](HttpRequest&, ResponderPtr r) {
     bool db_up = ctx.store.GetUser(1).ok();

@@ -1,0 +1,125 @@
+#include "agent/agent_config.h"
+
+#include <gtest/gtest.h>
+
+namespace det::agent {
+namespace {
+
+absl::StatusOr<AgentFileConfig> Load(const std::string& yaml,
+                                     std::map<std::string, std::string> env = {},
+                                     config::FlagValues flags = {}) {
+  return LoadAgentConfig(yaml, env, flags);
+}
+
+TEST(AgentConfigTest, ReadsTheFile) {
+  auto c = Load(R"(
+master_host: master.example.com
+master_port: 9000
+agent_id: a1
+resource_pool: gpu
+slots: 4
+work_dir: /scratch
+container_master_host: 10.0.0.1
+container_master_port: 9001
+log: {level: debug}
+security:
+  tls: {enabled: false, master_cert: /ca.pem}
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->master_host, "master.example.com");
+  EXPECT_EQ(c->master_port, 9000);
+  EXPECT_EQ(c->agent_id, "a1");
+  EXPECT_EQ(c->resource_pool, "gpu");
+  EXPECT_EQ(c->slots, 4);
+  EXPECT_EQ(c->work_dir, "/scratch");
+  EXPECT_EQ(c->container_master_host, "10.0.0.1");
+  EXPECT_EQ(c->container_master_port, 9001);
+  EXPECT_EQ(c->log_level, "debug");
+  EXPECT_FALSE(c->tls.enabled);
+  EXPECT_EQ(c->tls.master_cert, "/ca.pem");
+}
+
+TEST(AgentConfigTest, DefaultsAndMasterUrl) {
+  auto c = Load("", {{"DET_MASTER_URL", "http://127.0.0.1:4321"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->master_host, "127.0.0.1");
+  EXPECT_EQ(c->master_port, 4321);
+  EXPECT_EQ(c->agent_id, "");
+  EXPECT_EQ(c->resource_pool, "default");
+  EXPECT_EQ(c->slots, 1);
+  EXPECT_EQ(c->log_level, "info");
+
+  auto host_only = Load("master_host: m\n");
+  ASSERT_TRUE(host_only.ok());
+  EXPECT_EQ(host_only->master_port, 8080);
+}
+
+TEST(AgentConfigTest, FlagsBeatEnvWhichBeatsTheFile) {
+  auto c = Load("master_host: file\nslots: 2\nresource_pool: filepool\n",
+                {{"DET_MASTER_HOST", "env"}, {"DET_SLOTS", "3"}, {"DET_RESOURCE_POOL", "envpool"}},
+                {{"slots", "5"}, {"id", "x"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->master_host, "env");
+  EXPECT_EQ(c->slots, 5);
+  EXPECT_EQ(c->resource_pool, "envpool");
+  EXPECT_EQ(c->agent_id, "x");
+}
+
+TEST(AgentConfigTest, MasterUrlIsHostAndPortAtItsLayer) {
+  auto flag_wins = Load("master_host: file\nmaster_port: 1\n", {{"DET_MASTER_HOST", "env"}},
+                        {{"master-url", "http://flag:7"}});
+  ASSERT_TRUE(flag_wins.ok()) << flag_wins.status();
+  EXPECT_EQ(flag_wins->master_host, "flag");
+  EXPECT_EQ(flag_wins->master_port, 7);
+
+  auto env_host_wins = Load("master_url: http://file:2\n", {{"DET_MASTER_HOST", "env"}});
+  ASSERT_TRUE(env_host_wins.ok()) << env_host_wins.status();
+  EXPECT_EQ(env_host_wins->master_host, "env");
+  EXPECT_EQ(env_host_wins->master_port, 2);
+
+  EXPECT_FALSE(Load("", {}, {{"master-url", "http://a:1"}, {"master-host", "b"}}).ok());
+  EXPECT_FALSE(Load("", {{"DET_MASTER_URL", "ftp://x"}}).ok());
+}
+
+TEST(AgentConfigTest, SlotAliases) {
+  auto c = Load("master_host: m\nartificial_slots: 6\n");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->slots, 6);
+  auto none = Load("master_host: m\nslot_type: none\n");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->slots, 0);
+}
+
+TEST(AgentConfigTest, ReportsEveryProblem) {
+  auto c = Load(R"(
+master_url: http://a:1
+master_host: b
+slots: -1
+agent_id: a/b
+bogus: 1
+log: {level: loud}
+security: {tls: {client_cert: /c.pem}}
+fluent: {}
+)");
+  ASSERT_FALSE(c.ok());
+  std::string err(c.status().message());
+  for (const char* want :
+       {"master_url: give either", "slots: must be between 0 and 4096",
+        "agent_id: must not contain '/'", "bogus: unknown key", "log.level: must be one of",
+        "security.tls: client_cert and client_key", "fluent: no longer supported"}) {
+    EXPECT_NE(err.find(want), std::string::npos) << "missing \"" << want << "\" in:\n" << err;
+  }
+  auto missing = Load("");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("master_host: required"), std::string::npos);
+}
+
+TEST(AgentConfigTest, UpstreamKeysAreAcceptedWithAWarning) {
+  auto c = Load("master_host: m\ncontainer_runtime: docker\nagent_reconnect_attempts: 5\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->warnings.size(), 1u);
+  EXPECT_NE(c->warnings[0].find("agent_reconnect_attempts, container_runtime"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace det::agent

@@ -1,0 +1,44 @@
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+
+#include "cli/command_context.h"
+#include "cli/commands.h"
+#include "cli/master_ops.h"
+
+namespace det::cli {
+namespace {
+
+// --json / --yaml (mutually exclusive); YAML when neither is given.
+std::shared_ptr<MasterOutput> AddFormatFlags(CLI::App* cmd, bool with_yaml) {
+  auto format = std::make_shared<MasterOutput>(MasterOutput::kYaml);
+  CLI::Option* json = cmd->add_flag_callback(
+      "--json", [format] { *format = MasterOutput::kJson; }, "print JSON");
+  if (with_yaml) {
+    cmd->add_flag_callback(
+           "--yaml", [format] { *format = MasterOutput::kYaml; }, "print YAML (default)")
+        ->excludes(json);
+  }
+  return format;
+}
+
+}  // namespace
+
+void AddMasterCommands(CLI::App& det, CommandContext& ctx) {
+  CLI::App* master = det.add_subcommand("master", "manage master");
+  master->require_subcommand(1);
+
+  CLI::App* config = master->add_subcommand("config", "fetch master config");
+  auto config_format = AddFormatFlags(config, true);
+  config->callback([&ctx, config_format] {
+    ctx.action = [&ctx, config_format] { return MasterConfig(ctx, *config_format, std::cout); };
+  });
+
+  CLI::App* info = master->add_subcommand("info", "fetch master info");
+  auto info_format = AddFormatFlags(info, false);
+  info->callback([&ctx, info_format] {
+    ctx.action = [&ctx, info_format] { return MasterInfo(ctx, *info_format, std::cout); };
+  });
+}
+
+}  // namespace det::cli

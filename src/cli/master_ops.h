@@ -1,0 +1,19 @@
+#pragma once
+// `det master config|info`.
+#include <ostream>
+
+#include "absl/status/statusor.h"
+
+namespace det::cli {
+
+class CommandContext;
+
+enum class MasterOutput { kYaml, kJson };
+
+// GET /api/v1/master/config: the master's effective configuration, secrets masked by the master.
+// YAML by default, like upstream.
+absl::StatusOr<int> MasterConfig(CommandContext& ctx, MasterOutput format, std::ostream& out);
+// GET /api/v1/master: version, ids, cluster name.
+absl::StatusOr<int> MasterInfo(CommandContext& ctx, MasterOutput format, std::ostream& out);
+
+}  // namespace det::cli

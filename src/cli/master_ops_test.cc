@@ -1,0 +1,77 @@
+#include "cli/master_ops.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/command_context.h"
+#include "cli/fake_http_server_test_util.h"
+
+namespace det::cli {
+namespace {
+
+using nlohmann::json;
+
+// A master with a blank-password "determined" user that serves /api/v1/master/config and
+// /api/v1/master to bearers of its one token.
+class MasterOpsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/det_cli_master_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    ::setenv("DET_AUTH_FILE", (dir_ / "auth.json").c_str(), 1);
+    ::unsetenv("DET_PASS");
+    ::unsetenv("DET_USER");
+    server_ = std::make_unique<FakeHttpServer>([](const FakeRequest& r) -> FakeResponse {
+      if (r.target == "/api/v1/auth/login") {
+        return {200, R"({"token":"tok","user":{"username":"determined"}})"};
+      }
+      auto auth = r.headers.find("authorization");
+      if (auth == r.headers.end() || auth->second != "Bearer tok") {
+        return {401, R"({"error":{"code":16,"reason":"Unauthenticated","error":"no"}})"};
+      }
+      if (r.target == "/api/v1/master/config") {
+        return {200, R"({"config":{"port":8080,"db":{"password":"********","type":"sqlite"}}})"};
+      }
+      if (r.target == "/api/v1/master") return {200, R"({"version":"0.38.1","clusterName":"c"})"};
+      return {404, R"({"error":{"code":5,"reason":"NotFound","error":"no route"}})"};
+    });
+    ctx_.flags.master = server_->url();
+  }
+  void TearDown() override {
+    server_.reset();
+    ::unsetenv("DET_AUTH_FILE");
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<FakeHttpServer> server_;
+  CommandContext ctx_;
+};
+
+TEST_F(MasterOpsTest, ConfigPrintsYamlByDefaultAndJsonOnRequest) {
+  std::ostringstream yaml;
+  ASSERT_EQ(MasterConfig(ctx_, MasterOutput::kYaml, yaml).value_or(-1), 0);
+  EXPECT_NE(yaml.str().find("port: 8080\n"), std::string::npos) << yaml.str();
+  EXPECT_NE(yaml.str().find("password: \"********\""), std::string::npos) << yaml.str();
+  EXPECT_EQ(yaml.str().find("config:"), std::string::npos);  // the inner object only
+
+  std::ostringstream out;
+  ASSERT_EQ(MasterConfig(ctx_, MasterOutput::kJson, out).value_or(-1), 0);
+  json parsed = json::parse(out.str());
+  EXPECT_EQ(parsed["port"], 8080);
+  EXPECT_EQ(parsed["db"]["type"], "sqlite");
+}
+
+TEST_F(MasterOpsTest, InfoPrintsTheMasterInfo) {
+  std::ostringstream out;
+  ASSERT_EQ(MasterInfo(ctx_, MasterOutput::kJson, out).value_or(-1), 0);
+  EXPECT_EQ(json::parse(out.str())["clusterName"], "c");
+}
+
+}  // namespace
+}  // namespace det::cli

@@ -1,0 +1,753 @@
+#include "config/master_config.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/json_yaml.h"
+#include "common/status_macros.h"
+
+namespace det::config {
+namespace {
+
+using nlohmann::json;
+using Keys = std::set<std::string>;
+
+constexpr char kMask[] = "********";
+
+// Upstream keys this master accepts so that an upstream master.yaml loads, but does not act on.
+const Keys& UnusedTopLevelKeys() {
+  static const Keys keys = {"telemetry",
+                            "ui_customization",
+                            "retention_policy",
+                            "observability",
+                            "cache",
+                            "webhooks",
+                            "feature_switches",
+                            "reserved_ports",
+                            "__internal",
+                            "scim",
+                            "saml",
+                            "oidc",
+                            "det_cloud",
+                            "integrations",
+                            "enable_cors",
+                            "launch_error",
+                            "root",
+                            "notebook_timeout"};
+  return keys;
+}
+
+const Keys& TopLevelKeys() {
+  static const Keys keys = [] {
+    Keys k = {"config_file",
+              "data_dir",
+              "host",
+              "port",
+              "cluster_name",
+              "log",
+              "db",
+              "security",
+              "checkpoint_storage",
+              "task_container_defaults",
+              "logging",
+              "tensorboard_timeout",
+              "resource_manager",
+              "resource_pools",
+              "additional_resource_managers",
+              "scheduler",
+              "provisioner"};
+    k.insert(UnusedTopLevelKeys().begin(), UnusedTopLevelKeys().end());
+    return k;
+  }();
+  return keys;
+}
+
+const Keys& TaskContainerDefaultsKeys() {
+  static const Keys keys = {"shm_size_bytes",
+                            "network_mode",
+                            "dtrain_network_interface",
+                            "nccl_port_range",
+                            "gloo_port_range",
+                            "cpu_pod_spec",
+                            "gpu_pod_spec",
+                            "checkpoint_gc_pod_spec",
+                            "image",
+                            "registry_auth",
+                            "force_pull_image",
+                            "environment_variables",
+                            "add_capabilities",
+                            "drop_capabilities",
+                            "devices",
+                            "bind_mounts",
+                            "work_dir",
+                            "slurm",
+                            "pbs",
+                            "startup_hook",
+                            "log_policies",
+                            "preemption_timeout",
+                            "kubernetes"};
+  return keys;
+}
+
+const Keys& SecretKeys() {
+  static const Keys keys = {"password",         "initial_user_password", "access_key",
+                            "secret_key",       "signing_key",           "segment_master_key",
+                            "segment_webui_key"};
+  return keys;
+}
+
+std::string TypeName(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return "integer";
+    case json::value_t::number_float:
+      return "number";
+    case json::value_t::string:
+      return "string";
+    case json::value_t::array:
+      return "list";
+    case json::value_t::object:
+      return "mapping";
+    default:
+      return "value";
+  }
+}
+
+std::string Join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : absl::StrCat(path, ".", key);
+}
+
+// Collects every problem before failing, so the operator can fix them all at once.
+class Problems {
+ public:
+  void Add(const std::string& path, const std::string& what) {
+    lines_.push_back(absl::StrCat(path, ": ", what));
+  }
+  bool empty() const { return lines_.empty(); }
+  absl::Status ToStatus() const {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid master configuration:\n  ", absl::StrJoin(lines_, "\n  ")));
+  }
+
+ private:
+  std::vector<std::string> lines_;
+};
+
+// Reads typed fields of one mapping, reporting wrong types with their path.
+class Section {
+ public:
+  // `node` may be null/absent (an empty mapping); anything else but a mapping is a problem.
+  Section(const json* node, std::string path, Problems& p) : path_(std::move(path)), p_(p) {
+    if (node == nullptr || node->is_null()) {
+      obj_ = json::object();
+    } else if (!node->is_object()) {
+      p_.Add(path_, absl::StrCat("must be a mapping, got ", TypeName(*node)));
+      obj_ = json::object();
+    } else {
+      obj_ = *node;
+    }
+  }
+
+  bool Has(const std::string& key) const { return obj_.contains(key) && !obj_[key].is_null(); }
+  const json* Get(const std::string& key) const { return Has(key) ? &obj_[key] : nullptr; }
+  std::string PathOf(const std::string& key) const { return Join(path_, key); }
+  const json& obj() const { return obj_; }
+
+  void CheckKeys(const Keys& allowed) {
+    for (const auto& [key, value] : obj_.items()) {
+      if (!allowed.count(key)) {
+        p_.Add(PathOf(key),
+               absl::StrCat("unknown key; allowed keys are ", absl::StrJoin(allowed, ", ")));
+      }
+    }
+  }
+
+  std::string String(const std::string& key, const std::string& def = "") {
+    if (!Has(key)) return def;
+    if (!obj_[key].is_string()) {
+      p_.Add(PathOf(key), absl::StrCat("must be a string, got ", TypeName(obj_[key])));
+      return def;
+    }
+    return obj_[key].get<std::string>();
+  }
+
+  int64_t Int(const std::string& key, int64_t def, int64_t min, int64_t max) {
+    if (!Has(key)) return def;
+    const json& v = obj_[key];
+    if (!v.is_number_integer()) {
+      p_.Add(PathOf(key), absl::StrCat("must be an integer, got ", TypeName(v), " ", DumpJson(v)));
+      return def;
+    }
+    int64_t n = v.get<int64_t>();
+    if (n < min || n > max) {
+      p_.Add(PathOf(key), absl::StrCat("must be between ", min, " and ", max, ", got ", n));
+      return def;
+    }
+    return n;
+  }
+
+  bool Bool(const std::string& key, bool def) {
+    if (!Has(key)) return def;
+    if (!obj_[key].is_boolean()) {
+      p_.Add(PathOf(key), absl::StrCat("must be true or false, got ", TypeName(obj_[key])));
+      return def;
+    }
+    return obj_[key].get<bool>();
+  }
+
+  std::string OneOf(const std::string& key, const std::string& def, const Keys& allowed) {
+    std::string v = String(key, def);
+    if (!allowed.count(v)) {
+      p_.Add(PathOf(key),
+             absl::StrCat("must be one of ", absl::StrJoin(allowed, ", "), ", got \"", v, "\""));
+      return def;
+    }
+    return v;
+  }
+
+ private:
+  json obj_;
+  std::string path_;
+  Problems& p_;
+};
+
+json SchedulerJson(const SchedulerConfig& s) {
+  json out = {{"type", s.type},
+              {"fitting_policy", s.fitting_policy},
+              {"allow_heterogeneous_fits", s.allow_heterogeneous_fits}};
+  if (s.type == "priority") {
+    out["preemption"] = s.preemption;
+    out["default_priority"] = s.default_priority;
+  }
+  return out;
+}
+
+// A scheduler block that is present. A blank type means fair_share (the product docs' rule).
+SchedulerConfig ParseScheduler(const json& node, const std::string& path, Problems& p) {
+  Section s(&node, path, p);
+  s.CheckKeys(
+      {"type", "fitting_policy", "allow_heterogeneous_fits", "preemption", "default_priority"});
+  SchedulerConfig out;
+  out.type = s.String("type");
+  if (out.type.empty()) out.type = "fair_share";
+  if (out.type != "priority" && out.type != "fair_share" && out.type != "round_robin") {
+    p.Add(s.PathOf("type"),
+          absl::StrCat("must be one of priority, fair_share, round_robin, got \"", out.type, "\""));
+    out.type = "priority";
+  }
+  out.fitting_policy = s.OneOf("fitting_policy", "best", {"best", "worst"});
+  out.allow_heterogeneous_fits = s.Bool("allow_heterogeneous_fits", false);
+  for (const char* key : {"preemption", "default_priority"}) {
+    if (s.Has(key) && out.type != "priority") {
+      p.Add(s.PathOf(key),
+            absl::StrCat("only valid with type: priority (the type here is ", out.type,
+                         s.Has("type") ? ""
+                                       : ", the default for a scheduler block "
+                                         "without a type",
+                         ")"));
+    }
+  }
+  out.preemption = s.Bool("preemption", false);
+  out.default_priority = static_cast<int>(s.Int("default_priority", 42, 1, 99));
+  return out;
+}
+
+json ParseTaskContainerDefaults(const json* node, const std::string& path, bool fill_defaults,
+                                Problems& p) {
+  Section s(node, path, p);
+  s.CheckKeys(TaskContainerDefaultsKeys());
+  s.Int("shm_size_bytes", 0, 0, INT64_MAX);
+  s.Int("preemption_timeout", 0, 0, INT64_MAX);
+  s.String("network_mode");
+  s.String("startup_hook");
+  json out = s.obj();
+  if (fill_defaults) {
+    if (!s.Has("shm_size_bytes")) out["shm_size_bytes"] = int64_t{4294967296};
+    if (!s.Has("network_mode")) out["network_mode"] = "bridge";
+    if (!s.Has("preemption_timeout")) out["preemption_timeout"] = 3600;
+  }
+  return out;
+}
+
+json ParseCheckpointStorage(const json& node, Problems& p) {
+  const std::string path = "checkpoint_storage";
+  Section s(&node, path, p);
+  std::string type = s.OneOf("type", "shared_fs", {"shared_fs", "s3", "gcs", "azure", "directory"});
+  if (!s.Has("type"))
+    p.Add(s.PathOf("type"), "required; one of shared_fs, s3, gcs, azure, directory");
+  if (type == "shared_fs") {
+    std::string host_path = s.String("host_path");
+    if (host_path.empty()) {
+      p.Add(s.PathOf("host_path"), "required for shared_fs storage");
+    } else if (host_path[0] != '/') {
+      p.Add(s.PathOf("host_path"),
+            absl::StrCat("must be an absolute path, got \"", host_path, "\""));
+    }
+  }
+  if (type == "directory" && s.String("container_path").empty()) {
+    p.Add(s.PathOf("container_path"), "required for directory storage");
+  }
+  if ((type == "s3" || type == "gcs") && s.String("bucket").empty()) {
+    p.Add(s.PathOf("bucket"), absl::StrCat("required for ", type, " storage"));
+  }
+  for (const char* key : {"save_experiment_best", "save_trial_best", "save_trial_latest"}) {
+    s.Int(key, 0, 0, INT32_MAX);
+  }
+  return s.obj();
+}
+
+void ParseDb(const json* node, const std::string& data_dir, MasterConfig& out, json& eff,
+             Problems& p) {
+  Section s(node, "db", p);
+  s.CheckKeys({"type", "path", "user", "password", "host", "port", "name", "ssl_mode",
+               "ssl_root_cert", "migrations", "views_and_triggers"});
+  DbConfig& db = out.db;
+  db.user = s.String("user");
+  db.password = s.String("password");
+  db.host = s.String("host");
+  db.name = s.String("name");
+  db.ssl_root_cert = s.String("ssl_root_cert");
+  db.ssl_mode = s.OneOf("ssl_mode", "disable",
+                        {"disable", "allow", "prefer", "require", "verify-ca", "verify-full"});
+  if (const json* port = s.Get("port")) {
+    if (port->is_number_integer()) {
+      db.port = std::to_string(port->get<int64_t>());
+    } else {
+      db.port = s.String("port");
+    }
+  }
+  bool postgres_fields = !db.user.empty() || !db.password.empty() || !db.host.empty() ||
+                         !db.name.empty() || !db.port.empty();
+  db.type = s.OneOf("type", postgres_fields ? "postgres" : "sqlite", {"sqlite", "postgres"});
+  db.path = s.String("path");
+  if (db.type == "sqlite") {
+    for (const char* key : {"user", "password", "host", "port", "name", "ssl_root_cert"}) {
+      if (s.Has(key)) p.Add(s.PathOf(key), "only used with db.type: postgres");
+    }
+    std::filesystem::path file = db.path.empty() ? std::filesystem::path(data_dir) / "determined.db"
+                                                 : std::filesystem::path(db.path);
+    db.path = std::filesystem::absolute(file).lexically_normal().string();
+  } else {
+    if (!db.path.empty()) p.Add(s.PathOf("path"), "only used with db.type: sqlite");
+    if (db.host.empty()) p.Add(s.PathOf("host"), "required for db.type: postgres");
+    if (db.name.empty()) p.Add(s.PathOf("name"), "required for db.type: postgres");
+    if (db.port.empty()) db.port = "5432";
+  }
+  eff["db"] = {{"type", db.type}};
+  if (db.type == "sqlite") {
+    eff["db"]["path"] = db.path;
+  } else {
+    eff["db"].update({{"user", db.user},
+                      {"password", db.password},
+                      {"host", db.host},
+                      {"port", db.port},
+                      {"name", db.name},
+                      {"ssl_mode", db.ssl_mode},
+                      {"ssl_root_cert", db.ssl_root_cert}});
+  }
+}
+
+void ParseSecurity(const json* node, MasterConfig& out, json& eff, Problems& p) {
+  Section s(node, "security", p);
+  s.CheckKeys({"initial_user_password", "tls", "default_task", "ssh", "authz", "token"});
+  out.security.initial_user_password = s.String("initial_user_password");
+
+  Section tls(s.Get("tls"), "security.tls", p);
+  tls.CheckKeys({"cert", "key"});
+  out.security.tls_cert = tls.String("cert");
+  out.security.tls_key = tls.String("key");
+  if (out.security.tls_cert.empty() != out.security.tls_key.empty()) {
+    p.Add("security.tls", "cert and key must be given together (both or neither)");
+  }
+
+  Section task(s.Get("default_task"), "security.default_task", p);
+  task.CheckKeys({"uid", "gid", "user", "group"});
+  json default_task = {{"uid", task.Int("uid", 0, 0, INT32_MAX)},
+                       {"gid", task.Int("gid", 0, 0, INT32_MAX)},
+                       {"user", task.String("user", "root")},
+                       {"group", task.String("group", "root")}};
+
+  Section ssh(s.Get("ssh"), "security.ssh", p);
+  ssh.CheckKeys({"rsa_key_size", "key_type"});
+  json ssh_json = {{"rsa_key_size", ssh.Int("rsa_key_size", 1024, 1, 16384)},
+                   {"key_type", ssh.OneOf("key_type", "ED25519", {"RSA", "ECDSA", "ED25519"})}};
+
+  Section token(s.Get("token"), "security.token", p);
+  token.CheckKeys({"max_lifespan_days", "default_lifespan_days"});
+  json token_json = {
+      {"max_lifespan_days", token.Int("max_lifespan_days", 30, -1, INT32_MAX)},
+      {"default_lifespan_days", token.Int("default_lifespan_days", 30, -1, INT32_MAX)}};
+
+  Section authz(s.Get("authz"), "security.authz", p);
+  json authz_json = authz.obj();
+  std::string authz_type = authz.String("type", "basic");
+  if (authz_type != "basic") {
+    p.Add("security.authz.type",
+          absl::StrCat("only \"basic\" is supported by this master, got \"", authz_type, "\""));
+  }
+  authz_json["type"] = "basic";
+  if (!authz.Has("fallback")) authz_json["fallback"] = "basic";
+
+  eff["security"] = {{"initial_user_password", out.security.initial_user_password},
+                     {"tls", {{"cert", out.security.tls_cert}, {"key", out.security.tls_key}}},
+                     {"default_task", default_task},
+                     {"ssh", ssh_json},
+                     {"token", token_json},
+                     {"authz", authz_json}};
+}
+
+void ParseLogging(const json* node, MasterConfig& out, json& eff, Problems& p) {
+  Section s(node, "logging", p);
+  std::string type = s.OneOf("type", "default", {"default", "elastic"});
+  if (type == "default") {
+    s.CheckKeys({"type"});
+  } else {
+    s.CheckKeys({"type", "host", "port", "security"});
+    if (s.String("host").empty()) p.Add(s.PathOf("host"), "required for type: elastic");
+    if (!s.Has("port")) p.Add(s.PathOf("port"), "required for type: elastic");
+    out.warnings.push_back(
+        "logging.type: elastic is accepted but task logs stay in the master's database");
+  }
+  json logging = s.obj();
+  logging["type"] = type;
+  out.logging_json = DumpJson(logging);
+  eff["logging"] = logging;
+}
+
+// Turns the legacy format (top-level scheduler/provisioner, before 0.14) into one pool "default"
+// that is the default for aux and compute tasks.
+void ConvertLegacy(json& cfg, Problems& p) {
+  bool legacy = cfg.contains("scheduler") || cfg.contains("provisioner");
+  if (!legacy) return;
+  if (cfg.contains("resource_manager") || cfg.contains("resource_pools")) {
+    p.Add("scheduler",
+          "the legacy top-level scheduler/provisioner keys cannot be mixed with "
+          "resource_manager/resource_pools; move them into resource_manager.scheduler and "
+          "resource_pools[].provider");
+    cfg.erase("scheduler");
+    cfg.erase("provisioner");
+    return;
+  }
+  json rm = {{"type", "agent"},
+             {"default_aux_resource_pool", "default"},
+             {"default_compute_resource_pool", "default"}};
+  if (cfg.contains("scheduler") && !cfg["scheduler"].is_null()) {
+    json scheduler = cfg["scheduler"];
+    if (scheduler.is_object()) {
+      // Pre-0.14 spellings: `fit` for fitting_policy, and the resource provider inside the
+      // scheduler.
+      if (scheduler.contains("fit") && !scheduler.contains("fitting_policy")) {
+        scheduler["fitting_policy"] = scheduler["fit"];
+      }
+      scheduler.erase("fit");
+      if (scheduler.contains("resource_provider")) {
+        const json& provider = scheduler["resource_provider"];
+        std::string type = provider.is_object() ? provider.value("type", "default") : "default";
+        if (type != "default" && type != "agent") {
+          p.Add("scheduler.resource_provider.type",
+                absl::StrCat("\"", type, "\" is not supported by this master; use default"));
+        }
+        scheduler.erase("resource_provider");
+      }
+    }
+    rm["scheduler"] = scheduler;
+  }
+  json pool = {{"pool_name", "default"}};
+  if (cfg.contains("provisioner") && !cfg["provisioner"].is_null())
+    pool["provider"] = cfg["provisioner"];
+  cfg.erase("scheduler");
+  cfg.erase("provisioner");
+  cfg["resource_manager"] = rm;
+  cfg["resource_pools"] = json::array({pool});
+}
+
+void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) {
+  Section rm(cfg.contains("resource_manager") ? &cfg["resource_manager"] : nullptr,
+             "resource_manager", p);
+  ResourceManagerConfig& r = out.resource_manager;
+  r.type = rm.String("type", "agent");
+  if (r.type == "kubernetes" || r.type == "slurm" || r.type == "pbs") {
+    p.Add(rm.PathOf("type"),
+          absl::StrCat("\"", r.type, "\" is not supported by this master; use agent"));
+  } else if (r.type != "agent") {
+    p.Add(rm.PathOf("type"), absl::StrCat("must be agent, got \"", r.type, "\""));
+  }
+  rm.CheckKeys({"type", "cluster_name", "name", "scheduler", "default_aux_resource_pool",
+                "default_compute_resource_pool", "default_cpu_resource_pool",
+                "default_gpu_resource_pool", "no_default_resource_pools", "require_authentication",
+                "client_ca", "metadata"});
+  r.cluster_name = rm.String("cluster_name", rm.String("name", "default"));
+  if (rm.Has("name"))
+    out.warnings.push_back("resource_manager.name is deprecated; use cluster_name");
+  if (const json* s = rm.Get("scheduler"))
+    r.scheduler = ParseScheduler(*s, rm.PathOf("scheduler"), p);
+  auto pool_default = [&](const char* key, const char* legacy) {
+    if (rm.Has(legacy)) {
+      out.warnings.push_back(
+          absl::StrCat("resource_manager.", legacy, " is deprecated; use ", key));
+      if (!rm.Has(key)) return rm.String(legacy);
+    }
+    return rm.String(key, "default");
+  };
+  r.default_aux_resource_pool =
+      pool_default("default_aux_resource_pool", "default_cpu_resource_pool");
+  r.default_compute_resource_pool =
+      pool_default("default_compute_resource_pool", "default_gpu_resource_pool");
+  r.no_default_resource_pools = rm.Bool("no_default_resource_pools", false);
+  if (r.no_default_resource_pools) {
+    for (const char* key : {"default_aux_resource_pool", "default_compute_resource_pool"}) {
+      if (rm.Has(key) && !rm.String(key).empty()) {
+        p.Add(rm.PathOf(key), "must be empty when no_default_resource_pools is true");
+      }
+    }
+    r.default_aux_resource_pool.clear();
+    r.default_compute_resource_pool.clear();
+  }
+  if (rm.Bool("require_authentication", false)) {
+    p.Add(rm.PathOf("require_authentication"),
+          "agent TLS authentication is not supported by this build");
+  }
+  if (!rm.String("client_ca").empty()) {
+    p.Add(rm.PathOf("client_ca"), "agent TLS authentication is not supported by this build");
+  }
+
+  // Pools.
+  const json* pools_node = cfg.contains("resource_pools") && !cfg["resource_pools"].is_null()
+                               ? &cfg["resource_pools"]
+                               : nullptr;
+  json pools = pools_node != nullptr ? *pools_node : json::array({{{"pool_name", "default"}}});
+  if (!pools.is_array()) {
+    p.Add("resource_pools", absl::StrCat("must be a list of pools, got ", TypeName(pools)));
+    pools = json::array();
+  } else if (pools.empty()) {
+    p.Add("resource_pools", "must list at least one pool (omit it for one pool named \"default\")");
+  }
+  std::set<std::string> names;
+  json eff_pools = json::array();
+  for (size_t i = 0; i < pools.size(); ++i) {
+    std::string path = absl::StrCat("resource_pools[", i, "]");
+    Section ps(&pools[i], path, p);
+    ps.CheckKeys({"pool_name", "description", "provider", "scheduler",
+                  "max_aux_containers_per_agent", "max_cpu_containers_per_agent",
+                  "task_container_defaults", "agent_reattach_enabled", "agent_reconnect_wait"});
+    ResourcePoolConfig pool;
+    pool.pool_name = ps.String("pool_name");
+    if (pool.pool_name.empty()) {
+      p.Add(ps.PathOf("pool_name"), "required and must not be empty");
+    } else if (!names.insert(pool.pool_name).second) {
+      p.Add(ps.PathOf("pool_name"), absl::StrCat("duplicate pool name \"", pool.pool_name, "\""));
+    }
+    pool.description = ps.String("description");
+    if (const json* s = ps.Get("scheduler")) {
+      pool.scheduler = ParseScheduler(*s, ps.PathOf("scheduler"), p);
+      pool.has_own_scheduler = true;
+    } else {
+      pool.scheduler = r.scheduler;
+    }
+    if (ps.Has("max_cpu_containers_per_agent")) {
+      out.warnings.push_back(absl::StrCat(path,
+                                          ".max_cpu_containers_per_agent is deprecated; use "
+                                          "max_aux_containers_per_agent"));
+    }
+    pool.max_aux_containers_per_agent = static_cast<int>(
+        ps.Int("max_aux_containers_per_agent",
+               ps.Int("max_cpu_containers_per_agent", 100, 0, INT32_MAX), 0, INT32_MAX));
+    pool.agent_reattach_enabled = ps.Bool("agent_reattach_enabled", false);
+    json eff_pool = {{"pool_name", pool.pool_name},
+                     {"description", pool.description},
+                     {"scheduler", SchedulerJson(pool.scheduler)},
+                     {"max_aux_containers_per_agent", pool.max_aux_containers_per_agent},
+                     {"agent_reattach_enabled", pool.agent_reattach_enabled},
+                     {"agent_reconnect_wait", ps.String("agent_reconnect_wait", "25s")}};
+    if (const json* provider = ps.Get("provider")) {
+      pool.provider_json = DumpJson(*provider);
+      eff_pool["provider"] = *provider;
+      out.warnings.push_back(absl::StrCat(path,
+                                          ".provider: this master does not provision dynamic "
+                                          "agents; the pool takes only agents started by hand"));
+    }
+    if (const json* tcd = ps.Get("task_container_defaults")) {
+      json pool_tcd =
+          ParseTaskContainerDefaults(tcd, ps.PathOf("task_container_defaults"), false, p);
+      pool.task_container_defaults_json = DumpJson(pool_tcd);
+      eff_pool["task_container_defaults"] = pool_tcd;
+    }
+    eff_pools.push_back(eff_pool);
+    out.resource_pools.push_back(std::move(pool));
+  }
+  if (!r.no_default_resource_pools) {
+    for (const char* key : {"default_aux_resource_pool", "default_compute_resource_pool"}) {
+      const std::string& name = std::string(key) == "default_aux_resource_pool"
+                                    ? r.default_aux_resource_pool
+                                    : r.default_compute_resource_pool;
+      if (!names.count(name) && !pools.empty()) {
+        p.Add(rm.PathOf(key),
+              absl::StrCat("names pool \"", name, "\", which is not in resource_pools (",
+                           absl::StrJoin(names, ", "), ")"));
+      }
+    }
+  }
+  if (cfg.contains("additional_resource_managers") &&
+      !cfg["additional_resource_managers"].is_null()) {
+    p.Add("additional_resource_managers",
+          "not supported by this master (one agent resource manager)");
+  }
+  eff["resource_manager"] = {{"type", r.type},
+                             {"cluster_name", r.cluster_name},
+                             {"scheduler", SchedulerJson(r.scheduler)},
+                             {"default_aux_resource_pool", r.default_aux_resource_pool},
+                             {"default_compute_resource_pool", r.default_compute_resource_pool},
+                             {"no_default_resource_pools", r.no_default_resource_pools}};
+  if (rm.Has("metadata")) eff["resource_manager"]["metadata"] = *rm.Get("metadata");
+  eff["resource_pools"] = eff_pools;
+}
+
+void Mask(json& node) {
+  if (node.is_array()) {
+    for (json& v : node) Mask(v);
+    return;
+  }
+  if (!node.is_object()) return;
+  for (auto& [key, value] : node.items()) {
+    if (SecretKeys().count(key) && value.is_string() && !value.get<std::string>().empty()) {
+      value = kMask;
+    } else {
+      Mask(value);
+    }
+  }
+}
+
+}  // namespace
+
+const ResourcePoolConfig* MasterConfig::FindPool(const std::string& name) const {
+  for (const ResourcePoolConfig& pool : resource_pools) {
+    if (pool.pool_name == name) return &pool;
+  }
+  return nullptr;
+}
+
+const std::vector<Setting>& MasterSettings() {
+  using K = Setting::Kind;
+  static const std::vector<Setting> settings = {
+      {"config-file", "", K::kString,
+       "the master.yaml to read (default /etc/determined/master.yaml if it exists)"},
+      {"data-dir", "data_dir", K::kString, "where the database and checkpoints live"},
+      {"host", "host", K::kString, "address to listen on"},
+      {"port", "port", K::kInt, "port to listen on; 0 = any free port"},
+      {"port-file", "", K::kString, "write the bound port to this file"},
+      {"cluster-name", "cluster_name", K::kString, "name shown by the web UI and /info"},
+      {"log-level", "log.level", K::kString, "trace, debug, info, warn, error or fatal"},
+      {"log-color", "log.color", K::kBool, "color the log"},
+      {"db-type", "db.type", K::kString, "sqlite or postgres"},
+      {"db-path", "db.path", K::kString, "the SQLite file (default DATA_DIR/determined.db)"},
+      {"db-host", "db.host", K::kString, "PostgreSQL host"},
+      {"db-port", "db.port", K::kString, "PostgreSQL port"},
+      {"db-name", "db.name", K::kString, "PostgreSQL database"},
+      {"db-user", "db.user", K::kString, "PostgreSQL user"},
+      {"db-password", "db.password", K::kString, "PostgreSQL password"},
+      {"db-ssl-mode", "db.ssl_mode", K::kString, "PostgreSQL sslmode"},
+      {"db-ssl-root-cert", "db.ssl_root_cert", K::kString, "PostgreSQL root certificate"},
+      {"security-initial-user-password", "security.initial_user_password", K::kString,
+       "password of admin and determined when they are first created"},
+      {"security-tls-cert", "security.tls.cert", K::kString, "TLS certificate file"},
+      {"security-tls-key", "security.tls.key", K::kString, "TLS private key file"},
+      {"security-default-task-uid", "security.default_task.uid", K::kInt, "default task uid"},
+      {"security-default-task-gid", "security.default_task.gid", K::kInt, "default task gid"},
+      {"security-default-task-user", "security.default_task.user", K::kString, "default task user"},
+      {"security-default-task-group", "security.default_task.group", K::kString,
+       "default task group"},
+      {"root", "root", K::kString, "static files directory"},
+  };
+  return settings;
+}
+
+absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
+                                              const std::map<std::string, std::string>& env,
+                                              const FlagValues& flags) {
+  ASSIGN_OR_RETURN(json cfg, ParseYaml(yaml_text));
+  if (cfg.is_null()) cfg = json::object();
+  if (!cfg.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("master configuration must be a YAML mapping, got ", TypeName(cfg)));
+  }
+  RETURN_IF_ERROR(ApplySettings(cfg, MasterSettings(), env, flags));
+
+  Problems p;
+  MasterConfig out;
+  ConvertLegacy(cfg, p);
+  Section top(&cfg, "", p);
+  top.CheckKeys(TopLevelKeys());
+  std::vector<std::string> unused;
+  for (const std::string& key : UnusedTopLevelKeys()) {
+    if (top.Has(key)) unused.push_back(key);
+  }
+  if (!unused.empty()) {
+    out.warnings.push_back(
+        absl::StrCat("accepted but not used by this master: ", absl::StrJoin(unused, ", ")));
+  }
+
+  json eff = json::object();
+  for (const std::string& key : unused) eff[key] = cfg[key];
+  out.config_file = top.String("config_file");
+  std::string data_dir = top.String("data_dir", "/var/lib/determined");
+  if (data_dir.empty()) p.Add("data_dir", "must not be empty");
+  out.data_dir =
+      std::filesystem::absolute(data_dir.empty() ? "." : data_dir).lexically_normal().string();
+  if (out.data_dir.size() > 1 && out.data_dir.back() == '/') out.data_dir.pop_back();
+  out.host = top.String("host", "0.0.0.0");
+  out.port = static_cast<int>(top.Int("port", 8080, 0, 65535));
+  out.cluster_name = top.String("cluster_name", "determined");
+  out.tensorboard_timeout = static_cast<int>(top.Int("tensorboard_timeout", 300, 0, INT32_MAX));
+  eff.update({{"config_file", out.config_file},
+              {"data_dir", out.data_dir},
+              {"host", out.host},
+              {"port", out.port},
+              {"cluster_name", out.cluster_name},
+              {"tensorboard_timeout", out.tensorboard_timeout}});
+
+  Section log(top.Get("log"), "log", p);
+  log.CheckKeys({"level", "color"});
+  out.log.level = log.OneOf("level", "info", {"trace", "debug", "info", "warn", "error", "fatal"});
+  out.log.color = log.Bool("color", true);
+  eff["log"] = {{"level", out.log.level}, {"color", out.log.color}};
+
+  ParseDb(top.Get("db"), out.data_dir, out, eff, p);
+  ParseSecurity(top.Get("security"), out, eff, p);
+
+  json storage =
+      top.Has("checkpoint_storage")
+          ? ParseCheckpointStorage(*top.Get("checkpoint_storage"), p)
+          : json{{"type", "shared_fs"},
+                 {"host_path", (std::filesystem::path(out.data_dir) / "checkpoints").string()}};
+  out.checkpoint_storage_json = DumpJson(storage);
+  eff["checkpoint_storage"] = storage;
+
+  json tcd = ParseTaskContainerDefaults(top.Get("task_container_defaults"),
+                                        "task_container_defaults", true, p);
+  out.task_container_defaults_json = DumpJson(tcd);
+  eff["task_container_defaults"] = tcd;
+
+  ParseLogging(top.Get("logging"), out, eff, p);
+  ParseResources(cfg, out, eff, p);
+  if (!p.empty()) return p.ToStatus();
+  out.effective_json = DumpJson(eff);
+  return out;
+}
+
+std::string ToPrintableJson(const MasterConfig& config) {
+  absl::StatusOr<json> eff =
+      ParseJson(config.effective_json.empty() ? "{}" : config.effective_json);
+  json out = eff.ok() ? *eff : json::object();
+  Mask(out);
+  return DumpJson(out);
+}
+
+}  // namespace det::config

@@ -1,0 +1,121 @@
+#pragma once
+// The master's configuration (reference §4.1-4.3): a YAML file (`--config-file`), overridden by
+// `DET_<FLAG>` environment variables, overridden by flags. Parsing, defaults and validation only;
+// main() decides what this build can run (it refuses db.type postgres and TLS, for example).
+//
+// Departures from upstream 0.38, each deliberate:
+//  - our own keys: `data_dir` (default /var/lib/determined), `host` (bind address, 0.0.0.0),
+//    `db.type` (sqlite, the default, or postgres) and `db.path` (default <data_dir>/determined.db);
+//    a `db` block with postgres fields (host, user, name, password) and no `type` means postgres;
+//  - `port: 0` means "any free port" (upstream: 8080), because tests and `det deploy local` use it;
+//    an absent port means 8080;
+//  - `cluster_name` defaults to "determined" (what this master has always reported);
+//  - checkpoint_storage defaults to {type: shared_fs, host_path: <data_dir>/checkpoints};
+//  - the round_robin and fair_share schedulers are supported, and a `scheduler` block that is
+//    present without a `type` means fair_share (the product docs' rule); an absent block means the
+//    upstream default {type: priority, fitting_policy: best, preemption: false,
+//    default_priority: 42};
+//  - a pool-level `scheduler` block, if present at all, replaces resource_manager.scheduler
+//    entirely: no field is inherited.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "config/settings_overlay.h"
+
+namespace det::config {
+
+struct SchedulerConfig {
+  std::string type = "priority";        // priority | fair_share | round_robin
+  std::string fitting_policy = "best";  // best | worst
+  bool allow_heterogeneous_fits = false;
+  bool preemption = false;    // priority only
+  int default_priority = 42;  // priority only, 1..99
+
+  bool operator==(const SchedulerConfig&) const = default;
+};
+
+struct ResourcePoolConfig {
+  std::string pool_name;
+  std::string description;
+  SchedulerConfig scheduler;  // effective: the pool's own block, else resource_manager.scheduler
+  bool has_own_scheduler = false;
+  int max_aux_containers_per_agent = 100;
+  bool agent_reattach_enabled = false;
+  std::string provider_json;                 // "" when absent (dynamic agents are not provisioned)
+  std::string task_container_defaults_json;  // "" = the master-level defaults
+};
+
+struct ResourceManagerConfig {
+  std::string type = "agent";
+  std::string cluster_name = "default";
+  SchedulerConfig scheduler;
+  std::string default_aux_resource_pool = "default";
+  std::string default_compute_resource_pool = "default";
+  bool no_default_resource_pools = false;
+};
+
+struct DbConfig {
+  std::string type = "sqlite";  // sqlite | postgres
+  std::string path;             // sqlite file; absolute after loading
+  std::string user;
+  std::string password;
+  std::string host;
+  std::string port;  // a string, as upstream
+  std::string name;
+  std::string ssl_mode = "disable";
+  std::string ssl_root_cert;
+};
+
+struct SecurityConfig {
+  std::string initial_user_password;  // set for admin and determined when they are first created
+  std::string tls_cert;               // both or neither
+  std::string tls_key;
+  bool tls_enabled() const { return !tls_cert.empty(); }
+};
+
+struct LogConfig {
+  std::string level = "info";  // trace | debug | info | warn | error | fatal
+  bool color = true;
+};
+
+struct MasterConfig {
+  std::string config_file;  // where the file part came from; "" = none
+  std::string data_dir;     // absolute
+  std::string host = "0.0.0.0";
+  int port = 8080;  // 0 = any free port
+  std::string cluster_name = "determined";
+  LogConfig log;
+  DbConfig db;
+  SecurityConfig security;
+  std::string checkpoint_storage_json;       // effective default checkpoint storage
+  std::string task_container_defaults_json;  // with upstream defaults filled in
+  std::string logging_json;                  // task-log backend, {type: default}
+  int tensorboard_timeout = 300;
+  ResourceManagerConfig resource_manager;
+  std::vector<ResourcePoolConfig> resource_pools;  // never empty
+  std::vector<std::string> warnings;               // deprecated or unused keys that were accepted
+  std::string effective_json;                      // the whole effective config (secrets included)
+
+  // The pool of that name, or nullptr.
+  const ResourcePoolConfig* FindPool(const std::string& name) const;
+};
+
+// The flags (and so `DET_<FLAG>` variables) the master reads, with the keys they set.
+// `config-file` and `port-file` are not config keys: read them with Lookup().
+const std::vector<Setting>& MasterSettings();
+
+// Parses `yaml_text` (may be empty), overlays `env` and `flags`, fills defaults and validates.
+// Every problem is reported at once, one per line with its path: "resource_pools[1].pool_name:
+// duplicate pool name \"gpu\"". Returns InvalidArgument on any problem.
+absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
+                                              const std::map<std::string, std::string>& env,
+                                              const FlagValues& flags);
+
+// The effective config as JSON with every secret (passwords, access/secret/signing keys) replaced
+// by "********"; what `GET /api/v1/master/config` and `det master config` show.
+std::string ToPrintableJson(const MasterConfig& config);
+
+}  // namespace det::config

@@ -1,0 +1,346 @@
+#include "config/master_config.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace det::config {
+namespace {
+
+using nlohmann::json;
+
+absl::StatusOr<MasterConfig> Load(const std::string& yaml,
+                                  std::map<std::string, std::string> env = {},
+                                  FlagValues flags = {}) {
+  return LoadMasterConfig(yaml, env, flags);
+}
+
+std::string ErrorOf(const std::string& yaml) {
+  absl::StatusOr<MasterConfig> c = Load(yaml);
+  return c.ok() ? "" : std::string(c.status().message());
+}
+
+TEST(MasterConfigTest, DefaultsWithoutAFile) {
+  auto c = Load("", {}, {{"data-dir", "/srv/det"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->data_dir, "/srv/det");
+  EXPECT_EQ(c->host, "0.0.0.0");
+  EXPECT_EQ(c->port, 8080);
+  EXPECT_EQ(c->cluster_name, "determined");
+  EXPECT_EQ(c->log.level, "info");
+  EXPECT_EQ(c->db.type, "sqlite");
+  EXPECT_EQ(c->db.path, "/srv/det/determined.db");
+  EXPECT_EQ(json::parse(c->checkpoint_storage_json),
+            (json{{"type", "shared_fs"}, {"host_path", "/srv/det/checkpoints"}}));
+  json tcd = json::parse(c->task_container_defaults_json);
+  EXPECT_EQ(tcd["shm_size_bytes"], 4294967296);
+  EXPECT_EQ(tcd["network_mode"], "bridge");
+  EXPECT_EQ(tcd["preemption_timeout"], 3600);
+  EXPECT_EQ(c->resource_manager.type, "agent");
+  EXPECT_EQ(c->resource_manager.scheduler, SchedulerConfig{});
+  EXPECT_EQ(c->resource_manager.scheduler.type, "priority");
+  EXPECT_EQ(c->resource_manager.scheduler.default_priority, 42);
+  EXPECT_EQ(c->resource_manager.default_aux_resource_pool, "default");
+  EXPECT_EQ(c->resource_manager.default_compute_resource_pool, "default");
+  ASSERT_EQ(c->resource_pools.size(), 1u);
+  EXPECT_EQ(c->resource_pools[0].pool_name, "default");
+  EXPECT_FALSE(c->resource_pools[0].has_own_scheduler);
+  EXPECT_EQ(c->resource_pools[0].max_aux_containers_per_agent, 100);
+  EXPECT_TRUE(c->warnings.empty());
+}
+
+TEST(MasterConfigTest, ReadsEveryDocumentedKey) {
+  auto c = Load(R"(
+port: 9090
+cluster_name: lab
+log: {level: debug, color: false}
+db: {type: sqlite, path: /var/db/det.db}
+checkpoint_storage: {type: shared_fs, host_path: /mnt/ckpt, storage_path: det}
+task_container_defaults: {shm_size_bytes: 1024, startup_hook: "echo hi"}
+security:
+  initial_user_password: s3cret
+  tls: {cert: /etc/c.pem, key: /etc/k.pem}
+logging: {type: default}
+resource_manager:
+  type: agent
+  scheduler: {type: priority, preemption: true, default_priority: 10, fitting_policy: worst}
+  default_aux_resource_pool: cpu
+  default_compute_resource_pool: gpu
+resource_pools:
+  - pool_name: cpu
+    description: cheap
+  - pool_name: gpu
+    scheduler: {type: round_robin}
+    max_aux_containers_per_agent: 3
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->port, 9090);
+  EXPECT_EQ(c->cluster_name, "lab");
+  EXPECT_EQ(c->log.level, "debug");
+  EXPECT_FALSE(c->log.color);
+  EXPECT_EQ(c->db.path, "/var/db/det.db");
+  EXPECT_EQ(json::parse(c->checkpoint_storage_json)["host_path"], "/mnt/ckpt");
+  json tcd = json::parse(c->task_container_defaults_json);
+  EXPECT_EQ(tcd["shm_size_bytes"], 1024);
+  EXPECT_EQ(tcd["startup_hook"], "echo hi");
+  EXPECT_EQ(tcd["network_mode"], "bridge");
+  EXPECT_EQ(c->security.initial_user_password, "s3cret");
+  EXPECT_TRUE(c->security.tls_enabled());
+  EXPECT_EQ(c->security.tls_key, "/etc/k.pem");
+  const SchedulerConfig& rm = c->resource_manager.scheduler;
+  EXPECT_EQ(rm.type, "priority");
+  EXPECT_TRUE(rm.preemption);
+  EXPECT_EQ(rm.default_priority, 10);
+  EXPECT_EQ(rm.fitting_policy, "worst");
+  ASSERT_EQ(c->resource_pools.size(), 2u);
+  const ResourcePoolConfig* cpu = c->FindPool("cpu");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->description, "cheap");
+  EXPECT_EQ(cpu->scheduler, rm);  // inherited whole
+  const ResourcePoolConfig* gpu = c->FindPool("gpu");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->scheduler.type, "round_robin");
+  EXPECT_EQ(gpu->scheduler.fitting_policy, "best");  // not inherited from resource_manager
+  EXPECT_EQ(gpu->max_aux_containers_per_agent, 3);
+  EXPECT_EQ(c->resource_manager.default_aux_resource_pool, "cpu");
+  EXPECT_EQ(c->resource_manager.default_compute_resource_pool, "gpu");
+  EXPECT_EQ(c->FindPool("nope"), nullptr);
+}
+
+// The product docs' first pool1 example, literally: the pool's scheduler block sets only
+// fitting_policy, so nothing is inherited and the blank type means fair_share.
+TEST(MasterConfigTest, DocsPool1ExampleBlankTypeIsFairShare) {
+  auto c = Load(R"(
+resource_manager:
+  type: agent
+  scheduler:
+    type: round_robin
+    fitting_policy: best
+  default_aux_resource_pool: pool1
+  default_compute_resource_pool: pool1
+
+resource_pools:
+  - pool_name: pool1
+    scheduler:
+      fitting_policy: worst
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->resource_manager.scheduler.type, "round_robin");
+  EXPECT_EQ(c->resource_manager.scheduler.fitting_policy, "best");
+  ASSERT_EQ(c->resource_pools.size(), 1u);
+  EXPECT_EQ(c->resource_pools[0].pool_name, "pool1");
+  EXPECT_TRUE(c->resource_pools[0].has_own_scheduler);
+  EXPECT_EQ(c->resource_pools[0].scheduler.type, "fair_share");
+  EXPECT_EQ(c->resource_pools[0].scheduler.fitting_policy, "worst");
+  EXPECT_EQ(c->resource_manager.default_aux_resource_pool, "pool1");
+  EXPECT_EQ(c->resource_manager.default_compute_resource_pool, "pool1");
+}
+
+// The docs' second pool1 example: redefining the type gives a worst-fit round robin pool.
+TEST(MasterConfigTest, DocsPool1ExampleRedefinedType) {
+  auto c = Load(R"(
+resource_manager:
+  type: agent
+  scheduler:
+    type: round_robin
+    fitting_policy: best
+  default_aux_resource_pool: pool1
+  default_compute_resource_pool: pool1
+
+resource_pools:
+  - pool_name: pool1
+    scheduler:
+      type: round_robin
+      fitting_policy: worst
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->resource_pools[0].scheduler.type, "round_robin");
+  EXPECT_EQ(c->resource_pools[0].scheduler.fitting_policy, "worst");
+}
+
+TEST(MasterConfigTest, PoolSchedulerDoesNotInheritPriorityFields) {
+  auto c = Load(R"(
+resource_manager:
+  scheduler: {type: priority, preemption: true, default_priority: 7}
+resource_pools:
+  - pool_name: default
+    scheduler: {type: priority}
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->resource_manager.scheduler.preemption);
+  EXPECT_FALSE(c->resource_pools[0].scheduler.preemption);
+  EXPECT_EQ(c->resource_pools[0].scheduler.default_priority, 42);
+}
+
+TEST(MasterConfigTest, LegacyFormatBecomesOneDefaultPool) {
+  auto c = Load(R"(
+scheduler:
+  type: priority
+  fitting_policy: worst
+  preemption: true
+provisioner:
+  provider: aws
+  max_instances: 3
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->resource_pools.size(), 1u);
+  EXPECT_EQ(c->resource_pools[0].pool_name, "default");
+  EXPECT_EQ(c->resource_pools[0].scheduler.fitting_policy, "worst");
+  EXPECT_TRUE(c->resource_pools[0].scheduler.preemption);
+  EXPECT_EQ(json::parse(c->resource_pools[0].provider_json)["max_instances"], 3);
+  EXPECT_EQ(c->resource_manager.default_aux_resource_pool, "default");
+  EXPECT_EQ(c->resource_manager.default_compute_resource_pool, "default");
+  EXPECT_FALSE(c->warnings.empty());  // the provider is not acted on
+
+  auto old_spelling =
+      Load("scheduler: {type: round_robin, fit: worst, resource_provider: {type: default}}\n");
+  ASSERT_TRUE(old_spelling.ok()) << old_spelling.status();
+  EXPECT_EQ(old_spelling->resource_pools[0].scheduler.type, "round_robin");
+  EXPECT_EQ(old_spelling->resource_pools[0].scheduler.fitting_policy, "worst");
+  EXPECT_NE(ErrorOf("scheduler: {resource_provider: {type: kubernetes}}\n").find("not supported"),
+            std::string::npos);
+
+  EXPECT_NE(ErrorOf("scheduler: {type: priority}\nresource_pools: [{pool_name: a}]\n")
+                .find("cannot be mixed"),
+            std::string::npos);
+}
+
+TEST(MasterConfigTest, EnvOverridesFileAndFlagsOverrideEnv) {
+  std::string yaml = "port: 9000\nlog: {level: warn}\nsecurity: {initial_user_password: file}\n";
+  auto c = Load(yaml,
+                {{"DET_PORT", "9100"},
+                 {"DET_SECURITY_INITIAL_USER_PASSWORD", "env"},
+                 {"DET_LOG_LEVEL", "debug"},
+                 {"DET_MASTER", "ignored"}},
+                {{"port", "9200"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->port, 9200);
+  EXPECT_EQ(c->security.initial_user_password, "env");
+  EXPECT_EQ(c->log.level, "debug");
+
+  auto bad = Load("", {{"DET_PORT", "http"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("DET_PORT: must be an integer"), std::string::npos);
+}
+
+TEST(MasterConfigTest, PostgresFieldsMeanPostgres) {
+  auto c = Load("", {{"DET_DB_HOST", "db.example.com"}}, {{"db-name", "determined"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->db.type, "postgres");
+  EXPECT_EQ(c->db.host, "db.example.com");
+  EXPECT_EQ(c->db.port, "5432");
+
+  auto port_int = Load("db: {host: h, name: n, port: 6543, user: u, password: p}");
+  ASSERT_TRUE(port_int.ok()) << port_int.status();
+  EXPECT_EQ(port_int->db.port, "6543");
+
+  std::string err = ErrorOf("db: {type: sqlite, host: h}\n");
+  EXPECT_NE(err.find("db.host: only used with db.type: postgres"), std::string::npos) << err;
+  err = ErrorOf("db: {type: postgres}\n");
+  EXPECT_NE(err.find("db.host: required"), std::string::npos) << err;
+  EXPECT_NE(err.find("db.name: required"), std::string::npos) << err;
+  err = ErrorOf("db: {type: mysql}\n");
+  EXPECT_NE(err.find("db.type: must be one of postgres, sqlite"), std::string::npos) << err;
+}
+
+TEST(MasterConfigTest, ReportsEveryProblemWithItsPath) {
+  std::string err = ErrorOf(R"(
+bogus: 1
+port: 70000
+log: {level: loud}
+security:
+  tls: {cert: /c.pem}
+resource_manager:
+  scheduler: {type: lottery, fitting_policy: tight, default_priority: 100, extra: 1}
+  default_compute_resource_pool: missing
+resource_pools:
+  - pool_name: a
+  - pool_name: a
+  - description: no name
+  - pool_name: b
+    scheduler: {preemption: true}
+)");
+  for (const char* want : {
+           "bogus: unknown key",
+           "port: must be between 0 and 65535, got 70000",
+           "log.level: must be one of",
+           "security.tls: cert and key must be given together",
+           "resource_manager.scheduler.type: must be one of priority, fair_share, round_robin",
+           "resource_manager.scheduler.fitting_policy: must be one of best, worst",
+           "resource_manager.scheduler.default_priority: must be between 1 and 99, got 100",
+           "resource_manager.scheduler.extra: unknown key",
+           "resource_pools[1].pool_name: duplicate pool name \"a\"",
+           "resource_pools[2].pool_name: required and must not be empty",
+           "resource_pools[3].scheduler.preemption: only valid with type: priority",
+           "resource_manager.default_compute_resource_pool: names pool \"missing\"",
+           "resource_manager.default_aux_resource_pool: names pool \"default\"",
+       }) {
+    EXPECT_NE(err.find(want), std::string::npos) << "missing \"" << want << "\" in:\n" << err;
+  }
+}
+
+TEST(MasterConfigTest, RefusesOtherResourceManagersAndBadShapes) {
+  EXPECT_NE(ErrorOf("resource_manager: {type: kubernetes}").find("not supported by this master"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("resource_pools: {pool_name: a}").find("resource_pools: must be a list"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("resource_pools: []").find("at least one pool"), std::string::npos);
+  EXPECT_NE(ErrorOf("- 1\n- 2\n").find("must be a YAML mapping"), std::string::npos);
+  EXPECT_NE(ErrorOf("checkpoint_storage: {type: shared_fs}")
+                .find("checkpoint_storage.host_path: required"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf("task_container_defaults: {shm: 1}").find("task_container_defaults.shm: unknown key"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf("security: {tls: {key: /k}}").find("both or neither"), std::string::npos);
+}
+
+TEST(MasterConfigTest, LegacyPoolAliasesAndNoDefaultPools) {
+  auto c = Load(R"(
+resource_manager:
+  default_cpu_resource_pool: a
+  default_gpu_resource_pool: b
+resource_pools: [{pool_name: a}, {pool_name: b}]
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->resource_manager.default_aux_resource_pool, "a");
+  EXPECT_EQ(c->resource_manager.default_compute_resource_pool, "b");
+  EXPECT_EQ(c->warnings.size(), 2u);
+
+  auto none = Load(
+      "resource_manager: {no_default_resource_pools: true}\nresource_pools: [{pool_name: x}]\n");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->resource_manager.default_aux_resource_pool, "");
+}
+
+TEST(MasterConfigTest, PrintableJsonMasksSecrets) {
+  auto c = Load(R"(
+db: {host: h, name: n, user: u, password: dbpw}
+security: {initial_user_password: userpw, tls: {cert: /c.pem, key: /k.pem}}
+checkpoint_storage: {type: s3, bucket: b, access_key: AKIA, secret_key: SECRET}
+telemetry: {enabled: false}
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::string text = ToPrintableJson(*c);
+  for (const char* secret : {"dbpw", "userpw", "AKIA", "SECRET"}) {
+    EXPECT_EQ(text.find(secret), std::string::npos) << secret << " leaked: " << text;
+  }
+  json printable = json::parse(text);
+  EXPECT_EQ(printable["db"]["password"], "********");
+  EXPECT_EQ(printable["db"]["user"], "u");
+  EXPECT_EQ(printable["security"]["initial_user_password"], "********");
+  EXPECT_EQ(printable["security"]["tls"]["key"], "/k.pem");
+  EXPECT_EQ(printable["checkpoint_storage"]["access_key"], "********");
+  EXPECT_EQ(printable["checkpoint_storage"]["secret_key"], "********");
+  EXPECT_EQ(printable["checkpoint_storage"]["bucket"], "b");
+  EXPECT_EQ(printable["telemetry"]["enabled"], false);
+  EXPECT_EQ(printable["resource_pools"][0]["pool_name"], "default");
+  EXPECT_EQ(printable["resource_manager"]["scheduler"]["type"], "priority");
+  // Blank secrets stay blank: nothing to hide, and the operator sees none is set.
+  auto plain = Load("");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(json::parse(ToPrintableJson(*plain))["security"]["initial_user_password"], "");
+}
+
+}  // namespace
+}  // namespace det::config

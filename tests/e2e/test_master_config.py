@@ -1,0 +1,130 @@
+"""determined-master reads a config file, DET_* variables and flags (flags > env > file);
+`det master config` shows the effective config with secrets masked."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+import requests
+
+from conftest import BIN, det
+
+PASSWORD = "file-Secret-123"
+
+
+def wait_for_port(port_file, proc, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if port_file.exists() and port_file.read_text().strip():
+            return int(port_file.read_text())
+        if proc.poll() is not None:
+            raise AssertionError(f"master exited with {proc.returncode}")
+        time.sleep(0.1)
+    raise AssertionError("master did not write its port file")
+
+
+@pytest.fixture(scope="module")
+def master(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("master_config")
+    config = tmp / "master.yaml"
+    config.write_text(f"""
+port: 0
+host: 127.0.0.1
+data_dir: {tmp / "data"}
+cluster_name: from-file
+log:
+  level: info
+security:
+  initial_user_password: {PASSWORD}
+checkpoint_storage:
+  type: shared_fs
+  host_path: {tmp / "ckpt"}
+resource_manager:
+  type: agent
+  scheduler:
+    type: priority
+    preemption: true
+  default_aux_resource_pool: aux
+  default_compute_resource_pool: compute
+resource_pools:
+  - pool_name: aux
+    description: cheap CPUs
+  - pool_name: compute
+    scheduler:
+      fitting_policy: worst
+""")
+    port_file = tmp / "port"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DET_")}
+    env["DET_CLUSTER_NAME"] = "from-env"
+    log = open(tmp / "master.log", "w")
+    proc = subprocess.Popen([str(BIN / "determined-master"), "--config-file", str(config),
+                             "--port-file", str(port_file)], env=env, stdout=log, stderr=log)
+    try:
+        port = wait_for_port(port_file, proc)
+        yield {"url": f"http://127.0.0.1:{port}", "tmp": tmp}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
+
+
+def det_as(master, *args, **kwargs):
+    env = {"DET_AUTH_FILE": str(master["tmp"] / "auth.json"), "DET_PASS": PASSWORD}
+    return det(*args, master=master["url"], env=env, timeout=60, **kwargs)
+
+
+def test_initial_user_password_is_required(master):
+    blank = requests.post(f"{master['url']}/api/v1/auth/login",
+                          json={"username": "determined", "password": ""}, timeout=10)
+    assert blank.status_code == 401
+    det_as(master, "user", "login", "admin")
+    assert "admin" in det_as(master, "user", "whoami").stdout
+
+
+def test_master_config_shows_file_and_env_values_with_secrets_masked(master):
+    det_as(master, "user", "login", "determined")
+    out = det_as(master, "master", "config", "--json").stdout
+    assert PASSWORD not in out
+    config = json.loads(out)
+    assert config["cluster_name"] == "from-env"  # env beats the file
+    assert config["security"]["initial_user_password"] == "********"
+    assert config["checkpoint_storage"]["host_path"] == str(master["tmp"] / "ckpt")
+    assert config["resource_manager"]["default_compute_resource_pool"] == "compute"
+    pools = {p["pool_name"]: p for p in config["resource_pools"]}
+    assert pools["aux"]["description"] == "cheap CPUs"
+    assert pools["aux"]["scheduler"]["type"] == "priority"  # inherited whole
+    assert pools["aux"]["scheduler"]["preemption"] is True
+    assert pools["compute"]["scheduler"] == {"type": "fair_share", "fitting_policy": "worst",
+                                             "allow_heterogeneous_fits": False}
+    assert config["db"]["type"] == "sqlite"
+
+    yaml_out = det_as(master, "master", "config").stdout
+    assert PASSWORD not in yaml_out
+    assert "from-env" in yaml_out and "********" in yaml_out
+
+    info = json.loads(det_as(master, "master", "info", "--json").stdout)
+    assert info["clusterName"] == "from-env"
+
+
+def test_config_endpoint_needs_authentication(master):
+    resp = requests.get(f"{master['url']}/api/v1/master/config", timeout=10)
+    assert resp.status_code == 401
+
+
+def test_master_refuses_postgres_and_bad_config(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DET_")}
+    env.update({"DET_DB_HOST": "db.example.com", "DET_DB_NAME": "determined"})
+    proc = subprocess.run([str(BIN / "determined-master"), "--data-dir", str(tmp_path), "--port", "0"],
+                          env=env, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert "postgres is not supported by this build" in proc.stderr
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("resource_pools:\n  - pool_name: a\n  - pool_name: a\nbogus: 1\n")
+    proc = subprocess.run([str(BIN / "determined-master"), "--config-file", str(bad)],
+                          env={k: v for k, v in os.environ.items() if not k.startswith("DET_")},
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert 'resource_pools[1].pool_name: duplicate pool name "a"' in proc.stderr
+    assert "bogus: unknown key" in proc.stderr
