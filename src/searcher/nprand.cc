@@ -13,13 +13,12 @@ uint32_t Twist(uint32_t a, uint32_t b, uint32_t m) {
   uint32_t y = (a & kUpperMask) | (b & kLowerMask);
   return m ^ (y >> 1) ^ ((0u - (y & 1u)) & kMatrixA);
 }
-} // namespace
+}  // namespace
 
 void NpRandom::Seed(uint32_t seed) {
   for (int pos = 0; pos < kStateLen; ++pos) {
     key_[pos] = seed;
-    seed =
-        1812433253u * (seed ^ (seed >> 30)) + static_cast<uint32_t>(pos) + 1u;
+    seed = 1812433253u * (seed ^ (seed >> 30)) + static_cast<uint32_t>(pos) + 1u;
   }
   pos_ = kStateLen;
 }
@@ -27,10 +26,8 @@ void NpRandom::Seed(uint32_t seed) {
 uint32_t NpRandom::Bits32() {
   if (pos_ >= kStateLen) {
     int i = 0;
-    for (; i < kStateLen - kM; ++i)
-      key_[i] = Twist(key_[i], key_[i + 1], key_[i + kM]);
-    for (; i < kStateLen - 1; ++i)
-      key_[i] = Twist(key_[i], key_[i + 1], key_[i + kM - kStateLen]);
+    for (; i < kStateLen - kM; ++i) key_[i] = Twist(key_[i], key_[i + 1], key_[i + kM]);
+    for (; i < kStateLen - 1; ++i) key_[i] = Twist(key_[i], key_[i + 1], key_[i + kM - kStateLen]);
     key_[kStateLen - 1] = Twist(key_[kStateLen - 1], key_[0], key_[kM - 1]);
     pos_ = 0;
   }
@@ -48,8 +45,7 @@ uint64_t NpRandom::Bits64() {
 }
 
 uint64_t NpRandom::BitsLimit(uint64_t limit) {
-  if (limit == 0)
-    return 0;
+  if (limit == 0) return 0;
   uint64_t mask = limit;
   mask |= mask >> 1;
   mask |= mask >> 2;
@@ -60,14 +56,12 @@ uint64_t NpRandom::BitsLimit(uint64_t limit) {
   if (limit <= 0xffffffffull) {
     for (;;) {
       uint64_t v = Bits32() & mask;
-      if (v <= limit)
-        return v;
+      if (v <= limit) return v;
     }
   }
   for (;;) {
     uint64_t v = Bits64() & mask;
-    if (v <= limit)
-      return v;
+    if (v <= limit) return v;
   }
 }
 
@@ -77,28 +71,24 @@ double NpRandom::UnitInterval() {
   return (a * 67108864.0 + b) / 9007199254740992.0;
 }
 
-nlohmann::json NpRandom::ToJson() const {
-  return nlohmann::json{{"key", key_}, {"pos", pos_}};
-}
+nlohmann::json NpRandom::ToJson() const { return nlohmann::json{{"key", key_}, {"pos", pos_}}; }
 
-absl::Status NpRandom::FromJson(const nlohmann::json &state) {
-  if (!state.is_object() || !state.contains("key") ||
-      !state["key"].is_array() || state["key"].size() != kStateLen ||
-      !state.contains("pos") || !state["pos"].is_number_integer()) {
+absl::Status NpRandom::FromJson(const nlohmann::json& state) {
+  if (!state.is_object() || !state.contains("key") || !state["key"].is_array() ||
+      state["key"].size() != kStateLen || !state.contains("pos") ||
+      !state["pos"].is_number_integer()) {
     return absl::InvalidArgumentError(
         "searcher snapshot: rand must be {key: [624 ints], pos: int}");
   }
   int pos = state["pos"].get<int>();
   if (pos < 0 || pos > kStateLen) {
-    return absl::InvalidArgumentError(
-        "searcher snapshot: rand.pos out of range");
+    return absl::InvalidArgumentError("searcher snapshot: rand.pos out of range");
   }
   std::array<uint32_t, kStateLen> key{};
   for (int i = 0; i < kStateLen; ++i) {
-    const auto &w = state["key"][i];
+    const auto& w = state["key"][i];
     if (!w.is_number_unsigned() || w.get<uint64_t>() > 0xffffffffull) {
-      return absl::InvalidArgumentError(
-          "searcher snapshot: rand.key words must be uint32");
+      return absl::InvalidArgumentError("searcher snapshot: rand.key words must be uint32");
     }
     key[i] = w.get<uint32_t>();
   }
@@ -107,4 +97,4 @@ absl::Status NpRandom::FromJson(const nlohmann::json &state) {
   return absl::OkStatus();
 }
 
-} // namespace det::searcher
+}  // namespace det::searcher

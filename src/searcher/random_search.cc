@@ -6,16 +6,14 @@
 
 namespace det::searcher {
 
-double MeanTrialProgress(const TrialProgressSummary &trials,
-                         size_t planned_trials) {
+double MeanTrialProgress(const TrialProgressSummary& trials, size_t planned_trials) {
   size_t n = std::max(trials.trials, planned_trials);
   return n == 0 ? 0.0 : trials.sum / static_cast<double>(n);
 }
 
-std::vector<Action> RandomSearch::InitialTrials(SearchContext &ctx) {
+std::vector<Action> RandomSearch::InitialTrials(SearchContext& ctx) {
   int n = max_trials_;
-  if (max_concurrent_trials_ > 0)
-    n = std::min(n, max_concurrent_trials_);
+  if (max_concurrent_trials_ > 0) n = std::min(n, max_concurrent_trials_);
   std::vector<Action> actions;
   for (int i = 0; i < n; ++i) {
     actions.push_back(NewRandomCreate(ctx));
@@ -25,25 +23,21 @@ std::vector<Action> RandomSearch::InitialTrials(SearchContext &ctx) {
   return actions;
 }
 
-std::vector<Action> RandomSearch::TrialExitedEarly(SearchContext &,
-                                                   const std::string &,
+std::vector<Action> RandomSearch::TrialExitedEarly(SearchContext&, const std::string&,
                                                    ExitReason reason) {
-  if (reason == ExitReason::kInvalidHP)
-    --created_trials_;
+  if (reason == ExitReason::kInvalidHP) --created_trials_;
   return {};
 }
 
-std::vector<Action> RandomSearch::TrialExited(SearchContext &ctx,
-                                              const std::string &) {
+std::vector<Action> RandomSearch::TrialExited(SearchContext& ctx, const std::string&) {
   --pending_trials_;
-  if (created_trials_ >= max_trials_)
-    return {};
+  if (created_trials_ >= max_trials_) return {};
   ++created_trials_;
   ++pending_trials_;
   return {NewRandomCreate(ctx)};
 }
 
-double RandomSearch::Progress(const TrialProgressSummary &trials) const {
+double RandomSearch::Progress(const TrialProgressSummary& trials) const {
   return MeanTrialProgress(trials, static_cast<size_t>(max_trials_));
 }
 
@@ -53,10 +47,9 @@ nlohmann::json RandomSearch::Snapshot() const {
           {"pending_trials", pending_trials_}};
 }
 
-absl::Status RandomSearch::Restore(const nlohmann::json &state) {
+absl::Status RandomSearch::Restore(const nlohmann::json& state) {
   if (!state.is_object() || !state.contains("created_trials") ||
-      !state["created_trials"].is_number_integer() ||
-      !state.contains("pending_trials") ||
+      !state["created_trials"].is_number_integer() || !state.contains("pending_trials") ||
       !state["pending_trials"].is_number_integer()) {
     return absl::InvalidArgumentError(
         absl::StrCat("searcher snapshot: malformed ", type_, " state"));
@@ -66,4 +59,4 @@ absl::Status RandomSearch::Restore(const nlohmann::json &state) {
   return absl::OkStatus();
 }
 
-} // namespace det::searcher
+}  // namespace det::searcher

@@ -12,14 +12,13 @@ TEST(RungTest, InsertIndexCountsStrictlyBetterMetrics) {
   Rung r(10);
   EXPECT_EQ(r.Insert("a", 0.5), 0u);
   EXPECT_EQ(r.Insert("b", 0.4), 0u);
-  EXPECT_EQ(r.Insert("c", 0.5), 1u); // before the equal 0.5
+  EXPECT_EQ(r.Insert("c", 0.5), 1u);  // before the equal 0.5
   EXPECT_EQ(r.Insert("d", 0.9), 3u);
   EXPECT_EQ(r.size(), 4u);
   auto j = r.ToJson();
   EXPECT_EQ(j["units_needed"], 10);
   std::vector<std::string> order;
-  for (const auto &m : j["metrics"])
-    order.push_back(m["request_id"]);
+  for (const auto& m : j["metrics"]) order.push_back(m["request_id"]);
   EXPECT_EQ(order, (std::vector<std::string>{"b", "c", "a", "d"}));
 }
 
@@ -28,11 +27,10 @@ TEST(RungTest, MatchesASortedVectorOverManyInserts) {
   Rung r;
   std::vector<double> ref;
   std::mt19937 gen(1);
-  std::uniform_int_distribution<int> dist(0, 300); // many duplicates
+  std::uniform_int_distribution<int> dist(0, 300);  // many duplicates
   for (int i = 0; i < 5000; ++i) {
     double v = dist(gen) / 10.0;
-    size_t want = static_cast<size_t>(
-        std::lower_bound(ref.begin(), ref.end(), v) - ref.begin());
+    size_t want = static_cast<size_t>(std::lower_bound(ref.begin(), ref.end(), v) - ref.begin());
     ref.insert(ref.begin() + static_cast<std::ptrdiff_t>(want), v);
     ASSERT_EQ(r.Insert("t" + std::to_string(i), v), want) << i;
   }
@@ -47,12 +45,12 @@ TEST(RungTest, MatchesASortedVectorOverManyInserts) {
 
 TEST(RungTest, FromJsonRejectsUnsortedOrMalformed) {
   EXPECT_FALSE(Rung::FromJson({{"units_needed", 1}}).ok());
-  nlohmann::json unsorted = {{"units_needed", 1},
-                             {"metrics",
-                              {{{"request_id", "a"}, {"metric", 2.0}},
-                               {{"request_id", "b"}, {"metric", 1.0}}}}};
+  nlohmann::json unsorted = {
+      {"units_needed", 1},
+      {"metrics",
+       {{{"request_id", "a"}, {"metric", 2.0}}, {{"request_id", "b"}, {"metric", 1.0}}}}};
   EXPECT_FALSE(Rung::FromJson(unsorted).ok());
 }
 
-} // namespace
-} // namespace det::searcher
+}  // namespace
+}  // namespace det::searcher

@@ -10,82 +10,67 @@ namespace {
 
 using nlohmann::json;
 
-absl::Status FieldError(const std::string &key, const std::string &what) {
+absl::Status FieldError(const std::string& key, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat("searcher.", key, ": ", what));
 }
 
-bool Present(const json &s, const char *key) {
-  return s.contains(key) && !s[key].is_null();
-}
+bool Present(const json& s, const char* key) { return s.contains(key) && !s[key].is_null(); }
 
-// An integer field (integral JSON numbers only) >= min; `out` keeps its default
-// when absent.
-absl::Status ReadInt(const json &s, const char *key, int64_t min,
-                     int64_t &out) {
-  if (!Present(s, key))
-    return absl::OkStatus();
-  const json &v = s[key];
+// An integer field (integral JSON numbers only) >= min; `out` keeps its default when absent.
+absl::Status ReadInt(const json& s, const char* key, int64_t min, int64_t& out) {
+  if (!Present(s, key)) return absl::OkStatus();
+  const json& v = s[key];
   if (!v.is_number() || v.get<double>() != std::floor(v.get<double>()) ||
       std::fabs(v.get<double>()) > 2.0e9) {
     return FieldError(key, "must be an integer");
   }
   int64_t i = static_cast<int64_t>(v.get<double>());
-  if (i < min)
-    return FieldError(key, absl::StrCat("must be >= ", min, ", got ", i));
+  if (i < min) return FieldError(key, absl::StrCat("must be >= ", min, ", got ", i));
   out = i;
   return absl::OkStatus();
 }
 
-absl::Status ReadInt(const json &s, const char *key, int64_t min, int &out) {
+absl::Status ReadInt(const json& s, const char* key, int64_t min, int& out) {
   int64_t v = out;
   RETURN_IF_ERROR(ReadInt(s, key, min, v));
   out = static_cast<int>(v);
   return absl::OkStatus();
 }
 
-absl::Status Require(const json &s, const char *key) {
-  if (!Present(s, key))
-    return FieldError(key, "required");
+absl::Status Require(const json& s, const char* key) {
+  if (!Present(s, key)) return FieldError(key, "required");
   return absl::OkStatus();
 }
 
-} // namespace
+}  // namespace
 
 std::string SearcherConfig::MethodType() const {
-  if (name == "async_halving")
-    return "asha";
+  if (name == "async_halving") return "asha";
   return name;
 }
 
-absl::StatusOr<SearcherConfig>
-ParseSearcherConfig(const json &experiment_config) {
-  if (!experiment_config.is_object() ||
-      !Present(experiment_config, "searcher") ||
+absl::StatusOr<SearcherConfig> ParseSearcherConfig(const json& experiment_config) {
+  if (!experiment_config.is_object() || !Present(experiment_config, "searcher") ||
       !experiment_config["searcher"].is_object()) {
     return absl::InvalidArgumentError("searcher: required");
   }
-  const json &s = experiment_config["searcher"];
+  const json& s = experiment_config["searcher"];
   SearcherConfig c;
-  if (!Present(s, "name") || !s["name"].is_string())
-    return FieldError("name", "required");
+  if (!Present(s, "name") || !s["name"].is_string()) return FieldError("name", "required");
   c.name = s["name"].get<std::string>();
-  for (const char *removed :
-       {"custom", "adaptive", "adaptive_simple", "sync_halving"}) {
+  for (const char* removed : {"custom", "adaptive", "adaptive_simple", "sync_halving"}) {
     if (c.name == removed) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "the '", removed,
-          "' searcher has been removed and is not valid for new experiments"));
+          "the '", removed, "' searcher has been removed and is not valid for new experiments"));
     }
   }
-  if (c.name != "single" && c.name != "random" && c.name != "grid" &&
-      c.name != "async_halving" && c.name != "adaptive_asha") {
-    return FieldError(
-        "name", absl::StrCat("unknown searcher \"", c.name,
-                             "\" (want single, random, grid, async_halving or "
-                             "adaptive_asha)"));
+  if (c.name != "single" && c.name != "random" && c.name != "grid" && c.name != "async_halving" &&
+      c.name != "adaptive_asha") {
+    return FieldError("name", absl::StrCat("unknown searcher \"", c.name,
+                                           "\" (want single, random, grid, async_halving or "
+                                           "adaptive_asha)"));
   }
-  if (!Present(s, "metric") || !s["metric"].is_string() ||
-      s["metric"].get<std::string>().empty()) {
+  if (!Present(s, "metric") || !s["metric"].is_string() || s["metric"].get<std::string>().empty()) {
     return FieldError("metric", "required");
   }
   c.metric = s["metric"].get<std::string>();
@@ -99,23 +84,18 @@ ParseSearcherConfig(const json &experiment_config) {
     c.max_concurrent_trials = 1;
     return c;
   }
-  RETURN_IF_ERROR(
-      ReadInt(s, "max_concurrent_trials", 0, c.max_concurrent_trials));
-  if (c.name == "grid")
-    return c;
+  RETURN_IF_ERROR(ReadInt(s, "max_concurrent_trials", 0, c.max_concurrent_trials));
+  if (c.name == "grid") return c;
 
   RETURN_IF_ERROR(Require(s, "max_trials"));
   RETURN_IF_ERROR(ReadInt(s, "max_trials", 1, c.max_trials));
-  if (c.name == "random")
-    return c;
+  if (c.name == "random") return c;
 
   if (!Present(s, "max_time") || !Present(s, "time_metric")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "the `", c.name,
-        "` searcher requires `max_time` and `time_metric` to be set"));
+        "the `", c.name, "` searcher requires `max_time` and `time_metric` to be set"));
   }
-  if (!s["time_metric"].is_string() ||
-      s["time_metric"].get<std::string>().empty()) {
+  if (!s["time_metric"].is_string() || s["time_metric"].get<std::string>().empty()) {
     return FieldError("time_metric", "must be a metric name");
   }
   c.time_metric = s["time_metric"].get<std::string>();
@@ -136,23 +116,18 @@ ParseSearcherConfig(const json &experiment_config) {
   }
   RETURN_IF_ERROR(ReadInt(s, "max_rungs", 1, c.max_rungs));
   if (Present(s, "mode")) {
-    if (!s["mode"].is_string())
-      return FieldError("mode", "must be a string");
+    if (!s["mode"].is_string()) return FieldError("mode", "must be a string");
     c.mode = s["mode"].get<std::string>();
-    if (c.mode != "aggressive" && c.mode != "standard" &&
-        c.mode != "conservative") {
-      return FieldError(
-          "mode",
-          absl::StrCat("must be aggressive, standard or conservative, got \"",
-                       c.mode, "\""));
+    if (c.mode != "aggressive" && c.mode != "standard" && c.mode != "conservative") {
+      return FieldError("mode", absl::StrCat("must be aggressive, standard or conservative, got \"",
+                                             c.mode, "\""));
     }
   }
   if (Present(s, "bracket_rungs")) {
     if (!s["bracket_rungs"].is_array())
       return FieldError("bracket_rungs", "must be a list of ints");
-    for (const json &r : s["bracket_rungs"]) {
-      if (!r.is_number_integer() || r.get<int64_t>() < 1 ||
-          r.get<int64_t>() > 64) {
+    for (const json& r : s["bracket_rungs"]) {
+      if (!r.is_number_integer() || r.get<int64_t>() < 1 || r.get<int64_t>() > 64) {
         return FieldError("bracket_rungs", "entries must be integers in 1..64");
       }
       c.bracket_rungs.push_back(r.get<int>());
@@ -161,14 +136,11 @@ ParseSearcherConfig(const json &experiment_config) {
   return c;
 }
 
-absl::StatusOr<uint32_t> ExperimentSeed(const json &experiment_config) {
-  if (!experiment_config.is_object() ||
-      !Present(experiment_config, "reproducibility"))
-    return 0u;
-  const json &r = experiment_config["reproducibility"];
-  if (!r.is_object() || !Present(r, "experiment_seed"))
-    return 0u;
-  const json &seed = r["experiment_seed"];
+absl::StatusOr<uint32_t> ExperimentSeed(const json& experiment_config) {
+  if (!experiment_config.is_object() || !Present(experiment_config, "reproducibility")) return 0u;
+  const json& r = experiment_config["reproducibility"];
+  if (!r.is_object() || !Present(r, "experiment_seed")) return 0u;
+  const json& seed = r["experiment_seed"];
   if (!seed.is_number_integer() || seed.get<int64_t>() < 0 ||
       seed.get<int64_t>() > int64_t{0xffffffff}) {
     return absl::InvalidArgumentError(
@@ -177,4 +149,4 @@ absl::StatusOr<uint32_t> ExperimentSeed(const json &experiment_config) {
   return static_cast<uint32_t>(seed.get<int64_t>());
 }
 
-} // namespace det::searcher
+}  // namespace det::searcher

@@ -17,22 +17,16 @@ namespace {
 
 using nlohmann::json;
 
-json Config(const json &searcher, uint32_t seed = 7) {
+json Config(const json& searcher, uint32_t seed = 7) {
   return {{"searcher", searcher},
           {"hyperparameters",
-           {{"lr",
-             {{"type", "log"},
-              {"minval", -4},
-              {"maxval", -1},
-              {"base", 10},
-              {"count", 3}}},
-            {"width",
-             {{"type", "int"}, {"minval", 8}, {"maxval", 64}, {"count", 4}}},
+           {{"lr", {{"type", "log"}, {"minval", -4}, {"maxval", -1}, {"base", 10}, {"count", 3}}},
+            {"width", {{"type", "int"}, {"minval", 8}, {"maxval", 64}, {"count", 4}}},
             {"act", {{"type", "categorical"}, {"vals", {"relu", "tanh"}}}}}},
           {"reproducibility", {{"experiment_seed", seed}}}};
 }
 
-json Asha(const std::string &name) {
+json Asha(const std::string& name) {
   json s = {{"name", name},
             {"metric", "loss"},
             {"max_trials", 40},
@@ -40,49 +34,42 @@ json Asha(const std::string &name) {
             {"max_time", 256},
             {"divisor", 2},
             {"max_concurrent_trials", 6}};
-  if (name == "async_halving")
-    s["num_rungs"] = 4;
+  if (name == "async_halving") s["num_rungs"] = 4;
   return s;
 }
 
 std::vector<json> AllConfigs(uint32_t seed = 7) {
-  return {
-      Config({{"name", "single"}, {"metric", "loss"}}, seed),
-      Config({{"name", "random"},
-              {"metric", "loss"},
-              {"max_trials", 12},
-              {"max_concurrent_trials", 3}},
-             seed),
-      Config(
-          {{"name", "grid"}, {"metric", "loss"}, {"max_concurrent_trials", 5}},
-          seed),
-      Config(Asha("async_halving"), seed), Config(Asha("adaptive_asha"), seed)};
+  return {Config({{"name", "single"}, {"metric", "loss"}}, seed),
+          Config({{"name", "random"},
+                  {"metric", "loss"},
+                  {"max_trials", 12},
+                  {"max_concurrent_trials", 3}},
+                 seed),
+          Config({{"name", "grid"}, {"metric", "loss"}, {"max_concurrent_trials", 5}}, seed),
+          Config(Asha("async_halving"), seed), Config(Asha("adaptive_asha"), seed)};
 }
 
-std::string Describe(const Action &a) {
+std::string Describe(const Action& a) {
   switch (a.kind) {
-  case Action::Kind::kCreateTrial:
-    return absl::StrCat("create ", a.request_id, " ", a.hparams_json, " ",
-                        a.seed);
-  case Action::Kind::kStopTrial:
-    return absl::StrCat("stop ", a.request_id);
-  case Action::Kind::kShutdown:
-    return absl::StrCat("shutdown failure=", a.failure, " cancel=", a.cancel);
+    case Action::Kind::kCreateTrial:
+      return absl::StrCat("create ", a.request_id, " ", a.hparams_json, " ", a.seed);
+    case Action::Kind::kStopTrial:
+      return absl::StrCat("stop ", a.request_id);
+    case Action::Kind::kShutdown:
+      return absl::StrCat("shutdown failure=", a.failure, " cancel=", a.cancel);
   }
   return "?";
 }
 
-// Runs a whole search against simulated trials: trials take turns reporting a
-// validation every 16 batches (loss a deterministic function of the
-// hyperparameters and time), exit when stopped or at 256 batches; every 7th
-// trial errors, every 11th has invalid hyperparameters, every 13th is canceled.
-// With `restore_every_event` the searcher is rebuilt from its snapshot after
-// each event. Returns every action and the progress after each event, as text.
-std::vector<std::string> Drive(const json &config, bool restore_every_event) {
+// Runs a whole search against simulated trials: trials take turns reporting a validation every 16
+// batches (loss a deterministic function of the hyperparameters and time), exit when stopped or at
+// 256 batches; every 7th trial errors, every 11th has invalid hyperparameters, every 13th is
+// canceled. With `restore_every_event` the searcher is rebuilt from its snapshot after each event.
+// Returns every action and the progress after each event, as text.
+std::vector<std::string> Drive(const json& config, bool restore_every_event) {
   auto created = Searcher::Create(config);
   EXPECT_TRUE(created.ok()) << created.status();
-  if (!created.ok())
-    return {};
+  if (!created.ok()) return {};
   std::unique_ptr<Searcher> s = std::move(*created);
   std::vector<std::string> log;
   struct Trial {
@@ -95,17 +82,15 @@ std::vector<std::string> Drive(const json &config, bool restore_every_event) {
   int next_index = 0;
   bool shutdown = false;
 
-  auto absorb = [&](const std::vector<Action> &actions) {
-    for (const Action &a : actions) {
+  auto absorb = [&](const std::vector<Action>& actions) {
+    for (const Action& a : actions) {
       log.push_back(Describe(a));
       if (a.kind == Action::Kind::kCreateTrial) {
         s->TrialCreated(a.request_id);
-        running.push_back(
-            {a.request_id, json::parse(a.hparams_json), ++next_index});
+        running.push_back({a.request_id, json::parse(a.hparams_json), ++next_index});
       } else if (a.kind == Action::Kind::kStopTrial) {
-        for (Trial &t : running) {
-          if (t.id == a.request_id)
-            t.time = 1 << 20; // exits at its next turn
+        for (Trial& t : running) {
+          if (t.id == a.request_id) t.time = 1 << 20;  // exits at its next turn
         }
       } else {
         shutdown = true;
@@ -113,8 +98,7 @@ std::vector<std::string> Drive(const json &config, bool restore_every_event) {
     }
     log.push_back(absl::StrCat("progress ", s->Progress()));
     if (restore_every_event) {
-      auto restored =
-          Searcher::Restore(config, json::parse(s->Snapshot().dump()));
+      auto restored = Searcher::Restore(config, json::parse(s->Snapshot().dump()));
       ASSERT_TRUE(restored.ok()) << restored.status();
       s = std::move(*restored);
     }
@@ -140,31 +124,28 @@ std::vector<std::string> Drive(const json &config, bool restore_every_event) {
     s->TrialProgress(t.id, t.time / 256.0);
     double loss = std::fabs(std::log10(t.hparams["lr"].get<double>()) + 2.5) +
                   1.0 / t.hparams["width"].get<double>() + 10.0 / t.time;
-    auto result =
-        s->ValidationCompleted(t.id, {{"loss", loss}, {"batches", t.time}});
+    auto result = s->ValidationCompleted(t.id, {{"loss", loss}, {"batches", t.time}});
     EXPECT_TRUE(result.ok()) << result.status();
     running.push_back(t);
-    if (result.ok())
-      absorb(*result);
+    if (result.ok()) absorb(*result);
   }
   EXPECT_TRUE(shutdown) << "the search did not end; config " << config.dump();
   return log;
 }
 
 TEST(SearcherTest, SnapshotRestoreAfterEveryEventEqualsTheUninterruptedRun) {
-  for (const json &config : AllConfigs()) {
+  for (const json& config : AllConfigs()) {
     SCOPED_TRACE(config["searcher"]["name"].get<std::string>());
     std::vector<std::string> straight = Drive(config, false);
     EXPECT_GT(straight.size(), 3u);
     int creates = 0, stops = 0;
-    for (const std::string &line : straight) {
+    for (const std::string& line : straight) {
       creates += line.rfind("create ", 0) == 0;
       stops += line.rfind("stop ", 0) == 0;
     }
     const std::string name = config["searcher"]["name"];
     if (name == "async_halving" || name == "adaptive_asha") {
-      EXPECT_GE(creates,
-                40); // max_trials plus replacements of invalid-HP trials
+      EXPECT_GE(creates, 40);  // max_trials plus replacements of invalid-HP trials
       EXPECT_GT(stops, 20);
     } else {
       EXPECT_EQ(stops, 0);
@@ -185,10 +166,9 @@ TEST(SearcherTest, SameSeedSameSearchDifferentSeedDifferentHyperparameters) {
 }
 
 TEST(SearcherTest, ProgressIsAlwaysAFraction) {
-  for (const json &config : AllConfigs()) {
-    for (const std::string &line : Drive(config, false)) {
-      if (line.rfind("progress ", 0) != 0)
-        continue;
+  for (const json& config : AllConfigs()) {
+    for (const std::string& line : Drive(config, false)) {
+      if (line.rfind("progress ", 0) != 0) continue;
       double p = std::stod(line.substr(9));
       EXPECT_TRUE(p >= 0.0 && p <= 1.0) << line;
     }
@@ -201,18 +181,15 @@ TEST(SearcherTest, CreateRefusesWhatItCannotRun) {
   auto no_metric = Searcher::Create({{"searcher", {{"name", "single"}}}});
   ASSERT_FALSE(no_metric.ok());
   EXPECT_EQ(no_metric.status().message(), "searcher.metric: required");
-  for (const char *removed : {"adaptive", "adaptive_simple", "sync_halving"}) {
-    auto r = Searcher::Create(
-        {{"searcher", {{"name", removed}, {"metric", "loss"}}}});
+  for (const char* removed : {"adaptive", "adaptive_simple", "sync_halving"}) {
+    auto r = Searcher::Create({{"searcher", {{"name", removed}, {"metric", "loss"}}}});
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.status().message(),
-              absl::StrCat("the '", removed,
-                           "' searcher has been removed and is not valid "
-                           "for new experiments"));
+    EXPECT_EQ(r.status().message(), absl::StrCat("the '", removed,
+                                                 "' searcher has been removed and is not valid "
+                                                 "for new experiments"));
   }
-  auto bad_seed =
-      Searcher::Create({{"searcher", {{"name", "single"}, {"metric", "loss"}}},
-                        {"reproducibility", {{"experiment_seed", -1}}}});
+  auto bad_seed = Searcher::Create({{"searcher", {{"name", "single"}, {"metric", "loss"}}},
+                                    {"reproducibility", {{"experiment_seed", -1}}}});
   EXPECT_FALSE(bad_seed.ok());
   auto bad_mode = Searcher::Create({{"searcher",
                                      {{"name", "adaptive_asha"},
@@ -222,22 +199,17 @@ TEST(SearcherTest, CreateRefusesWhatItCannotRun) {
                                       {"time_metric", "batches"},
                                       {"mode", "reckless"}}}});
   ASSERT_FALSE(bad_mode.ok());
-  EXPECT_NE(bad_mode.status().message().find("searcher.mode"),
-            std::string::npos);
+  EXPECT_NE(bad_mode.status().message().find("searcher.mode"), std::string::npos);
   auto bad_range = Searcher::Create(
-      {{"searcher",
-        {{"name", "random"}, {"metric", "loss"}, {"max_trials", 1}}},
-       {"hyperparameters",
-        {{"x", {{"type", "int"}, {"minval", 3}, {"maxval", 3}}}}}});
+      {{"searcher", {{"name", "random"}, {"metric", "loss"}, {"max_trials", 1}}},
+       {"hyperparameters", {{"x", {{"type", "int"}, {"minval", 3}, {"maxval", 3}}}}}});
   ASSERT_FALSE(bad_range.ok());
-  EXPECT_EQ(bad_range.status().message(),
-            "hyperparameters.x: minval must be less than maxval");
+  EXPECT_EQ(bad_range.status().message(), "hyperparameters.x: minval must be less than maxval");
 }
 
 TEST(SearcherTest, BareValuesAndMissingReproducibilityAreAccepted) {
-  auto s = Searcher::Create(
-      {{"searcher", {{"name", "single"}, {"metric", "loss"}}},
-       {"hyperparameters", {{"lr", 0.1}, {"name", "x"}, {"list", {1, 2}}}}});
+  auto s = Searcher::Create({{"searcher", {{"name", "single"}, {"metric", "loss"}}},
+                             {"hyperparameters", {{"lr", 0.1}, {"name", "x"}, {"list", {1, 2}}}}});
   ASSERT_TRUE(s.ok()) << s.status();
   std::vector<Action> actions = (*s)->InitialActions();
   ASSERT_EQ(actions.size(), 1u);
@@ -267,14 +239,13 @@ TEST(SearcherTest, RestoreRefusesAnotherSearchersSnapshot) {
 TEST(SearcherTest, RequestIdsAreVersion4Uuids) {
   auto s = Searcher::Create(AllConfigs()[1]);
   ASSERT_TRUE(s.ok());
-  for (const Action &a : (*s)->InitialActions()) {
+  for (const Action& a : (*s)->InitialActions()) {
     ASSERT_EQ(a.request_id.size(), 36u);
     EXPECT_EQ(a.request_id[14], '4');
-    EXPECT_NE(std::string("89ab").find(a.request_id[19]), std::string::npos)
-        << a.request_id;
+    EXPECT_NE(std::string("89ab").find(a.request_id[19]), std::string::npos) << a.request_id;
     EXPECT_LT(a.seed, 1u << 31);
   }
 }
 
-} // namespace
-} // namespace det::searcher
+}  // namespace
+}  // namespace det::searcher
