@@ -112,6 +112,9 @@ absl::StatusOr<SearcherConfig> ParseSearcherConfig(const json& experiment_config
   if (c.name == "async_halving") {
     RETURN_IF_ERROR(Require(s, "num_rungs"));
     RETURN_IF_ERROR(ReadInt(s, "num_rungs", 1, c.num_rungs));
+    if (c.num_rungs > 64) {  // divisor^63 already exceeds any max_time
+      return FieldError("num_rungs", absl::StrCat("must be <= 64, got ", c.num_rungs));
+    }
     return c;
   }
   RETURN_IF_ERROR(ReadInt(s, "max_rungs", 1, c.max_rungs));

@@ -188,6 +188,15 @@ TEST(SearcherTest, CreateRefusesWhatItCannotRun) {
                                                  "' searcher has been removed and is not valid "
                                                  "for new experiments"));
   }
+  auto many_rungs = Searcher::Create({{"searcher",
+                                       {{"name", "async_halving"},
+                                        {"metric", "loss"},
+                                        {"num_rungs", 65},
+                                        {"max_trials", 4},
+                                        {"max_time", 10},
+                                        {"time_metric", "batches"}}}});
+  ASSERT_FALSE(many_rungs.ok());
+  EXPECT_EQ(many_rungs.status().message(), "searcher.num_rungs: must be <= 64, got 65");
   auto bad_seed = Searcher::Create({{"searcher", {{"name", "single"}, {"metric", "loss"}}},
                                     {"reproducibility", {{"experiment_seed", -1}}}});
   EXPECT_FALSE(bad_seed.ok());
