@@ -215,7 +215,13 @@ class ScenarioRunner {
     BeginEvent(l);
     if (::testing::Test::HasFatalFailure()) return;
     if (cmd == "initial") {
+      size_t before = trials_.size();
       Absorb(l, searcher_->InitialActions());
+      // The preview promises how many trials start at once.
+      if (before == 0 && preview_.contains("max_concurrent_trials")) {
+        EXPECT_EQ(preview_["max_concurrent_trials"], trials_.size())
+            << Where(l) << "preview and initial trials disagree";
+      }
     } else if (cmd == "validate" || cmd == "validate_json") {
       ASSERT_GE(w.size(), 3u) << Where(l);
       int t = Trial(l, w[1]);
