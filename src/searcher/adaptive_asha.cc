@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -33,11 +34,13 @@ std::vector<int> BracketRungs(const SearcherConfig& c) {
   return brackets;
 }
 
-std::vector<int> BracketMaxTrials(int max_trials, double divisor, const std::vector<int>& brackets) {
+std::vector<int> BracketMaxTrials(int max_trials, double divisor,
+                                  const std::vector<int>& brackets) {
   std::vector<double> weight;
   double total = 0;
   for (int rungs : brackets) {
-    weight.push_back(std::pow(divisor, static_cast<double>(rungs - 1)) / static_cast<double>(rungs));
+    weight.push_back(std::pow(divisor, static_cast<double>(rungs - 1)) /
+                     static_cast<double>(rungs));
     total += weight.back();
   }
   std::vector<int> trials;
@@ -71,7 +74,8 @@ std::vector<int> BracketMaxConcurrentTrials(int max_concurrent_trials, double di
 std::vector<AshaParams> AdaptiveAshaBrackets(const SearcherConfig& c) {
   std::vector<int> rungs = BracketRungs(c);
   std::vector<int> trials = BracketMaxTrials(c.max_trials, c.divisor, rungs);
-  std::vector<int> concurrency = BracketMaxConcurrentTrials(c.max_concurrent_trials, c.divisor, trials);
+  std::vector<int> concurrency =
+      BracketMaxConcurrentTrials(c.max_concurrent_trials, c.divisor, trials);
   std::vector<AshaParams> out;
   for (size_t i = 0; i < rungs.size(); ++i) {
     out.push_back(AshaParams{.num_rungs = rungs[i],
@@ -138,10 +142,9 @@ std::vector<Action> AdaptiveAshaSearch::TrialExited(SearchContext& ctx,
   return BracketOf(request_id).TrialExited(ctx, request_id);
 }
 
-double AdaptiveAshaSearch::Progress(const std::map<std::string, double>& trial_progress,
-                                    const std::set<std::string>& trials_closed) const {
+double AdaptiveAshaSearch::Progress(const TrialProgressSummary& trials) const {
   double sum = 0;
-  for (const auto& b : brackets_) sum += b->Progress(trial_progress, trials_closed);
+  for (const auto& b : brackets_) sum += b->Progress(trials);
   return sum / static_cast<double>(brackets_.size());
 }
 
@@ -149,7 +152,7 @@ nlohmann::json AdaptiveAshaSearch::Snapshot() const {
   nlohmann::json subs = nlohmann::json::array();
   for (const auto& b : brackets_) subs.push_back(b->Snapshot());
   return {{"search_method_type", Type()},
-          {"trial_table", trial_table_},
+          {"trial_table", std::map<std::string, size_t>(trial_table_.begin(), trial_table_.end())},
           {"sub_search_states", std::move(subs)}};
 }
 
@@ -159,9 +162,9 @@ absl::Status AdaptiveAshaSearch::Restore(const nlohmann::json& state) {
       state["sub_search_states"].size() != brackets_.size()) {
     return absl::InvalidArgumentError("searcher snapshot: adaptive_asha has the wrong brackets");
   }
-  std::map<std::string, size_t> table;
+  std::unordered_map<std::string, size_t> table;
   try {
-    table = state.at("trial_table").get<std::map<std::string, size_t>>();
+    table = state.at("trial_table").get<std::unordered_map<std::string, size_t>>();
   } catch (const nlohmann::json::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("searcher snapshot: trial_table: ", e.what()));
   }

@@ -2,9 +2,9 @@
 // `adaptive_asha`: a tournament of async_halving brackets with different rung counts (upstream
 // adaptive_asha.go + tournament.go, reference §5.5). Events are routed to the bracket that created
 // the trial.
-#include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "searcher/asha_search.h"
@@ -28,8 +28,7 @@ class AdaptiveAshaSearch : public SearchMethod {
                                        ExitReason reason) override;
   std::vector<Action> TrialExited(SearchContext& ctx, const std::string& request_id) override;
   // Mean of the brackets' progress.
-  double Progress(const std::map<std::string, double>& trial_progress,
-                  const std::set<std::string>& trials_closed) const override;
+  double Progress(const TrialProgressSummary& trials) const override;
   std::string Type() const override { return "adaptive_asha"; }
   nlohmann::json Snapshot() const override;
   absl::Status Restore(const nlohmann::json& state) override;
@@ -40,7 +39,7 @@ class AdaptiveAshaSearch : public SearchMethod {
   std::vector<Action> Mark(size_t bracket, std::vector<Action> actions);
 
   std::vector<std::unique_ptr<AshaSearch>> brackets_;
-  std::map<std::string, size_t> trial_table_;
+  std::unordered_map<std::string, size_t> trial_table_;
 };
 
 }  // namespace det::searcher

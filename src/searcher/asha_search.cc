@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -43,8 +45,9 @@ void AshaSearch::TrialCreated(SearchContext&, const std::string& request_id) {
   trial_rungs_[request_id] = 0;
 }
 
-absl::StatusOr<std::vector<Action>> AshaSearch::ValidationCompleted(
-    SearchContext& ctx, const std::string& request_id, const nlohmann::json& metrics) {
+absl::StatusOr<std::vector<Action>> AshaSearch::ValidationCompleted(SearchContext& ctx,
+                                                                    const std::string& request_id,
+                                                                    const nlohmann::json& metrics) {
   auto m = metrics.find(params_.metric);
   if (m == metrics.end() || !m->is_number()) {
     return absl::InvalidArgumentError(
@@ -53,10 +56,9 @@ absl::StatusOr<std::vector<Action>> AshaSearch::ValidationCompleted(
   }
   auto t = metrics.find(params_.time_metric);
   if (t == metrics.end() || !t->is_number()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("validation metrics for trial request ", request_id,
-                     " do not include the time metric \"", params_.time_metric,
-                     "\" (searcher.time_metric)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "validation metrics for trial request ", request_id, " do not include the time metric \"",
+        params_.time_metric, "\" (searcher.time_metric)"));
   }
   double value = m->get<double>();
   if (!params_.smaller_is_better) value = -value;
@@ -105,8 +107,7 @@ std::vector<Action> AshaSearch::TrialExited(SearchContext&, const std::string&) 
   return {};
 }
 
-double AshaSearch::Progress(const std::map<std::string, double>&,
-                            const std::set<std::string>&) const {
+double AshaSearch::Progress(const TrialProgressSummary&) const {
   double n0 = static_cast<double>(rungs_[0].size());
   double max_trials = static_cast<double>(params_.max_trials);
   double progress = n0 / (1.2 * max_trials);
@@ -121,8 +122,9 @@ nlohmann::json AshaSearch::Snapshot() const {
   for (const Rung& r : rungs_) rungs.push_back(r.ToJson());
   return {{"search_method_type", Type()},
           {"rungs", std::move(rungs)},
-          {"trial_rungs", trial_rungs_},
-          {"early_exit_trials", early_exit_trials_},
+          {"trial_rungs", std::map<std::string, int>(trial_rungs_.begin(), trial_rungs_.end())},
+          {"early_exit_trials",
+           std::set<std::string>(early_exit_trials_.begin(), early_exit_trials_.end())},
           {"trials_completed", trials_completed_},
           {"invalid_trials", invalid_trials_}};
 }
@@ -138,13 +140,13 @@ absl::Status AshaSearch::Restore(const nlohmann::json& state) {
     rungs.push_back(std::move(rung));
   }
   try {
-    auto trial_rungs = state.at("trial_rungs").get<std::map<std::string, int>>();
+    auto trial_rungs = state.at("trial_rungs").get<std::unordered_map<std::string, int>>();
     for (const auto& [id, r] : trial_rungs) {
       if (r < 0 || r >= params_.num_rungs) {
         return absl::InvalidArgumentError("searcher snapshot: trial rung out of range");
       }
     }
-    early_exit_trials_ = state.at("early_exit_trials").get<std::set<std::string>>();
+    early_exit_trials_ = state.at("early_exit_trials").get<std::unordered_set<std::string>>();
     trials_completed_ = state.at("trials_completed").get<int>();
     invalid_trials_ = state.at("invalid_trials").get<int>();
     trial_rungs_ = std::move(trial_rungs);

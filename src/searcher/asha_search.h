@@ -2,9 +2,9 @@
 // `async_halving`: asynchronous successive halving that stops the worse trials of each rung
 // (upstream asha_stopping.go, reference §5.4). Also one bracket of `adaptive_asha`.
 #include <cstdint>
-#include <map>
-#include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "searcher/rung.h"
@@ -41,8 +41,7 @@ class AshaSearch : public SearchMethod {
   std::vector<Action> TrialExitedEarly(SearchContext& ctx, const std::string& request_id,
                                        ExitReason reason) override;
   std::vector<Action> TrialExited(SearchContext& ctx, const std::string& request_id) override;
-  double Progress(const std::map<std::string, double>& trial_progress,
-                  const std::set<std::string>& trials_closed) const override;
+  double Progress(const TrialProgressSummary& trials) const override;
   std::string Type() const override { return "asha"; }
   nlohmann::json Snapshot() const override;
   absl::Status Restore(const nlohmann::json& state) override;
@@ -56,8 +55,8 @@ class AshaSearch : public SearchMethod {
 
   AshaParams params_;
   std::vector<Rung> rungs_;
-  std::map<std::string, int> trial_rungs_;  // every created trial -> its current rung
-  std::set<std::string> early_exit_trials_;
+  std::unordered_map<std::string, int> trial_rungs_;  // every created trial -> its current rung
+  std::unordered_set<std::string> early_exit_trials_;
   int trials_completed_ = 0;
   int invalid_trials_ = 0;
 };

@@ -70,15 +70,14 @@ absl::StatusOr<std::vector<json>> GridAxis(const Hyperparameter& hp, const std::
   if (hp.type == Type::kInt) {
     c = std::min(c, hp.int_max - hp.int_min + 1);
     if (c == 1) {
-      values.push_back(static_cast<int64_t>(
-          std::round(static_cast<double>(hp.int_min + hp.int_max) / 2.0)));
+      values.push_back(
+          static_cast<int64_t>(std::round(static_cast<double>(hp.int_min + hp.int_max) / 2.0)));
       return values;
     }
     for (int64_t i = 0; i < c; ++i) {
-      values.push_back(static_cast<int64_t>(
-          std::round(static_cast<double>(hp.int_min) +
-                     static_cast<double>(i * (hp.int_max - hp.int_min)) /
-                         static_cast<double>(c - 1))));
+      values.push_back(static_cast<int64_t>(std::round(
+          static_cast<double>(hp.int_min) +
+          static_cast<double>(i * (hp.int_max - hp.int_min)) / static_cast<double>(c - 1))));
     }
     return values;
   }
@@ -107,9 +106,9 @@ absl::StatusOr<std::vector<json>> BuildGrid(const Hyperparameters& hparams) {
   for (const Axis& axis : axes) {
     if (axis.values.empty()) return std::vector<json>{};
     if (total > kMaxGridPoints / axis.values.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "hyperparameters: the grid has more than ", kMaxGridPoints,
-          " points; lower the `count` of some hyperparameters"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("hyperparameters: the grid has more than ", kMaxGridPoints,
+                       " points; lower the `count` of some hyperparameters"));
     }
     total *= axis.values.size();
   }

@@ -24,9 +24,8 @@ std::vector<Action> GridSearch::TrialExited(SearchContext& ctx, const std::strin
   return {Pop(ctx)};
 }
 
-double GridSearch::Progress(const std::map<std::string, double>& trial_progress,
-                            const std::set<std::string>& trials_closed) const {
-  return MeanTrialProgress(trial_progress, trials_closed, grid_.size());
+double GridSearch::Progress(const TrialProgressSummary& trials) const {
+  return MeanTrialProgress(trials, grid_.size());
 }
 
 nlohmann::json GridSearch::Snapshot() const {
@@ -36,7 +35,8 @@ nlohmann::json GridSearch::Snapshot() const {
 absl::Status GridSearch::Restore(const nlohmann::json& state) {
   if (!state.is_object() || !state.contains("remaining") ||
       !state["remaining"].is_number_unsigned() || !state.contains("grid_size") ||
-      !state["grid_size"].is_number_unsigned() || state["grid_size"].get<size_t>() != grid_.size() ||
+      !state["grid_size"].is_number_unsigned() ||
+      state["grid_size"].get<size_t>() != grid_.size() ||
       state["remaining"].get<size_t>() > grid_.size()) {
     return absl::InvalidArgumentError("searcher snapshot: grid state does not match the grid");
   }

@@ -11,7 +11,9 @@ namespace det::searcher {
 class GridSearch : public SearchMethod {
  public:
   GridSearch(std::vector<nlohmann::json> grid, int max_concurrent_trials)
-      : grid_(std::move(grid)), remaining_(grid_.size()), max_concurrent_trials_(max_concurrent_trials) {}
+      : grid_(std::move(grid)),
+        remaining_(grid_.size()),
+        max_concurrent_trials_(max_concurrent_trials) {}
 
   std::vector<Action> InitialTrials(SearchContext& ctx) override;
   void TrialCreated(SearchContext&, const std::string&) override {}
@@ -23,8 +25,7 @@ class GridSearch : public SearchMethod {
     return {};
   }
   std::vector<Action> TrialExited(SearchContext& ctx, const std::string& request_id) override;
-  double Progress(const std::map<std::string, double>& trial_progress,
-                  const std::set<std::string>& trials_closed) const override;
+  double Progress(const TrialProgressSummary& trials) const override;
   std::string Type() const override { return "grid"; }
   // The grid itself is rebuilt from the config; only the number of points not yet created is saved.
   nlohmann::json Snapshot() const override;

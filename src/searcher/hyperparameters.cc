@@ -94,8 +94,7 @@ absl::StatusOr<Hyperparameters> ParseMap(const json& map, const std::string& pre
     ASSIGN_OR_RETURN(Hyperparameter hp, ParseOne(it.value(), absl::StrCat(prefix, ".", it.key())));
     out.emplace_back(it.key(), std::move(hp));
   }
-  std::sort(out.begin(), out.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;
 }
 

@@ -71,15 +71,14 @@ double NpRandom::UnitInterval() {
   return (a * 67108864.0 + b) / 9007199254740992.0;
 }
 
-nlohmann::json NpRandom::ToJson() const {
-  return nlohmann::json{{"key", key_}, {"pos", pos_}};
-}
+nlohmann::json NpRandom::ToJson() const { return nlohmann::json{{"key", key_}, {"pos", pos_}}; }
 
 absl::Status NpRandom::FromJson(const nlohmann::json& state) {
   if (!state.is_object() || !state.contains("key") || !state["key"].is_array() ||
       state["key"].size() != kStateLen || !state.contains("pos") ||
       !state["pos"].is_number_integer()) {
-    return absl::InvalidArgumentError("searcher snapshot: rand must be {key: [624 ints], pos: int}");
+    return absl::InvalidArgumentError(
+        "searcher snapshot: rand must be {key: [624 ints], pos: int}");
   }
   int pos = state["pos"].get<int>();
   if (pos < 0 || pos > kStateLen) {

@@ -1,8 +1,8 @@
 #pragma once
 // The searcher's random number generator: MT19937 exactly as numpy's legacy `RandomState(seed)`
-// (init_genrand seeding) and upstream's `nprand` package (reference §5.1), so a search with the same
-// `reproducibility.experiment_seed` draws the same hyperparameters, request IDs and trial seeds as
-// upstream. Not thread-safe; owned by one Searcher.
+// (init_genrand seeding) and upstream's `nprand` package (reference §5.1), so a search with the
+// same `reproducibility.experiment_seed` draws the same hyperparameters, request IDs and trial
+// seeds as upstream. Not thread-safe; owned by one Searcher.
 #include <array>
 #include <cstdint>
 
@@ -27,7 +27,9 @@ class NpRandom {
   // Uniform integer in [0, limit]: masked rejection sampling on Bits32 (Bits64 above 2^32-1).
   uint64_t BitsLimit(uint64_t limit);
   // Uniform integer in [0, n); n must be >= 1 (n == 1 consumes no randomness).
-  int64_t Int64n(int64_t n) { return static_cast<int64_t>(BitsLimit(static_cast<uint64_t>(n) - 1)); }
+  int64_t Int64n(int64_t n) {
+    return static_cast<int64_t>(BitsLimit(static_cast<uint64_t>(n) - 1));
+  }
   int64_t Intn(int64_t n) { return Int64n(n); }
   // numpy's random_sample(): ((Bits32>>5)*2^26 + (Bits32>>6)) / 2^53, in [0, 1).
   double UnitInterval();

@@ -17,10 +17,10 @@ TEST(NpRandomTest, Bits32MatchesNumpy) {
     uint32_t seed;
     std::vector<uint32_t> want;
   };
-  for (const Case& c : {Case{0, {2357136044u, 2546248239u, 3071714933u, 3626093760u, 2588848963u}},
-                        Case{42, {1608637542u, 3421126067u, 4083286876u, 787846414u, 3143890026u}},
-                        Case{4294967295u, {419326371u, 479346978u, 3918654476u, 2416749639u,
-                                           3388880820u}}}) {
+  for (const Case& c :
+       {Case{0, {2357136044u, 2546248239u, 3071714933u, 3626093760u, 2588848963u}},
+        Case{42, {1608637542u, 3421126067u, 4083286876u, 787846414u, 3143890026u}},
+        Case{4294967295u, {419326371u, 479346978u, 3918654476u, 2416749639u, 3388880820u}}}) {
     NpRandom r(c.seed);
     for (uint32_t w : c.want) EXPECT_EQ(r.Bits32(), w) << "seed " << c.seed;
   }
@@ -49,7 +49,8 @@ TEST(NpRandomTest, IntnMatchesNumpyRandint) {
   NpRandom r(7);
   for (int64_t want : {4, 9, 6, 3, 3, 7, 7, 9}) EXPECT_EQ(r.Intn(10), want);
   NpRandom s(7);  // the trial seed draw: Int64n(2^31)
-  for (int64_t want : {327741615, 976413892, 1202242073}) EXPECT_EQ(s.Int64n(int64_t{1} << 31), want);
+  for (int64_t want : {327741615, 976413892, 1202242073})
+    EXPECT_EQ(s.Int64n(int64_t{1} << 31), want);
   NpRandom w(3);  // above 2^32: 64-bit draws
   for (int64_t want : {455570294424LL, 1073054410371LL, 790795084744LL}) {
     EXPECT_EQ(w.Int64n(int64_t{1} << 40), want);

@@ -22,9 +22,10 @@ json Bracket(const AshaParams& p) {
   json rungs = json::array();
   std::vector<uint64_t> units = AshaRungUnits(p.num_rungs, p.divisor, p.max_time);
   for (size_t i = 0; i < units.size(); ++i) {
-    double k = std::floor(static_cast<double>(p.max_trials) /
-                          std::pow(p.divisor, static_cast<double>(i)));
-    rungs.push_back({{"units", units[i]}, {"trials", std::max<int64_t>(static_cast<int64_t>(k), 1)}});
+    double k =
+        std::floor(static_cast<double>(p.max_trials) / std::pow(p.divisor, static_cast<double>(i)));
+    rungs.push_back(
+        {{"units", units[i]}, {"trials", std::max<int64_t>(static_cast<int64_t>(k), 1)}});
   }
   return {{"rungs", std::move(rungs)},
           {"trials", p.max_trials},

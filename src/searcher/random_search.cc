@@ -6,12 +6,9 @@
 
 namespace det::searcher {
 
-double MeanTrialProgress(const std::map<std::string, double>& trial_progress,
-                         const std::set<std::string>& trials_closed, size_t planned_trials) {
-  double sum = 0;
-  for (const auto& [id, p] : trial_progress) sum += trials_closed.count(id) ? 1.0 : p;
-  size_t n = std::max(trial_progress.size(), planned_trials);
-  return n == 0 ? 0.0 : sum / static_cast<double>(n);
+double MeanTrialProgress(const TrialProgressSummary& trials, size_t planned_trials) {
+  size_t n = std::max(trials.trials, planned_trials);
+  return n == 0 ? 0.0 : trials.sum / static_cast<double>(n);
 }
 
 std::vector<Action> RandomSearch::InitialTrials(SearchContext& ctx) {
@@ -40,9 +37,8 @@ std::vector<Action> RandomSearch::TrialExited(SearchContext& ctx, const std::str
   return {NewRandomCreate(ctx)};
 }
 
-double RandomSearch::Progress(const std::map<std::string, double>& trial_progress,
-                              const std::set<std::string>& trials_closed) const {
-  return MeanTrialProgress(trial_progress, trials_closed, static_cast<size_t>(max_trials_));
+double RandomSearch::Progress(const TrialProgressSummary& trials) const {
+  return MeanTrialProgress(trials, static_cast<size_t>(max_trials_));
 }
 
 nlohmann::json RandomSearch::Snapshot() const {

@@ -7,18 +7,18 @@
 
 namespace det::searcher {
 
-// Progress shared by random and grid: the sum over created trials (invalid-HP ones excluded) of
-// 1.0 if closed else the reported progress, divided by the number of such trials, or by
+// Progress shared by random and grid: trials.sum divided by the number of trials, or by
 // `planned_trials` while fewer than that have been created. (Upstream divides by the created count
 // alone, which reports 100% as soon as the first of several sequential trials ends.)
-double MeanTrialProgress(const std::map<std::string, double>& trial_progress,
-                         const std::set<std::string>& trials_closed, size_t planned_trials);
+double MeanTrialProgress(const TrialProgressSummary& trials, size_t planned_trials);
 
 class RandomSearch : public SearchMethod {
  public:
   // `type` is "random" or "single" (single: max_trials = max_concurrent_trials = 1).
   RandomSearch(std::string type, int max_trials, int max_concurrent_trials)
-      : type_(std::move(type)), max_trials_(max_trials), max_concurrent_trials_(max_concurrent_trials) {}
+      : type_(std::move(type)),
+        max_trials_(max_trials),
+        max_concurrent_trials_(max_concurrent_trials) {}
 
   std::vector<Action> InitialTrials(SearchContext& ctx) override;
   void TrialCreated(SearchContext&, const std::string&) override {}
@@ -31,8 +31,7 @@ class RandomSearch : public SearchMethod {
   std::vector<Action> TrialExitedEarly(SearchContext& ctx, const std::string& request_id,
                                        ExitReason reason) override;
   std::vector<Action> TrialExited(SearchContext& ctx, const std::string& request_id) override;
-  double Progress(const std::map<std::string, double>& trial_progress,
-                  const std::set<std::string>& trials_closed) const override;
+  double Progress(const TrialProgressSummary& trials) const override;
   std::string Type() const override { return type_; }
   nlohmann::json Snapshot() const override;
   absl::Status Restore(const nlohmann::json& state) override;

@@ -51,7 +51,8 @@ void Rung::Remove(const std::string& request_id) {
 nlohmann::json Rung::ToJson() const {
   nlohmann::json metrics = nlohmann::json::array();
   for (const auto& block : blocks_) {
-    for (const Entry& e : block) metrics.push_back({{"request_id", e.request_id}, {"metric", e.metric}});
+    for (const Entry& e : block)
+      metrics.push_back({{"request_id", e.request_id}, {"metric", e.metric}});
   }
   return {{"units_needed", units_needed_}, {"metrics", std::move(metrics)}};
 }
@@ -72,7 +73,8 @@ absl::StatusOr<Rung> Rung::FromJson(const nlohmann::json& rung) {
     double v = m["metric"].get<double>();
     if (v < last) return absl::InvalidArgumentError("searcher snapshot: rung metrics out of order");
     last = v;
-    if (out.blocks_.empty() || out.blocks_.back().size() >= kMaxBlock / 2) out.blocks_.emplace_back();
+    if (out.blocks_.empty() || out.blocks_.back().size() >= kMaxBlock / 2)
+      out.blocks_.emplace_back();
     out.blocks_.back().push_back(Entry{v, m["request_id"].get<std::string>()});
     ++out.size_;
   }

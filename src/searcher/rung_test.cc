@@ -45,10 +45,10 @@ TEST(RungTest, MatchesASortedVectorOverManyInserts) {
 
 TEST(RungTest, FromJsonRejectsUnsortedOrMalformed) {
   EXPECT_FALSE(Rung::FromJson({{"units_needed", 1}}).ok());
-  nlohmann::json unsorted = {{"units_needed", 1},
-                             {"metrics",
-                              {{{"request_id", "a"}, {"metric", 2.0}},
-                               {{"request_id", "b"}, {"metric", 1.0}}}}};
+  nlohmann::json unsorted = {
+      {"units_needed", 1},
+      {"metrics",
+       {{{"request_id", "a"}, {"metric", 2.0}}, {{"request_id", "b"}, {"metric", 1.0}}}}};
   EXPECT_FALSE(Rung::FromJson(unsorted).ok());
 }
 

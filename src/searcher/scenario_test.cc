@@ -50,8 +50,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/json_yaml.h"
 #include "searcher/preview.h"
@@ -215,7 +215,13 @@ class ScenarioRunner {
     BeginEvent(l);
     if (::testing::Test::HasFatalFailure()) return;
     if (cmd == "initial") {
+      size_t before = trials_.size();
       Absorb(l, searcher_->InitialActions());
+      // The preview promises how many trials start at once.
+      if (before == 0 && preview_.contains("max_concurrent_trials")) {
+        EXPECT_EQ(preview_["max_concurrent_trials"], trials_.size())
+            << Where(l) << "preview and initial trials disagree";
+      }
     } else if (cmd == "validate" || cmd == "validate_json") {
       ASSERT_GE(w.size(), 3u) << Where(l);
       int t = Trial(l, w[1]);
@@ -317,7 +323,8 @@ class ScenarioRunner {
       ASSERT_TRUE(want.ok()) << Where(l) << want.status();
       auto got = ParseJson(trials_[static_cast<size_t>(t - 1)].hparams_json);
       ASSERT_TRUE(got.ok());
-      EXPECT_EQ(*got, *want) << Where(l) << "got " << trials_[static_cast<size_t>(t - 1)].hparams_json;
+      EXPECT_EQ(*got, *want) << Where(l) << "got "
+                             << trials_[static_cast<size_t>(t - 1)].hparams_json;
     } else if (what == "seed") {
       int t = Trial(l, w[2]);
       if (t) {

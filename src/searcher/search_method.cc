@@ -38,7 +38,9 @@ Action NewCreate(SearchContext& ctx, const nlohmann::json& hparams) {
   return a;
 }
 
-Action NewRandomCreate(SearchContext& ctx) { return NewCreate(ctx, SampleAll(ctx.hparams, ctx.rand)); }
+Action NewRandomCreate(SearchContext& ctx) {
+  return NewCreate(ctx, SampleAll(ctx.hparams, ctx.rand));
+}
 
 Action NewStop(const std::string& request_id) {
   return Action{.kind = Action::Kind::kStopTrial, .request_id = request_id};

@@ -1,10 +1,8 @@
 #pragma once
 // The actions a searcher emits (reference §5.1), and the interface every search method implements.
-// The master only sees `Action` and `ExitReason`; it drives a `Searcher` (searcher.h), which wraps a
-// SearchMethod in upstream's bookkeeping.
+// The master only sees `Action` and `ExitReason`; it drives a `Searcher` (searcher.h), which wraps
+// a SearchMethod in upstream's bookkeeping.
 #include <cstdint>
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +42,13 @@ Action NewCreate(SearchContext& ctx, const nlohmann::json& hparams);
 Action NewRandomCreate(SearchContext& ctx);
 Action NewStop(const std::string& request_id);
 
+// The trials' own progress, as upstream's methods see it: over created trials (invalid-HP ones
+// excluded), `sum` adds 1.0 for a closed trial and the reported progress (0..1) otherwise.
+struct TrialProgressSummary {
+  double sum = 0;
+  size_t trials = 0;
+};
+
 // A search method (grid, random, asha, adaptive_asha): pure, deterministic given the context's RNG.
 // Events arrive only for request IDs the method created; the Searcher filters duplicates and
 // reports from trials that were stopped or exited.
@@ -53,15 +58,12 @@ class SearchMethod {
   virtual std::vector<Action> InitialTrials(SearchContext& ctx) = 0;
   virtual void TrialCreated(SearchContext& ctx, const std::string& request_id) = 0;
   // `metrics` is an object whose searcher metric is known to be a number.
-  virtual absl::StatusOr<std::vector<Action>> ValidationCompleted(SearchContext& ctx,
-                                                                  const std::string& request_id,
-                                                                  const nlohmann::json& metrics) = 0;
+  virtual absl::StatusOr<std::vector<Action>> ValidationCompleted(
+      SearchContext& ctx, const std::string& request_id, const nlohmann::json& metrics) = 0;
   virtual std::vector<Action> TrialExitedEarly(SearchContext& ctx, const std::string& request_id,
                                                ExitReason reason) = 0;
   virtual std::vector<Action> TrialExited(SearchContext& ctx, const std::string& request_id) = 0;
-  // trial_progress: created trials (minus invalid-HP ones) and their reported progress.
-  virtual double Progress(const std::map<std::string, double>& trial_progress,
-                          const std::set<std::string>& trials_closed) const = 0;
+  virtual double Progress(const TrialProgressSummary& trials) const = 0;
   // The snapshot's `search_method_type`: single, random, grid, asha, adaptive_asha.
   virtual std::string Type() const = 0;
   virtual nlohmann::json Snapshot() const = 0;

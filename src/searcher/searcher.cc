@@ -2,7 +2,7 @@
 
 #include <cmath>
 #include <map>
-#include <set>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -64,8 +64,9 @@ class SearcherImpl : public Searcher {
   }
 
   void TrialCreated(const std::string& request_id) override {
-    if (!requested_.count(request_id)) return;
-    if (!created_.insert(request_id).second) return;
+    TrialState* t = Find(request_id);
+    if (t == nullptr || t->created) return;
+    t->created = true;
     progress_[request_id] = 0.0;
     SearchContext ctx = Context();
     method_->TrialCreated(ctx, request_id);
@@ -73,13 +74,11 @@ class SearcherImpl : public Searcher {
 
   absl::StatusOr<std::vector<Action>> ValidationCompleted(const std::string& request_id,
                                                           const json& metrics) override {
-    if (!requested_.count(request_id) || stopped_.count(request_id) ||
-        exits_.count(request_id) || closed_.count(request_id)) {
-      return std::vector<Action>{};
-    }
+    TrialState* t = Find(request_id);
+    if (t == nullptr || t->stopped || t->exited || t->closed) return std::vector<Action>{};
     if (!metrics.is_object()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "validation metrics for trial request ", request_id, " must be a JSON object"));
+      return absl::InvalidArgumentError(absl::StrCat("validation metrics for trial request ",
+                                                     request_id, " must be a JSON object"));
     }
     auto m = metrics.find(config_.metric);
     if (m == metrics.end() || !m->is_number()) {
@@ -94,36 +93,40 @@ class SearcherImpl : public Searcher {
     return actions;
   }
 
-  std::vector<Action> TrialExitedEarly(const std::string& request_id,
-                                       ExitReason reason) override {
-    if (!requested_.count(request_id) || exits_.count(request_id) || closed_.count(request_id)) {
-      return {};
-    }
+  std::vector<Action> TrialExitedEarly(const std::string& request_id, ExitReason reason) override {
+    TrialState* t = Find(request_id);
+    if (t == nullptr || t->exited || t->closed) return {};
     switch (reason) {
       case ExitReason::kInvalidHP:
         progress_.erase(request_id);
         break;
       case ExitReason::kUserCanceled:
-        cancels_.insert(request_id);
+        t->canceled = true;
+        ++cancels_;
         break;
       case ExitReason::kErrored:
-        failures_.insert(request_id);
+        t->failed = true;
+        ++failures_;
         break;
     }
     SearchContext ctx = Context();
     std::vector<Action> actions = method_->TrialExitedEarly(ctx, request_id, reason);
-    exits_.insert(request_id);
+    t = Find(request_id);  // Record() below may rehash
+    t->exited = true;
     Record(actions);
-    if (trials_requested_ == static_cast<int64_t>(closed_.size())) AppendShutdown(actions);
+    if (trials_requested_ == closed_) AppendShutdown(actions);
     return actions;
   }
 
   std::vector<Action> TrialExited(const std::string& request_id) override {
-    if (!requested_.count(request_id) || !closed_.insert(request_id).second) return {};
+    TrialState* t = Find(request_id);
+    if (t == nullptr || t->closed) return {};
+    t->closed = true;
+    ++closed_;
     SearchContext ctx = Context();
     std::vector<Action> actions = method_->TrialExited(ctx, request_id);
     Record(actions);
-    if (trials_requested_ == static_cast<int64_t>(closed_.size())) AppendShutdown(actions);
+    if (trials_requested_ == closed_) AppendShutdown(actions);
     return actions;
   }
 
@@ -135,22 +138,43 @@ class SearcherImpl : public Searcher {
 
   double Progress() const override {
     if (shutdown_) return 1.0;
-    double p = method_->Progress(progress_, closed_);
+    TrialProgressSummary summary;
+    for (const auto& [id, p] : progress_) {  // sorted: the same sum after a restore
+      const TrialState* t = Find(id);
+      summary.sum += t != nullptr && t->closed ? 1.0 : p;
+      ++summary.trials;
+    }
+    double p = method_->Progress(summary);
     if (!std::isfinite(p)) return 0.0;
     return std::clamp(p, 0.0, 1.0);
   }
 
   json Snapshot() const override {
+    // Sorted ID lists, so equal states give equal snapshots.
+    std::map<std::string, const TrialState*> sorted;
+    for (const auto& [id, t] : trials_) sorted.emplace(id, &t);
+    json requested = json::array(), created = json::array(), closed = json::array(),
+         exits = json::array(), cancels = json::array(), failures = json::array(),
+         stopped = json::array();
+    for (const auto& [id, t] : sorted) {
+      requested.push_back(id);
+      if (t->created) created.push_back(id);
+      if (t->closed) closed.push_back(id);
+      if (t->exited) exits.push_back(id);
+      if (t->canceled) cancels.push_back(id);
+      if (t->failed) failures.push_back(id);
+      if (t->stopped) stopped.push_back(id);
+    }
     return {{"search_method_type", method_->Type()},
             {"initialized", initialized_},
             {"trials_requested", trials_requested_},
-            {"trials_requested_ids", requested_},
-            {"trials_created", created_},
-            {"trials_closed", closed_},
-            {"exits", exits_},
-            {"cancels", cancels_},
-            {"failures", failures_},
-            {"stopped", stopped_},
+            {"trials_requested_ids", std::move(requested)},
+            {"trials_created", std::move(created)},
+            {"trials_closed", std::move(closed)},
+            {"exits", std::move(exits)},
+            {"cancels", std::move(cancels)},
+            {"failures", std::move(failures)},
+            {"stopped", std::move(stopped)},
             {"trial_progress", progress_},
             {"shutdown", shutdown_},
             {"rand", rand_.ToJson()},
@@ -164,16 +188,30 @@ class SearcherImpl : public Searcher {
           "searcher snapshot: search_method_type ", s.value("search_method_type", json()).dump(),
           " does not match the config's searcher (", method_->Type(), ")"));
     }
+    std::unordered_map<std::string, TrialState> trials;
+    int64_t closed = 0, cancels = 0, failures = 0;
     try {
       initialized_ = s.at("initialized").get<bool>();
       trials_requested_ = s.at("trials_requested").get<int64_t>();
-      requested_ = s.at("trials_requested_ids").get<std::set<std::string>>();
-      created_ = s.at("trials_created").get<std::set<std::string>>();
-      closed_ = s.at("trials_closed").get<std::set<std::string>>();
-      exits_ = s.at("exits").get<std::set<std::string>>();
-      cancels_ = s.at("cancels").get<std::set<std::string>>();
-      failures_ = s.at("failures").get<std::set<std::string>>();
-      stopped_ = s.at("stopped").get<std::set<std::string>>();
+      for (const auto& id : s.at("trials_requested_ids")) trials[id.get<std::string>()];
+      auto mark = [&](const char* key, bool TrialState::*flag, int64_t* count) -> absl::Status {
+        for (const auto& id : s.at(key)) {
+          auto it = trials.find(id.get<std::string>());
+          if (it == trials.end()) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("searcher snapshot: ", key, " names an unrequested trial"));
+          }
+          it->second.*flag = true;
+          if (count != nullptr) ++*count;
+        }
+        return absl::OkStatus();
+      };
+      RETURN_IF_ERROR(mark("trials_created", &TrialState::created, nullptr));
+      RETURN_IF_ERROR(mark("trials_closed", &TrialState::closed, &closed));
+      RETURN_IF_ERROR(mark("exits", &TrialState::exited, nullptr));
+      RETURN_IF_ERROR(mark("cancels", &TrialState::canceled, &cancels));
+      RETURN_IF_ERROR(mark("failures", &TrialState::failed, &failures));
+      RETURN_IF_ERROR(mark("stopped", &TrialState::stopped, nullptr));
       progress_ = s.at("trial_progress").get<std::map<std::string, double>>();
       shutdown_ = s.at("shutdown").get<bool>();
     } catch (const json::exception& e) {
@@ -183,21 +221,39 @@ class SearcherImpl : public Searcher {
       return absl::InvalidArgumentError("searcher snapshot: rand and search_method_state required");
     }
     RETURN_IF_ERROR(rand_.FromJson(s["rand"]));
+    trials_ = std::move(trials);
+    closed_ = closed;
+    cancels_ = cancels;
+    failures_ = failures;
     return method_->Restore(s["search_method_state"]);
   }
 
  private:
+  // What the searcher knows about one requested trial.
+  struct TrialState {
+    bool created = false, closed = false, exited = false, canceled = false, failed = false,
+         stopped = false;
+  };
+
   SearchContext Context() { return SearchContext{rand_, hparams_}; }
+  TrialState* Find(const std::string& id) {
+    auto it = trials_.find(id);
+    return it == trials_.end() ? nullptr : &it->second;
+  }
+  const TrialState* Find(const std::string& id) const {
+    auto it = trials_.find(id);
+    return it == trials_.end() ? nullptr : &it->second;
+  }
 
   void Record(const std::vector<Action>& actions) {
     for (const Action& a : actions) {
       switch (a.kind) {
         case Action::Kind::kCreateTrial:
           ++trials_requested_;
-          requested_.insert(a.request_id);
+          trials_[a.request_id];
           break;
         case Action::Kind::kStopTrial:
-          stopped_.insert(a.request_id);
+          if (TrialState* t = Find(a.request_id)) t->stopped = true;
           break;
         case Action::Kind::kShutdown:
           shutdown_ = true;
@@ -210,8 +266,8 @@ class SearcherImpl : public Searcher {
     if (shutdown_) return;
     int64_t n = trials_requested_;
     Action a{.kind = Action::Kind::kShutdown};
-    a.cancel = n > 0 && static_cast<int64_t>(cancels_.size()) >= n;
-    a.failure = n > 0 && static_cast<int64_t>(failures_.size()) >= n;
+    a.cancel = n > 0 && cancels_ >= n;
+    a.failure = n > 0 && failures_ >= n;
     actions.push_back(a);
     shutdown_ = true;
   }
@@ -223,16 +279,17 @@ class SearcherImpl : public Searcher {
 
   bool initialized_ = false;
   int64_t trials_requested_ = 0;
-  std::set<std::string> requested_, created_, closed_, exits_, cancels_, failures_, stopped_;
-  std::map<std::string, double> progress_;
+  std::unordered_map<std::string, TrialState> trials_;  // every requested trial
+  int64_t closed_ = 0, cancels_ = 0, failures_ = 0;
+  std::map<std::string, double> progress_;  // created trials minus invalid-HP ones
   bool shutdown_ = false;
 };
 
 absl::StatusOr<std::unique_ptr<SearcherImpl>> Build(const json& config) {
   ASSIGN_OR_RETURN(SearcherConfig sc, ParseSearcherConfig(config));
-  ASSIGN_OR_RETURN(Hyperparameters hparams,
-                   ParseHyperparameters(config.is_object() ? config.value("hyperparameters", json())
-                                                           : json()));
+  ASSIGN_OR_RETURN(
+      Hyperparameters hparams,
+      ParseHyperparameters(config.is_object() ? config.value("hyperparameters", json()) : json()));
   ASSIGN_OR_RETURN(uint32_t seed, ExperimentSeed(config));
   ASSIGN_OR_RETURN(std::unique_ptr<SearchMethod> method, NewMethod(sc, hparams));
   return std::make_unique<SearcherImpl>(std::move(sc), std::move(hparams), seed, std::move(method));

@@ -75,7 +75,8 @@ absl::StatusOr<SearcherConfig> ParseSearcherConfig(const json& experiment_config
   }
   c.metric = s["metric"].get<std::string>();
   if (Present(s, "smaller_is_better")) {
-    if (!s["smaller_is_better"].is_boolean()) return FieldError("smaller_is_better", "must be a bool");
+    if (!s["smaller_is_better"].is_boolean())
+      return FieldError("smaller_is_better", "must be a bool");
     c.smaller_is_better = s["smaller_is_better"].get<bool>();
   }
   if (c.name == "single") {
@@ -111,6 +112,9 @@ absl::StatusOr<SearcherConfig> ParseSearcherConfig(const json& experiment_config
   if (c.name == "async_halving") {
     RETURN_IF_ERROR(Require(s, "num_rungs"));
     RETURN_IF_ERROR(ReadInt(s, "num_rungs", 1, c.num_rungs));
+    if (c.num_rungs > 64) {  // divisor^63 already exceeds any max_time
+      return FieldError("num_rungs", absl::StrCat("must be <= 64, got ", c.num_rungs));
+    }
     return c;
   }
   RETURN_IF_ERROR(ReadInt(s, "max_rungs", 1, c.max_rungs));
@@ -123,7 +127,8 @@ absl::StatusOr<SearcherConfig> ParseSearcherConfig(const json& experiment_config
     }
   }
   if (Present(s, "bracket_rungs")) {
-    if (!s["bracket_rungs"].is_array()) return FieldError("bracket_rungs", "must be a list of ints");
+    if (!s["bracket_rungs"].is_array())
+      return FieldError("bracket_rungs", "must be a list of ints");
     for (const json& r : s["bracket_rungs"]) {
       if (!r.is_number_integer() || r.get<int64_t>() < 1 || r.get<int64_t>() > 64) {
         return FieldError("bracket_rungs", "entries must be integers in 1..64");

@@ -20,8 +20,8 @@ struct SearcherConfig {
   // async_halving / adaptive_asha
   int num_rungs = 0;  // async_halving
   double divisor = 4;
-  std::string mode = "standard";  // adaptive_asha: aggressive, standard, conservative
-  int max_rungs = 5;              // adaptive_asha
+  std::string mode = "standard";   // adaptive_asha: aggressive, standard, conservative
+  int max_rungs = 5;               // adaptive_asha
   std::vector<int> bracket_rungs;  // adaptive_asha; empty = derived from mode
   std::string time_metric;
   uint64_t max_time = 0;
@@ -33,7 +33,8 @@ struct SearcherConfig {
 
 // Reads `searcher` from a whole experiment config. Removed searchers (custom, adaptive,
 // adaptive_simple, sync_halving) and ASHA without max_time/time_metric are InvalidArgument with
-// upstream's messages; other errors name the field, e.g. `searcher.max_trials: must be >= 1, got 0`.
+// upstream's messages; other errors name the field, e.g. `searcher.max_trials: must be >= 1, got
+// 0`.
 absl::StatusOr<SearcherConfig> ParseSearcherConfig(const nlohmann::json& experiment_config);
 
 // reproducibility.experiment_seed, 0 when absent.

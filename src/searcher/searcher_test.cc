@@ -27,8 +27,12 @@ json Config(const json& searcher, uint32_t seed = 7) {
 }
 
 json Asha(const std::string& name) {
-  json s = {{"name", name},           {"metric", "loss"},     {"max_trials", 40},
-            {"time_metric", "batches"}, {"max_time", 256},    {"divisor", 2},
+  json s = {{"name", name},
+            {"metric", "loss"},
+            {"max_trials", 40},
+            {"time_metric", "batches"},
+            {"max_time", 256},
+            {"divisor", 2},
             {"max_concurrent_trials", 6}};
   if (name == "async_halving") s["num_rungs"] = 4;
   return s;
@@ -36,7 +40,9 @@ json Asha(const std::string& name) {
 
 std::vector<json> AllConfigs(uint32_t seed = 7) {
   return {Config({{"name", "single"}, {"metric", "loss"}}, seed),
-          Config({{"name", "random"}, {"metric", "loss"}, {"max_trials", 12},
+          Config({{"name", "random"},
+                  {"metric", "loss"},
+                  {"max_trials", 12},
                   {"max_concurrent_trials", 3}},
                  seed),
           Config({{"name", "grid"}, {"metric", "loss"}, {"max_concurrent_trials", 5}}, seed),
@@ -182,13 +188,25 @@ TEST(SearcherTest, CreateRefusesWhatItCannotRun) {
                                                  "' searcher has been removed and is not valid "
                                                  "for new experiments"));
   }
+  auto many_rungs = Searcher::Create({{"searcher",
+                                       {{"name", "async_halving"},
+                                        {"metric", "loss"},
+                                        {"num_rungs", 65},
+                                        {"max_trials", 4},
+                                        {"max_time", 10},
+                                        {"time_metric", "batches"}}}});
+  ASSERT_FALSE(many_rungs.ok());
+  EXPECT_EQ(many_rungs.status().message(), "searcher.num_rungs: must be <= 64, got 65");
   auto bad_seed = Searcher::Create({{"searcher", {{"name", "single"}, {"metric", "loss"}}},
                                     {"reproducibility", {{"experiment_seed", -1}}}});
   EXPECT_FALSE(bad_seed.ok());
   auto bad_mode = Searcher::Create({{"searcher",
-                                     {{"name", "adaptive_asha"}, {"metric", "loss"},
-                                      {"max_trials", 4}, {"max_time", 10},
-                                      {"time_metric", "batches"}, {"mode", "reckless"}}}});
+                                     {{"name", "adaptive_asha"},
+                                      {"metric", "loss"},
+                                      {"max_trials", 4},
+                                      {"max_time", 10},
+                                      {"time_metric", "batches"},
+                                      {"mode", "reckless"}}}});
   ASSERT_FALSE(bad_mode.ok());
   EXPECT_NE(bad_mode.status().message().find("searcher.mode"), std::string::npos);
   auto bad_range = Searcher::Create(
