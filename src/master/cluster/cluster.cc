@@ -269,6 +269,7 @@ absl::StatusOr<WebSocketHandlers> Cluster::ConnectAgent(AgentIdentity identity,
     if (it != agents_.end()) {
       spdlog::warn("agent {} reconnected; replacing its previous connection", identity.id);
       if (it->second->connection) it->second->connection->Close();
+      it->second->identity = std::move(identity);  // a recovered agent knew only its id until now
       it->second->connection = connection;
       it->second->hello_received = false;
       it->second->generation++;

@@ -419,6 +419,34 @@ TEST_F(ClusterTest, ARestartedMasterKeepsRunningTrialsAndTheSearch) {
   EXPECT_EQ(store_->GetTrial(first)->run_id, 1);
 }
 
+TEST_F(ClusterTest, ARestartedMasterPlacesNewTrialsOnTheReconnectedAgent) {
+  int64_t exp_id = CreateExperimentFrom(
+      "entrypoint: python3 train.py\nhyperparameters: {x: {type: int, minval: 1, maxval: 9}}\n"
+      "searcher: {name: random, metric: loss, max_trials: 2, max_concurrent_trials: 1}\n");
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask first = Starts(*conn).at(0);
+
+  cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m2"});
+  handlers_.clear();
+  ASSERT_TRUE(cluster_->Recover().ok());
+  auto conn2 = std::make_shared<RecordingConnection>();
+  auto handlers = cluster_->ConnectAgent({.id = "agent-1", .resource_pool = "", .hostname = "h", .version = "v"}, conn2);
+  ASSERT_TRUE(handlers.ok());
+  handlers_["agent-1"] = *handlers;
+  api::AgentHello hello;
+  hello.slots = {{0, "cpu", "cpu"}};
+  hello.running_allocations = {first.allocation_id};
+  handlers->on_message(api::Encode(api::AgentMessage(hello)));
+  loop_.RunPending();
+
+  Exit("agent-1", first.allocation_id);
+  std::vector<api::StartTask> starts = Starts(*conn2);
+  ASSERT_EQ(starts.size(), 1u) << "the searcher's next trial runs on the agent that came back";
+  Exit("agent-1", starts[0].allocation_id);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  EXPECT_EQ(store_->ListTrials(exp_id)->size(), 2u);
+}
+
 TEST_F(ClusterTest, ARestartedMasterRequeuesWorkOfAnAgentThatNeverReturns) {
   int64_t exp_id = CreateExperiment();
   auto conn = ConnectAgent("agent-1", 1);
