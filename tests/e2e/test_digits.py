@@ -44,7 +44,7 @@ def test_digits_experiment_completes_with_metrics_checkpoints_and_logs(cluster):
     for ckpt in checkpoints:
         assert ckpt["state"] == "STATE_COMPLETED"
         assert ckpt["resources"], ckpt
-        ckpt_dir = pathlib.Path(storage["host_path"]) / storage.get("storage_path", "") / ckpt["uuid"]
+        ckpt_dir = pathlib.Path(storage["host_path"]) / (storage.get("storage_path") or "") / ckpt["uuid"]
         for rel, size in ckpt["resources"].items():
             path = ckpt_dir / rel
             assert path.exists(), path

@@ -61,12 +61,14 @@ def test_templates(cluster, tmp_path):
     assert config["description"] == "described by the template"      # template fills gaps
     assert config["resources"]["slots_per_trial"] == 1
     assert config["resources"]["weight"] == 3
-    assert config["hyperparameters"] == {"lr": 0.1, "batch": 16}
-    assert config["bind_mounts"] == [                                 # merged by container_path
-        {"host_path": "/tmp/user-data", "container_path": "/data"},
-        {"host_path": "/tmp/tpl-extra", "container_path": "/extra", "read_only": True},
-    ]
-    assert config["environment"]["environment_variables"] == [       # template first, then user
+    # The stored config is normalized: bare values become const hyperparameters, lists get defaults.
+    assert config["hyperparameters"] == {"lr": {"type": "const", "val": 0.1},
+                                         "batch": {"type": "const", "val": 16}}
+    mounts = [(m["host_path"], m["container_path"], m["read_only"]) for m in config["bind_mounts"]]
+    assert mounts == [("/tmp/user-data", "/data", False),            # merged by container_path
+                      ("/tmp/tpl-extra", "/extra", True)]
+    variables = config["environment"]["environment_variables"]
+    assert variables["cpu"] == [                                      # template first, then user
         "FROM=template", "SHARED=template", "SHARED=user"]
     assert described["experiment"]["originalConfig"] == user_text     # the user's own text is kept
     assert described["experiment"]["description"] == "described by the template"
