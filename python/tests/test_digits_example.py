@@ -1,4 +1,5 @@
-"""examples/digits/train.py trains off-cluster, checkpoints every epoch, and resumes."""
+"""examples/digits/train.py trains off-cluster, validates and checkpoints every epoch (45 batches
+of 32), and resumes."""
 
 import contextlib
 import importlib.util
@@ -30,8 +31,8 @@ def test_trains_to_accuracy_off_cluster(tmp_path):
         timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    epochs = re.findall(r"^epoch (\d+)/5: steps=(\d+) .* accuracy=([0-9.]+)$", proc.stdout, re.M)
-    assert [int(e) for e, _, _ in epochs] == [1, 2, 3, 4, 5], proc.stdout
+    validations = re.findall(r"^batch (\d+)/225: .* accuracy=([0-9.]+)$", proc.stdout, re.M)
+    assert [int(b) for b, _ in validations] == [45, 90, 135, 180, 225], proc.stdout
     final = re.search(r"final validation accuracy=([0-9.]+)", proc.stdout)
     assert final is not None, proc.stdout
     assert float(final.group(1)) >= 0.9, proc.stdout
@@ -39,8 +40,7 @@ def test_trains_to_accuracy_off_cluster(tmp_path):
     ckpts = sorted((tmp_path / "xdg" / "determined").iterdir())
     assert len(ckpts) == 5
     metadata = [json.loads((c / "metadata.json").read_text()) for c in ckpts]
-    last_steps = int(epochs[-1][1])
-    assert {"steps_completed": last_steps, "epoch": 5} in metadata
+    assert {"steps_completed": 225} in metadata
     assert all((c / "state.pt").is_file() for c in ckpts)
 
 
@@ -57,17 +57,17 @@ def test_resumes_from_checkpoint(tmp_path):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         with det.core.init(checkpoint_storage=str(tmp_path)) as ctx:
-            digits.train(ctx, hparams, 7, None)
-    uuids = re.findall(r"saved checkpoint (\S+) at epoch 2", out.getvalue())
+            digits.train(ctx, hparams, 7, None, {})
+    uuids = re.findall(r"saved checkpoint (\S+) at batch 90", out.getvalue())
     assert len(uuids) == 1
 
     hparams["epochs"] = 3
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         with det.core.init(checkpoint_storage=str(tmp_path)) as ctx:
-            results = digits.train(ctx, hparams, 7, uuids[0])
+            results = digits.train(ctx, hparams, 7, uuids[0], {})
     text = out.getvalue()
-    assert f"resumed from checkpoint {uuids[0]} at epoch 2, step 90" in text
-    assert re.search(r"^epoch 3/3: steps=135 ", text, re.M), text
-    assert "epoch 1/3" not in text and "epoch 2/3" not in text
+    assert f"resumed from checkpoint {uuids[0]} at step 90" in text
+    assert re.search(r"^batch 135/135: ", text, re.M), text
+    assert "batch 45/135" not in text and "batch 90/135" not in text
     assert results["accuracy"] >= 0.8
