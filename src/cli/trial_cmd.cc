@@ -70,6 +70,21 @@ void AddTrialCommands(CLI::App& det, CommandContext& ctx) {
     };
   });
 
+  CLI::App* describe = trial->add_subcommand("describe", "describe trial");
+  auto describe_id = std::make_shared<int>(0);
+  auto metrics = std::make_shared<bool>(false);
+  auto json = std::make_shared<bool>(false);
+  auto csv = std::make_shared<bool>(false);
+  describe->add_option("trial_id", *describe_id, "trial ID")->required()->check(CLI::PositiveNumber);
+  describe->add_flag("--metrics", *metrics, "display validation metrics");
+  CLI::Option* json_flag = describe->add_flag("--json", *json, "print JSON");
+  describe->add_flag("--csv", *csv, "print as CSV")->excludes(json_flag);
+  describe->callback([&ctx, describe_id, metrics, json, csv] {
+    ctx.action = [&ctx, describe_id, metrics, json, csv] {
+      return DescribeTrial(ctx.session(), *describe_id, *metrics, *json, *csv, std::cout);
+    };
+  });
+
   CLI::App* kill = trial->add_subcommand("kill", "forcibly terminate a trial");
   auto kill_id = std::make_shared<int>(0);
   kill->add_option("trial_id", *kill_id, "trial ID")->required()->check(CLI::PositiveNumber);

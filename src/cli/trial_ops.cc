@@ -1,5 +1,7 @@
 #include "cli/trial_ops.h"
 
+#include "cli/trial_view.h"
+
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -104,6 +106,34 @@ absl::StatusOr<int> FirstTrialId(Session& session, int experiment_id) {
     return absl::NotFoundError(absl::StrCat("experiment ", experiment_id, " has no trials yet"));
   }
   return static_cast<int>(best);
+}
+
+absl::StatusOr<int> DescribeTrial(Session& session, int trial_id, bool metrics, bool json,
+                                  bool csv, std::ostream& out) {
+  absl::StatusOr<nlohmann::json> got = session.Get(absl::StrCat("/api/v1/trials/", trial_id));
+  if (!got.ok()) return got.status();
+  nlohmann::json trial = got->value("trial", nlohmann::json::object());
+  nlohmann::json validations = nullptr;
+  if (metrics) {
+    validations = nlohmann::json::array();
+    absl::Status streamed = session.Stream(
+        absl::StrCat("/api/v1/trials/metrics/trial_metrics?trialIds=", trial_id, "&group=validation"),
+        [&](const nlohmann::json& result) {
+          for (const nlohmann::json& m : result.value("metrics", nlohmann::json::array())) {
+            validations.push_back(m);
+          }
+          return true;
+        });
+    if (!streamed.ok()) return streamed;
+  }
+  if (json) {
+    nlohmann::json doc = {{"trial", trial}};
+    if (metrics) doc["validations"] = validations;
+    out << doc.dump(2) << "\n";
+  } else {
+    out << RenderTrialDescription(trial, validations, csv ? OutputFormat::kCsv : OutputFormat::kTable);
+  }
+  return 0;
 }
 
 }  // namespace det::cli

@@ -35,6 +35,11 @@ absl::StatusOr<std::string> TrialLogsPath(int trial_id, const TrialLogsArgs& arg
 absl::StatusOr<int> PrintTrialLogs(Session& session, int trial_id, const TrialLogsArgs& args,
                                    std::ostream& out);
 
+// `det trial describe`: the trial (GET /api/v1/trials/{id}) and, with `metrics`, its validation
+// history; `format` kJson prints {"trial": ..., "validations": [...]}.
+absl::StatusOr<int> DescribeTrial(Session& session, int trial_id, bool metrics, bool json,
+                                  bool csv, std::ostream& out);
+
 // The lowest trial ID of an experiment; NotFound when it has no trials yet.
 absl::StatusOr<int> FirstTrialId(Session& session, int experiment_id);
 

@@ -53,6 +53,8 @@ def test_grid_creates_every_grid_point_once(cluster):
     points = sorted((round(t["hparams"]["learning_rate"], 6), t["hparams"]["hidden_size"])
                     for t in trials_of(cluster, exp_id))
     assert points == [(0.01, 32), (0.01, 128), (0.1, 32), (0.1, 128)]
+    described = cluster.det("trial", "describe", str(trials_of(cluster, exp_id)[0]["id"]), "--metrics").stdout
+    assert "Validation metrics:" in described and "accuracy=" in described, described
 
 
 def test_random_search_is_reproducible_from_the_experiment_seed(cluster):
@@ -99,3 +101,32 @@ def test_preview_search_shows_the_plan_without_running_anything(cluster):
     grid = json.loads(cluster.det("preview-search", str(DIGITS / "grid.yaml"), "--json").stdout)
     assert grid["summary"]["trials"][0]["count"] == 4
     assert cluster.get("/api/v1/experiments")["pagination"]["total"] == before
+
+
+INVALID_HP = """
+import determined as det
+
+info = det.get_cluster_info()
+with det.core.init() as ctx:
+    if info.trial.hparams["x"] > 3:
+        raise det.InvalidHP("x must be at most 3")
+    ctx.train.report_validation_metrics(steps_completed=1, metrics={"loss": info.trial.hparams["x"]})
+"""
+
+
+def test_random_search_replaces_trials_that_exit_with_invalid_hp(cluster, tmp_path):
+    (tmp_path / "invalid.py").write_text(INVALID_HP)
+    (tmp_path / "exp.yaml").write_text(
+        "name: invalid-hp\nentrypoint: python3 invalid.py\nmax_restarts: 0\n"
+        "hyperparameters: {x: {type: int, minval: 1, maxval: 6}}\n"
+        "reproducibility: {experiment_seed: 5}\n"
+        "searcher: {name: random, metric: loss, max_trials: 3, max_concurrent_trials: 2}\n")
+    exp_id = create(cluster, tmp_path / "exp.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id, timeout=300) == "STATE_COMPLETED"
+    trials = trials_of(cluster, exp_id)
+    valid = [t for t in trials if t["hparams"]["x"] <= 3]
+    invalid = [t for t in trials if t["hparams"]["x"] > 3]
+    assert len(valid) == 3, [t["hparams"] for t in trials]  # every invalid trial was replaced
+    assert invalid, "seed 5 samples some x > 3"
+    assert all(t["bestValidation"] is None for t in invalid)
+    assert {t["state"] for t in trials} == {"STATE_COMPLETED"}
