@@ -56,6 +56,16 @@ def test_grid_creates_every_grid_point_once(cluster):
     described = cluster.det("trial", "describe", str(trials_of(cluster, exp_id)[0]["id"]), "--metrics").stdout
     assert "Validation metrics:" in described and "accuracy=" in described, described
 
+    # Warm start: a new experiment's trial begins from a grid trial's latest checkpoint.
+    source = trials_of(cluster, exp_id)[0]
+    warm_id = create(cluster, DIGITS / "const.yaml", DIGITS, "--config", f"searcher.source_trial_id={source['id']}")
+    assert cluster.wait_for_experiment(warm_id, timeout=300) == "STATE_COMPLETED"
+    warm_trial = trials_of(cluster, warm_id)[0]
+    logs = cluster.det("trial", "logs", str(warm_trial["id"])).stdout
+    checkpoints = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
+    latest = [c["uuid"] for c in checkpoints if c["training"]["trialId"] == source["id"]][-1]
+    assert f"resumed from checkpoint {latest} at step 90" in logs, logs[-2000:]
+
 
 def test_random_search_is_reproducible_from_the_experiment_seed(cluster):
     def sampled(seed):

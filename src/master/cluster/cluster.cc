@@ -35,6 +35,7 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   json config = json::parse(request.config.full_json, nullptr, false);
   // The searcher is built before anything is stored: a config it cannot run stores nothing.
   ASSIGN_OR_RETURN(std::unique_ptr<searcher::Searcher> search, searcher::Searcher::Create(config));
+  ASSIGN_OR_RETURN(std::string warm_start, WarmStartCheckpoint(config));
   auto exp = std::make_unique<ExperimentState>();
   api::Experiment& e = exp->experiment;
   e.name = request.config.name;
@@ -51,6 +52,7 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   exp->config = std::move(request.config);
   exp->username = owner.username;
   exp->searcher = std::move(search);
+  exp->warm_start_checkpoint = std::move(warm_start);
   if (const json* timeout = config.is_object() && config.contains("preemption_timeout") ? &config["preemption_timeout"]
                                                                                         : nullptr;
       timeout != nullptr && timeout->is_number_integer()) {
@@ -66,6 +68,28 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   ApplyActions(id, ref.searcher->InitialActions());
   Schedule();
   return id;
+}
+
+absl::StatusOr<std::string> Cluster::WarmStartCheckpoint(const json& config) {
+  const json searcher = config.is_object() ? config.value("searcher", json::object()) : json::object();
+  if (const json& uuid = searcher.value("source_checkpoint_uuid", json()); uuid.is_string()) {
+    absl::StatusOr<api::Checkpoint> checkpoint = store_.GetCheckpoint(uuid.get<std::string>());
+    if (!checkpoint.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("searcher.source_checkpoint_uuid: no checkpoint ", uuid.get<std::string>()));
+    }
+    return checkpoint->uuid;
+  }
+  if (const json& id = searcher.value("source_trial_id", json()); id.is_number_integer()) {
+    absl::StatusOr<api::Trial> trial = store_.GetTrial(id.get<int64_t>());
+    if (!trial.ok()) return absl::InvalidArgumentError(absl::StrCat("searcher.source_trial_id: no trial ", id.get<int64_t>()));
+    if (trial->latest_checkpoint_uuid.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("searcher.source_trial_id: trial ", trial->id, " has no checkpoint to start from"));
+    }
+    return trial->latest_checkpoint_uuid;
+  }
+  return std::string();
 }
 
 void Cluster::SaveSearcher(ExperimentState& exp) {
@@ -208,9 +232,11 @@ std::map<std::string, std::string> Cluster::TrialEnvironment(const AllocationSta
       {"DET_HPARAMS", t.hparams_json},
       {"DET_STEPS_COMPLETED", "0"},
   };
-  if (!t.latest_checkpoint_uuid.empty()) {
-    env["DET_LATEST_CHECKPOINT"] = t.latest_checkpoint_uuid;
-    if (auto ckpt = store_.GetCheckpoint(t.latest_checkpoint_uuid); ckpt.ok()) {
+  // A trial resumes from its own latest checkpoint, else a warm start's.
+  const std::string& start_from = t.latest_checkpoint_uuid.empty() ? exp.warm_start_checkpoint : t.latest_checkpoint_uuid;
+  if (!start_from.empty()) {
+    env["DET_LATEST_CHECKPOINT"] = start_from;
+    if (auto ckpt = store_.GetCheckpoint(start_from); ckpt.ok()) {
       env["DET_STEPS_COMPLETED"] = std::to_string(ckpt->steps_completed);
     }
   }

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "absl/status/statusor.h"
 #include "api/agent_protocol.h"
 #include "config/experiment_config.h"
@@ -103,6 +105,9 @@ class Cluster {
   // Carries out the searcher's actions for the experiment (which may end during them).
   void ApplyActions(int64_t experiment_id, const std::vector<searcher::Action>& actions);
   void SaveSearcher(ExperimentState& exp);
+  // The checkpoint a warm-started experiment's trials begin from ("" without warm start); an unknown
+  // source, or a source trial without checkpoints, is InvalidArgument.
+  absl::StatusOr<std::string> WarmStartCheckpoint(const nlohmann::json& config);
   bool HasLiveTrials(int64_t experiment_id) const;
   absl::Status CreateTrial(ExperimentState& exp, const searcher::Action& action);
   absl::Status RequestAllocation(TrialState& trial);

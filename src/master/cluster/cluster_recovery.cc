@@ -55,6 +55,8 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   } else {
     ASSIGN_OR_RETURN(exp->searcher, searcher::Searcher::Create(config));
   }
+  // A warm start's source may have been deleted since: the trials then start fresh.
+  exp->warm_start_checkpoint = WarmStartCheckpoint(config).value_or("");
   exp->experiment = std::move(stored);
   exp->config = std::move(parsed);
   exp->username = exp->experiment.username;
