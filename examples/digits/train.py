@@ -7,7 +7,8 @@ Runs unchanged on a cluster (``det experiment create const.yaml .``) and off-clu
 (``python3 train.py``), where the hyperparameters below are used and checkpoints stay local.
 
 How long a trial trains: ``searcher.max_time`` batches when the searcher measures time in batches
-(``time_metric: batches``, as adaptive.yaml does), else the ``epochs`` hyperparameter. It validates
+(``time_metric: batches``, as adaptive.yaml does), else ``data.max_batches``, else the ``epochs``
+hyperparameter. It validates
 (and checkpoints) every ``data.validation_period_batches`` batches, else once per epoch; every
 validation report carries ``batches``, the searcher's time metric.
 """
@@ -70,11 +71,14 @@ def training_plan(config: Dict[str, Any], hparams: Dict[str, Any],
                   batches_per_epoch: int) -> Tuple[int, int]:
     """(total batches, batches between validations) for this trial."""
     searcher = config.get("searcher") or {}
+    data = config.get("data") or {}
     if searcher.get("time_metric") == "batches" and searcher.get("max_time"):
         total = int(searcher["max_time"])
+    elif data.get("max_batches"):
+        total = int(data["max_batches"])
     else:
         total = int(hparams["epochs"]) * batches_per_epoch
-    period = int((config.get("data") or {}).get("validation_period_batches") or batches_per_epoch)
+    period = int(data.get("validation_period_batches") or batches_per_epoch)
     return total, max(1, period)
 
 
