@@ -12,13 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-const json& Field(const json& obj, const char* key) {
-  static const json kNull;
-  if (!obj.is_object()) return kNull;
-  auto it = obj.find(key);
-  return it == obj.end() ? kNull : *it;
-}
-
 std::string IntCell(const json& v) {
   if (v.is_null()) return "";
   absl::StatusOr<int64_t> n = api::ReadInt64(v, "value");
@@ -37,11 +30,18 @@ std::string Labels(const json& labels) {
   return out;
 }
 
+}  // namespace
+
+const json& Field(const json& obj, const char* key) {
+  static const json kNull;
+  if (!obj.is_object()) return kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
 std::string Render(const Table& t, OutputFormat format) {
   return format == OutputFormat::kCsv ? t.ToCsv() : t.Render();
 }
-
-}  // namespace
 
 Table ExperimentListTable(const json& experiments, bool show_archived) {
   std::vector<std::string> headers = {"ID",       "Owner",   "Name",  "Parent ID",    "State",

@@ -10,6 +10,11 @@ namespace det::cli {
 
 enum class OutputFormat { kTable, kCsv, kJson };
 
+// A member of a JSON object, or null when `obj` is not an object or lacks it.
+const nlohmann::json& Field(const nlohmann::json& obj, const char* key);
+// The table as aligned text, or as CSV for kCsv.
+std::string Render(const Table& t, OutputFormat format);
+
 // `det experiment list`: ID, Owner, Name, Parent ID, State, Progress, Started, Ended, Resource Pool
 // (+ Archived with --all).
 Table ExperimentListTable(const nlohmann::json& experiments, bool show_archived);

@@ -6,22 +6,7 @@
 #include "cli/table.h"
 
 namespace det::cli {
-namespace {
-
 using nlohmann::json;
-
-const json& Field(const json& obj, const char* key) {
-  static const json kNull;
-  if (!obj.is_object()) return kNull;
-  auto it = obj.find(key);
-  return it == obj.end() ? kNull : *it;
-}
-
-std::string Render(const Table& t, OutputFormat format) {
-  return format == OutputFormat::kCsv ? t.ToCsv() : t.Render();
-}
-
-}  // namespace
 
 std::string RenderTrialDescription(const json& trial, const json& validations, OutputFormat format) {
   std::string out;
