@@ -1,0 +1,119 @@
+#include "scheduler/priority.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+#include <unordered_set>
+
+#include "scheduler/feasibility.h"
+#include "scheduler/fitting.h"
+#include "scheduler/job_queue.h"
+
+namespace det::scheduler {
+namespace {
+
+struct Pass {
+  const SchedulerConfig& config;
+  const PoolSnapshot& pool;
+  PoolLedger& ledger;
+  Decision& decision;
+  std::vector<const RunningAllocation*> candidates;  // least important, newest first
+  std::unordered_set<std::string> released;
+  std::set<std::tuple<int, bool, int, std::string>> hopeless;  // preemption cannot help these
+
+  int Prio(const std::optional<int>& p) const { return EffectivePriority(p, config); }
+
+  // Whether running allocation `c` is strictly less important than request `t`.
+  bool LessImportant(const RunningAllocation& c, const PendingRequest& t) const {
+    int cp = Prio(c.priority), tp = Prio(t.priority);
+    if (cp != tp) return cp > tp;
+    return std::make_tuple(QueueKey(t), t.job_submission, t.job_id) <
+           std::make_tuple(QueueKey(c), c.job_submission, c.job_id);
+  }
+
+  void TryPreempt(const PendingRequest& t) {
+    if (auto fit = ledger.Find(t.slots, t.single_node)) {  // fits once planned releases finish
+      ledger.Take(*fit);
+      return;
+    }
+    auto key = std::make_tuple(t.slots, t.single_node, Prio(t.priority), t.job_id);
+    if (hopeless.count(key)) return;
+    std::vector<const RunningAllocation*> freed;
+    for (const RunningAllocation* c : candidates) {
+      if (released.count(c->allocation_id) || !LessImportant(*c, t)) continue;
+      ledger.Give(c->placements);
+      freed.push_back(c);
+      if (auto fit = ledger.Find(t.slots, t.single_node)) {
+        ledger.Take(*fit);
+        for (const RunningAllocation* f : freed) {
+          released.insert(f->allocation_id);
+          decision.to_preempt.push_back(f->allocation_id);
+        }
+        return;
+      }
+    }
+    for (const RunningAllocation* f : freed) ledger.Take(f->placements);
+    hopeless.insert(key);
+  }
+
+  void Run(const std::vector<const PendingRequest*>& sorted, bool zero_slot) {
+    std::vector<const PendingRequest*> pending;
+    for (const PendingRequest* r : sorted) {
+      if ((r->slots == 0) == zero_slot) pending.push_back(r);
+    }
+    if (config.preemption) {
+      for (const RunningAllocation& a : pool.running) {
+        if ((a.slots == 0) == zero_slot && a.preemptible) candidates.push_back(&a);
+      }
+      std::sort(candidates.begin(), candidates.end(),
+                [this](const RunningAllocation* a, const RunningAllocation* b) {
+                  return std::make_tuple(Prio(a->priority), QueueKey(*a), a->job_submission,
+                                         a->job_id, a->start_order, a->allocation_id) >
+                         std::make_tuple(Prio(b->priority), QueueKey(*b), b->job_submission,
+                                         b->job_id, b->start_order, b->allocation_id);
+                });
+    }
+    bool backfilling = false;
+    for (size_t i = 0; i < pending.size();) {
+      int level = Prio(pending[i]->priority);
+      size_t end = i;
+      while (end < pending.size() && Prio(pending[end]->priority) == level) ++end;
+      std::vector<const PendingRequest*> failed;
+      for (; i < end; ++i) {
+        const PendingRequest& r = *pending[i];
+        auto fit = ledger.Find(r.slots, r.single_node);
+        if (!fit) {
+          failed.push_back(&r);
+          continue;
+        }
+        if (backfilling && !(config.preemption && r.preemptible)) continue;
+        ledger.Take(*fit);
+        decision.to_start.push_back({r.allocation_id, std::move(*fit), backfilling});
+      }
+      if (!failed.empty()) backfilling = true;
+      if (config.preemption) {
+        for (const PendingRequest* t : failed) TryPreempt(*t);
+      }
+      if (!released.empty()) return;
+    }
+  }
+};
+
+}  // namespace
+
+Decision SchedulePriority(const SchedulerConfig& config, const PoolSnapshot& pool) {
+  Decision decision;
+  PoolLedger ledger(pool, config.fitting_policy, config.allow_heterogeneous_fits);
+  std::vector<const PendingRequest*> pending =
+      FeasiblePending(pool, config.allow_heterogeneous_fits, &decision.infeasible);
+  std::sort(pending.begin(), pending.end(), [&config](const PendingRequest* a, const PendingRequest* b) {
+    return PriorityLess(*a, *b, config);
+  });
+  for (bool zero_slot : {false, true}) {
+    Pass pass{config, pool, ledger, decision, {}, {}, {}};
+    pass.Run(pending, zero_slot);
+  }
+  return decision;
+}
+
+}  // namespace det::scheduler
