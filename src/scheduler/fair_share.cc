@@ -28,57 +28,35 @@ struct Group {
 };
 
 // Integer offers: proportional to demand x weight, capped at demand, at least presubscribed.
+// The continuous shares are clamp(lambda * demand * weight, presubscribed, demand) with lambda
+// chosen so that they add up to the capacity (found by bisection: O(60 n)).
 void WaterFill(std::vector<Group>& groups, long long capacity) {
   size_t n = groups.size();
-  std::vector<double> share(n, 0);
-  std::vector<char> fixed(n, 0);
-  double remaining = static_cast<double>(capacity);
-  for (size_t g = 0; g < n; ++g) {
-    if (groups[g].disabled || groups[g].demand == 0) {
-      fixed[g] = 1;
-      share[g] = static_cast<double>(groups[g].presubscribed);
-      remaining -= share[g];
-    }
+  auto share_at = [&](size_t g, double lambda) {
+    const Group& x = groups[g];
+    if (x.disabled || x.demand == 0) return static_cast<double>(x.presubscribed);
+    double s = lambda * static_cast<double>(x.demand) * x.weight;
+    return std::clamp(s, static_cast<double>(x.presubscribed), static_cast<double>(x.demand));
+  };
+  auto total_at = [&](double lambda) {
+    double t = 0;
+    for (size_t g = 0; g < n; ++g) t += share_at(g, lambda);
+    return t;
+  };
+  double lo = 0, hi = 1;
+  for (const Group& x : groups) {
+    if (x.weight > 0) hi = std::max(hi, 1.0 / x.weight);
   }
-  for (size_t round = 0; round <= n; ++round) {
-    double total_weight = 0;
-    for (size_t g = 0; g < n; ++g) {
-      if (!fixed[g]) total_weight += static_cast<double>(groups[g].demand) * groups[g].weight;
+  double lambda = hi;  // everyone gets the full demand if it all fits
+  if (total_at(hi) > static_cast<double>(capacity)) {
+    for (int i = 0; i < 100; ++i) {
+      double mid = (lo + hi) / 2;
+      (total_at(mid) > static_cast<double>(capacity) ? hi : lo) = mid;
     }
-    auto ideal = [&](size_t g) {
-      if (total_weight <= 0) return 0.0;
-      return std::max(0.0, remaining) * static_cast<double>(groups[g].demand) * groups[g].weight /
-             total_weight;
-    };
-    bool changed = false;
-    for (size_t g = 0; g < n; ++g) {  // satisfied groups give the excess back
-      if (!fixed[g] && ideal(g) >= static_cast<double>(groups[g].demand)) {
-        share[g] = static_cast<double>(groups[g].demand);
-        fixed[g] = 1;
-        changed = true;
-      }
-    }
-    if (!changed) {
-      for (size_t g = 0; g < n; ++g) {  // non-preemptible work is always granted
-        if (!fixed[g] && ideal(g) < static_cast<double>(groups[g].presubscribed)) {
-          share[g] = static_cast<double>(groups[g].presubscribed);
-          fixed[g] = 1;
-          changed = true;
-        }
-      }
-    }
-    if (changed) {
-      remaining = static_cast<double>(capacity);
-      for (size_t g = 0; g < n; ++g) {
-        if (fixed[g]) remaining -= share[g];
-      }
-      continue;
-    }
-    for (size_t g = 0; g < n; ++g) {
-      if (!fixed[g]) share[g] = ideal(g);
-    }
-    break;
+    lambda = lo;
   }
+  std::vector<double> share(n);
+  for (size_t g = 0; g < n; ++g) share[g] = share_at(g, lambda);
   long long left = capacity;
   for (size_t g = 0; g < n; ++g) {
     groups[g].offer = std::min(groups[g].demand, static_cast<long long>(std::floor(share[g] + 1e-9)));
@@ -169,12 +147,14 @@ Decision ScheduleFairShare(const SchedulerConfig& config, const PoolSnapshot& po
 
   for (;;) {
     WaterFill(groups, capacity);
-    Group* starved = nullptr;  // newest job that holds nothing and cannot use its share
+    bool starved = false;  // jobs holding nothing that cannot use their share
     for (Group& g : groups) {
-      if (!g.disabled && g.active == 0 && g.offer > 0 && g.offer < g.min_pending) starved = &g;
+      if (!g.disabled && g.active == 0 && g.offer > 0 && g.offer < g.min_pending) {
+        g.disabled = true;
+        starved = true;
+      }
     }
-    if (starved == nullptr) break;
-    starved->disabled = true;
+    if (!starved) break;
   }
 
   for (Group& g : groups) {

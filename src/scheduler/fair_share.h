@@ -8,8 +8,8 @@
 // always granted). A job offered more than its demand gives the excess back to the others (water
 // filling); shares are rounded down and the remaining slots go to the largest remainders (ties:
 // earlier submission). So 8 slots and demands 10 and 30 give 2 and 6; with weights 3 and 1, 4 and 4.
-// A job holding nothing whose share is too small for its smallest request gets nothing, and its
-// share goes to the others (newest such job first).
+// Jobs holding nothing whose share is too small for their smallest request get nothing, and their
+// shares go to the others (all such jobs at once, then the shares are computed again).
 // Then a job holding more than its share releases preemptible allocations, newest first, until it
 // does not (preemption is always on); a job holding less starts its pending requests in order
 // while they fit its remaining share and the free slots.
