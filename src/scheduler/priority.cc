@@ -19,7 +19,7 @@ struct Pass {
   Decision& decision;
   std::vector<const RunningAllocation*> candidates;  // least important, newest first
   std::unordered_set<std::string> released;
-  std::set<std::tuple<int, bool, int, std::string>> hopeless;  // preemption cannot help these
+  std::set<std::tuple<int, bool, int>> hopeless;  // preemption cannot help these
 
   int Prio(const std::optional<int>& p) const { return EffectivePriority(p, config); }
 
@@ -27,8 +27,8 @@ struct Pass {
   bool LessImportant(const RunningAllocation& c, const PendingRequest& t) const {
     int cp = Prio(c.priority), tp = Prio(t.priority);
     if (cp != tp) return cp > tp;
-    return std::make_tuple(QueueKey(t), t.job_submission, t.job_id) <
-           std::make_tuple(QueueKey(c), c.job_submission, c.job_id);
+    double tk = QueueKey(t), ck = QueueKey(c);
+    return std::tie(tk, t.job_submission, t.job_id) < std::tie(ck, c.job_submission, c.job_id);
   }
 
   void TryPreempt(const PendingRequest& t) {
@@ -36,7 +36,9 @@ struct Pass {
       ledger.Take(*fit);
       return;
     }
-    auto key = std::make_tuple(t.slots, t.single_node, Prio(t.priority), t.job_id);
+    // Requests come in queue order, so within a level the candidates only shrink (and so does the
+    // free capacity): a shape preemption could not help stays hopeless for the rest of the level.
+    auto key = std::make_tuple(t.slots, t.single_node, Prio(t.priority));
     if (hopeless.count(key)) return;
     std::vector<const RunningAllocation*> freed;
     for (const RunningAllocation* c : candidates) {
@@ -67,10 +69,11 @@ struct Pass {
       }
       std::sort(candidates.begin(), candidates.end(),
                 [this](const RunningAllocation* a, const RunningAllocation* b) {
-                  return std::make_tuple(Prio(a->priority), QueueKey(*a), a->job_submission,
-                                         a->job_id, a->start_order, a->allocation_id) >
-                         std::make_tuple(Prio(b->priority), QueueKey(*b), b->job_submission,
-                                         b->job_id, b->start_order, b->allocation_id);
+                  int pa = Prio(a->priority), pb = Prio(b->priority);
+                  double ka = QueueKey(*a), kb = QueueKey(*b);
+                  return std::tie(pa, ka, a->job_submission, a->job_id, a->start_order,
+                                  a->allocation_id) > std::tie(pb, kb, b->job_submission, b->job_id,
+                                                               b->start_order, b->allocation_id);
                 });
     }
     bool backfilling = false;
