@@ -147,14 +147,16 @@ Decision ScheduleFairShare(const SchedulerConfig& config, const PoolSnapshot& po
 
   for (;;) {
     WaterFill(groups, capacity);
-    bool starved = false;  // jobs holding nothing that cannot use their share
+    // Jobs holding nothing that cannot use their share: the newer half of them (at least one)
+    // give their shares up, then the shares are computed again. Never all at once, so that the
+    // older ones can grow into their requests (three 8-slot jobs on 8 slots: the oldest runs).
+    std::vector<Group*> starved;
     for (Group& g : groups) {
-      if (!g.disabled && g.active == 0 && g.offer > 0 && g.offer < g.min_pending) {
-        g.disabled = true;
-        starved = true;
-      }
+      if (!g.disabled && g.active == 0 && g.offer > 0 && g.offer < g.min_pending) starved.push_back(&g);
     }
-    if (!starved) break;
+    if (starved.empty()) break;
+    size_t n_disable = std::max<size_t>(1, starved.size() / 2);
+    for (size_t k = starved.size() - n_disable; k < starved.size(); ++k) starved[k]->disabled = true;
   }
 
   for (Group& g : groups) {

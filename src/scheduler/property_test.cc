@@ -177,6 +177,38 @@ TEST(SchedulerPropertyTest, NoDoubleBookingGangAllOrNothingDeterministic) {
   EXPECT_GT(preempts, 200);
 }
 
+// Progress (no deadlock): on an idle pool of usable agents, some slotted request starts whenever
+// one can ever start (under fair_share: within its job's max_slots).
+TEST(SchedulerPropertyTest, IdlePoolAlwaysStartsSomething) {
+  Generator gen(99);
+  int checked = 0;
+  for (int c = 0; c < kCases; ++c) {
+    SchedulerConfig config = gen.Config();
+    PoolSnapshot pool = gen.Pool();
+    pool.running.clear();
+    for (AgentState& a : pool.agents) {
+      a.enabled = true;
+      a.draining = false;
+      a.running_zero_slot = 0;
+      a.free_slot_ids.clear();
+      for (int s = 0; s < a.total_slots; ++s) a.free_slot_ids.push_back(s);
+    }
+    bool startable = false;
+    for (const PendingRequest& r : pool.pending) {
+      startable = startable || (r.slots > 0 && CheckFeasible(pool, r, config.allow_heterogeneous_fits).ok() &&
+                                (!r.max_slots || r.slots <= *r.max_slots));
+    }
+    if (!startable) continue;
+    ++checked;
+    Decision d = Schedule(config, pool);
+    ASSERT_EQ(CheckDecision(pool, d), "") << "case " << c;
+    bool started = false;
+    for (const StartDecision& s : d.to_start) started = started || !s.placements[0].slot_ids.empty();
+    ASSERT_TRUE(started) << "case " << c << ": nothing started on an idle pool";
+  }
+  EXPECT_GT(checked, 1000);
+}
+
 // With preemption on, a pending request that did not start (and is not held back as a
 // non-preemptible request below a blocked level) would not fit even if every preemptible
 // allocation of strictly less important priority were gone, given what this pass started for work
