@@ -26,7 +26,8 @@ inline std::string CheckDecision(const PoolSnapshot& pool, const Decision& d) {
     if (!started.insert(s.allocation_id).second) return "started twice: " + s.allocation_id;
     auto it = pending.find(s.allocation_id);
     if (it == pending.end()) return "started a request that is not pending: " + s.allocation_id;
-    if (infeasible.count(s.allocation_id)) return "started an infeasible request: " + s.allocation_id;
+    if (infeasible.count(s.allocation_id))
+      return "started an infeasible request: " + s.allocation_id;
     const PendingRequest& r = *it->second;
     if (s.placements.empty()) return "no placement for " + r.allocation_id;
     if (r.slots == 0) {

@@ -19,7 +19,7 @@ struct Group {
   std::optional<int> max_slots;
   std::vector<const RunningAllocation*> running;
   std::vector<const PendingRequest*> pending;
-  long long active = 0;  // slots held
+  long long active = 0;         // slots held
   long long presubscribed = 0;  // slots held by non-preemptible allocations
   long long demand = 0;
   int min_pending = 0;
@@ -59,7 +59,8 @@ void WaterFill(std::vector<Group>& groups, long long capacity) {
   for (size_t g = 0; g < n; ++g) share[g] = share_at(g, lambda);
   long long left = capacity;
   for (size_t g = 0; g < n; ++g) {
-    groups[g].offer = std::min(groups[g].demand, static_cast<long long>(std::floor(share[g] + 1e-9)));
+    groups[g].offer =
+        std::min(groups[g].demand, static_cast<long long>(std::floor(share[g] + 1e-9)));
     groups[g].offer = std::max(groups[g].offer, groups[g].presubscribed);
     left -= groups[g].offer;
   }
@@ -88,8 +89,9 @@ Decision ScheduleFairShare(const SchedulerConfig& config, const PoolSnapshot& po
   PoolLedger ledger(pool, config.fitting_policy, config.allow_heterogeneous_fits);
   std::vector<const PendingRequest*> pending =
       FeasiblePending(pool, config.allow_heterogeneous_fits, &decision.infeasible);
-  std::sort(pending.begin(), pending.end(),
-            [](const PendingRequest* a, const PendingRequest* b) { return SubmissionLess(*a, *b); });
+  std::sort(pending.begin(), pending.end(), [](const PendingRequest* a, const PendingRequest* b) {
+    return SubmissionLess(*a, *b);
+  });
 
   for (const PendingRequest* r : pending) {  // zero-slot: FIFO
     if (r->slots != 0) continue;
@@ -152,19 +154,23 @@ Decision ScheduleFairShare(const SchedulerConfig& config, const PoolSnapshot& po
     // older ones can grow into their requests (three 8-slot jobs on 8 slots: the oldest runs).
     std::vector<Group*> starved;
     for (Group& g : groups) {
-      if (!g.disabled && g.active == 0 && g.offer > 0 && g.offer < g.min_pending) starved.push_back(&g);
+      if (!g.disabled && g.active == 0 && g.offer > 0 && g.offer < g.min_pending)
+        starved.push_back(&g);
     }
     if (starved.empty()) break;
     size_t n_disable = std::max<size_t>(1, starved.size() / 2);
-    for (size_t k = starved.size() - n_disable; k < starved.size(); ++k) starved[k]->disabled = true;
+    for (size_t k = starved.size() - n_disable; k < starved.size(); ++k)
+      starved[k]->disabled = true;
   }
 
   for (Group& g : groups) {
     if (g.active <= g.offer) continue;
     std::vector<const RunningAllocation*> running = g.running;
-    std::sort(running.begin(), running.end(), [](const RunningAllocation* a, const RunningAllocation* b) {
-      return std::tie(a->start_order, a->allocation_id) > std::tie(b->start_order, b->allocation_id);
-    });
+    std::sort(running.begin(), running.end(),
+              [](const RunningAllocation* a, const RunningAllocation* b) {
+                return std::tie(a->start_order, a->allocation_id) >
+                       std::tie(b->start_order, b->allocation_id);
+              });
     for (const RunningAllocation* a : running) {
       if (g.active <= g.offer) break;
       if (!a->preemptible) continue;

@@ -68,7 +68,8 @@ absl::Status CheckFeasible(const PoolSnapshot& pool, const PendingRequest& reque
   }
   if (request.slots > c.total_slots) {
     return absl::InvalidArgumentError(absl::StrCat(head, " can hold at most ", c.total_slots,
-                                                   " (largest agent: ", c.largest_agent, " slots)"));
+                                                   " (largest agent: ", c.largest_agent,
+                                                   " slots)"));
   }
   std::string sizes;
   for (const auto& [n, count] : c.agents_by_size) {

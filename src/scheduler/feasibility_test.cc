@@ -47,9 +47,10 @@ TEST(FeasibilityTest, SlotlessPool) {
 TEST(FeasibilityTest, SingleNodeLimitedToLargestAgent) {
   EXPECT_TRUE(CheckFeasible(Pool({4, 8}), Req(8, true)).ok());
   absl::Status s = CheckFeasible(Pool({4, 4}), Req(8, true));
-  EXPECT_EQ(s.message(),
-            "resources.slots_per_trial: 8 slots requested but pool \"default\" can hold at most 4 on "
-            "one agent and resources.is_single_node is set");
+  EXPECT_EQ(
+      s.message(),
+      "resources.slots_per_trial: 8 slots requested but pool \"default\" can hold at most 4 on "
+      "one agent and resources.is_single_node is set");
 }
 
 TEST(FeasibilityTest, GangsUseWholeAgentsOfOneSize) {

@@ -18,7 +18,8 @@ long long FailKey(int slots, bool single_node) {
 
 }  // namespace
 
-PoolLedger::PoolLedger(const PoolSnapshot& pool, FittingPolicy policy, bool allow_heterogeneous_fits)
+PoolLedger::PoolLedger(const PoolSnapshot& pool, FittingPolicy policy,
+                       bool allow_heterogeneous_fits)
     : policy_(policy), heterogeneous_(allow_heterogeneous_fits) {
   agents_.reserve(pool.agents.size());
   int max_total = 0;
@@ -34,7 +35,8 @@ PoolLedger::PoolLedger(const PoolSnapshot& pool, FittingPolicy policy, bool allo
     max_total = std::max(max_total, agent.total);
     agents_.push_back(std::move(agent));
   }
-  std::sort(agents_.begin(), agents_.end(), [](const Agent& a, const Agent& b) { return a.id < b.id; });
+  std::sort(agents_.begin(), agents_.end(),
+            [](const Agent& a, const Agent& b) { return a.id < b.id; });
   by_free_.resize(max_total + 1);
   for (int i = 0; i < static_cast<int>(agents_.size()); ++i) {
     index_[agents_[i].id] = i;
@@ -101,7 +103,8 @@ std::optional<std::vector<SlotPlacement>> PoolLedger::FindSingle(int slots) cons
   int max_k = static_cast<int>(by_free_.size()) - 1;
   if (policy_ == FittingPolicy::kBest) {
     for (int k = slots; k <= max_k; ++k) {
-      if (!by_free_[k].empty()) return std::vector<SlotPlacement>{TakeLowest(*by_free_[k].begin(), slots)};
+      if (!by_free_[k].empty())
+        return std::vector<SlotPlacement>{TakeLowest(*by_free_[k].begin(), slots)};
     }
     return std::nullopt;
   }
@@ -172,7 +175,8 @@ void PoolLedger::Take(const std::vector<SlotPlacement>& placements) {
     Unindex(i);
     for (int slot : p.slot_ids) {
       auto it = std::lower_bound(a.free.begin(), a.free.end(), slot);
-      if (it == a.free.end() || *it != slot) Die("slot " + std::to_string(slot) + " of " + a.id + " is not free");
+      if (it == a.free.end() || *it != slot)
+        Die("slot " + std::to_string(slot) + " of " + a.id + " is not free");
       a.free.erase(it);
     }
     Reindex(i);
@@ -192,7 +196,8 @@ void PoolLedger::Give(const std::vector<SlotPlacement>& placements) {
     Unindex(i);
     for (int slot : p.slot_ids) {
       auto it = std::lower_bound(a.free.begin(), a.free.end(), slot);
-      if (it != a.free.end() && *it == slot) Die("slot " + std::to_string(slot) + " of " + a.id + " is already free");
+      if (it != a.free.end() && *it == slot)
+        Die("slot " + std::to_string(slot) + " of " + a.id + " is already free");
       a.free.insert(it, slot);
     }
     Reindex(i);

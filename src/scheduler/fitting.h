@@ -1,6 +1,6 @@
 #pragma once
-// Fitting (reference §6.2, departures noted): a working copy of a pool's free slots that the policies
-// reserve from while they plan a pass, and the placement rules.
+// Fitting (reference §6.2, departures noted): a working copy of a pool's free slots that the
+// policies reserve from while they plan a pass, and the placement rules.
 //
 //  - Single-agent fit: usable agents (enabled, not draining) with at least `slots` free slots;
 //    `best` picks the fewest free slots, `worst` the largest free/total ratio; ties by agent id
@@ -61,7 +61,7 @@ class PoolLedger {
   bool heterogeneous_;
   std::vector<Agent> agents_;  // sorted by id
   std::unordered_map<std::string, int> index_;
-  std::vector<std::set<int>> by_free_;  // [k] = usable agents with k free slots
+  std::vector<std::set<int>> by_free_;         // [k] = usable agents with k free slots
   std::set<std::pair<double, int>> by_ratio_;  // (-free/total, index) of usable agents with slots
   std::map<int, std::set<int>, std::greater<int>> idle_by_size_;  // usable, all slots free
   mutable std::unordered_set<long long> failed_;  // (slots, single_node) keys known not to fit

@@ -37,13 +37,16 @@ bool PriorityLess(const PendingRequest& a, const PendingRequest& b, const Schedu
 std::vector<QueuedJob> JobQueue(const SchedulerConfig& config, const PoolSnapshot& pool) {
   std::vector<QueuedJob> jobs;
   std::unordered_map<std::string, size_t> seen;
-  auto add = [&](const std::string& id, const std::optional<int>& prio, double key, int64_t submission) {
+  auto add = [&](const std::string& id, const std::optional<int>& prio, double key,
+                 int64_t submission) {
     if (seen.count(id)) return;
     seen[id] = jobs.size();
     jobs.push_back({id, EffectivePriority(prio, config), key, submission});
   };
-  for (const PendingRequest& r : pool.pending) add(r.job_id, r.priority, QueueKey(r), r.job_submission);
-  for (const RunningAllocation& a : pool.running) add(a.job_id, a.priority, QueueKey(a), a.job_submission);
+  for (const PendingRequest& r : pool.pending)
+    add(r.job_id, r.priority, QueueKey(r), r.job_submission);
+  for (const RunningAllocation& a : pool.running)
+    add(a.job_id, a.priority, QueueKey(a), a.job_submission);
   bool by_priority = config.type == SchedulerType::kPriority;
   std::sort(jobs.begin(), jobs.end(), [by_priority](const QueuedJob& a, const QueuedJob& b) {
     if (by_priority) {
@@ -69,7 +72,8 @@ namespace {
 absl::StatusOr<QueueMove> Move(const std::vector<QueuedJob>& queue, const std::string& job,
                                const std::string& anchor, bool ahead) {
   if (job == anchor) {
-    return absl::InvalidArgumentError(absl::StrCat("job ", job, " cannot be moved relative to itself"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("job ", job, " cannot be moved relative to itself"));
   }
   std::vector<QueuedJob> others;
   bool found_job = false;
@@ -83,7 +87,8 @@ absl::StatusOr<QueueMove> Move(const std::vector<QueuedJob>& queue, const std::s
   if (!found_job) return absl::NotFoundError(absl::StrCat("job ", job, " is not in the queue"));
   auto it = std::find_if(others.begin(), others.end(),
                          [&](const QueuedJob& q) { return q.job_id == anchor; });
-  if (it == others.end()) return absl::NotFoundError(absl::StrCat("job ", anchor, " is not in the queue"));
+  if (it == others.end())
+    return absl::NotFoundError(absl::StrCat("job ", anchor, " is not in the queue"));
   const QueuedJob& a = *it;
   QueueMove move{0, a.priority};
   if (ahead) {

@@ -20,7 +20,8 @@ double QueueKey(const PendingRequest& request);
 double QueueKey(const RunningAllocation& allocation);
 
 // Strict weak orders over pending requests.
-bool SubmissionLess(const PendingRequest& a, const PendingRequest& b);  // (submission, job, request)
+bool SubmissionLess(const PendingRequest& a,
+                    const PendingRequest& b);  // (submission, job, request)
 bool PriorityLess(const PendingRequest& a, const PendingRequest& b, const SchedulerConfig& config);
 
 struct QueuedJob {

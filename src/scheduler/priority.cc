@@ -109,9 +109,10 @@ Decision SchedulePriority(const SchedulerConfig& config, const PoolSnapshot& poo
   PoolLedger ledger(pool, config.fitting_policy, config.allow_heterogeneous_fits);
   std::vector<const PendingRequest*> pending =
       FeasiblePending(pool, config.allow_heterogeneous_fits, &decision.infeasible);
-  std::sort(pending.begin(), pending.end(), [&config](const PendingRequest* a, const PendingRequest* b) {
-    return PriorityLess(*a, *b, config);
-  });
+  std::sort(pending.begin(), pending.end(),
+            [&config](const PendingRequest* a, const PendingRequest* b) {
+              return PriorityLess(*a, *b, config);
+            });
   for (bool zero_slot : {false, true}) {
     Pass pass{config, pool, ledger, decision, {}, {}, {}};
     pass.Run(pending, zero_slot);

@@ -39,8 +39,9 @@ class Generator {
 
   SchedulerConfig Config() {
     SchedulerConfig c;
-    c.type = Pick(std::vector<SchedulerType>{SchedulerType::kPriority, SchedulerType::kPriority,
-                                             SchedulerType::kFairShare, SchedulerType::kRoundRobin});
+    c.type =
+        Pick(std::vector<SchedulerType>{SchedulerType::kPriority, SchedulerType::kPriority,
+                                        SchedulerType::kFairShare, SchedulerType::kRoundRobin});
     c.fitting_policy = Chance(50) ? FittingPolicy::kBest : FittingPolicy::kWorst;
     c.preemption = Chance(60);
     c.allow_heterogeneous_fits = Chance(25);
@@ -64,8 +65,8 @@ class Generator {
     std::vector<JobSpec> jobs;
     int n_jobs = Uniform(1, 8);
     for (int j = 0; j < n_jobs; ++j) {
-      JobSpec s{absl::StrCat("job", j), Uniform(0, 20), std::nullopt, Chance(80), 1.0 * Uniform(1, 3),
-                std::nullopt};
+      JobSpec s{absl::StrCat("job", j), Uniform(0, 20), std::nullopt, Chance(80),
+                1.0 * Uniform(1, 3),    std::nullopt};
       if (Chance(80)) s.priority = Uniform(1, 5);
       if (Chance(20)) s.max_slots = Uniform(1, 8);
       jobs.push_back(s);
@@ -195,15 +196,17 @@ TEST(SchedulerPropertyTest, IdlePoolAlwaysStartsSomething) {
     }
     bool startable = false;
     for (const PendingRequest& r : pool.pending) {
-      startable = startable || (r.slots > 0 && CheckFeasible(pool, r, config.allow_heterogeneous_fits).ok() &&
-                                (!r.max_slots || r.slots <= *r.max_slots));
+      startable = startable ||
+                  (r.slots > 0 && CheckFeasible(pool, r, config.allow_heterogeneous_fits).ok() &&
+                   (!r.max_slots || r.slots <= *r.max_slots));
     }
     if (!startable) continue;
     ++checked;
     Decision d = Schedule(config, pool);
     ASSERT_EQ(CheckDecision(pool, d), "") << "case " << c;
     bool started = false;
-    for (const StartDecision& s : d.to_start) started = started || !s.placements[0].slot_ids.empty();
+    for (const StartDecision& s : d.to_start)
+      started = started || !s.placements[0].slot_ids.empty();
     ASSERT_TRUE(started) << "case " << c << ": nothing started on an idle pool";
   }
   EXPECT_GT(checked, 1000);
@@ -233,12 +236,14 @@ TEST(SchedulerPropertyTest, PriorityPreemptionLeavesNoHigherPriorityJobWaiting) 
     for (const PendingRequest& r : pool.pending) by_id[r.allocation_id] = &r;
     std::optional<int> blocked_level;  // most important priority with a waiting slotted request
     for (const PendingRequest& r : pool.pending) {
-      if (r.slots == 0 || started.count(r.allocation_id) || infeasible.count(r.allocation_id)) continue;
+      if (r.slots == 0 || started.count(r.allocation_id) || infeasible.count(r.allocation_id))
+        continue;
       int p = EffectivePriority(r.priority, config);
       if (!blocked_level || p < *blocked_level) blocked_level = p;
     }
     for (const PendingRequest& r : pool.pending) {
-      if (r.slots == 0 || started.count(r.allocation_id) || infeasible.count(r.allocation_id)) continue;
+      if (r.slots == 0 || started.count(r.allocation_id) || infeasible.count(r.allocation_id))
+        continue;
       int p = EffectivePriority(r.priority, config);
       if (!r.preemptible && p > *blocked_level) continue;  // no backfill for non-preemptible work
       PoolLedger ledger(pool, config.fitting_policy, config.allow_heterogeneous_fits);
@@ -289,7 +294,8 @@ TEST(SchedulerPropertyTest, FairShareRespectsCapacityAndMaxSlots) {
     }
     for (const auto& [job, slots] : held) {
       if (max_slots[job]) {
-        ASSERT_LE(slots, std::max<long long>(*max_slots[job], pinned[job])) << "case " << c << " job " << job;
+        ASSERT_LE(slots, std::max<long long>(*max_slots[job], pinned[job]))
+            << "case " << c << " job " << job;
       }
     }
   }

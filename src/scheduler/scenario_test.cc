@@ -111,15 +111,18 @@ class Scenario {
                                             : SchedulerType::kPriority;
         Check(v == "priority" || v == "fair_share" || v == "round_robin", "bad type " + v);
       }
-      if (opt.count("fitting")) config_.fitting_policy = opt["fitting"] == "worst" ? FittingPolicy::kWorst : FittingPolicy::kBest;
+      if (opt.count("fitting"))
+        config_.fitting_policy =
+            opt["fitting"] == "worst" ? FittingPolicy::kWorst : FittingPolicy::kBest;
       if (opt.count("preemption")) config_.preemption = opt["preemption"] == "true";
-      if (opt.count("heterogeneous")) config_.allow_heterogeneous_fits = opt["heterogeneous"] == "true";
+      if (opt.count("heterogeneous"))
+        config_.allow_heterogeneous_fits = opt["heterogeneous"] == "true";
       if (opt.count("default_priority")) config_.default_priority = Int(opt["default_priority"]);
     } else if (cmd == "pool") {
       pool_name_ = t.at(1);
     } else if (cmd == "agent") {
-      AgentDecl a{t.at(1), Int(opt["slots"]), flags.count("disabled") > 0, flags.count("draining") > 0,
-                  opt.count("aux") ? Int(opt["aux"]) : 100};
+      AgentDecl a{t.at(1), Int(opt["slots"]), flags.count("disabled") > 0,
+                  flags.count("draining") > 0, opt.count("aux") ? Int(opt["aux"]) : 100};
       agents_.push_back(a);
     } else if (cmd == "job") {
       Job j;
@@ -140,7 +143,8 @@ class Scenario {
       int count = opt.count("count") ? Int(opt["count"]) : 0;
       for (int i = count == 0 ? 0 : 1; i <= count; ++i) {
         Pending p{count == 0 ? t.at(1) : absl::StrCat(t.at(1), ".", i), opt["job"],
-                  opt.count("slots") ? Int(opt["slots"]) : 1, flags.count("single_node") > 0, ++order_};
+                  opt.count("slots") ? Int(opt["slots"]) : 1, flags.count("single_node") > 0,
+                  ++order_};
         pending_.push_back(p);
       }
     } else if (cmd == "running") {
@@ -158,7 +162,8 @@ class Scenario {
       size_t before = running_.size() + pending_.size();
       std::erase_if(running_, [&](const Running& r) { return r.id == t.at(1); });
       std::erase_if(pending_, [&](const Pending& p) { return p.id == t.at(1); });
-      Check(running_.size() + pending_.size() == before - 1, "remove: no such allocation " + t.at(1));
+      Check(running_.size() + pending_.size() == before - 1,
+            "remove: no such allocation " + t.at(1));
     } else if (cmd == "expect") {
       Expect(t, line);
     } else if (cmd == "run") {
@@ -187,7 +192,8 @@ class Scenario {
     auto colon = s.find(':');
     p.agent_id = s.substr(0, colon);
     if (colon != std::string::npos) {
-      for (absl::string_view v : absl::StrSplit(s.substr(colon + 1), ',')) p.slot_ids.push_back(Int(std::string(v)));
+      for (absl::string_view v : absl::StrSplit(s.substr(colon + 1), ','))
+        p.slot_ids.push_back(Int(std::string(v)));
     }
     return p;
   }
@@ -292,7 +298,8 @@ class Scenario {
     std::string ctx = absl::StrCat("run #", runs_);
     Check(CheckDecision(pool, d).empty(), ctx + ": " + CheckDecision(pool, d));
     Decision again = Schedule(config_, pool);
-    Check(again.to_start == d.to_start && again.to_preempt == d.to_preempt, ctx + ": not deterministic");
+    Check(again.to_start == d.to_start && again.to_preempt == d.to_preempt,
+          ctx + ": not deterministic");
 
     std::map<std::string, int> starts_by_job, preempts_by_job;
     std::string started_list, preempted_list;
@@ -314,42 +321,49 @@ class Scenario {
     size_t want_starts = exp_start_.size(), want_preempts = exp_preempt_.size();
     for (const auto& [job, n] : exp_starts_) want_starts += n;
     for (const auto& [job, n] : exp_preempts_) want_preempts += n;
-    Check(d.to_start.size() == want_starts, absl::StrCat(ctx, ": ", d.to_start.size(), " starts, expected ", want_starts));
+    Check(d.to_start.size() == want_starts,
+          absl::StrCat(ctx, ": ", d.to_start.size(), " starts, expected ", want_starts));
     Check(d.to_preempt.size() == want_preempts,
           absl::StrCat(ctx, ": ", d.to_preempt.size(), " preemptions, expected ", want_preempts));
     for (const auto& [id, where] : exp_start_) {
       auto it = std::find_if(d.to_start.begin(), d.to_start.end(),
                              [&](const StartDecision& s) { return s.allocation_id == id; });
-      Check(it != d.to_start.end(), absl::StrCat(ctx, ": expected ", id, " to start (line ", where.second, ")"));
+      Check(it != d.to_start.end(),
+            absl::StrCat(ctx, ": expected ", id, " to start (line ", where.second, ")"));
       if (it == d.to_start.end()) continue;
       if (!where.first.empty()) {
-        Check(it->placements == where.first, absl::StrCat(ctx, ": ", id, " placed elsewhere (line ", where.second, ")"));
+        Check(it->placements == where.first,
+              absl::StrCat(ctx, ": ", id, " placed elsewhere (line ", where.second, ")"));
       }
       Check(it->backfilled == (exp_backfilled_.count(id) > 0), ctx + ": backfilled flag of " + id);
     }
     for (const auto& [job, n] : exp_starts_) {
-      Check(starts_by_job[job] == n, absl::StrCat(ctx, ": job ", job, " started ", starts_by_job[job], ", expected ", n));
+      Check(starts_by_job[job] == n,
+            absl::StrCat(ctx, ": job ", job, " started ", starts_by_job[job], ", expected ", n));
     }
     for (const std::string& id : exp_preempt_) {
-      Check(std::count(d.to_preempt.begin(), d.to_preempt.end(), id) == 1, ctx + ": expected " + id + " preempted");
+      Check(std::count(d.to_preempt.begin(), d.to_preempt.end(), id) == 1,
+            ctx + ": expected " + id + " preempted");
     }
     for (const auto& [job, n] : exp_preempts_) {
-      Check(preempts_by_job[job] == n,
-            absl::StrCat(ctx, ": job ", job, " preempted ", preempts_by_job[job], ", expected ", n));
+      Check(preempts_by_job[job] == n, absl::StrCat(ctx, ": job ", job, " preempted ",
+                                                    preempts_by_job[job], ", expected ", n));
     }
     Check(std::set<std::string>(d.infeasible.begin(), d.infeasible.end()) == exp_infeasible_,
           absl::StrCat(ctx, ": infeasible [", absl::StrJoin(d.infeasible, " "), "]"));
 
     // Apply: starts run, preempted allocations exit and queue again.
     for (const StartDecision& s : d.to_start) {
-      auto it = std::find_if(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.id == s.allocation_id; });
+      auto it = std::find_if(pending_.begin(), pending_.end(),
+                             [&](const Pending& p) { return p.id == s.allocation_id; });
       if (it == pending_.end()) continue;
       Running r{it->id, it->job, s.placements, ++start_order_, it->slots, it->single_node};
       pending_.erase(it);
       running_.push_back(r);
     }
     for (const std::string& id : d.to_preempt) {
-      auto it = std::find_if(running_.begin(), running_.end(), [&](const Running& r) { return r.id == id; });
+      auto it = std::find_if(running_.begin(), running_.end(),
+                             [&](const Running& r) { return r.id == id; });
       if (it == running_.end()) continue;
       pending_.push_back(Pending{it->id, it->job, it->slots, it->single_node, ++order_});
       running_.erase(it);
@@ -402,7 +416,8 @@ TEST_P(ScenarioTest, Holds) {
 INSTANTIATE_TEST_SUITE_P(All, ScenarioTest, ::testing::ValuesIn(ScenarioFiles()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param.substr(0, info.param.find('.'));
-                           std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(c); }, '_');
+                           std::replace_if(
+                               n.begin(), n.end(), [](char c) { return !std::isalnum(c); }, '_');
                            return n;
                          });
 

@@ -46,7 +46,7 @@ struct SlotPlacement {
 struct RunningAllocation {
   std::string allocation_id;
   std::string job_id;
-  int64_t job_submission = 0;           // order key of the job's submission (time or counter)
+  int64_t job_submission = 0;            // order key of the job's submission (time or counter)
   std::optional<double> queue_position;  // job queue position override (see job_queue.h)
   int slots = 0;
   std::vector<SlotPlacement> placements;
