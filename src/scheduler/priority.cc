@@ -45,9 +45,19 @@ struct Pass {
       if (released.count(c->allocation_id) || !LessImportant(*c, t)) continue;
       ledger.Give(c->placements);
       freed.push_back(c);
-      if (auto fit = ledger.Find(t.slots, t.single_node)) {
-        ledger.Take(*fit);
-        for (const RunningAllocation* f : freed) {
+      if (ledger.Find(t.slots, t.single_node)) {
+        // Keep running whatever turned out not to be needed (freed on an agent that did not help).
+        std::vector<const RunningAllocation*> needed;
+        for (size_t k = 0; k + 1 < freed.size(); ++k) {
+          ledger.Take(freed[k]->placements);
+          if (!ledger.Find(t.slots, t.single_node)) {
+            ledger.Give(freed[k]->placements);
+            needed.push_back(freed[k]);
+          }
+        }
+        needed.push_back(freed.back());
+        ledger.Take(*ledger.Find(t.slots, t.single_node));
+        for (const RunningAllocation* f : needed) {
           released.insert(f->allocation_id);
           decision.to_preempt.push_back(f->allocation_id);
         }

@@ -11,7 +11,8 @@
 // Preemption (config.preemption): for each request of a level that does not fit, running
 // preemptible allocations of strictly less important work (a larger priority number, or the same
 // priority and a job later in the queue) are released, least important and newest first, until it
-// fits; its slots are then reserved and it starts in a later pass, once they are free. If even
+// fits (those that turn out not to be needed keep running); its slots are then reserved and it
+// starts in a later pass, once they are free. If even
 // releasing all of them would not make it fit, nothing is released for it. After a level that
 // released anything, the pass stops (nothing else starts until the released slots are back).
 // `max_slots` and `weight` are ignored.
