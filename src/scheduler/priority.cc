@@ -45,18 +45,31 @@ struct Pass {
       if (released.count(c->allocation_id) || !LessImportant(*c, t)) continue;
       ledger.Give(c->placements);
       freed.push_back(c);
-      if (ledger.Find(t.slots, t.single_node)) {
-        // Keep running whatever turned out not to be needed (freed on an agent that did not help).
+      if (auto fit = ledger.Find(t.slots, t.single_node)) {
+        // Release only what holds the slots of the fit (the others keep running): for a zero-slot
+        // request, the last container freed on its agent.
+        std::set<std::pair<std::string, int>> wanted;
+        for (const SlotPlacement& p : *fit) {
+          for (int slot : p.slot_ids) wanted.insert({p.agent_id, slot});
+        }
+        size_t last_on_fit_agent = freed.size();  // zero-slot: the container that made room
+        for (size_t k = 0; k < freed.size(); ++k) {
+          const auto& ps = freed[k]->placements;
+          if (!ps.empty() && ps[0].agent_id == (*fit)[0].agent_id) last_on_fit_agent = k;
+        }
         std::vector<const RunningAllocation*> needed;
-        for (size_t k = 0; k + 1 < freed.size(); ++k) {
-          ledger.Take(freed[k]->placements);
-          if (!ledger.Find(t.slots, t.single_node)) {
-            ledger.Give(freed[k]->placements);
+        for (size_t k = 0; k < freed.size(); ++k) {
+          bool need = t.slots == 0 && k == last_on_fit_agent;
+          for (const SlotPlacement& p : freed[k]->placements) {
+            for (int slot : p.slot_ids) need = need || wanted.count({p.agent_id, slot}) > 0;
+          }
+          if (need) {
             needed.push_back(freed[k]);
+          } else {
+            ledger.Take(freed[k]->placements);
           }
         }
-        needed.push_back(freed.back());
-        ledger.Take(*ledger.Find(t.slots, t.single_node));
+        ledger.Take(*fit);
         for (const RunningAllocation* f : needed) {
           released.insert(f->allocation_id);
           decision.to_preempt.push_back(f->allocation_id);
