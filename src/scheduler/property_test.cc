@@ -226,12 +226,28 @@ TEST(SchedulerPropertyTest, PriorityPreemptionLeavesNoHigherPriorityJobWaiting) 
     PoolSnapshot pool = gen.Pool();
     Decision d = Schedule(config, pool);
     ASSERT_EQ(CheckDecision(pool, d), "") << "case " << c;
-    if (!d.to_preempt.empty()) {
-      ++would_fit_after_preemption;
-      continue;  // the request it preempts for starts in a later pass
-    }
     std::set<std::string> started, infeasible(d.infeasible.begin(), d.infeasible.end());
     for (const StartDecision& s : d.to_start) started.insert(s.allocation_id);
+    if (!d.to_preempt.empty()) {
+      ++would_fit_after_preemption;
+      // Every preempted allocation is less important than some request left waiting.
+      std::map<std::string, const RunningAllocation*> running;
+      for (const RunningAllocation& a : pool.running) running[a.allocation_id] = &a;
+      for (const std::string& id : d.to_preempt) {
+        const RunningAllocation& a = *running.at(id);
+        bool justified = false;
+        for (const PendingRequest& r : pool.pending) {
+          if ((r.slots == 0) != (a.slots == 0) || started.count(r.allocation_id)) continue;
+          int rp = EffectivePriority(r.priority, config),
+              ap = EffectivePriority(a.priority, config);
+          justified = justified || ap > rp ||
+                      (ap == rp && std::make_tuple(QueueKey(r), r.job_submission, r.job_id) <
+                                       std::make_tuple(QueueKey(a), a.job_submission, a.job_id));
+        }
+        ASSERT_TRUE(justified) << "case " << c << ": " << id << " preempted for nothing";
+      }
+      continue;  // the request it preempts for starts in a later pass
+    }
     std::map<std::string, const PendingRequest*> by_id;
     for (const PendingRequest& r : pool.pending) by_id[r.allocation_id] = &r;
     std::optional<int> blocked_level;  // most important priority with a waiting slotted request
