@@ -1,6 +1,8 @@
 #pragma once
 // Placement of pending allocation requests on agents' free slots: a pure function of a snapshot
-// (DESIGN.md §4). Requests are considered in order; each either gets slots, waits, or can never fit.
+// (DESIGN.md §4). Requests are considered in order; each either gets slots, waits, or can never
+// fit. Legacy entry point kept for the master until it switches to Schedule() (schedule.h), which
+// adds the policies (priority, fair_share, round_robin), gangs, zero-slot capacity and preemption.
 #include <map>
 #include <string>
 #include <vector>

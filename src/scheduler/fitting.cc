@@ -1,0 +1,207 @@
+#include "scheduler/fitting.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace det::scheduler {
+namespace {
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "scheduler ledger invariant broken: %s\n", what.c_str());
+  std::abort();
+}
+
+long long FailKey(int slots, bool single_node) {
+  return static_cast<long long>(slots) * 2 + (single_node ? 1 : 0);
+}
+
+}  // namespace
+
+PoolLedger::PoolLedger(const PoolSnapshot& pool, FittingPolicy policy,
+                       bool allow_heterogeneous_fits)
+    : policy_(policy), heterogeneous_(allow_heterogeneous_fits) {
+  agents_.reserve(pool.agents.size());
+  int max_total = 0;
+  for (const AgentState& a : pool.agents) {
+    Agent agent;
+    agent.id = a.id;
+    agent.total = std::max(0, a.total_slots);
+    agent.free = a.free_slot_ids;
+    std::sort(agent.free.begin(), agent.free.end());
+    agent.usable = a.enabled && !a.draining;
+    agent.aux_capacity = std::max(0, a.max_aux_containers);
+    agent.aux_used = std::max(0, a.running_zero_slot);
+    max_total = std::max(max_total, agent.total);
+    agents_.push_back(std::move(agent));
+  }
+  std::sort(agents_.begin(), agents_.end(),
+            [](const Agent& a, const Agent& b) { return a.id < b.id; });
+  by_free_.resize(max_total + 1);
+  for (int i = 0; i < static_cast<int>(agents_.size()); ++i) {
+    index_[agents_[i].id] = i;
+    Reindex(i);
+  }
+}
+
+int PoolLedger::Index(const std::string& agent_id) const {
+  auto it = index_.find(agent_id);
+  if (it == index_.end()) Die("unknown agent " + agent_id);
+  return it->second;
+}
+
+void PoolLedger::Unindex(int i) {
+  const Agent& a = agents_[i];
+  if (!a.usable || a.total == 0) return;
+  int free = static_cast<int>(a.free.size());
+  by_free_[std::min(free, a.total)].erase(i);
+  by_ratio_.erase({-static_cast<double>(free) / a.total, i});
+  if (free == a.total) {
+    auto it = idle_by_size_.find(a.total);
+    if (it != idle_by_size_.end()) {
+      it->second.erase(i);
+      if (it->second.empty()) idle_by_size_.erase(it);
+    }
+  }
+}
+
+void PoolLedger::Reindex(int i) {
+  const Agent& a = agents_[i];
+  if (!a.usable || a.total == 0) return;
+  int free = static_cast<int>(a.free.size());
+  if (free > a.total) Die("agent " + a.id + " has more free slots than slots");
+  by_free_[free].insert(i);
+  by_ratio_.insert({-static_cast<double>(free) / a.total, i});
+  if (free == a.total) idle_by_size_[a.total].insert(i);
+}
+
+int PoolLedger::FreeSlots(const std::string& agent_id) const {
+  return static_cast<int>(agents_[Index(agent_id)].free.size());
+}
+
+SlotPlacement PoolLedger::TakeLowest(int i, int n) const {
+  const Agent& a = agents_[i];
+  return SlotPlacement{a.id, std::vector<int>(a.free.begin(), a.free.begin() + n)};
+}
+
+std::optional<std::vector<SlotPlacement>> PoolLedger::Find(int slots, bool single_node) const {
+  if (slots < 0) return std::nullopt;
+  long long key = FailKey(slots, single_node);
+  if (failed_.count(key)) return std::nullopt;
+  std::optional<std::vector<SlotPlacement>> fit;
+  if (slots == 0) {
+    fit = FindZeroSlot();
+  } else {
+    fit = FindSingle(slots);
+    if (!fit && !single_node && slots > 1) fit = FindGang(slots);
+  }
+  if (!fit) failed_.insert(key);
+  return fit;
+}
+
+std::optional<std::vector<SlotPlacement>> PoolLedger::FindSingle(int slots) const {
+  int max_k = static_cast<int>(by_free_.size()) - 1;
+  if (policy_ == FittingPolicy::kBest) {
+    for (int k = slots; k <= max_k; ++k) {
+      if (!by_free_[k].empty())
+        return std::vector<SlotPlacement>{TakeLowest(*by_free_[k].begin(), slots)};
+    }
+    return std::nullopt;
+  }
+  bool any = false;
+  for (int k = slots; k <= max_k && !any; ++k) any = !by_free_[k].empty();
+  if (!any) return std::nullopt;
+  for (const auto& [neg_ratio, i] : by_ratio_) {
+    if (static_cast<int>(agents_[i].free.size()) >= slots) {
+      return std::vector<SlotPlacement>{TakeLowest(i, slots)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<SlotPlacement>> PoolLedger::FindGang(int slots) const {
+  for (const auto& [n, members] : idle_by_size_) {
+    if (slots % n != 0 || static_cast<long long>(members.size()) * n < slots) continue;
+    std::vector<SlotPlacement> out;
+    auto it = members.begin();
+    for (int taken = 0; taken < slots; taken += n, ++it) out.push_back(TakeLowest(*it, n));
+    return out;
+  }
+  if (!heterogeneous_) return std::nullopt;
+  std::vector<SlotPlacement> out;
+  int need = slots;
+  for (const auto& [n, members] : idle_by_size_) {
+    for (int i : members) {
+      int take = std::min(n, need);
+      out.push_back(TakeLowest(i, take));
+      need -= take;
+      if (need == 0) return out;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<SlotPlacement>> PoolLedger::FindZeroSlot() const {
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(agents_.size()); ++i) {
+    const Agent& a = agents_[i];
+    int room = a.aux_capacity - a.aux_used;
+    if (!a.usable || room <= 0) continue;
+    if (best < 0) {
+      best = i;
+      continue;
+    }
+    const Agent& b = agents_[best];
+    int best_room = b.aux_capacity - b.aux_used;
+    bool better = policy_ == FittingPolicy::kBest
+                      ? room < best_room
+                      : static_cast<long long>(room) * b.aux_capacity >
+                            static_cast<long long>(best_room) * a.aux_capacity;
+    if (better) best = i;
+  }
+  if (best < 0) return std::nullopt;
+  return std::vector<SlotPlacement>{SlotPlacement{agents_[best].id, {}}};
+}
+
+void PoolLedger::Take(const std::vector<SlotPlacement>& placements) {
+  for (const SlotPlacement& p : placements) {
+    if (!index_.count(p.agent_id)) continue;  // a running allocation on a departed agent
+    int i = Index(p.agent_id);
+    Agent& a = agents_[i];
+    if (p.slot_ids.empty()) {
+      ++a.aux_used;
+      continue;
+    }
+    Unindex(i);
+    for (int slot : p.slot_ids) {
+      auto it = std::lower_bound(a.free.begin(), a.free.end(), slot);
+      if (it == a.free.end() || *it != slot)
+        Die("slot " + std::to_string(slot) + " of " + a.id + " is not free");
+      a.free.erase(it);
+    }
+    Reindex(i);
+  }
+}
+
+void PoolLedger::Give(const std::vector<SlotPlacement>& placements) {
+  failed_.clear();
+  for (const SlotPlacement& p : placements) {
+    if (!index_.count(p.agent_id)) continue;  // the agent is gone: nothing to return
+    int i = Index(p.agent_id);
+    Agent& a = agents_[i];
+    if (p.slot_ids.empty()) {
+      --a.aux_used;
+      continue;
+    }
+    Unindex(i);
+    for (int slot : p.slot_ids) {
+      auto it = std::lower_bound(a.free.begin(), a.free.end(), slot);
+      if (it != a.free.end() && *it == slot)
+        Die("slot " + std::to_string(slot) + " of " + a.id + " is already free");
+      a.free.insert(it, slot);
+    }
+    Reindex(i);
+  }
+}
+
+}  // namespace det::scheduler

@@ -1,0 +1,70 @@
+#pragma once
+// Fitting (reference §6.2, departures noted): a working copy of a pool's free slots that the
+// policies reserve from while they plan a pass, and the placement rules.
+//
+//  - Single-agent fit: usable agents (enabled, not draining) with at least `slots` free slots;
+//    `best` picks the fewest free slots, `worst` the largest free/total ratio; ties by agent id
+//    (upstream breaks ties by an MD5 hash distance; we keep it deterministic and readable). The
+//    lowest free slot ids are taken.
+//  - Gang fit (slots > 1, not single_node, no single agent fits): only fully idle usable agents.
+//    Group them by size n, largest first; the first group with count*n >= slots and slots % n == 0
+//    gives slots/n whole agents (lowest ids). With allow_heterogeneous_fits, otherwise idle agents
+//    are combined largest first (ties by id), the last one possibly in part. All or nothing.
+//  - Zero-slot fit: usable agents with aux capacity left (max_aux_containers - running);
+//    `best` picks the least aux room left, `worst` the largest ratio; ties by id.
+//
+// Capacity only shrinks between Give calls, so a failed (slots, single_node) is remembered until
+// the next Give: a pass over n requests costs O(n log A) for the common shapes.
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "scheduler/snapshot.h"
+
+namespace det::scheduler {
+
+class PoolLedger {
+ public:
+  PoolLedger(const PoolSnapshot& pool, FittingPolicy policy, bool allow_heterogeneous_fits);
+
+  // Where a request of `slots` (0 = a zero-slot container) fits now, or nullopt.
+  std::optional<std::vector<SlotPlacement>> Find(int slots, bool single_node) const;
+  // Reserves / returns what a Find (or a running allocation) holds. Slot ids must be free (Take)
+  // or held (Give); a placement without slot ids is one aux container.
+  void Take(const std::vector<SlotPlacement>& placements);
+  void Give(const std::vector<SlotPlacement>& placements);
+
+  int FreeSlots(const std::string& agent_id) const;
+
+ private:
+  struct Agent {
+    std::string id;
+    int total = 0;
+    std::vector<int> free;  // sorted
+    bool usable = false;
+    int aux_capacity = 0;
+    int aux_used = 0;
+  };
+  int Index(const std::string& agent_id) const;
+  void Unindex(int i);
+  void Reindex(int i);
+  std::optional<std::vector<SlotPlacement>> FindSingle(int slots) const;
+  std::optional<std::vector<SlotPlacement>> FindGang(int slots) const;
+  std::optional<std::vector<SlotPlacement>> FindZeroSlot() const;
+  SlotPlacement TakeLowest(int i, int n) const;
+
+  FittingPolicy policy_;
+  bool heterogeneous_;
+  std::vector<Agent> agents_;  // sorted by id
+  std::unordered_map<std::string, int> index_;
+  std::vector<std::set<int>> by_free_;         // [k] = usable agents with k free slots
+  std::set<std::pair<double, int>> by_ratio_;  // (-free/total, index) of usable agents with slots
+  std::map<int, std::set<int>, std::greater<int>> idle_by_size_;  // usable, all slots free
+  mutable std::unordered_set<long long> failed_;  // (slots, single_node) keys known not to fit
+};
+
+}  // namespace det::scheduler
