@@ -113,10 +113,10 @@ TEST_F(UserOpsTest, ListRendersUpstreamTableAndJson) {
   std::ostringstream out;
   ASSERT_TRUE(ListUsers(*session_, /*json=*/false, out).ok());
   EXPECT_EQ(out.str(),
-            " Username   | Display Name   | Admin   | Active   | Remote\n"
-            "------------+----------------+---------+----------+----------\n"
-            " admin      |                | True    | True     | False\n"
-            " determined | Det            | False   | True     | False\n");
+            " Username   | Display Name | Admin | Active | Remote\n"
+            "------------+--------------+-------+--------+--------\n"
+            " admin      |              | True  | True   | False\n"
+            " determined | Det          | False | True   | False\n");
   std::ostringstream js;
   ASSERT_TRUE(ListUsers(*session_, /*json=*/true, js).ok());
   EXPECT_EQ(json::parse(js.str()).size(), 2u);
