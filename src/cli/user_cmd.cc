@@ -4,7 +4,6 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-
 #include "cli/command_context.h"
 #include "cli/commands.h"
 #include "cli/prompt.h"
@@ -15,7 +14,8 @@ namespace {
 
 // Upstream asks twice for a new password and refuses a mismatch.
 absl::StatusOr<std::string> AskNewPassword(const std::string& username) {
-  absl::StatusOr<std::string> first = ReadPassword(absl::StrCat("New password for user '", username, "': "));
+  absl::StatusOr<std::string> first =
+      ReadPassword(absl::StrCat("New password for user '", username, "': "));
   if (!first.ok()) return first.status();
   absl::StatusOr<std::string> second = ReadPassword("Confirm password: ");
   if (!second.ok()) return second.status();
@@ -52,7 +52,8 @@ void AddUserCommands(CLI::App& det, CommandContext& ctx) {
   auto create_password = std::make_shared<std::string>();
   create->add_option("username", create_args->username, "name of new user")->required();
   create->add_flag("--admin", create_args->admin, "give new user admin rights");
-  CLI::Option* pw = create->add_option("--password", *create_password, "password of the new user (default: blank)");
+  CLI::Option* pw = create->add_option("--password", *create_password,
+                                       "password of the new user (default: blank)");
   create->callback([&ctx, create_args, create_password, pw] {
     ctx.action = [&ctx, create_args, create_password, pw] {
       if (pw->count() > 0) create_args->password = *create_password;
@@ -72,18 +73,23 @@ void AddUserCommands(CLI::App& det, CommandContext& ctx) {
     CLI::App* cmd = user->add_subcommand(active ? "activate" : "deactivate",
                                          active ? "activate user" : "deactivate user");
     auto name = std::make_shared<std::string>();
-    cmd->add_option("username", *name, active ? "name of user to activate" : "name of user to deactivate")
+    cmd->add_option("username", *name,
+                    active ? "name of user to activate" : "name of user to deactivate")
         ->required();
     cmd->callback([&ctx, name, active] {
-      ctx.action = [&ctx, name, active] { return SetUserActive(ctx.session(), *name, active, std::cout); };
+      ctx.action = [&ctx, name, active] {
+        return SetUserActive(ctx.session(), *name, active, std::cout);
+      };
     });
   }
 
   CLI::App* chpw = user->add_subcommand("change-password", "change password for user");
   auto chpw_name = std::make_shared<std::string>();
   auto chpw_password = std::make_shared<std::string>();
-  chpw->add_option("target_user", *chpw_name, "name of user whose password should be changed (default: you)");
-  CLI::Option* chpw_pw = chpw->add_option("--password", *chpw_password, "the new password (asked for when not given)");
+  chpw->add_option("target_user", *chpw_name,
+                   "name of user whose password should be changed (default: you)");
+  CLI::Option* chpw_pw =
+      chpw->add_option("--password", *chpw_password, "the new password (asked for when not given)");
   chpw->callback([&ctx, chpw_name, chpw_password, chpw_pw] {
     ctx.action = [&ctx, chpw_name, chpw_password, chpw_pw]() -> absl::StatusOr<int> {
       std::string name = *chpw_name;
@@ -116,7 +122,8 @@ void AddUserCommands(CLI::App& det, CommandContext& ctx) {
   auto edit_name = std::make_shared<std::string>();
   auto edit_display = std::make_shared<std::string>();
   edit->add_option("target_user", *edit_name, "name of the user to edit")->required();
-  CLI::Option* display = edit->add_option("--display-name", *edit_display, "new display name for the user");
+  CLI::Option* display =
+      edit->add_option("--display-name", *edit_display, "new display name for the user");
   edit->callback([&ctx, edit_name, edit_display, display] {
     ctx.action = [&ctx, edit_name, edit_display, display] {
       std::optional<std::string> d;

@@ -59,11 +59,13 @@ using nlohmann::json;
 
 // GET /api/v1/users/{name}/by-username -> the user's id.
 absl::StatusOr<int64_t> UserId(Session& session, const std::string& username) {
-  absl::StatusOr<json> resp = session.Get(absl::StrCat("/api/v1/users/", client::UrlEncode(username), "/by-username"));
+  absl::StatusOr<json> resp =
+      session.Get(absl::StrCat("/api/v1/users/", client::UrlEncode(username), "/by-username"));
   if (!resp.ok()) return resp.status();
   const json user = resp->value("user", json::object());
   if (!user.contains("id") || !user["id"].is_number_integer()) {
-    return absl::InternalError(absl::StrCat("the master's answer for user '", username, "' has no id"));
+    return absl::InternalError(
+        absl::StrCat("the master's answer for user '", username, "' has no id"));
   }
   return user["id"].get<int64_t>();
 }
@@ -102,14 +104,15 @@ absl::StatusOr<int> ListUsers(Session& session, bool as_json, std::ostream& out)
   }
   Table table({"Username", "Display Name", "Admin", "Active", "Remote"});
   for (const json& u : users) {
-    table.AddRow({Str(u, "username"), Str(u, "displayName"), PyBool(u, "admin"), PyBool(u, "active"),
-                  PyBool(u, "remote")});
+    table.AddRow({Str(u, "username"), Str(u, "displayName"), PyBool(u, "admin"),
+                  PyBool(u, "active"), PyBool(u, "remote")});
   }
   out << table.Render();
   return 0;
 }
 
-absl::StatusOr<int> SetUserActive(Session& session, const std::string& username, bool active, std::ostream& out) {
+absl::StatusOr<int> SetUserActive(Session& session, const std::string& username, bool active,
+                                  std::ostream& out) {
   (void)out;
   return PatchUser(session, username, {{"active", active}});
 }
@@ -124,14 +127,14 @@ absl::StatusOr<int> ChangeUserPassword(Session& session, const std::string& user
   }
   absl::StatusOr<int64_t> id = UserId(session, name);
   if (!id.ok()) return id.status();
-  absl::StatusOr<json> resp =
-      session.Post(absl::StrCat("/api/v1/users/", *id, "/password"), json(ClientSidePasswordHash(plain_password)));
+  absl::StatusOr<json> resp = session.Post(absl::StrCat("/api/v1/users/", *id, "/password"),
+                                           json(ClientSidePasswordHash(plain_password)));
   if (!resp.ok()) return resp.status();
   return 0;
 }
 
-absl::StatusOr<int> RenameUser(Session& session, const std::string& username, const std::string& new_name,
-                               std::ostream& out) {
+absl::StatusOr<int> RenameUser(Session& session, const std::string& username,
+                               const std::string& new_name, std::ostream& out) {
   (void)out;
   return PatchUser(session, username, {{"username", new_name}});
 }

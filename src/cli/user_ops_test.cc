@@ -27,8 +27,18 @@ class UserOpsTest : public ::testing::Test {
     char tmpl[] = "/tmp/det_cli_user_XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    users_ = {{{"id", 1}, {"username", "admin"}, {"displayName", ""}, {"admin", true}, {"active", true}, {"remote", false}},
-              {{"id", 2}, {"username", "determined"}, {"displayName", "Det"}, {"admin", false}, {"active", true}, {"remote", false}}};
+    users_ = {{{"id", 1},
+               {"username", "admin"},
+               {"displayName", ""},
+               {"admin", true},
+               {"active", true},
+               {"remote", false}},
+              {{"id", 2},
+               {"username", "determined"},
+               {"displayName", "Det"},
+               {"admin", false},
+               {"active", true},
+               {"remote", false}}};
     experiment_ = {{"id", 7}, {"name", "e"}, {"labels", {"keep"}}};
     server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Serve(r); });
     SessionOptions o;
@@ -46,7 +56,8 @@ class UserOpsTest : public ::testing::Test {
   FakeResponse Serve(const FakeRequest& r) {
     std::lock_guard<std::mutex> lock(mu_);
     requests_.push_back(r);
-    if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"admin"}})"};
+    if (r.target == "/api/v1/auth/login")
+      return {200, R"({"token":"t","user":{"username":"admin"}})"};
     if (r.method == "GET" && r.target.rfind("/api/v1/users?", 0) == 0) {
       return {200, json{{"users", users_}, {"pagination", json::object()}}.dump()};
     }
@@ -65,14 +76,17 @@ class UserOpsTest : public ::testing::Test {
         u.update(json::parse(r.body));
         return {200, json{{"user", u}}.dump()};
       }
-      if (r.method == "POST" && r.target == by_id + "/password") return {200, json{{"user", u}}.dump()};
+      if (r.method == "POST" && r.target == by_id + "/password")
+        return {200, json{{"user", u}}.dump()};
     }
     if (r.target == "/api/v1/experiments/7") {
       if (r.method == "PATCH") experiment_.update(json::parse(r.body));
       return {200, json{{"experiment", experiment_}}.dump()};
     }
     if (r.target == "/api/v1/experiments/8") {
-      return {403, R"({"error":{"code":7,"reason":"PermissionDenied","error":"user bob is not the owner of experiment 8 and is not an admin"}})"};
+      return {
+          403,
+          R"({"error":{"code":7,"reason":"PermissionDenied","error":"user bob is not the owner of experiment 8 and is not an admin"}})"};
     }
     return {404, R"({"error":{"code":5,"error":"user not found"}})"};
   }
@@ -97,7 +111,8 @@ class UserOpsTest : public ::testing::Test {
 
 TEST_F(UserOpsTest, CreateSendsTheClientSideHash) {
   std::ostringstream out;
-  ASSERT_TRUE(CreateUser(*session_, {.username = "alice", .admin = true, .password = "pw"}, out).ok());
+  ASSERT_TRUE(
+      CreateUser(*session_, {.username = "alice", .admin = true, .password = "pw"}, out).ok());
   auto writes = Writes();
   ASSERT_EQ(writes.size(), 1u);
   json body = json::parse(writes[0].body);
@@ -105,7 +120,9 @@ TEST_F(UserOpsTest, CreateSendsTheClientSideHash) {
   EXPECT_EQ(body["user"]["admin"], true);
   EXPECT_EQ(body["password"], ClientSidePasswordHash("pw"));
   EXPECT_EQ(body["isHashed"], true);
-  ASSERT_TRUE(CreateUser(*session_, {.username = "blank", .admin = false, .password = std::nullopt}, out).ok());
+  ASSERT_TRUE(
+      CreateUser(*session_, {.username = "blank", .admin = false, .password = std::nullopt}, out)
+          .ok());
   EXPECT_EQ(json::parse(Writes()[1].body)["password"], "");
 }
 
@@ -175,7 +192,8 @@ TEST_F(UserOpsTest, ExperimentSetAndLabels) {
             "Label 'absent' is not on experiment 7\n");
   absl::StatusOr<int> denied = SetExperimentField(*session_, 8, "name", "x", out);
   ASSERT_FALSE(denied.ok());
-  EXPECT_NE(denied.status().message().find("not the owner of experiment 8"), std::string::npos) << denied.status();
+  EXPECT_NE(denied.status().message().find("not the owner of experiment 8"), std::string::npos)
+      << denied.status();
 }
 
 }  // namespace

@@ -10,11 +10,13 @@ absl::Status CheckCanModifyExperiment(const Principal& who, const api::Experimen
     return absl::PermissionDeniedError("tasks cannot change experiments with an allocation token");
   }
   if (who.admin || who.user_id == experiment.owner_id) return absl::OkStatus();
-  return absl::PermissionDeniedError(absl::StrCat("user ", who.username, " is not the owner of experiment ",
-                                                  experiment.id, " and is not an admin"));
+  return absl::PermissionDeniedError(absl::StrCat("user ", who.username,
+                                                  " is not the owner of experiment ", experiment.id,
+                                                  " and is not an admin"));
 }
 
-absl::StatusOr<api::Experiment> ExperimentForChange(Store& store, const HttpRequest& request, int64_t id) {
+absl::StatusOr<api::Experiment> ExperimentForChange(Store& store, const HttpRequest& request,
+                                                    int64_t id) {
   ASSIGN_OR_RETURN(api::Experiment e, store.GetExperiment(id));
   RETURN_IF_ERROR(CheckCanModifyExperiment(*request.principal, e));
   return e;

@@ -1,7 +1,7 @@
 #pragma once
 // Who may change an experiment (state, archive, delete, PATCH, labels, killing its trials): its
-// owner or an admin. Tasks authenticated by an allocation token may not. Reading stays open to every
-// authenticated user, as upstream without RBAC.
+// owner or an admin. Tasks authenticated by an allocation token may not. Reading stays open to
+// every authenticated user, as upstream without RBAC.
 #include <cstdint>
 
 #include "absl/status/status.h"
@@ -16,6 +16,7 @@ namespace det::master {
 absl::Status CheckCanModifyExperiment(const Principal& who, const api::Experiment& experiment);
 
 // Loads experiment `id` (NotFound when missing) and checks that the caller may change it.
-absl::StatusOr<api::Experiment> ExperimentForChange(Store& store, const HttpRequest& request, int64_t id);
+absl::StatusOr<api::Experiment> ExperimentForChange(Store& store, const HttpRequest& request,
+                                                    int64_t id);
 
 }  // namespace det::master

@@ -2,10 +2,9 @@
 // Request parsing for the experiment list and edit endpoints (upstream's GetExperimentsRequest and
 // PatchExperiment), kept apart from the routes so it can be tested without a server.
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
 #include "master/db/store.h"
@@ -27,9 +26,11 @@ absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& 
 // The PATCH body (the PatchExperiment message itself): name, description, notes (strings or null),
 // labels (list of strings or null). `resources` and `checkpointStorage` are not supported yet
 // (Unimplemented). An `id` in the body must match `experiment_id`.
-absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const nlohmann::json& body, int64_t experiment_id);
+absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const nlohmann::json& body,
+                                                     int64_t experiment_id);
 
 // `labels` with `label` added (at the end, once) or removed.
-std::vector<std::string> WithLabel(std::vector<std::string> labels, const std::string& label, bool add);
+std::vector<std::string> WithLabel(std::vector<std::string> labels, const std::string& label,
+                                   bool add);
 
 }  // namespace det::master

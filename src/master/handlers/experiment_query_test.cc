@@ -47,7 +47,8 @@ TEST(ExperimentListQueryTest, ParsesUpstreamParameters) {
 }
 
 TEST(ExperimentListQueryTest, AcceptsSnakeCaseAndEnumNumbers) {
-  auto q = ParseExperimentListQuery(WithQuery({{"sort_by", "11"}, {"order_by", "1"}, {"user_ids", "3"}}));
+  auto q = ParseExperimentListQuery(
+      WithQuery({{"sort_by", "11"}, {"order_by", "1"}, {"user_ids", "3"}}));
   ASSERT_TRUE(q.ok()) << q.status();
   EXPECT_EQ(q->filter.sort, ExperimentSort::kName);
   EXPECT_FALSE(q->filter.descending);
@@ -56,19 +57,27 @@ TEST(ExperimentListQueryTest, AcceptsSnakeCaseAndEnumNumbers) {
 }
 
 TEST(ExperimentListQueryTest, RejectsBadValuesNamingTheParameter) {
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"states", "STATE_BOGUS"}, {"sortBy", "SORT_BY_COLOR"}, {"orderBy", "sideways"},
-           {"archived", "maybe"}, {"offset", "x"}, {"limit", "-1"}, {"userIds", "bob"}}) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"states", "STATE_BOGUS"},
+                                                        {"sortBy", "SORT_BY_COLOR"},
+                                                        {"orderBy", "sideways"},
+                                                        {"archived", "maybe"},
+                                                        {"offset", "x"},
+                                                        {"limit", "-1"},
+                                                        {"userIds", "bob"}}) {
     auto q = ParseExperimentListQuery(WithQuery({{key, value}}));
     ASSERT_FALSE(q.ok()) << key;
     EXPECT_EQ(q.status().code(), absl::StatusCode::kInvalidArgument) << key;
-    EXPECT_NE(q.status().message().find(key == "userIds" ? "userIds" : key.substr(0, 4)), std::string::npos)
+    EXPECT_NE(q.status().message().find(key == "userIds" ? "userIds" : key.substr(0, 4)),
+              std::string::npos)
         << q.status();
   }
 }
 
 TEST(ExperimentPatchTest, ParsesFieldsAndNullMeansUnchanged) {
-  auto p = ParseExperimentPatch(json{{"name", "n"}, {"description", nullptr}, {"notes", "md"}, {"labels", {"a", "a", "b"}}}, 4);
+  auto p = ParseExperimentPatch(
+      json{{"name", "n"}, {"description", nullptr}, {"notes", "md"}, {"labels", {"a", "a", "b"}}},
+      4);
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->name, "n");
   EXPECT_FALSE(p->description.has_value());
@@ -93,9 +102,12 @@ TEST(ExperimentAccessTest, OwnerAndAdminsMayChangeOthersMayNot) {
   api::Experiment e;
   e.id = 9;
   e.owner_id = 1;
-  Principal owner{.user_id = 1, .username = "admin", .admin = true, .allocation_id = "", .token = ""};
-  Principal other{.user_id = 3, .username = "bob", .admin = false, .allocation_id = "", .token = ""};
-  Principal other_admin{.user_id = 4, .username = "root", .admin = true, .allocation_id = "", .token = ""};
+  Principal owner{
+      .user_id = 1, .username = "admin", .admin = true, .allocation_id = "", .token = ""};
+  Principal other{
+      .user_id = 3, .username = "bob", .admin = false, .allocation_id = "", .token = ""};
+  Principal other_admin{
+      .user_id = 4, .username = "root", .admin = true, .allocation_id = "", .token = ""};
   Principal task{.user_id = 0, .username = "", .admin = false, .allocation_id = "a.1", .token = ""};
   EXPECT_TRUE(CheckCanModifyExperiment(owner, e).ok());
   EXPECT_TRUE(CheckCanModifyExperiment(other_admin, e).ok());

@@ -13,7 +13,8 @@ namespace {
 using nlohmann::json;
 
 TEST(UserRequestsTest, NewUserHashesPlainAndPreHashedPasswordsAlike) {
-  auto plain = ParseNewUser(json{{"user", {{"username", "alice"}, {"displayName", "A"}}}, {"password", "pw"}});
+  auto plain = ParseNewUser(
+      json{{"user", {{"username", "alice"}, {"displayName", "A"}}}, {"password", "pw"}});
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->username, "alice");
   EXPECT_EQ(plain->display_name, "A");
@@ -36,7 +37,8 @@ TEST(UserRequestsTest, NewUserHashesPlainAndPreHashedPasswordsAlike) {
 
 TEST(UserRequestsTest, NewUserNeedsAValidUsername) {
   EXPECT_EQ(ParseNewUser(json::object()).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParseNewUser(json{{"user", {{"username", ""}}}}).status().message(), "username must not be empty");
+  EXPECT_EQ(ParseNewUser(json{{"user", {{"username", ""}}}}).status().message(),
+            "username must not be empty");
   EXPECT_FALSE(ParseNewUser(json{{"user", {{"username", "a b"}}}}).ok());
   EXPECT_FALSE(ParseNewUser(json{{"user", {{"username", "x"}, {"admin", "yes"}}}}).ok());
 }
@@ -58,7 +60,8 @@ TEST(UserRequestsTest, PatchParsesOnlyGivenFields) {
 }
 
 TEST(UserRequestsTest, PermissionRules) {
-  Principal admin{.user_id = 1, .username = "admin", .admin = true, .allocation_id = "", .token = ""};
+  Principal admin{
+      .user_id = 1, .username = "admin", .admin = true, .allocation_id = "", .token = ""};
   Principal bob{.user_id = 3, .username = "bob", .admin = false, .allocation_id = "", .token = ""};
   UserPatch display;
   display.display_name = "B";
@@ -76,8 +79,12 @@ TEST(UserRequestsTest, PermissionRules) {
 
 TEST(UserRequestsTest, ListQuery) {
   HttpRequest r;
-  r.query = {{"name", "al"}, {"active", "true"}, {"sortBy", "SORT_BY_USER_NAME"}, {"orderBy", "ORDER_BY_DESC"},
-             {"offset", "-1"}, {"limit", "3"}};
+  r.query = {{"name", "al"},
+             {"active", "true"},
+             {"sortBy", "SORT_BY_USER_NAME"},
+             {"orderBy", "ORDER_BY_DESC"},
+             {"offset", "-1"},
+             {"limit", "3"}};
   auto q = ParseUserListQuery(r);
   ASSERT_TRUE(q.ok()) << q.status();
   EXPECT_EQ(q->filter.name_contains, "al");

@@ -30,8 +30,8 @@ absl::StatusOr<json> ListUsers(MasterContext& ctx, const HttpRequest& req) {
   json users = json::array();
   for (const api::User& u : page.users) users.push_back(api::ToJson(u));
   return json{{"users", users},
-              {"pagination", Pagination(q.filter.offset, q.filter.limit, static_cast<int64_t>(page.users.size()),
-                                        page.total)}};
+              {"pagination", Pagination(q.filter.offset, q.filter.limit,
+                                        static_cast<int64_t>(page.users.size()), page.total)}};
 }
 
 absl::StatusOr<json> PostUser(MasterContext& ctx, const HttpRequest& req) {
@@ -84,16 +84,18 @@ void RegisterUserRoutes(Router& router, MasterContext& ctx) {
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ListUsers(ctx, req)); });
   router.Add("POST", "/api/v1/users", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PostUser(ctx, req)); });
-  router.Add("GET", "/api/v1/users/{user_id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<int64_t> id = PathId(req, "user_id");
-    if (!id.ok()) return ReplyError(r, id.status());
-    absl::StatusOr<api::User> user = ctx.store.GetUser(*id);
-    if (!user.ok()) return ReplyError(r, user.status());
-    ReplyJson(r, {{"user", api::ToJson(*user)}});
-  });
+  router.Add("GET", "/api/v1/users/{user_id}", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               absl::StatusOr<int64_t> id = PathId(req, "user_id");
+               if (!id.ok()) return ReplyError(r, id.status());
+               absl::StatusOr<api::User> user = ctx.store.GetUser(*id);
+               if (!user.ok()) return ReplyError(r, user.status());
+               ReplyJson(r, {{"user", api::ToJson(*user)}});
+             });
   router.Add("GET", "/api/v1/users/{username}/by-username", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<api::User> user = ctx.store.GetUserByName(req.path_params["username"]);
+               absl::StatusOr<api::User> user =
+                   ctx.store.GetUserByName(req.path_params["username"]);
                if (!user.ok()) return ReplyError(r, user.status());
                ReplyJson(r, {{"user", api::ToJson(*user)}});
              });
