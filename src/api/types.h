@@ -27,6 +27,7 @@ struct Experiment {
   int64_t id = 0;
   std::string name;
   std::string description;
+  std::string notes;
   std::vector<std::string> labels;
   std::string state = "ACTIVE";
   bool archived = false;

@@ -71,7 +71,7 @@ json ToJson(const Experiment& e) {
           {"searcherMetric", e.searcher_metric},
           {"hyperparameters", hparams},
           {"name", e.name},
-          {"notes", ""},
+          {"notes", e.notes},
           {"jobId", e.job_id},
           {"forkedFrom", nullptr},
           {"progress", e.progress},

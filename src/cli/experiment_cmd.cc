@@ -177,6 +177,34 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   AddAction(exp, ctx, "archive", "", "archive experiment", "archive");
   AddAction(exp, ctx, "unarchive", "", "unarchive experiment", "unarchive");
 
+  // set description | name
+  CLI::App* set = exp->add_subcommand("set", "set experiment attributes");
+  set->require_subcommand(1);
+  for (const char* field : {"description", "name"}) {
+    CLI::App* cmd = set->add_subcommand(field, absl::StrCat("set experiment ", field));
+    auto id = AddExperimentId(cmd);
+    auto value = std::make_shared<std::string>();
+    cmd->add_option(field, *value, absl::StrCat("experiment ", field))->required();
+    std::string f = field;
+    cmd->callback([&ctx, id, value, f] {
+      ctx.action = [&ctx, id, value, f] { return SetExperimentField(ctx.session(), *id, f, *value, std::cout); };
+    });
+  }
+
+  // label add | remove
+  CLI::App* label = exp->add_subcommand("label", "manage experiment labels");
+  label->require_subcommand(1);
+  for (bool add : {true, false}) {
+    CLI::App* cmd = label->add_subcommand(add ? "add" : "remove",
+                                          add ? "add label to experiment" : "remove label from experiment");
+    auto id = AddExperimentId(cmd);
+    auto value = std::make_shared<std::string>();
+    cmd->add_option("label", *value, "label")->required();
+    cmd->callback([&ctx, id, value, add] {
+      ctx.action = [&ctx, id, value, add] { return EditExperimentLabel(ctx.session(), *id, *value, add, std::cout); };
+    });
+  }
+
   CLI::App* del = exp->add_subcommand("delete", "delete experiment");
   auto del_id = AddExperimentId(del);
   auto yes = std::make_shared<bool>(false);

@@ -189,4 +189,48 @@ absl::StatusOr<int> ListExperimentTrials(Session& session, int experiment_id, Ou
   return 0;
 }
 
+absl::StatusOr<int> SetExperimentField(Session& session, int experiment_id, const std::string& field,
+                                       const std::string& value, std::ostream& out) {
+  if (field != "description" && field != "name") {
+    return absl::InvalidArgumentError(absl::StrCat("cannot set '", field, "': use description or name"));
+  }
+  absl::StatusOr<json> r = session.Patch(ExperimentPath(experiment_id), json{{field, value}});
+  if (!r.ok()) return r.status();
+  out << "Set " << field << " of experiment " << experiment_id << " to '" << value << "'\n";
+  return 0;
+}
+
+absl::StatusOr<int> EditExperimentLabel(Session& session, int experiment_id, const std::string& label,
+                                        bool add, std::ostream& out) {
+  absl::StatusOr<json> resp = session.Get(ExperimentPath(experiment_id));
+  if (!resp.ok()) return resp.status();
+  json labels = resp->value("experiment", json::object()).value("labels", json::array());
+  if (!labels.is_array()) labels = json::array();
+  json updated = json::array();
+  bool present = false;
+  for (const json& l : labels) {
+    if (l == label) {
+      present = true;
+      if (!add) continue;
+    }
+    updated.push_back(l);
+  }
+  if (add && !present) updated.push_back(label);
+  if (add == present) {
+    // Nothing to change; say what the state is, like upstream.
+    out << (add ? absl::StrCat("Label '", label, "' is already on experiment ", experiment_id)
+                : absl::StrCat("Label '", label, "' is not on experiment ", experiment_id))
+        << "\n";
+    return 0;
+  }
+  absl::StatusOr<json> r = session.Patch(ExperimentPath(experiment_id), json{{"labels", updated}});
+  if (!r.ok()) return r.status();
+  if (add) {
+    out << "Added label '" << label << "' to experiment " << experiment_id << "\n";
+  } else {
+    out << "Removed label '" << label << "' from experiment " << experiment_id << "\n";
+  }
+  return 0;
+}
+
 }  // namespace det::cli

@@ -44,6 +44,15 @@ absl::StatusOr<int> PrintExperimentConfig(Session& session, int experiment_id, s
 absl::StatusOr<int> ListExperimentTrials(Session& session, int experiment_id, OutputFormat format,
                                          std::ostream& out);
 
+// `det experiment set description|name ID VALUE`: PATCH /api/v1/experiments/{id} with `field`
+// ("description" or "name"); prints "Set <field> of experiment ID to 'VALUE'".
+absl::StatusOr<int> SetExperimentField(Session& session, int experiment_id, const std::string& field,
+                                       const std::string& value, std::ostream& out);
+// `det experiment label add|remove ID LABEL`: reads the labels and PATCHes the new list, as
+// upstream's CLI does; prints "Added label 'L' to experiment ID" / "Removed label 'L' from ...".
+absl::StatusOr<int> EditExperimentLabel(Session& session, int experiment_id, const std::string& label,
+                                        bool add, std::ostream& out);
+
 // The experiment's state without the "STATE_" prefix.
 absl::StatusOr<std::string> ExperimentState(Session& session, int experiment_id);
 

@@ -19,3 +19,38 @@ absl::StatusOr<int> UserLogout(CommandContext& ctx, std::ostream& out);
 absl::StatusOr<int> UserWhoami(CommandContext& ctx, std::ostream& out);
 
 }  // namespace det::cli
+
+namespace det::cli {
+
+class Session;
+
+// `det user create NAME [--admin] [--password P]`: POST /api/v1/users with the client-side hashed
+// password (none = blank password). Prints nothing, like upstream.
+struct CreateUserArgs {
+  std::string username;
+  bool admin = false;
+  std::optional<std::string> password;  // plain text
+};
+absl::StatusOr<int> CreateUser(Session& session, const CreateUserArgs& args, std::ostream& out);
+
+// `det user list [--json]`: every user; table columns Username, Display Name, Admin, Active,
+// Remote.
+absl::StatusOr<int> ListUsers(Session& session, bool json, std::ostream& out);
+
+// `det user activate|deactivate NAME`: PATCH /api/v1/users/{id} {"active": ...}.
+absl::StatusOr<int> SetUserActive(Session& session, const std::string& username, bool active,
+                                  std::ostream& out);
+
+// `det user change-password [NAME]`: POST /api/v1/users/{id}/password with the SHA-512 client-side
+// form of `plain_password` as the body, as upstream's CLI sends it. `username` "" = the logged-in
+// user.
+absl::StatusOr<int> ChangeUserPassword(Session& session, const std::string& username,
+                                       const std::string& plain_password, std::ostream& out);
+
+// `det user rename OLD NEW` and `det user edit NAME --display-name D`: PATCH /api/v1/users/{id}.
+absl::StatusOr<int> RenameUser(Session& session, const std::string& username,
+                               const std::string& new_name, std::ostream& out);
+absl::StatusOr<int> EditUser(Session& session, const std::string& username,
+                             const std::optional<std::string>& display_name, std::ostream& out);
+
+}  // namespace det::cli

@@ -76,7 +76,8 @@ User ReadUser(const SqliteStatement& s) {
 
 constexpr char kExperimentColumns[] =
     "SELECT e.id, e.name, e.description, e.labels, e.state, e.archived, e.config, e.original_config, "
-    "e.owner_id, u.username, e.start_time, e.end_time, e.progress, e.job_id, length(e.model_definition) "
+    "e.owner_id, u.username, e.start_time, e.end_time, e.progress, e.job_id, length(e.model_definition), "
+    "e.notes "
     "FROM experiments e JOIN users u ON u.id = e.owner_id ";
 
 Experiment ReadExperiment(const SqliteStatement& s) {
@@ -101,6 +102,7 @@ Experiment ReadExperiment(const SqliteStatement& s) {
   e.progress = s.Double(12);
   e.job_id = s.Text(13);
   e.model_definition_size = s.Int(14);
+  e.notes = s.Text(15);
   nlohmann::json config = nlohmann::json::parse(e.config_json, nullptr, false);
   if (config.is_object()) {
     const auto& searcher = config.value("searcher", nlohmann::json::object());
@@ -258,6 +260,10 @@ absl::StatusOr<User> SqliteStore::GetUserByName(const std::string& username) {
 
 absl::StatusOr<User> SqliteStore::GetUser(int64_t id) {
   std::lock_guard lock(mu_);
+  return GetUserLocked(id);
+}
+
+absl::StatusOr<User> SqliteStore::GetUserLocked(int64_t id) {
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kUserColumns, "WHERE id = ?").c_str()));
   s.Bind(1, id);
   return One<User>(s, ReadUser, absl::StrCat("user ", id));
@@ -328,6 +334,10 @@ absl::StatusOr<std::vector<int64_t>> SqliteStore::TrialIdsLocked(int64_t experim
 
 absl::StatusOr<Experiment> SqliteStore::GetExperiment(int64_t id) {
   std::lock_guard lock(mu_);
+  return GetExperimentLocked(id);
+}
+
+absl::StatusOr<Experiment> SqliteStore::GetExperimentLocked(int64_t id) {
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kExperimentColumns, "WHERE e.id = ?").c_str()));
   s.Bind(1, id);
   ASSIGN_OR_RETURN(Experiment e, One<Experiment>(s, ReadExperiment, absl::StrCat("experiment ", id)));
@@ -337,10 +347,23 @@ absl::StatusOr<Experiment> SqliteStore::GetExperiment(int64_t id) {
 
 namespace {
 
+std::string LikeContains(const std::string& text) {
+  std::string out = "%";
+  for (char c : text) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "%";
+}
+
 // WHERE clause and its text binds (in order) for an experiment filter over `experiments e JOIN users u`.
 std::pair<std::string, std::vector<std::string>> ExperimentWhere(const ExperimentFilter& filter) {
   std::vector<std::string> clauses, binds;
-  if (!filter.include_archived) clauses.push_back("e.archived = 0");
+  if (filter.archived) {
+    clauses.push_back(*filter.archived ? "e.archived = 1" : "e.archived = 0");
+  } else if (!filter.include_archived) {
+    clauses.push_back("e.archived = 0");
+  }
   std::vector<std::string> owners;
   for (const std::string& name : filter.usernames) {
     owners.push_back("u.username = ?");
@@ -351,8 +374,52 @@ std::pair<std::string, std::vector<std::string>> ExperimentWhere(const Experimen
     binds.push_back(std::to_string(id));
   }
   if (!owners.empty()) clauses.push_back(absl::StrCat("(", absl::StrJoin(owners, " OR "), ")"));
+  if (!filter.states.empty()) {
+    std::vector<std::string> marks(filter.states.size(), "?");
+    clauses.push_back(absl::StrCat("e.state IN (", absl::StrJoin(marks, ", "), ")"));
+    for (const std::string& st : filter.states) binds.push_back(st);
+  }
+  for (const std::string& label : filter.labels) {
+    clauses.push_back("EXISTS (SELECT 1 FROM json_each(e.labels) WHERE json_each.value = ?)");
+    binds.push_back(label);
+  }
+  if (!filter.name_contains.empty()) {
+    clauses.push_back("e.name LIKE ? ESCAPE '\\'");
+    binds.push_back(LikeContains(filter.name_contains));
+  }
+  if (!filter.description_contains.empty()) {
+    clauses.push_back("e.description LIKE ? ESCAPE '\\'");
+    binds.push_back(LikeContains(filter.description_contains));
+  }
   std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
   return {where, binds};
+}
+
+std::string ExperimentOrderBy(const ExperimentFilter& filter) {
+  std::string key;
+  switch (filter.sort) {
+    case ExperimentSort::kId: key = "e.id"; break;
+    case ExperimentSort::kDescription: key = "e.description"; break;
+    case ExperimentSort::kStartTime: key = "e.start_time"; break;
+    case ExperimentSort::kEndTime: key = "e.end_time"; break;
+    case ExperimentSort::kState: key = "e.state"; break;
+    case ExperimentSort::kNumTrials: key = "(SELECT count(*) FROM trials t WHERE t.experiment_id = e.id)"; break;
+    case ExperimentSort::kProgress: key = "e.progress"; break;
+    case ExperimentSort::kUser: key = "u.username"; break;
+    case ExperimentSort::kName: key = "e.name"; break;
+    case ExperimentSort::kResourcePool:
+      key = "coalesce(json_extract(e.config, '$.resources.resource_pool'), '')";
+      break;
+    case ExperimentSort::kCheckpointSize:
+      key = "(SELECT coalesce(sum(t.total_checkpoint_size), 0) FROM trials t WHERE t.experiment_id = e.id)";
+      break;
+    case ExperimentSort::kCheckpointCount:
+      key = "(SELECT coalesce(sum(t.checkpoint_count), 0) FROM trials t WHERE t.experiment_id = e.id)";
+      break;
+  }
+  const char* dir = filter.descending ? " DESC" : " ASC";
+  if (key == "e.id") return absl::StrCat("ORDER BY e.id", dir, " ");
+  return absl::StrCat("ORDER BY ", key, dir, ", e.id", dir, " ");
 }
 
 }  // namespace
@@ -360,12 +427,12 @@ std::pair<std::string, std::vector<std::string>> ExperimentWhere(const Experimen
 absl::StatusOr<std::vector<Experiment>> SqliteStore::ListExperiments(const ExperimentFilter& filter) {
   std::lock_guard lock(mu_);
   auto [where, binds] = ExperimentWhere(filter);
-  std::string sql = absl::StrCat(kExperimentColumns, where, "ORDER BY e.id LIMIT ? OFFSET ?");
+  std::string sql = absl::StrCat(kExperimentColumns, where, ExperimentOrderBy(filter), "LIMIT ? OFFSET ?");
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, sql.c_str()));
   int i = 1;
   for (const std::string& b : binds) s.Bind(i++, b);
   s.Bind(i, filter.limit > 0 ? filter.limit : int64_t{-1});
-  s.Bind(i + 1, filter.offset);
+  s.Bind(i + 1, std::max<int64_t>(0, filter.offset));
   ASSIGN_OR_RETURN(std::vector<Experiment> out, All<Experiment>(s, ReadExperiment));
   for (Experiment& e : out) {
     ASSIGN_OR_RETURN(e.trial_ids, TrialIdsLocked(e.id));
@@ -767,6 +834,182 @@ absl::Status SqliteStore::DeleteTemplate(const std::string& name) {
   RETURN_IF_ERROR(s.Run());
   if (sqlite3_changes(db_) == 0) return absl::NotFoundError(TemplateNotFound(name));
   return absl::OkStatus();
+}
+
+// --- Users -------------------------------------------------------------------------------------
+
+namespace {
+
+bool IsUniqueViolation(sqlite3* db) { return sqlite3_extended_errcode(db) == SQLITE_CONSTRAINT_UNIQUE; }
+
+std::string UserOrderBy(const UserFilter& filter) {
+  std::string key;
+  switch (filter.sort) {
+    case UserSort::kId: key = "id"; break;
+    case UserSort::kUsername: key = "username"; break;
+    case UserSort::kDisplayName: key = "display_name"; break;
+    case UserSort::kAdmin: key = "admin"; break;
+    case UserSort::kActive: key = "active"; break;
+    case UserSort::kModifiedTime: key = "modified_at"; break;
+  }
+  const char* dir = filter.descending ? " DESC" : " ASC";
+  if (key == "id") return absl::StrCat("ORDER BY id", dir, " ");
+  return absl::StrCat("ORDER BY ", key, dir, ", id", dir, " ");
+}
+
+bool IsTerminalState(const std::string& state) {
+  return state == "COMPLETED" || state == "CANCELED" || state == "ERROR" || state == "DELETE_FAILED";
+}
+
+}  // namespace
+
+absl::StatusOr<User> SqliteStore::InsertUser(const User& user) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "INSERT INTO users (username, password_hash, admin, active, display_name, "
+                               "modified_at) VALUES (?, ?, ?, ?, ?, ?)"));
+  s.Bind(1, user.username).Bind(2, user.password_hash).Bind(3, user.admin ? 1 : 0).Bind(4, user.active ? 1 : 0);
+  s.Bind(5, user.display_name).Bind(6, Micros(std::chrono::system_clock::now()));
+  if (absl::Status st = s.Run(); !st.ok()) {
+    if (IsUniqueViolation(db_)) {
+      return absl::AlreadyExistsError(absl::StrCat("user \"", user.username, "\" already exists"));
+    }
+    return st;
+  }
+  return GetUserLocked(sqlite3_last_insert_rowid(db_));
+}
+
+absl::StatusOr<User> SqliteStore::UpdateUser(int64_t id, const UserPatch& patch) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> sets = {"modified_at = ?"};
+  if (patch.username) sets.push_back("username = ?");
+  if (patch.display_name) sets.push_back("display_name = ?");
+  if (patch.admin) sets.push_back("admin = ?");
+  if (patch.active) sets.push_back("active = ?");
+  if (patch.password_hash) sets.push_back("password_hash = ?");
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, absl::StrCat("UPDATE users SET ", absl::StrJoin(sets, ", "), " WHERE id = ?")
+                                        .c_str()));
+  int i = 1;
+  s.Bind(i++, Micros(std::chrono::system_clock::now()));
+  if (patch.username) s.Bind(i++, *patch.username);
+  if (patch.display_name) s.Bind(i++, *patch.display_name);
+  if (patch.admin) s.Bind(i++, *patch.admin ? 1 : 0);
+  if (patch.active) s.Bind(i++, *patch.active ? 1 : 0);
+  if (patch.password_hash) s.Bind(i++, *patch.password_hash);
+  s.Bind(i, id);
+  if (absl::Status st = s.Run(); !st.ok()) {
+    if (IsUniqueViolation(db_) && patch.username) {
+      return absl::AlreadyExistsError(absl::StrCat("user \"", *patch.username, "\" already exists"));
+    }
+    return st;
+  }
+  if (sqlite3_changes(db_) == 0) return absl::NotFoundError(absl::StrCat("user ", id, " not found"));
+  return GetUserLocked(id);
+}
+
+absl::StatusOr<UserPage> SqliteStore::ListUsers(const UserFilter& filter) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> clauses;
+  if (!filter.name_contains.empty()) {
+    clauses.push_back("(username LIKE ? ESCAPE '\\' OR display_name LIKE ? ESCAPE '\\')");
+  }
+  if (filter.active) clauses.push_back(*filter.active ? "active = 1" : "active = 0");
+  if (filter.admin) clauses.push_back(*filter.admin ? "admin = 1" : "admin = 0");
+  std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
+  auto bind_where = [&](SqliteStatement& s) {
+    int i = 1;
+    if (!filter.name_contains.empty()) {
+      s.Bind(i++, LikeContains(filter.name_contains));
+      s.Bind(i++, LikeContains(filter.name_contains));
+    }
+    return i;
+  };
+  UserPage page;
+  ASSIGN_OR_RETURN(auto count, SqliteStatement::Prepare(db_, absl::StrCat("SELECT count(*) FROM users ", where).c_str()));
+  bind_where(count);
+  ASSIGN_OR_RETURN(page.total, One<int64_t>(count, [](const SqliteStatement& st) { return st.Int(0); }, "count"));
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, absl::StrCat(kUserColumns, where, UserOrderBy(filter), "LIMIT ? OFFSET ?").c_str()));
+  int i = bind_where(s);
+  s.Bind(i, filter.limit > 0 ? filter.limit : int64_t{-1});
+  s.Bind(i + 1, std::max<int64_t>(0, filter.offset));
+  ASSIGN_OR_RETURN(page.users, All<User>(s, ReadUser));
+  return page;
+}
+
+absl::Status SqliteStore::DeleteUserSessions(int64_t user_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "DELETE FROM user_sessions WHERE user_id = ?"));
+  s.Bind(1, user_id);
+  return s.Run();
+}
+
+// --- Experiment edits ---------------------------------------------------------------------------
+
+absl::StatusOr<Experiment> SqliteStore::PatchExperiment(int64_t id, const ExperimentPatch& patch) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> sets;
+  if (patch.name) sets.push_back("name = ?");
+  if (patch.description) sets.push_back("description = ?");
+  if (patch.notes) sets.push_back("notes = ?");
+  if (patch.labels) sets.push_back("labels = ?");
+  if (!sets.empty()) {
+    ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                                 db_, absl::StrCat("UPDATE experiments SET ", absl::StrJoin(sets, ", "),
+                                                   " WHERE id = ?")
+                                          .c_str()));
+    int i = 1;
+    if (patch.name) s.Bind(i++, *patch.name);
+    if (patch.description) s.Bind(i++, *patch.description);
+    if (patch.notes) s.Bind(i++, *patch.notes);
+    if (patch.labels) s.Bind(i++, nlohmann::json(*patch.labels).dump());
+    s.Bind(i, id);
+    RETURN_IF_ERROR(s.Run());
+  }
+  return GetExperimentLocked(id);
+}
+
+absl::Status SqliteStore::SetExperimentArchived(int64_t id, bool archived) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(Experiment e, GetExperimentLocked(id));
+  if (!IsTerminalState(e.state)) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot ", archived ? "archive" : "unarchive",
+                                                      " experiment ", id, " in non-terminal state STATE_",
+                                                      e.state, ": only finished experiments can be ",
+                                                      archived ? "archived" : "unarchived"));
+  }
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "UPDATE experiments SET archived = ? WHERE id = ?"));
+  s.Bind(1, archived ? 1 : 0).Bind(2, id);
+  return s.Run();
+}
+
+absl::Status SqliteStore::DeleteExperiment(int64_t id) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(Experiment e, GetExperimentLocked(id));
+  if (!IsTerminalState(e.state)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("experiment in non terminal state 'STATE_", e.state, "', try again later"));
+  }
+  constexpr const char* kDeletes[] = {
+      "DELETE FROM task_logs WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
+      "DELETE FROM metrics WHERE trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1)",
+      "DELETE FROM checkpoints WHERE experiment_id = ?1 OR trial_id IN "
+      "(SELECT id FROM trials WHERE experiment_id = ?1)",
+      "DELETE FROM allocations WHERE trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1)",
+      "DELETE FROM searcher_snapshots WHERE experiment_id = ?1",
+      "DELETE FROM trials WHERE experiment_id = ?1",
+      "DELETE FROM experiments WHERE id = ?1",
+  };
+  for (const char* sql : kDeletes) {
+    ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, sql));
+    s.Bind(1, id);
+    RETURN_IF_ERROR(s.Run());
+  }
+  return tx.Commit();
 }
 
 }  // namespace det::master

@@ -26,6 +26,10 @@ class SqliteStore : public Store {
   absl::StatusOr<int64_t> LookupSession(const std::string& token_hash, WallTime now) override;
   absl::Status DeleteSession(const std::string& token_hash) override;
   absl::Status SetUserPasswordHash(int64_t user_id, const std::optional<std::string>& hash) override;
+  absl::StatusOr<api::User> InsertUser(const api::User& user) override;
+  absl::StatusOr<api::User> UpdateUser(int64_t id, const UserPatch& patch) override;
+  absl::StatusOr<UserPage> ListUsers(const UserFilter& filter) override;
+  absl::Status DeleteUserSessions(int64_t user_id) override;
 
   absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
                                            const std::string& model_definition_tgz) override;
@@ -35,6 +39,9 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) override;
   absl::StatusOr<int64_t> CountExperiments(const ExperimentFilter& filter) override;
   absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) override;
+  absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) override;
+  absl::Status SetExperimentArchived(int64_t id, bool archived) override;
+  absl::Status DeleteExperiment(int64_t id) override;
   absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) override;
   absl::StatusOr<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
 
@@ -75,6 +82,8 @@ class SqliteStore : public Store {
  private:
   explicit SqliteStore(sqlite3* db) : db_(db) {}
   absl::Status Migrate();
+  absl::StatusOr<api::User> GetUserLocked(int64_t id);
+  absl::StatusOr<api::Experiment> GetExperimentLocked(int64_t id);
   absl::StatusOr<api::Trial> GetTrialLocked(const char* where, const std::string& key);
   absl::StatusOr<std::vector<int64_t>> TrialIdsLocked(int64_t experiment_id);
 

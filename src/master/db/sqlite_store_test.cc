@@ -279,5 +279,237 @@ TEST_F(SqliteStoreTest, TemplatesSurviveReopen) {
   EXPECT_EQ((*again)->GetTemplate("keep")->config_json, R"({"a":1})");
 }
 
+// --- Users -------------------------------------------------------------------------------------
+
+TEST_F(SqliteStoreTest, InsertUserAssignsIdAndRefusesDuplicates) {
+  api::User u;
+  u.username = "alice";
+  u.display_name = "Alice";
+  u.password_hash = "hash";
+  auto created = store_->InsertUser(u);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_GT(created->id, 2);
+  EXPECT_EQ(created->display_name, "Alice");
+  EXPECT_TRUE(created->active);
+  EXPECT_EQ(created->password_hash, "hash");
+  auto dup = store_->InsertUser(u);
+  EXPECT_EQ(dup.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(dup.status().message(), "user \"alice\" already exists");
+}
+
+TEST_F(SqliteStoreTest, UpdateUserChangesOnlyGivenFields) {
+  api::User u;
+  u.username = "bob";
+  auto bob = store_->InsertUser(u);
+  ASSERT_TRUE(bob.ok());
+  UserPatch p;
+  p.active = false;
+  p.display_name = "Bobby";
+  auto updated = store_->UpdateUser(bob->id, p);
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_FALSE(updated->active);
+  EXPECT_EQ(updated->display_name, "Bobby");
+  EXPECT_EQ(updated->username, "bob");
+  EXPECT_FALSE(updated->admin);
+
+  UserPatch rename;
+  rename.username = "admin";
+  EXPECT_EQ(store_->UpdateUser(bob->id, rename).status().code(), absl::StatusCode::kAlreadyExists);
+  rename.username = "robert";
+  EXPECT_EQ(store_->UpdateUser(bob->id, rename)->username, "robert");
+
+  UserPatch pw;
+  pw.password_hash = std::optional<std::string>("h2");
+  EXPECT_EQ(store_->UpdateUser(bob->id, pw)->password_hash, "h2");
+  pw.password_hash = std::optional<std::string>();
+  EXPECT_FALSE(store_->UpdateUser(bob->id, pw)->password_hash.has_value());
+
+  EXPECT_EQ(store_->UpdateUser(999, p).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, ListUsersFiltersSortsAndPages) {
+  for (const char* name : {"carol", "dave", "erin"}) {
+    api::User u;
+    u.username = name;
+    u.active = std::string(name) != "dave";
+    ASSERT_TRUE(store_->InsertUser(u).ok());
+  }
+  UserFilter all;
+  auto page = store_->ListUsers(all);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->total, 5);  // admin, determined + 3
+
+  UserFilter inactive;
+  inactive.active = false;
+  page = store_->ListUsers(inactive);
+  ASSERT_EQ(page->users.size(), 1u);
+  EXPECT_EQ(page->users[0].username, "dave");
+
+  UserFilter admins;
+  admins.admin = true;
+  EXPECT_EQ(store_->ListUsers(admins)->users.at(0).username, "admin");
+
+  UserFilter named;
+  named.name_contains = "ER";  // case-insensitive: determined, erin
+  EXPECT_EQ(store_->ListUsers(named)->total, 2);
+
+  UserFilter sorted;
+  sorted.sort = UserSort::kUsername;
+  sorted.descending = true;
+  sorted.offset = 1;
+  sorted.limit = 2;
+  page = store_->ListUsers(sorted);
+  EXPECT_EQ(page->total, 5);
+  ASSERT_EQ(page->users.size(), 2u);
+  EXPECT_EQ(page->users[0].username, "determined");  // erin, [determined, dave], carol, admin
+  EXPECT_EQ(page->users[1].username, "dave");
+}
+
+TEST_F(SqliteStoreTest, DeleteUserSessionsRevokesOnlyThatUser) {
+  auto later = std::chrono::system_clock::now() + std::chrono::hours(1);
+  ASSERT_TRUE(store_->AddSession("t1", 1, later).ok());
+  ASSERT_TRUE(store_->AddSession("t2", 2, later).ok());
+  ASSERT_TRUE(store_->DeleteUserSessions(1).ok());
+  auto now = std::chrono::system_clock::now();
+  EXPECT_EQ(store_->LookupSession("t1", now).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(store_->LookupSession("t2", now).ok());
+}
+
+// --- Experiment queries and edits --------------------------------------------------------------
+
+class ExperimentQueryTest : public SqliteStoreTest {
+ protected:
+  int64_t Add(const std::string& name, int64_t owner, const std::string& state, std::vector<std::string> labels,
+              int minutes_ago, const std::string& description = "") {
+    api::Experiment e;
+    e.name = name;
+    e.description = description;
+    e.labels = std::move(labels);
+    e.state = state;
+    e.config_json = "{}";
+    e.owner_id = owner;
+    e.job_id = "job-" + name;
+    e.start_time = std::chrono::system_clock::now() - std::chrono::minutes(minutes_ago);
+    auto id = store_->InsertExperiment(e, "tgz");
+    EXPECT_TRUE(id.ok()) << id.status();
+    return *id;
+  }
+  std::vector<int64_t> Ids(const ExperimentFilter& f) {
+    auto list = store_->ListExperiments(f);
+    EXPECT_TRUE(list.ok()) << list.status();
+    std::vector<int64_t> out;
+    for (const auto& e : *list) out.push_back(e.id);
+    return out;
+  }
+};
+
+TEST_F(ExperimentQueryTest, FiltersByStateOwnerLabelsNameAndArchived) {
+  int64_t a = Add("mnist-a", 1, "ACTIVE", {"x", "y"}, 3);
+  int64_t b = Add("mnist-b", 2, "COMPLETED", {"y"}, 2, "a Description");
+  int64_t c = Add("cifar", 2, "PAUSED", {}, 1);
+  ASSERT_TRUE(store_->SetExperimentArchived(b, true).ok());
+
+  ExperimentFilter f;
+  f.states = {"ACTIVE", "PAUSED"};
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{a, c}));
+
+  f = {};
+  f.usernames = {"determined"};
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{b, c}));
+  f.user_ids = {1};  // OR'ed with usernames
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{a, b, c}));
+
+  f = {};
+  f.labels = {"y"};
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{a, b}));
+  f.labels = {"y", "x"};  // every label must be present
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{a}));
+
+  f = {};
+  f.name_contains = "MNIST";
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{a, b}));
+  EXPECT_EQ(*store_->CountExperiments(f), 2);
+
+  f = {};
+  f.description_contains = "descr";
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{b}));
+
+  f = {};
+  f.archived = true;
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{b}));
+  f.archived = false;
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{a, c}));
+  f = {};
+  f.include_archived = false;
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{a, c}));
+}
+
+TEST_F(ExperimentQueryTest, SortsAndPages) {
+  int64_t a = Add("bravo", 2, "PAUSED", {}, 1);
+  int64_t b = Add("alpha", 1, "ACTIVE", {}, 3);
+  int64_t c = Add("charlie", 2, "COMPLETED", {}, 2);
+  ExperimentFilter f;
+  f.sort = ExperimentSort::kName;
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{b, a, c}));
+  f.sort = ExperimentSort::kStartTime;
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{b, c, a}));
+  f.descending = true;
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{a, c, b}));
+  f.sort = ExperimentSort::kUser;  // admin < determined, ties by id (descending here)
+  f.descending = false;
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{b, a, c}));
+  f.sort = ExperimentSort::kState;
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{b, c, a}));
+  f.sort = ExperimentSort::kId;
+  f.descending = true;
+  f.offset = 1;
+  f.limit = 1;
+  EXPECT_EQ(Ids(f), (std::vector<int64_t>{b}));
+  f.sort = ExperimentSort::kNumTrials;
+  f.offset = 0;
+  f.limit = 0;
+  EXPECT_EQ(Ids(f).size(), 3u);
+}
+
+TEST_F(ExperimentQueryTest, PatchChangesNameDescriptionNotesAndLabels) {
+  int64_t id = Add("old", 2, "ACTIVE", {"a"}, 1);
+  ExperimentPatch p;
+  p.name = "new";
+  p.notes = "some notes";
+  auto e = store_->PatchExperiment(id, p);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->name, "new");
+  EXPECT_EQ(e->notes, "some notes");
+  EXPECT_EQ(e->labels, (std::vector<std::string>{"a"}));
+  p = {};
+  p.labels = std::vector<std::string>{"b", "c"};
+  p.description = "d";
+  e = store_->PatchExperiment(id, p);
+  EXPECT_EQ(e->labels, (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(e->description, "d");
+  EXPECT_EQ(e->name, "new");
+  EXPECT_EQ(store_->PatchExperiment(999, p).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ExperimentQueryTest, ArchiveAndDeleteNeedATerminalState) {
+  int64_t live = Add("live", 2, "ACTIVE", {}, 1);
+  absl::Status st = store_->SetExperimentArchived(live, true);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->DeleteExperiment(live).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(store_->GetExperiment(live).ok());
+
+  int64_t trial_id = 0;
+  int64_t done = AddExperimentWithTrial(&trial_id);
+  ASSERT_TRUE(store_->UpdateExperimentState(done, "COMPLETED", std::chrono::system_clock::now(), 1.0).ok());
+  ASSERT_TRUE(store_->SetExperimentArchived(done, true).ok());
+  EXPECT_TRUE(store_->GetExperiment(done)->archived);
+  ASSERT_TRUE(store_->SetExperimentArchived(done, false).ok());
+  EXPECT_FALSE(store_->GetExperiment(done)->archived);
+  ASSERT_TRUE(store_->DeleteExperiment(done).ok());
+  EXPECT_EQ(store_->GetExperiment(done).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->GetTrial(trial_id).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->DeleteExperiment(done).code(), absl::StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace det::master

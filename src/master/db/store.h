@@ -26,12 +26,72 @@ struct Allocation {
   std::optional<int> exit_code;
 };
 
+// Experiment list order (upstream's GetExperimentsRequest.SortBy, without the SORT_BY_ prefix).
+enum class ExperimentSort {
+  kId,
+  kDescription,
+  kStartTime,
+  kEndTime,
+  kState,
+  kNumTrials,
+  kProgress,
+  kUser,
+  kName,
+  kResourcePool,
+  kCheckpointSize,
+  kCheckpointCount,
+};
+
+// All set conditions must hold. Filtering, sorting and paging happen in SQL.
 struct ExperimentFilter {
-  bool include_archived = true;
-  std::vector<std::string> usernames;  // owners; empty = anyone
-  std::vector<int64_t> user_ids;       // owners; empty = anyone
-  int64_t offset = 0;
+  bool include_archived = true;          // false = only unarchived
+  std::optional<bool> archived;          // exactly this archived flag (wins over include_archived)
+  std::vector<std::string> usernames;    // owners (OR'ed with user_ids); empty = anyone
+  std::vector<int64_t> user_ids;         // owners; empty = anyone
+  std::vector<std::string> states;       // stored form ("ACTIVE"); empty = any
+  std::vector<std::string> labels;       // the experiment has every one of them
+  std::string name_contains;             // case-insensitive substring of the name
+  std::string description_contains;     // case-insensitive substring of the description
+  ExperimentSort sort = ExperimentSort::kId;
+  bool descending = false;               // ties break by id in the same direction
+  int64_t offset = 0;                    // >= 0
   int64_t limit = 0;  // 0 = all
+};
+
+// The fields of PATCH /api/v1/experiments/{id}; unset = unchanged.
+struct ExperimentPatch {
+  std::optional<std::string> name;
+  std::optional<std::string> description;
+  std::optional<std::string> notes;
+  std::optional<std::vector<std::string>> labels;
+};
+
+// Users list order (upstream's GetUsersRequest.SortBy).
+enum class UserSort { kId, kUsername, kDisplayName, kAdmin, kActive, kModifiedTime };
+
+struct UserFilter {
+  std::string name_contains;  // case-insensitive substring of the username or display name
+  std::optional<bool> active;
+  std::optional<bool> admin;
+  UserSort sort = UserSort::kId;
+  bool descending = false;
+  int64_t offset = 0;  // >= 0
+  int64_t limit = 0;   // 0 = all
+};
+
+struct UserPage {
+  std::vector<api::User> users;
+  int64_t total = 0;  // matching users before offset/limit
+};
+
+// The fields of PatchUser; unset = unchanged.
+struct UserPatch {
+  std::optional<std::string> username;
+  std::optional<std::string> display_name;
+  std::optional<bool> admin;
+  std::optional<bool> active;
+  // Set: replaces the stored hash (inner nullopt = no password).
+  std::optional<std::optional<std::string>> password_hash;
 };
 
 // A configuration template (reference §1f): an arbitrary JSON object stored as given; it is validated
@@ -68,6 +128,13 @@ class Store {
   virtual absl::Status DeleteSession(const std::string& token_hash) = 0;
   // Replaces a user's stored password hash (bcrypt of the client-side form); nullopt = no password.
   virtual absl::Status SetUserPasswordHash(int64_t user_id, const std::optional<std::string>& hash) = 0;
+  // Creates a user (id, modified_at assigned); AlreadyExists `user "NAME" already exists`.
+  virtual absl::StatusOr<api::User> InsertUser(const api::User& user) = 0;
+  // NotFound `user ID not found`; AlreadyExists when renaming onto a taken username.
+  virtual absl::StatusOr<api::User> UpdateUser(int64_t id, const UserPatch& patch) = 0;
+  virtual absl::StatusOr<UserPage> ListUsers(const UserFilter& filter) = 0;
+  // Revokes every session of the user (deactivation, password change).
+  virtual absl::Status DeleteUserSessions(int64_t user_id) = 0;
 
   // Experiments. `experiment.id` is assigned.
   virtual absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
@@ -78,6 +145,13 @@ class Store {
   virtual absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) = 0;
   virtual absl::StatusOr<int64_t> CountExperiments(const ExperimentFilter& filter) = 0;
   virtual absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) = 0;
+  // Name, description, notes, labels; NotFound `experiment ID not found`.
+  virtual absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) = 0;
+  // Only terminal experiments (COMPLETED, CANCELED, ERROR) can be (un)archived; else FailedPrecondition.
+  virtual absl::Status SetExperimentArchived(int64_t id, bool archived) = 0;
+  // Removes a terminal experiment with its trials, allocations, metrics, checkpoint records, logs and
+  // searcher state; FailedPrecondition `experiment in non terminal state 'STATE_X', try again later`.
+  virtual absl::Status DeleteExperiment(int64_t id) = 0;
   // The experiment's searcher state (JSON text), replaced on every save; NotFound before the first.
   virtual absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) = 0;
   virtual absl::StatusOr<std::string> GetSearcherSnapshot(int64_t experiment_id) = 0;

@@ -8,6 +8,8 @@
 #include "common/base64.h"
 #include "common/status_macros.h"
 #include "master/experiment_template.h"
+#include "master/handlers/experiment_access.h"
+#include "master/handlers/experiment_query.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
@@ -119,22 +121,13 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
   });
 
   router.Add("GET", "/api/v1/experiments", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    auto offset = QueryInt(req, "offset", 0);
-    auto limit = QueryInt(req, "limit", 0);
-    if (!offset.ok()) return ReplyError(r, offset.status());
-    if (!limit.ok()) return ReplyError(r, limit.status());
-    ExperimentFilter filter;
-    filter.include_archived = req.Query("archived").value_or("") != "false";
-    filter.usernames = req.QueryAll("users");
-    for (const std::string& id : req.QueryAll("user_ids")) {
-      int64_t v = 0;
-      if (!absl::SimpleAtoi(id, &v)) return ReplyError(r, absl::InvalidArgumentError(absl::StrCat("userIds: bad id \"", id, "\"")));
-      filter.user_ids.push_back(v);
-    }
+    absl::StatusOr<ExperimentListQuery> query = ParseExperimentListQuery(req);
+    if (!query.ok()) return ReplyError(r, query.status());
+    ExperimentFilter& filter = query->filter;
     absl::StatusOr<int64_t> total = ctx.store.CountExperiments(filter);
     if (!total.ok()) return ReplyError(r, total.status());
-    filter.offset = *offset < 0 ? std::max<int64_t>(0, *total + *offset) : *offset;
-    filter.limit = *limit;
+    // A negative offset counts from the end (reference §1).
+    filter.offset = query->offset < 0 ? std::max<int64_t>(0, *total + query->offset) : query->offset;
     absl::StatusOr<std::vector<api::Experiment>> list = ctx.store.ListExperiments(filter);
     if (!list.ok()) return ReplyError(r, list.status());
     json out = json::array();
@@ -192,10 +185,73 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                  }
                  absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
                  if (!id.ok()) return ReplyError(r, id.status());
+                 if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
+                   return ReplyError(r, st);
+                 }
                  ctx.cluster.SetExperimentState(*id, target, [r](absl::Status st) {
                    if (!st.ok()) return ReplyError(r, st);
                    ReplyJson(r, json::object());
                  });
+               });
+  }
+
+  for (auto [verb, archived] : std::vector<std::pair<std::string, bool>>{{"archive", true}, {"unarchive", false}}) {
+    router.Add("POST", "/api/v1/experiments/{experiment_id}/" + verb, Access::kAuthenticated,
+               [&ctx, archived](HttpRequest& req, ResponderPtr r) {
+                 absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+                 if (!id.ok()) return ReplyError(r, id.status());
+                 if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
+                   return ReplyError(r, st);
+                 }
+                 if (absl::Status st = ctx.store.SetExperimentArchived(*id, archived); !st.ok()) {
+                   return ReplyError(r, st);
+                 }
+                 ReplyJson(r, json::object());
+               });
+  }
+
+  router.Add("DELETE", "/api/v1/experiments/{experiment_id}", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+               if (!id.ok()) return ReplyError(r, id.status());
+               if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
+                 return ReplyError(r, st);
+               }
+               if (absl::Status st = ctx.store.DeleteExperiment(*id); !st.ok()) return ReplyError(r, st);
+               ReplyJson(r, json::object());
+             });
+
+  router.Add("PATCH", "/api/v1/experiments/{experiment_id}", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+               if (!id.ok()) return ReplyError(r, id.status());
+               absl::StatusOr<json> body = JsonBody(req);
+               if (!body.ok()) return ReplyError(r, body.status());
+               absl::StatusOr<ExperimentPatch> patch = ParseExperimentPatch(*body, *id);
+               if (!patch.ok()) return ReplyError(r, patch.status());
+               if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
+                 return ReplyError(r, st);
+               }
+               absl::StatusOr<api::Experiment> e = ctx.store.PatchExperiment(*id, *patch);
+               if (!e.ok()) return ReplyError(r, e.status());
+               ReplyJson(r, {{"experiment", api::ToJson(*e)}});
+             });
+
+  // PUT / DELETE one label: idempotent; the reply lists the experiment's labels afterwards.
+  for (bool add : {true, false}) {
+    router.Add(add ? "PUT" : "DELETE", "/api/v1/experiments/{experiment_id}/labels/{label}", Access::kAuthenticated,
+               [&ctx, add](HttpRequest& req, ResponderPtr r) {
+                 absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+                 if (!id.ok()) return ReplyError(r, id.status());
+                 const std::string& label = req.path_params["label"];
+                 if (label.empty()) return ReplyError(r, absl::InvalidArgumentError("label must not be empty"));
+                 absl::StatusOr<api::Experiment> e = ExperimentForChange(ctx.store, req, *id);
+                 if (!e.ok()) return ReplyError(r, e.status());
+                 ExperimentPatch patch;
+                 patch.labels = WithLabel(e->labels, label, add);
+                 absl::StatusOr<api::Experiment> updated = ctx.store.PatchExperiment(*id, patch);
+                 if (!updated.ok()) return ReplyError(r, updated.status());
+                 ReplyJson(r, {{"labels", updated->labels}});
                });
   }
 

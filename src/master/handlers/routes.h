@@ -8,6 +8,7 @@ namespace det::master {
 
 void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx);
 void RegisterAuthRoutes(Router& router, MasterContext& ctx);
+void RegisterUserRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialReportRoutes(Router& router, MasterContext& ctx);
@@ -21,6 +22,7 @@ void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   RegisterMasterInfoRoutes(router, ctx);
   RegisterAuthRoutes(router, ctx);
+  RegisterUserRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);
   RegisterTrialRoutes(router, ctx);
   RegisterTrialReportRoutes(router, ctx);

@@ -7,6 +7,7 @@
 #include "api/types_json.h"
 #include "api/wire.h"
 #include "common/status_macros.h"
+#include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/log_stream.h"
 #include "master/handlers/routes.h"
@@ -130,6 +131,11 @@ void RegisterTrialRoutes(Router& router, MasterContext& ctx) {
     }
     absl::StatusOr<int64_t> id = PathId(req, "trial_id");
     if (!id.ok()) return ReplyError(r, id.status());
+    absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(*id);
+    if (!trial.ok()) return ReplyError(r, trial.status());
+    if (absl::Status st = ExperimentForChange(ctx.store, req, trial->experiment_id).status(); !st.ok()) {
+      return ReplyError(r, st);
+    }
     ctx.cluster.KillTrial(*id, [r](absl::Status st) {
       if (!st.ok()) return ReplyError(r, st);
       ReplyJson(r, json::object());

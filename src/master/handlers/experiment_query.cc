@@ -1,0 +1,209 @@
+#include "master/handlers/experiment_query.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "api/wire.h"
+#include "common/status_macros.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+// experimentv1.State numbers -> stored state.
+const std::map<int, std::string>& StateNumbers() {
+  static const std::map<int, std::string> m = {{1, "ACTIVE"},
+                                               {2, "PAUSED"},
+                                               {3, "STOPPING_COMPLETED"},
+                                               {4, "STOPPING_CANCELED"},
+                                               {5, "STOPPING_ERROR"},
+                                               {6, "COMPLETED"},
+                                               {7, "CANCELED"},
+                                               {8, "ERROR"},
+                                               {9, "DELETED"},
+                                               {10, "DELETING"},
+                                               {11, "DELETE_FAILED"},
+                                               {12, "STOPPING_KILLED"},
+                                               {13, "ACTIVE"},
+                                               {14, "ACTIVE"},
+                                               {15, "ACTIVE"},
+                                               {16, "ACTIVE"}};
+  return m;
+}
+
+absl::StatusOr<std::string> ParseState(const std::string& raw) {
+  int n = 0;
+  if (absl::SimpleAtoi(raw, &n)) {
+    auto it = StateNumbers().find(n);
+    if (it != StateNumbers().end()) return it->second;
+  } else {
+    absl::string_view v = raw;
+    absl::ConsumePrefix(&v, "STATE_");
+    std::string name(v);
+    if (name == "QUEUED" || name == "PULLING" || name == "STARTING" || name == "RUNNING")
+      return std::string("ACTIVE");
+    for (const auto& [num, state] : StateNumbers()) {
+      if (state == name) return name;
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat("states: unknown experiment state \"", raw, "\""));
+}
+
+absl::StatusOr<ExperimentSort> ParseSort(const std::string& raw) {
+  static const std::map<std::string, std::pair<int, ExperimentSort>> names = {
+      {"UNSPECIFIED", {0, ExperimentSort::kId}},
+      {"ID", {1, ExperimentSort::kId}},
+      {"DESCRIPTION", {2, ExperimentSort::kDescription}},
+      {"START_TIME", {4, ExperimentSort::kStartTime}},
+      {"END_TIME", {5, ExperimentSort::kEndTime}},
+      {"STATE", {6, ExperimentSort::kState}},
+      {"NUM_TRIALS", {8, ExperimentSort::kNumTrials}},
+      {"PROGRESS", {9, ExperimentSort::kProgress}},
+      {"USER", {10, ExperimentSort::kUser}},
+      {"NAME", {11, ExperimentSort::kName}},
+      // No forks, projects or experiment-level searcher metric yet: these order by id.
+      {"FORKED_FROM", {12, ExperimentSort::kId}},
+      {"RESOURCE_POOL", {13, ExperimentSort::kResourcePool}},
+      {"PROJECT_ID", {14, ExperimentSort::kId}},
+      {"CHECKPOINT_SIZE", {15, ExperimentSort::kCheckpointSize}},
+      {"CHECKPOINT_COUNT", {16, ExperimentSort::kCheckpointCount}},
+      {"SEARCHER_METRIC_VAL", {17, ExperimentSort::kId}},
+  };
+  int n = -1;
+  bool numeric = absl::SimpleAtoi(raw, &n);
+  absl::string_view v = raw;
+  absl::ConsumePrefix(&v, "SORT_BY_");
+  for (const auto& [name, entry] : names) {
+    if (numeric ? entry.first == n : name == v) return entry.second;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("sortBy: unknown sort key \"", raw,
+                   "\"; use SORT_BY_ID, SORT_BY_START_TIME, SORT_BY_END_TIME, "
+                   "SORT_BY_STATE, SORT_BY_NUM_TRIALS, SORT_BY_PROGRESS, "
+                   "SORT_BY_USER, SORT_BY_NAME, SORT_BY_DESCRIPTION, ..."));
+}
+
+absl::StatusOr<bool> ParseOrderDescending(const std::string& raw) {
+  if (raw.empty() || raw == "ORDER_BY_UNSPECIFIED" || raw == "0" || raw == "ORDER_BY_ASC" ||
+      raw == "1")
+    return false;
+  if (raw == "ORDER_BY_DESC" || raw == "2") return true;
+  return absl::InvalidArgumentError(
+      absl::StrCat("orderBy: expected ORDER_BY_ASC or ORDER_BY_DESC, got \"", raw, "\""));
+}
+
+absl::StatusOr<int64_t> QueryInt64(const HttpRequest& request, const std::string& name) {
+  std::optional<std::string> v = request.Query(name);
+  if (!v || v->empty()) return 0;
+  int64_t out = 0;
+  if (!absl::SimpleAtoi(*v, &out)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(api::ToLowerCamel(name), ": expected an integer, got \"", *v, "\""));
+  }
+  return out;
+}
+
+absl::StatusOr<std::optional<std::string>> OptionalString(const json& body,
+                                                          const std::string& name) {
+  const json* v = api::FindField(body, name);
+  if (v == nullptr || v->is_null()) return std::optional<std::string>();
+  if (!v->is_string()) return absl::InvalidArgumentError(absl::StrCat(name, ": expected a string"));
+  return std::optional<std::string>(v->get<std::string>());
+}
+
+}  // namespace
+
+absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& request) {
+  ExperimentListQuery q;
+  ExperimentFilter& f = q.filter;
+  for (const std::string& raw : request.QueryAll("states")) {
+    ASSIGN_OR_RETURN(std::string state, ParseState(raw));
+    if (std::find(f.states.begin(), f.states.end(), state) == f.states.end())
+      f.states.push_back(state);
+  }
+  f.usernames = request.QueryAll("users");
+  for (const std::string& raw : request.QueryAll("user_ids")) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(raw, &v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("userIds: expected a user id, got \"", raw, "\""));
+    }
+    f.user_ids.push_back(v);
+  }
+  f.labels = request.QueryAll("labels");
+  f.name_contains = request.Query("name").value_or("");
+  f.description_contains = request.Query("description").value_or("");
+  if (std::optional<std::string> archived = request.Query("archived");
+      archived && !archived->empty()) {
+    std::string a = absl::AsciiStrToLower(*archived);
+    if (a == "true" || a == "1") {
+      f.archived = true;
+    } else if (a == "false" || a == "0") {
+      f.archived = false;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("archived: expected true or false, got \"", *archived, "\""));
+    }
+  }
+  ASSIGN_OR_RETURN(f.sort, ParseSort(request.Query("sort_by").value_or("SORT_BY_ID")));
+  ASSIGN_OR_RETURN(f.descending, ParseOrderDescending(request.Query("order_by").value_or("")));
+  ASSIGN_OR_RETURN(q.offset, QueryInt64(request, "offset"));
+  ASSIGN_OR_RETURN(f.limit, QueryInt64(request, "limit"));
+  if (f.limit < 0)
+    return absl::InvalidArgumentError(absl::StrCat("limit: must be >= 0, got ", f.limit));
+  return q;
+}
+
+absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const json& body, int64_t experiment_id) {
+  ExperimentPatch patch;
+  if (const json* id = api::FindField(body, "id"); id != nullptr && !id->is_null()) {
+    ASSIGN_OR_RETURN(int64_t body_id, api::ReadInt64(*id, "id"));
+    if (body_id != 0 && body_id != experiment_id) {
+      return absl::InvalidArgumentError(absl::StrCat("id: the body names experiment ", body_id,
+                                                     " but the path names ", experiment_id));
+    }
+  }
+  ASSIGN_OR_RETURN(patch.name, OptionalString(body, "name"));
+  if (patch.name && absl::StripAsciiWhitespace(*patch.name).empty()) {
+    return absl::InvalidArgumentError("`name` must not be an empty string");
+  }
+  ASSIGN_OR_RETURN(patch.description, OptionalString(body, "description"));
+  ASSIGN_OR_RETURN(patch.notes, OptionalString(body, "notes"));
+  if (const json* labels = api::FindField(body, "labels");
+      labels != nullptr && !labels->is_null()) {
+    if (!labels->is_array())
+      return absl::InvalidArgumentError("labels: expected a list of strings");
+    std::vector<std::string> out;
+    for (const json& l : *labels) {
+      if (!l.is_string()) return absl::InvalidArgumentError("labels: expected a list of strings");
+      std::string label = l.get<std::string>();
+      if (std::find(out.begin(), out.end(), label) == out.end()) out.push_back(label);
+    }
+    patch.labels = std::move(out);
+  }
+  for (const char* unsupported : {"resources", "checkpoint_storage"}) {
+    if (const json* v = api::FindField(body, unsupported); v != nullptr && !v->is_null()) {
+      return absl::UnimplementedError(
+          absl::StrCat(api::ToLowerCamel(unsupported),
+                       ": changing it on an existing experiment is not supported yet"));
+    }
+  }
+  return patch;
+}
+
+std::vector<std::string> WithLabel(std::vector<std::string> labels, const std::string& label,
+                                   bool add) {
+  auto it = std::find(labels.begin(), labels.end(), label);
+  if (add && it == labels.end()) labels.push_back(label);
+  if (!add && it != labels.end()) labels.erase(it);
+  return labels;
+}
+
+}  // namespace det::master

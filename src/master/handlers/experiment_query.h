@@ -1,0 +1,36 @@
+#pragma once
+// Request parsing for the experiment list and edit endpoints (upstream's GetExperimentsRequest and
+// PatchExperiment), kept apart from the routes so it can be tested without a server.
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "master/db/store.h"
+#include "master/http/http_types.h"
+
+namespace det::master {
+
+struct ExperimentListQuery {
+  ExperimentFilter filter;  // offset left 0: the caller resolves `offset` against the total
+  int64_t offset = 0;       // as requested; negative = from the end
+};
+
+// Query parameters (both spellings): states[] (STATE_X, X or the enum number; the display-only
+// QUEUED..RUNNING mean ACTIVE), users[], userIds[], labels[], name, description, archived
+// (true/false), sortBy (SORT_BY_X or number), orderBy (ORDER_BY_ASC/DESC or number), offset, limit.
+// InvalidArgument names the parameter and the bad value.
+absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& request);
+
+// The PATCH body (the PatchExperiment message itself): name, description, notes (strings or null),
+// labels (list of strings or null). `resources` and `checkpointStorage` are not supported yet
+// (Unimplemented). An `id` in the body must match `experiment_id`.
+absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const nlohmann::json& body,
+                                                     int64_t experiment_id);
+
+// `labels` with `label` added (at the end, once) or removed.
+std::vector<std::string> WithLabel(std::vector<std::string> labels, const std::string& label,
+                                   bool add);
+
+}  // namespace det::master

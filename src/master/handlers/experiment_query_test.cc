@@ -1,0 +1,123 @@
+#include "master/handlers/experiment_query.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "master/handlers/experiment_access.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+HttpRequest WithQuery(std::multimap<std::string, std::string> query) {
+  HttpRequest r;
+  r.method = "GET";
+  r.path = "/api/v1/experiments";
+  r.query = std::move(query);
+  return r;
+}
+
+TEST(ExperimentListQueryTest, ParsesUpstreamParameters) {
+  auto q = ParseExperimentListQuery(WithQuery({{"states", "STATE_ACTIVE"},
+                                               {"states", "2"},
+                                               {"states", "STATE_RUNNING"},  // display-only: ACTIVE
+                                               {"users", "alice"},
+                                               {"userIds", "7"},
+                                               {"labels", "x"},
+                                               {"labels", "y"},
+                                               {"name", "mnist"},
+                                               {"archived", "false"},
+                                               {"sortBy", "SORT_BY_START_TIME"},
+                                               {"orderBy", "ORDER_BY_DESC"},
+                                               {"offset", "-2"},
+                                               {"limit", "5"}}));
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(q->filter.states, (std::vector<std::string>{"ACTIVE", "PAUSED"}));
+  EXPECT_EQ(q->filter.usernames, (std::vector<std::string>{"alice"}));
+  EXPECT_EQ(q->filter.user_ids, (std::vector<int64_t>{7}));
+  EXPECT_EQ(q->filter.labels, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(q->filter.name_contains, "mnist");
+  EXPECT_EQ(q->filter.archived, std::optional<bool>(false));
+  EXPECT_EQ(q->filter.sort, ExperimentSort::kStartTime);
+  EXPECT_TRUE(q->filter.descending);
+  EXPECT_EQ(q->offset, -2);
+  EXPECT_EQ(q->filter.limit, 5);
+}
+
+TEST(ExperimentListQueryTest, AcceptsSnakeCaseAndEnumNumbers) {
+  auto q = ParseExperimentListQuery(
+      WithQuery({{"sort_by", "11"}, {"order_by", "1"}, {"user_ids", "3"}}));
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(q->filter.sort, ExperimentSort::kName);
+  EXPECT_FALSE(q->filter.descending);
+  EXPECT_EQ(q->filter.user_ids, (std::vector<int64_t>{3}));
+  EXPECT_FALSE(q->filter.archived.has_value());
+}
+
+TEST(ExperimentListQueryTest, RejectsBadValuesNamingTheParameter) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"states", "STATE_BOGUS"},
+                                                        {"sortBy", "SORT_BY_COLOR"},
+                                                        {"orderBy", "sideways"},
+                                                        {"archived", "maybe"},
+                                                        {"offset", "x"},
+                                                        {"limit", "-1"},
+                                                        {"userIds", "bob"}}) {
+    auto q = ParseExperimentListQuery(WithQuery({{key, value}}));
+    ASSERT_FALSE(q.ok()) << key;
+    EXPECT_EQ(q.status().code(), absl::StatusCode::kInvalidArgument) << key;
+    EXPECT_NE(q.status().message().find(key == "userIds" ? "userIds" : key.substr(0, 4)),
+              std::string::npos)
+        << q.status();
+  }
+}
+
+TEST(ExperimentPatchTest, ParsesFieldsAndNullMeansUnchanged) {
+  auto p = ParseExperimentPatch(
+      json{{"name", "n"}, {"description", nullptr}, {"notes", "md"}, {"labels", {"a", "a", "b"}}},
+      4);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->name, "n");
+  EXPECT_FALSE(p->description.has_value());
+  EXPECT_EQ(p->notes, "md");
+  EXPECT_EQ(p->labels, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(ParseExperimentPatch(json{{"name", "  "}}, 4).ok());
+  EXPECT_FALSE(ParseExperimentPatch(json{{"labels", {1}}}, 4).ok());
+  EXPECT_FALSE(ParseExperimentPatch(json{{"id", 5}}, 4).ok());
+  EXPECT_TRUE(ParseExperimentPatch(json{{"id", 4}}, 4).ok());
+  EXPECT_EQ(ParseExperimentPatch(json{{"resources", {{"maxSlots", 2}}}}, 4).status().code(),
+            absl::StatusCode::kUnimplemented);
+}
+
+TEST(ExperimentPatchTest, WithLabelAddsOnceAndRemoves) {
+  EXPECT_EQ(WithLabel({"a"}, "b", true), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(WithLabel({"a", "b"}, "b", true), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(WithLabel({"a", "b"}, "a", false), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(WithLabel({"a"}, "z", false), (std::vector<std::string>{"a"}));
+}
+
+TEST(ExperimentAccessTest, OwnerAndAdminsMayChangeOthersMayNot) {
+  api::Experiment e;
+  e.id = 9;
+  e.owner_id = 1;
+  Principal owner{
+      .user_id = 1, .username = "admin", .admin = true, .allocation_id = "", .token = ""};
+  Principal other{
+      .user_id = 3, .username = "bob", .admin = false, .allocation_id = "", .token = ""};
+  Principal other_admin{
+      .user_id = 4, .username = "root", .admin = true, .allocation_id = "", .token = ""};
+  Principal task{.user_id = 0, .username = "", .admin = false, .allocation_id = "a.1", .token = ""};
+  EXPECT_TRUE(CheckCanModifyExperiment(owner, e).ok());
+  EXPECT_TRUE(CheckCanModifyExperiment(other_admin, e).ok());
+  absl::Status st = CheckCanModifyExperiment(other, e);
+  EXPECT_EQ(st.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(st.message(), "user bob is not the owner of experiment 9 and is not an admin");
+  EXPECT_EQ(CheckCanModifyExperiment(task, e).code(), absl::StatusCode::kPermissionDenied);
+  e.owner_id = 3;
+  EXPECT_TRUE(CheckCanModifyExperiment(other, e).ok());
+}
+
+}  // namespace
+}  // namespace det::master
