@@ -139,9 +139,10 @@ TEST(AgentConfigTest, HttpsMasterUrlEnablesTls) {
   ASSERT_TRUE(env.ok()) << env.status();
   EXPECT_TRUE(env->tls.enabled);
 
-  auto flags = Load("", {}, {{"master-url", "https://m"},
-                             {"security-tls-master-cert-name", "master.internal"},
-                             {"security-tls-skip-verify", "true"}});
+  auto flags = Load("", {},
+                    {{"master-url", "https://m"},
+                     {"security-tls-master-cert-name", "master.internal"},
+                     {"security-tls-skip-verify", "true"}});
   ASSERT_TRUE(flags.ok()) << flags.status();
   EXPECT_TRUE(flags->tls.enabled);
   EXPECT_EQ(flags->master_port, 8443);

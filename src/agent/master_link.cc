@@ -1,12 +1,16 @@
 #include "agent/master_link.h"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
 #include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
@@ -17,10 +21,6 @@
 #include <thread>
 #include <utility>
 #include <variant>
-
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include "spdlog/spdlog.h"
 
@@ -178,29 +178,27 @@ struct MasterLink::Impl {
   }
 
   void OnHandshake(const std::shared_ptr<Session>& s, beast::error_code ec) {
-    {
-      if (s != pending) return;
-      if (ec) return ConnectFailed("websocket handshake", ec);
-      pending.reset();
-      if (stopping) {
-        CloseSocket(s);
-        return;
-      }
-      session = s;
-      std::visit([](auto& ws) { ws.text(true); }, s->ws);
-      connected = true;
-      backoff = options.initial_backoff;
-      spdlog::info("connected to the master at {}://{}:{}{}", options.tls ? "wss" : "ws",
-                   options.host, options.port, options.target);
-      attempts = 0;
-      try {
-        hello = handler.hello ? handler.hello() : std::string();
-      } catch (const std::exception& e) {
-        spdlog::error("building the agent hello failed: {}", e.what());
-      }
-      Read(s);
-      Write(s);
+    if (s != pending) return;
+    if (ec) return ConnectFailed("websocket handshake", ec);
+    pending.reset();
+    if (stopping) {
+      CloseSocket(s);
+      return;
     }
+    session = s;
+    std::visit([](auto& ws) { ws.text(true); }, s->ws);
+    connected = true;
+    backoff = options.initial_backoff;
+    spdlog::info("connected to the master at {}://{}:{}{}", options.tls ? "wss" : "ws",
+                 options.host, options.port, options.target);
+    attempts = 0;
+    try {
+      hello = handler.hello ? handler.hello() : std::string();
+    } catch (const std::exception& e) {
+      spdlog::error("building the agent hello failed: {}", e.what());
+    }
+    Read(s);
+    Write(s);
   }
 
   void ConnectFailed(const char* stage, beast::error_code ec) {
@@ -236,18 +234,16 @@ struct MasterLink::Impl {
   }
 
   void OnRead(const std::shared_ptr<Session>& s, beast::error_code ec) {
-    {
-      if (s != session) return;
-      if (ec) return Lost(s, ec);
-      std::string text = beast::buffers_to_string(s->buffer.data());
-      s->buffer.consume(s->buffer.size());
-      try {
-        if (handler.on_message) handler.on_message(std::move(text));
-      } catch (const std::exception& e) {
-        spdlog::error("handling a message from the master failed: {}", e.what());
-      }
-      Read(s);
+    if (s != session) return;
+    if (ec) return Lost(s, ec);
+    std::string text = beast::buffers_to_string(s->buffer.data());
+    s->buffer.consume(s->buffer.size());
+    try {
+      if (handler.on_message) handler.on_message(std::move(text));
+    } catch (const std::exception& e) {
+      spdlog::error("handling a message from the master failed: {}", e.what());
     }
+    Read(s);
   }
 
   void Write(const std::shared_ptr<Session>& s) {
@@ -264,35 +260,33 @@ struct MasterLink::Impl {
     s->writing = true;
     std::visit(
         [&](auto& ws) {
-          ws.async_write(asio::buffer(*text), [this, s, text, is_hello](beast::error_code ec,
-                                                                        std::size_t) {
-            OnWritten(s, is_hello, ec);
-          });
+          ws.async_write(asio::buffer(*text),
+                         [this, s, text, is_hello](beast::error_code ec, std::size_t) {
+                           OnWritten(s, is_hello, ec);
+                         });
         },
         s->ws);
   }
 
   void OnWritten(const std::shared_ptr<Session>& s, bool is_hello, beast::error_code ec) {
-    {
-                        s->writing = false;
-                        if (s != session) return;
-                        if (ec) return Lost(s, ec);
-                        if (is_hello) {
-                          s->hello_written = true;
-                        } else {
-                          std::function<void()> on_written = std::move(outbox.front().on_written);
-                          outbox.pop_front();
-                          queued.fetch_sub(1);
-                          if (on_written) {
-                            try {
-                              on_written();
-                            } catch (const std::exception& e) {
-                              spdlog::error("after writing to the master: {}", e.what());
-                            }
-                          }
-                        }
-                        Write(s);
+    s->writing = false;
+    if (s != session) return;
+    if (ec) return Lost(s, ec);
+    if (is_hello) {
+      s->hello_written = true;
+    } else {
+      std::function<void()> on_written = std::move(outbox.front().on_written);
+      outbox.pop_front();
+      queued.fetch_sub(1);
+      if (on_written) {
+        try {
+          on_written();
+        } catch (const std::exception& e) {
+          spdlog::error("after writing to the master: {}", e.what());
+        }
+      }
     }
+    Write(s);
   }
 
   void Lost(const std::shared_ptr<Session>& s, beast::error_code ec) {

@@ -2,8 +2,6 @@
 // and a Beast websocket client, with certificates made by the `openssl` binary.
 #include <gtest/gtest.h>
 
-#include <utility>  // Boost 1.74 asio uses std::exchange without including it
-
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -16,6 +14,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>  // Boost 1.74 asio uses std::exchange without including it
 
 #include "absl/strings/str_cat.h"
 #include "client/rest_client.h"
@@ -37,10 +36,10 @@ class AnyoneAuthenticator : public Authenticator {
 
 // A self-signed certificate + key for `san` ("DNS:localhost,IP:127.0.0.1") in `dir`.
 void MakeCert(const fs::path& dir, const std::string& name, const std::string& san) {
-  std::string cmd = absl::StrCat(
-      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=", name, " -addext subjectAltName=",
-      san, " -keyout ", (dir / (name + ".key")).string(), " -out ", (dir / (name + ".crt")).string(),
-      " >/dev/null 2>&1");
+  std::string cmd =
+      absl::StrCat("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=", name,
+                   " -addext subjectAltName=", san, " -keyout ", (dir / (name + ".key")).string(),
+                   " -out ", (dir / (name + ".crt")).string(), " >/dev/null 2>&1");
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
@@ -58,20 +57,24 @@ class TlsServerTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    router_.Add("GET", "/api/v1/ping", Access::kPublic,
-                [](HttpRequest&, ResponderPtr r) { r->Send(JsonResponse(200, R"({"pong":true})")); });
+    router_.Add("GET", "/api/v1/ping", Access::kPublic, [](HttpRequest&, ResponderPtr r) {
+      r->Send(JsonResponse(200, R"({"pong":true})"));
+    });
     router_.Add("GET", "/api/v1/stream", Access::kPublic, [](HttpRequest&, ResponderPtr r) {
       r->BeginStream(200, "application/x-ndjson");
-      for (int i = 1; i <= 3; ++i) r->WriteChunk(absl::StrCat(R"({"result":{"n":)", i, "}}\n"), nullptr);
+      for (int i = 1; i <= 3; ++i)
+        r->WriteChunk(absl::StrCat(R"({"result":{"n":)", i, "}}\n"), nullptr);
       r->EndStream();
     });
-    server_.AddWebSocket("/echo", [](const HttpRequest&, std::shared_ptr<WebSocketConnection> conn)
-                                      -> absl::StatusOr<WebSocketHandlers> {
-      std::weak_ptr<WebSocketConnection> weak = conn;
-      return WebSocketHandlers{.on_message = [weak](std::string text) {
-        if (auto c = weak.lock()) c->Send("echo:" + text);
-      }};
-    });
+    server_.AddWebSocket(
+        "/echo",
+        [](const HttpRequest&,
+           std::shared_ptr<WebSocketConnection> conn) -> absl::StatusOr<WebSocketHandlers> {
+          std::weak_ptr<WebSocketConnection> weak = conn;
+          return WebSocketHandlers{.on_message = [weak](std::string text) {
+            if (auto c = weak.lock()) c->Send("echo:" + text);
+          }};
+        });
   }
 
   void Serve(const std::string& cert_name) {
@@ -130,7 +133,8 @@ TEST_F(TlsServerTest, UnknownCertificateIsAClearErrorAndNoverifySkipsTheCheck) {
   absl::StatusOr<nlohmann::json> r = strict.Get("/api/v1/ping");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
-  EXPECT_NE(r.status().message().find("DET_MASTER_CERT_FILE"), absl::string_view::npos) << r.status();
+  EXPECT_NE(r.status().message().find("DET_MASTER_CERT_FILE"), absl::string_view::npos)
+      << r.status();
 
   client::RestClient lax(Url(), {}, {.no_verify = true});
   EXPECT_TRUE(lax.Get("/api/v1/ping").ok());
@@ -142,7 +146,8 @@ TEST_F(TlsServerTest, PlainHttpToTheTlsPortFails) {
   absl::StatusOr<nlohmann::json> r = plain.Get("/api/v1/ping");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
-  EXPECT_NE(r.status().message().find("use an https:// URL"), absl::string_view::npos) << r.status();
+  EXPECT_NE(r.status().message().find("use an https:// URL"), absl::string_view::npos)
+      << r.status();
   // The server is still fine afterwards.
   client::RestClient good(Url(), {}, {.ca_file = Cert("local")});
   EXPECT_TRUE(good.Get("/api/v1/ping").ok());
@@ -167,8 +172,8 @@ TEST_F(TlsServerTest, WebSocketOverTls) {
   ctx.load_verify_file(Cert("local"));
   ctx.set_verify_mode(net::ssl::verify_peer);
   beast::websocket::stream<beast::ssl_stream<beast::tcp_stream>> ws(client_io, ctx);
-  beast::get_lowest_layer(ws).connect(
-      net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port_)));
+  beast::get_lowest_layer(ws).connect(net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"),
+                                                             static_cast<unsigned short>(port_)));
   beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
   ws.next_layer().handshake(net::ssl::stream_base::client);
   ws.handshake(absl::StrCat("127.0.0.1:", port_), "/echo");
@@ -186,7 +191,8 @@ TEST(TlsContextTest, BadFilesAreNamed) {
   HttpServer server(io, router, 1024);
   absl::Status missing = server.EnableTls("/nonexistent/c.pem", "/nonexistent/k.pem");
   EXPECT_EQ(missing.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(missing.message().find("security.tls.cert: /nonexistent/c.pem"), absl::string_view::npos)
+  EXPECT_NE(missing.message().find("security.tls.cert: /nonexistent/c.pem"),
+            absl::string_view::npos)
       << missing;
 
   fs::path dir = fs::temp_directory_path() / absl::StrCat("det-tls-bad-", ::getpid());

@@ -52,18 +52,18 @@ absl::StatusOr<std::shared_ptr<ssl::context>> MakeServerTlsContext(const std::st
   if (ec) return absl::InternalError(absl::StrCat("setting up TLS: ", Reason(ec)));
   context->use_certificate_chain_file(cert_file, ec);
   if (ec) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("security.tls.cert: ", cert_file, ": not a usable PEM certificate (", Reason(ec), ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "security.tls.cert: ", cert_file, ": not a usable PEM certificate (", Reason(ec), ")"));
   }
   context->use_private_key_file(key_file, ssl::context::pem, ec);
   if (ec) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("security.tls.key: ", key_file, ": not a usable PEM private key (", Reason(ec), ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "security.tls.key: ", key_file, ": not a usable PEM private key (", Reason(ec), ")"));
   }
   if (SSL_CTX_check_private_key(context->native_handle()) != 1) {
     ERR_clear_error();
-    return absl::InvalidArgumentError(absl::StrCat("security.tls.key: ", key_file,
-                                                   " does not belong to the certificate in ", cert_file));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "security.tls.key: ", key_file, " does not belong to the certificate in ", cert_file));
   }
   return context;
 }
