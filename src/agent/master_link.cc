@@ -40,7 +40,7 @@ using TlsWs = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
 struct Session {
   explicit Session(asio::io_context& ioc) : ws(std::in_place_type<PlainWs>, ioc) {}
   Session(asio::io_context& ioc, ssl::context& tls) : ws(std::in_place_type<TlsWs>, ioc, tls) {}
-  beast::tcp_stream& tcp() {
+  beast::tcp_stream& lowest() {
     return std::visit([](auto& w) -> beast::tcp_stream& { return beast::get_lowest_layer(w); }, ws);
   }
   std::variant<PlainWs, TlsWs> ws;
@@ -121,8 +121,8 @@ struct MasterLink::Impl {
                              auto s = options.tls ? std::make_shared<Session>(ioc, *tls_context)
                                                   : std::make_shared<Session>(ioc);
                              pending = s;
-                             s->tcp().expires_after(std::chrono::seconds(10));
-                             s->tcp().async_connect(
+                             s->lowest().expires_after(std::chrono::seconds(10));
+                             s->lowest().async_connect(
                                  results, [this, s](beast::error_code ec, const tcp::endpoint&) {
                                    if (s != pending) return;
                                    if (ec) return ConnectFailed("connect", ec);
@@ -157,7 +157,7 @@ struct MasterLink::Impl {
 
   void Handshake(const std::shared_ptr<Session>& s) {
     // The websocket's own timeouts take over from the TCP stream's.
-    s->tcp().expires_never();
+    s->lowest().expires_never();
     std::string host_header =
         (options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host) +
         ":" + std::to_string(options.port);
@@ -302,8 +302,8 @@ struct MasterLink::Impl {
 
   static void CloseSocket(const std::shared_ptr<Session>& s) {
     beast::error_code ignored;
-    s->tcp().socket().shutdown(tcp::socket::shutdown_both, ignored);
-    s->tcp().socket().close(ignored);
+    s->lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    s->lowest().socket().close(ignored);
   }
 
   void BeginStop() {

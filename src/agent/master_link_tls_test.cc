@@ -1,6 +1,7 @@
 // MasterLink over wss:// against a blocking TLS websocket server with a certificate made by the
 // `openssl` binary: verification against master_cert, the master_cert_name override, rejection.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>

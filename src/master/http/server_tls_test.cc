@@ -1,6 +1,7 @@
 // The master's HTTPS/WSS server against real clients: the libcurl RestClient (det, agent, harness)
 // and a Beast websocket client, with certificates made by the `openssl` binary.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
