@@ -55,20 +55,21 @@ def test_noop_experiment_completes_over_tls(tls_cluster, tmp_path):
     exp_id = int(re.search(r"Created experiment (\d+)", created.stdout).group(1))
 
     session = requests.Session()
-    session.verify = str(tls_cluster.cert)
-    token = session.post(f"{tls_cluster.master_url}/api/v1/auth/login",
+    # Per call: requests lets REQUESTS_CA_BUNDLE override a session-wide `verify`.
+    cert = str(tls_cluster.cert)
+    token = session.post(f"{tls_cluster.master_url}/api/v1/auth/login", verify=cert,
                          json={"username": "determined", "password": ""}, timeout=30).json()["token"]
     session.headers["Authorization"] = "Bearer " + token
     deadline, state = time.time() + 45, None
     while time.time() < deadline:
-        state = session.get(f"{tls_cluster.master_url}/api/v1/experiments/{exp_id}",
+        state = session.get(f"{tls_cluster.master_url}/api/v1/experiments/{exp_id}", verify=cert,
                             timeout=30).json()["experiment"]["state"]
         if state in ("STATE_COMPLETED", "STATE_ERROR", "STATE_CANCELED"):
             break
         time.sleep(0.3)
     assert state == "STATE_COMPLETED", (tls_cluster.data_dir / "agent-0.log").read_text()[-3000:]
 
-    trial = session.get(f"{tls_cluster.master_url}/api/v1/experiments/{exp_id}/trials",
+    trial = session.get(f"{tls_cluster.master_url}/api/v1/experiments/{exp_id}/trials", verify=cert,
                         timeout=30).json()["trials"][0]
     logs = tls_cluster.det("trial", "logs", str(trial["id"])).stdout
     assert "DET_USE_TLS" not in logs  # the logs arrived over HTTPS; nothing leaked into them
