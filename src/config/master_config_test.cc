@@ -345,6 +345,9 @@ telemetry: {enabled: false}
 }  // namespace
 }  // namespace det::config
 
+namespace det::config {
+namespace {
+
 TEST(MasterConfigTest, TlsMovesTheDefaultPortTo8443) {
   auto tls = Load("security: {tls: {cert: /c.pem, key: /k.pem}}\n");
   ASSERT_TRUE(tls.ok()) << tls.status();
@@ -359,3 +362,6 @@ TEST(MasterConfigTest, TlsMovesTheDefaultPortTo8443) {
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->port, 8080);
 }
+
+}  // namespace
+}  // namespace det::config
