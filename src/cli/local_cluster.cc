@@ -173,7 +173,8 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
     std::error_code abs_ec;
     cert = fs::absolute(options.master_cert, abs_ec);
     key = fs::absolute(options.master_key, abs_ec);
-    for (const auto& [flag, file] : {std::pair{"--master-cert", cert}, std::pair{"--master-key", key}}) {
+    for (const auto& [flag, file] :
+         {std::pair{"--master-cert", cert}, std::pair{"--master-key", key}}) {
       if (!fs::is_regular_file(file, abs_ec)) {
         return absl::InvalidArgumentError(absl::StrCat(flag, " ", file.string(), ": no such file"));
       }
