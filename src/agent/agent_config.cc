@@ -183,6 +183,16 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
     } else {
       cfg["master_host"] = m->host;
       cfg["master_port"] = m->port;
+      // An https:// URL means TLS, as if security.tls.enabled were set at this layer.
+      if (m->scheme == "https") {
+        json& security = cfg["security"];
+        if (security.is_null()) security = json::object();
+        if (security.is_object()) {
+          json& tls = security["tls"];
+          if (tls.is_null()) tls = json::object();
+          if (tls.is_object()) tls["enabled"] = true;
+        }
+      }
     }
     cfg.erase("master_url");
   }
@@ -198,6 +208,7 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
     }
     layered_env["DET_MASTER_HOST"] = m->host;
     layered_env["DET_MASTER_PORT"] = std::to_string(m->port);
+    if (m->scheme == "https") layered_env["DET_SECURITY_TLS_ENABLED"] = "true";
     layered_env.erase(it);
   }
   config::FlagValues layered_flags;
@@ -215,6 +226,7 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
     url_flag = true;
     layered_flags.emplace_back("master-host", m->host);
     layered_flags.emplace_back("master-port", std::to_string(m->port));
+    if (m->scheme == "https") layered_flags.emplace_back("security-tls-enabled", "true");
   }
   if (url_flag && host_flag) {
     return absl::InvalidArgumentError(

@@ -123,3 +123,36 @@ TEST(AgentConfigTest, UpstreamKeysAreAcceptedWithAWarning) {
 
 }  // namespace
 }  // namespace det::agent
+
+namespace det::agent {
+namespace {
+
+TEST(AgentConfigTest, HttpsMasterUrlEnablesTls) {
+  auto file = Load("master_url: https://m.example:9443\nsecurity: {tls: {master_cert: /ca.pem}}\n");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_TRUE(file->tls.enabled);
+  EXPECT_EQ(file->master_host, "m.example");
+  EXPECT_EQ(file->master_port, 9443);
+  EXPECT_EQ(file->tls.master_cert, "/ca.pem");
+
+  auto env = Load("", {{"DET_MASTER_URL", "https://m:1"}});
+  ASSERT_TRUE(env.ok()) << env.status();
+  EXPECT_TRUE(env->tls.enabled);
+
+  auto flags = Load("", {},
+                    {{"master-url", "https://m"},
+                     {"security-tls-master-cert-name", "master.internal"},
+                     {"security-tls-skip-verify", "true"}});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_TRUE(flags->tls.enabled);
+  EXPECT_EQ(flags->master_port, 8443);
+  EXPECT_EQ(flags->tls.master_cert_name, "master.internal");
+  EXPECT_TRUE(flags->tls.skip_verify);
+
+  auto plain = Load("", {}, {{"master-url", "http://m:1"}});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->tls.enabled);
+}
+
+}  // namespace
+}  // namespace det::agent

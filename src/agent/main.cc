@@ -80,17 +80,26 @@ int main(int argc, char** argv) {
                  std::string(options.status().message()).c_str());
     return 2;
   }
-  if (options->tls.enabled) {
-    std::fprintf(stderr,
-                 "determined-agent: security.tls.enabled: TLS is not supported by this build; the "
-                 "master serves plain HTTP\n");
-    return 2;
-  }
   std::string agent_id = options->agent_id;
   const int slots = options->slots;
   const std::string& resource_pool = options->resource_pool;
   std::string work_dir = options->work_dir;
-  det::agent::MasterUrl master{.scheme = "http", .host = options->master_host, .port = options->master_port};
+  const det::agent::AgentTlsConfig& tls = options->tls;
+  det::agent::MasterUrl master{.scheme = tls.enabled ? "https" : "http",
+                               .host = options->master_host,
+                               .port = options->master_port};
+  std::string master_cert;  // absolute, so tasks find it from their own directories
+  if (!tls.master_cert.empty()) {
+    std::error_code cert_ec;
+    master_cert = std::filesystem::absolute(tls.master_cert, cert_ec).lexically_normal().string();
+    if (cert_ec || !std::filesystem::is_regular_file(master_cert, cert_ec)) {
+      std::fprintf(stderr, "determined-agent: security.tls.master_cert %s: no such file\n",
+                   tls.master_cert.c_str());
+      return 2;
+    }
+  }
+  const det::client::TlsOptions client_tls{
+      .ca_file = master_cert, .cert_name = tls.master_cert_name, .no_verify = tls.skip_verify};
   det::agent::MasterUrl container_master = master;
   if (!options->container_master_host.empty()) container_master.host = options->container_master_host;
   if (options->container_master_port != 0) container_master.port = options->container_master_port;
@@ -127,11 +136,18 @@ int main(int argc, char** argv) {
   config.slots = slots;
   config.work_dir = work_path;
   config.env = det::agent::AgentEnvironmentFromProcess(container_master, agent_id);
+  config.env.master_cert_file = master_cert;
+  config.env.master_cert_name = tls.master_cert_name;
+  config.env.skip_verify = tls.skip_verify;
   const std::string http_url = master.HttpUrl();
 
   det::agent::MasterLink::Options link_options;
   link_options.host = master.host;
   link_options.port = master.port;
+  link_options.tls = tls.enabled;
+  link_options.ca_file = master_cert;
+  link_options.cert_name = tls.master_cert_name;
+  link_options.skip_verify = tls.skip_verify;
   link_options.target =
       absl::StrCat("/agents?id=", det::client::UrlEncode(agent_id),
                    "&resource_pool=", det::client::UrlEncode(resource_pool),
@@ -143,14 +159,15 @@ int main(int argc, char** argv) {
   deps.send = [&link](const det::api::AgentMessage& msg, std::function<void()> on_written) {
     link.Send(det::api::Encode(msg), std::move(on_written));
   };
-  deps.make_log_sink = [http_url](const det::api::StartTask& task,
-                                  const det::agent::LogMetadata& meta) {
-    return std::make_unique<det::agent::RestLogSink>(http_url, task.session_token, meta);
+  deps.make_log_sink = [http_url, client_tls](const det::api::StartTask& task,
+                                              const det::agent::LogMetadata& meta) {
+    return std::make_unique<det::agent::RestLogSink>(http_url, task.session_token, meta,
+                                                     client_tls);
   };
-  deps.download_context = [http_url](const det::api::StartTask& task,
-                                     const std::filesystem::path& dest) {
-    det::client::RestClient client(http_url,
-                                   {.user_token = "", .allocation_token = task.session_token});
+  deps.download_context = [http_url, client_tls](const det::api::StartTask& task,
+                                                 const std::filesystem::path& dest) {
+    det::client::RestClient client(
+        http_url, {.user_token = "", .allocation_token = task.session_token}, client_tls);
     client.set_timeout_seconds(300);
     return det::agent::DownloadContext(client, task.task_id, dest);
   };

@@ -22,6 +22,13 @@ class MasterLink {
     std::string host;  // as given to the resolver; an IPv6 literal without brackets
     int port = 8080;
     std::string target;  // request target, e.g. "/agents?id=a1&resource_pool=default"
+    // wss:// instead of ws://. The master's certificate is verified against `ca_file` (PEM), or
+    // the system CAs when empty, and must carry `cert_name`, or `host` when empty; `skip_verify`
+    // accepts any certificate.
+    bool tls = false;
+    std::string ca_file;
+    std::string cert_name;
+    bool skip_verify = false;
     std::chrono::milliseconds initial_backoff{500};
     std::chrono::milliseconds max_backoff{5000};
     // A connection that carries nothing (not even a pong) for this long is considered dead.
@@ -40,7 +47,8 @@ class MasterLink {
   MasterLink(const MasterLink&) = delete;
   MasterLink& operator=(const MasterLink&) = delete;
 
-  // Starts connecting in the background. Call once.
+  // Starts connecting in the background. Call once. A TLS setup problem (an unreadable ca_file)
+  // is logged and retried like a failed connection.
   void Start(Handler handler);
   // Queues a text message; `on_written` (if any) is called on the link thread once it was written
   // to a connection. Thread-safe, never blocks. Ignored after Stop().

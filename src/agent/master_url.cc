@@ -23,15 +23,14 @@ absl::StatusOr<MasterUrl> ParseMasterUrl(const std::string& text) {
   } else {
     url.scheme = "http";
   }
-  if (url.scheme == "https" || url.scheme == "wss") {
-    return absl::UnimplementedError(absl::StrCat(
-        "--master-url ", text, ": TLS is not supported by the agent yet; use http://HOST:PORT"));
-  }
   if (url.scheme == "ws") url.scheme = "http";
-  if (url.scheme != "http") {
-    return absl::InvalidArgumentError(absl::StrCat("--master-url ", text, ": unknown scheme \"",
-                                                   url.scheme, "\"; use http://HOST:PORT"));
+  if (url.scheme == "wss") url.scheme = "https";
+  if (url.scheme != "http" && url.scheme != "https") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--master-url ", text, ": unknown scheme \"", url.scheme,
+                     "\"; use http://HOST:PORT or https://HOST:PORT"));
   }
+  if (url.scheme == "https") url.port = 8443;
   while (!rest.empty() && rest.back() == '/') rest.pop_back();
   if (rest.find('/') != std::string::npos) {
     return absl::InvalidArgumentError(

@@ -18,6 +18,16 @@ TEST(MasterUrlTest, BareHostPortAndDefaultPort) {
   EXPECT_EQ(ParseMasterUrl("http://master")->port, 8080);
 }
 
+TEST(MasterUrlTest, HttpsAndWss) {
+  absl::StatusOr<MasterUrl> url = ParseMasterUrl("https://m:9443");
+  ASSERT_TRUE(url.ok()) << url.status();
+  EXPECT_EQ(url->scheme, "https");
+  EXPECT_EQ(url->HttpUrl(), "https://m:9443");
+  EXPECT_EQ(ParseMasterUrl("https://m")->port, 8443);
+  EXPECT_EQ(ParseMasterUrl("wss://m:1")->HttpUrl(), "https://m:1");
+  EXPECT_EQ(ParseMasterUrl("ws://m:1")->HttpUrl(), "http://m:1");
+}
+
 TEST(MasterUrlTest, Ipv6) {
   absl::StatusOr<MasterUrl> url = ParseMasterUrl("http://[::1]:8080");
   ASSERT_TRUE(url.ok()) << url.status();
@@ -26,7 +36,6 @@ TEST(MasterUrlTest, Ipv6) {
 }
 
 TEST(MasterUrlTest, RejectsBadInput) {
-  EXPECT_FALSE(ParseMasterUrl("https://m:8080").ok());
   EXPECT_FALSE(ParseMasterUrl("ftp://m:8080").ok());
   EXPECT_FALSE(ParseMasterUrl("http://m:99999").ok());
   EXPECT_FALSE(ParseMasterUrl("http://m:8080/api").ok());

@@ -25,11 +25,13 @@ std::string EncodeLogBatch(const LogMetadata& meta, const std::vector<LogLine>& 
   return DumpJson(body);
 }
 
-RestLogSink::RestLogSink(std::string master_url, std::string allocation_token, LogMetadata meta)
+RestLogSink::RestLogSink(std::string master_url, std::string allocation_token, LogMetadata meta,
+                         client::TlsOptions tls)
     : meta_(std::move(meta)),
       client_(
           std::move(master_url),
-          client::Credentials{.user_token = "", .allocation_token = std::move(allocation_token)}) {
+          client::Credentials{.user_token = "", .allocation_token = std::move(allocation_token)},
+          std::move(tls)) {
   client_.set_timeout_seconds(30);
 }
 

@@ -16,7 +16,8 @@ std::string EncodeLogBatch(const LogMetadata& meta, const std::vector<LogLine>& 
 
 class RestLogSink : public LogSink {
  public:
-  RestLogSink(std::string master_url, std::string allocation_token, LogMetadata meta);
+  RestLogSink(std::string master_url, std::string allocation_token, LogMetadata meta,
+              client::TlsOptions tls = {});
   absl::Status Post(const std::vector<LogLine>& lines) override;
 
  private:

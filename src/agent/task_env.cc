@@ -46,6 +46,16 @@ std::map<std::string, std::string> BuildTaskEnv(const api::StartTask& task,
   env["DET_MASTER_HOST"] = agent.master.host;
   env["DET_MASTER_ADDR"] = agent.master.host;
   env["DET_MASTER_PORT"] = std::to_string(agent.master.port);
+  const bool tls = agent.master.scheme == "https";
+  env["DET_USE_TLS"] = tls ? "true" : "false";
+  env.erase("DET_MASTER_CERT_FILE");
+  env.erase("DET_MASTER_CERT_NAME");
+  if (tls && agent.skip_verify) {
+    env["DET_MASTER_CERT_FILE"] = "noverify";
+  } else if (tls && !agent.master_cert_file.empty()) {
+    env["DET_MASTER_CERT_FILE"] = agent.master_cert_file;
+  }
+  if (tls && !agent.master_cert_name.empty()) env["DET_MASTER_CERT_NAME"] = agent.master_cert_name;
   env["DET_AGENT_ID"] = agent.agent_id;
   env["DET_SLOT_IDS"] = absl::StrCat("[", absl::StrJoin(task.slot_ids, ","), "]");
   env["DET_WORKDIR"] = task_dir.string();

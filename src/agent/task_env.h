@@ -13,7 +13,12 @@ namespace det::agent {
 
 // What the agent contributes to every task's environment; fixed for the agent's lifetime.
 struct AgentEnvironment {
-  MasterUrl master;
+  MasterUrl master;  // https: the task gets DET_USE_TLS=true and the certificate settings below
+  // The master's certificate (or CA) file as an absolute path, passed as DET_MASTER_CERT_FILE
+  // (tasks run on this host, so they can read it where it is); "" = the system CAs.
+  std::string master_cert_file;
+  std::string master_cert_name;  // DET_MASTER_CERT_NAME when not empty
+  bool skip_verify = false;      // DET_MASTER_CERT_FILE=noverify
   std::string agent_id;
   // BIN_DIR/../python, absolute and canonical: holds the `determined` package and its pybind11
   // module.

@@ -54,6 +54,26 @@ TEST(TaskEnvTest, NoTrailingColonWithoutAgentPath) {
   EXPECT_EQ(env["PATH"], "/usr/bin:/bin:/usr/sbin:/sbin");
 }
 
+TEST(TaskEnvTest, TlsMasterGivesTasksTheCertificate) {
+  AgentEnvironment agent = TestAgent();
+  api::StartTask task;
+  task.env = {{"DET_USE_TLS", "false"}, {"DET_MASTER_CERT_FILE", "/wrong"}};
+  EXPECT_EQ(BuildTaskEnv(task, agent, "/w")["DET_USE_TLS"], "false");
+  EXPECT_EQ(BuildTaskEnv(task, agent, "/w").count("DET_MASTER_CERT_FILE"), 0u);
+
+  agent.master = *ParseMasterUrl("https://10.0.0.5:8443");
+  agent.master_cert_file = "/etc/det/master.crt";
+  agent.master_cert_name = "master.internal";
+  auto env = BuildTaskEnv(task, agent, "/w");
+  EXPECT_EQ(env["DET_MASTER"], "https://10.0.0.5:8443");
+  EXPECT_EQ(env["DET_USE_TLS"], "true");
+  EXPECT_EQ(env["DET_MASTER_CERT_FILE"], "/etc/det/master.crt");
+  EXPECT_EQ(env["DET_MASTER_CERT_NAME"], "master.internal");
+
+  agent.skip_verify = true;
+  EXPECT_EQ(BuildTaskEnv(task, agent, "/w")["DET_MASTER_CERT_FILE"], "noverify");
+}
+
 TEST(TaskEnvTest, PythonDirFromProcessIsAbsolute) {
   AgentEnvironment agent = AgentEnvironmentFromProcess(*ParseMasterUrl("http://m:1"), "a");
   EXPECT_TRUE(agent.python_dir.is_absolute());

@@ -22,12 +22,22 @@ void AddDeployCommands(CLI::App& det, CommandContext& ctx) {
   auto up_dir = std::make_shared<std::string>();
   up->add_option("--agents", up_opts->agents, "number of agents to start")->capture_default_str();
   up->add_option("--slots", up_opts->slots, "CPU slots per agent")->capture_default_str();
-  up->add_option("--master-port", up_opts->master_port, "port for the master (0: any free port)")
-      ->capture_default_str();
+  CLI::Option* port_opt =
+      up->add_option("--master-port", up_opts->master_port,
+                     "port for the master (0: any free port; default 8080, 8443 with TLS)");
+  auto up_cert = std::make_shared<std::string>();
+  auto up_key = std::make_shared<std::string>();
+  up->add_option("--master-cert", *up_cert,
+                 "serve HTTPS with this PEM certificate (it must name 127.0.0.1); needs "
+                 "--master-key");
+  up->add_option("--master-key", *up_key, "the PEM private key of --master-cert");
   up->add_option("--data-dir", *up_dir,
                  "where the master keeps its database, logs and checkpoints (default: "
                  "$DET_LOCAL_DATA_DIR, else ~/.local/share/determined-cpp/local)");
-  up->callback([&ctx, up_opts, up_dir] {
+  up->callback([&ctx, up_opts, up_dir, up_cert, up_key, port_opt] {
+    up_opts->master_cert = *up_cert;
+    up_opts->master_key = *up_key;
+    if (port_opt->count() == 0 && !up_cert->empty()) up_opts->master_port = 8443;
     ctx.action = [up_opts, up_dir]() -> absl::StatusOr<int> {
       up_opts->data_dir = up_dir->empty() ? DefaultLocalDataDir() : std::filesystem::path(*up_dir);
       up_opts->data_dir = std::filesystem::absolute(up_opts->data_dir);

@@ -164,6 +164,22 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
   if (options.master_port < 0 || options.master_port > 65535) {
     return absl::InvalidArgumentError("--master-port must be between 0 and 65535");
   }
+  if (options.master_cert.empty() != options.master_key.empty()) {
+    return absl::InvalidArgumentError("--master-cert and --master-key must be given together");
+  }
+  const bool tls = !options.master_cert.empty();
+  fs::path cert, key;
+  if (tls) {
+    std::error_code abs_ec;
+    cert = fs::absolute(options.master_cert, abs_ec);
+    key = fs::absolute(options.master_key, abs_ec);
+    for (const auto& [flag, file] :
+         {std::pair{"--master-cert", cert}, std::pair{"--master-key", key}}) {
+      if (!fs::is_regular_file(file, abs_ec)) {
+        return absl::InvalidArgumentError(absl::StrCat(flag, " ", file.string(), ": no such file"));
+      }
+    }
+  }
   const fs::path& dir = options.data_dir;
   if (absl::Status s = MakeDirs(dir); !s.ok()) return s;
 
@@ -193,10 +209,14 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
   const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
   std::vector<Started> started;
   fs::path master_log = dir / "master.log";
-  absl::StatusOr<pid_t> master =
-      SpawnDaemon({master_bin.string(), "--data-dir", dir.string(), "--host", "127.0.0.1", "--port",
-                   std::to_string(options.master_port), "--port-file", (dir / kPortFile).string()},
-                  master_log);
+  std::vector<std::string> master_args = {
+      master_bin.string(), "--data-dir",  dir.string(), "--host", "127.0.0.1", "--port",
+      std::to_string(options.master_port), "--port-file", (dir / kPortFile).string()};
+  if (tls) {
+    master_args.insert(master_args.end(),
+                       {"--security-tls-cert", cert.string(), "--security-tls-key", key.string()});
+  }
+  absl::StatusOr<pid_t> master = SpawnDaemon(master_args, master_log);
   if (!master.ok()) return master.status();
   started.push_back({"master", *master, master_log});
 
@@ -219,22 +239,25 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  const std::string url = absl::StrCat("http://127.0.0.1:", port);
+  const std::string url = absl::StrCat(tls ? "https" : "http", "://127.0.0.1:", port);
 
   for (int i = 0; i < options.agents; ++i) {
     std::string id = absl::StrCat("agent-", i);
     fs::path work = dir / id;
     if (absl::Status s = MakeDirs(work); !s.ok()) return Abort(started, s);
     fs::path log = dir / (id + ".log");
-    absl::StatusOr<pid_t> agent =
-        SpawnDaemon({agent_bin.string(), "--master-url", url, "--id", id, "--slots",
-                     std::to_string(options.slots), "--work-dir", work.string()},
-                    log);
+    std::vector<std::string> agent_args = {agent_bin.string(), "--master-url", url, "--id", id,
+                                           "--slots", std::to_string(options.slots),
+                                           "--work-dir", work.string()};
+    if (tls) agent_args.insert(agent_args.end(), {"--security-tls-master-cert", cert.string()});
+    absl::StatusOr<pid_t> agent = SpawnDaemon(agent_args, log);
     if (!agent.ok()) return Abort(started, agent.status());
     started.push_back({id, *agent, log});
   }
 
-  client::RestClient client(url);
+  client::RestClient client(url, {},
+                            tls ? client::TlsOptions{.ca_file = cert.string()}
+                                : client::TlsOptions::FromEnvironment());
   client.set_timeout_seconds(10);
   bool logged_in = false;
   int connected = 0;
@@ -275,6 +298,7 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
       << (options.slots == 1 ? "" : "s") << " each\n";
   out << "Data and logs: " << dir.string() << "\n";
   out << "Use it with:   export DET_MASTER=" << url << "\n";
+  if (tls) out << "               export DET_MASTER_CERT_FILE=" << cert.string() << "\n";
   out << "Stop it with:  det deploy local cluster-down --data-dir " << dir.string() << "\n";
   return 0;
 }

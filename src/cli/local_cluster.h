@@ -2,6 +2,7 @@
 // `det deploy local cluster-up|cluster-down`: a master and N agents as local background processes,
 // started from the directory `det` lives in, recorded in DATA_DIR/cluster.json:
 //   {"master_url": "http://127.0.0.1:8080", "master_pid": 123, "agent_pids": [124]}
+// (https://127.0.0.1:PORT when started with a TLS certificate).
 #include <sys/types.h>
 
 #include <filesystem>
@@ -34,6 +35,10 @@ struct ClusterUpOptions {
   int agents = 1;
   int slots = 2;
   int master_port = 8080;  // 0: any free port
+  // Both or neither: the master serves HTTPS/WSS with this PEM certificate and key; the agents and
+  // det verify it against the certificate (so it must name 127.0.0.1, where the master listens).
+  std::filesystem::path master_cert;
+  std::filesystem::path master_key;
   std::filesystem::path data_dir;
   std::filesystem::path bin_dir;  // holds determined-master and determined-agent
   int timeout_seconds = 60;

@@ -1,7 +1,10 @@
 #include "client/rest_client.h"
 
 #include <curl/curl.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -57,8 +60,35 @@ int AbortWhenCancelled(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl
   return static_cast<std::atomic<bool>*>(cancelled)->load() ? 1 : 0;
 }
 
-// Applies what every call shares: cancellation, timeouts, no signals.
-void SetCommonOptions(CURL* curl, std::atomic<bool>* cancelled, long timeout_seconds) {
+// CURLOPT_SSL_CTX_FUNCTION (OpenSSL backend): makes OpenSSL's chain verification also require the
+// name in `name` (a C string), which stands in for the URL's host. curl's own host check is off then.
+CURLcode RequireCertName(CURL*, void* ssl_ctx, void* name) {
+  const char* n = static_cast<const char*>(name);
+  X509_VERIFY_PARAM* param = SSL_CTX_get0_param(static_cast<SSL_CTX*>(ssl_ctx));
+  // An IP address must match an IP SAN; anything else is a DNS name.
+  if (X509_VERIFY_PARAM_set1_ip_asc(param, n) != 1) {
+    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    if (X509_VERIFY_PARAM_set1_host(param, n, 0) != 1) return CURLE_SSL_CERTPROBLEM;
+  }
+  return CURLE_OK;
+}
+
+// Applies what every call shares: cancellation, timeouts, no signals, TLS verification.
+void SetCommonOptions(CURL* curl, std::atomic<bool>* cancelled, long timeout_seconds,
+                      const TlsOptions& tls, char* errbuf) {
+  errbuf[0] = '\0';
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+  if (tls.no_verify) {
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+  } else {
+    if (!tls.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls.ca_file.c_str());
+    if (!tls.cert_name.empty()) {
+      curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+      curl_easy_setopt(curl, CURLOPT_SSL_CTX_FUNCTION, RequireCertName);
+      curl_easy_setopt(curl, CURLOPT_SSL_CTX_DATA, const_cast<char*>(tls.cert_name.c_str()));
+    }
+  }
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeout_seconds);
@@ -67,12 +97,25 @@ void SetCommonOptions(CURL* curl, std::atomic<bool>* cancelled, long timeout_sec
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, cancelled);
 }
 
-absl::Status TransportError(CURLcode rc, const std::string& master_url) {
+absl::Status TransportError(CURLcode rc, const std::string& master_url, const char* errbuf) {
   if (rc == CURLE_ABORTED_BY_CALLBACK) return absl::CancelledError("the call to the master was cancelled");
   if (rc == CURLE_OPERATION_TIMEDOUT) {
     return absl::DeadlineExceededError(absl::StrCat("the master at ", master_url, " did not answer in time"));
   }
-  return absl::UnavailableError(absl::StrCat("cannot reach the master at ", master_url, ": ", curl_easy_strerror(rc)));
+  std::string detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
+  if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot verify the TLS certificate of the master at ", master_url, ": ", detail,
+        "; set DET_MASTER_CERT_FILE to the master's certificate (or its CA) file, DET_MASTER_CERT_NAME "
+        "to the name in it, or DET_MASTER_CERT_FILE=noverify to skip verification"));
+  }
+  std::string hint;
+  if (rc == CURLE_GOT_NOTHING && absl::StartsWith(master_url, "http://")) {
+    hint = " (if the master serves HTTPS, use an https:// URL)";
+  } else if (rc == CURLE_SSL_CONNECT_ERROR && absl::StartsWith(master_url, "https://")) {
+    hint = " (if the master serves plain HTTP, use an http:// URL)";
+  }
+  return absl::UnavailableError(absl::StrCat("cannot reach the master at ", master_url, ": ", detail, hint));
 }
 
 }  // namespace
@@ -92,8 +135,21 @@ std::string UrlEncode(std::string_view s) {
   return out;
 }
 
-RestClient::RestClient(std::string master_url, Credentials credentials)
-    : master_url_(std::move(master_url)), credentials_(std::move(credentials)) {
+TlsOptions TlsOptions::FromEnvironment() {
+  TlsOptions tls;
+  if (const char* file = std::getenv("DET_MASTER_CERT_FILE"); file != nullptr && *file != '\0') {
+    if (std::string_view(file) == "noverify") {
+      tls.no_verify = true;
+    } else {
+      tls.ca_file = file;
+    }
+  }
+  if (const char* name = std::getenv("DET_MASTER_CERT_NAME"); name != nullptr) tls.cert_name = name;
+  return tls;
+}
+
+RestClient::RestClient(std::string master_url, Credentials credentials, TlsOptions tls)
+    : master_url_(std::move(master_url)), credentials_(std::move(credentials)), tls_(std::move(tls)) {
   GlobalInitOnce();
   if (!absl::StartsWith(master_url_, "http://") && !absl::StartsWith(master_url_, "https://")) {
     master_url_ = "http://" + master_url_;
@@ -123,7 +179,8 @@ absl::StatusOr<RawResponse> RestClient::Send(std::string_view method, std::strin
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method_str.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
-  SetCommonOptions(curl, &cancelled_, timeout_seconds_);
+  char errbuf[CURL_ERROR_SIZE];
+  SetCommonOptions(curl, &cancelled_, timeout_seconds_, tls_, errbuf);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendToString);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp.body);
   if (method != "GET" && method != "DELETE") {
@@ -131,7 +188,8 @@ absl::StatusOr<RawResponse> RestClient::Send(std::string_view method, std::strin
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_str.size()));
   }
   CURLcode rc = curl_easy_perform(curl);
-  if (rc != CURLE_OK) return TransportError(rc, master_url_);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);  // errbuf dies with this call
+  if (rc != CURLE_OK) return TransportError(rc, master_url_, errbuf);
   long code = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
   resp.status = static_cast<int>(code);
@@ -200,10 +258,12 @@ absl::Status RestClient::Stream(std::string_view path,
   };
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
-  SetCommonOptions(curl, &cancelled_, 0L);  // streams (log follow) may last as long as the task
+  char errbuf[CURL_ERROR_SIZE];
+  SetCommonOptions(curl, &cancelled_, 0L, tls_, errbuf);  // streams (log follow) may last as long as the task
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, SplitLines);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &splitter);
   CURLcode rc = curl_easy_perform(curl);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);  // errbuf dies with this call
   if (!splitter.pending.empty() && !splitter.stopped) {
     std::string rest = std::move(splitter.pending);
     splitter.on_line(rest);
@@ -212,7 +272,7 @@ absl::Status RestClient::Stream(std::string_view path,
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
   if (code >= 300) return api::StatusFromErrorResponse(static_cast<int>(code), error_body);
   if (!stream_status.ok()) return stream_status;
-  if (rc != CURLE_OK && !splitter.stopped) return TransportError(rc, master_url_);
+  if (rc != CURLE_OK && !splitter.stopped) return TransportError(rc, master_url_, errbuf);
   return absl::OkStatus();
 }
 

@@ -19,6 +19,17 @@ struct Credentials {
   std::string allocation_token;  // sent as "Grpc-Metadata-x-allocation-token: Bearer <token>"
 };
 
+// How to check the master's certificate on an https:// URL (ignored for http://).
+struct TlsOptions {
+  std::string ca_file;     // PEM file with the master's certificate or its CA; "" = the system CAs
+  std::string cert_name;   // the name the certificate must carry; "" = the URL's host
+  bool no_verify = false;  // accept any certificate (upstream: DET_MASTER_CERT_FILE=noverify)
+
+  // What upstream's clients read: DET_MASTER_CERT_FILE (a PEM file, or "noverify") and
+  // DET_MASTER_CERT_NAME.
+  static TlsOptions FromEnvironment();
+};
+
 struct RawResponse {
   int status = 0;
   std::string body;
@@ -26,8 +37,11 @@ struct RawResponse {
 
 class RestClient {
  public:
-  // `master_url` like "http://127.0.0.1:8080" (a bare "host:port" gets "http://").
-  explicit RestClient(std::string master_url, Credentials credentials = {});
+  // `master_url` like "http://127.0.0.1:8080" or "https://master:8443" (a bare "host:port" gets
+  // "http://"). `tls` applies to https URLs; by default it comes from the environment, like
+  // upstream's CLI and harness (TlsOptions::FromEnvironment).
+  explicit RestClient(std::string master_url, Credentials credentials = {},
+                      TlsOptions tls = TlsOptions::FromEnvironment());
   ~RestClient();
   RestClient(const RestClient&) = delete;
   RestClient& operator=(const RestClient&) = delete;
@@ -40,7 +54,8 @@ class RestClient {
   void Cancel() { cancelled_ = true; }
 
   // JSON calls: non-2xx responses become the Status the gateway error body stands for; transport
-  // failures become Unavailable naming the master URL.
+  // failures become Unavailable naming the master URL, except a certificate that fails
+  // verification: FailedPrecondition naming DET_MASTER_CERT_FILE (retrying will not help).
   absl::StatusOr<nlohmann::json> Get(std::string_view path);
   absl::StatusOr<nlohmann::json> Post(std::string_view path, const nlohmann::json& body);
   absl::StatusOr<nlohmann::json> Patch(std::string_view path, const nlohmann::json& body);
@@ -58,6 +73,7 @@ class RestClient {
 
   std::string master_url_;
   Credentials credentials_;
+  TlsOptions tls_;
   long timeout_seconds_ = 60;
   std::atomic<bool> cancelled_{false};
   void* curl_;  // CURL*, kept out of the header

@@ -703,7 +703,9 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
       std::filesystem::absolute(data_dir.empty() ? "." : data_dir).lexically_normal().string();
   if (out.data_dir.size() > 1 && out.data_dir.back() == '/') out.data_dir.pop_back();
   out.host = top.String("host", "0.0.0.0");
+  // Upstream: 8080, or 8443 when security.tls is configured (checked below, once it is parsed).
   out.port = static_cast<int>(top.Int("port", 8080, 0, 65535));
+  const bool port_given = top.Has("port");
   out.cluster_name = top.String("cluster_name", "determined");
   out.tensorboard_timeout = static_cast<int>(top.Int("tensorboard_timeout", 300, 0, INT32_MAX));
   eff.update({{"config_file", out.config_file},
@@ -721,6 +723,10 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
 
   ParseDb(top.Get("db"), out.data_dir, out, eff, p);
   ParseSecurity(top.Get("security"), out, eff, p);
+  if (!port_given && out.security.tls_enabled()) {
+    out.port = 8443;
+    eff["port"] = out.port;
+  }
 
   json storage =
       top.Has("checkpoint_storage")

@@ -1,14 +1,14 @@
 #pragma once
 // The master's configuration (reference §4.1-4.3): a YAML file (`--config-file`), overridden by
 // `DET_<FLAG>` environment variables, overridden by flags. Parsing, defaults and validation only;
-// main() decides what this build can run (it refuses db.type postgres and TLS, for example).
+// main() decides what this build can run (it refuses db.type postgres, for example).
 //
 // Departures from upstream 0.38, each deliberate:
 //  - our own keys: `data_dir` (default /var/lib/determined), `host` (bind address, 0.0.0.0),
 //    `db.type` (sqlite, the default, or postgres) and `db.path` (default <data_dir>/determined.db);
 //    a `db` block with postgres fields (host, user, name, password) and no `type` means postgres;
 //  - `port: 0` means "any free port" (upstream: 8080), because tests and `det deploy local` use it;
-//    an absent port means 8080;
+//    an absent port means 8080, or 8443 when security.tls is set (as upstream);
 //  - `cluster_name` defaults to "determined" (what this master has always reported);
 //  - checkpoint_storage defaults to {type: shared_fs, host_path: <data_dir>/checkpoints};
 //  - the round_robin and fair_share schedulers are supported, and a `scheduler` block that is
@@ -85,7 +85,7 @@ struct MasterConfig {
   std::string config_file;  // where the file part came from; "" = none
   std::string data_dir;     // absolute
   std::string host = "0.0.0.0";
-  int port = 8080;  // 0 = any free port
+  int port = 8080;  // 0 = any free port; absent: 8080, or 8443 with TLS
   std::string cluster_name = "determined";
   LogConfig log;
   DbConfig db;

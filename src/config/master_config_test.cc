@@ -344,3 +344,24 @@ telemetry: {enabled: false}
 
 }  // namespace
 }  // namespace det::config
+
+namespace det::config {
+namespace {
+
+TEST(MasterConfigTest, TlsMovesTheDefaultPortTo8443) {
+  auto tls = Load("security: {tls: {cert: /c.pem, key: /k.pem}}\n");
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  EXPECT_EQ(tls->port, 8443);
+  auto explicit_port = Load("port: 9000\nsecurity: {tls: {cert: /c.pem, key: /k.pem}}\n");
+  ASSERT_TRUE(explicit_port.ok()) << explicit_port.status();
+  EXPECT_EQ(explicit_port->port, 9000);
+  auto flag_port = Load("security: {tls: {cert: /c.pem, key: /k.pem}}\n", {}, {{"port", "0"}});
+  ASSERT_TRUE(flag_port.ok()) << flag_port.status();
+  EXPECT_EQ(flag_port->port, 0);
+  auto plain = Load("");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->port, 8080);
+}
+
+}  // namespace
+}  // namespace det::config

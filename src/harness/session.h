@@ -1,7 +1,8 @@
 #pragma once
 // The harness's connection to the master: a RestClient authenticated with the allocation token,
 // serialized by a mutex, retrying transient failures (reference §1c: the Core API session
-// retries).
+// retries). An https:// DET_MASTER is verified as DET_MASTER_CERT_FILE / DET_MASTER_CERT_NAME say
+// (client::TlsOptions::FromEnvironment), which the agent sets for TLS masters.
 #include <memory>
 #include <mutex>
 #include <nlohmann/json_fwd.hpp>

@@ -7,9 +7,14 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <deque>
 #include <map>
+#include <type_traits>
+
+#include "master/http/tls_context.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -23,8 +28,14 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+// Plain HTTP and HTTPS share the session code; only the stream type differs.
+template <class Stream>
+constexpr bool kIsTls = std::is_same_v<Stream, TlsStream>;
 
 constexpr auto kIdleTimeout = std::chrono::seconds(600);
+constexpr auto kHandshakeTimeout = std::chrono::seconds(30);
 
 std::string PercentDecode(absl::string_view s) {
   std::string out;
@@ -64,9 +75,12 @@ HttpRequest ToHttpRequest(const http::request<http::string_body>& req) {
   return out;
 }
 
-class WsSession : public WebSocketConnection, public std::enable_shared_from_this<WsSession> {
+template <class Stream>
+class WsSession : public WebSocketConnection,
+                  public std::enable_shared_from_this<WsSession<Stream>> {
  public:
-  explicit WsSession(tcp::socket socket) : ws_(std::move(socket)) {}
+  // Takes over the (already TLS-handshaken, for HTTPS) stream of the HTTP session.
+  explicit WsSession(Stream stream) : ws_(std::move(stream)) {}
 
   void Start(http::request<http::string_body> req, WebSocketHandlers handlers) {
     handlers_ = std::move(handlers);
@@ -123,19 +137,23 @@ class WsSession : public WebSocketConnection, public std::enable_shared_from_thi
     handlers_ = {};
   }
 
-  websocket::stream<beast::tcp_stream> ws_;
+  using std::enable_shared_from_this<WsSession<Stream>>::shared_from_this;
+
+  websocket::stream<Stream> ws_;
   beast::flat_buffer buffer_;
   std::deque<std::string> outbox_;
   WebSocketHandlers handlers_;
   bool closed_ = false;
 };
 
+template <class Stream>
 class HttpSession;
 
 // Answers one request of an HttpSession; posts everything onto the session's strand.
+template <class Stream>
 class SessionResponder : public Responder {
  public:
-  SessionResponder(std::shared_ptr<HttpSession> session, bool keep_alive, unsigned version)
+  SessionResponder(std::shared_ptr<HttpSession<Stream>> session, bool keep_alive, unsigned version)
       : session_(std::move(session)), keep_alive_(keep_alive), version_(version) {}
   void Send(HttpResponse response) override;
   void BeginStream(int status, std::string content_type) override;
@@ -143,19 +161,26 @@ class SessionResponder : public Responder {
   void EndStream() override;
 
  private:
-  std::shared_ptr<HttpSession> session_;
+  std::shared_ptr<HttpSession<Stream>> session_;
   bool keep_alive_;
   unsigned version_;
 };
 
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
+template <class Stream>
+class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
-  HttpSession(tcp::socket socket, const Router& router,
+  HttpSession(Stream stream, const Router& router,
               const std::map<std::string, WebSocketAcceptor>& websockets, size_t max_body)
-      : stream_(std::move(socket)), router_(router), websockets_(websockets), max_body_(max_body) {}
+      : stream_(std::move(stream)), router_(router), websockets_(websockets), max_body_(max_body) {}
 
   void Start() {
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->DoRead(); });
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if constexpr (kIsTls<Stream>) {
+        self->Handshake();
+      } else {
+        self->DoRead();
+      }
+    });
   }
 
   // --- used by SessionResponder, always on the strand ---
@@ -179,7 +204,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     res->set(http::field::content_type, content_type);
     res->chunked(true);
     auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*res);
-    stream_.expires_never();
+    beast::get_lowest_layer(stream_).expires_never();
     http::async_write_header(stream_, *sr, [self = shared_from_this(), res, sr](beast::error_code ec, size_t) {
       if (ec) self->stream_broken_ = true;
       self->header_written_ = true;
@@ -220,7 +245,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       if (chunk->last) {
         self->header_written_ = false;
         if (ec) return self->Shutdown();
-        self->stream_.expires_after(kIdleTimeout);
+        beast::get_lowest_layer(self->stream_).expires_after(kIdleTimeout);
         return self->DoRead();
       }
       self->PumpChunks();
@@ -232,10 +257,84 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
   }
 
+  using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
+
+  // A plain-HTTP request on the HTTPS port gets a clear 400 (as Go's servers answer) instead of
+  // a dropped connection; anything else goes on to the TLS handshake with the bytes already read.
+  void Handshake() {
+    beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
+    beast::async_detect_ssl(
+        beast::get_lowest_layer(stream_), buffer_, [self = shared_from_this()](beast::error_code ec, bool is_tls) {
+          if (ec) {
+            beast::error_code ignored;
+            beast::get_lowest_layer(self->stream_).socket().close(ignored);
+            return;
+          }
+          if (!is_tls) return self->RefusePlainHttp();
+          self->TlsHandshake();
+        });
+  }
+
+  void RefusePlainHttp() {
+    HttpResponse r = ErrorResponse(absl::InvalidArgumentError(
+        "this port serves HTTPS: the client sent a plain HTTP request; use an https:// URL"));
+    auto res = std::make_shared<http::response<http::string_body>>(http::status::bad_request, 11);
+    res->set(http::field::server, "determined-master");
+    res->set(http::field::content_type, r.content_type);
+    res->keep_alive(false);
+    res->body() = std::move(r.body);
+    res->prepare_payload();
+    http::async_write(beast::get_lowest_layer(stream_), *res,
+                      [self = shared_from_this(), res](beast::error_code, size_t) {
+                        beast::error_code ignored;
+                        auto& socket = beast::get_lowest_layer(self->stream_).socket();
+                        socket.shutdown(tcp::socket::shutdown_send, ignored);
+                        // Lets the client read the answer before the close resets the connection.
+                        self->DrainAndClose();
+                      });
+  }
+
+  void DrainAndClose() {
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(5));
+    buffer_.consume(buffer_.size());
+    beast::get_lowest_layer(stream_).async_read_some(
+        buffer_.prepare(4096), [self = shared_from_this()](beast::error_code ec, size_t n) {
+          if (!ec) {
+            self->buffer_.commit(n);
+            return self->DrainAndClose();
+          }
+          beast::error_code ignored;
+          beast::get_lowest_layer(self->stream_).socket().close(ignored);
+        });
+  }
+
+  void TlsHandshake() {
+    stream_.async_handshake(net::ssl::stream_base::server, buffer_.data(),
+                            [self = shared_from_this()](beast::error_code ec, size_t used) {
+      self->buffer_.consume(used);
+      if (ec) {
+        // A plain-HTTP client on the HTTPS port, a client that distrusts our certificate, a
+        // scanner: nothing to answer, the connection just ends.
+        spdlog::debug("TLS handshake with {} failed: {}", self->PeerForLog(), ec.message());
+        beast::error_code ignored;
+        beast::get_lowest_layer(self->stream_).socket().close(ignored);
+        return;
+      }
+      self->DoRead();
+    });
+  }
+
+  std::string PeerForLog() {
+    beast::error_code ec;
+    auto ep = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
+    if (ec) return "a client";
+    return absl::StrCat(ep.address().to_string(), ":", ep.port());
+  }
+
   void DoRead() {
     parser_.emplace();
     parser_->body_limit(max_body_);
-    stream_.expires_after(kIdleTimeout);
+    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
       self->OnRead(ec);
     });
@@ -257,7 +356,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         return WriteResponse(ErrorResponse(absl::NotFoundError("no websocket endpoint at " + request.path)), false,
                              req.version());
       }
-      auto ws = std::make_shared<WsSession>(stream_.release_socket());
+      beast::get_lowest_layer(stream_).expires_never();
+      auto ws = std::make_shared<WsSession<Stream>>(std::move(stream_));
       absl::StatusOr<WebSocketHandlers> handlers = it->second(request, ws);
       if (!handlers.ok()) {
         spdlog::warn("websocket {} refused: {}", request.path, handlers.status().ToString());
@@ -267,16 +367,26 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       ws->Start(std::move(req), std::move(*handlers));
       return;
     }
-    auto responder = std::make_shared<SessionResponder>(shared_from_this(), req.keep_alive(), req.version());
+    auto responder =
+        std::make_shared<SessionResponder<Stream>>(shared_from_this(), req.keep_alive(), req.version());
     router_.Dispatch(request, responder);
   }
 
   void Shutdown() {
-    beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if constexpr (kIsTls<Stream>) {
+      // close_notify, then the socket; a peer that never answers is cut off by the timeout.
+      beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(5));
+      stream_.async_shutdown([self = shared_from_this()](beast::error_code) {
+        beast::error_code ignored;
+        beast::get_lowest_layer(self->stream_).socket().close(ignored);
+      });
+    } else {
+      beast::error_code ec;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    }
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   const Router& router_;
@@ -287,29 +397,33 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bool writing_chunk_ = false;
   bool stream_broken_ = false;
 
-  friend class SessionResponder;
+  friend class SessionResponder<Stream>;
 };
 
-void SessionResponder::Send(HttpResponse response) {
+template <class Stream>
+void SessionResponder<Stream>::Send(HttpResponse response) {
   net::post(session_->stream_.get_executor(),
             [s = session_, r = std::move(response), ka = keep_alive_, v = version_]() mutable {
               s->WriteResponse(std::move(r), ka, v);
             });
 }
 
-void SessionResponder::BeginStream(int status, std::string content_type) {
+template <class Stream>
+void SessionResponder<Stream>::BeginStream(int status, std::string content_type) {
   net::post(session_->stream_.get_executor(), [s = session_, status, ct = std::move(content_type), v = version_]() mutable {
     s->WriteStreamHeader(status, std::move(ct), v);
   });
 }
 
-void SessionResponder::WriteChunk(std::string data, std::function<void(bool)> done) {
+template <class Stream>
+void SessionResponder<Stream>::WriteChunk(std::string data, std::function<void(bool)> done) {
   net::post(session_->stream_.get_executor(), [s = session_, d = std::move(data), done = std::move(done)]() mutable {
     s->QueueChunk(std::move(d), std::move(done), false);
   });
 }
 
-void SessionResponder::EndStream() {
+template <class Stream>
+void SessionResponder<Stream>::EndStream() {
   net::post(session_->stream_.get_executor(), [s = session_] { s->QueueChunk("", nullptr, true); });
 }
 
@@ -322,13 +436,25 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   void Accept() {
     acceptor.async_accept(net::make_strand(io), [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted) return;
-      if (!ec) std::make_shared<HttpSession>(std::move(socket), self->router, self->websockets, self->max_body)->Start();
+      if (!ec) self->StartSession(std::move(socket));
       self->Accept();
     });
   }
 
+  void StartSession(tcp::socket socket) {
+    if (tls) {
+      std::make_shared<HttpSession<TlsStream>>(TlsStream(std::move(socket), *tls), router, websockets, max_body)
+          ->Start();
+    } else {
+      std::make_shared<HttpSession<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), router, websockets,
+                                                       max_body)
+          ->Start();
+    }
+  }
+
   net::io_context& io;
   tcp::acceptor acceptor;
+  std::shared_ptr<net::ssl::context> tls;  // null: plain HTTP
   const Router& router;
   size_t max_body;
   std::map<std::string, WebSocketAcceptor> websockets;
@@ -342,6 +468,15 @@ HttpServer::~HttpServer() { Stop(); }
 void HttpServer::AddWebSocket(std::string path, WebSocketAcceptor acceptor) {
   impl_->websockets[std::move(path)] = std::move(acceptor);
 }
+
+absl::Status HttpServer::EnableTls(const std::string& cert_file, const std::string& key_file) {
+  absl::StatusOr<std::shared_ptr<net::ssl::context>> context = MakeServerTlsContext(cert_file, key_file);
+  if (!context.ok()) return context.status();
+  impl_->tls = *std::move(context);
+  return absl::OkStatus();
+}
+
+bool HttpServer::tls_enabled() const { return impl_->tls != nullptr; }
 
 absl::StatusOr<int> HttpServer::Listen(const std::string& host, int port) {
   beast::error_code ec;

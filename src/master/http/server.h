@@ -1,5 +1,6 @@
 #pragma once
 // The master's HTTP/1.1 + WebSocket server on Boost.Beast (async; no thread per idle connection).
+// With EnableTls() it serves HTTPS and WSS instead (TLS 1.2+), with the same routes and websockets.
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,6 +27,10 @@ class HttpServer {
   ~HttpServer();
 
   void AddWebSocket(std::string path, WebSocketAcceptor acceptor);
+  // Serves HTTPS/WSS with the PEM certificate chain and private key in these files (call before
+  // Listen). InvalidArgument naming the file when one cannot be read or they do not match.
+  absl::Status EnableTls(const std::string& cert_file, const std::string& key_file);
+  bool tls_enabled() const;
   // Binds and starts accepting; returns the bound port (useful with port 0).
   absl::StatusOr<int> Listen(const std::string& host, int port);
   void Stop();
