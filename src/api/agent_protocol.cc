@@ -15,6 +15,9 @@ template <class... Ts>
 struct Overloaded : Ts... {
   using Ts::operator()...;
 };
+// clang 14 (the fuzz build) lacks C++20's aggregate deduction.
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
 
 template <class T>
 absl::StatusOr<T> Get(const json& j, const char* key) {
