@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <cctype>
 
@@ -63,6 +64,19 @@ json NodeToJson(const YAML::Node& node) {
   return nullptr;
 }
 
+// Words, paths, versions, commands: letters, digits, space and `_-./+@=,()` (any UTF-8 too),
+// starting with a letter, digit, `_`, `/` or UTF-8, not ending with a space. Nothing YAML reads as
+// syntax (`:`, `#`, `-` or `.` first, quotes, brackets, control characters) can appear.
+bool IsSafePlainScalar(const std::string& s) {
+  if (s.empty() || s.back() == ' ') return false;
+  auto safe_first = [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '/' || c >= 0x80; };
+  if (!safe_first(static_cast<unsigned char>(s.front()))) return false;
+  for (unsigned char c : s) {
+    if (!(safe_first(c) || std::strchr(" -.+@=,()", c) != nullptr) || c == '\0') return false;
+  }
+  return true;
+}
+
 void EmitJson(YAML::Emitter& out, const json& v) {
   if ((v.is_object() || v.is_array()) && v.empty()) {
     out << YAML::Flow << (v.is_object() ? YAML::BeginMap : YAML::BeginSeq)
@@ -70,7 +84,13 @@ void EmitJson(YAML::Emitter& out, const json& v) {
   } else if (v.is_object()) {
     out << YAML::BeginMap;
     for (const auto& [k, item] : v.items()) {
-      out << YAML::Key << k << YAML::Value;
+      // YAML limits implicit keys to 1024 characters as written; longer ones need the explicit
+      // `? key` form. Escapes can make a quoted key up to 10 times longer than its bytes.
+      bool plain = IsSafePlainScalar(k);
+      if (k.size() > (plain ? 1000 : 100)) out << YAML::LongKey;
+      out << YAML::Key;
+      if (!plain) out << YAML::DoubleQuoted;  // keys are strings whatever they say
+      out << k << YAML::Value;
       EmitJson(out, item);
     }
     out << YAML::EndMap;
@@ -82,16 +102,23 @@ void EmitJson(YAML::Emitter& out, const json& v) {
     out << YAML::Null;
   } else if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
-    // Keep strings that would re-type as something else quoted.
-    if (!YamlScalarToJson(s).is_string()) {
+    // Keep strings that would re-type as something else quoted, and every string that is not
+    // plainly safe: yaml-cpp emits some plain although they read back differently ("--- x" as a
+    // document marker, "k :\r" as a map).
+    if (!YamlScalarToJson(s).is_string() || !IsSafePlainScalar(s)) {
       out << YAML::DoubleQuoted << s;
     } else {
       out << s;
     }
   } else if (v.is_boolean()) {
     out << v.get<bool>();
+  } else if (v.is_number_unsigned()) {
+    out << v.get<uint64_t>();
   } else if (v.is_number_integer()) {
     out << v.get<int64_t>();
+  } else if (double d = v.get<double>(); std::isinf(d)) {
+    // json::dump() writes infinities as `null`; YAML has its own spelling.
+    out << (d > 0 ? ".inf" : "-.inf");
   } else {
     out << v.dump();
   }
