@@ -41,7 +41,11 @@ bool IsFloatLiteral(const std::string& s) {
   return end == s.c_str() + s.size();
 }
 
-json NodeToJson(const YAML::Node& node) {
+// `*budget` counts the values still allowed; once it reaches 0 the rest of the document is skipped
+// (the caller reports the error). Aliases are expanded, so this is what bounds "billion laughs".
+json NodeToJson(const YAML::Node& node, size_t* budget) {
+  if (*budget == 0) return nullptr;
+  --*budget;
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -52,12 +56,18 @@ json NodeToJson(const YAML::Node& node) {
       return YamlScalarToJson(node.Scalar());
     case YAML::NodeType::Sequence: {
       json arr = json::array();
-      for (const auto& item : node) arr.push_back(NodeToJson(item));
+      for (const auto& item : node) {
+        arr.push_back(NodeToJson(item, budget));
+        if (*budget == 0) break;
+      }
       return arr;
     }
     case YAML::NodeType::Map: {
       json obj = json::object();
-      for (const auto& kv : node) obj[kv.first.as<std::string>()] = NodeToJson(kv.second);
+      for (const auto& kv : node) {
+        obj[kv.first.as<std::string>()] = NodeToJson(kv.second, budget);
+        if (*budget == 0) break;
+      }
       return obj;
     }
   }
@@ -144,7 +154,13 @@ json YamlScalarToJson(const std::string& s) {
 absl::StatusOr<json> ParseYaml(std::string_view text) {
   try {
     YAML::Node root = YAML::Load(std::string(text));
-    return NodeToJson(root);
+    size_t budget = kMaxYamlValues + 1;
+    json out = NodeToJson(root, &budget);
+    if (budget == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "YAML document too large: more than ", kMaxYamlValues, " values (aliases expanded)"));
+    }
+    return out;
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("YAML syntax error at line ", e.mark.line + 1,
                                                    ", column ", e.mark.column + 1, ": ", e.msg));

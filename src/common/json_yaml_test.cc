@@ -52,6 +52,26 @@ TEST(JsonYamlTest, ToYamlLongKeys) {
   }
 }
 
+// Found by fuzz_yaml (a timeout): nested aliases expand exponentially ("billion laughs").
+TEST(JsonYamlTest, ParseYamlRefusesAliasBombs) {
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  std::string prev = "a";
+  for (int i = 1; i <= 8; ++i) {
+    std::string name = "b" + std::to_string(i);
+    text += name + ": &" + name + " [";
+    for (int k = 0; k < 10; ++k) text += (k ? ", *" : "*") + prev;
+    text += "]\n";
+    prev = name;
+  }
+  auto j = ParseYaml(text);
+  ASSERT_FALSE(j.ok());
+  EXPECT_NE(j.status().message().find("too large"), std::string::npos) << j.status();
+  // A few aliases are fine.
+  auto small = ParseYaml("a: &a [1, 2]\nb: [*a, *a]\n");
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ((*small)["b"][1][1], 2);
+}
+
 TEST(JsonYamlTest, TypesScalars) {
   auto j = ParseYaml("a: 3\nb: 0.5\nc: true\nd: hello\ne: \"7\"\nf:\ng: [1, x]\nh: 1e-3\n");
   ASSERT_TRUE(j.ok()) << j.status();
