@@ -47,8 +47,8 @@ TEST(AgentProtocolTest, RejectsIntegersOutOfRange) {
                           "\"3\""}) {
     std::string msg = std::string(R"({"type":"task_started","allocation_id":"a","pid":)") + pid + "}";
     auto out = DecodeAgentMessage(msg);
-    EXPECT_FALSE(out.ok()) << msg;
-    if (!out.ok()) EXPECT_NE(out.status().message().find("pid"), std::string::npos) << out.status();
+    ASSERT_FALSE(out.ok()) << msg;
+    EXPECT_NE(out.status().message().find("pid"), std::string::npos) << out.status();
   }
   EXPECT_FALSE(DecodeMasterMessage(
                    R"({"type":"start_task","allocation_id":"a","task_id":"t","task_type":"TRIAL",)"
