@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto agent = det::api::DecodeAgentMessage(text); agent.ok()) {
     std::string once = det::api::Encode(*agent);
     auto again = det::api::DecodeAgentMessage(once);
-    if (!again.ok()) Fail("re-encoded agent message does not decode", once, again.status().ToString());
+    if (!again.ok())
+      Fail("re-encoded agent message does not decode", once, again.status().ToString());
     std::string twice = det::api::Encode(*again);
     if (once != twice) Fail("agent message round trip differs", once, twice);
   }
@@ -31,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto master = det::api::DecodeMasterMessage(text); master.ok()) {
     std::string once = det::api::Encode(*master);
     auto again = det::api::DecodeMasterMessage(once);
-    if (!again.ok()) Fail("re-encoded master message does not decode", once, again.status().ToString());
+    if (!again.ok())
+      Fail("re-encoded master message does not decode", once, again.status().ToString());
     std::string twice = det::api::Encode(*again);
     if (once != twice) Fail("master message round trip differs", once, twice);
   }

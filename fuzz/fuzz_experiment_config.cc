@@ -7,9 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "common/json_yaml.h"
 #include "config/experiment_config.h"
@@ -38,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The stored config must be accepted again as is (the master re-reads it after a restart).
   absl::StatusOr<det::config::ExperimentConfig> reparsed = det::config::ParseExperimentConfigJson(
       *full, {.checkpoint_storage_json = kStorage, .seed = 7, .name = "fuzz"});
-  if (!reparsed.ok()) Fail("defaulted config refused: " + reparsed.status().ToString(), parsed->full_json);
+  if (!reparsed.ok())
+    Fail("defaulted config refused: " + reparsed.status().ToString(), parsed->full_json);
 
   absl::StatusOr<std::unique_ptr<det::searcher::Searcher>> searcher =
       det::searcher::Searcher::Create(*full);
@@ -51,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)det::DumpJson((*searcher)->Snapshot());
 
   absl::StatusOr<nlohmann::json> preview = det::searcher::PreviewSearch(*full);
-  if (!preview.ok()) Fail("accepted config has no preview: " + preview.status().ToString(), parsed->full_json);
+  if (!preview.ok())
+    Fail("accepted config has no preview: " + preview.status().ToString(), parsed->full_json);
   (void)det::searcher::FormatPreview(*preview);
   (void)actions;
   return 0;

@@ -5,10 +5,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/status.h"
 #include "api/errors.h"
@@ -20,10 +19,10 @@ namespace {
 
 // Field names the handlers read, snake_case (FindField also tries lowerCamel).
 constexpr const char* kFields[] = {
-    "id",        "experiment_id", "trial_id", "task_id",   "allocation_id", "config",
-    "template",  "name",          "metrics",  "steps_completed", "rank_id", "timestamp",
-    "logs",      "state",         "limit",    "offset",    "username",      "password",
-    "error",     "code",          "message",  "uuid",      "resources",     "activate",
+    "id",    "experiment_id", "trial_id",        "task_id",  "allocation_id", "config", "template",
+    "name",  "metrics",       "steps_completed", "rank_id",  "timestamp",     "logs",   "state",
+    "limit", "offset",        "username",        "password", "error",         "code",   "message",
+    "uuid",  "resources",     "activate",
 };
 
 void CheckValue(const nlohmann::json& v) {

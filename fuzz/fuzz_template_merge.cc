@@ -1,15 +1,14 @@
-// config::MergeExperimentConfig(user, template) (src/config/merge.h) on two JSON documents: the input
-// is split at the first NUL byte (no NUL: the same text for both sides). Merging never crashes, a
-// config merged with itself is itself minus nothing, and the merged result always serializes and
-// goes through the experiment config parser without crashing.
+// config::MergeExperimentConfig(user, template) (src/config/merge.h) on two JSON documents: the
+// input is split at the first NUL byte (no NUL: the same text for both sides). Merging never
+// crashes, a config merged with itself is itself minus nothing, and the merged result always
+// serializes and goes through the experiment config parser without crashing.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "common/json_yaml.h"
 #include "config/experiment_config.h"
@@ -38,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   }
-  (void)det::config::ParseExperimentConfigJson(merged, {.checkpoint_storage_json = kStorage, .seed = 1,
-                                                        .name = "fuzz"});
+  (void)det::config::ParseExperimentConfigJson(
+      merged, {.checkpoint_storage_json = kStorage, .seed = 1, .name = "fuzz"});
   return 0;
 }

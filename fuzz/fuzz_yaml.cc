@@ -4,9 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "common/json_yaml.h"
 
@@ -54,7 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string dumped = det::DumpJson(*parsed);
   std::string yaml = det::ToYaml(*parsed);
   absl::StatusOr<nlohmann::json> again = det::ParseYaml(yaml);
-  if (!again.ok()) Fail("ToYaml output does not parse", dumped, yaml + "\n" + again.status().ToString());
+  if (!again.ok())
+    Fail("ToYaml output does not parse", dumped, yaml + "\n" + again.status().ToString());
   // Invalid UTF-8 (replaced by DumpJson) and noncharacters such as U+FFFF (replaced by yaml-cpp's
   // emitter) come back as U+FFFD; compare only documents without it.
   std::string dumped_again = det::DumpJson(*again);

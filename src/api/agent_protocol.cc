@@ -42,8 +42,8 @@ absl::StatusOr<T> Get(const json& j, const char* key) {
       for (const json& item : *v) ok = ok && FitsInt(item);
     }
     if (v != nullptr && !ok) {
-      return absl::InvalidArgumentError(absl::StrCat("agent protocol: field ", key,
-                                                     ": expected a 32-bit integer, got ", DumpJson(*v)));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "agent protocol: field ", key, ": expected a 32-bit integer, got ", DumpJson(*v)));
     }
   }
   try {

@@ -2,12 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <cctype>
 
 #include "absl/strings/str_cat.h"
 
@@ -79,7 +79,9 @@ json NodeToJson(const YAML::Node& node, size_t* budget) {
 // syntax (`:`, `#`, `-` or `.` first, quotes, brackets, control characters) can appear.
 bool IsSafePlainScalar(const std::string& s) {
   if (s.empty() || s.back() == ' ') return false;
-  auto safe_first = [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '/' || c >= 0x80; };
+  auto safe_first = [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '/' || c >= 0x80;
+  };
   if (!safe_first(static_cast<unsigned char>(s.front()))) return false;
   for (unsigned char c : s) {
     if (!(safe_first(c) || std::strchr(" -.+@=,()", c) != nullptr) || c == '\0') return false;
@@ -157,8 +159,8 @@ absl::StatusOr<json> ParseYaml(std::string_view text) {
     size_t budget = kMaxYamlValues + 1;
     json out = NodeToJson(root, &budget);
     if (budget == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "YAML document too large: more than ", kMaxYamlValues, " values (aliases expanded)"));
+      return absl::InvalidArgumentError(absl::StrCat("YAML document too large: more than ",
+                                                     kMaxYamlValues, " values (aliases expanded)"));
     }
     return out;
   } catch (const YAML::Exception& e) {

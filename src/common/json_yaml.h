@@ -9,8 +9,8 @@
 
 namespace det {
 
-// Parses YAML text into JSON. Scalars are typed as YAML 1.2 core schema would (int, float, bool, null,
-// string); errors carry the line and column: "YAML syntax error at line 3, column 5: ...".
+// Parses YAML text into JSON. Scalars are typed as YAML 1.2 core schema would (int, float, bool,
+// null, string); errors carry the line and column: "YAML syntax error at line 3, column 5: ...".
 // Documents of more than kMaxYamlValues values (scalars, lists and maps, with aliases expanded:
 // "billion laughs") are refused with InvalidArgument.
 inline constexpr size_t kMaxYamlValues = 100'000;

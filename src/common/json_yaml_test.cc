@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 namespace det {
@@ -26,9 +25,12 @@ TEST(JsonYamlTest, ToYamlKeepsInfinitiesAndLargeUnsigned) {
 // Found by fuzz_yaml: yaml-cpp emitted some of these plain, and they read back as something else
 // (a document marker, a map).
 TEST(JsonYamlTest, ToYamlQuotesDocumentMarkers) {
-  for (const char* s : {"--- 1 x", "---", "... y", "...", "-- ok", "-2 :\r", "a: b", "x #c", "\ttab",
-                        "[1]", "{a}", "'q'", "\"d\"", "- item", "? k", "&a", "*a", "!t", "%x", "@x",
-                        "`x", "|", ">", "trailing ", "python3 train.py", "/a/b-c_d.e"}) {
+  for (const char* s : {"--- 1 x",   "---",  "... y", "...",       "-- ok",
+                        "-2 :\r",    "a: b", "x #c",  "\ttab",     "[1]",
+                        "{a}",       "'q'",  "\"d\"", "- item",    "? k",
+                        "&a",        "*a",   "!t",    "%x",        "@x",
+                        "`x",        "|",    ">",     "trailing ", "python3 train.py",
+                        "/a/b-c_d.e"}) {
     nlohmann::json j = s;
     auto again = ParseYaml(ToYaml(j));
     ASSERT_TRUE(again.ok()) << s << ": " << again.status();
@@ -42,9 +44,11 @@ TEST(JsonYamlTest, ToYamlQuotesDocumentMarkers) {
   }
 }
 
-// Found by fuzz_yaml: a key over 1024 characters was emitted as an implicit key, which YAML refuses.
+// Found by fuzz_yaml: a key over 1024 characters was emitted as an implicit key, which YAML
+// refuses.
 TEST(JsonYamlTest, ToYamlLongKeys) {
-  for (const std::string& k : {std::string(1500, 'k'), std::string(300, '\x1e'), std::string(110, '\x01')}) {
+  for (const std::string& k :
+       {std::string(1500, 'k'), std::string(300, '\x1e'), std::string(110, '\x01')}) {
     nlohmann::json j = {{k, {{"a", 1}}}, {"short", 2}};
     auto again = ParseYaml(ToYaml(j));
     ASSERT_TRUE(again.ok()) << again.status();
