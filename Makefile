@@ -2,7 +2,7 @@
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: deps build demo test sanitize-build clean
+.PHONY: deps build demo test sanitize-build fuzz clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -15,14 +15,21 @@ demo: build
 	bash scripts/demo.sh
 
 # Everything: unit, harness and end-to-end tests on the normal build, then the unit tests again under
-# ASan + UBSan (a second build of the test binaries only).
+# ASan + UBSan (a second build of the test binaries only), then each fuzz target for 30 s (a third,
+# clang build of the four modules they need; fuzz/README.md).
+FUZZ_SECONDS ?= 30
+
 test: build sanitize-build
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j2
 	cd $(BUILD)-asan && ctest --output-on-failure --timeout 900 -L unit -j2
+	$(MAKE) fuzz
+
+fuzz: deps
+	FUZZ_BUILD=$(abspath $(BUILD))-fuzz bash scripts/run-fuzzers.sh $(FUZZ_SECONDS)
 
 sanitize-build: deps
 	cmake -S . -B $(BUILD)-asan -G Ninja -UDET_MODULES -DDET_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(BUILD)-asan --target unit_tests
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-fuzz

@@ -1,5 +1,8 @@
 #include "api/agent_protocol.h"
 
+#include <climits>
+#include <type_traits>
+
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -15,9 +18,34 @@ template <class... Ts>
 struct Overloaded : Ts... {
   using Ts::operator()...;
 };
+// clang 14 (the fuzz build) lacks C++20's aggregate deduction.
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+// An int field must be a JSON integer that fits: nlohmann's get<int>() would truncate 2^32 + 1 to 1
+// and cast 1e300 (undefined behavior).
+bool FitsInt(const json& v) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>() <= uint64_t{INT_MAX};
+  if (v.is_number_integer()) {
+    int64_t i = v.get<int64_t>();
+    return i >= INT_MIN && i <= INT_MAX;
+  }
+  return false;
+}
 
 template <class T>
 absl::StatusOr<T> Get(const json& j, const char* key) {
+  if constexpr (std::is_same_v<T, int> || std::is_same_v<T, std::vector<int>>) {
+    const json* v = j.is_object() && j.contains(key) ? &j[key] : nullptr;
+    bool ok = v != nullptr && (std::is_same_v<T, int> ? FitsInt(*v) : v->is_array());
+    if (ok && v->is_array()) {
+      for (const json& item : *v) ok = ok && FitsInt(item);
+    }
+    if (v != nullptr && !ok) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "agent protocol: field ", key, ": expected a 32-bit integer, got ", DumpJson(*v)));
+    }
+  }
   try {
     return j.at(key).get<T>();
   } catch (const json::exception& e) {

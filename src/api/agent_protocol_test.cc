@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
+
 namespace det::api {
 namespace {
 
@@ -36,6 +38,28 @@ TEST(AgentProtocolTest, RejectsUnknownAndMalformed) {
   EXPECT_FALSE(DecodeAgentMessage(R"({"type":"bogus"})").ok());
   EXPECT_FALSE(DecodeAgentMessage(R"({"type":"task_exited"})").ok());
   EXPECT_FALSE(DecodeMasterMessage("not json").ok());
+}
+
+// Found by fuzz_agent_protocol: out-of-range numbers were cast to int (1e300: undefined behavior;
+// 2^32 + 1 silently became 1).
+TEST(AgentProtocolTest, RejectsIntegersOutOfRange) {
+  for (const char* pid :
+       {"1e300", "-1e300", "4294967297", "2147483648", "18446744073709551615", "1.5", "\"3\""}) {
+    std::string msg =
+        std::string(R"({"type":"task_started","allocation_id":"a","pid":)") + pid + "}";
+    auto out = DecodeAgentMessage(msg);
+    ASSERT_FALSE(out.ok()) << msg;
+    EXPECT_NE(out.status().message().find("pid"), std::string::npos) << out.status();
+  }
+  EXPECT_FALSE(DecodeMasterMessage(
+                   R"({"type":"start_task","allocation_id":"a","task_id":"t","task_type":"TRIAL",)"
+                   R"("entrypoint":[],"env":{},"slot_ids":[0,4294967296],"session_token":"",)"
+                   R"("download_context":true})")
+                   .ok());
+  auto ok = DecodeAgentMessage(
+      R"({"type":"task_exited","allocation_id":"a","exit_code":-2147483648,"error":""})");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(std::get<TaskExited>(*ok).exit_code, INT_MIN);
 }
 
 }  // namespace

@@ -34,7 +34,11 @@ absl::StatusOr<int64_t> ReadInt64(const nlohmann::json& value, std::string_view 
   if (value.is_number_integer()) return value.get<int64_t>();
   if (value.is_number_float()) {
     double d = value.get<double>();
-    if (d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
+    // Range first: casting a double outside int64 is undefined behavior. 2^63 itself is out.
+    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
+        d == static_cast<double>(static_cast<int64_t>(d))) {
+      return static_cast<int64_t>(d);
+    }
   }
   int64_t out;
   if (value.is_string() && absl::SimpleAtoi(value.get_ref<const std::string&>(), &out)) return out;

@@ -19,6 +19,11 @@ TEST(WireTest, Int64AsStringOrNumber) {
   EXPECT_EQ(*ReadInt64(nlohmann::json("42"), "x"), 42);
   EXPECT_EQ(*ReadInt64(nlohmann::json(42), "x"), 42);
   EXPECT_FALSE(ReadInt64(nlohmann::json("4x"), "x").ok());
+  // Found by fuzz_rest_decoders: out-of-range doubles were cast to int64 (undefined behavior).
+  EXPECT_FALSE(ReadInt64(nlohmann::json(1e300), "x").ok());
+  EXPECT_FALSE(ReadInt64(nlohmann::json(-1e300), "x").ok());
+  EXPECT_FALSE(ReadInt64(nlohmann::json(9223372036854775808.0), "x").ok());
+  EXPECT_EQ(*ReadInt64(nlohmann::json(3.0), "x"), 3);
   EXPECT_EQ(Int64(9007199254740993LL), "9007199254740993");
 }
 

@@ -2,11 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
-#include <cctype>
 
 #include "absl/strings/str_cat.h"
 
@@ -40,7 +41,11 @@ bool IsFloatLiteral(const std::string& s) {
   return end == s.c_str() + s.size();
 }
 
-json NodeToJson(const YAML::Node& node) {
+// `*budget` counts the values still allowed; once it reaches 0 the rest of the document is skipped
+// (the caller reports the error). Aliases are expanded, so this is what bounds "billion laughs".
+json NodeToJson(const YAML::Node& node, size_t* budget) {
+  if (*budget == 0) return nullptr;
+  --*budget;
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -51,16 +56,37 @@ json NodeToJson(const YAML::Node& node) {
       return YamlScalarToJson(node.Scalar());
     case YAML::NodeType::Sequence: {
       json arr = json::array();
-      for (const auto& item : node) arr.push_back(NodeToJson(item));
+      for (const auto& item : node) {
+        arr.push_back(NodeToJson(item, budget));
+        if (*budget == 0) break;
+      }
       return arr;
     }
     case YAML::NodeType::Map: {
       json obj = json::object();
-      for (const auto& kv : node) obj[kv.first.as<std::string>()] = NodeToJson(kv.second);
+      for (const auto& kv : node) {
+        obj[kv.first.as<std::string>()] = NodeToJson(kv.second, budget);
+        if (*budget == 0) break;
+      }
       return obj;
     }
   }
   return nullptr;
+}
+
+// Words, paths, versions, commands: letters, digits, space and `_-./+@=,()` (any UTF-8 too),
+// starting with a letter, digit, `_`, `/` or UTF-8, not ending with a space. Nothing YAML reads as
+// syntax (`:`, `#`, `-` or `.` first, quotes, brackets, control characters) can appear.
+bool IsSafePlainScalar(const std::string& s) {
+  if (s.empty() || s.back() == ' ') return false;
+  auto safe_first = [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '/' || c >= 0x80;
+  };
+  if (!safe_first(static_cast<unsigned char>(s.front()))) return false;
+  for (unsigned char c : s) {
+    if (!(safe_first(c) || std::strchr(" -.+@=,()", c) != nullptr) || c == '\0') return false;
+  }
+  return true;
 }
 
 void EmitJson(YAML::Emitter& out, const json& v) {
@@ -70,7 +96,13 @@ void EmitJson(YAML::Emitter& out, const json& v) {
   } else if (v.is_object()) {
     out << YAML::BeginMap;
     for (const auto& [k, item] : v.items()) {
-      out << YAML::Key << k << YAML::Value;
+      // YAML limits implicit keys to 1024 characters as written; longer ones need the explicit
+      // `? key` form. Escapes can make a quoted key up to 10 times longer than its bytes.
+      bool plain = IsSafePlainScalar(k);
+      if (k.size() > (plain ? 1000 : 100)) out << YAML::LongKey;
+      out << YAML::Key;
+      if (!plain) out << YAML::DoubleQuoted;  // keys are strings whatever they say
+      out << k << YAML::Value;
       EmitJson(out, item);
     }
     out << YAML::EndMap;
@@ -82,16 +114,23 @@ void EmitJson(YAML::Emitter& out, const json& v) {
     out << YAML::Null;
   } else if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
-    // Keep strings that would re-type as something else quoted.
-    if (!YamlScalarToJson(s).is_string()) {
+    // Keep strings that would re-type as something else quoted, and every string that is not
+    // plainly safe: yaml-cpp emits some plain although they read back differently ("--- x" as a
+    // document marker, "k :\r" as a map).
+    if (!YamlScalarToJson(s).is_string() || !IsSafePlainScalar(s)) {
       out << YAML::DoubleQuoted << s;
     } else {
       out << s;
     }
   } else if (v.is_boolean()) {
     out << v.get<bool>();
+  } else if (v.is_number_unsigned()) {
+    out << v.get<uint64_t>();
   } else if (v.is_number_integer()) {
     out << v.get<int64_t>();
+  } else if (double d = v.get<double>(); std::isinf(d)) {
+    // json::dump() writes infinities as `null`; YAML has its own spelling.
+    out << (d > 0 ? ".inf" : "-.inf");
   } else {
     out << v.dump();
   }
@@ -117,7 +156,13 @@ json YamlScalarToJson(const std::string& s) {
 absl::StatusOr<json> ParseYaml(std::string_view text) {
   try {
     YAML::Node root = YAML::Load(std::string(text));
-    return NodeToJson(root);
+    size_t budget = kMaxYamlValues + 1;
+    json out = NodeToJson(root, &budget);
+    if (budget == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("YAML document too large: more than ",
+                                                     kMaxYamlValues, " values (aliases expanded)"));
+    }
+    return out;
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("YAML syntax error at line ", e.mark.line + 1,
                                                    ", column ", e.mark.column + 1, ": ", e.msg));

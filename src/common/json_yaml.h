@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -8,8 +9,11 @@
 
 namespace det {
 
-// Parses YAML text into JSON. Scalars are typed as YAML 1.2 core schema would (int, float, bool, null,
-// string); errors carry the line and column: "YAML syntax error at line 3, column 5: ...".
+// Parses YAML text into JSON. Scalars are typed as YAML 1.2 core schema would (int, float, bool,
+// null, string); errors carry the line and column: "YAML syntax error at line 3, column 5: ...".
+// Documents of more than kMaxYamlValues values (scalars, lists and maps, with aliases expanded:
+// "billion laughs") are refused with InvalidArgument.
+inline constexpr size_t kMaxYamlValues = 100'000;
 absl::StatusOr<nlohmann::json> ParseYaml(std::string_view text);
 // Types one scalar like YAML would: "3" -> 3, "true" -> true, "1e-3" -> 0.001, "x" -> "x".
 nlohmann::json YamlScalarToJson(const std::string& scalar);

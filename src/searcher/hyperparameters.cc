@@ -7,6 +7,13 @@
 #include "common/status_macros.h"
 
 namespace det::searcher {
+
+Hyperparameter::Hyperparameter() = default;
+Hyperparameter::~Hyperparameter() = default;
+Hyperparameter::Hyperparameter(const Hyperparameter&) = default;
+Hyperparameter::Hyperparameter(Hyperparameter&&) noexcept = default;
+Hyperparameter& Hyperparameter::operator=(const Hyperparameter&) = default;
+Hyperparameter& Hyperparameter::operator=(Hyperparameter&&) noexcept = default;
 namespace {
 
 using nlohmann::json;

@@ -15,6 +15,15 @@
 namespace det::searcher {
 
 struct Hyperparameter {
+  // Declared here, defaulted in the .cc: with implicit members, clang 14 + libstdc++ 12 (the fuzz
+  // build) cannot instantiate std::pair<std::string, Hyperparameter> inside this recursive type.
+  Hyperparameter();
+  ~Hyperparameter();
+  Hyperparameter(const Hyperparameter&);
+  Hyperparameter(Hyperparameter&&) noexcept;
+  Hyperparameter& operator=(const Hyperparameter&);
+  Hyperparameter& operator=(Hyperparameter&&) noexcept;
+
   enum class Type { kConst, kInt, kDouble, kLog, kCategorical, kNested };
   Type type = Type::kConst;
   nlohmann::json val;                  // kConst

@@ -1,3 +1,4 @@
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -34,6 +35,11 @@ absl::StatusOr<json> ReportCheckpoint(MasterContext& ctx, const HttpRequest& req
     if (!res->is_object()) return absl::InvalidArgumentError("checkpoint resources must map file paths to sizes");
     for (const auto& [path, value] : res->items()) {
       ASSIGN_OR_RETURN(int64_t bytes, api::ReadInt64(value, absl::StrCat("resources[\"", path, "\"]")));
+      // Sizes are summed: negative ones or a sum past int64 (signed overflow) are refused.
+      if (bytes < 0 || bytes > std::numeric_limits<int64_t>::max() - size) {
+        return absl::InvalidArgumentError(absl::StrCat("resources[\"", path, "\"]: size ", bytes,
+                                                       " is negative or makes the total overflow"));
+      }
       resources[path] = bytes;
       size += bytes;
     }
