@@ -22,6 +22,11 @@ void RegisterAllocationRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/allocations/{allocation_id}/signals/preemption", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
                if (absl::Status st = CheckOwnAllocation(req); !st.ok()) return ReplyError(r, st);
+               // An allocation that ended must stop (true below); one that never existed is a 404.
+               if (absl::StatusOr<Allocation> a = ctx.store.GetAllocation(req.path_params.at("allocation_id"));
+                   !a.ok()) {
+                 return ReplyError(r, a.status());
+               }
                absl::StatusOr<int64_t> timeout = QueryInt(req, "timeout_seconds", 0);
                if (!timeout.ok()) return ReplyError(r, timeout.status());
                if (*timeout < 0 || *timeout > kMaxPreemptionWaitSeconds) {

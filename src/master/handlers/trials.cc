@@ -62,9 +62,10 @@ void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r) {
   absl::StatusOr<json> result = [&]() -> absl::StatusOr<json> {
     ASSIGN_OR_RETURN(int64_t trial_id, PathId(req, "trial_id"));
     ASSIGN_OR_RETURN(json body, JsonBody(req));
+    // The body is checked first, so a malformed report is a 400 that names the field.
+    ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
     ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(trial_id));
     RETURN_IF_ERROR(CheckTaskOwnsTrial(ctx.store, req, trial.id));
-    ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
     ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(trial.experiment_id));
     RETURN_IF_ERROR(ctx.store
                         .AddMetrics(report,
