@@ -15,14 +15,14 @@ demo: build
 	bash scripts/demo.sh
 
 # Everything: unit, harness and end-to-end tests on the normal build, then the unit tests again under
-# ASan + UBSan (a second build of the test binaries only), then each fuzz target for 30 s (a third,
-# clang build of the four modules they need; fuzz/README.md).
+# ASan + UBSan (a second build of the test binaries only). The fuzzers (`make fuzz`: a third, clang
+# build and 30 s per target; fuzz/README.md) are not part of it yet: they would take CI past its
+# 30-minute budget on 2 cores.
 FUZZ_SECONDS ?= 30
 
 test: build sanitize-build
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j2
 	cd $(BUILD)-asan && ctest --output-on-failure --timeout 900 -L unit -j2
-	$(MAKE) fuzz
 
 fuzz: deps
 	FUZZ_BUILD=$(abspath $(BUILD))-fuzz bash scripts/run-fuzzers.sh $(FUZZ_SECONDS)
