@@ -8,12 +8,14 @@
 #include "agent/master_url.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
+#include "config/schema_fields.h"
 
 namespace det::agent {
 namespace {
 
 using nlohmann::json;
 using Keys = std::set<std::string>;
+using config::Problems;
 
 // Upstream keys accepted (an upstream agent.yaml loads) but not acted on by this agent.
 const Keys& UnusedKeys() {
@@ -61,21 +63,6 @@ const Keys& Known() {
   }();
   return keys;
 }
-
-class Problems {
- public:
-  void Add(const std::string& path, const std::string& what) {
-    lines_.push_back(absl::StrCat(path, ": ", what));
-  }
-  bool empty() const { return lines_.empty(); }
-  absl::Status ToStatus() const {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid agent configuration:\n  ", absl::StrJoin(lines_, "\n  ")));
-  }
-
- private:
-  std::vector<std::string> lines_;
-};
 
 bool Has(const json& obj, const std::string& key) {
   return obj.is_object() && obj.contains(key) && !obj[key].is_null();
@@ -171,7 +158,7 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
     return absl::InvalidArgumentError("agent configuration must be a YAML mapping");
   // master_url stands for master_host + master_port at its own layer, so a DET_MASTER_URL or
   // --master-url overrides a master_host from the file (and the other way round).
-  Problems p;
+  config::Problems p("agent");
   if (Has(cfg, "master_url")) {
     if (Has(cfg, "master_host") || Has(cfg, "master_port")) {
       p.Add("master_url", "give either master_url or master_host/master_port, not both");

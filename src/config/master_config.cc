@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
+#include "config/schema_fields.h"
 
 namespace det::config {
 namespace {
@@ -99,48 +100,6 @@ const Keys& SecretKeys() {
   return keys;
 }
 
-std::string TypeName(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "integer";
-    case json::value_t::number_float:
-      return "number";
-    case json::value_t::string:
-      return "string";
-    case json::value_t::array:
-      return "list";
-    case json::value_t::object:
-      return "mapping";
-    default:
-      return "value";
-  }
-}
-
-std::string Join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : absl::StrCat(path, ".", key);
-}
-
-// Collects every problem before failing, so the operator can fix them all at once.
-class Problems {
- public:
-  void Add(const std::string& path, const std::string& what) {
-    lines_.push_back(absl::StrCat(path, ": ", what));
-  }
-  bool empty() const { return lines_.empty(); }
-  absl::Status ToStatus() const {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid master configuration:\n  ", absl::StrJoin(lines_, "\n  ")));
-  }
-
- private:
-  std::vector<std::string> lines_;
-};
-
 // Reads typed fields of one mapping, reporting wrong types with their path.
 class Section {
  public:
@@ -158,7 +117,7 @@ class Section {
 
   bool Has(const std::string& key) const { return obj_.contains(key) && !obj_[key].is_null(); }
   const json* Get(const std::string& key) const { return Has(key) ? &obj_[key] : nullptr; }
-  std::string PathOf(const std::string& key) const { return Join(path_, key); }
+  std::string PathOf(const std::string& key) const { return JoinPath(path_, key); }
   const json& obj() const { return obj_; }
 
   void CheckKeys(const Keys& allowed) {
@@ -680,7 +639,7 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
   }
   RETURN_IF_ERROR(ApplySettings(cfg, MasterSettings(), env, flags));
 
-  Problems p;
+  Problems p("master");
   MasterConfig out;
   ConvertLegacy(cfg, p);
   Section top(&cfg, "", p);

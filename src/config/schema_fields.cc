@@ -82,7 +82,7 @@ void Problems::Add(absl::string_view path, absl::string_view what) {
 
 absl::Status Problems::ToStatus() const {
   return absl::InvalidArgumentError(
-      absl::StrCat("invalid experiment configuration:\n  ", absl::StrJoin(errors_, "\n  ")));
+      absl::StrCat("invalid ", what_, " configuration:\n  ", absl::StrJoin(errors_, "\n  ")));
 }
 
 std::string JoinPath(absl::string_view path, absl::string_view key) {

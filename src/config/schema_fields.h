@@ -16,6 +16,8 @@ namespace det::config {
 // deprecated or ignored fields that were accepted.
 class Problems {
  public:
+  // `what` names the document in ToStatus(): "experiment", "master", "agent".
+  explicit Problems(std::string what = "experiment") : what_(std::move(what)) {}
   // Records "<path>: <what>".
   void Add(absl::string_view path, absl::string_view what);
   // Records a finished line (already "<path>: ...").
@@ -25,10 +27,11 @@ class Problems {
   bool empty() const { return errors_.empty(); }
   const std::vector<std::string>& errors() const { return errors_; }
   std::vector<std::string>& warnings() { return warnings_; }
-  // InvalidArgument "invalid experiment configuration:" followed by one indented line per problem.
+  // InvalidArgument "invalid <what> configuration:" followed by one indented line per problem.
   absl::Status ToStatus() const;
 
  private:
+  std::string what_;
   std::vector<std::string> errors_;
   std::vector<std::string> warnings_;
 };
