@@ -1,5 +1,7 @@
 #include "master/handlers/experiment_query.h"
 
+#include "master/handlers/handler_util.h"
+
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -90,25 +92,6 @@ absl::StatusOr<ExperimentSort> ParseSort(const std::string& raw) {
                    "SORT_BY_USER, SORT_BY_NAME, SORT_BY_DESCRIPTION, ..."));
 }
 
-absl::StatusOr<bool> ParseOrderDescending(const std::string& raw) {
-  if (raw.empty() || raw == "ORDER_BY_UNSPECIFIED" || raw == "0" || raw == "ORDER_BY_ASC" ||
-      raw == "1")
-    return false;
-  if (raw == "ORDER_BY_DESC" || raw == "2") return true;
-  return absl::InvalidArgumentError(
-      absl::StrCat("orderBy: expected ORDER_BY_ASC or ORDER_BY_DESC, got \"", raw, "\""));
-}
-
-absl::StatusOr<int64_t> QueryInt64(const HttpRequest& request, const std::string& name) {
-  std::optional<std::string> v = request.Query(name);
-  if (!v || v->empty()) return 0;
-  int64_t out = 0;
-  if (!absl::SimpleAtoi(*v, &out)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(api::ToLowerCamel(name), ": expected an integer, got \"", *v, "\""));
-  }
-  return out;
-}
 
 absl::StatusOr<std::optional<std::string>> OptionalString(const json& body,
                                                           const std::string& name) {
@@ -140,22 +123,11 @@ absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& 
   f.labels = request.QueryAll("labels");
   f.name_contains = request.Query("name").value_or("");
   f.description_contains = request.Query("description").value_or("");
-  if (std::optional<std::string> archived = request.Query("archived");
-      archived && !archived->empty()) {
-    std::string a = absl::AsciiStrToLower(*archived);
-    if (a == "true" || a == "1") {
-      f.archived = true;
-    } else if (a == "false" || a == "0") {
-      f.archived = false;
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("archived: expected true or false, got \"", *archived, "\""));
-    }
-  }
+  ASSIGN_OR_RETURN(f.archived, QueryOptionalBool(request, "archived"));
   ASSIGN_OR_RETURN(f.sort, ParseSort(request.Query("sort_by").value_or("SORT_BY_ID")));
-  ASSIGN_OR_RETURN(f.descending, ParseOrderDescending(request.Query("order_by").value_or("")));
-  ASSIGN_OR_RETURN(q.offset, QueryInt64(request, "offset"));
-  ASSIGN_OR_RETURN(f.limit, QueryInt64(request, "limit"));
+  ASSIGN_OR_RETURN(f.descending, QueryOrderDescending(request));
+  ASSIGN_OR_RETURN(q.offset, QueryInt(request, "offset", 0));
+  ASSIGN_OR_RETURN(f.limit, QueryInt(request, "limit", 0));
   if (f.limit < 0)
     return absl::InvalidArgumentError(absl::StrCat("limit: must be >= 0, got ", f.limit));
   return q;

@@ -1,5 +1,7 @@
 #include "master/handlers/handler_util.h"
 
+#include "absl/strings/ascii.h"
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
@@ -38,6 +40,25 @@ absl::StatusOr<int64_t> QueryInt(const HttpRequest& request, const std::string& 
 bool QueryBool(const HttpRequest& request, const std::string& name) {
   std::optional<std::string> v = request.Query(name);
   return v && (*v == "true" || *v == "1");
+}
+
+absl::StatusOr<std::optional<bool>> QueryOptionalBool(const HttpRequest& request, const std::string& name) {
+  std::optional<std::string> v = request.Query(name);
+  if (!v || v->empty()) return std::optional<bool>();
+  std::string s = absl::AsciiStrToLower(*v);
+  if (s == "true" || s == "1") return std::optional<bool>(true);
+  if (s == "false" || s == "0") return std::optional<bool>(false);
+  return absl::InvalidArgumentError(absl::StrCat(name, ": expected true or false, got \"", *v, "\""));
+}
+
+absl::StatusOr<bool> QueryOrderDescending(const HttpRequest& request) {
+  std::string order = request.Query("order_by").value_or("");
+  if (order == "ORDER_BY_DESC" || order == "2") return true;
+  if (order.empty() || order == "ORDER_BY_ASC" || order == "ORDER_BY_UNSPECIFIED" || order == "1" || order == "0") {
+    return false;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "orderBy: expected ORDER_BY_ASC, ORDER_BY_DESC or ORDER_BY_UNSPECIFIED, got \"", order, "\""));
 }
 
 void ReplyJson(const ResponderPtr& responder, const nlohmann::json& body, int status) {

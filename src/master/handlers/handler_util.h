@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers shared by the handlers: body parsing, path parameters, JSON replies.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,12 @@ absl::StatusOr<int64_t> PathId(const HttpRequest& request, const std::string& na
 // An optional integer query parameter.
 absl::StatusOr<int64_t> QueryInt(const HttpRequest& request, const std::string& name, int64_t fallback);
 bool QueryBool(const HttpRequest& request, const std::string& name);
+// An optional boolean query parameter: absent or empty -> nullopt; true/false/1/0, else an error
+// naming the parameter.
+absl::StatusOr<std::optional<bool>> QueryOptionalBool(const HttpRequest& request, const std::string& name);
+// The `orderBy` parameter: true for ORDER_BY_DESC (2); ORDER_BY_ASC (1), ORDER_BY_UNSPECIFIED (0)
+// and absence are false; anything else is an error.
+absl::StatusOr<bool> QueryOrderDescending(const HttpRequest& request);
 
 void ReplyJson(const ResponderPtr& responder, const nlohmann::json& body, int status = 200);
 void ReplyError(const ResponderPtr& responder, const absl::Status& status);

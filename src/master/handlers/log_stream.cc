@@ -79,14 +79,8 @@ absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& 
   LogStreamOptions options{.task_id = std::move(task_id), .trial_id = trial_id, .follow = QueryBool(request, "follow")};
   ASSIGN_OR_RETURN(options.limit, QueryInt(request, "limit", 0));
   if (options.limit < 0) return absl::InvalidArgumentError("limit must be >= 0");
-  std::string order = request.Query("order_by").value_or("ORDER_BY_UNSPECIFIED");
-  if (order == "ORDER_BY_DESC" || order == "2") {
-    options.newest_first = true;
-    options.follow = false;
-  } else if (order != "ORDER_BY_ASC" && order != "ORDER_BY_UNSPECIFIED" && order != "1" && order != "0") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "orderBy must be ORDER_BY_ASC, ORDER_BY_DESC or ORDER_BY_UNSPECIFIED, got \"", order, "\""));
-  }
+  ASSIGN_OR_RETURN(options.newest_first, QueryOrderDescending(request));
+  if (options.newest_first) options.follow = false;
   return options;
 }
 

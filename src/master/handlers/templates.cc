@@ -77,15 +77,7 @@ absl::StatusOr<TemplateFilter> ListFilter(const HttpRequest& req) {
     return absl::InvalidArgumentError(
         absl::StrCat("sortBy must be SORT_BY_UNSPECIFIED or SORT_BY_NAME, got \"", sort, "\""));
   }
-  std::string order = req.Query("order_by").value_or("ORDER_BY_UNSPECIFIED");
-  if (order == "ORDER_BY_DESC" || order == "2") {
-    f.descending = true;
-  } else if (order != "ORDER_BY_ASC" && order != "ORDER_BY_UNSPECIFIED" && order != "1" &&
-             order != "0") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("orderBy must be ORDER_BY_ASC, ORDER_BY_DESC or ORDER_BY_UNSPECIFIED, got \"",
-                     order, "\""));
-  }
+  ASSIGN_OR_RETURN(f.descending, QueryOrderDescending(req));
   ASSIGN_OR_RETURN(f.offset, QueryInt(req, "offset", 0));
   ASSIGN_OR_RETURN(f.limit, QueryInt(req, "limit", 0));
   if (f.offset < 0) return absl::InvalidArgumentError("offset must be >= 0");

@@ -1,5 +1,7 @@
 #include "master/handlers/user_requests.h"
 
+#include "master/handlers/handler_util.h"
+
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -15,17 +17,6 @@ namespace det::master {
 namespace {
 
 using nlohmann::json;
-
-absl::StatusOr<std::optional<bool>> QueryOptionalBool(const HttpRequest& request,
-                                                      const std::string& name) {
-  std::optional<std::string> v = request.Query(name);
-  if (!v || v->empty()) return std::optional<bool>();
-  std::string s = absl::AsciiStrToLower(*v);
-  if (s == "true" || s == "1") return std::optional<bool>(true);
-  if (s == "false" || s == "0") return std::optional<bool>(false);
-  return absl::InvalidArgumentError(
-      absl::StrCat(name, ": expected true or false, got \"", *v, "\""));
-}
 
 absl::StatusOr<UserSort> ParseUserSort(const std::string& raw) {
   static const std::map<std::string, std::pair<int, UserSort>> names = {
@@ -43,17 +34,6 @@ absl::StatusOr<UserSort> ParseUserSort(const std::string& raw) {
     if (numeric ? entry.first == n : name == v) return entry.second;
   }
   return absl::InvalidArgumentError(absl::StrCat("sortBy: unknown user sort key \"", raw, "\""));
-}
-
-absl::StatusOr<int64_t> QueryInt64(const HttpRequest& request, const std::string& name) {
-  std::optional<std::string> v = request.Query(name);
-  if (!v || v->empty()) return 0;
-  int64_t out = 0;
-  if (!absl::SimpleAtoi(*v, &out)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, ": expected an integer, got \"", *v, "\""));
-  }
-  return out;
 }
 
 absl::StatusOr<std::optional<std::string>> OptString(const json& obj, const std::string& name) {
@@ -97,16 +77,9 @@ absl::StatusOr<UserListQuery> ParseUserListQuery(const HttpRequest& request) {
   ASSIGN_OR_RETURN(q.filter.admin, QueryOptionalBool(request, "admin"));
   ASSIGN_OR_RETURN(q.filter.sort,
                    ParseUserSort(request.Query("sort_by").value_or("SORT_BY_UNSPECIFIED")));
-  std::string order = request.Query("order_by").value_or("");
-  if (order == "ORDER_BY_DESC" || order == "2") {
-    q.filter.descending = true;
-  } else if (!(order.empty() || order == "ORDER_BY_ASC" || order == "ORDER_BY_UNSPECIFIED" ||
-               order == "0" || order == "1")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("orderBy: expected ORDER_BY_ASC or ORDER_BY_DESC, got \"", order, "\""));
-  }
-  ASSIGN_OR_RETURN(q.offset, QueryInt64(request, "offset"));
-  ASSIGN_OR_RETURN(q.filter.limit, QueryInt64(request, "limit"));
+  ASSIGN_OR_RETURN(q.filter.descending, QueryOrderDescending(request));
+  ASSIGN_OR_RETURN(q.offset, QueryInt(request, "offset", 0));
+  ASSIGN_OR_RETURN(q.filter.limit, QueryInt(request, "limit", 0));
   if (q.filter.limit < 0) return absl::InvalidArgumentError("limit: must be >= 0");
   return q;
 }
