@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import re
 import subprocess
 import time
 
@@ -46,6 +47,24 @@ class Cluster:
         resp.raise_for_status()
         return resp.json()
 
+    def create_experiment(self, config, model_dir, *extra):
+        """`det experiment create CONFIG DIR [extra...]`; returns the new experiment's id."""
+        out = self.det("experiment", "create", str(config), str(model_dir), *extra)
+        return int(re.search(r"Created experiment (\d+)", out.stdout).group(1))
+
+    def trials(self, exp_id):
+        return self.get(f"/api/v1/experiments/{exp_id}/trials", params={"limit": 1000})["trials"]
+
+    def trial_logs(self, trial_id):
+        return self.det("trial", "logs", str(trial_id)).stdout
+
+    def metrics(self, trial_id, group):
+        """The trial's metric reports of one group (training, validation, ...), oldest first."""
+        resp = self.session.get(f"{self.master_url}/api/v1/trials/metrics/trial_metrics",
+                                params={"trialIds": trial_id, "group": group}, timeout=60)
+        resp.raise_for_status()
+        return [m for line in resp.text.splitlines() if line for m in json.loads(line)["result"]["metrics"]]
+
     def wait_for_experiment(self, exp_id, timeout=600):
         deadline = time.time() + timeout
         state = None
@@ -55,6 +74,17 @@ class Cluster:
                 return state
             time.sleep(0.5)
         raise AssertionError(f"experiment {exp_id} still {state} after {timeout}s")
+
+
+def wait_for(predicate, what, timeout=60):
+    """Polls until `predicate()` is truthy and returns that value; fails after `timeout` seconds."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture(scope="module")

@@ -3,14 +3,13 @@ process keeps running (no restart), the searcher continues where it was, and not
 the kill is lost."""
 import json
 import os
-import re
 import signal
 import subprocess
 import time
 
 import requests
 
-from conftest import BIN
+from conftest import BIN, wait_for
 
 STEPPER = """
 import time
@@ -61,39 +60,24 @@ def create(cluster, tmp_path, searcher):
     (tmp_path / "exp.yaml").write_text(
         "name: restart-me\nentrypoint: python3 stepper.py\nmax_restarts: 0\n"
         "hyperparameters: {x: {type: int, minval: 1, maxval: 1000}}\n" + searcher)
-    out = cluster.det("experiment", "create", str(tmp_path / "exp.yaml"), str(tmp_path))
-    return int(re.search(r"Created experiment (\d+)", out.stdout).group(1))
-
-
-def wait_for(predicate, what, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+    return cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
 
 
 def training_steps(cluster, trial_id):
-    resp = cluster.session.get(f"{cluster.master_url}/api/v1/trials/metrics/training_metrics",
-                               params={"trialIds": trial_id}, timeout=30)
-    resp.raise_for_status()
-    return [m["totalBatches"] for line in resp.text.splitlines() if line
-            for m in json.loads(line)["result"]["metrics"]]
+    return [m["totalBatches"] for m in cluster.metrics(trial_id, "training")]
 
 
 def test_running_trials_survive_a_master_kill_and_the_search_continues(cluster, tmp_path):
     exp_id = create(cluster, tmp_path,
                     "searcher: {name: random, metric: loss, max_trials: 2, max_concurrent_trials: 1}\n")
-    trials = lambda: cluster.get(f"/api/v1/experiments/{exp_id}/trials")["trials"]
-    wait_for(lambda: trials() and training_steps(cluster, trials()[0]["id"]), "the first metrics")
-    first = trials()[0]
+    first = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the first trial")
+    wait_for(lambda: training_steps(cluster, first["id"]), "the first metrics")
     before = training_steps(cluster, first["id"])
 
     restart_master(cluster)
 
     assert cluster.wait_for_experiment(exp_id, timeout=180) == "STATE_COMPLETED"
-    after = trials()
+    after = cluster.trials(exp_id)
     # The searcher resumed from its snapshot: exactly max_trials trials, not a fresh search.
     assert len(after) == 2, after
     survivor = next(t for t in after if t["id"] == first["id"])
@@ -102,6 +86,6 @@ def test_running_trials_survive_a_master_kill_and_the_search_continues(cluster, 
     steps = training_steps(cluster, first["id"])
     assert set(before) <= set(steps)  # nothing reported before the kill was lost
     assert steps == sorted(set(steps)) and steps[-1] == 80  # the same process went on to the end
-    logs = cluster.det("trial", "logs", str(first["id"])).stdout
+    logs = cluster.trial_logs(first["id"])
     assert logs.count(f"running trial {first['id']}") == 1, logs[-3000:]  # never restarted
     assert "finished" in logs

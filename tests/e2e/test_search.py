@@ -2,20 +2,10 @@
 adaptive ASHA stops weak trials early, grid creates its grid, random search is reproducible from the
 experiment seed, and a validation without the searcher metric errors the experiment."""
 import json
-import re
 
 from conftest import REPO
 
 DIGITS = REPO / "examples/digits"
-
-
-def create(cluster, config, model_dir=DIGITS, *extra):
-    out = cluster.det("experiment", "create", str(config), str(model_dir), *extra)
-    return int(re.search(r"Created experiment (\d+)", out.stdout).group(1))
-
-
-def trials_of(cluster, exp_id):
-    return cluster.get(f"/api/v1/experiments/{exp_id}/trials", params={"limit": 1000})["trials"]
 
 
 def best_accuracy(trial):
@@ -24,10 +14,10 @@ def best_accuracy(trial):
 
 
 def test_adaptive_asha_stops_weak_trials_early_and_finds_a_good_model(cluster):
-    exp_id = create(cluster, DIGITS / "adaptive.yaml")
+    exp_id = cluster.create_experiment(DIGITS / "adaptive.yaml", DIGITS)
     assert cluster.wait_for_experiment(exp_id, timeout=900) == "STATE_COMPLETED"
 
-    trials = trials_of(cluster, exp_id)
+    trials = cluster.trials(exp_id)
     assert len(trials) == 16
     assert {t["state"] for t in trials} == {"STATE_COMPLETED"}
     batches = [t["totalBatchesProcessed"] for t in trials]
@@ -48,20 +38,20 @@ def test_adaptive_asha_stops_weak_trials_early_and_finds_a_good_model(cluster):
 
 
 def test_grid_creates_every_grid_point_once(cluster):
-    exp_id = create(cluster, DIGITS / "grid.yaml")
+    exp_id = cluster.create_experiment(DIGITS / "grid.yaml", DIGITS)
     assert cluster.wait_for_experiment(exp_id, timeout=600) == "STATE_COMPLETED"
     points = sorted((round(t["hparams"]["learning_rate"], 6), t["hparams"]["hidden_size"])
-                    for t in trials_of(cluster, exp_id))
+                    for t in cluster.trials(exp_id))
     assert points == [(0.01, 32), (0.01, 128), (0.1, 32), (0.1, 128)]
-    described = cluster.det("trial", "describe", str(trials_of(cluster, exp_id)[0]["id"]), "--metrics").stdout
+    described = cluster.det("trial", "describe", str(cluster.trials(exp_id)[0]["id"]), "--metrics").stdout
     assert "Validation metrics:" in described and "accuracy=" in described, described
 
     # Warm start: a new experiment's trial begins from a grid trial's latest checkpoint.
-    source = trials_of(cluster, exp_id)[0]
-    warm_id = create(cluster, DIGITS / "const.yaml", DIGITS, "--config", f"searcher.source_trial_id={source['id']}")
+    source = cluster.trials(exp_id)[0]
+    warm_id = cluster.create_experiment(DIGITS / "const.yaml", DIGITS, "--config", f"searcher.source_trial_id={source['id']}")
     assert cluster.wait_for_experiment(warm_id, timeout=300) == "STATE_COMPLETED"
-    warm_trial = trials_of(cluster, warm_id)[0]
-    logs = cluster.det("trial", "logs", str(warm_trial["id"])).stdout
+    warm_trial = cluster.trials(warm_id)[0]
+    logs = cluster.trial_logs(warm_trial["id"])
     checkpoints = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
     latest = [c["uuid"] for c in checkpoints if c["training"]["trialId"] == source["id"]][-1]
     assert f"resumed from checkpoint {latest} at step 90" in logs, logs[-2000:]
@@ -69,9 +59,9 @@ def test_grid_creates_every_grid_point_once(cluster):
 
 def test_random_search_is_reproducible_from_the_experiment_seed(cluster):
     def sampled(seed):
-        exp_id = create(cluster, DIGITS / "random.yaml", DIGITS, "--paused",
+        exp_id = cluster.create_experiment(DIGITS / "random.yaml", DIGITS, "--paused",
                         "--config", f"reproducibility.experiment_seed={seed}")
-        trials = trials_of(cluster, exp_id)
+        trials = cluster.trials(exp_id)
         cluster.det("experiment", "kill", str(exp_id))
         return [t["hparams"] for t in trials]
 
@@ -94,10 +84,10 @@ def test_validation_without_the_searcher_metric_errors_the_experiment(cluster, t
     (tmp_path / "exp.yaml").write_text(
         "name: missing-metric\nentrypoint: python3 report.py\n"
         "searcher: {name: single, metric: accuracy}\nmax_restarts: 0\n")
-    exp_id = create(cluster, tmp_path / "exp.yaml", tmp_path)
+    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
     assert cluster.wait_for_experiment(exp_id, timeout=300) == "STATE_ERROR"
-    trial = trials_of(cluster, exp_id)[0]
-    logs = cluster.det("trial", "logs", str(trial["id"])).stdout
+    trial = cluster.trials(exp_id)[0]
+    logs = cluster.trial_logs(trial["id"])
     assert f"Trial {trial['id']}" in logs and '"accuracy"' in logs, logs[-2000:]
 
 
@@ -131,9 +121,9 @@ def test_random_search_replaces_trials_that_exit_with_invalid_hp(cluster, tmp_pa
         "hyperparameters: {x: {type: int, minval: 1, maxval: 6}}\n"
         "reproducibility: {experiment_seed: 5}\n"
         "searcher: {name: random, metric: loss, max_trials: 3, max_concurrent_trials: 2}\n")
-    exp_id = create(cluster, tmp_path / "exp.yaml", tmp_path)
+    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
     assert cluster.wait_for_experiment(exp_id, timeout=300) == "STATE_COMPLETED"
-    trials = trials_of(cluster, exp_id)
+    trials = cluster.trials(exp_id)
     valid = [t for t in trials if t["hparams"]["x"] <= 3]
     invalid = [t for t in trials if t["hparams"]["x"] > 3]
     assert len(valid) == 3, [t["hparams"] for t in trials]  # every invalid trial was replaced
