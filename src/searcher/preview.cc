@@ -115,4 +115,24 @@ std::string FormatPreview(const json& preview) {
   return out;
 }
 
+nlohmann::json SearchSummaryTrials(const nlohmann::json& preview, const std::string& time_metric) {
+  using nlohmann::json;
+  json out = json::array();
+  if (const json& brackets = preview.value("brackets", json()); brackets.is_array()) {
+    for (const json& bracket : brackets) {
+      const json& rungs = bracket.value("rungs", json::array());
+      for (size_t i = 0; i < rungs.size(); ++i) {
+        int64_t reach = rungs[i].value("trials", 0);
+        int64_t next = i + 1 < rungs.size() ? rungs[i + 1].value("trials", 0) : 0;
+        if (reach - next <= 0) continue;
+        out.push_back({{"count", reach - next},
+                       {"unit", {{"name", time_metric}, {"value", rungs[i].value("units", 0)}, {"maxLength", false}}}});
+      }
+    }
+    return out;
+  }
+  out.push_back({{"count", preview.value("trials", 0)}, {"unit", {{"name", nullptr}, {"value", 0}, {"maxLength", true}}}});
+  return out;
+}
+
 }  // namespace det::searcher

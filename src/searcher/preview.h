@@ -20,6 +20,11 @@ namespace det::searcher {
 // many trials reach it: max(floor(n / divisor^rung_index), 1).
 absl::StatusOr<nlohmann::json> PreviewSearch(const nlohmann::json& config);
 
+// Upstream's SearchSummary.trials for a PreviewSearch result: [{"count", "unit": {"name", "value",
+// "maxLength"}}], how many trials train for how long. ASHA trials are counted at the rung where they
+// stop (units in `time_metric`); the others train to their end (`maxLength: true`).
+nlohmann::json SearchSummaryTrials(const nlohmann::json& preview, const std::string& time_metric);
+
 // A human-readable rendering of PreviewSearch's result, e.g.
 //   Using adaptive_asha: up to 16 trials, 3 brackets, 16 at a time
 //   Bracket 1: 11 trials, 6 at a time

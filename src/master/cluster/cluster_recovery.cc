@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/crypto.h"
-#include "common/json_yaml.h"
 #include "common/random_id.h"
 #include "common/status_macros.h"
 #include "master/cluster/cluster.h"
@@ -45,7 +44,7 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   json config = json::parse(stored.config_json, nullptr, false);
   if (!config.is_object()) return absl::DataLossError("the stored config is not a JSON object");
   // The stored config is complete (merged and defaulted), so no defaults are needed to re-read it.
-  ASSIGN_OR_RETURN(config::ExperimentConfig parsed, config::ParseExperimentConfig(ToYaml(config), {}));
+  ASSIGN_OR_RETURN(config::ExperimentConfig parsed, config::ParseExperimentConfigJson(config, {}));
   absl::StatusOr<std::string> snapshot = store_.GetSearcherSnapshot(stored.id);
   if (!snapshot.ok() && !absl::IsNotFound(snapshot.status())) return snapshot.status();
 
