@@ -50,14 +50,8 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   e.job_id = NewUuid();
   ASSIGN_OR_RETURN(e.id, store_.InsertExperiment(e, request.model_definition_tgz));
   exp->config = std::move(request.config);
-  exp->username = owner.username;
   exp->searcher = std::move(search);
   exp->warm_start_checkpoint = std::move(warm_start);
-  if (const json* timeout = config.is_object() && config.contains("preemption_timeout") ? &config["preemption_timeout"]
-                                                                                        : nullptr;
-      timeout != nullptr && timeout->is_number_integer()) {
-    exp->preemption_timeout = std::chrono::seconds(timeout->get<int64_t>());
-  }
   exp->user_token = RandomHex(32);
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), owner.id,
                                     std::chrono::system_clock::now() + options_.user_session_lifetime));
@@ -216,7 +210,7 @@ std::map<std::string, std::string> Cluster::TrialEnvironment(const AllocationSta
       {"DET_CONTAINER_ID", alloc.record.allocation_id},
       {"DET_SESSION_TOKEN", alloc.token},
       {"DET_USER_TOKEN", exp.user_token},
-      {"DET_USER", exp.username},
+      {"DET_USER", exp.experiment.username},
       {"DET_TASK_TYPE", "TRIAL"},
       {"DET_RESOURCES_TYPE", "process"},
       {"DET_USE_TLS", "false"},
@@ -661,7 +655,8 @@ void Cluster::StopTrial(TrialState& trial, const std::string& state) {
   ResolvePreemptionWaiters(alloc, true);
   // A process that ignores the signal is killed after the experiment's preemption_timeout.
   std::string alloc_id = alloc.record.allocation_id;
-  loop_.PostAfter(experiments_.at(trial.trial.experiment_id)->preemption_timeout, [this, alloc_id] {
+  loop_.PostAfter(std::chrono::seconds(experiments_.at(trial.trial.experiment_id)->config.preemption_timeout),
+                  [this, alloc_id] {
     auto a = allocations_.find(alloc_id);
     if (a == allocations_.end()) return;
     MasterLog(a->second->record.task_id, alloc_id, "The trial did not exit within preemption_timeout; killing it");

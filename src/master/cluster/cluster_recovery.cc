@@ -58,10 +58,7 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   exp->warm_start_checkpoint = WarmStartCheckpoint(config).value_or("");
   exp->experiment = std::move(stored);
   exp->config = std::move(parsed);
-  exp->username = exp->experiment.username;
-  if (const json& timeout = config.value("preemption_timeout", json()); timeout.is_number_integer()) {
-    exp->preemption_timeout = std::chrono::seconds(timeout.get<int64_t>());
-  }
+
   // The owner's session for new trial processes (the old token was only stored hashed).
   exp->user_token = RandomHex(32);
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), exp->experiment.owner_id,

@@ -59,12 +59,10 @@ struct Cluster::ExperimentState {
   api::Experiment experiment;
   config::ExperimentConfig config;
   std::unique_ptr<searcher::Searcher> searcher;
-  std::chrono::seconds preemption_timeout{3600};
   // searcher.source_trial_id / source_checkpoint_uuid: where trials without a checkpoint start.
   std::string warm_start_checkpoint;
   std::map<std::string, int64_t> trial_by_request;
   std::string user_token;  // owner's session for DET_USER_TOKEN
-  std::string username;
 };
 
 }  // namespace det::master

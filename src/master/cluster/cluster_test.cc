@@ -495,5 +495,28 @@ TEST_F(ClusterTest, WarmStartedTrialsBeginFromTheSourceTrialsCheckpoint) {
   EXPECT_EQ(store_->ListExperiments({})->size(), 2u);  // the refused one stored nothing
 }
 
+TEST_F(ClusterTest, ATrialThatIgnoresPreemptionIsKilledAfterPreemptionTimeout) {
+  int64_t exp_id = CreateExperimentFrom(
+      "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\npreemption_timeout: 30\n");
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask start = Starts(*conn).at(0);
+  absl::Status paused = absl::UnknownError("not run");
+  cluster_->SetExperimentState(exp_id, "PAUSED", [&](absl::Status st) { paused = st; });
+  loop_.RunPending();
+  ASSERT_TRUE(paused.ok()) << paused;
+  auto kills = [&] {
+    int n = 0;
+    for (const std::string& text : conn->sent) {
+      auto msg = api::DecodeMasterMessage(text);
+      n += msg.ok() && std::holds_alternative<api::KillTask>(*msg);
+    }
+    return n;
+  };
+  loop_.AdvanceBy(std::chrono::seconds(29));
+  EXPECT_EQ(kills(), 0) << "still within preemption_timeout";
+  loop_.AdvanceBy(std::chrono::seconds(2));
+  EXPECT_EQ(kills(), 1);
+}
+
 }  // namespace
 }  // namespace det::master
