@@ -1,36 +1,19 @@
 #include "master/experiment_template.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/json_yaml.h"
 #include "config/experiment_config.h"
-#include "master/db/sqlite_store.h"
+#include "master/db/temp_sqlite_store.h"
 
 namespace det::master {
 namespace {
 
 class ApplyTemplateTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("det_tpl_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-    auto s = SqliteStore::Open((dir_ / "det.db").string());
-    ASSERT_TRUE(s.ok()) << s.status();
-    store_ = std::move(*s);
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  std::filesystem::path dir_;
-  std::unique_ptr<SqliteStore> store_;
+  TempSqliteStore store_{"det_tpl_test"};
 };
 
 constexpr char kUser[] = R"(

@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "master/db/sqlite_store.h"
+#include "master/db/temp_sqlite_store.h"
 #include "master/manual_loop.h"
 
 namespace det::master {
@@ -22,17 +21,7 @@ class RecordingConnection : public WebSocketConnection {
 class ClusterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("det_cluster_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-    store_ = std::move(*SqliteStore::Open((dir_ / "det.db").string()));
     cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m"});
-  }
-  void TearDown() override {
-    cluster_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   int64_t CreateExperiment(int max_restarts = 0) {
@@ -87,10 +76,9 @@ class ClusterTest : public ::testing::Test {
     loop_.RunPending();
   }
 
-  std::filesystem::path dir_;
+  TempSqliteStore store_{"det_cluster_test"};
   ManualLoop loop_;
-  std::unique_ptr<SqliteStore> store_;
-  std::unique_ptr<Cluster> cluster_;
+  std::unique_ptr<Cluster> cluster_;  // declared last: destroyed before the loop and the store
   std::map<std::string, WebSocketHandlers> handlers_;
 };
 
