@@ -210,10 +210,4 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const json& input,
   return out;
 }
 
-absl::StatusOr<std::string> ConstHyperparameters(const std::string& hyperparameters_json) {
-  ASSIGN_OR_RETURN(json hps, ParseJson(hyperparameters_json));
-  ASSIGN_OR_RETURN(json values, ConstHyperparameterValues(hps, ""));
-  return DumpJson(values);
-}
-
 }  // namespace det::config

@@ -69,9 +69,4 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_t
 absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const nlohmann::json& config,
                                                            const ExperimentDefaults& defaults);
 
-// The values of a trial's hyperparameters when every hyperparameter is fixed (const or a bare
-// value), as a nested JSON object (DET_HPARAMS). Hyperparameters that must be sampled are refused
-// with the path.
-absl::StatusOr<std::string> ConstHyperparameters(const std::string& hyperparameters_json);
-
 }  // namespace det::config

@@ -108,25 +108,5 @@ void CheckHyperparameters(json& hps, bool grid, Problems& p) {
   CheckNested(hps, "hyperparameters", grid, p);
 }
 
-absl::StatusOr<json> ConstHyperparameterValues(const json& hps, const std::string& prefix) {
-  json out = json::object();
-  for (const auto& [name, hp] : hps.items()) {
-    std::string path = prefix.empty() ? name : absl::StrCat(prefix, ".", name);
-    if (!hp.is_object()) {
-      out[name] = hp;
-    } else if (!hp.contains("type")) {
-      absl::StatusOr<json> nested = ConstHyperparameterValues(hp, path);
-      if (!nested.ok()) return nested.status();
-      out[name] = *std::move(nested);
-    } else if (hp["type"] == "const") {
-      out[name] = hp.value("val", json());
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "hyperparameters.", path, ": type ", DumpJson(hp["type"]),
-          " must be sampled, which the single searcher does not do here; use type const"));
-    }
-  }
-  return out;
-}
 
 }  // namespace det::config

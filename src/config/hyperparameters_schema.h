@@ -14,9 +14,4 @@ namespace det::config {
 // and log hyperparameter must have a `count`.
 void CheckHyperparameters(nlohmann::json& hps, bool grid, Problems& p);
 
-// The values of a trial's hyperparameters when all are fixed (const or bare), as a nested object.
-// `prefix` is the dotted path of `hps` below `hyperparameters` ("" at the top).
-absl::StatusOr<nlohmann::json> ConstHyperparameterValues(const nlohmann::json& hps,
-                                                         const std::string& prefix);
-
 }  // namespace det::config
