@@ -20,11 +20,25 @@
 #include "master/db/store.h"
 #include "master/event_loop.h"
 #include "master/http/http_types.h"
+#include "scheduler/snapshot.h"
 #include "searcher/searcher.h"
 
 namespace det::master {
 
+// One resource pool the master schedules (config::ResourcePoolConfig, resolved).
+struct PoolOptions {
+  std::string name;
+  std::string description;
+  scheduler::SchedulerConfig scheduler;
+  int max_aux_containers_per_agent = 100;
+};
+
 struct ClusterOptions {
+  // Empty: one pool, "default", with the default (priority) scheduler.
+  std::vector<PoolOptions> pools;
+  // Where work without resources.resource_pool goes: slots > 0 to the compute pool, else aux.
+  std::string default_compute_pool = "default";
+  std::string default_aux_pool = "default";
   std::string cluster_id;
   std::string master_id;
   std::chrono::hours user_session_lifetime{24 * 7};
@@ -52,6 +66,51 @@ struct AgentSummary {
   WallTime registered_time;
   std::vector<api::SlotInfo> slots;
   std::map<int, std::string> slot_allocations;  // slot id -> allocation id using it
+  bool enabled = true;    // false: disabled; nothing new starts on it
+  bool draining = false;  // disabled with drain: its running work finishes
+};
+
+// A job (an experiment) in a pool's queue (upstream jobv1.Job).
+struct JobInfo {
+  std::string job_id;
+  int64_t experiment_id = 0;
+  std::string name;
+  std::string username;
+  int64_t user_id = 0;
+  std::string resource_pool;
+  WallTime submission_time;
+  int priority = 0;  // effective: the job's own, else the pool's default
+  double weight = 1;
+  std::optional<int> max_slots;
+  int requested_slots = 0;  // the slots of all its live allocations, queued or running
+  int allocated_slots = 0;  // the slots of its running allocations
+  std::string state;        // STATE_QUEUED, STATE_SCHEDULED or STATE_SCHEDULED_BACKFILLED
+  int jobs_ahead = 0;       // -1 under fair_share (upstream)
+  double progress = 0;
+  bool preemptible = true;
+};
+
+// A change to a job's scheduling attributes (upstream QueueControl, or PatchExperiment's
+// resources). Unset fields are left as they are.
+struct JobChange {
+  std::optional<int> priority;  // 1..99
+  std::optional<double> weight;  // > 0
+  std::optional<int> max_slots;  // >= 0; 0 clears the limit
+  std::optional<std::string> resource_pool;
+  std::optional<std::string> ahead_of;  // another job's id: move just before it
+  std::optional<std::string> behind_of;
+};
+
+struct PoolSummary {
+  PoolOptions options;
+  bool default_compute = false;
+  bool default_aux = false;
+  int num_agents = 0;
+  int slots_available = 0;  // slots of its enabled, connected agents
+  int slots_used = 0;
+  int aux_capacity = 0;
+  int aux_running = 0;
+  std::string slot_type = "cpu";  // the device type of its slots (cuda when any agent has GPUs)
 };
 
 class Cluster {
@@ -75,6 +134,17 @@ class Cluster {
                          std::function<void(absl::StatusOr<bool>)> done);
   void AckPreemption(const std::string& allocation_id, std::function<void(absl::Status)> done);
   void ListAgents(std::function<void(std::vector<AgentSummary>)> done);
+  // Enables an agent, or disables it: nothing new starts on it, and its running work is killed
+  // (trials requeue without counting a restart) unless `drain`, when it finishes. NotFound for an
+  // unknown agent.
+  void SetAgentEnabled(const std::string& agent_id, bool enabled, bool drain,
+                       std::function<void(absl::StatusOr<AgentSummary>)> done);
+  // Every live job of every pool, pools in name order, each pool's jobs in queue order.
+  void ListJobs(std::function<void(std::vector<JobInfo>)> done);
+  // Changes a live job's priority, weight, max_slots, pool or queue position and reschedules; the
+  // new values are stored in the experiment's config. NotFound when no live job has that id.
+  void UpdateJob(const std::string& job_id, JobChange change, std::function<void(absl::Status)> done);
+  void ListResourcePools(std::function<void(std::vector<PoolSummary>)> done);
   // User requests on an experiment (reference §7.1): "ACTIVE" (activate), "PAUSED" (pause: running
   // trials are asked to checkpoint and exit), "STOPPING_CANCELED" (cancel: the same, then CANCELED),
   // "STOPPING_KILLED" (kill: processes are killed, then CANCELED). Cancel and kill of a finished
