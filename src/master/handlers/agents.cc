@@ -1,49 +1,120 @@
+// Agents and slots (reference §1f): list, get, slots, enable/disable, and the agents' websocket.
+// Enabling and disabling an agent needs an admin (upstream: cluster-admin permission).
+#include <memory>
+
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "api/wire.h"
+#include "master/handlers/agent_json.h"
 #include "master/handlers/handler_util.h"
+#include "master/handlers/page.h"
 #include "master/handlers/routes.h"
+#include "master/handlers/user_requests.h"
 
 namespace det::master {
 namespace {
 
 using nlohmann::json;
 
-json AgentJson(const AgentSummary& a) {
-  json slots = json::object();
-  for (const api::SlotInfo& s : a.slots) {
-    auto used = a.slot_allocations.find(s.id);
-    json container = nullptr;
-    if (used != a.slot_allocations.end()) container = {{"id", used->second}, {"state", "STATE_RUNNING"}};
-    slots[absl::StrCat("/agents/", a.identity.id, "/slots/", s.id)] = {
-        {"id", std::to_string(s.id)},
-        {"device", {{"id", s.id}, {"brand", s.device}, {"uuid", ""}, {"type", s.type == "cuda" ? "TYPE_CUDA" : "TYPE_CPU"}}},
-        {"enabled", true},
-        {"container", container},
-        {"draining", false}};
+std::string PathParam(const HttpRequest& req, const std::string& name) {
+  auto it = req.path_params.find(name);
+  return it == req.path_params.end() ? "" : it->second;
+}
+
+json ListAgentsJson(std::vector<AgentSummary> agents, const AgentListQuery& q) {
+  agents = SortAgents(std::move(agents), q);
+  int64_t total = static_cast<int64_t>(agents.size());
+  PageRange range = PageOf(total, q.offset, q.limit);
+  json out = json::array();
+  for (int64_t i = range.begin; i < range.end; ++i) {
+    out.push_back(AgentJson(agents[static_cast<size_t>(i)], q.exclude_slots, q.exclude_containers));
   }
-  return {{"id", a.identity.id},
-          {"registeredTime", FormatRfc3339(a.registered_time)},
-          {"slots", slots},
-          {"containers", json::object()},
-          {"addresses", json::array({a.identity.hostname})},
-          {"enabled", true},
-          {"draining", false},
-          {"version", a.identity.version},
-          {"resourcePools", json::array({a.identity.resource_pool})}};
+  return {{"agents", out}, {"pagination", PagePagination(q.offset, q.limit, range, total)}};
+}
+
+absl::StatusOr<json> SlotsJson(const std::vector<AgentSummary>& agents, const std::string& agent_id) {
+  absl::StatusOr<AgentSummary> agent = FindAgent(agents, agent_id);
+  if (!agent.ok()) return agent.status();
+  json slots = json::array();
+  for (const api::SlotInfo& s : agent->slots) slots.push_back(SlotJson(*agent, s));
+  return json{{"slots", slots}};
+}
+
+absl::StatusOr<json> OneSlotJson(const std::vector<AgentSummary>& agents, const std::string& agent_id,
+                                 const std::string& slot_id) {
+  absl::StatusOr<AgentSummary> agent = FindAgent(agents, agent_id);
+  if (!agent.ok()) return agent.status();
+  int id = -1;
+  if (absl::SimpleAtoi(slot_id, &id)) {
+    for (const api::SlotInfo& s : agent->slots) {
+      if (s.id == id) return json{{"slot", SlotJson(*agent, s)}};
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("slot \"", slot_id, "\" not found on agent \"", agent_id,
+                                          "\"; `det slot list` shows the slots of every agent"));
+}
+
+// POST .../enable and .../disable: the body may be empty; disable reads {"drain": bool}.
+void SetEnabled(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, bool enabled) {
+  if (absl::Status st = CheckAdmin(*req.principal, enabled ? "enable agents" : "disable agents");
+      !st.ok()) {
+    return ReplyError(r, st);
+  }
+  bool drain = false;
+  if (!enabled) {
+    absl::StatusOr<json> body = JsonBody(req);
+    if (!body.ok()) return ReplyError(r, body.status());
+    if (const json* d = api::FindField(*body, "drain")) {
+      if (!d->is_boolean()) {
+        return ReplyError(r, absl::InvalidArgumentError("drain: expected true or false"));
+      }
+      drain = d->get<bool>();
+    }
+  }
+  ctx.cluster.SetAgentEnabled(PathParam(req, "agent_id"), enabled, drain,
+                              [r](absl::StatusOr<AgentSummary> agent) {
+                                if (!agent.ok()) return ReplyError(r, agent.status());
+                                ReplyJson(r, {{"agent", AgentJson(*agent)}});
+                              });
 }
 
 }  // namespace
 
 void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
-  router.Add("GET", "/api/v1/agents", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {
-    ctx.cluster.ListAgents([r](std::vector<AgentSummary> agents) {
-      json out = json::array();
-      for (const AgentSummary& a : agents) out.push_back(AgentJson(a));
-      int64_t n = static_cast<int64_t>(agents.size());
-      ReplyJson(r, {{"agents", out}, {"pagination", Pagination(0, 0, n, n)}});
+  router.Add("GET", "/api/v1/agents", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    absl::StatusOr<AgentListQuery> q = ParseAgentListQuery(req);
+    if (!q.ok()) return ReplyError(r, q.status());
+    ctx.cluster.ListAgents([r, q = *q](std::vector<AgentSummary> agents) {
+      ReplyJson(r, ListAgentsJson(std::move(agents), q));
     });
   });
+  router.Add("GET", "/api/v1/agents/{agent_id}", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               ctx.cluster.ListAgents([r, id = PathParam(req, "agent_id")](std::vector<AgentSummary> agents) {
+                 absl::StatusOr<AgentSummary> agent = FindAgent(agents, id);
+                 if (!agent.ok()) return ReplyError(r, agent.status());
+                 ReplyJson(r, {{"agent", AgentJson(*agent)}});
+               });
+             });
+  router.Add("GET", "/api/v1/agents/{agent_id}/slots", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               ctx.cluster.ListAgents([r, id = PathParam(req, "agent_id")](std::vector<AgentSummary> agents) {
+                 Reply(r, SlotsJson(agents, id));
+               });
+             });
+  router.Add("GET", "/api/v1/agents/{agent_id}/slots/{slot_id}", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               ctx.cluster.ListAgents([r, id = PathParam(req, "agent_id"),
+                                       slot = PathParam(req, "slot_id")](std::vector<AgentSummary> agents) {
+                 Reply(r, OneSlotJson(agents, id, slot));
+               });
+             });
+  router.Add("POST", "/api/v1/agents/{agent_id}/enable", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, true); });
+  router.Add("POST", "/api/v1/agents/{agent_id}/disable", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, false); });
   server.AddWebSocket("/agents", [&ctx](const HttpRequest& req, std::shared_ptr<WebSocketConnection> conn) {
     AgentIdentity id{.id = req.Query("id").value_or(""),
                      .resource_pool = req.Query("resource_pool").value_or("default"),

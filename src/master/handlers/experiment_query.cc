@@ -160,12 +160,9 @@ absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const json& body, int64_t e
     }
     patch.labels = std::move(out);
   }
-  for (const char* unsupported : {"resources", "checkpoint_storage"}) {
-    if (const json* v = api::FindField(body, unsupported); v != nullptr && !v->is_null()) {
-      return absl::UnimplementedError(
-          absl::StrCat(api::ToLowerCamel(unsupported),
-                       ": changing it on an existing experiment is not supported yet"));
-    }
+  if (const json* v = api::FindField(body, "checkpoint_storage"); v != nullptr) {
+    return absl::UnimplementedError(
+        "checkpointStorage: changing it on an existing experiment is not supported yet");
   }
   return patch;
 }

@@ -24,8 +24,9 @@ struct ExperimentListQuery {
 absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& request);
 
 // The PATCH body (the PatchExperiment message itself): name, description, notes (strings or null),
-// labels (list of strings or null). `resources` and `checkpointStorage` are not supported yet
-// (Unimplemented). An `id` in the body must match `experiment_id`.
+// labels (list of strings or null). `resources` is read by ParseResourcesPatch
+// (job_queue_request.h); `checkpointStorage` is not supported yet (Unimplemented). An `id` in the
+// body must match `experiment_id`.
 absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const nlohmann::json& body,
                                                      int64_t experiment_id);
 

@@ -87,7 +87,11 @@ TEST(ExperimentPatchTest, ParsesFieldsAndNullMeansUnchanged) {
   EXPECT_FALSE(ParseExperimentPatch(json{{"labels", {1}}}, 4).ok());
   EXPECT_FALSE(ParseExperimentPatch(json{{"id", 5}}, 4).ok());
   EXPECT_TRUE(ParseExperimentPatch(json{{"id", 4}}, 4).ok());
-  EXPECT_EQ(ParseExperimentPatch(json{{"resources", {{"maxSlots", 2}}}}, 4).status().code(),
+  // resources are parsed by ParseResourcesPatch; checkpoint storage cannot change.
+  EXPECT_TRUE(ParseExperimentPatch(json{{"resources", {{"maxSlots", 2}}}}, 4).ok());
+  EXPECT_EQ(ParseExperimentPatch(json{{"checkpointStorage", {{"type", "shared_fs"}}}}, 4)
+                .status()
+                .code(),
             absl::StatusCode::kUnimplemented);
 }
 

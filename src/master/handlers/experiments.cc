@@ -11,6 +11,7 @@
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/experiment_query.h"
 #include "master/handlers/handler_util.h"
+#include "master/handlers/job_queue_request.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
 
@@ -97,6 +98,42 @@ json ExperimentResponse(const api::Experiment& e) {
   json j = api::ToJson(e);
   json config = j["config"];
   return {{"experiment", j}, {"jobSummary", nullptr}, {"config", config}};
+}
+
+// PATCH /api/v1/experiments/{id}: name, description, notes and labels go to the store; `resources`
+// (priority, weight, max_slots) go to the experiment's job in the cluster first, which stores them
+// in the experiment's config. The reply is the experiment afterwards.
+void PatchExperiment(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
+  absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+  if (!id.ok()) return ReplyError(r, id.status());
+  absl::StatusOr<json> body = JsonBody(req);
+  if (!body.ok()) return ReplyError(r, body.status());
+  absl::StatusOr<ExperimentPatch> patch = ParseExperimentPatch(*body, *id);
+  if (!patch.ok()) return ReplyError(r, patch.status());
+  absl::StatusOr<std::optional<JobChange>> resources = ParseResourcesPatch(*body);
+  if (!resources.ok()) return ReplyError(r, resources.status());
+  absl::StatusOr<api::Experiment> e = ExperimentForChange(ctx.store, req, *id);
+  if (!e.ok()) return ReplyError(r, e.status());
+  auto finish = [&ctx, r, id = *id, patch = *patch] {
+    bool empty = !patch.name && !patch.description && !patch.notes && !patch.labels;
+    absl::StatusOr<api::Experiment> updated =
+        empty ? ctx.store.GetExperiment(id) : ctx.store.PatchExperiment(id, patch);
+    if (!updated.ok()) return ReplyError(r, updated.status());
+    ReplyJson(r, {{"experiment", api::ToJson(*updated)}});
+  };
+  if (!*resources) return finish();
+  ctx.cluster.UpdateJob(e->job_id, **resources,
+                        [&ctx, r, finish, id = *id, state = e->state](absl::Status st) {
+                          if (absl::IsNotFound(st)) {
+                            st = absl::FailedPreconditionError(absl::StrCat(
+                                "experiment ", id, " is ", state,
+                                " and has no job in the queue; its resources can be changed only "
+                                "while it is queued or running"));
+                          }
+                          if (!st.ok()) return ReplyError(r, st);
+                          // Store work stays off the cluster's loop.
+                          ctx.stream_loop.Post(finish);
+                        });
 }
 
 }  // namespace
@@ -222,20 +259,7 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
              });
 
   router.Add("PATCH", "/api/v1/experiments/{experiment_id}", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-               if (!id.ok()) return ReplyError(r, id.status());
-               absl::StatusOr<json> body = JsonBody(req);
-               if (!body.ok()) return ReplyError(r, body.status());
-               absl::StatusOr<ExperimentPatch> patch = ParseExperimentPatch(*body, *id);
-               if (!patch.ok()) return ReplyError(r, patch.status());
-               if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
-                 return ReplyError(r, st);
-               }
-               absl::StatusOr<api::Experiment> e = ctx.store.PatchExperiment(*id, *patch);
-               if (!e.ok()) return ReplyError(r, e.status());
-               ReplyJson(r, {{"experiment", api::ToJson(*e)}});
-             });
+             [&ctx](HttpRequest& req, ResponderPtr r) { PatchExperiment(ctx, req, r); });
 
   // PUT / DELETE one label: idempotent; the reply lists the experiment's labels afterwards.
   for (bool add : {true, false}) {

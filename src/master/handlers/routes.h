@@ -18,6 +18,8 @@ void RegisterAllocationRoutes(Router& router, MasterContext& ctx);
 void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx);
 void RegisterPreviewSearchRoutes(Router& router, MasterContext& ctx);
 void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
+void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx);
+void RegisterJobQueueRoutes(Router& router, MasterContext& ctx);
 
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   RegisterMasterInfoRoutes(router, ctx);
@@ -32,6 +34,8 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterAgentRoutes(router, server, ctx);
   RegisterPreviewSearchRoutes(router, ctx);
   RegisterTemplateRoutes(router, ctx);
+  RegisterResourcePoolRoutes(router, ctx);
+  RegisterJobQueueRoutes(router, ctx);
 }
 
 }  // namespace det::master

@@ -1,0 +1,113 @@
+// The job queue (reference §1e): GET /api/v1/job-queues (v1: jobs[] of Job), GET
+// /api/v1/job-queues-v2 (jobs[] of {"full": Job}; every caller may see every job) and POST
+// /api/v1/job-queues (QueueControl updates). Unlike upstream 0.38, aheadOf/behindOf are carried
+// out (the product docs promise them). Updates are all checked (input, jobs, permissions) before
+// any is applied; then they are applied in order and their errors joined.
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/job_queue_request.h"
+#include "master/handlers/page.h"
+#include "master/handlers/resource_pool_json.h"
+#include "master/handlers/routes.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+void ListJobs(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, bool v2) {
+  absl::StatusOr<JobListQuery> q = ParseJobListQuery(req);
+  if (!q.ok()) return ReplyError(r, q.status());
+  ctx.cluster.ListResourcePools([&ctx, r, v2, q = *q](std::vector<PoolSummary> pools) {
+    absl::StatusOr<std::string> pool = ResolvePoolName(pools, q.resource_pool);
+    if (!pool.ok()) return ReplyError(r, pool.status());
+    ctx.cluster.ListJobs([r, v2, q, pool = *pool](std::vector<JobInfo> all) {
+      std::vector<JobInfo> jobs = SelectJobs(all, pool, q);
+      int64_t total = static_cast<int64_t>(jobs.size());
+      PageRange range = PageOf(total, q.offset, q.limit);
+      json out = json::array();
+      for (int64_t i = range.begin; i < range.end; ++i) {
+        json job = JobJson(jobs[static_cast<size_t>(i)]);
+        out.push_back(v2 ? json{{"full", std::move(job)}} : std::move(job));
+      }
+      ReplyJson(r, {{"jobs", out}, {"pagination", PagePagination(q.offset, q.limit, range, total)}});
+    });
+  });
+}
+
+// Every update names a live job the caller may change, a pool that exists, and a live job to move
+// relative to.
+absl::Status CheckUpdates(const std::vector<QueueUpdate>& updates, const std::vector<JobInfo>& jobs,
+                          const std::vector<PoolSummary>& pools, const Principal& who) {
+  std::vector<absl::Status> errors;
+  for (size_t i = 0; i < updates.size(); ++i) {
+    const QueueUpdate& u = updates[i];
+    std::string where = updates.size() > 1 ? absl::StrCat("updates[", i, "]: ") : "";
+    absl::StatusOr<JobInfo> job = FindJob(jobs, u.job_id);
+    absl::Status st = job.ok() ? CheckCanModifyJob(who, *job) : job.status();
+    if (st.ok() && u.change.resource_pool) st = ResolvePoolName(pools, *u.change.resource_pool).status();
+    for (const auto* other : {&u.change.ahead_of, &u.change.behind_of}) {
+      if (st.ok() && *other) st = FindJob(jobs, **other).status();
+    }
+    if (!st.ok()) errors.push_back(absl::Status(st.code(), absl::StrCat(where, st.message())));
+  }
+  return JoinErrors(errors);
+}
+
+struct UpdateRun {
+  Cluster* cluster = nullptr;
+  std::vector<QueueUpdate> updates;
+  std::vector<absl::Status> errors;
+  ResponderPtr responder;
+};
+
+// Applies updates[i..] one after the other, then replies.
+void ApplyFrom(std::shared_ptr<UpdateRun> run, size_t i) {
+  if (i == run->updates.size()) {
+    absl::Status st = JoinErrors(run->errors);
+    if (!st.ok()) return ReplyError(run->responder, st);
+    return ReplyJson(run->responder, json::object());
+  }
+  const QueueUpdate& u = run->updates[i];
+  run->cluster->UpdateJob(u.job_id, u.change, [run, i](absl::Status st) {
+    if (!st.ok()) run->errors.push_back(st);
+    ApplyFrom(run, i + 1);
+  });
+}
+
+void UpdateJobQueue(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
+  absl::StatusOr<json> body = JsonBody(req);
+  if (!body.ok()) return ReplyError(r, body.status());
+  absl::StatusOr<std::vector<QueueUpdate>> updates = ParseQueueUpdates(*body);
+  if (!updates.ok()) return ReplyError(r, updates.status());
+  auto run = std::make_shared<UpdateRun>();
+  run->cluster = &ctx.cluster;
+  run->updates = std::move(*updates);
+  run->responder = r;
+  Principal who = *req.principal;
+  ctx.cluster.ListResourcePools([&ctx, run, who](std::vector<PoolSummary> pools) {
+    ctx.cluster.ListJobs([run, who, pools = std::move(pools)](std::vector<JobInfo> jobs) {
+      if (absl::Status st = CheckUpdates(run->updates, jobs, pools, who); !st.ok()) {
+        return ReplyError(run->responder, st);
+      }
+      ApplyFrom(run, 0);
+    });
+  });
+}
+
+}  // namespace
+
+void RegisterJobQueueRoutes(Router& router, MasterContext& ctx) {
+  router.Add("GET", "/api/v1/job-queues", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { ListJobs(ctx, req, r, /*v2=*/false); });
+  router.Add("GET", "/api/v1/job-queues-v2", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { ListJobs(ctx, req, r, /*v2=*/true); });
+  router.Add("POST", "/api/v1/job-queues", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { UpdateJobQueue(ctx, req, r); });
+}
+
+}  // namespace det::master

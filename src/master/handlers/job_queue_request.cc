@@ -1,0 +1,272 @@
+#include "master/handlers/job_queue_request.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "api/wire.h"
+#include "common/status_macros.h"
+#include "common/time_util.h"
+#include "master/handlers/handler_util.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kDefaultWorkspaceId = 1;
+constexpr const char* kActions = "priority, weight, resourcePool, aheadOf or behindOf";
+
+absl::StatusOr<std::string> ParseJobState(const std::string& raw) {
+  static const char* kNames[] = {"STATE_UNSPECIFIED", "STATE_QUEUED", "STATE_SCHEDULED",
+                                 "STATE_SCHEDULED_BACKFILLED"};
+  for (int i = 0; i < 4; ++i) {
+    if (raw == kNames[i] || raw == std::string(kNames[i]).substr(6) || raw == std::to_string(i)) {
+      return std::string(kNames[i]);
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "states: expected STATE_QUEUED, STATE_SCHEDULED or STATE_SCHEDULED_BACKFILLED, got \"", raw,
+      "\""));
+}
+
+// An int32 given as a JSON number or a decimal string (jsonpb accepts both).
+absl::StatusOr<int> ReadInt(const json& v, const std::string& what) {
+  double d = 0;
+  if (v.is_number_integer()) return v.get<int>();
+  if (v.is_number_float()) {
+    d = v.get<double>();
+  } else if (v.is_string()) {
+    int i = 0;
+    if (absl::SimpleAtoi(v.get<std::string>(), &i)) return i;
+    return absl::InvalidArgumentError(absl::StrCat(what, ": expected an integer, got \"",
+                                                   v.get<std::string>(), "\""));
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": expected an integer, got ", v.dump()));
+  }
+  if (d != std::floor(d) || std::abs(d) > 2147483647.0) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": expected an integer, got ", v.dump()));
+  }
+  return static_cast<int>(d);
+}
+
+absl::StatusOr<double> ReadDouble(const json& v, const std::string& what) {
+  if (v.is_number()) return v.get<double>();
+  double d = 0;
+  if (v.is_string() && absl::SimpleAtod(v.get<std::string>(), &d)) return d;
+  return absl::InvalidArgumentError(absl::StrCat(what, ": expected a number, got ", v.dump()));
+}
+
+absl::StatusOr<std::optional<std::string>> ReadString(const json& obj, std::string_view snake,
+                                                      const std::string& where) {
+  const json* v = api::FindField(obj, snake);
+  if (v == nullptr) return std::optional<std::string>();
+  if (!v->is_string()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, api::ToLowerCamel(snake), ": expected a string, got ", v->dump()));
+  }
+  return std::optional<std::string>(v->get<std::string>());
+}
+
+absl::StatusOr<QueueUpdate> ParseQueueControl(const json& control, const std::string& where) {
+  if (!control.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "expected a QueueControl object"));
+  }
+  QueueUpdate u;
+  ASSIGN_OR_RETURN(std::optional<std::string> job_id, ReadString(control, "job_id", where));
+  if (!job_id || job_id->empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "jobId: required (the job to change; `det job list` shows the ids)"));
+  }
+  u.job_id = *job_id;
+  JobChange& c = u.change;
+  int actions = 0;
+  if (const json* p = api::FindField(control, "priority")) {
+    ASSIGN_OR_RETURN(c.priority, ReadInt(*p, absl::StrCat(where, "priority")));
+    ++actions;
+  }
+  if (const json* w = api::FindField(control, "weight")) {
+    ASSIGN_OR_RETURN(c.weight, ReadDouble(*w, absl::StrCat(where, "weight")));
+    ++actions;
+  }
+  ASSIGN_OR_RETURN(c.resource_pool, ReadString(control, "resource_pool", where));
+  ASSIGN_OR_RETURN(c.ahead_of, ReadString(control, "ahead_of", where));
+  ASSIGN_OR_RETURN(c.behind_of, ReadString(control, "behind_of", where));
+  actions += c.resource_pool.has_value() + c.ahead_of.has_value() + c.behind_of.has_value();
+  if (actions == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "no action for job ", u.job_id, ": set one of ", kActions));
+  }
+  if (actions > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "several actions for job ", u.job_id, ": set only one of ", kActions,
+        " per update (send several updates to change several things)"));
+  }
+  RETURN_IF_ERROR(ValidateJobChange(c, where));
+  if ((c.ahead_of && *c.ahead_of == u.job_id) || (c.behind_of && *c.behind_of == u.job_id)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "job ", u.job_id, " cannot be moved relative to itself"));
+  }
+  return u;
+}
+
+}  // namespace
+
+absl::StatusOr<JobListQuery> ParseJobListQuery(const HttpRequest& request) {
+  JobListQuery q;
+  ASSIGN_OR_RETURN(q.offset, QueryInt(request, "offset", 0));
+  ASSIGN_OR_RETURN(q.limit, QueryInt(request, "limit", 0));
+  q.resource_pool = request.Query("resource_pool").value_or("");
+  ASSIGN_OR_RETURN(q.descending, QueryOrderDescending(request));
+  for (const std::string& raw : request.QueryAll("states")) {
+    ASSIGN_OR_RETURN(std::string state, ParseJobState(raw));
+    if (state == "STATE_UNSPECIFIED") continue;
+    if (std::find(q.states.begin(), q.states.end(), state) == q.states.end()) q.states.push_back(state);
+  }
+  return q;
+}
+
+std::vector<JobInfo> SelectJobs(const std::vector<JobInfo>& jobs, const std::string& pool,
+                                const JobListQuery& query) {
+  std::vector<JobInfo> out;
+  for (const JobInfo& j : jobs) {
+    if (j.resource_pool != pool) continue;
+    if (!query.states.empty() &&
+        std::find(query.states.begin(), query.states.end(), j.state) == query.states.end()) {
+      continue;
+    }
+    out.push_back(j);
+  }
+  if (query.descending) std::reverse(out.begin(), out.end());
+  return out;
+}
+
+json JobJson(const JobInfo& job) {
+  return {{"summary", {{"state", job.state}, {"jobsAhead", job.jobs_ahead}}},
+          {"type", "TYPE_EXPERIMENT"},
+          {"submissionTime", FormatRfc3339(job.submission_time)},
+          {"username", job.username},
+          {"userId", job.user_id},
+          {"resourcePool", job.resource_pool},
+          {"isPreemptible", job.preemptible},
+          {"priority", job.priority},
+          {"weight", job.weight},
+          {"entityId", std::to_string(job.experiment_id)},
+          {"jobId", job.job_id},
+          {"requestedSlots", job.requested_slots},
+          {"allocatedSlots", job.allocated_slots},
+          {"name", job.name},
+          {"progress", job.progress},
+          {"workspaceId", kDefaultWorkspaceId}};
+}
+
+absl::Status ValidateJobChange(const JobChange& change, const std::string& where) {
+  if (change.priority && (*change.priority < 1 || *change.priority > 99)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "priority: must be between 1 and 99 (smaller runs first), got ", *change.priority));
+  }
+  if (change.weight && !(*change.weight > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "weight: must be greater than 0, got ", *change.weight));
+  }
+  if (change.max_slots && *change.max_slots < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "max_slots: must be >= 0 (0 removes the limit), got ", *change.max_slots));
+  }
+  if (change.resource_pool && change.resource_pool->empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "resourcePool: name the pool to move the job to"));
+  }
+  for (const auto* id : {&change.ahead_of, &change.behind_of}) {
+    if (*id && (*id)->empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, id == &change.ahead_of ? "aheadOf" : "behindOf",
+                       ": name the job to move relative to"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<QueueUpdate>> ParseQueueUpdates(const json& body) {
+  const json* updates = api::FindField(body, "updates");
+  if (updates == nullptr || !updates->is_array() || updates->empty()) {
+    return absl::InvalidArgumentError(
+        "updates: expected a non-empty list of QueueControl {jobId, and one of priority, weight, "
+        "resourcePool, aheadOf, behindOf}");
+  }
+  std::vector<QueueUpdate> out;
+  std::vector<absl::Status> errors;
+  for (size_t i = 0; i < updates->size(); ++i) {
+    absl::StatusOr<QueueUpdate> u =
+        ParseQueueControl((*updates)[i], absl::StrCat("updates[", i, "]: "));
+    if (u.ok()) {
+      out.push_back(std::move(*u));
+    } else {
+      errors.push_back(u.status());
+    }
+  }
+  RETURN_IF_ERROR(JoinErrors(errors));
+  return out;
+}
+
+absl::StatusOr<std::optional<JobChange>> ParseResourcesPatch(const json& body) {
+  const json* r = api::FindField(body, "resources");
+  if (r == nullptr) return std::optional<JobChange>();
+  if (!r->is_object()) {
+    return absl::InvalidArgumentError(
+        "resources: expected an object {priority, weight, max_slots}");
+  }
+  JobChange c;
+  if (const json* p = api::FindField(*r, "priority")) {
+    ASSIGN_OR_RETURN(c.priority, ReadInt(*p, "resources.priority"));
+  }
+  if (const json* w = api::FindField(*r, "weight")) {
+    ASSIGN_OR_RETURN(c.weight, ReadDouble(*w, "resources.weight"));
+  }
+  if (const json* m = api::FindField(*r, "max_slots")) {
+    ASSIGN_OR_RETURN(c.max_slots, ReadInt(*m, "resources.max_slots"));
+  }
+  for (const auto& [key, value] : r->items()) {
+    if (value.is_null()) continue;
+    if (key != "priority" && key != "weight" && key != "max_slots" && key != "maxSlots") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "resources.", key, ": cannot be changed; only priority, weight and max_slots can"));
+    }
+  }
+  if (!c.priority && !c.weight && !c.max_slots) return std::optional<JobChange>();
+  RETURN_IF_ERROR(ValidateJobChange(c, "resources."));
+  return std::optional<JobChange>(c);
+}
+
+absl::Status JoinErrors(const std::vector<absl::Status>& errors) {
+  if (errors.empty()) return absl::OkStatus();
+  if (errors.size() == 1) return errors[0];
+  std::vector<std::string> messages;
+  for (const absl::Status& e : errors) messages.emplace_back(e.message());
+  return absl::Status(errors[0].code(), absl::StrCat("encountered the following errors: ",
+                                                     absl::StrJoin(messages, ", ")));
+}
+
+absl::Status CheckCanModifyJob(const Principal& who, const JobInfo& job) {
+  if (!who.allocation_id.empty()) {
+    return absl::PermissionDeniedError("tasks cannot change jobs with an allocation token");
+  }
+  if (who.admin || who.user_id == job.user_id) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat("user ", who.username, " is not the owner of job ",
+                                                  job.job_id, " (experiment ", job.experiment_id,
+                                                  ", owned by ", job.username, ") and is not an admin"));
+}
+
+absl::StatusOr<JobInfo> FindJob(const std::vector<JobInfo>& jobs, const std::string& job_id) {
+  for (const JobInfo& j : jobs) {
+    if (j.job_id == job_id) return j;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "job \"", job_id, "\" not found among the queued and running jobs; `det job list` shows them"));
+}
+
+}  // namespace det::master
