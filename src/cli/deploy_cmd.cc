@@ -31,10 +31,14 @@ void AddDeployCommands(CLI::App& det, CommandContext& ctx) {
                  "serve HTTPS with this PEM certificate (it must name 127.0.0.1); needs "
                  "--master-key");
   up->add_option("--master-key", *up_key, "the PEM private key of --master-cert");
+  auto up_config = std::make_shared<std::string>();
+  up->add_option("--master-config-path", *up_config,
+                 "the master's config file (resource pools, scheduler, ...); the flags above win over it");
   up->add_option("--data-dir", *up_dir,
                  "where the master keeps its database, logs and checkpoints (default: "
                  "$DET_LOCAL_DATA_DIR, else ~/.local/share/determined-cpp/local)");
-  up->callback([&ctx, up_opts, up_dir, up_cert, up_key, port_opt] {
+  up->callback([&ctx, up_opts, up_dir, up_cert, up_key, up_config, port_opt] {
+    up_opts->master_config = *up_config;
     up_opts->master_cert = *up_cert;
     up_opts->master_key = *up_key;
     if (port_opt->count() == 0 && !up_cert->empty()) up_opts->master_port = 8443;

@@ -180,6 +180,15 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
       }
     }
   }
+  fs::path master_config;
+  if (!options.master_config.empty()) {
+    std::error_code abs_ec;
+    master_config = fs::absolute(options.master_config, abs_ec);
+    if (!fs::is_regular_file(master_config, abs_ec)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--master-config-path ", master_config.string(), ": no such file"));
+    }
+  }
   const fs::path& dir = options.data_dir;
   if (absl::Status s = MakeDirs(dir); !s.ok()) return s;
 
@@ -216,6 +225,7 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
     master_args.insert(master_args.end(),
                        {"--security-tls-cert", cert.string(), "--security-tls-key", key.string()});
   }
+  if (!master_config.empty()) master_args.insert(master_args.end(), {"--config-file", master_config.string()});
   absl::StatusOr<pid_t> master = SpawnDaemon(master_args, master_log);
   if (!master.ok()) return master.status();
   started.push_back({"master", *master, master_log});

@@ -39,6 +39,8 @@ struct ClusterUpOptions {
   // det verify it against the certificate (so it must name 127.0.0.1, where the master listens).
   std::filesystem::path master_cert;
   std::filesystem::path master_key;
+  // The master's config file (upstream's --master-config-path); cluster-up's own flags win over it.
+  std::filesystem::path master_config;
   std::filesystem::path data_dir;
   std::filesystem::path bin_dir;  // holds determined-master and determined-agent
   int timeout_seconds = 60;

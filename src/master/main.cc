@@ -21,6 +21,7 @@
 #include "master/db/sqlite_store.h"
 #include "master/handlers/routes.h"
 #include "master/http/server.h"
+#include "scheduler/schedule.h"
 #include "master/master_flags.h"
 
 namespace {
@@ -96,7 +97,17 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file) {
   boost::asio::io_context io;
   auto cluster_loop = MakeStrandLoop(io);
   auto stream_loop = MakeStrandLoop(io);
-  Cluster cluster(**store, *cluster_loop, {.cluster_id = cluster_id, .master_id = det::NewUuid()});
+  ClusterOptions cluster_options{.default_compute_pool = config.resource_manager.default_compute_resource_pool,
+                                 .default_aux_pool = config.resource_manager.default_aux_resource_pool,
+                                 .cluster_id = cluster_id,
+                                 .master_id = det::NewUuid()};
+  for (const det::config::ResourcePoolConfig& pool : config.resource_pools) {
+    cluster_options.pools.push_back({.name = pool.pool_name,
+                                     .description = pool.description,
+                                     .scheduler = det::scheduler::FromMasterConfig(pool.scheduler),
+                                     .max_aux_containers_per_agent = pool.max_aux_containers_per_agent});
+  }
+  Cluster cluster(**store, *cluster_loop, std::move(cluster_options));
   if (absl::Status st = cluster.Recover(); !st.ok()) {
     spdlog::error("recovering the cluster state: {}", st.ToString());
     return 1;

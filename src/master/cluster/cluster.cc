@@ -12,7 +12,6 @@
 #include "common/json_yaml.h"
 #include "common/random_id.h"
 #include "common/status_macros.h"
-#include "scheduler/fit.h"
 #include "searcher/searcher.h"
 
 namespace det::master {
@@ -20,7 +19,10 @@ namespace det::master {
 using nlohmann::json;
 
 Cluster::Cluster(Store& store, EventLoop& loop, ClusterOptions options)
-    : store_(store), loop_(loop), options_(std::move(options)) {}
+    : store_(store), loop_(loop), options_(std::move(options)) {
+  if (options_.pools.empty()) options_.pools.push_back(PoolOptions{.name = "default"});
+  for (const PoolOptions& pool : options_.pools) pools_[pool.name] = pool;
+}
 
 Cluster::~Cluster() = default;
 
@@ -36,6 +38,13 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   // The searcher is built before anything is stored: a config it cannot run stores nothing.
   ASSIGN_OR_RETURN(std::unique_ptr<searcher::Searcher> search, searcher::Searcher::Create(config));
   ASSIGN_OR_RETURN(std::string warm_start, WarmStartCheckpoint(config));
+  // Work that could never start is refused now rather than queued forever.
+  ASSIGN_OR_RETURN(std::string pool, ResolvePool(request.config.resource_pool, request.config.slots_per_trial));
+  RETURN_IF_ERROR(CheckFits(pool, request.config.slots_per_trial, request.config.is_single_node));
+  // The stored config names the pool it was resolved to, as upstream's does.
+  request.config.resource_pool = pool;
+  config["resources"]["resource_pool"] = pool;
+  request.config.full_json = config.dump();
   auto exp = std::make_unique<ExperimentState>();
   api::Experiment& e = exp->experiment;
   e.name = request.config.name;
@@ -52,6 +61,7 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   exp->config = std::move(request.config);
   exp->searcher = std::move(search);
   exp->warm_start_checkpoint = std::move(warm_start);
+  InitJob(*exp);
   exp->user_token = RandomHex(32);
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), owner.id,
                                     std::chrono::system_clock::now() + options_.user_session_lifetime));
@@ -166,6 +176,7 @@ absl::Status Cluster::RequestAllocation(TrialState& trial) {
   alloc->record.slots = exp.config.slots_per_trial;
   alloc->record.start_time = std::chrono::system_clock::now();
   alloc->experiment_id = exp.experiment.id;
+  alloc->request_order = next_request_order_++;
   RETURN_IF_ERROR(store_.InsertAllocation(alloc->record));
   trial.allocation_id = alloc->record.allocation_id;
   pending_.push_back(alloc->record.allocation_id);
@@ -173,31 +184,6 @@ absl::Status Cluster::RequestAllocation(TrialState& trial) {
             absl::StrCat("Trial ", trial.trial.id, " queued: waiting for ", alloc->record.slots, " slot(s)"));
   allocations_[alloc->record.allocation_id] = std::move(alloc);
   return absl::OkStatus();
-}
-
-void Cluster::Schedule() {
-  if (pending_.empty()) return;
-  std::vector<scheduler::AgentSnapshot> snapshot;
-  for (const auto& [id, agent] : agents_) {
-    if (!agent->hello_received) continue;
-    scheduler::AgentSnapshot s{id, agent->identity.resource_pool, {}, static_cast<int>(agent->slots.size())};
-    for (const api::SlotInfo& slot : agent->slots) {
-      if (!agent->slot_allocations.count(slot.id)) s.free_slots.push_back(slot.id);
-    }
-    snapshot.push_back(std::move(s));
-  }
-  std::vector<scheduler::Request> requests;
-  for (const std::string& id : pending_) {
-    const AllocationState& a = *allocations_.at(id);
-    const ExperimentState& exp = *experiments_.at(a.experiment_id);
-    std::string pool = exp.config.resource_pool.empty() ? "default" : exp.config.resource_pool;
-    requests.push_back({id, pool, a.record.slots});
-  }
-  scheduler::FitResult fit = scheduler::FitRequests(std::move(snapshot), requests);
-  for (const scheduler::Placement& p : fit.placed) {
-    pending_.erase(std::find(pending_.begin(), pending_.end(), p.allocation_id));
-    StartAllocation(*allocations_.at(p.allocation_id), *agents_.at(p.agent_id), p.slot_ids);
-  }
 }
 
 std::map<std::string, std::string> Cluster::TrialEnvironment(const AllocationState& alloc, const TrialState& trial,
@@ -250,39 +236,73 @@ std::map<std::string, std::string> Cluster::TrialEnvironment(const AllocationSta
   return env;
 }
 
-void Cluster::StartAllocation(AllocationState& alloc, AgentState& agent, const std::vector<int>& slots) {
+void Cluster::StartAllocation(AllocationState& alloc, const std::vector<scheduler::SlotPlacement>& placements,
+                              bool backfilled, const std::string& pool) {
   TrialState& trial = *trials_.at(alloc.record.trial_id);
   ExperimentState& exp = *experiments_.at(alloc.experiment_id);
   // Refresh the trial from the store: checkpoints reported by an earlier run changed it.
   if (auto fresh = store_.GetTrial(trial.trial.id); fresh.ok()) {
     trial.trial.latest_checkpoint_uuid = fresh->latest_checkpoint_uuid;
   }
-  alloc.record.slot_ids = slots;
-  alloc.record.agent_id = agent.identity.id;
+  const std::string& id = alloc.record.allocation_id;
+  alloc.record.placements.clear();
   alloc.record.state = "ASSIGNED";
-  for (int s : slots) agent.slot_allocations[s] = alloc.record.allocation_id;
-  if (absl::Status st = store_.UpdateAllocation(alloc.record); !st.ok()) {
-    spdlog::error("allocation {}: {}", alloc.record.allocation_id, st.ToString());
+  alloc.pool = pool;
+  alloc.backfilled = backfilled;
+  alloc.start_order = next_start_order_++;
+  for (const scheduler::SlotPlacement& p : placements) {
+    alloc.record.placements.push_back({p.agent_id, p.slot_ids});
+    alloc.running_on.insert(p.agent_id);
+    AgentState& agent = *agents_.at(p.agent_id);
+    for (int s : p.slot_ids) agent.slot_allocations[s] = id;
+    if (p.slot_ids.empty()) agent.zero_slot_allocations.insert(id);
   }
-  api::StartTask start;
-  start.allocation_id = alloc.record.allocation_id;
-  start.task_id = alloc.record.task_id;
-  start.task_type = "TRIAL";
-  start.entrypoint = exp.config.entrypoint;
-  start.env = TrialEnvironment(alloc, trial, exp);
-  start.slot_ids = slots;
-  start.session_token = alloc.token;
-  start.download_context = true;
-  MasterLog(alloc.record.task_id, alloc.record.allocation_id,
-            absl::StrCat("Trial ", trial.trial.id, " (run ", trial.trial.run_id, ") assigned to agent ",
-                         agent.identity.id, ", slots [", absl::StrJoin(slots, ","), "]"));
-  agent.connection->Send(api::Encode(api::MasterMessage(start)));
+  if (absl::Status st = store_.UpdateAllocation(alloc.record); !st.ok()) {
+    spdlog::error("allocation {}: {}", id, st.ToString());
+  }
+  std::map<std::string, std::string> env = TrialEnvironment(alloc, trial, exp);
+  // One process per agent; a gang's processes are told apart by their resources id.
+  for (size_t rank = 0; rank < placements.size(); ++rank) {
+    const scheduler::SlotPlacement& p = placements[rank];
+    api::StartTask start;
+    start.allocation_id = id;
+    start.task_id = alloc.record.task_id;
+    start.task_type = "TRIAL";
+    start.entrypoint = exp.config.entrypoint;
+    start.env = env;
+    if (placements.size() > 1) {
+      start.env["DET_RESOURCES_ID"] = start.env["DET_CONTAINER_ID"] = absl::StrCat(id, ".", rank);
+    }
+    start.slot_ids = p.slot_ids;
+    start.session_token = alloc.token;
+    start.download_context = true;
+    MasterLog(alloc.record.task_id, id,
+              absl::StrCat("Trial ", trial.trial.id, " (run ", trial.trial.run_id, ") assigned to agent ", p.agent_id,
+                           ", slots [", absl::StrJoin(p.slot_ids, ","), "]", backfilled ? " (backfilled)" : ""));
+    agents_.at(p.agent_id)->connection->Send(api::Encode(api::MasterMessage(start)));
+  }
+}
+
+void Cluster::KillProcesses(const AllocationState& alloc) {
+  for (const std::string& agent_id : alloc.running_on) {
+    if (auto agent = agents_.find(agent_id); agent != agents_.end() && agent->second->connection) {
+      agent->second->connection->Send(
+          api::Encode(api::MasterMessage(api::KillTask{alloc.record.allocation_id, 10})));
+    }
+  }
 }
 
 absl::StatusOr<WebSocketHandlers> Cluster::ConnectAgent(AgentIdentity identity,
                                                         std::shared_ptr<WebSocketConnection> connection) {
   if (identity.id.empty()) return absl::InvalidArgumentError("agent id is required (?id=...)");
   if (identity.resource_pool.empty()) identity.resource_pool = "default";
+  if (!pools_.count(identity.resource_pool)) {
+    std::vector<std::string> names;
+    for (const auto& [name, pool] : pools_) names.push_back(name);
+    return absl::InvalidArgumentError(absl::StrCat("agent ", identity.id, ": the master has no resource pool named \"",
+                                                   identity.resource_pool, "\" (its pools: ", absl::StrJoin(names, ", "),
+                                                   ")"));
+  }
   std::string id = identity.id;
   loop_.Post([this, identity = std::move(identity), connection]() mutable {
     auto it = agents_.find(identity.id);
@@ -329,16 +349,14 @@ void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& tex
     agent.hello_received = true;
     spdlog::info("agent {} registered with {} slot(s)", agent_id, agent.slots.size());
     // Allocations assigned to this agent that it no longer runs ended while it was away.
-    std::vector<std::string> lost;
-    for (const auto& [slot, alloc_id] : agent.slot_allocations) {
-      if (std::find(hello->running_allocations.begin(), hello->running_allocations.end(), alloc_id) ==
-          hello->running_allocations.end()) {
-        lost.push_back(alloc_id);
-      }
-    }
+    std::set<std::string> lost(agent.zero_slot_allocations.begin(), agent.zero_slot_allocations.end());
+    for (const auto& [slot, alloc_id] : agent.slot_allocations) lost.insert(alloc_id);
+    for (const std::string& running : hello->running_allocations) lost.erase(running);
     for (const std::string& alloc_id : lost) {
       auto a = allocations_.find(alloc_id);
-      if (a != allocations_.end()) AllocationEnded(*a->second, -1, ExitKind::kAgentLost, "the agent no longer runs it");
+      if (a != allocations_.end()) {
+        AllocationEnded(*a->second, -1, ExitKind::kAgentLost, "the agent no longer runs it");
+      }
     }
     // Processes the master no longer knows of (their trial ended while the agent was away) must stop.
     for (const std::string& alloc_id : hello->running_allocations) {
@@ -355,7 +373,7 @@ void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& tex
     MasterLog(a->second->record.task_id, started->allocation_id,
               absl::StrCat("Process started on agent ", agent_id, " (pid ", started->pid, ")"));
   } else if (auto* exited = std::get_if<api::TaskExited>(&*msg)) {
-    OnTaskExited(*exited);
+    OnTaskExited(agent_id, *exited);
   }
 }
 
@@ -366,7 +384,9 @@ void Cluster::OnAgentClosed(const std::string& agent_id, const std::shared_ptr<W
   agent.connection = nullptr;
   agent.hello_received = false;
   uint64_t generation = agent.generation;
-  if (agent.slot_allocations.empty()) return ForgetAgent(agent_id, "disconnected");
+  if (agent.slot_allocations.empty() && agent.zero_slot_allocations.empty()) {
+    return ForgetAgent(agent_id, "disconnected");
+  }
   spdlog::warn("agent {} disconnected; its tasks keep their slots for {} ms while it may reconnect", agent_id,
                options_.agent_reconnect_grace.count());
   loop_.PostAfter(options_.agent_reconnect_grace, [this, agent_id, generation] {
@@ -381,31 +401,53 @@ void Cluster::ForgetAgent(const std::string& agent_id, const std::string& why) {
   auto it = agents_.find(agent_id);
   if (it == agents_.end()) return;
   spdlog::warn("agent {} {}; forgetting it", agent_id, why);
-  std::vector<std::string> running;
-  for (const auto& [slot, alloc_id] : it->second->slot_allocations) running.push_back(alloc_id);
+  std::set<std::string> running(it->second->zero_slot_allocations.begin(), it->second->zero_slot_allocations.end());
+  for (const auto& [slot, alloc_id] : it->second->slot_allocations) running.insert(alloc_id);
   agents_.erase(it);
-  std::sort(running.begin(), running.end());
-  running.erase(std::unique(running.begin(), running.end()), running.end());
   for (const std::string& alloc_id : running) {
     auto a = allocations_.find(alloc_id);
-    if (a != allocations_.end()) AllocationEnded(*a->second, -1, ExitKind::kAgentLost, absl::StrCat("agent ", agent_id, " was lost"));
+    if (a == allocations_.end()) continue;
+    a->second->running_on.erase(agent_id);
+    AllocationEnded(*a->second, -1, ExitKind::kAgentLost, absl::StrCat("agent ", agent_id, " was lost"));
   }
   Schedule();
 }
 
-void Cluster::OnTaskExited(const api::TaskExited& exited) {
+void Cluster::OnTaskExited(const std::string& agent_id, const api::TaskExited& exited) {
   auto it = allocations_.find(exited.allocation_id);
   if (it == allocations_.end()) return;
-  std::string why = exited.error.empty() ? absl::StrCat("exited with code ", exited.exit_code)
-                                         : absl::StrCat("failed to start: ", exited.error);
-  AllocationEnded(*it->second, exited.exit_code, ExitKind::kProcessExited, why);
+  AllocationState& alloc = *it->second;
+  alloc.running_on.erase(agent_id);
+  // A gang ends with its first failure: the other processes are killed, and the first failure is
+  // what the allocation reports.
+  if (!alloc.exit_code || (*alloc.exit_code == 0 && exited.exit_code != 0)) {
+    alloc.exit_code = exited.exit_code;
+    alloc.exit_error = exited.error;
+  }
+  if (!alloc.running_on.empty()) {
+    if (exited.exit_code != 0) {
+      MasterLog(alloc.record.task_id, alloc.record.allocation_id,
+                absl::StrCat("The process on agent ", agent_id, " exited with code ", exited.exit_code,
+                             "; killing the allocation's other processes"));
+      KillProcesses(alloc);
+    }
+    return;
+  }
+  std::string why = alloc.exit_error.empty() ? absl::StrCat("exited with code ", *alloc.exit_code)
+                                             : absl::StrCat("failed to start: ", alloc.exit_error);
+  AllocationEnded(alloc, *alloc.exit_code, ExitKind::kProcessExited, why);
   Schedule();
 }
 
 void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind kind, const std::string& why) {
   std::string alloc_id = alloc.record.allocation_id;
-  if (auto agent = agents_.find(alloc.record.agent_id); agent != agents_.end()) {
-    for (int s : alloc.record.slot_ids) agent->second->slot_allocations.erase(s);
+  // Processes still running elsewhere (a gang that lost an agent) are stopped.
+  KillProcesses(alloc);
+  for (const AgentSlots& p : alloc.record.placements) {
+    auto agent = agents_.find(p.agent_id);
+    if (agent == agents_.end()) continue;
+    for (int s : p.slot_ids) agent->second->slot_allocations.erase(s);
+    agent->second->zero_slot_allocations.erase(alloc_id);
   }
   alloc.record.state = "TERMINATED";
   alloc.record.end_time = std::chrono::system_clock::now();
@@ -415,12 +457,21 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   MasterLog(alloc.record.task_id, alloc_id, absl::StrCat("Allocation ", alloc_id, " ", why));
   auto t = trials_.find(alloc.record.trial_id);
   bool preempted = alloc.preempt && alloc.preemption_acked;
+  // Released by the scheduler: resume later, unless the process finished its work on its own.
+  bool requeue = alloc.released && !(kind == ExitKind::kProcessExited && exit_code == 0 && !alloc.preemption_acked);
   allocations_.erase(alloc_id);  // `alloc` is gone from here on
   if (t == trials_.end()) return;
   TrialState& trial = *t->second;
   trial.allocation_id.clear();
   // A trial the user stopped settles in its terminal (or paused) state whatever the exit.
   if (IsStopping(trial.trial.state)) return FinishTrial(trial, TerminalStateOf(trial.trial.state));
+  if (requeue && trial.trial.state == "ACTIVE") {
+    MasterLog(trial.trial.task_id, "",
+              absl::StrCat("Trial ", trial.trial.id, " gave its slots back; it resumes from its latest checkpoint "
+                                                     "when it is scheduled again"));
+    if (absl::Status st = RequestAllocation(trial); !st.ok()) FinishTrial(trial, "ERROR");
+    return;
+  }
   // Exiting after acknowledging the preemption signal means "resume me later", not "done".
   if (preempted && kind == ExitKind::kProcessExited && exit_code == 0) {
     if (trial.trial.state == "PAUSED") {
@@ -545,8 +596,7 @@ void Cluster::ListAgents(std::function<void(std::vector<AgentSummary>)> done) {
   loop_.Post([this, done = std::move(done)] {
     std::vector<AgentSummary> out;
     for (const auto& [id, agent] : agents_) {
-      if (!agent->hello_received) continue;
-      out.push_back({agent->identity, agent->registered_time, agent->slots, agent->slot_allocations});
+      if (agent->hello_received) out.push_back(SummaryOf(*agent));
     }
     done(std::move(out));
   });
@@ -644,25 +694,25 @@ void Cluster::StopTrial(TrialState& trial, const std::string& state) {
   AllocationState& alloc = *allocations_.at(trial.allocation_id);
   if (state == "STOPPING_KILLED") {
     MasterLog(trial.trial.task_id, alloc.record.allocation_id, "Killing the trial's process");
-    if (auto agent = agents_.find(alloc.record.agent_id); agent != agents_.end() && agent->second->connection) {
-      agent->second->connection->Send(api::Encode(api::MasterMessage(api::KillTask{alloc.record.allocation_id, 10})));
-    }
-    return;
+    return KillProcesses(alloc);
   }
+  if (alloc.preempt) return;  // already asked
   MasterLog(trial.trial.task_id, alloc.record.allocation_id,
             "Asking the trial to checkpoint and exit (preemption signal)");
+  SignalPreemption(alloc);
+}
+
+void Cluster::SignalPreemption(AllocationState& alloc) {
   alloc.preempt = true;
   ResolvePreemptionWaiters(alloc, true);
   // A process that ignores the signal is killed after the experiment's preemption_timeout.
   std::string alloc_id = alloc.record.allocation_id;
-  loop_.PostAfter(std::chrono::seconds(experiments_.at(trial.trial.experiment_id)->config.preemption_timeout),
+  loop_.PostAfter(std::chrono::seconds(experiments_.at(alloc.experiment_id)->config.preemption_timeout),
                   [this, alloc_id] {
     auto a = allocations_.find(alloc_id);
     if (a == allocations_.end()) return;
     MasterLog(a->second->record.task_id, alloc_id, "The trial did not exit within preemption_timeout; killing it");
-    if (auto agent = agents_.find(a->second->record.agent_id); agent != agents_.end() && agent->second->connection) {
-      agent->second->connection->Send(api::Encode(api::MasterMessage(api::KillTask{alloc_id, 10})));
-    }
+    KillProcesses(*a->second);
   });
 }
 

@@ -181,12 +181,31 @@ class Cluster {
   bool HasLiveTrials(int64_t experiment_id) const;
   absl::Status CreateTrial(ExperimentState& exp, const searcher::Action& action);
   absl::Status RequestAllocation(TrialState& trial);
+  // Scheduling (cluster_scheduling.cc): every pool's policy over a snapshot of the pool.
   void Schedule();
-  void StartAllocation(AllocationState& alloc, AgentState& agent, const std::vector<int>& slots);
+  void SchedulePool(const PoolOptions& pool);
+  scheduler::PoolSnapshot PoolSnapshotOf(const std::string& pool) const;
+  scheduler::PendingRequest PendingRequestOf(const AllocationState& alloc, const ExperimentState& exp) const;
+  // The pool work of `config` goes to: resources.resource_pool, else the default compute (slots >
+  // 0) or aux pool. InvalidArgument for an unknown pool.
+  absl::StatusOr<std::string> ResolvePool(const std::string& requested, int slots) const;
+  // InvalidArgument when `slots` can never fit in the pool's agents (a pool without agents yet
+  // may get some, so anything fits it).
+  absl::Status CheckFits(const std::string& pool, int slots, bool single_node) const;
+  // The job's scheduling attributes from its config (creation, recovery).
+  void InitJob(ExperimentState& exp);
+  absl::Status DoUpdateJob(const std::string& job_id, const JobChange& change);
+  // Asks the allocation to give its slots back (preemption signal, then kill after
+  // preemption_timeout); its trial is requeued.
+  void ReleaseAllocation(AllocationState& alloc, const std::string& why);
+  void StartAllocation(AllocationState& alloc, const std::vector<scheduler::SlotPlacement>& placements,
+                       bool backfilled, const std::string& pool);
+  void KillProcesses(const AllocationState& alloc);
   void OnAgentMessage(const std::string& agent_id, const std::string& text);
   void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
   void ForgetAgent(const std::string& agent_id, const std::string& why);
-  void OnTaskExited(const api::TaskExited& exited);
+  void OnTaskExited(const std::string& agent_id, const api::TaskExited& exited);
+  AgentSummary SummaryOf(const AgentState& agent) const;
   // Why an allocation ended decides what happens to its trial (reference §7.3).
   enum class ExitKind { kProcessExited, kAgentLost };
   void AllocationEnded(AllocationState& alloc, int exit_code, ExitKind kind, const std::string& why);
@@ -196,6 +215,8 @@ class Cluster {
   // Moves a live trial to `state` (PAUSED, STOPPING_CANCELED, STOPPING_KILLED) and stops its process
   // gracefully (preemption signal) or by force; a trial with no process running settles at once.
   void StopTrial(TrialState& trial, const std::string& state);
+  // Sends the preemption signal; a process that ignores it is killed after preemption_timeout.
+  void SignalPreemption(AllocationState& alloc);
   void DropQueuedAllocation(TrialState& trial);
   absl::Status DoSetExperimentState(int64_t experiment_id, const std::string& target);
   void MasterLog(const std::string& task_id, const std::string& allocation_id, const std::string& text);
@@ -205,12 +226,15 @@ class Cluster {
   Store& store_;
   EventLoop& loop_;
   ClusterOptions options_;
+  std::map<std::string, PoolOptions> pools_;
   std::map<std::string, std::unique_ptr<AgentState>> agents_;
   std::map<std::string, std::unique_ptr<AllocationState>> allocations_;
   std::map<int64_t, std::unique_ptr<TrialState>> trials_;
   std::map<int64_t, std::unique_ptr<ExperimentState>> experiments_;
   std::deque<std::string> pending_;  // allocation ids waiting for slots, oldest first
   uint64_t next_waiter_id_ = 1;
+  int64_t next_request_order_ = 1;
+  int64_t next_start_order_ = 1;
 };
 
 }  // namespace det::master

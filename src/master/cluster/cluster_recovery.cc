@@ -58,6 +58,7 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   exp->warm_start_checkpoint = WarmStartCheckpoint(config).value_or("");
   exp->experiment = std::move(stored);
   exp->config = std::move(parsed);
+  InitJob(*exp);
 
   // The owner's session for new trial processes (the old token was only stored hashed).
   exp->user_token = RandomHex(32);
@@ -88,20 +89,26 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
 absl::Status Cluster::RecoverTrialAllocation(ExperimentState& exp, TrialState& trial) {
   absl::StatusOr<Allocation> last =
       store_.GetAllocation(absl::StrCat(trial.trial.task_id, ".", trial.trial.run_id));
-  bool running = last.ok() && (last->state == "RUNNING" || last->state == "ASSIGNED") && !last->agent_id.empty();
+  bool running = last.ok() && (last->state == "RUNNING" || last->state == "ASSIGNED") && !last->placements.empty();
   if (running) {
-    // The process may still be running on its agent: keep its slots until the agent reports in.
+    // The processes may still be running on their agents: keep their slots until the agents report in.
     auto alloc = std::make_unique<AllocationState>();
     alloc->record = *last;
     alloc->experiment_id = exp.experiment.id;
+    alloc->pool = exp.pool;
+    alloc->start_order = next_start_order_++;
     alloc->preempt = trial.trial.state != "ACTIVE";  // it was being paused or stopped
-    std::unique_ptr<AgentState>& agent = agents_[last->agent_id];
-    if (!agent) {
-      agent = std::make_unique<AgentState>();
-      agent->identity.id = last->agent_id;
-      agent->registered_time = std::chrono::system_clock::now();
+    for (const AgentSlots& p : last->placements) {
+      std::unique_ptr<AgentState>& agent = agents_[p.agent_id];
+      if (!agent) {
+        agent = std::make_unique<AgentState>();
+        agent->identity.id = p.agent_id;
+        agent->registered_time = std::chrono::system_clock::now();
+      }
+      for (int slot : p.slot_ids) agent->slot_allocations[slot] = last->allocation_id;
+      if (p.slot_ids.empty()) agent->zero_slot_allocations.insert(last->allocation_id);
+      alloc->running_on.insert(p.agent_id);
     }
-    for (int slot : last->slot_ids) agent->slot_allocations[slot] = last->allocation_id;
     trial.allocation_id = last->allocation_id;
     allocations_[last->allocation_id] = std::move(alloc);
     return absl::OkStatus();

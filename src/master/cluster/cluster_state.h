@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,12 +40,26 @@ struct Cluster::AgentState {
   uint64_t generation = 0;       // bumped on every connection, so a stale grace timer does nothing
   std::vector<api::SlotInfo> slots;
   std::map<int, std::string> slot_allocations;
+  std::set<std::string> zero_slot_allocations;  // running allocations that hold no slot here
+  bool enabled = true;
+  bool draining = false;
 };
 
 struct Cluster::AllocationState {
   Allocation record;
   std::string token;  // plaintext, for the process's environment; empty for recovered allocations
   int64_t experiment_id = 0;
+  std::string pool;            // where it runs, once started
+  int64_t request_order = 0;   // when it was queued (a counter)
+  int64_t start_order = 0;     // when it started (a counter; larger = newer)
+  bool backfilled = false;     // started below a blocked priority level
+  std::set<std::string> running_on;  // agents whose process has not exited yet
+  std::optional<int> exit_code;      // the first non-zero exit of its processes, else 0
+  std::string exit_error;
+  bool infeasible_logged = false;
+  // The scheduler (or a disabled agent) took its slots away: its trial is requeued without counting
+  // a restart, whatever the exit, unless the process finished cleanly without acknowledging.
+  bool released = false;
   bool preempt = false;
   bool preemption_acked = false;
   std::map<uint64_t, std::function<void(absl::StatusOr<bool>)>> preemption_waiters;
@@ -63,6 +79,12 @@ struct Cluster::ExperimentState {
   std::string warm_start_checkpoint;
   std::map<std::string, int64_t> trial_by_request;
   std::string user_token;  // owner's session for DET_USER_TOKEN
+  // The job's scheduling attributes (resources.*), changed by UpdateJob.
+  std::string pool;
+  std::optional<int> priority;  // unset: the pool's default priority
+  double weight = 1;
+  std::optional<int> max_slots;
+  std::optional<double> queue_position;  // set by --ahead-of / --behind-of
 };
 
 }  // namespace det::master

@@ -4,83 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "master/db/temp_sqlite_store.h"
-#include "master/manual_loop.h"
+#include "master/cluster/cluster_test_fixture.h"
 
 namespace det::master {
 namespace {
-
-class RecordingConnection : public WebSocketConnection {
- public:
-  void Send(std::string text) override { sent.push_back(std::move(text)); }
-  void Close() override { closed = true; }
-  std::vector<std::string> sent;
-  bool closed = false;
-};
-
-class ClusterTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m"});
-  }
-
-  int64_t CreateExperiment(int max_restarts = 0) {
-    return CreateExperimentFrom(
-        "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\nhyperparameters: {lr: 0.1}\n"
-        "max_restarts: " + std::to_string(max_restarts) + "\n");
-  }
-
-  int64_t CreateExperimentFrom(const std::string& yaml) {
-    auto cfg = config::ParseExperimentConfig(
-        yaml, {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
-    EXPECT_TRUE(cfg.ok()) << cfg.status();
-    NewExperiment req{.config = *cfg, .original_yaml = "", .model_definition_tgz = "", .owner_id = 2, .activate = true};
-    absl::StatusOr<int64_t> id = absl::UnknownError("not run");
-    cluster_->CreateExperiment(req, [&](absl::StatusOr<int64_t> r) { id = r; });
-    loop_.RunPending();
-    EXPECT_TRUE(id.ok()) << id.status();
-    return *id;
-  }
-
-  std::shared_ptr<RecordingConnection> ConnectAgent(const std::string& id, int slots) {
-    auto conn = std::make_shared<RecordingConnection>();
-    auto handlers = cluster_->ConnectAgent({.id = id, .resource_pool = "", .hostname = "h", .version = "v"}, conn);
-    EXPECT_TRUE(handlers.ok());
-    handlers_[id] = *handlers;
-    api::AgentHello hello;
-    for (int i = 0; i < slots; ++i) hello.slots.push_back({i, "cpu", "cpu"});
-    handlers->on_message(api::Encode(api::AgentMessage(hello)));
-    loop_.RunPending();
-    return conn;
-  }
-
-  // The StartTask messages sent on `conn`, in order.
-  static std::vector<api::StartTask> Starts(const RecordingConnection& conn) {
-    std::vector<api::StartTask> out;
-    for (const std::string& text : conn.sent) {
-      auto msg = api::DecodeMasterMessage(text);
-      if (msg.ok() && std::holds_alternative<api::StartTask>(*msg)) out.push_back(std::get<api::StartTask>(*msg));
-    }
-    return out;
-  }
-
-  bool Preempted(const std::string& allocation_id) {
-    bool preempt = false;
-    cluster_->WaitForPreemption(allocation_id, std::chrono::seconds(0), [&](absl::StatusOr<bool> p) { preempt = *p; });
-    loop_.RunPending();
-    return preempt;
-  }
-
-  void Exit(const std::string& agent, const std::string& allocation_id, int code = 0) {
-    handlers_[agent].on_message(api::Encode(api::AgentMessage(api::TaskExited{allocation_id, code, ""})));
-    loop_.RunPending();
-  }
-
-  TempSqliteStore store_{"det_cluster_test"};
-  ManualLoop loop_;
-  std::unique_ptr<Cluster> cluster_;  // declared last: destroyed before the loop and the store
-  std::map<std::string, WebSocketHandlers> handlers_;
-};
 
 TEST_F(ClusterTest, RunsASingleTrialToCompletion) {
   int64_t exp_id = CreateExperiment();

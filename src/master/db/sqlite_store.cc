@@ -158,19 +158,30 @@ Allocation ReadAllocation(const SqliteStatement& s) {
   a.trial_id = s.Int(2);
   a.state = s.Text(3);
   a.token_hash = s.Text(4);
-  a.agent_id = s.Text(5);
+  std::string first_agent = s.Text(5);
   a.slots = static_cast<int>(s.Int(6));
   a.start_time = FromUnixMicros(s.Int(7));
   a.end_time = OptTime(s, 8);
   if (auto code = s.OptInt(9)) a.exit_code = static_cast<int>(*code);
+  // slot_ids holds [{"agent_id", "slot_ids"}, ...]; rows written before gang placement hold the
+  // device ids on agent_id only.
   nlohmann::json slots = nlohmann::json::parse(s.Text(10), nullptr, false);
-  if (slots.is_array()) {
-    for (const nlohmann::json& id : slots) {
-      if (id.is_number_integer()) a.slot_ids.push_back(id.get<int>());
+  if (!slots.is_array()) return a;
+  AgentSlots legacy{first_agent, {}};
+  for (const nlohmann::json& entry : slots) {
+    if (entry.is_number_integer()) legacy.slot_ids.push_back(entry.get<int>());
+    if (!entry.is_object()) continue;
+    AgentSlots placement{entry.value("agent_id", ""), {}};
+    for (const nlohmann::json& id : entry.value("slot_ids", nlohmann::json::array())) {
+      if (id.is_number_integer()) placement.slot_ids.push_back(id.get<int>());
     }
+    a.placements.push_back(std::move(placement));
   }
+  if (a.placements.empty() && !first_agent.empty()) a.placements.push_back(std::move(legacy));
   return a;
 }
+
+std::string FirstAgent(const Allocation& a) { return a.placements.empty() ? "" : a.placements.front().agent_id; }
 
 constexpr char kCheckpointColumns[] =
     "SELECT uuid, task_id, allocation_id, trial_id, experiment_id, report_time, state, resources, metadata, "
@@ -531,7 +542,7 @@ absl::Status SqliteStore::InsertAllocation(const Allocation& a) {
                                "INSERT INTO allocations (allocation_id, task_id, trial_id, state, token_hash, "
                                "agent_id, slots, start_time, end_time, exit_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   s.Bind(1, a.allocation_id).Bind(2, a.task_id).Bind(3, a.trial_id).Bind(4, a.state).Bind(5, a.token_hash);
-  s.Bind(6, a.agent_id).Bind(7, a.slots).Bind(8, Micros(a.start_time)).Bind(9, Micros(a.end_time));
+  s.Bind(6, FirstAgent(a)).Bind(7, a.slots).Bind(8, Micros(a.start_time)).Bind(9, Micros(a.end_time));
   s.Bind(10, a.exit_code ? std::optional<int64_t>(*a.exit_code) : std::nullopt);
   return s.Run();
 }
@@ -542,9 +553,11 @@ absl::Status SqliteStore::UpdateAllocation(const Allocation& a) {
                                db_,
                                "UPDATE allocations SET state = ?, agent_id = ?, end_time = ?, exit_code = ?, "
                                "slot_ids = ? WHERE allocation_id = ?"));
-  s.Bind(1, a.state).Bind(2, a.agent_id).Bind(3, Micros(a.end_time));
+  s.Bind(1, a.state).Bind(2, FirstAgent(a)).Bind(3, Micros(a.end_time));
   s.Bind(4, a.exit_code ? std::optional<int64_t>(*a.exit_code) : std::nullopt);
-  s.Bind(5, nlohmann::json(a.slot_ids).dump()).Bind(6, a.allocation_id);
+  nlohmann::json placements = nlohmann::json::array();
+  for (const AgentSlots& p : a.placements) placements.push_back({{"agent_id", p.agent_id}, {"slot_ids", p.slot_ids}});
+  s.Bind(5, placements.dump()).Bind(6, a.allocation_id);
   return s.Run();
 }
 
@@ -955,6 +968,7 @@ absl::StatusOr<Experiment> SqliteStore::PatchExperiment(int64_t id, const Experi
   if (patch.description) sets.push_back("description = ?");
   if (patch.notes) sets.push_back("notes = ?");
   if (patch.labels) sets.push_back("labels = ?");
+  if (patch.config_json) sets.push_back("config = ?");
   if (!sets.empty()) {
     ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
                                  db_, absl::StrCat("UPDATE experiments SET ", absl::StrJoin(sets, ", "),
@@ -965,6 +979,7 @@ absl::StatusOr<Experiment> SqliteStore::PatchExperiment(int64_t id, const Experi
     if (patch.description) s.Bind(i++, *patch.description);
     if (patch.notes) s.Bind(i++, *patch.notes);
     if (patch.labels) s.Bind(i++, nlohmann::json(*patch.labels).dump());
+    if (patch.config_json) s.Bind(i++, *patch.config_json);
     s.Bind(i, id);
     RETURN_IF_ERROR(s.Run());
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+
 #include <filesystem>
 
 namespace det::master {
@@ -113,6 +115,31 @@ TEST_F(SqliteStoreTest, ExperimentsTrialsAndModelDefinition) {
   t->run_id = 1;
   ASSERT_TRUE(store_->UpdateTrialLifecycle(*t).ok());
   EXPECT_EQ(store_->GetTrial(trial_id)->state, "COMPLETED");
+}
+
+TEST_F(SqliteStoreTest, AllocationPlacementsRoundTripAndOldRowsStillRead) {
+  int64_t trial_id = 0;
+  AddExperimentWithTrial(&trial_id);
+  Allocation a;
+  a.allocation_id = "t.1";
+  a.task_id = "t";
+  a.trial_id = trial_id;
+  a.slots = 3;
+  a.start_time = std::chrono::system_clock::now();
+  ASSERT_TRUE(store_->InsertAllocation(a).ok());
+  EXPECT_TRUE(store_->GetAllocation("t.1")->placements.empty());
+  a.state = "RUNNING";
+  a.placements = {{"a1", {0, 1}}, {"a2", {}}};
+  ASSERT_TRUE(store_->UpdateAllocation(a).ok());
+  EXPECT_EQ(store_->GetAllocation("t.1")->placements, a.placements);
+
+  // Rows written before gang placement: device ids of the agent in agent_id.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "det.db").string().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE allocations SET agent_id = 'old', slot_ids = '[2,3]'", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  EXPECT_EQ(store_->GetAllocation("t.1")->placements, (std::vector<AgentSlots>{{"old", {2, 3}}}));
 }
 
 TEST_F(SqliteStoreTest, SearcherSnapshotIsReplacedOnEverySave) {

@@ -12,15 +12,22 @@
 
 namespace det::master {
 
+// The slots an allocation holds on one agent (a gang allocation holds slots on several).
+struct AgentSlots {
+  std::string agent_id;
+  std::vector<int> slot_ids;
+
+  bool operator==(const AgentSlots&) const = default;
+};
+
 struct Allocation {
   std::string allocation_id;
   std::string task_id;
   int64_t trial_id = 0;
   std::string state = "QUEUED";  // QUEUED, RUNNING, TERMINATED
   std::string token_hash;
-  std::string agent_id;
   int slots = 0;
-  std::vector<int> slot_ids;  // on agent_id, once placed
+  std::vector<AgentSlots> placements;  // once placed: one entry per agent, one process each
   WallTime start_time;
   std::optional<WallTime> end_time;
   std::optional<int> exit_code;
@@ -64,6 +71,7 @@ struct ExperimentPatch {
   std::optional<std::string> description;
   std::optional<std::string> notes;
   std::optional<std::vector<std::string>> labels;
+  std::optional<std::string> config_json;  // the whole (expanded) config, as JSON
 };
 
 // Users list order (upstream's GetUsersRequest.SortBy).

@@ -1,0 +1,347 @@
+// The cluster actor's scheduling: each resource pool's policy (src/scheduler) run over a snapshot
+// of the pool, its decisions carried out; the job queue and agent enable/disable on top of it.
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "master/cluster/cluster.h"
+#include "master/cluster/cluster_state.h"
+#include "scheduler/feasibility.h"
+#include "scheduler/job_queue.h"
+#include "scheduler/schedule.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+int64_t SubmissionOrder(const api::Experiment& e) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(e.start_time.time_since_epoch()).count();
+}
+
+std::string PolicyName(scheduler::SchedulerType type) {
+  switch (type) {
+    case scheduler::SchedulerType::kFairShare:
+      return "fair-share";
+    case scheduler::SchedulerType::kRoundRobin:
+      return "round-robin";
+    case scheduler::SchedulerType::kPriority:
+      break;
+  }
+  return "priority";
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> Cluster::ResolvePool(const std::string& requested, int slots) const {
+  std::string pool = !requested.empty() ? requested
+                     : slots > 0        ? options_.default_compute_pool
+                                        : options_.default_aux_pool;
+  if (pools_.count(pool)) return pool;
+  std::vector<std::string> names;
+  for (const auto& [name, options] : pools_) names.push_back(name);
+  return absl::InvalidArgumentError(absl::StrCat("resources.resource_pool: no resource pool named \"", pool,
+                                                 "\"; the pools are: ", absl::StrJoin(names, ", ")));
+}
+
+absl::Status Cluster::CheckFits(const std::string& pool, int slots, bool single_node) const {
+  scheduler::PoolSnapshot snapshot = PoolSnapshotOf(pool);
+  if (snapshot.agents.empty()) return absl::OkStatus();
+  scheduler::PendingRequest request;
+  request.slots = slots;
+  request.single_node = single_node;
+  return scheduler::CheckFeasible(snapshot, request, pools_.at(pool).scheduler.allow_heterogeneous_fits);
+}
+
+void Cluster::InitJob(ExperimentState& exp) {
+  const config::ExperimentConfig& c = exp.config;
+  exp.pool = ResolvePool(c.resource_pool, c.slots_per_trial).value_or(options_.default_compute_pool);
+  exp.priority = c.priority > 0 ? std::optional<int>(c.priority) : std::nullopt;
+  exp.weight = c.weight;
+  exp.max_slots = c.max_slots;
+}
+
+scheduler::PendingRequest Cluster::PendingRequestOf(const AllocationState& alloc, const ExperimentState& exp) const {
+  scheduler::PendingRequest r;
+  r.allocation_id = alloc.record.allocation_id;
+  r.job_id = exp.experiment.job_id;
+  r.job_submission = SubmissionOrder(exp.experiment);
+  r.request_order = alloc.request_order;
+  r.queue_position = exp.queue_position;
+  r.slots = alloc.record.slots;
+  r.single_node = exp.config.is_single_node;
+  r.preemptible = true;  // only trials run here, and trials are preemptible
+  r.priority = exp.priority;
+  r.weight = exp.weight;
+  r.max_slots = exp.max_slots;
+  return r;
+}
+
+scheduler::PoolSnapshot Cluster::PoolSnapshotOf(const std::string& pool) const {
+  scheduler::PoolSnapshot s;
+  s.pool_name = pool;
+  const PoolOptions& options = pools_.at(pool);
+  for (const auto& [id, agent] : agents_) {
+    if (agent->identity.resource_pool != pool) continue;
+    scheduler::AgentState a;
+    a.id = id;
+    a.total_slots = static_cast<int>(agent->slots.size());
+    for (const api::SlotInfo& slot : agent->slots) {
+      if (!agent->slot_allocations.count(slot.id)) a.free_slot_ids.push_back(slot.id);
+    }
+    // A disconnected agent (in its reconnect grace) keeps its work but gets nothing new.
+    a.enabled = agent->enabled && agent->hello_received;
+    a.draining = agent->draining;
+    a.max_aux_containers = options.max_aux_containers_per_agent;
+    a.running_zero_slot = static_cast<int>(agent->zero_slot_allocations.size());
+    s.agents.push_back(std::move(a));
+  }
+  for (const auto& [id, alloc] : allocations_) {
+    if (alloc->record.placements.empty() || alloc->pool != pool) continue;  // queued: below
+    auto e = experiments_.find(alloc->experiment_id);
+    if (e == experiments_.end()) continue;
+    const ExperimentState& exp = *e->second;
+    scheduler::RunningAllocation r;
+    r.allocation_id = id;
+    r.job_id = exp.experiment.job_id;
+    r.job_submission = SubmissionOrder(exp.experiment);
+    r.queue_position = exp.queue_position;
+    r.slots = alloc->record.slots;
+    for (const AgentSlots& p : alloc->record.placements) r.placements.push_back({p.agent_id, p.slot_ids});
+    r.priority = exp.priority;
+    r.weight = exp.weight;
+    r.max_slots = exp.max_slots;
+    r.start_order = alloc->start_order;
+    s.running.push_back(std::move(r));
+  }
+  for (const std::string& id : pending_) {
+    const AllocationState& alloc = *allocations_.at(id);
+    auto e = experiments_.find(alloc.experiment_id);
+    if (e == experiments_.end() || e->second->pool != pool) continue;
+    s.pending.push_back(PendingRequestOf(alloc, *e->second));
+  }
+  return s;
+}
+
+void Cluster::Schedule() {
+  for (const auto& [name, pool] : pools_) SchedulePool(pool);
+}
+
+void Cluster::SchedulePool(const PoolOptions& pool) {
+  scheduler::PoolSnapshot snapshot = PoolSnapshotOf(pool.name);
+  if (snapshot.pending.empty()) return;
+  scheduler::Decision decision = scheduler::Schedule(pool.scheduler, snapshot);
+  for (const std::string& id : decision.to_preempt) {
+    auto a = allocations_.find(id);
+    if (a == allocations_.end()) continue;
+    ReleaseAllocation(*a->second, absl::StrCat("The ", PolicyName(pool.scheduler.type), " scheduler of pool ",
+                                               pool.name, " preempts this trial to give its slots to other work"));
+  }
+  for (const scheduler::StartDecision& start : decision.to_start) {
+    auto a = allocations_.find(start.allocation_id);
+    if (a == allocations_.end()) continue;
+    pending_.erase(std::find(pending_.begin(), pending_.end(), start.allocation_id));
+    StartAllocation(*a->second, start.placements, start.backfilled, pool.name);
+  }
+  // Agents left the pool since it was submitted: it waits for them, and says so once.
+  for (const std::string& id : decision.infeasible) {
+    auto a = allocations_.find(id);
+    if (a == allocations_.end() || a->second->infeasible_logged) continue;
+    a->second->infeasible_logged = true;
+    MasterLog(a->second->record.task_id, id,
+              absl::StrCat("The agents now in pool ", pool.name, " cannot hold ", a->second->record.slots,
+                           " slot(s); waiting for more agents"));
+  }
+}
+
+void Cluster::ReleaseAllocation(AllocationState& alloc, const std::string& why) {
+  if (alloc.preempt) return;  // already asked to stop
+  alloc.released = true;
+  MasterLog(alloc.record.task_id, alloc.record.allocation_id, absl::StrCat(why, " (preemption signal)"));
+  SignalPreemption(alloc);
+}
+
+AgentSummary Cluster::SummaryOf(const AgentState& agent) const {
+  return {agent.identity, agent.registered_time, agent.slots, agent.slot_allocations, agent.enabled, agent.draining};
+}
+
+void Cluster::SetAgentEnabled(const std::string& agent_id, bool enabled, bool drain,
+                              std::function<void(absl::StatusOr<AgentSummary>)> done) {
+  loop_.Post([this, agent_id, enabled, drain, done = std::move(done)] {
+    auto it = agents_.find(agent_id);
+    if (it == agents_.end() || !it->second->hello_received) {
+      return done(absl::NotFoundError(absl::StrCat("agent ", agent_id, " is not connected")));
+    }
+    AgentState& agent = *it->second;
+    agent.enabled = enabled;
+    agent.draining = !enabled && drain;
+    spdlog::info("agent {} {}", agent_id, enabled ? "enabled" : drain ? "disabled (draining)" : "disabled");
+    if (!enabled && !drain) {
+      // Its running work is killed now; trials requeue without counting a restart.
+      std::set<std::string> running(agent.zero_slot_allocations.begin(), agent.zero_slot_allocations.end());
+      for (const auto& [slot, id] : agent.slot_allocations) running.insert(id);
+      for (const std::string& id : running) {
+        AllocationState& alloc = *allocations_.at(id);
+        alloc.released = true;
+        MasterLog(alloc.record.task_id, id, absl::StrCat("Agent ", agent_id, " was disabled; killing the trial's process"));
+        KillProcesses(alloc);
+      }
+    }
+    Schedule();
+    done(SummaryOf(agent));
+  });
+}
+
+void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
+  loop_.Post([this, done = std::move(done)] {
+    std::map<std::string, const ExperimentState*> by_job;
+    for (const auto& [id, exp] : experiments_) by_job[exp->experiment.job_id] = exp.get();
+    std::vector<JobInfo> out;
+    for (const auto& [name, pool] : pools_) {
+      scheduler::PoolSnapshot snapshot = PoolSnapshotOf(name);
+      std::map<std::string, int> ahead = scheduler::JobsAhead(pool.scheduler, snapshot);
+      for (const scheduler::QueuedJob& queued : scheduler::JobQueue(pool.scheduler, snapshot)) {
+        const ExperimentState& exp = *by_job.at(queued.job_id);
+        JobInfo job;
+        job.job_id = queued.job_id;
+        job.experiment_id = exp.experiment.id;
+        job.name = exp.experiment.name;
+        job.username = exp.experiment.username;
+        job.user_id = exp.experiment.owner_id;
+        job.resource_pool = name;
+        job.submission_time = exp.experiment.start_time;
+        job.priority = scheduler::EffectivePriority(exp.priority, pool.scheduler);
+        job.weight = exp.weight;
+        job.max_slots = exp.max_slots;
+        job.jobs_ahead = ahead.at(queued.job_id);
+        job.progress = exp.experiment.progress;
+        bool backfilled = false;
+        for (const scheduler::RunningAllocation& r : snapshot.running) {
+          if (r.job_id != queued.job_id) continue;
+          job.requested_slots += r.slots;
+          job.allocated_slots += r.slots;
+          backfilled = backfilled || allocations_.at(r.allocation_id)->backfilled;
+        }
+        for (const scheduler::PendingRequest& p : snapshot.pending) {
+          if (p.job_id == queued.job_id) job.requested_slots += p.slots;
+        }
+        bool scheduled = std::any_of(snapshot.running.begin(), snapshot.running.end(),
+                                     [&](const auto& r) { return r.job_id == queued.job_id; });
+        job.state = !scheduled ? "STATE_QUEUED" : backfilled ? "STATE_SCHEDULED_BACKFILLED" : "STATE_SCHEDULED";
+        out.push_back(std::move(job));
+      }
+    }
+    done(std::move(out));
+  });
+}
+
+void Cluster::UpdateJob(const std::string& job_id, JobChange change, std::function<void(absl::Status)> done) {
+  loop_.Post([this, job_id, change = std::move(change), done = std::move(done)] { done(DoUpdateJob(job_id, change)); });
+}
+
+absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& change) {
+  auto e = std::find_if(experiments_.begin(), experiments_.end(),
+                        [&](const auto& kv) { return kv.second->experiment.job_id == job_id; });
+  if (e == experiments_.end()) {
+    return absl::NotFoundError(absl::StrCat("job ", job_id, " is not in the queue (no running experiment has that job id)"));
+  }
+  ExperimentState& exp = *e->second;
+  if (change.priority && (*change.priority < 1 || *change.priority > 99)) {
+    return absl::InvalidArgumentError(absl::StrCat("priority must be between 1 and 99, not ", *change.priority));
+  }
+  if (change.weight && !(*change.weight > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("weight must be greater than 0, not ", *change.weight));
+  }
+  if (change.max_slots && *change.max_slots < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("max_slots must be 0 (no limit) or more, not ", *change.max_slots));
+  }
+  std::string pool = exp.pool;
+  if (change.resource_pool) {
+    ASSIGN_OR_RETURN(pool, ResolvePool(*change.resource_pool, exp.config.slots_per_trial));
+    RETURN_IF_ERROR(CheckFits(pool, exp.config.slots_per_trial, exp.config.is_single_node));
+  }
+  std::optional<scheduler::QueueMove> move;
+  if (change.ahead_of || change.behind_of) {
+    const std::string& anchor = change.ahead_of ? *change.ahead_of : *change.behind_of;
+    const PoolOptions& options = pools_.at(pool);
+    std::vector<scheduler::QueuedJob> queue = scheduler::JobQueue(options.scheduler, PoolSnapshotOf(pool));
+    ASSIGN_OR_RETURN(move, change.ahead_of ? scheduler::MoveAheadOf(queue, job_id, anchor)
+                                           : scheduler::MoveBehindOf(queue, job_id, anchor));
+  }
+
+  // The new attributes, stored first (in the config, where a restarted master finds them), then used.
+  std::optional<int> priority = exp.priority;
+  std::optional<double> position = exp.queue_position;
+  if (change.priority) {
+    priority = change.priority;
+    position.reset();  // a new priority puts the job back in submission order (upstream)
+  }
+  if (move) {
+    priority = move->priority;
+    position = move->position;
+  }
+  double weight = change.weight.value_or(exp.weight);
+  std::optional<int> max_slots = exp.max_slots;
+  if (change.max_slots) max_slots = *change.max_slots > 0 ? change.max_slots : std::nullopt;
+  json config = json::parse(exp.experiment.config_json, nullptr, false);
+  if (!config.is_object()) return absl::DataLossError(absl::StrCat("experiment ", exp.experiment.id, ": bad stored config"));
+  json& resources = config["resources"];
+  if (priority) resources["priority"] = *priority;
+  resources["weight"] = weight;
+  resources["max_slots"] = max_slots ? json(*max_slots) : json();
+  resources["resource_pool"] = pool;
+  ExperimentPatch patch;
+  patch.config_json = config.dump();
+  RETURN_IF_ERROR(store_.PatchExperiment(exp.experiment.id, patch).status());
+  exp.experiment.config_json = exp.config.full_json = *patch.config_json;
+  exp.priority = priority;
+  exp.config.priority = priority.value_or(0);
+  exp.queue_position = position;
+  exp.weight = exp.config.weight = weight;
+  exp.max_slots = exp.config.max_slots = max_slots;
+  exp.config.resource_pool = pool;
+  if (pool != exp.pool) {
+    std::string old = exp.pool;
+    exp.pool = pool;
+    // Running trials move too: they checkpoint and are queued again in the new pool.
+    for (auto& [id, alloc] : allocations_) {
+      if (alloc->experiment_id == exp.experiment.id && !alloc->record.placements.empty() && alloc->pool == old) {
+        ReleaseAllocation(*alloc, absl::StrCat("The experiment moved to resource pool ", pool));
+      }
+    }
+  }
+  spdlog::info("job {} (experiment {}) updated", job_id, exp.experiment.id);
+  Schedule();
+  return absl::OkStatus();
+}
+
+void Cluster::ListResourcePools(std::function<void(std::vector<PoolSummary>)> done) {
+  loop_.Post([this, done = std::move(done)] {
+    std::vector<PoolSummary> out;
+    for (const auto& [name, pool] : pools_) {
+      PoolSummary summary;
+      summary.options = pool;
+      summary.default_compute = name == options_.default_compute_pool;
+      summary.default_aux = name == options_.default_aux_pool;
+      for (const auto& [id, agent] : agents_) {
+        if (agent->identity.resource_pool != name || !agent->hello_received) continue;
+        summary.num_agents += 1;
+        summary.slots_used += static_cast<int>(agent->slot_allocations.size());
+        summary.aux_running += static_cast<int>(agent->zero_slot_allocations.size());
+        for (const api::SlotInfo& slot : agent->slots) {
+          if (slot.type == "cuda") summary.slot_type = "cuda";
+        }
+        if (!agent->enabled) continue;
+        summary.slots_available += static_cast<int>(agent->slots.size());
+        summary.aux_capacity += pool.max_aux_containers_per_agent;
+      }
+      out.push_back(std::move(summary));
+    }
+    done(std::move(out));
+  });
+}
+
+}  // namespace det::master
