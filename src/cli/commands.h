@@ -20,6 +20,9 @@ void AddDeployCommands(CLI::App& det, CommandContext& ctx);
 void AddPreviewSearchCommand(CLI::App& det, CommandContext& ctx);
 void AddTemplateCommands(CLI::App& det, CommandContext& ctx);
 void AddMasterCommands(CLI::App& det, CommandContext& ctx);
+void AddAgentCommands(CLI::App& det, CommandContext& ctx);  // det agent, det slot
+void AddResourcePoolCommands(CLI::App& det, CommandContext& ctx);
+void AddJobCommands(CLI::App& det, CommandContext& ctx);
 
 // The log filter flags shared by `det trial logs` and `det experiment logs` (-f, --head, --tail,
 // --agent-id, ...), parsed into LogsFlags; FinishLogsFlags turns them into TrialLogsArgs.

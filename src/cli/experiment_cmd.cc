@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/experiment_create.h"
 #include "cli/experiment_ops.h"
+#include "cli/experiment_resources_ops.h"
 #include "cli/prompt.h"
 #include "cli/trial_ops.h"
 
@@ -177,7 +178,7 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   AddAction(exp, ctx, "archive", "", "archive experiment", "archive");
   AddAction(exp, ctx, "unarchive", "", "unarchive experiment", "unarchive");
 
-  // set description | name
+  // set description | name | priority | weight | max-slots
   CLI::App* set = exp->add_subcommand("set", "set experiment attributes");
   set->require_subcommand(1);
   for (const char* field : {"description", "name"}) {
@@ -188,6 +189,29 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
     std::string f = field;
     cmd->callback([&ctx, id, value, f] {
       ctx.action = [&ctx, id, value, f] { return SetExperimentField(ctx.session(), *id, f, *value, std::cout); };
+    });
+  }
+
+  // set priority | weight | max-slots
+  for (const char* field : {"priority", "weight", "max-slots"}) {
+    CLI::App* cmd = set->add_subcommand(field, absl::StrCat("set experiment ", field));
+    auto id = AddExperimentId(cmd);
+    auto value = std::make_shared<double>(0);
+    std::string f = field;
+    CLI::Option* opt = cmd->add_option(f == "max-slots" ? "max_slots" : f, *value,
+                                       f == "priority"   ? "new priority, 1 (first) to 99"
+                                       : f == "weight"   ? "new weight (> 0)"
+                                                         : "new max_slots (0 for no limit)")
+                           ->required();
+    if (f != "weight") opt->check(CLI::TypeValidator<int>());
+    cmd->callback([&ctx, id, value, f] {
+      ctx.action = [&ctx, id, value, f] {
+        ExperimentResourcesChange change;
+        if (f == "priority") change.priority = static_cast<int>(*value);
+        if (f == "weight") change.weight = *value;
+        if (f == "max-slots") change.max_slots = static_cast<int>(*value);
+        return SetExperimentResources(ctx.session(), *id, change, std::cout);
+      };
     });
   }
 

@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   det::cli::AddPreviewSearchCommand(app, ctx);
   det::cli::AddTemplateCommands(app, ctx);
   det::cli::AddMasterCommands(app, ctx);
+  det::cli::AddAgentCommands(app, ctx);
+  det::cli::AddResourcePoolCommands(app, ctx);
+  det::cli::AddJobCommands(app, ctx);
 
   try {
     app.parse(argc, argv);

@@ -32,7 +32,7 @@ TEST(AgentJsonTest, UpstreamShapeWithSlotsAndContainers) {
   a.draining = true;
   json j = AgentJson(a);
   EXPECT_EQ(j["id"], "a1");
-  EXPECT_EQ(j["registeredTime"], "1970-01-01T00:00:00Z");
+  EXPECT_EQ(j["registeredTime"], "1970-01-01T00:00:00.000000Z");
   EXPECT_EQ(j["addresses"], json::array({"host-a1"}));
   EXPECT_EQ(j["enabled"], false);
   EXPECT_EQ(j["draining"], true);

@@ -127,8 +127,8 @@ void PatchExperiment(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r
                           if (absl::IsNotFound(st)) {
                             st = absl::FailedPreconditionError(absl::StrCat(
                                 "experiment ", id, " is ", state,
-                                " and has no job in the queue; its resources can be changed only "
-                                "while it is queued or running"));
+                                "; its resources can be changed only while it is active or "
+                                "paused"));
                           }
                           if (!st.ok()) return ReplyError(r, st);
                           // Store work stays off the cluster's loop.

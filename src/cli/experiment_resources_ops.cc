@@ -1,0 +1,40 @@
+#include "cli/experiment_resources_ops.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "cli/job_ops.h"
+#include "cli/session.h"
+
+namespace det::cli {
+
+using nlohmann::json;
+
+absl::StatusOr<json> ExperimentResourcesPatch(int experiment_id,
+                                              const ExperimentResourcesChange& change) {
+  int set = change.priority.has_value() + change.weight.has_value() + change.max_slots.has_value();
+  if (set != 1) return absl::InvalidArgumentError("set exactly one of priority, weight, max_slots");
+  json resources = json::object();
+  if (change.priority) resources["priority"] = *change.priority;
+  if (change.weight) resources["weight"] = *change.weight;
+  if (change.max_slots) resources["maxSlots"] = *change.max_slots;
+  return json{{"id", experiment_id}, {"resources", resources}};
+}
+
+absl::StatusOr<int> SetExperimentResources(Session& session, int experiment_id,
+                                           const ExperimentResourcesChange& change,
+                                           std::ostream& out) {
+  absl::StatusOr<json> body = ExperimentResourcesPatch(experiment_id, change);
+  if (!body.ok()) return body.status();
+  absl::StatusOr<json> resp =
+      session.Patch(absl::StrCat("/api/v1/experiments/", experiment_id), *body);
+  if (!resp.ok()) return resp.status();
+  std::string field = change.priority ? "priority" : change.weight ? "weight" : "max_slots";
+  std::string value = change.priority    ? std::to_string(*change.priority)
+                      : change.weight    ? PythonFloat(*change.weight)
+                                         : std::to_string(*change.max_slots);
+  out << "Set `" << field << "` of experiment " << experiment_id << " to " << value << "\n";
+  return 0;
+}
+
+}  // namespace det::cli

@@ -1,0 +1,72 @@
+#include "cli/experiment_resources_ops.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/fake_http_server_test_util.h"
+#include "cli/session.h"
+
+namespace det::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+TEST(ExperimentResourcesTest, PatchBodies) {
+  EXPECT_EQ(*ExperimentResourcesPatch(3, {.priority = 10}),
+            json::parse(R"({"id": 3, "resources": {"priority": 10}})"));
+  EXPECT_EQ(*ExperimentResourcesPatch(3, {.weight = 0.5}),
+            json::parse(R"({"id": 3, "resources": {"weight": 0.5}})"));
+  EXPECT_EQ(*ExperimentResourcesPatch(3, {.max_slots = 4}),
+            json::parse(R"({"id": 3, "resources": {"maxSlots": 4}})"));
+  EXPECT_FALSE(ExperimentResourcesPatch(3, {}).ok());
+  EXPECT_FALSE(ExperimentResourcesPatch(3, {.priority = 1, .weight = 1}).ok());
+}
+
+TEST(ExperimentResourcesTest, SendsPatchAndReportsErrors) {
+  char tmpl[] = "/tmp/det_cli_expres_XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  fs::path dir = tmpl;
+  {
+    FakeHttpServer server([](const FakeRequest& r) -> FakeResponse {
+      if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
+      if (r.method == "PATCH" && r.target == "/api/v1/experiments/3") {
+        return {200, R"({"experiment": {"id": 3}})"};
+      }
+      if (r.method == "PATCH" && r.target == "/api/v1/experiments/4") {
+        return {400, R"({"error":{"code":3,"reason":"InvalidArgument",
+                 "error":"resources.priority: must be between 1 and 99 (smaller runs first), got 0"}})"};
+      }
+      return {404, R"({"error":{"code":5,"error":"no route"}})"};
+    });
+    SessionOptions o;
+    o.master_url = server.url();
+    o.auth_file = dir / "auth.json";
+    Session session(o);
+    std::ostringstream out;
+    ASSERT_TRUE(SetExperimentResources(session, 3, {.priority = 10}, out).ok());
+    ASSERT_TRUE(SetExperimentResources(session, 3, {.weight = 2}, out).ok());
+    ASSERT_TRUE(SetExperimentResources(session, 3, {.max_slots = 1}, out).ok());
+    EXPECT_EQ(out.str(),
+              "Set `priority` of experiment 3 to 10\nSet `weight` of experiment 3 to 2.0\n"
+              "Set `max_slots` of experiment 3 to 1\n");
+    absl::StatusOr<int> bad = SetExperimentResources(session, 4, {.priority = 0}, out);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(bad.status().message().find("between 1 and 99"), std::string::npos);
+    std::vector<FakeRequest> patches;
+    for (const FakeRequest& r : server.requests()) {
+      if (r.method == "PATCH") patches.push_back(r);
+    }
+    ASSERT_EQ(patches.size(), 4u);
+    EXPECT_EQ(json::parse(patches[1].body), json::parse(R"({"id": 3, "resources": {"weight": 2.0}})"));
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace det::cli

@@ -1,0 +1,164 @@
+"""Scheduling from the command line against a real master and one agent (2 slots): `det agent list`,
+`det slot list`, `det resource-pool list` (tables and --json); a disabled agent keeps a new experiment
+QUEUED in `det job list` and enabling it lets the experiment run to completion; `det job update` and
+`det experiment set priority|weight|max-slots` change what the job queue reports; bad input and
+other users' jobs give clear errors, and only admins may disable agents (403)."""
+import json
+import re
+
+import requests
+
+from conftest import REPO, det, wait_for
+
+NOOP = REPO / "examples" / "noop"
+
+
+def output(proc):
+    return proc.stdout + proc.stderr
+
+
+def agent_id(cluster):
+    agents = json.loads(cluster.det("agent", "list", "--json").stdout)
+    assert len(agents) == 1, agents
+    return agents[0]["id"]
+
+
+def jobs(cluster):
+    return json.loads(cluster.det("job", "list", "--json").stdout)["jobs"]
+
+
+def job_of(cluster, exp_id):
+    return next((j for j in jobs(cluster) if j["entityId"] == str(exp_id)), None)
+
+
+def as_user(cluster, tmp_path, username, *args, check=True):
+    env = {"DET_AUTH_FILE": str(tmp_path / f"auth-{username}.json"), "DET_USER": username, "DET_PASS": ""}
+    return det(*args, master=cluster.master_url, env=env, check=check, timeout=120)
+
+
+def test_agent_slot_and_pool_lists(cluster):
+    table = cluster.det("agent", "list").stdout
+    assert re.search(r"Agent ID\s*\|\s*Version\s*\|\s*Registered Time\s*\|\s*Slots\s*\|\s*Containers\s*\|"
+                     r"\s*Resource Pool\s*\|\s*Enabled\s*\|\s*Draining\s*\|\s*Addresses", table)
+    agents = json.loads(cluster.det("a", "list", "--json").stdout)
+    assert len(agents) == 1
+    agent = agents[0]
+    assert agent["num_slots"] == 2 and agent["num_containers"] == 0
+    assert agent["resource_pools"] == "default"
+    assert agent["enabled"] is True and agent["draining"] is False
+    assert re.search(rf"{re.escape(agent['id'])}\s*\|.*\|\s*2\s*\|\s*0\s*\|\s*default\s*\|\s*True\s*\|\s*False",
+                     table)
+    assert cluster.det("agent", "list", "--csv").stdout.startswith("Agent ID,Version,Registered Time,")
+
+    slots = json.loads(cluster.det("slot", "list", "--json").stdout)
+    assert [s["slot_id"] for s in slots] == ["0", "1"]
+    assert all(s["allocation_id"] == "FREE" and s["task_name"] == "None" and s["enabled"] for s in slots)
+    assert all(s["type"] == "TYPE_CPU" and s["agent_id"] == agent["id"] for s in slots)
+    assert re.search(r"Agent ID\s*\|\s*Resource Pool\s*\|\s*Slot ID\s*\|\s*Enabled\s*\|\s*Draining\s*\|"
+                     r"\s*Allocation ID\s*\|\s*Task Name\s*\|\s*Type\s*\|\s*Device", cluster.det("slot", "list").stdout)
+
+    pools = cluster.det("resource-pool", "list").stdout
+    assert re.search(r"default\s*\|\s*1\s*\|\s*-1\s*\|\s*2\s*\|\s*0\s*\|\s*True\s*\|\s*True\s*\|\s*priority", pools)
+    [pool] = json.loads(cluster.det("rp", "list", "--json").stdout)
+    assert pool["name"] == "default" and pool["type"] == "RESOURCE_POOL_TYPE_STATIC"
+    assert pool["schedulerType"] == "SCHEDULER_TYPE_PRIORITY"
+    assert pool["details"]["priorityScheduler"]["defaultPriority"] == 42
+    assert pool["slotsAvailable"] == 2 and pool["numAgents"] == 1
+
+    # REST: one agent, its slots, one slot, and clear 404s.
+    aid = agent["id"]
+    assert cluster.get(f"/api/v1/agents/{aid}")["agent"]["id"] == aid
+    assert len(cluster.get(f"/api/v1/agents/{aid}/slots")["slots"]) == 2
+    assert cluster.get(f"/api/v1/agents/{aid}/slots/1")["slot"]["id"] == "1"
+    missing = cluster.session.get(f"{cluster.master_url}/api/v1/agents/nope", timeout=30)
+    assert missing.status_code == 404 and 'agent "nope" not found' in missing.json()["error"]["error"]
+
+
+def test_disabled_agent_queues_work_and_job_changes(cluster, tmp_path):
+    aid = agent_id(cluster)
+    # Only admins may disable an agent; the default user is not one.
+    denied = cluster.det("agent", "disable", aid, check=False)
+    assert denied.returncode != 0 and "only admins can disable agents" in output(denied)
+    token = requests.post(f"{cluster.master_url}/api/v1/auth/login",
+                          json={"username": "determined", "password": ""}, timeout=30).json()["token"]
+    resp = requests.post(f"{cluster.master_url}/api/v1/agents/{aid}/disable",
+                         headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert resp.status_code == 403
+
+    # Drain mode with nothing running, then a plain disable.
+    drained = cluster.det("-u", "admin", "agent", "disable", "--drain", aid)
+    assert f"Disabled agent {aid}." in drained.stdout
+    assert "No tasks in progress on draining nodes." in drained.stdout
+    assert json.loads(cluster.det("agent", "list", "--json").stdout)[0]["draining"] is True
+    cluster.det("-u", "admin", "agent", "enable", aid)
+    assert f"Disabled agent {aid}." in cluster.det("-u", "admin", "agent", "disable", aid).stdout
+    agent = json.loads(cluster.det("agent", "list", "--json").stdout)[0]
+    assert agent["enabled"] is False and agent["draining"] is False
+    assert all(not s["enabled"] for s in json.loads(cluster.det("slot", "list", "--json").stdout))
+    unknown = cluster.det("-u", "admin", "agent", "disable", "nope", check=False)
+    assert unknown.returncode != 0 and 'agent "nope" not found' in output(unknown)
+
+    try:
+        exp_id = cluster.create_experiment(NOOP / "noop.yaml", NOOP)
+        job = wait_for(lambda: job_of(cluster, exp_id), "the experiment's job in `det job list`")
+        assert job["summary"]["state"] == "STATE_QUEUED"
+        assert job["type"] == "TYPE_EXPERIMENT" and job["username"] == "determined"
+        assert job["requestedSlots"] == 1 and job["allocatedSlots"] == 0
+        assert job["priority"] == 42 and job["summary"]["jobsAhead"] == 0
+        job_id = job["jobId"]
+        table = cluster.det("job", "list").stdout
+        assert re.search(rf"0\s*\|\s*{job_id}\s*\|\s*TYPE_EXPERIMENT\s*\|\s*noop \({exp_id}\)\s*\|\s*42\s*\|.*"
+                         r"\|\s*0/1\s*\|\s*STATE_QUEUED\s*\|\s*determined", table), table
+        # Still queued a moment later: nothing starts on a disabled agent.
+        assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_ACTIVE"
+        assert job_of(cluster, exp_id)["summary"]["state"] == "STATE_QUEUED"
+
+        # det job update and det experiment set change what the queue reports.
+        assert "Updated job" in cluster.det("job", "update", job_id, "--priority", "10").stdout
+        assert job_of(cluster, exp_id)["priority"] == 10
+        assert cluster.det("experiment", "set", "priority", str(exp_id), "20").stdout.strip() == \
+            f"Set `priority` of experiment {exp_id} to 20"
+        assert job_of(cluster, exp_id)["priority"] == 20
+        assert cluster.det("e", "set", "weight", str(exp_id), "2").stdout.strip() == \
+            f"Set `weight` of experiment {exp_id} to 2.0"
+        assert job_of(cluster, exp_id)["weight"] == 2
+        cluster.det("experiment", "set", "max-slots", str(exp_id), "1")
+        config = cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["config"]
+        assert config["resources"]["priority"] == 20 and config["resources"]["max_slots"] == 1
+        v1 = cluster.get("/api/v1/job-queues", params={"states": "STATE_QUEUED"})["jobs"]
+        assert [j["jobId"] for j in v1] == [job_id]
+        assert cluster.get("/api/v1/job-queues", params={"states": "STATE_SCHEDULED"})["jobs"] == []
+
+        # Clear errors.
+        bad = cluster.det("job", "update", "no-such-job", "--priority", "5", check=False)
+        assert bad.returncode != 0 and 'job "no-such-job" not found' in output(bad)
+        bad = cluster.det("job", "update", job_id, "--priority", "0", check=False)
+        assert bad.returncode != 0 and "priority: must be between 1 and 99" in output(bad)
+        bad = cluster.det("job", "update", job_id, check=False)
+        assert bad.returncode != 0 and "exactly one of --priority" in output(bad)
+        bad = cluster.det("experiment", "set", "priority", str(exp_id), "100", check=False)
+        assert bad.returncode != 0 and "between 1 and 99" in output(bad)
+        bad = cluster.det("experiment", "set", "weight", str(exp_id), "0", check=False)
+        assert bad.returncode != 0 and "weight: must be greater than 0" in output(bad)
+        bad = cluster.det("job", "list", "--resource-pool", "gpus", check=False)
+        assert bad.returncode != 0 and 'resource pool "gpus" not found' in output(bad)
+        resp = cluster.session.post(f"{cluster.master_url}/api/v1/job-queues",
+                                    json={"updates": [{"jobId": job_id}, {"jobId": "x", "weight": -1}]}, timeout=30)
+        assert resp.status_code == 400
+        assert resp.json()["error"]["error"].startswith("encountered the following errors: updates[0]: no action")
+
+        # Another user may not change the job.
+        cluster.det("-u", "admin", "user", "create", "sched-bob")
+        bob = as_user(cluster, tmp_path, "sched-bob", "job", "update", job_id, "--priority", "5", check=False)
+        assert bob.returncode != 0 and "is not the owner of job" in output(bob)
+        bob = as_user(cluster, tmp_path, "sched-bob", "experiment", "set", "priority", str(exp_id), "5",
+                      check=False)
+        assert bob.returncode != 0 and "is not the owner of experiment" in output(bob)
+    finally:
+        cluster.det("-u", "admin", "agent", "enable", aid)
+
+    assert json.loads(cluster.det("agent", "list", "--json").stdout)[0]["enabled"] is True
+    assert cluster.wait_for_experiment(exp_id, timeout=180) == "STATE_COMPLETED"
+    assert job_of(cluster, exp_id) is None  # a finished experiment leaves the queue
+    done = cluster.det("experiment", "set", "priority", str(exp_id), "5", check=False)
+    assert done.returncode != 0 and "can be changed only while it is active or paused" in output(done)
