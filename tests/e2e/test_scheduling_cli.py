@@ -17,21 +17,25 @@ def output(proc):
     return proc.stdout + proc.stderr
 
 
-def agent_id(cluster):
-    agents = json.loads(cluster.det("agent", "list", "--json").stdout)
+def agent_id(det_as):
+    agents = json.loads(det_as("agent", "list", "--json").stdout)
     assert len(agents) == 1, agents
     return agents[0]["id"]
 
 
-def jobs(cluster):
-    return json.loads(cluster.det("job", "list", "--json").stdout)["jobs"]
+def job_of(det_as, exp_id):
+    """The experiment's job in `det job list --json`, or None."""
+    jobs = json.loads(det_as("job", "list", "--json").stdout)["jobs"]
+    return next((j for j in jobs if j["entityId"] == str(exp_id)), None)
 
 
-def job_of(cluster, exp_id):
-    return next((j for j in jobs(cluster) if j["entityId"] == str(exp_id)), None)
+def create_noop(det_as):
+    out = det_as("experiment", "create", str(NOOP / "noop.yaml"), str(NOOP)).stdout
+    return int(re.search(r"Created experiment (\d+)", out).group(1))
 
 
 def as_user(cluster, tmp_path, username, *args, check=True):
+    """`det` as one user, with that user's own token cache."""
     env = {"DET_AUTH_FILE": str(tmp_path / f"auth-{username}.json"), "DET_USER": username, "DET_PASS": ""}
     return det(*args, master=cluster.master_url, env=env, check=check, timeout=120)
 
@@ -75,9 +79,18 @@ def test_agent_slot_and_pool_lists(cluster):
 
 
 def test_disabled_agent_queues_work_and_job_changes(cluster, tmp_path):
-    aid = agent_id(cluster)
+    def admin(*args, check=True):
+        return as_user(cluster, tmp_path, "admin", *args, check=check)
+
+    def user(*args, check=True):
+        return as_user(cluster, tmp_path, "determined", *args, check=check)
+
+    def bob(*args, check=True):
+        return as_user(cluster, tmp_path, "sched-bob", *args, check=check)
+
+    aid = agent_id(user)
     # Only admins may disable an agent; the default user is not one.
-    denied = cluster.det("agent", "disable", aid, check=False)
+    denied = user("agent", "disable", aid, check=False)
     assert denied.returncode != 0 and "only admins can disable agents" in output(denied)
     token = requests.post(f"{cluster.master_url}/api/v1/auth/login",
                           json={"username": "determined", "password": ""}, timeout=30).json()["token"]
@@ -86,43 +99,43 @@ def test_disabled_agent_queues_work_and_job_changes(cluster, tmp_path):
     assert resp.status_code == 403
 
     # Drain mode with nothing running, then a plain disable.
-    drained = cluster.det("-u", "admin", "agent", "disable", "--drain", aid)
+    drained = admin("agent", "disable", "--drain", aid)
     assert f"Disabled agent {aid}." in drained.stdout
     assert "No tasks in progress on draining nodes." in drained.stdout
-    assert json.loads(cluster.det("agent", "list", "--json").stdout)[0]["draining"] is True
-    cluster.det("-u", "admin", "agent", "enable", aid)
-    assert f"Disabled agent {aid}." in cluster.det("-u", "admin", "agent", "disable", aid).stdout
-    agent = json.loads(cluster.det("agent", "list", "--json").stdout)[0]
+    assert json.loads(user("agent", "list", "--json").stdout)[0]["draining"] is True
+    admin("agent", "enable", aid)
+    assert f"Disabled agent {aid}." in admin("agent", "disable", aid).stdout
+    agent = json.loads(user("agent", "list", "--json").stdout)[0]
     assert agent["enabled"] is False and agent["draining"] is False
-    assert all(not s["enabled"] for s in json.loads(cluster.det("slot", "list", "--json").stdout))
-    unknown = cluster.det("-u", "admin", "agent", "disable", "nope", check=False)
-    assert unknown.returncode != 0 and 'agent "nope" not found' in output(unknown)
+    assert all(not s["enabled"] for s in json.loads(user("slot", "list", "--json").stdout))
+    unknown = admin("agent", "disable", "nope", check=False)
+    assert unknown.returncode != 0 and "cannot disable agent nope: agent nope is not connected" in output(unknown)
 
     try:
-        exp_id = cluster.create_experiment(NOOP / "noop.yaml", NOOP)
-        job = wait_for(lambda: job_of(cluster, exp_id), "the experiment's job in `det job list`")
+        exp_id = create_noop(user)
+        job = wait_for(lambda: job_of(user, exp_id), "the experiment's job in `det job list`")
         assert job["summary"]["state"] == "STATE_QUEUED"
         assert job["type"] == "TYPE_EXPERIMENT" and job["username"] == "determined"
         assert job["requestedSlots"] == 1 and job["allocatedSlots"] == 0
         assert job["priority"] == 42 and job["summary"]["jobsAhead"] == 0
         job_id = job["jobId"]
-        table = cluster.det("job", "list").stdout
+        table = user("job", "list").stdout
         assert re.search(rf"0\s*\|\s*{job_id}\s*\|\s*TYPE_EXPERIMENT\s*\|\s*noop \({exp_id}\)\s*\|\s*42\s*\|.*"
                          r"\|\s*0/1\s*\|\s*STATE_QUEUED\s*\|\s*determined", table), table
         # Still queued a moment later: nothing starts on a disabled agent.
         assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_ACTIVE"
-        assert job_of(cluster, exp_id)["summary"]["state"] == "STATE_QUEUED"
+        assert job_of(user, exp_id)["summary"]["state"] == "STATE_QUEUED"
 
         # det job update and det experiment set change what the queue reports.
-        assert "Updated job" in cluster.det("job", "update", job_id, "--priority", "10").stdout
-        assert job_of(cluster, exp_id)["priority"] == 10
-        assert cluster.det("experiment", "set", "priority", str(exp_id), "20").stdout.strip() == \
+        assert "Updated job" in user("job", "update", job_id, "--priority", "10").stdout
+        assert job_of(user, exp_id)["priority"] == 10
+        assert user("experiment", "set", "priority", str(exp_id), "20").stdout.strip() == \
             f"Set `priority` of experiment {exp_id} to 20"
-        assert job_of(cluster, exp_id)["priority"] == 20
-        assert cluster.det("e", "set", "weight", str(exp_id), "2").stdout.strip() == \
+        assert job_of(user, exp_id)["priority"] == 20
+        assert user("e", "set", "weight", str(exp_id), "2").stdout.strip() == \
             f"Set `weight` of experiment {exp_id} to 2.0"
-        assert job_of(cluster, exp_id)["weight"] == 2
-        cluster.det("experiment", "set", "max-slots", str(exp_id), "1")
+        assert job_of(user, exp_id)["weight"] == 2
+        user("experiment", "set", "max-slots", str(exp_id), "1")
         config = cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["config"]
         assert config["resources"]["priority"] == 20 and config["resources"]["max_slots"] == 1
         v1 = cluster.get("/api/v1/job-queues", params={"states": "STATE_QUEUED"})["jobs"]
@@ -130,17 +143,17 @@ def test_disabled_agent_queues_work_and_job_changes(cluster, tmp_path):
         assert cluster.get("/api/v1/job-queues", params={"states": "STATE_SCHEDULED"})["jobs"] == []
 
         # Clear errors.
-        bad = cluster.det("job", "update", "no-such-job", "--priority", "5", check=False)
+        bad = user("job", "update", "no-such-job", "--priority", "5", check=False)
         assert bad.returncode != 0 and 'job "no-such-job" not found' in output(bad)
-        bad = cluster.det("job", "update", job_id, "--priority", "0", check=False)
+        bad = user("job", "update", job_id, "--priority", "0", check=False)
         assert bad.returncode != 0 and "priority: must be between 1 and 99" in output(bad)
-        bad = cluster.det("job", "update", job_id, check=False)
+        bad = user("job", "update", job_id, check=False)
         assert bad.returncode != 0 and "exactly one of --priority" in output(bad)
-        bad = cluster.det("experiment", "set", "priority", str(exp_id), "100", check=False)
+        bad = user("experiment", "set", "priority", str(exp_id), "100", check=False)
         assert bad.returncode != 0 and "between 1 and 99" in output(bad)
-        bad = cluster.det("experiment", "set", "weight", str(exp_id), "0", check=False)
+        bad = user("experiment", "set", "weight", str(exp_id), "0", check=False)
         assert bad.returncode != 0 and "weight: must be greater than 0" in output(bad)
-        bad = cluster.det("job", "list", "--resource-pool", "gpus", check=False)
+        bad = user("job", "list", "--resource-pool", "gpus", check=False)
         assert bad.returncode != 0 and 'resource pool "gpus" not found' in output(bad)
         resp = cluster.session.post(f"{cluster.master_url}/api/v1/job-queues",
                                     json={"updates": [{"jobId": job_id}, {"jobId": "x", "weight": -1}]}, timeout=30)
@@ -148,17 +161,73 @@ def test_disabled_agent_queues_work_and_job_changes(cluster, tmp_path):
         assert resp.json()["error"]["error"].startswith("encountered the following errors: updates[0]: no action")
 
         # Another user may not change the job.
-        cluster.det("-u", "admin", "user", "create", "sched-bob")
-        bob = as_user(cluster, tmp_path, "sched-bob", "job", "update", job_id, "--priority", "5", check=False)
-        assert bob.returncode != 0 and "is not the owner of job" in output(bob)
-        bob = as_user(cluster, tmp_path, "sched-bob", "experiment", "set", "priority", str(exp_id), "5",
+        admin("user", "create", "sched-bob")
+        refused = bob("job", "update", job_id, "--priority", "5", check=False)
+        assert refused.returncode != 0 and "is not the owner of job" in output(refused)
+        refused = bob("experiment", "set", "priority", str(exp_id), "5",
                       check=False)
-        assert bob.returncode != 0 and "is not the owner of experiment" in output(bob)
+        assert refused.returncode != 0 and "is not the owner of experiment" in output(refused)
     finally:
-        cluster.det("-u", "admin", "agent", "enable", aid)
+        admin("agent", "enable", aid)
 
-    assert json.loads(cluster.det("agent", "list", "--json").stdout)[0]["enabled"] is True
+    assert json.loads(user("agent", "list", "--json").stdout)[0]["enabled"] is True
     assert cluster.wait_for_experiment(exp_id, timeout=180) == "STATE_COMPLETED"
-    assert job_of(cluster, exp_id) is None  # a finished experiment leaves the queue
-    done = cluster.det("experiment", "set", "priority", str(exp_id), "5", check=False)
+    assert job_of(user, exp_id) is None  # a finished experiment leaves the queue
+    done = user("experiment", "set", "priority", str(exp_id), "5", check=False)
     assert done.returncode != 0 and "can be changed only while it is active or paused" in output(done)
+
+
+WAITER = """
+import pathlib
+import time
+import determined as det
+
+with det.core.init() as ctx:
+    print("waiting for RELEASE", flush=True)
+    deadline = time.time() + 120
+    while not pathlib.Path("RELEASE").exists() and time.time() < deadline:
+        time.sleep(0.1)
+    ctx.train.report_training_metrics(steps_completed=1, metrics={"loss": 0.0})
+"""
+
+
+def test_running_trial_in_the_lists_and_drain(cluster, tmp_path):
+    def admin(*args, check=True):
+        return as_user(cluster, tmp_path, "admin", *args, check=check)
+
+    def user(*args, check=True):
+        return as_user(cluster, tmp_path, "determined", *args, check=check)
+
+    release = tmp_path / "release"
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "waiter.py").write_text(WAITER.replace("RELEASE", str(release)))
+    (model / "waiter.yaml").write_text(
+        "name: waiter\nentrypoint: python3 waiter.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n")
+    out = user("experiment", "create", str(model / "waiter.yaml"), str(model)).stdout
+    exp_id = int(re.search(r"Created experiment (\d+)", out).group(1))
+    try:
+        job = wait_for(lambda: (j := job_of(user, exp_id)) and j["summary"]["state"] == "STATE_SCHEDULED" and j,
+                       "the waiter to be scheduled")
+        assert job["allocatedSlots"] == 1 and job["requestedSlots"] == 1
+        assert re.search(r"\|\s*1/1\s*\|\s*STATE_SCHEDULED\s*\|", user("job", "list").stdout)
+        trial_id = wait_for(lambda: cluster.trials(exp_id), "the trial")[0]["id"]
+
+        slots = json.loads(user("slot", "list", "--json").stdout)
+        busy = [s for s in slots if s["allocation_id"] != "FREE"]
+        assert len(busy) == 1, slots
+        assert busy[0]["task_name"] == f"Trial {trial_id} (Experiment {exp_id})"
+        assert json.loads(user("agent", "list", "--json").stdout)[0]["num_containers"] == 1
+        [pool] = json.loads(user("rp", "list", "--json").stdout)
+        assert pool["slotsUsed"] == 1 and pool["stats"] == {"queuedCount": 0, "scheduledCount": 1}
+
+        # Draining leaves the running trial alone; nothing new would start.
+        aid = busy[0]["agent_id"]
+        drained = admin("agent", "disable", "--drain", aid)
+        assert "Tasks still in progress on draining nodes." in drained.stdout
+        assert job_of(user, exp_id)["summary"]["state"] == "STATE_SCHEDULED"
+        admin("agent", "enable", aid)
+    finally:
+        release.write_text("go")
+    assert cluster.wait_for_experiment(exp_id, timeout=180) == "STATE_COMPLETED"
+    assert cluster.trials(exp_id)[0]["restarts"] == 0

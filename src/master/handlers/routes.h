@@ -20,6 +20,7 @@ void RegisterPreviewSearchRoutes(Router& router, MasterContext& ctx);
 void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
 void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx);
 void RegisterJobQueueRoutes(Router& router, MasterContext& ctx);
+void RegisterTaskListRoutes(Router& router, MasterContext& ctx);
 
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   RegisterMasterInfoRoutes(router, ctx);
@@ -36,6 +37,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterTemplateRoutes(router, ctx);
   RegisterResourcePoolRoutes(router, ctx);
   RegisterJobQueueRoutes(router, ctx);
+  RegisterTaskListRoutes(router, ctx);
 }
 
 }  // namespace det::master

@@ -1,0 +1,90 @@
+// GET /api/v1/tasks (upstream GetTasks): `allocationIdToSummary`, one AllocationSummary per running
+// allocation, so `det slot list` can name the task that holds each slot. Allocations come from the
+// agents (cluster actor); their names from the store, read off the cluster's loop.
+#include <map>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "common/time_util.h"
+#include "master/handlers/agent_json.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/routes.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+// allocation id -> (agent id -> the agent's Slot JSON devices it holds), and its pool.
+struct RunningAllocation {
+  std::map<std::string, json> devices_by_agent;
+  std::string resource_pool;
+  int slots = 0;
+};
+
+std::map<std::string, RunningAllocation> RunningAllocations(const std::vector<AgentSummary>& agents) {
+  std::map<std::string, RunningAllocation> out;
+  for (const AgentSummary& a : agents) {
+    for (const api::SlotInfo& s : a.slots) {
+      auto used = a.slot_allocations.find(s.id);
+      if (used == a.slot_allocations.end()) continue;
+      RunningAllocation& r = out[used->second];
+      r.resource_pool = a.identity.resource_pool;
+      ++r.slots;
+      json& devices = r.devices_by_agent[a.identity.id];
+      if (devices.is_null()) devices = json::array();
+      devices.push_back(SlotJson(a, s)["device"]);
+    }
+  }
+  return out;
+}
+
+json SummaryJson(Store& store, const std::string& allocation_id, const RunningAllocation& running) {
+  std::string task_id;
+  std::string name = allocation_id;
+  std::string registered;
+  absl::StatusOr<Allocation> alloc = store.GetAllocation(allocation_id);
+  if (alloc.ok()) {
+    task_id = alloc->task_id;
+    registered = FormatRfc3339(alloc->start_time);
+    absl::StatusOr<api::Trial> trial = store.GetTrial(alloc->trial_id);
+    if (trial.ok()) name = absl::StrCat("Trial ", trial->id, " (Experiment ", trial->experiment_id, ")");
+  }
+  json agent_devices = json::object();
+  for (const auto& [agent, devices] : running.devices_by_agent) agent_devices[agent] = {{"devices", devices}};
+  json resources = json::array({{{"resourcesId", allocation_id},
+                                 {"resourcesType", "agent"},
+                                 {"allocationId", allocation_id},
+                                 {"agentDevices", agent_devices},
+                                 {"containerId", allocation_id},
+                                 {"started", nullptr}}});
+  return {{"taskId", task_id},
+          {"allocationId", allocation_id},
+          {"name", name},
+          {"registeredTime", registered.empty() ? json(nullptr) : json(registered)},
+          {"resourcePool", running.resource_pool},
+          {"slots", running.slots},
+          {"resources", resources},
+          {"schedulerType", ""},
+          {"priority", nullptr},
+          {"proxyPorts", json::array()}};
+}
+
+}  // namespace
+
+void RegisterTaskListRoutes(Router& router, MasterContext& ctx) {
+  router.Add("GET", "/api/v1/tasks", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {
+    ctx.cluster.ListAgents([&ctx, r](std::vector<AgentSummary> agents) {
+      auto running = std::make_shared<std::map<std::string, RunningAllocation>>(RunningAllocations(agents));
+      ctx.stream_loop.Post([&ctx, r, running] {
+        json by_id = json::object();
+        for (const auto& [id, alloc] : *running) by_id[id] = SummaryJson(ctx.store, id, alloc);
+        ReplyJson(r, {{"allocationIdToSummary", by_id}});
+      });
+    });
+  });
+}
+
+}  // namespace det::master
