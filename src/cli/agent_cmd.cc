@@ -18,7 +18,9 @@ void AddAgentCommands(CLI::App& det, CommandContext& ctx) {
   list->alias("ls");
   auto list_fmt = AddJsonCsvFlags(list);
   auto run_list = [&ctx, list_fmt] {
-    ctx.action = [&ctx, list_fmt] { return ListAgents(ctx.session(), list_fmt->format(), std::cout); };
+    ctx.action = [&ctx, list_fmt] {
+      return ListAgents(ctx.session(), list_fmt->format(), std::cout);
+    };
   };
   list->callback(run_list);
   agent->callback([agent, run_list] {
@@ -48,7 +50,9 @@ void AddAgentCommands(CLI::App& det, CommandContext& ctx) {
   slots->alias("ls");
   auto slots_fmt = AddJsonCsvFlags(slots);
   auto run_slots = [&ctx, slots_fmt] {
-    ctx.action = [&ctx, slots_fmt] { return ListSlots(ctx.session(), slots_fmt->format(), std::cout); };
+    ctx.action = [&ctx, slots_fmt] {
+      return ListSlots(ctx.session(), slots_fmt->format(), std::cout);
+    };
   };
   slots->callback(run_slots);
   slot->callback([slot, run_slots] {

@@ -70,15 +70,16 @@ json AgentRows(const json& agents) {
   json rows = json::array();
   if (!agents.is_array()) return rows;
   for (const json& a : agents) {
-    rows.push_back({{"id", Str(a, "id")},
-                    {"version", Str(a, "version")},
-                    {"registered_time", FormatTime(Field(a, "registeredTime"))},
-                    {"num_slots", SizeOf(a, "slots")},
-                    {"num_containers", SizeOf(a, "containers")},
-                    {"resource_pools", Joined(Field(a, "resourcePools"))},
-                    {"enabled", Field(a, "enabled").is_boolean() ? Field(a, "enabled") : json(false)},
-                    {"draining", Field(a, "draining").is_boolean() ? Field(a, "draining") : json(false)},
-                    {"addresses", Joined(Field(a, "addresses"))}});
+    rows.push_back(
+        {{"id", Str(a, "id")},
+         {"version", Str(a, "version")},
+         {"registered_time", FormatTime(Field(a, "registeredTime"))},
+         {"num_slots", SizeOf(a, "slots")},
+         {"num_containers", SizeOf(a, "containers")},
+         {"resource_pools", Joined(Field(a, "resourcePools"))},
+         {"enabled", Field(a, "enabled").is_boolean() ? Field(a, "enabled") : json(false)},
+         {"draining", Field(a, "draining").is_boolean() ? Field(a, "draining") : json(false)},
+         {"addresses", Joined(Field(a, "addresses"))}});
   }
   return rows;
 }
@@ -87,8 +88,9 @@ Table AgentTable(const json& rows) {
   Table t({"Agent ID", "Version", "Registered Time", "Slots", "Containers", "Resource Pool",
            "Enabled", "Draining", "Addresses"});
   for (const json& r : rows) {
-    t.AddRow({Str(r, "id"), Str(r, "version"), Str(r, "registered_time"), Cell(Field(r, "num_slots")),
-              Cell(Field(r, "num_containers")), Str(r, "resource_pools"), BoolCell(Field(r, "enabled")),
+    t.AddRow({Str(r, "id"), Str(r, "version"), Str(r, "registered_time"),
+              Cell(Field(r, "num_slots")), Cell(Field(r, "num_containers")),
+              Str(r, "resource_pools"), BoolCell(Field(r, "enabled")),
               BoolCell(Field(r, "draining")), Str(r, "addresses")});
   }
   return t;
@@ -112,17 +114,20 @@ json SlotRows(const json& agents, const json& task_names) {
       const json& container = Field(slot, "container");
       std::string allocation = container.is_object() ? Str(container, "id") : "";
       std::string task = "None";
-      if (!allocation.empty()) task = task_names.is_object() ? task_names.value(allocation, "") : "";
+      if (!allocation.empty())
+        task = task_names.is_object() ? task_names.value(allocation, "") : "";
       const json& device = Field(slot, "device");
-      rows.push_back({{"agent_id", Str(a, "id")},
-                      {"resource_pool", Joined(Field(a, "resourcePools"))},
-                      {"slot_id", Str(slot, "id")},
-                      {"enabled", Field(slot, "enabled").is_boolean() ? Field(slot, "enabled") : json(false)},
-                      {"draining", Field(slot, "draining").is_boolean() ? Field(slot, "draining") : json(false)},
-                      {"allocation_id", allocation.empty() ? "FREE" : allocation},
-                      {"task_name", task},
-                      {"type", Str(device, "type")},
-                      {"device", Str(device, "brand")}});
+      rows.push_back(
+          {{"agent_id", Str(a, "id")},
+           {"resource_pool", Joined(Field(a, "resourcePools"))},
+           {"slot_id", Str(slot, "id")},
+           {"enabled", Field(slot, "enabled").is_boolean() ? Field(slot, "enabled") : json(false)},
+           {"draining",
+            Field(slot, "draining").is_boolean() ? Field(slot, "draining") : json(false)},
+           {"allocation_id", allocation.empty() ? "FREE" : allocation},
+           {"task_name", task},
+           {"type", Str(device, "type")},
+           {"device", Str(device, "brand")}});
     }
   }
   return rows;
@@ -132,9 +137,9 @@ Table SlotTable(const json& rows) {
   Table t({"Agent ID", "Resource Pool", "Slot ID", "Enabled", "Draining", "Allocation ID",
            "Task Name", "Type", "Device"});
   for (const json& r : rows) {
-    t.AddRow({Str(r, "agent_id"), Str(r, "resource_pool"), Str(r, "slot_id"), BoolCell(Field(r, "enabled")),
-              BoolCell(Field(r, "draining")), Str(r, "allocation_id"), Str(r, "task_name"), Str(r, "type"),
-              Str(r, "device")});
+    t.AddRow({Str(r, "agent_id"), Str(r, "resource_pool"), Str(r, "slot_id"),
+              BoolCell(Field(r, "enabled")), BoolCell(Field(r, "draining")),
+              Str(r, "allocation_id"), Str(r, "task_name"), Str(r, "type"), Str(r, "device")});
   }
   return t;
 }
@@ -173,8 +178,8 @@ absl::StatusOr<int> SetAgentEnabled(Session& session, const SetAgentArgs& args, 
     absl::StatusOr<json> resp =
         session.Post(absl::StrCat("/api/v1/agents/", client::UrlEncode(id), "/", verb), body);
     if (!resp.ok()) {
-      return absl::Status(resp.status().code(),
-                          absl::StrCat("cannot ", verb, " agent ", id, ": ", resp.status().message()));
+      return absl::Status(resp.status().code(), absl::StrCat("cannot ", verb, " agent ", id, ": ",
+                                                             resp.status().message()));
     }
     busy = busy || SizeOf(Field(*resp, "agent"), "containers") > 0;
     out << (args.enabled ? "Enabled" : "Disabled") << " agent " << id << ".\n";

@@ -1,6 +1,6 @@
 #pragma once
-// `det agent list|enable|disable` and `det slot list` (reference §1f). Each returns the process exit
-// code, or an error for main() to print as "Error: <message>".
+// `det agent list|enable|disable` and `det slot list` (reference §1f). Each returns the process
+// exit code, or an error for main() to print as "Error: <message>".
 #include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>

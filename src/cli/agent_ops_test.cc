@@ -53,17 +53,20 @@ class AgentOpsTest : public ::testing::Test {
   }
 
   FakeResponse Serve(const FakeRequest& r) {
-    if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"admin"}})"};
+    if (r.target == "/api/v1/auth/login")
+      return {200, R"({"token":"t","user":{"username":"admin"}})"};
     if (r.target.rfind("/api/v1/agents?", 0) == 0) return {200, kAgents};
     if (r.target == "/api/v1/tasks") {
       return {200, R"j({"allocationIdToSummary": {"7.x.1": {"name": "Trial 9 (Experiment 7)"}}})j"};
     }
     if (r.method == "POST" && r.target == "/api/v1/agents/nope/disable") {
-      return {404, R"({"error":{"code":5,"reason":"NotFound","error":"agent \"nope\" not found"}})"};
+      return {404,
+              R"({"error":{"code":5,"reason":"NotFound","error":"agent \"nope\" not found"}})"};
     }
     if (r.method == "POST" && r.target.rfind("/api/v1/agents/", 0) == 0) {
       bool busy = r.target.find("/b/") != std::string::npos;
-      return {200, json{{"agent", {{"id", "x"}, {"containers", busy ? json{{"c", {}}} : json::object()}}}}
+      return {200, json{{"agent",
+                         {{"id", "x"}, {"containers", busy ? json{{"c", {}}} : json::object()}}}}
                        .dump()};
     }
     return {404, R"({"error":{"code":5,"error":"no route"}})"};
@@ -113,17 +116,18 @@ TEST_F(AgentOpsTest, ListJsonAndCsv) {
 TEST_F(AgentOpsTest, SlotListNamesTheTask) {
   std::ostringstream out, js;
   ASSERT_TRUE(ListSlots(*session_, OutputFormat::kTable, out).ok());
-  EXPECT_EQ(out.str(),
-            " Agent ID | Resource Pool | Slot ID | Enabled | Draining | Allocation ID | Task Name   "
-            "           | Type      | Device\n"
-            "----------+---------------+---------+---------+----------+---------------+-------------"
-            "-----------+-----------+-------------\n"
-            " a        | gpu           |       0 | False   | True     | FREE          | None        "
-            "           | TYPE_CUDA | NVIDIA A100\n"
-            " b        | default       |       0 | True    | False    | 7.x.1         | Trial 9 "
-            "(Experiment 7) | TYPE_CPU  | cpu\n"
-            " b        | default       |       1 | True    | False    | FREE          | None        "
-            "           | TYPE_CPU  | cpu\n");
+  EXPECT_EQ(
+      out.str(),
+      " Agent ID | Resource Pool | Slot ID | Enabled | Draining | Allocation ID | Task Name   "
+      "           | Type      | Device\n"
+      "----------+---------------+---------+---------+----------+---------------+-------------"
+      "-----------+-----------+-------------\n"
+      " a        | gpu           |       0 | False   | True     | FREE          | None        "
+      "           | TYPE_CUDA | NVIDIA A100\n"
+      " b        | default       |       0 | True    | False    | 7.x.1         | Trial 9 "
+      "(Experiment 7) | TYPE_CPU  | cpu\n"
+      " b        | default       |       1 | True    | False    | FREE          | None        "
+      "           | TYPE_CPU  | cpu\n");
   ASSERT_TRUE(ListSlots(*session_, OutputFormat::kJson, js).ok());
   json rows = json::parse(js.str());
   ASSERT_EQ(rows.size(), 3u);
@@ -141,7 +145,8 @@ TEST_F(AgentOpsTest, SlotRowsWithoutTaskNames) {
 
 TEST_F(AgentOpsTest, EnableDisableAndDrain) {
   std::ostringstream out;
-  ASSERT_TRUE(SetAgentEnabled(*session_, {.agent_id = "b", .enabled = false, .drain = true}, out).ok());
+  ASSERT_TRUE(
+      SetAgentEnabled(*session_, {.agent_id = "b", .enabled = false, .drain = true}, out).ok());
   ASSERT_TRUE(SetAgentEnabled(*session_, {.agent_id = "a", .enabled = true}, out).ok());
   ASSERT_TRUE(SetAgentEnabled(*session_, {.agent_id = "a", .enabled = false}, out).ok());
   EXPECT_EQ(out.str(),
@@ -161,7 +166,8 @@ TEST_F(AgentOpsTest, AllAgentsAndErrors) {
   EXPECT_EQ(out.str(), "Disabled agent a.\nDisabled agent b.\n");
   EXPECT_FALSE(SetAgentEnabled(*session_, {.enabled = true}, out).ok());
   EXPECT_FALSE(SetAgentEnabled(*session_, {.agent_id = "a", .all = true}, out).ok());
-  absl::StatusOr<int> missing = SetAgentEnabled(*session_, {.agent_id = "nope", .enabled = false}, out);
+  absl::StatusOr<int> missing =
+      SetAgentEnabled(*session_, {.agent_id = "nope", .enabled = false}, out);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(missing.status().message(), "cannot disable agent nope: agent \"nope\" not found");

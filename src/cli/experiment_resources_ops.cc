@@ -30,9 +30,9 @@ absl::StatusOr<int> SetExperimentResources(Session& session, int experiment_id,
       session.Patch(absl::StrCat("/api/v1/experiments/", experiment_id), *body);
   if (!resp.ok()) return resp.status();
   std::string field = change.priority ? "priority" : change.weight ? "weight" : "max_slots";
-  std::string value = change.priority    ? std::to_string(*change.priority)
-                      : change.weight    ? PythonFloat(*change.weight)
-                                         : std::to_string(*change.max_slots);
+  std::string value = change.priority ? std::to_string(*change.priority)
+                      : change.weight ? PythonFloat(*change.weight)
+                                      : std::to_string(*change.max_slots);
   out << "Set `" << field << "` of experiment " << experiment_id << " to " << value << "\n";
   return 0;
 }

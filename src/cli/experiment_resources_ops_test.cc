@@ -33,7 +33,8 @@ TEST(ExperimentResourcesTest, SendsPatchAndReportsErrors) {
   fs::path dir = tmpl;
   {
     FakeHttpServer server([](const FakeRequest& r) -> FakeResponse {
-      if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
+      if (r.target == "/api/v1/auth/login")
+        return {200, R"({"token":"t","user":{"username":"u"}})"};
       if (r.method == "PATCH" && r.target == "/api/v1/experiments/3") {
         return {200, R"({"experiment": {"id": 3}})"};
       }
@@ -63,7 +64,8 @@ TEST(ExperimentResourcesTest, SendsPatchAndReportsErrors) {
       if (r.method == "PATCH") patches.push_back(r);
     }
     ASSERT_EQ(patches.size(), 4u);
-    EXPECT_EQ(json::parse(patches[1].body), json::parse(R"({"id": 3, "resources": {"weight": 2.0}})"));
+    EXPECT_EQ(json::parse(patches[1].body),
+              json::parse(R"({"id": 3, "resources": {"weight": 2.0}})"));
   }
   fs::remove_all(dir);
 }

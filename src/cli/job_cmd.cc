@@ -20,7 +20,8 @@ void AddJobCommands(CLI::App& det, CommandContext& ctx) {
   auto all = std::make_shared<bool>(false);
   list->add_option("-p,--resource-pool", args->resource_pool,
                    "the resource pool to list (default: the default compute pool)");
-  list->add_option("--limit", args->limit, "maximum items per page of results")->capture_default_str();
+  list->add_option("--limit", args->limit, "maximum items per page of results")
+      ->capture_default_str();
   list->add_option("--offset", args->offset, "number of items to skip")->capture_default_str();
   CLI::Option* pages =
       list->add_option("--pages", args->pages, "pages to fetch (0 for all)")->capture_default_str();

@@ -28,12 +28,12 @@ absl::StatusOr<std::string> SchedulerTypeOf(Session& session, const std::string&
     names.push_back(Str(p, "name"));
   }
   if (pool.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the cluster has no default compute pool; pick one with --resource-pool (",
-        absl::StrJoin(names, ", "), ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the cluster has no default compute pool; pick one with --resource-pool (",
+                     absl::StrJoin(names, ", "), ")"));
   }
-  return absl::NotFoundError(absl::StrCat("resource pool \"", pool, "\" not found; the pools are: ",
-                                          absl::StrJoin(names, ", ")));
+  return absl::NotFoundError(absl::StrCat(
+      "resource pool \"", pool, "\" not found; the pools are: ", absl::StrJoin(names, ", ")));
 }
 
 std::string IntText(const json& v) {
@@ -73,7 +73,8 @@ Table JobTable(const json& jobs, bool priority_scheduler) {
     const json& ahead = Field(summary, "jobsAhead");
     std::string position = ahead.is_number() && ahead.get<int64_t>() > -1 ? IntText(ahead) : "N/A";
     std::string name = Str(j, "name");
-    if (Str(j, "type") == "TYPE_EXPERIMENT") name = absl::StrCat(name, " (", Str(j, "entityId"), ")");
+    if (Str(j, "type") == "TYPE_EXPERIMENT")
+      name = absl::StrCat(name, " (", Str(j, "entityId"), ")");
     std::string order = priority_scheduler ? IntText(Field(j, "priority"))
                                            : (Field(j, "weight").is_number()
                                                   ? PythonFloat(Field(j, "weight").get<double>())
@@ -81,7 +82,8 @@ Table JobTable(const json& jobs, bool priority_scheduler) {
     std::string status = summary.is_object() ? Str(summary, "state") : "N/A";
     t.AddRow({position, Str(j, "jobId"), Str(j, "type"), name, order,
               FormatTime(Field(j, "submissionTime")),
-              absl::StrCat(IntText(Field(j, "allocatedSlots")), "/", IntText(Field(j, "requestedSlots"))),
+              absl::StrCat(IntText(Field(j, "allocatedSlots")), "/",
+                           IntText(Field(j, "requestedSlots"))),
               status, Str(j, "username")});
   }
   return t;

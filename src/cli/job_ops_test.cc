@@ -60,20 +60,24 @@ class JobOpsTest : public ::testing::Test {
   }
 
   FakeResponse Serve(const FakeRequest& r) {
-    if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"alice"}})"};
+    if (r.target == "/api/v1/auth/login")
+      return {200, R"({"token":"t","user":{"username":"alice"}})"};
     if (r.target.rfind("/api/v1/resource-pools?", 0) == 0) return {200, kPools};
     if (r.target.rfind("/api/v1/job-queues-v2?", 0) == 0) {
       json jobs = json::array({{{"full", Job("j1", 1, "STATE_SCHEDULED", 0, 42, 1)}},
                                {{"full", Job("j2", 2, "STATE_QUEUED", 1, 10, 2.5)}}});
-      return {200, json{{"jobs", jobs},
-                        {"pagination",
-                         {{"offset", 0}, {"limit", 100}, {"startIndex", 0}, {"endIndex", 2}, {"total", 2}}}}
-                       .dump()};
+      return {
+          200,
+          json{{"jobs", jobs},
+               {"pagination",
+                {{"offset", 0}, {"limit", 100}, {"startIndex", 0}, {"endIndex", 2}, {"total", 2}}}}
+              .dump()};
     }
     if (r.method == "POST" && r.target == "/api/v1/job-queues") {
       json body = json::parse(r.body);
       if (body["updates"][0]["jobId"] == "missing") {
-        return {404, R"({"error":{"code":5,"reason":"NotFound","error":"job \"missing\" not found"}})"};
+        return {404,
+                R"({"error":{"code":5,"reason":"NotFound","error":"job \"missing\" not found"}})"};
       }
       return {200, "{}"};
     }
@@ -145,8 +149,10 @@ TEST_F(JobOpsTest, UpdateSendsOneQueueControl) {
             "Updated job j2: moved behind job j1\n");
   std::vector<FakeRequest> posts = Requests("/api/v1/job-queues");
   ASSERT_EQ(posts.size(), 5u);
-  EXPECT_EQ(json::parse(posts[0].body), json::parse(R"({"updates": [{"jobId": "j2", "priority": 10}]})"));
-  EXPECT_EQ(json::parse(posts[1].body), json::parse(R"({"updates": [{"jobId": "j2", "weight": 2.0}]})"));
+  EXPECT_EQ(json::parse(posts[0].body),
+            json::parse(R"({"updates": [{"jobId": "j2", "priority": 10}]})"));
+  EXPECT_EQ(json::parse(posts[1].body),
+            json::parse(R"({"updates": [{"jobId": "j2", "weight": 2.0}]})"));
   EXPECT_EQ(json::parse(posts[2].body)["updates"][0]["resourcePool"], "fs");
   EXPECT_EQ(json::parse(posts[3].body)["updates"][0]["aheadOf"], "j1");
   EXPECT_EQ(json::parse(posts[4].body)["updates"][0]["behindOf"], "j1");

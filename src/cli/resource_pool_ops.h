@@ -11,9 +11,9 @@ namespace det::cli {
 
 class Session;
 
-// Table (upstream's columns): resource pool, Num of Agents, Slots per Agent, Slots Available, Slot Used,
-// Default Compute Pool, Default Aux Pool, plus Scheduler. --json: the pools as the master returns
-// them.
+// Table (upstream's columns): resource pool, Num of Agents, Slots per Agent, Slots Available, Slot
+// Used, Default Compute Pool, Default Aux Pool, plus Scheduler. --json: the pools as the master
+// returns them.
 absl::StatusOr<int> ListResourcePools(Session& session, OutputFormat format, std::ostream& out);
 
 // Exposed for tests.

@@ -29,7 +29,8 @@ TEST(ResourcePoolOpsTest, ListTableJsonCsv) {
   fs::path dir = tmpl;
   {
     FakeHttpServer server([](const FakeRequest& r) -> FakeResponse {
-      if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
+      if (r.target == "/api/v1/auth/login")
+        return {200, R"({"token":"t","user":{"username":"u"}})"};
       if (r.target.rfind("/api/v1/resource-pools?", 0) == 0) return {200, kPools};
       return {404, R"({"error":{"code":5,"error":"no route"}})"};
     });

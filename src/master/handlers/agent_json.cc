@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -37,7 +36,8 @@ json ContainerJson(const AgentSummary& agent, const std::string& allocation_id) 
   return {{"parent", ""}, {"id", allocation_id}, {"state", "STATE_RUNNING"}, {"devices", devices}};
 }
 
-// slotStats: {typeStats, brandStats}, each a map to DeviceStats {draining, disabled, total, states}.
+// slotStats: {typeStats, brandStats}, each a map to DeviceStats {draining, disabled, total,
+// states}.
 json SlotStatsJson(const AgentSummary& agent) {
   json type_stats = json::object();
   json brand_stats = json::object();
@@ -63,7 +63,8 @@ json SlotStatsJson(const AgentSummary& agent) {
 }
 
 absl::StatusOr<bool> ParseSortByTime(const std::string& raw) {
-  if (raw.empty() || raw == "SORT_BY_UNSPECIFIED" || raw == "0" || raw == "SORT_BY_ID" || raw == "1") {
+  if (raw.empty() || raw == "SORT_BY_UNSPECIFIED" || raw == "0" || raw == "SORT_BY_ID" ||
+      raw == "1") {
     return false;
   }
   if (raw == "SORT_BY_TIME" || raw == "2") return true;
@@ -87,7 +88,8 @@ absl::StatusOr<AgentListQuery> ParseAgentListQuery(const HttpRequest& request) {
   return q;
 }
 
-std::vector<AgentSummary> SortAgents(std::vector<AgentSummary> agents, const AgentListQuery& query) {
+std::vector<AgentSummary> SortAgents(std::vector<AgentSummary> agents,
+                                     const AgentListQuery& query) {
   std::sort(agents.begin(), agents.end(), [&query](const AgentSummary& a, const AgentSummary& b) {
     if (query.by_time && a.registered_time != b.registered_time) {
       return a.registered_time < b.registered_time;
@@ -143,8 +145,8 @@ absl::StatusOr<AgentSummary> FindAgent(const std::vector<AgentSummary>& agents,
   for (const AgentSummary& a : agents) {
     if (a.identity.id == id) return a;
   }
-  return absl::NotFoundError(absl::StrCat(
-      "agent \"", id, "\" not found; `det agent list` shows the connected agents"));
+  return absl::NotFoundError(
+      absl::StrCat("agent \"", id, "\" not found; `det agent list` shows the connected agents"));
 }
 
 }  // namespace det::master

@@ -3,10 +3,9 @@
 // the GetAgents query (sort, order, paging, excludeSlots/excludeContainers). Kept apart from the
 // routes so they can be tested without a server.
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
 #include "master/cluster/cluster.h"

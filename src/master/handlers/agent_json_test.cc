@@ -11,7 +11,8 @@ using nlohmann::json;
 
 AgentSummary Agent(const std::string& id, int seconds) {
   AgentSummary a;
-  a.identity = {.id = id, .resource_pool = "default", .hostname = "host-" + id, .version = "0.38.1"};
+  a.identity = {
+      .id = id, .resource_pool = "default", .hostname = "host-" + id, .version = "0.38.1"};
   a.registered_time = WallTime(std::chrono::seconds(seconds));
   a.slots = {{.id = 0, .type = "cpu", .device = "cpu"}, {.id = 1, .type = "cpu", .device = "cpu"}};
   return a;

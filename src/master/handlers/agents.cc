@@ -1,7 +1,6 @@
 // Agents and slots (reference §1f): list, get, slots, enable/disable, and the agents' websocket.
 // Enabling and disabling an agent needs an admin (upstream: cluster-admin permission).
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
@@ -34,7 +33,8 @@ json ListAgentsJson(std::vector<AgentSummary> agents, const AgentListQuery& q) {
   return {{"agents", out}, {"pagination", PagePagination(q.offset, q.limit, range, total)}};
 }
 
-absl::StatusOr<json> SlotsJson(const std::vector<AgentSummary>& agents, const std::string& agent_id) {
+absl::StatusOr<json> SlotsJson(const std::vector<AgentSummary>& agents,
+                               const std::string& agent_id) {
   absl::StatusOr<AgentSummary> agent = FindAgent(agents, agent_id);
   if (!agent.ok()) return agent.status();
   json slots = json::array();
@@ -42,8 +42,8 @@ absl::StatusOr<json> SlotsJson(const std::vector<AgentSummary>& agents, const st
   return json{{"slots", slots}};
 }
 
-absl::StatusOr<json> OneSlotJson(const std::vector<AgentSummary>& agents, const std::string& agent_id,
-                                 const std::string& slot_id) {
+absl::StatusOr<json> OneSlotJson(const std::vector<AgentSummary>& agents,
+                                 const std::string& agent_id, const std::string& slot_id) {
   absl::StatusOr<AgentSummary> agent = FindAgent(agents, agent_id);
   if (!agent.ok()) return agent.status();
   int id = -1;
@@ -83,45 +83,49 @@ void SetEnabled(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, boo
 }  // namespace
 
 void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
-  router.Add("GET", "/api/v1/agents", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<AgentListQuery> q = ParseAgentListQuery(req);
-    if (!q.ok()) return ReplyError(r, q.status());
-    ctx.cluster.ListAgents([r, q = *q](std::vector<AgentSummary> agents) {
-      ReplyJson(r, ListAgentsJson(std::move(agents), q));
-    });
-  });
+  router.Add("GET", "/api/v1/agents", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               absl::StatusOr<AgentListQuery> q = ParseAgentListQuery(req);
+               if (!q.ok()) return ReplyError(r, q.status());
+               ctx.cluster.ListAgents([r, q = *q](std::vector<AgentSummary> agents) {
+                 ReplyJson(r, ListAgentsJson(std::move(agents), q));
+               });
+             });
   router.Add("GET", "/api/v1/agents/{agent_id}", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               ctx.cluster.ListAgents([r, id = PathParam(req, "agent_id")](std::vector<AgentSummary> agents) {
-                 absl::StatusOr<AgentSummary> agent = FindAgent(agents, id);
-                 if (!agent.ok()) return ReplyError(r, agent.status());
-                 ReplyJson(r, {{"agent", AgentJson(*agent)}});
-               });
+               ctx.cluster.ListAgents(
+                   [r, id = PathParam(req, "agent_id")](std::vector<AgentSummary> agents) {
+                     absl::StatusOr<AgentSummary> agent = FindAgent(agents, id);
+                     if (!agent.ok()) return ReplyError(r, agent.status());
+                     ReplyJson(r, {{"agent", AgentJson(*agent)}});
+                   });
              });
   router.Add("GET", "/api/v1/agents/{agent_id}/slots", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               ctx.cluster.ListAgents([r, id = PathParam(req, "agent_id")](std::vector<AgentSummary> agents) {
-                 Reply(r, SlotsJson(agents, id));
-               });
+               ctx.cluster.ListAgents(
+                   [r, id = PathParam(req, "agent_id")](std::vector<AgentSummary> agents) {
+                     Reply(r, SlotsJson(agents, id));
+                   });
              });
-  router.Add("GET", "/api/v1/agents/{agent_id}/slots/{slot_id}", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               ctx.cluster.ListAgents([r, id = PathParam(req, "agent_id"),
-                                       slot = PathParam(req, "slot_id")](std::vector<AgentSummary> agents) {
-                 Reply(r, OneSlotJson(agents, id, slot));
-               });
-             });
+  router.Add(
+      "GET", "/api/v1/agents/{agent_id}/slots/{slot_id}", Access::kAuthenticated,
+      [&ctx](HttpRequest& req, ResponderPtr r) {
+        ctx.cluster.ListAgents(
+            [r, id = PathParam(req, "agent_id"), slot = PathParam(req, "slot_id")](
+                std::vector<AgentSummary> agents) { Reply(r, OneSlotJson(agents, id, slot)); });
+      });
   router.Add("POST", "/api/v1/agents/{agent_id}/enable", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, true); });
   router.Add("POST", "/api/v1/agents/{agent_id}/disable", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, false); });
-  server.AddWebSocket("/agents", [&ctx](const HttpRequest& req, std::shared_ptr<WebSocketConnection> conn) {
-    AgentIdentity id{.id = req.Query("id").value_or(""),
-                     .resource_pool = req.Query("resource_pool").value_or("default"),
-                     .hostname = req.Query("hostname").value_or(""),
-                     .version = req.Query("version").value_or("")};
-    return ctx.cluster.ConnectAgent(std::move(id), std::move(conn));
-  });
+  server.AddWebSocket(
+      "/agents", [&ctx](const HttpRequest& req, std::shared_ptr<WebSocketConnection> conn) {
+        AgentIdentity id{.id = req.Query("id").value_or(""),
+                         .resource_pool = req.Query("resource_pool").value_or("default"),
+                         .hostname = req.Query("hostname").value_or(""),
+                         .version = req.Query("version").value_or("")};
+        return ctx.cluster.ConnectAgent(std::move(id), std::move(conn));
+      });
 }
 
 }  // namespace det::master

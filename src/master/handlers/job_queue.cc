@@ -4,7 +4,6 @@
 // out (the product docs promise them). Updates are all checked (input, jobs, permissions) before
 // any is applied; then they are applied in order and their errors joined.
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -34,7 +33,8 @@ void ListJobs(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, bool 
         json job = JobJson(jobs[static_cast<size_t>(i)]);
         out.push_back(v2 ? json{{"full", std::move(job)}} : std::move(job));
       }
-      ReplyJson(r, {{"jobs", out}, {"pagination", PagePagination(q.offset, q.limit, range, total)}});
+      ReplyJson(r,
+                {{"jobs", out}, {"pagination", PagePagination(q.offset, q.limit, range, total)}});
     });
   });
 }
@@ -49,7 +49,8 @@ absl::Status CheckUpdates(const std::vector<QueueUpdate>& updates, const std::ve
     std::string where = updates.size() > 1 ? absl::StrCat("updates[", i, "]: ") : "";
     absl::StatusOr<JobInfo> job = FindJob(jobs, u.job_id);
     absl::Status st = job.ok() ? CheckCanModifyJob(who, *job) : job.status();
-    if (st.ok() && u.change.resource_pool) st = ResolvePoolName(pools, *u.change.resource_pool).status();
+    if (st.ok() && u.change.resource_pool)
+      st = ResolvePoolName(pools, *u.change.resource_pool).status();
     for (const auto* other : {&u.change.ahead_of, &u.change.behind_of}) {
       if (st.ok() && *other) st = FindJob(jobs, **other).status();
     }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
@@ -43,8 +42,8 @@ absl::StatusOr<int> ReadInt(const json& v, const std::string& what) {
   } else if (v.is_string()) {
     int i = 0;
     if (absl::SimpleAtoi(v.get<std::string>(), &i)) return i;
-    return absl::InvalidArgumentError(absl::StrCat(what, ": expected an integer, got \"",
-                                                   v.get<std::string>(), "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": expected an integer, got \"", v.get<std::string>(), "\""));
   } else {
     return absl::InvalidArgumentError(absl::StrCat(what, ": expected an integer, got ", v.dump()));
   }
@@ -102,9 +101,9 @@ absl::StatusOr<QueueUpdate> ParseQueueControl(const json& control, const std::st
         absl::StrCat(where, "no action for job ", u.job_id, ": set one of ", kActions));
   }
   if (actions > 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, "several actions for job ", u.job_id, ": set only one of ", kActions,
-        " per update (send several updates to change several things)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "several actions for job ", u.job_id, ": set only one of ", kActions,
+                     " per update (send several updates to change several things)"));
   }
   RETURN_IF_ERROR(ValidateJobChange(c, where));
   if ((c.ahead_of && *c.ahead_of == u.job_id) || (c.behind_of && *c.behind_of == u.job_id)) {
@@ -125,7 +124,8 @@ absl::StatusOr<JobListQuery> ParseJobListQuery(const HttpRequest& request) {
   for (const std::string& raw : request.QueryAll("states")) {
     ASSIGN_OR_RETURN(std::string state, ParseJobState(raw));
     if (state == "STATE_UNSPECIFIED") continue;
-    if (std::find(q.states.begin(), q.states.end(), state) == q.states.end()) q.states.push_back(state);
+    if (std::find(q.states.begin(), q.states.end(), state) == q.states.end())
+      q.states.push_back(state);
   }
   return q;
 }
@@ -256,17 +256,18 @@ absl::Status CheckCanModifyJob(const Principal& who, const JobInfo& job) {
     return absl::PermissionDeniedError("tasks cannot change jobs with an allocation token");
   }
   if (who.admin || who.user_id == job.user_id) return absl::OkStatus();
-  return absl::PermissionDeniedError(absl::StrCat("user ", who.username, " is not the owner of job ",
-                                                  job.job_id, " (experiment ", job.experiment_id,
-                                                  ", owned by ", job.username, ") and is not an admin"));
+  return absl::PermissionDeniedError(
+      absl::StrCat("user ", who.username, " is not the owner of job ", job.job_id, " (experiment ",
+                   job.experiment_id, ", owned by ", job.username, ") and is not an admin"));
 }
 
 absl::StatusOr<JobInfo> FindJob(const std::vector<JobInfo>& jobs, const std::string& job_id) {
   for (const JobInfo& j : jobs) {
     if (j.job_id == job_id) return j;
   }
-  return absl::NotFoundError(absl::StrCat(
-      "job \"", job_id, "\" not found among the queued and running jobs; `det job list` shows them"));
+  return absl::NotFoundError(
+      absl::StrCat("job \"", job_id,
+                   "\" not found among the queued and running jobs; `det job list` shows them"));
 }
 
 }  // namespace det::master

@@ -3,11 +3,10 @@
 // can be tested without a server: the GetJobs/GetJobsV2 query, the Job message, and
 // UpdateJobQueue's QueueControl list, validated into the cluster's JobChange.
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"

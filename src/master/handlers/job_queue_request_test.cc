@@ -103,7 +103,8 @@ TEST(QueueUpdatesTest, ClearErrors) {
   };
   EXPECT_NE(message(R"({})").find("updates"), std::string::npos);
   EXPECT_NE(message(R"({"updates": []})").find("non-empty"), std::string::npos);
-  EXPECT_NE(message(R"({"updates": [{"priority": 3}]})").find("jobId: required"), std::string::npos);
+  EXPECT_NE(message(R"({"updates": [{"priority": 3}]})").find("jobId: required"),
+            std::string::npos);
   EXPECT_NE(message(R"({"updates": [{"jobId": "a"}]})").find("no action for job a"),
             std::string::npos);
   EXPECT_NE(message(R"({"updates": [{"jobId": "a", "priority": 1, "weight": 2}]})")
@@ -113,8 +114,9 @@ TEST(QueueUpdatesTest, ClearErrors) {
             "updates[0]: priority: must be between 1 and 99 (smaller runs first), got 0");
   EXPECT_NE(message(R"({"updates": [{"jobId": "a", "priority": 100}]})").find("got 100"),
             std::string::npos);
-  EXPECT_NE(message(R"({"updates": [{"jobId": "a", "priority": 1.5}]})").find("expected an integer"),
-            std::string::npos);
+  EXPECT_NE(
+      message(R"({"updates": [{"jobId": "a", "priority": 1.5}]})").find("expected an integer"),
+      std::string::npos);
   EXPECT_NE(message(R"({"updates": [{"jobId": "a", "weight": 0}]})").find("greater than 0"),
             std::string::npos);
   EXPECT_NE(message(R"({"updates": [{"jobId": "a", "aheadOf": "a"}]})").find("itself"),
@@ -132,7 +134,8 @@ TEST(ResourcesPatchTest, PriorityWeightMaxSlots) {
   auto none = ParseResourcesPatch(json{{"name", "x"}});
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
-  auto r = ParseResourcesPatch(json::parse(R"({"resources": {"priority": 5, "weight": 2, "maxSlots": 4}})"));
+  auto r = ParseResourcesPatch(
+      json::parse(R"({"resources": {"priority": 5, "weight": 2, "maxSlots": 4}})"));
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_TRUE(r->has_value());
   EXPECT_EQ((*r)->priority, 5);
@@ -153,12 +156,14 @@ TEST(ResourcesPatchTest, PriorityWeightMaxSlots) {
 TEST(JobAccessTest, OwnerOrAdmin) {
   JobInfo j{.job_id = "j", .experiment_id = 4, .username = "alice", .user_id = 2};
   EXPECT_TRUE(CheckCanModifyJob(Principal{.user_id = 2, .username = "alice"}, j).ok());
-  EXPECT_TRUE(CheckCanModifyJob(Principal{.user_id = 9, .username = "root", .admin = true}, j).ok());
+  EXPECT_TRUE(
+      CheckCanModifyJob(Principal{.user_id = 9, .username = "root", .admin = true}, j).ok());
   absl::Status denied = CheckCanModifyJob(Principal{.user_id = 3, .username = "bob"}, j);
   EXPECT_EQ(denied.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_NE(denied.message().find("bob is not the owner of job j"), std::string::npos);
   EXPECT_FALSE(
-      CheckCanModifyJob(Principal{.user_id = 2, .username = "alice", .allocation_id = "x"}, j).ok());
+      CheckCanModifyJob(Principal{.user_id = 2, .username = "alice", .allocation_id = "x"}, j)
+          .ok());
   EXPECT_EQ(FindJob({j}, "nope").status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(FindJob({j}, "j").ok());
 }

@@ -1,7 +1,6 @@
 #include "master/handlers/page.h"
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 namespace det::master {

@@ -2,7 +2,6 @@
 // Paging of lists the master holds in memory (agents, jobs, resource pools), with upstream's
 // api.Paginate rules: a negative offset counts from the end, a limit <= 0 means "all the rest".
 #include <cstdint>
-
 #include <nlohmann/json_fwd.hpp>
 
 namespace det::master {

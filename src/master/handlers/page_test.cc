@@ -21,9 +21,9 @@ TEST(PageTest, OffsetAndLimit) {
 }
 
 TEST(PageTest, PaginationJson) {
-  EXPECT_EQ(PagePagination(-3, 0, PageOf(10, -3, 0), 10),
-            nlohmann::json::parse(
-                R"({"offset":-3,"limit":0,"startIndex":7,"endIndex":10,"total":10})"));
+  EXPECT_EQ(
+      PagePagination(-3, 0, PageOf(10, -3, 0), 10),
+      nlohmann::json::parse(R"({"offset":-3,"limit":0,"startIndex":7,"endIndex":10,"total":10})"));
 }
 
 }  // namespace

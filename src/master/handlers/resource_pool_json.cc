@@ -108,8 +108,8 @@ absl::StatusOr<std::string> ResolvePoolName(const std::vector<PoolSummary>& pool
     return absl::FailedPreconditionError(absl::StrCat(
         "the master has no default compute pool; name one of: ", absl::StrJoin(names, ", ")));
   }
-  return absl::NotFoundError(absl::StrCat("resource pool \"", requested,
-                                          "\" not found; the pools are: ", absl::StrJoin(names, ", ")));
+  return absl::NotFoundError(absl::StrCat(
+      "resource pool \"", requested, "\" not found; the pools are: ", absl::StrJoin(names, ", ")));
 }
 
 }  // namespace det::master

@@ -1,10 +1,9 @@
 #pragma once
 // Upstream's resourcepoolv1.ResourcePool (reference §1f) for the master's static pools, and the
 // pool lookups shared by the job queue endpoints.
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
 #include "master/cluster/cluster.h"

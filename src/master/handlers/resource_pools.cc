@@ -1,5 +1,6 @@
-// Resource pools (reference §1f): GET /api/v1/resource-pools (offset, limit). Every pool is a static
-// pool of the agent resource manager; `unbound` is accepted and ignored (no workspace bindings).
+// Resource pools (reference §1f): GET /api/v1/resource-pools (offset, limit). Every pool is a
+// static pool of the agent resource manager; `unbound` is accepted and ignored (no workspace
+// bindings).
 #include <nlohmann/json.hpp>
 
 #include "master/handlers/handler_util.h"
@@ -12,29 +13,30 @@ namespace det::master {
 using nlohmann::json;
 
 void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx) {
-  router.Add("GET", "/api/v1/resource-pools", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<int64_t> offset = QueryInt(req, "offset", 0);
-               if (!offset.ok()) return ReplyError(r, offset.status());
-               absl::StatusOr<int64_t> limit = QueryInt(req, "limit", 0);
-               if (!limit.ok()) return ReplyError(r, limit.status());
-               std::string cluster_name = ctx.config.resource_manager.cluster_name;
-               ctx.cluster.ListResourcePools([&ctx, r, offset = *offset, limit = *limit,
-                                              cluster_name](std::vector<PoolSummary> pools) {
-                 ctx.cluster.ListJobs([r, offset, limit, cluster_name,
-                                       pools = std::move(pools)](std::vector<JobInfo> jobs) {
-                   int64_t total = static_cast<int64_t>(pools.size());
-                   PageRange range = PageOf(total, offset, limit);
-                   json out = json::array();
-                   for (int64_t i = range.begin; i < range.end; ++i) {
-                     const PoolSummary& p = pools[static_cast<size_t>(i)];
-                     out.push_back(ResourcePoolJson(p, QueueStatsOf(jobs, p.options.name), cluster_name));
-                   }
-                   ReplyJson(r, {{"resourcePools", out},
-                                 {"pagination", PagePagination(offset, limit, range, total)}});
-                 });
-               });
-             });
+  router.Add(
+      "GET", "/api/v1/resource-pools", Access::kAuthenticated,
+      [&ctx](HttpRequest& req, ResponderPtr r) {
+        absl::StatusOr<int64_t> offset = QueryInt(req, "offset", 0);
+        if (!offset.ok()) return ReplyError(r, offset.status());
+        absl::StatusOr<int64_t> limit = QueryInt(req, "limit", 0);
+        if (!limit.ok()) return ReplyError(r, limit.status());
+        std::string cluster_name = ctx.config.resource_manager.cluster_name;
+        ctx.cluster.ListResourcePools([&ctx, r, offset = *offset, limit = *limit,
+                                       cluster_name](std::vector<PoolSummary> pools) {
+          ctx.cluster.ListJobs([r, offset, limit, cluster_name,
+                                pools = std::move(pools)](std::vector<JobInfo> jobs) {
+            int64_t total = static_cast<int64_t>(pools.size());
+            PageRange range = PageOf(total, offset, limit);
+            json out = json::array();
+            for (int64_t i = range.begin; i < range.end; ++i) {
+              const PoolSummary& p = pools[static_cast<size_t>(i)];
+              out.push_back(ResourcePoolJson(p, QueueStatsOf(jobs, p.options.name), cluster_name));
+            }
+            ReplyJson(r, {{"resourcePools", out},
+                          {"pagination", PagePagination(offset, limit, range, total)}});
+          });
+        });
+      });
 }
 
 }  // namespace det::master

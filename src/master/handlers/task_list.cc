@@ -3,7 +3,6 @@
 // agents (cluster actor); their names from the store, read off the cluster's loop.
 #include <map>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -24,7 +23,8 @@ struct RunningAllocation {
   int slots = 0;
 };
 
-std::map<std::string, RunningAllocation> RunningAllocations(const std::vector<AgentSummary>& agents) {
+std::map<std::string, RunningAllocation> RunningAllocations(
+    const std::vector<AgentSummary>& agents) {
   std::map<std::string, RunningAllocation> out;
   for (const AgentSummary& a : agents) {
     for (const api::SlotInfo& s : a.slots) {
@@ -50,10 +50,12 @@ json SummaryJson(Store& store, const std::string& allocation_id, const RunningAl
     task_id = alloc->task_id;
     registered = FormatRfc3339(alloc->start_time);
     absl::StatusOr<api::Trial> trial = store.GetTrial(alloc->trial_id);
-    if (trial.ok()) name = absl::StrCat("Trial ", trial->id, " (Experiment ", trial->experiment_id, ")");
+    if (trial.ok())
+      name = absl::StrCat("Trial ", trial->id, " (Experiment ", trial->experiment_id, ")");
   }
   json agent_devices = json::object();
-  for (const auto& [agent, devices] : running.devices_by_agent) agent_devices[agent] = {{"devices", devices}};
+  for (const auto& [agent, devices] : running.devices_by_agent)
+    agent_devices[agent] = {{"devices", devices}};
   json resources = json::array({{{"resourcesId", allocation_id},
                                  {"resourcesType", "agent"},
                                  {"allocationId", allocation_id},
@@ -77,7 +79,8 @@ json SummaryJson(Store& store, const std::string& allocation_id, const RunningAl
 void RegisterTaskListRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/tasks", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {
     ctx.cluster.ListAgents([&ctx, r](std::vector<AgentSummary> agents) {
-      auto running = std::make_shared<std::map<std::string, RunningAllocation>>(RunningAllocations(agents));
+      auto running =
+          std::make_shared<std::map<std::string, RunningAllocation>>(RunningAllocations(agents));
       ctx.stream_loop.Post([&ctx, r, running] {
         json by_id = json::object();
         for (const auto& [id, alloc] : *running) by_id[id] = SummaryJson(ctx.store, id, alloc);
