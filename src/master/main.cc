@@ -105,7 +105,8 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file) {
     cluster_options.pools.push_back({.name = pool.pool_name,
                                      .description = pool.description,
                                      .scheduler = det::scheduler::FromMasterConfig(pool.scheduler),
-                                     .max_aux_containers_per_agent = pool.max_aux_containers_per_agent});
+                                     .max_aux_containers_per_agent = pool.max_aux_containers_per_agent,
+                                     .agent_reconnect_wait = pool.agent_reconnect_wait});
   }
   Cluster cluster(**store, *cluster_loop, std::move(cluster_options));
   if (absl::Status st = cluster.Recover(); !st.ok()) {

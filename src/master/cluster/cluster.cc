@@ -387,14 +387,23 @@ void Cluster::OnAgentClosed(const std::string& agent_id, const std::shared_ptr<W
   if (agent.slot_allocations.empty() && agent.zero_slot_allocations.empty()) {
     return ForgetAgent(agent_id, "disconnected");
   }
+  std::chrono::milliseconds wait = ReconnectWait(agent);
   spdlog::warn("agent {} disconnected; its tasks keep their slots for {} ms while it may reconnect", agent_id,
-               options_.agent_reconnect_grace.count());
-  loop_.PostAfter(options_.agent_reconnect_grace, [this, agent_id, generation] {
+               wait.count());
+  loop_.PostAfter(wait, [this, agent_id, generation] {
     auto a = agents_.find(agent_id);
     if (a != agents_.end() && a->second->generation == generation && !a->second->connection) {
       ForgetAgent(agent_id, "did not reconnect in time");
     }
   });
+}
+
+std::chrono::milliseconds Cluster::ReconnectWait(const AgentState& agent) const {
+  auto wait_of = [this](const PoolOptions& pool) { return pool.agent_reconnect_wait.value_or(options_.agent_reconnect_grace); };
+  if (auto pool = pools_.find(agent.identity.resource_pool); pool != pools_.end()) return wait_of(pool->second);
+  std::chrono::milliseconds longest{0};
+  for (const auto& [name, pool] : pools_) longest = std::max(longest, wait_of(pool));
+  return longest;
 }
 
 void Cluster::ForgetAgent(const std::string& agent_id, const std::string& why) {

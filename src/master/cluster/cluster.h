@@ -31,6 +31,9 @@ struct PoolOptions {
   std::string description;
   scheduler::SchedulerConfig scheduler;
   int max_aux_containers_per_agent = 100;
+  // How long a disconnected agent of the pool keeps its tasks (agent_reconnect_wait); unset: the
+  // cluster's agent_reconnect_grace.
+  std::optional<std::chrono::milliseconds> agent_reconnect_wait;
 };
 
 struct ClusterOptions {
@@ -42,8 +45,9 @@ struct ClusterOptions {
   std::string cluster_id;
   std::string master_id;
   std::chrono::hours user_session_lifetime{24 * 7};
-  // How long a disconnected agent's tasks are kept alive, waiting for it to reconnect.
-  std::chrono::milliseconds agent_reconnect_grace{std::chrono::seconds(60)};
+  // How long a disconnected agent's tasks are kept alive, waiting for it to reconnect, unless its
+  // pool says otherwise (upstream's default).
+  std::chrono::milliseconds agent_reconnect_grace{std::chrono::seconds(25)};
 };
 
 struct NewExperiment {
@@ -204,6 +208,9 @@ class Cluster {
   void OnAgentMessage(const std::string& agent_id, const std::string& text);
   void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
   void ForgetAgent(const std::string& agent_id, const std::string& why);
+  // The agent's pool's reconnect wait; the longest of all pools for an agent not yet seen again
+  // since a master restart (its pool is unknown).
+  std::chrono::milliseconds ReconnectWait(const AgentState& agent) const;
   void OnTaskExited(const std::string& agent_id, const api::TaskExited& exited);
   AgentSummary SummaryOf(const AgentState& agent) const;
   // Why an allocation ended decides what happens to its trial (reference §7.3).

@@ -14,7 +14,7 @@ class ClusterSchedulingTest : public ClusterTest {
   ClusterOptions Options() override {
     scheduler::SchedulerConfig priority{.preemption = true};
     scheduler::SchedulerConfig fair{.type = scheduler::SchedulerType::kFairShare};
-    return ClusterOptions{.pools = {{.name = "default", .scheduler = priority}, {.name = "fair", .scheduler = fair}},
+    return ClusterOptions{.pools = {{.name = "default", .scheduler = priority}, {.name = "fair", .scheduler = fair, .agent_reconnect_wait = std::chrono::minutes(2)}},
                           .cluster_id = "c",
                           .master_id = "m"};
   }
@@ -239,6 +239,18 @@ TEST_F(ClusterSchedulingTest, MovingAJobToAnotherPoolRequeuesItThere) {
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].resource_pool, "fair");
   EXPECT_EQ(jobs[0].jobs_ahead, -1) << "fair share has no queue order (upstream)";
+}
+
+TEST_F(ClusterSchedulingTest, ADisconnectedAgentKeepsItsWorkForItsPoolsReconnectWait) {
+  auto conn = ConnectAgent("f1", 1, "fair");
+  CreateExperimentFrom(Yaml("{resource_pool: fair}"));
+  std::string alloc = Starts(*conn)[0].allocation_id;
+  handlers_["f1"].on_close();
+  loop_.RunPending();
+  loop_.AdvanceBy(std::chrono::seconds(61));
+  EXPECT_EQ(store_->GetAllocation(alloc)->state, "ASSIGNED") << "the pool waits two minutes";
+  loop_.AdvanceBy(std::chrono::seconds(60));
+  EXPECT_EQ(store_->GetAllocation(alloc)->state, "TERMINATED");
 }
 
 TEST_F(ClusterSchedulingTest, FairShareDividesSlotsByDemandAndWeight) {
