@@ -496,8 +496,14 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   }
   // A lost agent is not the trial's fault: retry without counting a restart. A failing process is
   // retried from the latest checkpoint until it has used up max_restarts.
+  const ExperimentState& exp = *experiments_.at(trial.trial.experiment_id);
   if (kind == ExitKind::kProcessExited) {
-    const ExperimentState& exp = *experiments_.at(trial.trial.experiment_id);
+    if (trial.cancel_retries) {
+      MasterLog(trial.trial.task_id, "",
+                absl::StrCat("Trial ", trial.trial.id, " failed; a log policy with cancel_retries matched its logs, "
+                                                       "so it is not retried"));
+      return FinishTrial(trial, "ERROR");
+    }
     if (trial.trial.restarts >= exp.config.max_restarts) {
       MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " failed and used up max_restarts (",
                                                       exp.config.max_restarts, ")"));
@@ -511,6 +517,12 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   if (trial.trial.state != "ACTIVE") {  // paused: resumes on activate
     (void)store_.UpdateTrialLifecycle(trial.trial);
     return;
+  }
+  if (absl::Status fits = CheckFits(exp.pool, exp.config.slots_per_trial, exp.config.is_single_node,
+                                    trial.blocked_agents);
+      !fits.ok()) {
+    MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " cannot be retried: ", fits.message()));
+    return FinishTrial(trial, "ERROR");
   }
   if (absl::Status st = RequestAllocation(trial); !st.ok()) {
     spdlog::error("trial {}: cannot restart: {}", trial.trial.id, st.ToString());

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,9 @@ class Cluster {
   // A validation report arrived for the trial: its `avgMetrics` object, fed to the experiment's searcher.
   // A report the searcher cannot use (the searcher metric or time metric missing) errors the experiment.
   void ReportValidation(int64_t trial_id, std::string metrics_json);
+  // Task log lines as they arrive: matched against the experiment's log_policies (cancel_retries,
+  // exclude_node), which decide how the trial is retried after a failure.
+  void ObserveTaskLogs(std::vector<api::TaskLog> logs);
 
  private:
   struct AgentState;
@@ -193,9 +197,10 @@ class Cluster {
   // The pool work of `config` goes to: resources.resource_pool, else the default compute (slots >
   // 0) or aux pool. InvalidArgument for an unknown pool.
   absl::StatusOr<std::string> ResolvePool(const std::string& requested, int slots) const;
-  // InvalidArgument when `slots` can never fit in the pool's agents (a pool without agents yet
-  // may get some, so anything fits it).
-  absl::Status CheckFits(const std::string& pool, int slots, bool single_node) const;
+  // InvalidArgument when `slots` can never fit in the pool's agents other than `blocked` (a pool
+  // without agents yet may get some, so anything fits it).
+  absl::Status CheckFits(const std::string& pool, int slots, bool single_node,
+                         const std::set<std::string>& blocked = {}) const;
   // The job's scheduling attributes from its config (creation, recovery).
   void InitJob(ExperimentState& exp);
   absl::Status DoUpdateJob(const std::string& job_id, const JobChange& change);
