@@ -1,8 +1,12 @@
 // determined-master: REST API, cluster actor, scheduler and database of the platform.
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -59,6 +63,18 @@ absl::Status ApplyInitialUserPassword(det::master::SqliteStore& store, const std
   }
   spdlog::info("set the initial password of users admin and determined");
   return absl::OkStatus();
+}
+
+// Every client connection is a descriptor: lift the soft limit to the hard one (Go does the same
+// for upstream's master), so a thousand concurrent clients do not meet the usual 1024.
+void RaiseOpenFileLimit() {
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  rlim_t before = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    spdlog::warn("cannot raise the open file limit from {}: {}", before, std::strerror(errno));
+  }
 }
 
 int Run(const det::config::MasterConfig& config, const std::string& port_file) {
@@ -187,5 +203,6 @@ int main(int argc, char** argv) {
     spdlog::error("{}", std::string(st.message()));
     return 2;
   }
+  RaiseOpenFileLimit();
   return Run(config, startup->port_file);
 }
