@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "absl/strings/str_join.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
@@ -520,12 +521,20 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
         ps.Int("max_aux_containers_per_agent",
                ps.Int("max_cpu_containers_per_agent", 100, 0, INT32_MAX), 0, INT32_MAX));
     pool.agent_reattach_enabled = ps.Bool("agent_reattach_enabled", false);
+    std::string reconnect_wait = ps.String("agent_reconnect_wait", "25s");
+    absl::Duration wait;
+    if (!absl::ParseDuration(reconnect_wait, &wait) || wait < absl::ZeroDuration()) {
+      p.Add(ps.PathOf("agent_reconnect_wait"),
+            absl::StrCat("must be a duration like 25s, 1m30s or 500ms, got \"", reconnect_wait, "\""));
+    } else {
+      pool.agent_reconnect_wait = absl::ToChronoMilliseconds(wait);
+    }
     json eff_pool = {{"pool_name", pool.pool_name},
                      {"description", pool.description},
                      {"scheduler", SchedulerJson(pool.scheduler)},
                      {"max_aux_containers_per_agent", pool.max_aux_containers_per_agent},
                      {"agent_reattach_enabled", pool.agent_reattach_enabled},
-                     {"agent_reconnect_wait", ps.String("agent_reconnect_wait", "25s")}};
+                     {"agent_reconnect_wait", reconnect_wait}};
     if (const json* provider = ps.Get("provider")) {
       pool.provider_json = DumpJson(*provider);
       eff_pool["provider"] = *provider;

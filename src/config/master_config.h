@@ -17,6 +17,7 @@
 //    default_priority: 42};
 //  - a pool-level `scheduler` block, if present at all, replaces resource_manager.scheduler
 //    entirely: no field is inherited.
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,6 +45,8 @@ struct ResourcePoolConfig {
   bool has_own_scheduler = false;
   int max_aux_containers_per_agent = 100;
   bool agent_reattach_enabled = false;
+  // How long a disconnected agent's tasks keep running, waiting for it to reconnect.
+  std::chrono::milliseconds agent_reconnect_wait{25000};
   std::string provider_json;                 // "" when absent (dynamic agents are not provisioned)
   std::string task_container_defaults_json;  // "" = the master-level defaults
 };

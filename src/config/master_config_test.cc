@@ -259,6 +259,7 @@ resource_pools:
   - description: no name
   - pool_name: b
     scheduler: {preemption: true}
+    agent_reconnect_wait: soon
 )");
   for (const char* want : {
            "bogus: unknown key",
@@ -272,11 +273,19 @@ resource_pools:
            "resource_pools[1].pool_name: duplicate pool name \"a\"",
            "resource_pools[2].pool_name: required and must not be empty",
            "resource_pools[3].scheduler.preemption: only valid with type: priority",
+           "resource_pools[3].agent_reconnect_wait: must be a duration like 25s, 1m30s or 500ms, got \"soon\"",
            "resource_manager.default_compute_resource_pool: names pool \"missing\"",
            "resource_manager.default_aux_resource_pool: names pool \"default\"",
        }) {
     EXPECT_NE(err.find(want), std::string::npos) << "missing \"" << want << "\" in:\n" << err;
   }
+}
+
+TEST(MasterConfigTest, AgentReconnectWaitIsAGoDuration) {
+  auto c = Load("resource_pools:\n  - pool_name: default\n  - pool_name: slow\n    agent_reconnect_wait: 1m30s\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->resource_pools[0].agent_reconnect_wait, std::chrono::seconds(25));
+  EXPECT_EQ(c->resource_pools[1].agent_reconnect_wait, std::chrono::seconds(90));
 }
 
 TEST(MasterConfigTest, RefusesOtherResourceManagersAndBadShapes) {

@@ -1,8 +1,12 @@
 // determined-master: REST API, cluster actor, scheduler and database of the platform.
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -61,6 +65,18 @@ absl::Status ApplyInitialUserPassword(det::master::SqliteStore& store, const std
   return absl::OkStatus();
 }
 
+// Every client connection is a descriptor: lift the soft limit to the hard one (Go does the same
+// for upstream's master), so a thousand concurrent clients do not meet the usual 1024.
+void RaiseOpenFileLimit() {
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  rlim_t before = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    spdlog::warn("cannot raise the open file limit from {}: {}", before, std::strerror(errno));
+  }
+}
+
 int Run(const det::config::MasterConfig& config, const std::string& port_file) {
   namespace fs = std::filesystem;
   using namespace det::master;
@@ -105,7 +121,8 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file) {
     cluster_options.pools.push_back({.name = pool.pool_name,
                                      .description = pool.description,
                                      .scheduler = det::scheduler::FromMasterConfig(pool.scheduler),
-                                     .max_aux_containers_per_agent = pool.max_aux_containers_per_agent});
+                                     .max_aux_containers_per_agent = pool.max_aux_containers_per_agent,
+                                     .agent_reconnect_wait = pool.agent_reconnect_wait});
   }
   Cluster cluster(**store, *cluster_loop, std::move(cluster_options));
   if (absl::Status st = cluster.Recover(); !st.ok()) {
@@ -186,5 +203,6 @@ int main(int argc, char** argv) {
     spdlog::error("{}", std::string(st.message()));
     return 2;
   }
+  RaiseOpenFileLimit();
   return Run(config, startup->port_file);
 }

@@ -95,7 +95,7 @@ Decision ScheduleFairShare(const SchedulerConfig& config, const PoolSnapshot& po
 
   for (const PendingRequest* r : pending) {  // zero-slot: FIFO
     if (r->slots != 0) continue;
-    if (auto fit = ledger.Find(0, false)) {
+    if (auto fit = ledger.Find(0, false, r->blocked_agents)) {
       ledger.Take(*fit);
       decision.to_start.push_back({r->allocation_id, std::move(*fit), false});
     }
@@ -183,7 +183,7 @@ Decision ScheduleFairShare(const SchedulerConfig& config, const PoolSnapshot& po
     for (const PendingRequest* r : g.pending) {
       if (budget <= 0) break;
       if (r->slots > budget) continue;
-      if (auto fit = ledger.Find(r->slots, r->single_node)) {
+      if (auto fit = ledger.Find(r->slots, r->single_node, r->blocked_agents)) {
         ledger.Take(*fit);
         decision.to_start.push_back({r->allocation_id, std::move(*fit), false});
         budget -= r->slots;

@@ -84,27 +84,33 @@ SlotPlacement PoolLedger::TakeLowest(int i, int n) const {
   return SlotPlacement{a.id, std::vector<int>(a.free.begin(), a.free.begin() + n)};
 }
 
-std::optional<std::vector<SlotPlacement>> PoolLedger::Find(int slots, bool single_node) const {
+std::optional<std::vector<SlotPlacement>> PoolLedger::Find(int slots, bool single_node,
+                                                           const std::vector<std::string>& blocked) const {
   if (slots < 0) return std::nullopt;
+  std::set<int> skip;
+  for (const std::string& id : blocked) {
+    if (auto it = index_.find(id); it != index_.end()) skip.insert(it->second);
+  }
   long long key = FailKey(slots, single_node);
-  if (failed_.count(key)) return std::nullopt;
+  if (skip.empty() && failed_.count(key)) return std::nullopt;
   std::optional<std::vector<SlotPlacement>> fit;
   if (slots == 0) {
-    fit = FindZeroSlot();
+    fit = FindZeroSlot(skip);
   } else {
-    fit = FindSingle(slots);
-    if (!fit && !single_node && slots > 1) fit = FindGang(slots);
+    fit = FindSingle(slots, skip);
+    if (!fit && !single_node && slots > 1) fit = FindGang(slots, skip);
   }
-  if (!fit) failed_.insert(key);
+  if (!fit && skip.empty()) failed_.insert(key);
   return fit;
 }
 
-std::optional<std::vector<SlotPlacement>> PoolLedger::FindSingle(int slots) const {
+std::optional<std::vector<SlotPlacement>> PoolLedger::FindSingle(int slots, const std::set<int>& blocked) const {
   int max_k = static_cast<int>(by_free_.size()) - 1;
   if (policy_ == FittingPolicy::kBest) {
     for (int k = slots; k <= max_k; ++k) {
-      if (!by_free_[k].empty())
-        return std::vector<SlotPlacement>{TakeLowest(*by_free_[k].begin(), slots)};
+      for (int i : by_free_[k]) {
+        if (!blocked.count(i)) return std::vector<SlotPlacement>{TakeLowest(i, slots)};
+      }
     }
     return std::nullopt;
   }
@@ -112,15 +118,19 @@ std::optional<std::vector<SlotPlacement>> PoolLedger::FindSingle(int slots) cons
   for (int k = slots; k <= max_k && !any; ++k) any = !by_free_[k].empty();
   if (!any) return std::nullopt;
   for (const auto& [neg_ratio, i] : by_ratio_) {
-    if (static_cast<int>(agents_[i].free.size()) >= slots) {
+    if (static_cast<int>(agents_[i].free.size()) >= slots && !blocked.count(i)) {
       return std::vector<SlotPlacement>{TakeLowest(i, slots)};
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::vector<SlotPlacement>> PoolLedger::FindGang(int slots) const {
-  for (const auto& [n, members] : idle_by_size_) {
+std::optional<std::vector<SlotPlacement>> PoolLedger::FindGang(int slots, const std::set<int>& blocked) const {
+  for (const auto& [n, all] : idle_by_size_) {
+    std::vector<int> members;
+    for (int i : all) {
+      if (!blocked.count(i)) members.push_back(i);
+    }
     if (slots % n != 0 || static_cast<long long>(members.size()) * n < slots) continue;
     std::vector<SlotPlacement> out;
     auto it = members.begin();
@@ -132,6 +142,7 @@ std::optional<std::vector<SlotPlacement>> PoolLedger::FindGang(int slots) const 
   int need = slots;
   for (const auto& [n, members] : idle_by_size_) {
     for (int i : members) {
+      if (blocked.count(i)) continue;
       int take = std::min(n, need);
       out.push_back(TakeLowest(i, take));
       need -= take;
@@ -141,12 +152,12 @@ std::optional<std::vector<SlotPlacement>> PoolLedger::FindGang(int slots) const 
   return std::nullopt;
 }
 
-std::optional<std::vector<SlotPlacement>> PoolLedger::FindZeroSlot() const {
+std::optional<std::vector<SlotPlacement>> PoolLedger::FindZeroSlot(const std::set<int>& blocked) const {
   int best = -1;
   for (int i = 0; i < static_cast<int>(agents_.size()); ++i) {
     const Agent& a = agents_[i];
     int room = a.aux_capacity - a.aux_used;
-    if (!a.usable || room <= 0) continue;
+    if (!a.usable || room <= 0 || blocked.count(i)) continue;
     if (best < 0) {
       best = i;
       continue;

@@ -14,7 +14,8 @@
 //    `best` picks the least aux room left, `worst` the largest ratio; ties by id.
 //
 // Capacity only shrinks between Give calls, so a failed (slots, single_node) is remembered until
-// the next Give: a pass over n requests costs O(n log A) for the common shapes.
+// the next Give: a pass over n requests costs O(n log A) for the common shapes. A request that
+// names blocked agents (log policy exclude_node) skips them and is never remembered.
 #include <map>
 #include <optional>
 #include <set>
@@ -31,8 +32,10 @@ class PoolLedger {
  public:
   PoolLedger(const PoolSnapshot& pool, FittingPolicy policy, bool allow_heterogeneous_fits);
 
-  // Where a request of `slots` (0 = a zero-slot container) fits now, or nullopt.
-  std::optional<std::vector<SlotPlacement>> Find(int slots, bool single_node) const;
+  // Where a request of `slots` (0 = a zero-slot container) fits now, on none of the `blocked`
+  // agents, or nullopt.
+  std::optional<std::vector<SlotPlacement>> Find(int slots, bool single_node,
+                                                 const std::vector<std::string>& blocked = {}) const;
   // Reserves / returns what a Find (or a running allocation) holds. Slot ids must be free (Take)
   // or held (Give); a placement without slot ids is one aux container.
   void Take(const std::vector<SlotPlacement>& placements);
@@ -52,9 +55,10 @@ class PoolLedger {
   int Index(const std::string& agent_id) const;
   void Unindex(int i);
   void Reindex(int i);
-  std::optional<std::vector<SlotPlacement>> FindSingle(int slots) const;
-  std::optional<std::vector<SlotPlacement>> FindGang(int slots) const;
-  std::optional<std::vector<SlotPlacement>> FindZeroSlot() const;
+  // `blocked`: agent indexes to skip.
+  std::optional<std::vector<SlotPlacement>> FindSingle(int slots, const std::set<int>& blocked) const;
+  std::optional<std::vector<SlotPlacement>> FindGang(int slots, const std::set<int>& blocked) const;
+  std::optional<std::vector<SlotPlacement>> FindZeroSlot(const std::set<int>& blocked) const;
   SlotPlacement TakeLowest(int i, int n) const;
 
   FittingPolicy policy_;

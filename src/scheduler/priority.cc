@@ -32,20 +32,20 @@ struct Pass {
   }
 
   void TryPreempt(const PendingRequest& t) {
-    if (auto fit = ledger.Find(t.slots, t.single_node)) {  // fits once planned releases finish
+    if (auto fit = ledger.Find(t.slots, t.single_node, t.blocked_agents)) {  // fits once planned releases finish
       ledger.Take(*fit);
       return;
     }
     // Requests come in queue order, so within a level the candidates only shrink (and so does the
     // free capacity): a shape preemption could not help stays hopeless for the rest of the level.
     auto key = std::make_tuple(t.slots, t.single_node, Prio(t.priority));
-    if (hopeless.count(key)) return;
+    if (t.blocked_agents.empty() && hopeless.count(key)) return;
     std::vector<const RunningAllocation*> freed;
     for (const RunningAllocation* c : candidates) {
       if (released.count(c->allocation_id) || !LessImportant(*c, t)) continue;
       ledger.Give(c->placements);
       freed.push_back(c);
-      if (auto fit = ledger.Find(t.slots, t.single_node)) {
+      if (auto fit = ledger.Find(t.slots, t.single_node, t.blocked_agents)) {
         // Release only what holds the slots of the fit (the others keep running): for a zero-slot
         // request, the last container freed on its agent.
         std::set<std::pair<std::string, int>> wanted;
@@ -78,7 +78,7 @@ struct Pass {
       }
     }
     for (const RunningAllocation* f : freed) ledger.Take(f->placements);
-    hopeless.insert(key);
+    if (t.blocked_agents.empty()) hopeless.insert(key);
   }
 
   void Run(const std::vector<const PendingRequest*>& sorted, bool zero_slot) {
@@ -107,7 +107,7 @@ struct Pass {
       std::vector<const PendingRequest*> failed;
       for (; i < end; ++i) {
         const PendingRequest& r = *pending[i];
-        auto fit = ledger.Find(r.slots, r.single_node);
+        auto fit = ledger.Find(r.slots, r.single_node, r.blocked_agents);
         if (!fit) {
           failed.push_back(&r);
           continue;

@@ -46,7 +46,7 @@ Decision ScheduleRoundRobin(const SchedulerConfig& config, const PoolSnapshot& p
       turns.erase(turns.begin());
       Job& j = jobs[id];
       const PendingRequest& r = *j.queue[j.next];
-      auto fit = ledger.Find(r.slots, r.single_node);
+      auto fit = ledger.Find(r.slots, r.single_node, r.blocked_agents);
       if (!fit) continue;
       ledger.Take(*fit);
       decision.to_start.push_back({r.allocation_id, std::move(*fit), false});

@@ -8,9 +8,9 @@
 //   agent <id> slots=N [disabled] [draining] [aux=N]  slot ids 0..N-1; aux = max aux containers
 //   job <id> [priority=N] [submit=N] [weight=W] [max_slots=N] [position=X] [preemptible=false]
 //        submit defaults to the declaration order; priority unset = the config's default
-//   pending <alloc> [job=<job>] [slots=N] [single_node] [count=N]
+//   pending <alloc> [job=<job>] [slots=N] [single_node] [count=N] [blocked=<agent>,...]
 //        job defaults to <alloc> up to its first '.'; slots defaults to 1; count=N declares
-//        <alloc>.1 ... <alloc>.N
+//        <alloc>.1 ... <alloc>.N; blocked agents are never used (log policy exclude_node)
 //   running <alloc> [job=<job>] on=<agent>:<slot>,<slot>... [on=<agent>:...]
 //        on=<agent> alone is a zero-slot container; slots = number of slot ids; free slots and
 //        the agents' zero-slot counts follow from the running allocations
@@ -63,6 +63,7 @@ struct Pending {
   int slots = 1;
   bool single_node = false;
   int64_t order = 0;
+  std::vector<std::string> blocked;
 };
 
 struct Running {
@@ -71,6 +72,7 @@ struct Running {
   int64_t start_order = 0;
   int slots = 0;
   bool single_node = false;
+  std::vector<std::string> blocked;
 };
 
 struct AgentDecl {
@@ -144,7 +146,7 @@ class Scenario {
       for (int i = count == 0 ? 0 : 1; i <= count; ++i) {
         Pending p{count == 0 ? t.at(1) : absl::StrCat(t.at(1), ".", i), opt["job"],
                   opt.count("slots") ? Int(opt["slots"]) : 1, flags.count("single_node") > 0,
-                  ++order_};
+                  ++order_, opt.count("blocked") ? absl::StrSplit(opt["blocked"], ',') : std::vector<std::string>{}};
         pending_.push_back(p);
       }
     } else if (cmd == "running") {
@@ -276,6 +278,7 @@ class Scenario {
       r.priority = j.priority;
       r.weight = j.weight;
       r.max_slots = j.max_slots;
+      r.blocked_agents = p.blocked;
       pool.pending.push_back(r);
     }
     return pool;
@@ -357,7 +360,7 @@ class Scenario {
       auto it = std::find_if(pending_.begin(), pending_.end(),
                              [&](const Pending& p) { return p.id == s.allocation_id; });
       if (it == pending_.end()) continue;
-      Running r{it->id, it->job, s.placements, ++start_order_, it->slots, it->single_node};
+      Running r{it->id, it->job, s.placements, ++start_order_, it->slots, it->single_node, it->blocked};
       pending_.erase(it);
       running_.push_back(r);
     }
@@ -365,7 +368,7 @@ class Scenario {
       auto it = std::find_if(running_.begin(), running_.end(),
                              [&](const Running& r) { return r.id == id; });
       if (it == running_.end()) continue;
-      pending_.push_back(Pending{it->id, it->job, it->slots, it->single_node, ++order_});
+      pending_.push_back(Pending{it->id, it->job, it->slots, it->single_node, ++order_, it->blocked});
       running_.erase(it);
     }
     exp_start_.clear();

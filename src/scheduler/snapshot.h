@@ -69,6 +69,7 @@ struct PendingRequest {
   std::optional<int> priority;
   double weight = 1;
   std::optional<int> max_slots;
+  std::vector<std::string> blocked_agents;  // never placed there (log policy exclude_node)
 };
 
 struct PoolSnapshot {

@@ -387,14 +387,23 @@ void Cluster::OnAgentClosed(const std::string& agent_id, const std::shared_ptr<W
   if (agent.slot_allocations.empty() && agent.zero_slot_allocations.empty()) {
     return ForgetAgent(agent_id, "disconnected");
   }
+  std::chrono::milliseconds wait = ReconnectWait(agent);
   spdlog::warn("agent {} disconnected; its tasks keep their slots for {} ms while it may reconnect", agent_id,
-               options_.agent_reconnect_grace.count());
-  loop_.PostAfter(options_.agent_reconnect_grace, [this, agent_id, generation] {
+               wait.count());
+  loop_.PostAfter(wait, [this, agent_id, generation] {
     auto a = agents_.find(agent_id);
     if (a != agents_.end() && a->second->generation == generation && !a->second->connection) {
       ForgetAgent(agent_id, "did not reconnect in time");
     }
   });
+}
+
+std::chrono::milliseconds Cluster::ReconnectWait(const AgentState& agent) const {
+  auto wait_of = [this](const PoolOptions& pool) { return pool.agent_reconnect_wait.value_or(options_.agent_reconnect_grace); };
+  if (auto pool = pools_.find(agent.identity.resource_pool); pool != pools_.end()) return wait_of(pool->second);
+  std::chrono::milliseconds longest{0};
+  for (const auto& [name, pool] : pools_) longest = std::max(longest, wait_of(pool));
+  return longest;
 }
 
 void Cluster::ForgetAgent(const std::string& agent_id, const std::string& why) {
@@ -487,8 +496,14 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   }
   // A lost agent is not the trial's fault: retry without counting a restart. A failing process is
   // retried from the latest checkpoint until it has used up max_restarts.
+  const ExperimentState& exp = *experiments_.at(trial.trial.experiment_id);
   if (kind == ExitKind::kProcessExited) {
-    const ExperimentState& exp = *experiments_.at(trial.trial.experiment_id);
+    if (trial.cancel_retries) {
+      MasterLog(trial.trial.task_id, "",
+                absl::StrCat("Trial ", trial.trial.id, " failed; a log policy with cancel_retries matched its logs, "
+                                                       "so it is not retried"));
+      return FinishTrial(trial, "ERROR");
+    }
     if (trial.trial.restarts >= exp.config.max_restarts) {
       MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " failed and used up max_restarts (",
                                                       exp.config.max_restarts, ")"));
@@ -502,6 +517,12 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   if (trial.trial.state != "ACTIVE") {  // paused: resumes on activate
     (void)store_.UpdateTrialLifecycle(trial.trial);
     return;
+  }
+  if (absl::Status fits = CheckFits(exp.pool, exp.config.slots_per_trial, exp.config.is_single_node,
+                                    trial.blocked_agents);
+      !fits.ok()) {
+    MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " cannot be retried: ", fits.message()));
+    return FinishTrial(trial, "ERROR");
   }
   if (absl::Status st = RequestAllocation(trial); !st.ok()) {
     spdlog::error("trial {}: cannot restart: {}", trial.trial.id, st.ToString());

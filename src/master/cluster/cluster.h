@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct PoolOptions {
   std::string description;
   scheduler::SchedulerConfig scheduler;
   int max_aux_containers_per_agent = 100;
+  // How long a disconnected agent of the pool keeps its tasks (agent_reconnect_wait); unset: the
+  // cluster's agent_reconnect_grace.
+  std::optional<std::chrono::milliseconds> agent_reconnect_wait;
 };
 
 struct ClusterOptions {
@@ -42,8 +46,9 @@ struct ClusterOptions {
   std::string cluster_id;
   std::string master_id;
   std::chrono::hours user_session_lifetime{24 * 7};
-  // How long a disconnected agent's tasks are kept alive, waiting for it to reconnect.
-  std::chrono::milliseconds agent_reconnect_grace{std::chrono::seconds(60)};
+  // How long a disconnected agent's tasks are kept alive, waiting for it to reconnect, unless its
+  // pool says otherwise (upstream's default).
+  std::chrono::milliseconds agent_reconnect_grace{std::chrono::seconds(25)};
 };
 
 struct NewExperiment {
@@ -161,6 +166,9 @@ class Cluster {
   // A validation report arrived for the trial: its `avgMetrics` object, fed to the experiment's searcher.
   // A report the searcher cannot use (the searcher metric or time metric missing) errors the experiment.
   void ReportValidation(int64_t trial_id, std::string metrics_json);
+  // Task log lines as they arrive: matched against the experiment's log_policies (cancel_retries,
+  // exclude_node), which decide how the trial is retried after a failure.
+  void ObserveTaskLogs(std::vector<api::TaskLog> logs);
 
  private:
   struct AgentState;
@@ -189,9 +197,10 @@ class Cluster {
   // The pool work of `config` goes to: resources.resource_pool, else the default compute (slots >
   // 0) or aux pool. InvalidArgument for an unknown pool.
   absl::StatusOr<std::string> ResolvePool(const std::string& requested, int slots) const;
-  // InvalidArgument when `slots` can never fit in the pool's agents (a pool without agents yet
-  // may get some, so anything fits it).
-  absl::Status CheckFits(const std::string& pool, int slots, bool single_node) const;
+  // InvalidArgument when `slots` can never fit in the pool's agents other than `blocked` (a pool
+  // without agents yet may get some, so anything fits it).
+  absl::Status CheckFits(const std::string& pool, int slots, bool single_node,
+                         const std::set<std::string>& blocked = {}) const;
   // The job's scheduling attributes from its config (creation, recovery).
   void InitJob(ExperimentState& exp);
   absl::Status DoUpdateJob(const std::string& job_id, const JobChange& change);
@@ -204,6 +213,9 @@ class Cluster {
   void OnAgentMessage(const std::string& agent_id, const std::string& text);
   void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
   void ForgetAgent(const std::string& agent_id, const std::string& why);
+  // The agent's pool's reconnect wait; the longest of all pools for an agent not yet seen again
+  // since a master restart (its pool is unknown).
+  std::chrono::milliseconds ReconnectWait(const AgentState& agent) const;
   void OnTaskExited(const std::string& agent_id, const api::TaskExited& exited);
   AgentSummary SummaryOf(const AgentState& agent) const;
   // Why an allocation ended decides what happens to its trial (reference §7.3).

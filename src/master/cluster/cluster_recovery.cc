@@ -28,7 +28,7 @@ absl::Status Cluster::Recover() {
   // Agents that held allocations get the usual grace to come back before their work counts as lost.
   for (auto& [agent_id, agent] : agents_) {
     uint64_t generation = agent->generation;
-    loop_.PostAfter(options_.agent_reconnect_grace, [this, agent_id = agent_id, generation] {
+    loop_.PostAfter(ReconnectWait(*agent), [this, agent_id = agent_id, generation] {
       auto a = agents_.find(agent_id);
       if (a != agents_.end() && a->second->generation == generation && !a->second->connection) {
         ForgetAgent(agent_id, "did not reconnect after the master restarted");

@@ -47,13 +47,18 @@ absl::StatusOr<std::string> Cluster::ResolvePool(const std::string& requested, i
                                                  "\"; the pools are: ", absl::StrJoin(names, ", ")));
 }
 
-absl::Status Cluster::CheckFits(const std::string& pool, int slots, bool single_node) const {
+absl::Status Cluster::CheckFits(const std::string& pool, int slots, bool single_node,
+                                const std::set<std::string>& blocked) const {
   scheduler::PoolSnapshot snapshot = PoolSnapshotOf(pool);
   if (snapshot.agents.empty()) return absl::OkStatus();
+  std::erase_if(snapshot.agents, [&](const scheduler::AgentState& a) { return blocked.count(a.id) > 0; });
   scheduler::PendingRequest request;
   request.slots = slots;
   request.single_node = single_node;
-  return scheduler::CheckFeasible(snapshot, request, pools_.at(pool).scheduler.allow_heterogeneous_fits);
+  absl::Status fits = scheduler::CheckFeasible(snapshot, request, pools_.at(pool).scheduler.allow_heterogeneous_fits);
+  if (fits.ok() || blocked.empty()) return fits;
+  return absl::FailedPreconditionError(absl::StrCat("log policy exclude_node excluded agent(s) ",
+                                                    absl::StrJoin(blocked, ", "), ": ", fits.message()));
 }
 
 void Cluster::InitJob(ExperimentState& exp) {
@@ -62,6 +67,49 @@ void Cluster::InitJob(ExperimentState& exp) {
   exp.priority = c.priority > 0 ? std::optional<int>(c.priority) : std::nullopt;
   exp.weight = c.weight;
   exp.max_slots = c.max_slots;
+  exp.log_policies.clear();
+  for (const config::LogPolicy& policy : c.log_policies) {
+    if (policy.action.empty() || policy.pattern.empty()) continue;  // labels only
+    try {
+      exp.log_policies.emplace_back(policy, std::regex(policy.pattern));
+    } catch (const std::regex_error& e) {
+      spdlog::warn("experiment {}: log policy {}: pattern {} is not a regular expression here: {}",
+                   exp.experiment.id, policy.name, policy.pattern, e.what());
+    }
+  }
+}
+
+void Cluster::ObserveTaskLogs(std::vector<api::TaskLog> logs) {
+  loop_.Post([this, logs = std::move(logs)] {
+    if (logs.empty()) return;
+    auto t = std::find_if(trials_.begin(), trials_.end(),
+                          [&](const auto& kv) { return kv.second->trial.task_id == logs.front().task_id; });
+    if (t == trials_.end()) return;
+    TrialState& trial = *t->second;
+    auto e = experiments_.find(trial.trial.experiment_id);
+    if (e == experiments_.end() || e->second->log_policies.empty()) return;
+    for (const api::TaskLog& line : logs) {
+      for (const auto& [policy, pattern] : e->second->log_policies) {
+        if (!std::regex_search(line.log, pattern)) continue;
+        if (policy.action == "cancel_retries" && !trial.cancel_retries) {
+          trial.cancel_retries = true;
+          MasterLog(trial.trial.task_id, line.allocation_id,
+                    absl::StrCat("Log policy \"", policy.name, "\" matched (cancel_retries): if the trial fails, it is not retried"));
+        } else if (policy.action == "exclude_node") {
+          std::vector<std::string> agents;
+          if (!line.agent_id.empty()) agents.push_back(line.agent_id);
+          if (auto a = allocations_.find(line.allocation_id); agents.empty() && a != allocations_.end()) {
+            for (const AgentSlots& p : a->second->record.placements) agents.push_back(p.agent_id);
+          }
+          for (const std::string& agent : agents) {
+            if (!trial.blocked_agents.insert(agent).second) continue;
+            MasterLog(trial.trial.task_id, line.allocation_id,
+                      absl::StrCat("Log policy \"", policy.name, "\" matched (exclude_node): the trial's retries avoid agent ", agent));
+          }
+        }
+      }
+    }
+  });
 }
 
 scheduler::PendingRequest Cluster::PendingRequestOf(const AllocationState& alloc, const ExperimentState& exp) const {
@@ -77,6 +125,9 @@ scheduler::PendingRequest Cluster::PendingRequestOf(const AllocationState& alloc
   r.priority = exp.priority;
   r.weight = exp.weight;
   r.max_slots = exp.max_slots;
+  if (auto t = trials_.find(alloc.record.trial_id); t != trials_.end()) {
+    r.blocked_agents.assign(t->second->blocked_agents.begin(), t->second->blocked_agents.end());
+  }
   return r;
 }
 

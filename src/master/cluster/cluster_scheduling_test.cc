@@ -14,7 +14,7 @@ class ClusterSchedulingTest : public ClusterTest {
   ClusterOptions Options() override {
     scheduler::SchedulerConfig priority{.preemption = true};
     scheduler::SchedulerConfig fair{.type = scheduler::SchedulerType::kFairShare};
-    return ClusterOptions{.pools = {{.name = "default", .scheduler = priority}, {.name = "fair", .scheduler = fair}},
+    return ClusterOptions{.pools = {{.name = "default", .scheduler = priority}, {.name = "fair", .scheduler = fair, .agent_reconnect_wait = std::chrono::minutes(2)}},
                           .cluster_id = "c",
                           .master_id = "m"};
   }
@@ -239,6 +239,60 @@ TEST_F(ClusterSchedulingTest, MovingAJobToAnotherPoolRequeuesItThere) {
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].resource_pool, "fair");
   EXPECT_EQ(jobs[0].jobs_ahead, -1) << "fair share has no queue order (upstream)";
+}
+
+TEST_F(ClusterSchedulingTest, ADisconnectedAgentKeepsItsWorkForItsPoolsReconnectWait) {
+  auto conn = ConnectAgent("f1", 1, "fair");
+  CreateExperimentFrom(Yaml("{resource_pool: fair}"));
+  std::string alloc = Starts(*conn)[0].allocation_id;
+  handlers_["f1"].on_close();
+  loop_.RunPending();
+  loop_.AdvanceBy(std::chrono::seconds(61));
+  EXPECT_EQ(store_->GetAllocation(alloc)->state, "ASSIGNED") << "the pool waits two minutes";
+  loop_.AdvanceBy(std::chrono::seconds(60));
+  EXPECT_EQ(store_->GetAllocation(alloc)->state, "TERMINATED");
+}
+
+TEST_F(ClusterSchedulingTest, LogPolicyCancelRetriesMakesAFailureFinal) {
+  auto conn = ConnectAgent("a1", 1);
+  int64_t id = CreateExperimentFrom(
+      Yaml("{}", /*max_restarts=*/3) + "log_policies: [{name: fatal, pattern: 'FATAL: .*', action: cancel_retries}]\n");
+  api::StartTask start = Starts(*conn)[0];
+  api::TaskLog line{.task_id = start.task_id, .allocation_id = start.allocation_id, .agent_id = "a1",
+                    .log = "FATAL: the data is corrupt\n"};
+  cluster_->ObserveTaskLogs({line});
+  loop_.RunPending();
+  Exit("a1", start.allocation_id, 1);
+  auto trial = (*store_->ListTrials(id))[0];
+  EXPECT_EQ(trial.state, "ERROR");
+  EXPECT_EQ(trial.restarts, 0);
+  EXPECT_EQ(Starts(*conn).size(), 1u);
+}
+
+TEST_F(ClusterSchedulingTest, LogPolicyExcludeNodeMovesRetriesElsewhereUntilNoneIsLeft) {
+  auto c1 = ConnectAgent("a1", 1);
+  auto c2 = ConnectAgent("a2", 1);
+  int64_t id = CreateExperimentFrom(
+      Yaml("{}", /*max_restarts=*/5) + "log_policies: [{name: ecc, pattern: 'ECC error', action: exclude_node}]\n");
+  ASSERT_EQ(Starts(*c1).size(), 1u);
+  api::StartTask first = Starts(*c1)[0];
+  cluster_->ObserveTaskLogs({{.task_id = first.task_id, .allocation_id = first.allocation_id, .agent_id = "a1",
+                              .log = "uncorrectable ECC error encountered"}});
+  loop_.RunPending();
+  Exit("a1", first.allocation_id, 1);
+  ASSERT_EQ(Starts(*c2).size(), 1u) << "the retry avoids a1";
+  EXPECT_EQ(Starts(*c1).size(), 1u);
+  api::StartTask second = Starts(*c2)[0];
+  cluster_->ObserveTaskLogs({{.task_id = second.task_id, .allocation_id = second.allocation_id, .agent_id = "a2",
+                              .log = "uncorrectable ECC error encountered"}});
+  loop_.RunPending();
+  Exit("a2", second.allocation_id, 1);
+  auto trial = (*store_->ListTrials(id))[0];
+  EXPECT_EQ(trial.state, "ERROR") << "no agent is left to retry on";
+  auto logs = store_->GetTaskLogs(trial.task_id, 0, 100);
+  bool explained = false;
+  for (const api::TaskLog& l : *logs) explained = explained || l.log.find("excluded agent(s) a1, a2") != std::string::npos;
+  EXPECT_TRUE(explained);
 }
 
 TEST_F(ClusterSchedulingTest, FairShareDividesSlotsByDemandAndWeight) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -69,6 +70,10 @@ struct Cluster::TrialState {
   api::Trial trial;
   std::string allocation_id;  // the live allocation, or ""
   std::string early_exit_reason;
+  // What the experiment's log_policies matched in its logs: a failure is final (cancel_retries),
+  // and retries avoid these agents (exclude_node).
+  bool cancel_retries = false;
+  std::set<std::string> blocked_agents;
 };
 
 struct Cluster::ExperimentState {
@@ -85,6 +90,8 @@ struct Cluster::ExperimentState {
   double weight = 1;
   std::optional<int> max_slots;
   std::optional<double> queue_position;  // set by --ahead-of / --behind-of
+  // The log policies with an action, compiled.
+  std::vector<std::pair<config::LogPolicy, std::regex>> log_policies;
 };
 
 }  // namespace det::master

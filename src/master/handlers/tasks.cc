@@ -40,6 +40,7 @@ absl::StatusOr<json> PostTaskLogs(MasterContext& ctx, const HttpRequest& req) {
   }
   RETURN_IF_ERROR(CheckTaskOwnsTask(ctx.store, req, parsed.front().task_id));
   RETURN_IF_ERROR(ctx.store.AddTaskLogs(parsed));
+  ctx.cluster.ObserveTaskLogs(std::move(parsed));
   return json::object();
 }
 

@@ -436,9 +436,28 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   void Accept() {
     acceptor.async_accept(net::make_strand(io), [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted) return;
-      if (!ec) self->StartSession(std::move(socket));
+      if (ec) {
+        // Out of descriptors (or a like failure): wait a moment instead of spinning on it.
+        auto timer = std::make_shared<net::steady_timer>(self->acceptor.get_executor(), std::chrono::milliseconds(50));
+        timer->async_wait([self, timer](beast::error_code) { self->Accept(); });
+        return;
+      }
+      self->StartSession(std::move(socket));
+      self->AcceptQueued();
       self->Accept();
     });
+  }
+
+  // Under load the io_context's queue is long, and one accept per trip through it leaves new
+  // clients waiting for seconds: take every connection already queued in the kernel at once.
+  void AcceptQueued() {
+    for (int i = 0; i < 1024; ++i) {
+      tcp::socket socket(net::make_strand(io));
+      beast::error_code ec;
+      acceptor.accept(socket, ec);  // the acceptor is non-blocking: would_block when none is left
+      if (ec) return;
+      StartSession(std::move(socket));
+    }
   }
 
   void StartSession(tcp::socket socket) {
@@ -488,6 +507,7 @@ absl::StatusOr<int> HttpServer::Listen(const std::string& host, int port) {
   if (!ec) acc.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) acc.bind(endpoint, ec);
   if (!ec) acc.listen(net::socket_base::max_listen_connections, ec);
+  if (!ec) acc.non_blocking(true, ec);
   if (ec) return absl::UnavailableError(absl::StrCat("cannot listen on ", host, ":", port, ": ", ec.message()));
   impl_->Accept();
   return static_cast<int>(acc.local_endpoint().port());

@@ -1,0 +1,76 @@
+"""An agent (and the trial it ran) killed with SIGKILL, as when its machine dies: once the pool's
+agent_reconnect_wait has passed, the master restarts the trial from its latest checkpoint on the other
+agent, without counting a restart, and no metric reported before the kill is lost."""
+import json
+import os
+import re
+import signal
+
+import pytest
+
+from conftest import Cluster, det, wait_for
+
+STEPPER = """
+import time
+import determined as det
+
+info = det.get_cluster_info()
+start = 0
+with det.core.init() as ctx:
+    if info.latest_checkpoint:
+        with ctx.checkpoint.restore_path(info.latest_checkpoint) as path:
+            start = int((path / "step").read_text())
+        print("resumed at step", start, flush=True)
+    for step in range(start + 1, 101):
+        time.sleep(0.05)
+        if step % 10 == 0:
+            ctx.train.report_training_metrics(steps_completed=step, metrics={"loss": 1.0 / step})
+            with ctx.checkpoint.store_path({"steps_completed": step}) as (path, uuid):
+                (path / "step").write_text(str(step))
+            print("checkpointed step", step, flush=True)
+    ctx.train.report_validation_metrics(steps_completed=100, metrics={"loss": 0.5})
+    print("finished", flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("agent_kill")
+    auth_file = data_dir / "auth.json"
+    config = data_dir / "master.yaml"
+    config.write_text("resource_pools:\n  - pool_name: default\n    agent_reconnect_wait: 3s\n")
+    env = {"DET_AUTH_FILE": str(auth_file)}
+    det("deploy", "local", "cluster-up", "--agents", "2", "--slots", "1", "--master-port", "0",
+        "--master-config-path", str(config), "--data-dir", str(data_dir), env=env, timeout=120)
+    try:
+        yield Cluster(data_dir, auth_file)
+    finally:
+        det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)
+
+
+def test_a_killed_agents_trial_resumes_on_another_agent(cluster, tmp_path):
+    (tmp_path / "stepper.py").write_text(STEPPER)
+    (tmp_path / "exp.yaml").write_text(
+        "name: agent-kill\nentrypoint: python3 stepper.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n")
+    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
+    trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
+    text = wait_for(lambda: (lambda t: "checkpointed step 30" in t and t)(cluster.trial_logs(trial_id)),
+                    "step 30", timeout=120)
+    agent = re.search(r"assigned to agent (agent-\d+)", text).group(1)
+    pid = int(re.search(r"Process started on agent \S+ \(pid (\d+)\)", text).group(1))
+    record = json.loads((cluster.data_dir / "cluster.json").read_text())
+    os.kill(record["agent_pids"][int(agent.split("-")[1])], signal.SIGKILL)
+    os.killpg(pid, signal.SIGKILL)  # the machine is gone: its processes with it
+
+    assert cluster.wait_for_experiment(exp_id, timeout=300) == "STATE_COMPLETED"
+    text = cluster.trial_logs(trial_id)
+    other = "agent-1" if agent == "agent-0" else "agent-0"
+    assert f"assigned to agent {other}" in text
+    resumed = int(re.search(r"resumed at step (\d+)", text).group(1))
+    assert resumed >= 30
+    trial = cluster.trials(exp_id)[0]
+    assert trial["restarts"] == 0, "a lost agent is not the trial's fault"
+    steps = [m["totalBatches"] for m in cluster.metrics(trial_id, "training")]
+    assert steps[:3] == [10, 20, 30], "reports from before the kill are kept"
+    assert steps[-1] == 100
+    assert [a["id"] for a in cluster.get("/api/v1/agents")["agents"]] == [other]
