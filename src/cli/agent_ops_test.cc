@@ -1,19 +1,16 @@
 #include "cli/agent_ops.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/fake_http_server_test_util.h"
+#include "cli/fake_master_test_fixture.h"
 #include "cli/session.h"
 
 namespace det::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 // Two agents as GET /api/v1/agents returns them: "b" (one slot busy) and "a" (disabled, draining).
@@ -34,25 +31,10 @@ const char* kAgents = R"({"agents": [
    "resourcePools": ["gpu"]}],
   "pagination": {"offset": 0, "limit": 0, "startIndex": 0, "endIndex": 2, "total": 2}})";
 
-class AgentOpsTest : public ::testing::Test {
+class AgentOpsTest : public FakeMasterTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_agent_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Serve(r); });
-    SessionOptions o;
-    o.master_url = server_->url();
-    o.auth_file = dir_ / "auth.json";
-    session_ = std::make_unique<Session>(o);
-  }
-  void TearDown() override {
-    session_.reset();
-    server_.reset();
-    fs::remove_all(dir_);
-  }
 
-  FakeResponse Serve(const FakeRequest& r) {
+  FakeResponse Serve(const FakeRequest& r) override {
     if (r.target == "/api/v1/auth/login")
       return {200, R"({"token":"t","user":{"username":"admin"}})"};
     if (r.target.rfind("/api/v1/agents?", 0) == 0) return {200, kAgents};
@@ -80,9 +62,6 @@ class AgentOpsTest : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
-  std::unique_ptr<FakeHttpServer> server_;
-  std::unique_ptr<Session> session_;
 };
 
 TEST_F(AgentOpsTest, ListTableSortedById) {

@@ -1,19 +1,16 @@
 #include "cli/job_ops.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/fake_http_server_test_util.h"
+#include "cli/fake_master_test_fixture.h"
 #include "cli/session.h"
 
 namespace det::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 const char* kPools = R"({"resourcePools": [
@@ -41,25 +38,10 @@ json Job(const std::string& id, int exp, const std::string& state, int ahead, in
           {"workspaceId", 1}};
 }
 
-class JobOpsTest : public ::testing::Test {
+class JobOpsTest : public FakeMasterTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_job_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Serve(r); });
-    SessionOptions o;
-    o.master_url = server_->url();
-    o.auth_file = dir_ / "auth.json";
-    session_ = std::make_unique<Session>(o);
-  }
-  void TearDown() override {
-    session_.reset();
-    server_.reset();
-    fs::remove_all(dir_);
-  }
 
-  FakeResponse Serve(const FakeRequest& r) {
+  FakeResponse Serve(const FakeRequest& r) override {
     if (r.target == "/api/v1/auth/login")
       return {200, R"({"token":"t","user":{"username":"alice"}})"};
     if (r.target.rfind("/api/v1/resource-pools?", 0) == 0) return {200, kPools};
@@ -92,9 +74,6 @@ class JobOpsTest : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
-  std::unique_ptr<FakeHttpServer> server_;
-  std::unique_ptr<Session> session_;
 };
 
 TEST_F(JobOpsTest, ListTableForPriorityPool) {

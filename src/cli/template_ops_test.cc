@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/fake_http_server_test_util.h"
+#include "cli/fake_master_test_fixture.h"
 #include "cli/session.h"
 
 namespace det::cli {
@@ -20,25 +20,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // A master with just login and the template routes, over an in-memory map.
-class TemplateOpsTest : public ::testing::Test {
+class TemplateOpsTest : public FakeMasterTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_tpl_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Serve(r); });
-    SessionOptions o;
-    o.master_url = server_->url();
-    o.auth_file = dir_ / "auth.json";
-    session_ = std::make_unique<Session>(o);
-  }
-  void TearDown() override {
-    session_.reset();
-    server_.reset();
-    fs::remove_all(dir_);
-  }
 
-  FakeResponse Serve(const FakeRequest& r) {
+  FakeResponse Serve(const FakeRequest& r) override {
     std::lock_guard<std::mutex> lock(mu_);
     calls_.push_back(r.method + " " + r.target);
     if (r.target == "/api/v1/auth/login")
@@ -88,9 +73,6 @@ class TemplateOpsTest : public ::testing::Test {
     return p.string();
   }
 
-  fs::path dir_;
-  std::unique_ptr<FakeHttpServer> server_;
-  std::unique_ptr<Session> session_;
   std::mutex mu_;
   std::map<std::string, json> templates_;
   std::vector<std::string> calls_;

@@ -1,32 +1,26 @@
 #include "cli/user_ops.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/experiment_ops.h"
-#include "cli/fake_http_server_test_util.h"
+#include "cli/fake_master_test_fixture.h"
 #include "cli/session.h"
 #include "common/crypto.h"
 
 namespace det::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 // A master with login, the user routes over an in-memory list, and one experiment for the
 // set/label commands.
-class UserOpsTest : public ::testing::Test {
+class UserOpsTest : public FakeMasterTest {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_user_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     users_ = {{{"id", 1},
                {"username", "admin"},
                {"displayName", ""},
@@ -40,20 +34,11 @@ class UserOpsTest : public ::testing::Test {
                {"active", true},
                {"remote", false}}};
     experiment_ = {{"id", 7}, {"name", "e"}, {"labels", {"keep"}}};
-    server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Serve(r); });
-    SessionOptions o;
-    o.master_url = server_->url();
-    o.user = "admin";
-    o.auth_file = dir_ / "auth.json";
-    session_ = std::make_unique<Session>(o);
-  }
-  void TearDown() override {
-    session_.reset();
-    server_.reset();
-    fs::remove_all(dir_);
+    user_ = "admin";
+    FakeMasterTest::SetUp();
   }
 
-  FakeResponse Serve(const FakeRequest& r) {
+  FakeResponse Serve(const FakeRequest& r) override {
     std::lock_guard<std::mutex> lock(mu_);
     requests_.push_back(r);
     if (r.target == "/api/v1/auth/login")
@@ -100,9 +85,6 @@ class UserOpsTest : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
-  std::unique_ptr<FakeHttpServer> server_;
-  std::unique_ptr<Session> session_;
   std::mutex mu_;
   std::vector<FakeRequest> requests_;
   json users_;

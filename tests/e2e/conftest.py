@@ -1,4 +1,5 @@
 """Fixtures that start a real local cluster (master + agents) with `det deploy local cluster-up`."""
+import contextlib
 import json
 import os
 import pathlib
@@ -87,14 +88,56 @@ def wait_for(predicate, what, timeout=60):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("cluster")
+# A trial script that counts `STEPS` steps of 0.1 s, resumes from its checkpoint, and on the
+# preemption signal checkpoints and stops ("stopped at step N").
+STEPPER = """
+import time
+import determined as det
+
+info = det.get_cluster_info()
+start = 0
+with det.core.init() as ctx:
+    if info.latest_checkpoint:
+        with ctx.checkpoint.restore_path(info.latest_checkpoint) as path:
+            start = int((path / "step").read_text())
+        print("resumed at step", start, flush=True)
+    print("running from step", start, flush=True)
+    for step in range(start, STEPS):
+        time.sleep(0.1)
+        if ctx.preempt.should_preempt():
+            with ctx.checkpoint.store_path({"steps_completed": step}) as (path, uuid):
+                (path / "step").write_text(str(step))
+            print("stopped at step", step, flush=True)
+            break
+    else:
+        ctx.train.report_training_metrics(steps_completed=STEPS, metrics={"loss": 0.0})
+        print("finished", flush=True)
+"""
+
+
+def stepper(steps):
+    return STEPPER.replace("STEPS", str(steps))
+
+
+@contextlib.contextmanager
+def local_cluster(data_dir, agents=1, slots=2, master_config=None):
+    """A cluster started with `det deploy local cluster-up` in `data_dir` (with `master_config` as the
+    master's config file, if given), stopped on exit."""
     auth_file = data_dir / "auth.json"
     env = {"DET_AUTH_FILE": str(auth_file)}
-    det("deploy", "local", "cluster-up", "--agents", "1", "--slots", "2", "--master-port", "0",
-        "--data-dir", str(data_dir), env=env, timeout=120)
+    config_flags = []
+    if master_config is not None:
+        (data_dir / "master.yaml").write_text(master_config)
+        config_flags = ["--master-config-path", str(data_dir / "master.yaml")]
+    det("deploy", "local", "cluster-up", "--agents", str(agents), "--slots", str(slots), "--master-port", "0",
+        *config_flags, "--data-dir", str(data_dir), env=env, timeout=120)
     try:
         yield Cluster(data_dir, auth_file)
     finally:
         det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    with local_cluster(tmp_path_factory.mktemp("cluster")) as c:
+        yield c

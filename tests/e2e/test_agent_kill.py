@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from conftest import Cluster, det, wait_for
+from conftest import local_cluster, wait_for
 
 STEPPER = """
 import time
@@ -35,17 +35,9 @@ with det.core.init() as ctx:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("agent_kill")
-    auth_file = data_dir / "auth.json"
-    config = data_dir / "master.yaml"
-    config.write_text("resource_pools:\n  - pool_name: default\n    agent_reconnect_wait: 3s\n")
-    env = {"DET_AUTH_FILE": str(auth_file)}
-    det("deploy", "local", "cluster-up", "--agents", "2", "--slots", "1", "--master-port", "0",
-        "--master-config-path", str(config), "--data-dir", str(data_dir), env=env, timeout=120)
-    try:
-        yield Cluster(data_dir, auth_file)
-    finally:
-        det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)
+    config = "resource_pools:\n  - pool_name: default\n    agent_reconnect_wait: 3s\n"
+    with local_cluster(tmp_path_factory.mktemp("agent_kill"), agents=2, slots=1, master_config=config) as c:
+        yield c
 
 
 def test_a_killed_agents_trial_resumes_on_another_agent(cluster, tmp_path):

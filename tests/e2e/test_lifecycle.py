@@ -1,36 +1,14 @@
 """Pause, activate, kill and cancel through `det` on a real cluster with real trial processes."""
 import re
 
-from conftest import wait_for
+from conftest import stepper, wait_for
 
-STEPPER = """
-import time
-import determined as det
 
-info = det.get_cluster_info()
-start = 0
-with det.core.init() as ctx:
-    if info.latest_checkpoint:
-        with ctx.checkpoint.restore_path(info.latest_checkpoint) as path:
-            start = int((path / "step").read_text())
-        print("resumed at step", start, flush=True)
-    print("running from step", start, flush=True)
-    for step in range(start, 60):
-        time.sleep(0.1)
-        if ctx.preempt.should_preempt():
-            with ctx.checkpoint.store_path({"steps_completed": step}) as (path, uuid):
-                (path / "step").write_text(str(step))
-            print("stopped at step", step, flush=True)
-            break
-    else:
-        ctx.train.report_training_metrics(steps_completed=60, metrics={"loss": 0.0})
-        print("finished", flush=True)
-"""
 
 
 def start(cluster, tmp_path, name):
     """Creates the stepper experiment and waits for its trial to run; returns (experiment, trial) ids."""
-    (tmp_path / "stepper.py").write_text(STEPPER)
+    (tmp_path / "stepper.py").write_text(stepper(60))
     (tmp_path / "stepper.yaml").write_text(
         f"name: {name}\nentrypoint: python3 stepper.py\nsearcher: {{name: single, metric: loss}}\nmax_restarts: 0\n")
     exp_id = cluster.create_experiment(tmp_path / "stepper.yaml", tmp_path)

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from conftest import Cluster, det, wait_for
+from conftest import local_cluster
 
 FAILS_ON_FIRST_RUN = """
 import os
@@ -23,15 +23,8 @@ with det.core.init() as ctx:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("log_policies")
-    auth_file = data_dir / "auth.json"
-    env = {"DET_AUTH_FILE": str(auth_file)}
-    det("deploy", "local", "cluster-up", "--agents", "2", "--slots", "1", "--master-port", "0",
-        "--data-dir", str(data_dir), env=env, timeout=120)
-    try:
-        yield Cluster(data_dir, auth_file)
-    finally:
-        det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)
+    with local_cluster(tmp_path_factory.mktemp("log_policies"), agents=2, slots=1) as c:
+        yield c
 
 
 def run(cluster, tmp_path, message, policy):

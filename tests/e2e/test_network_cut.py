@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import BIN, Cluster, det, wait_for
+from conftest import BIN, local_cluster, wait_for
 
 STEPPER = """
 import os
@@ -88,34 +88,29 @@ class CuttableProxy:
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("netcut")
-    auth_file = data_dir / "auth.json"
-    env = {"DET_AUTH_FILE": str(auth_file)}
-    det("deploy", "local", "cluster-up", "--agents", "0", "--master-port", "0", "--data-dir", str(data_dir),
-        env=env, timeout=120)
-    cluster = Cluster(data_dir, auth_file)
-    proxy = CuttableProxy(int(cluster.master_url.rsplit(":", 1)[1]))
-    work = data_dir / "agent-work"
-    work.mkdir()
-    agent_env = {k: v for k, v in os.environ.items() if not k.startswith("DET_")}
-    agent = subprocess.Popen([str(BIN / "determined-agent"), "--master-url", f"http://127.0.0.1:{proxy.port}",
-                              "--id", "cut-agent", "--slots", "1", "--work-dir", str(work)],
-                             stdout=open(data_dir / "cut-agent.log", "w"), stderr=subprocess.STDOUT, env=agent_env,
-                             start_new_session=True)
-    try:
-        wait_for(lambda: cluster.get("/api/v1/agents")["agents"], "the agent to register")
-        yield cluster, proxy, data_dir
-    finally:
-        agent.terminate()
+    """A cluster whose only agent reaches the master through a CuttableProxy."""
+    with local_cluster(tmp_path_factory.mktemp("netcut"), agents=0) as cluster:
+        proxy = CuttableProxy(int(cluster.master_url.rsplit(":", 1)[1]))
+        work = cluster.data_dir / "agent-work"
+        work.mkdir()
+        agent_env = {k: v for k, v in os.environ.items() if not k.startswith("DET_")}
+        agent = subprocess.Popen([str(BIN / "determined-agent"), "--master-url", f"http://127.0.0.1:{proxy.port}",
+                                  "--id", "cut-agent", "--slots", "1", "--work-dir", str(work)],
+                                 stdout=open(cluster.data_dir / "cut-agent.log", "w"), stderr=subprocess.STDOUT,
+                                 env=agent_env, start_new_session=True)
         try:
-            agent.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            agent.kill()
-        det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)
+            wait_for(lambda: cluster.get("/api/v1/agents")["agents"], "the agent to register")
+            yield cluster, proxy
+        finally:
+            agent.terminate()
+            try:
+                agent.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                agent.kill()
 
 
 def test_a_short_cut_keeps_the_trial_running_and_the_agent_reconnects(setup, tmp_path):
-    cluster, proxy, data_dir = setup
+    cluster, proxy = setup
     (tmp_path / "stepper.py").write_text(STEPPER)
     (tmp_path / "exp.yaml").write_text(
         "name: cut\nentrypoint: python3 stepper.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n")
@@ -138,5 +133,5 @@ def test_a_short_cut_keeps_the_trial_running_and_the_agent_reconnects(setup, tmp
     assert trial["restarts"] == 0
     steps = [m["totalBatches"] for m in cluster.metrics(trial_id, "training")]
     assert steps == [20, 40, 60, 80, 100, 120], "no report lost across the cut"
-    assert "cannot connect to the master" in (data_dir / "cut-agent.log").read_text() or \
-        "retrying" in (data_dir / "cut-agent.log").read_text()
+    assert "cannot connect to the master" in (cluster.data_dir / "cut-agent.log").read_text() or \
+        "retrying" in (cluster.data_dir / "cut-agent.log").read_text()

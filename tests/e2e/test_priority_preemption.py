@@ -5,50 +5,20 @@ import re
 
 import pytest
 
-from conftest import Cluster, det, wait_for
+from conftest import local_cluster, stepper, wait_for
 
-STEPPER = """
-import time
-import determined as det
 
-info = det.get_cluster_info()
-start = 0
-with det.core.init() as ctx:
-    if info.latest_checkpoint:
-        with ctx.checkpoint.restore_path(info.latest_checkpoint) as path:
-            start = int((path / "step").read_text())
-        print("resumed at step", start, flush=True)
-    print("running from step", start, flush=True)
-    for step in range(start, STEPS):
-        time.sleep(0.1)
-        if ctx.preempt.should_preempt():
-            with ctx.checkpoint.store_path({"steps_completed": step}) as (path, uuid):
-                (path / "step").write_text(str(step))
-            print("preempted at step", step, flush=True)
-            break
-    else:
-        ctx.train.report_validation_metrics(steps_completed=STEPS, metrics={"loss": 0.5})
-        print("finished", flush=True)
-"""
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("priority")
-    auth_file = data_dir / "auth.json"
-    config = data_dir / "master.yaml"
-    config.write_text("resource_manager:\n  type: agent\n  scheduler:\n    type: priority\n    preemption: true\n")
-    env = {"DET_AUTH_FILE": str(auth_file)}
-    det("deploy", "local", "cluster-up", "--agents", "2", "--slots", "1", "--master-port", "0",
-        "--master-config-path", str(config), "--data-dir", str(data_dir), env=env, timeout=120)
-    try:
-        yield Cluster(data_dir, auth_file)
-    finally:
-        det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)
+    config = "resource_manager:\n  type: agent\n  scheduler:\n    type: priority\n    preemption: true\n"
+    with local_cluster(tmp_path_factory.mktemp("priority"), agents=2, slots=1, master_config=config) as c:
+        yield c
 
 
 def create(cluster, tmp_path, name, priority, steps, trials):
-    (tmp_path / "stepper.py").write_text(STEPPER.replace("STEPS", str(steps)))
+    (tmp_path / "stepper.py").write_text(stepper(steps))
     (tmp_path / f"{name}.yaml").write_text(
         f"name: {name}\nentrypoint: python3 stepper.py\nsearcher: {{name: grid, metric: loss}}\nmax_restarts: 0\n"
         f"hyperparameters: {{x: {{type: categorical, vals: {list(range(trials))}}}}}\n"
@@ -68,12 +38,12 @@ def test_a_higher_priority_experiment_preempts_a_lower_one_which_resumes(cluster
         wait_for(lambda: "running from step 0" in cluster.trial_logs(t["id"]), "the low trials to run")
 
     high = create(cluster, tmp_path, "high", priority=10, steps=30, trials=1)
-    preempted = wait_for(lambda: [t["id"] for t in low_trials if "preempted at step" in cluster.trial_logs(t["id"])],
+    preempted = wait_for(lambda: [t["id"] for t in low_trials if "stopped at step" in cluster.trial_logs(t["id"])],
                          "a low trial to be preempted")
     assert len(preempted) == 1, "one slot is enough for the high-priority trial"
     logs = cluster.trial_logs(preempted[0])
     assert "The priority scheduler of pool default preempts this trial" in logs
-    stopped = int(re.search(r"preempted at step (\d+)", logs).group(1))
+    stopped = int(re.search(r"stopped at step (\d+)", logs).group(1))
 
     # The queue lists the high job first; the preempted low trial waits behind it.
     jobs = wait_for(lambda: [j for j in queue(cluster) if j["name"] == "high" and
