@@ -1,6 +1,9 @@
 # The two set-up commands of the README: `make demo` and `make test`. Both install their dependencies.
 BUILD ?= build
-CMAKE_FLAGS ?=
+# Line tables only (-g1) instead of full debug info: backtraces and sanitizer reports keep their file
+# and line, and the build takes about a third less time (the full -g of RelWithDebInfo/Debug costs
+# 45 s more on the heaviest file). For a debugger with locals, build with plain cmake.
+CMAKE_FLAGS ?= "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 
 .PHONY: deps build demo test sanitize-build fuzz clean
 
@@ -28,7 +31,8 @@ fuzz: deps
 	FUZZ_BUILD=$(abspath $(BUILD))-fuzz bash scripts/run-fuzzers.sh $(FUZZ_SECONDS)
 
 sanitize-build: deps
-	cmake -S . -B $(BUILD)-asan -G Ninja -UDET_MODULES -DDET_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+	cmake -S . -B $(BUILD)-asan -G Ninja -UDET_MODULES -DDET_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+	  "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1"
 	cmake --build $(BUILD)-asan --target unit_tests
 
 clean:
