@@ -1,9 +1,11 @@
 #include "api/wire.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace det::api {
 
@@ -43,6 +45,31 @@ absl::StatusOr<int64_t> ReadInt64(const nlohmann::json& value, std::string_view 
   int64_t out;
   if (value.is_string() && absl::SimpleAtoi(value.get_ref<const std::string&>(), &out)) return out;
   return absl::InvalidArgumentError(absl::StrCat(std::string(what), ": expected an integer, got ", value.dump()));
+}
+
+absl::StatusOr<int> ReadInt32(const nlohmann::json& value, std::string_view what) {
+  ASSIGN_OR_RETURN(int64_t v, ReadInt64(value, what));
+  if (v < INT32_MIN || v > INT32_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(what), ": ", v, " is out of range for an int32"));
+  }
+  return static_cast<int>(v);
+}
+
+absl::StatusOr<double> ReadDouble(const nlohmann::json& value, std::string_view what) {
+  if (value.is_number()) return value.get<double>();
+  double d = 0;
+  if (value.is_string() && absl::SimpleAtod(value.get_ref<const std::string&>(), &d)) return d;
+  return absl::InvalidArgumentError(absl::StrCat(std::string(what), ": expected a number, got ", value.dump()));
+}
+
+absl::StatusOr<std::optional<std::string>> OptionalStringField(const nlohmann::json& obj,
+                                                               std::string_view snake_name) {
+  const nlohmann::json* v = FindField(obj, snake_name);
+  if (v == nullptr) return std::optional<std::string>();
+  if (!v->is_string()) {
+    return absl::InvalidArgumentError(absl::StrCat(ToLowerCamel(snake_name), ": expected a string, got ", v->dump()));
+  }
+  return std::optional<std::string>(v->get<std::string>());
 }
 
 nlohmann::json Int64(int64_t v) { return std::to_string(v); }

@@ -106,6 +106,11 @@ struct JobChange {
   std::optional<std::string> behind_of;
 };
 
+// The range rules of a change, each error naming its field: priority 1..99, weight > 0,
+// max_slots >= 0, and non-empty pool and job names. UpdateJob applies them; callers that change
+// several jobs at once check every change with it first.
+absl::Status ValidateJobChange(const JobChange& change);
+
 struct PoolSummary {
   PoolOptions options;
   bool default_compute = false;

@@ -36,6 +36,30 @@ std::string PolicyName(scheduler::SchedulerType type) {
 
 }  // namespace
 
+absl::Status ValidateJobChange(const JobChange& change) {
+  if (change.priority && (*change.priority < 1 || *change.priority > 99)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("priority: must be between 1 and 99 (smaller runs first), got ", *change.priority));
+  }
+  if (change.weight && !(*change.weight > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("weight: must be greater than 0, got ", *change.weight));
+  }
+  if (change.max_slots && *change.max_slots < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_slots: must be >= 0 (0 removes the limit), got ", *change.max_slots));
+  }
+  if (change.resource_pool && change.resource_pool->empty()) {
+    return absl::InvalidArgumentError("resourcePool: name the pool to move the job to");
+  }
+  for (const auto* id : {&change.ahead_of, &change.behind_of}) {
+    if (*id && (*id)->empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(id == &change.ahead_of ? "aheadOf" : "behindOf", ": name the job to move relative to"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> Cluster::ResolvePool(const std::string& requested, int slots) const {
   std::string pool = !requested.empty() ? requested
                      : slots > 0        ? options_.default_compute_pool
@@ -300,15 +324,7 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
     return absl::NotFoundError(absl::StrCat("job ", job_id, " is not in the queue (no running experiment has that job id)"));
   }
   ExperimentState& exp = *e->second;
-  if (change.priority && (*change.priority < 1 || *change.priority > 99)) {
-    return absl::InvalidArgumentError(absl::StrCat("priority must be between 1 and 99, not ", *change.priority));
-  }
-  if (change.weight && !(*change.weight > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat("weight must be greater than 0, not ", *change.weight));
-  }
-  if (change.max_slots && *change.max_slots < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("max_slots must be 0 (no limit) or more, not ", *change.max_slots));
-  }
+  RETURN_IF_ERROR(ValidateJobChange(change));
   std::string pool = exp.pool;
   if (change.resource_pool) {
     ASSIGN_OR_RETURN(pool, ResolvePool(*change.resource_pool, exp.config.slots_per_trial));

@@ -93,14 +93,6 @@ absl::StatusOr<ExperimentSort> ParseSort(const std::string& raw) {
 }
 
 
-absl::StatusOr<std::optional<std::string>> OptionalString(const json& body,
-                                                          const std::string& name) {
-  const json* v = api::FindField(body, name);
-  if (v == nullptr || v->is_null()) return std::optional<std::string>();
-  if (!v->is_string()) return absl::InvalidArgumentError(absl::StrCat(name, ": expected a string"));
-  return std::optional<std::string>(v->get<std::string>());
-}
-
 }  // namespace
 
 absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& request) {
@@ -142,12 +134,12 @@ absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const json& body, int64_t e
                                                      " but the path names ", experiment_id));
     }
   }
-  ASSIGN_OR_RETURN(patch.name, OptionalString(body, "name"));
+  ASSIGN_OR_RETURN(patch.name, api::OptionalStringField(body, "name"));
   if (patch.name && absl::StripAsciiWhitespace(*patch.name).empty()) {
     return absl::InvalidArgumentError("`name` must not be an empty string");
   }
-  ASSIGN_OR_RETURN(patch.description, OptionalString(body, "description"));
-  ASSIGN_OR_RETURN(patch.notes, OptionalString(body, "notes"));
+  ASSIGN_OR_RETURN(patch.description, api::OptionalStringField(body, "description"));
+  ASSIGN_OR_RETURN(patch.notes, api::OptionalStringField(body, "notes"));
   if (const json* labels = api::FindField(body, "labels");
       labels != nullptr && !labels->is_null()) {
     if (!labels->is_array())

@@ -1,10 +1,8 @@
 #include "master/handlers/job_queue_request.h"
 
 #include <algorithm>
-#include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/wire.h"
@@ -33,82 +31,43 @@ absl::StatusOr<std::string> ParseJobState(const std::string& raw) {
       "\""));
 }
 
-// An int32 given as a JSON number or a decimal string (jsonpb accepts both).
-absl::StatusOr<int> ReadInt(const json& v, const std::string& what) {
-  double d = 0;
-  if (v.is_number_integer()) return v.get<int>();
-  if (v.is_number_float()) {
-    d = v.get<double>();
-  } else if (v.is_string()) {
-    int i = 0;
-    if (absl::SimpleAtoi(v.get<std::string>(), &i)) return i;
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": expected an integer, got \"", v.get<std::string>(), "\""));
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": expected an integer, got ", v.dump()));
-  }
-  if (d != std::floor(d) || std::abs(d) > 2147483647.0) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": expected an integer, got ", v.dump()));
-  }
-  return static_cast<int>(d);
+// `status` with `prefix` before its message ("updates[1]: ", "resources.").
+absl::Status Prefixed(const absl::Status& status, const std::string& prefix) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(prefix, status.message()));
 }
 
-absl::StatusOr<double> ReadDouble(const json& v, const std::string& what) {
-  if (v.is_number()) return v.get<double>();
-  double d = 0;
-  if (v.is_string() && absl::SimpleAtod(v.get<std::string>(), &d)) return d;
-  return absl::InvalidArgumentError(absl::StrCat(what, ": expected a number, got ", v.dump()));
-}
-
-absl::StatusOr<std::optional<std::string>> ReadString(const json& obj, std::string_view snake,
-                                                      const std::string& where) {
-  const json* v = api::FindField(obj, snake);
-  if (v == nullptr) return std::optional<std::string>();
-  if (!v->is_string()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, api::ToLowerCamel(snake), ": expected a string, got ", v->dump()));
-  }
-  return std::optional<std::string>(v->get<std::string>());
-}
-
-absl::StatusOr<QueueUpdate> ParseQueueControl(const json& control, const std::string& where) {
-  if (!control.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, "expected a QueueControl object"));
-  }
+absl::StatusOr<QueueUpdate> ParseQueueControl(const json& control) {
+  if (!control.is_object()) return absl::InvalidArgumentError("expected a QueueControl object");
   QueueUpdate u;
-  ASSIGN_OR_RETURN(std::optional<std::string> job_id, ReadString(control, "job_id", where));
+  ASSIGN_OR_RETURN(std::optional<std::string> job_id, api::OptionalStringField(control, "job_id"));
   if (!job_id || job_id->empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, "jobId: required (the job to change; `det job list` shows the ids)"));
+    return absl::InvalidArgumentError("jobId: required (the job to change; `det job list` shows the ids)");
   }
   u.job_id = *job_id;
   JobChange& c = u.change;
-  int actions = 0;
   if (const json* p = api::FindField(control, "priority")) {
-    ASSIGN_OR_RETURN(c.priority, ReadInt(*p, absl::StrCat(where, "priority")));
-    ++actions;
+    ASSIGN_OR_RETURN(c.priority, api::ReadInt32(*p, "priority"));
   }
   if (const json* w = api::FindField(control, "weight")) {
-    ASSIGN_OR_RETURN(c.weight, ReadDouble(*w, absl::StrCat(where, "weight")));
-    ++actions;
+    ASSIGN_OR_RETURN(c.weight, api::ReadDouble(*w, "weight"));
   }
-  ASSIGN_OR_RETURN(c.resource_pool, ReadString(control, "resource_pool", where));
-  ASSIGN_OR_RETURN(c.ahead_of, ReadString(control, "ahead_of", where));
-  ASSIGN_OR_RETURN(c.behind_of, ReadString(control, "behind_of", where));
-  actions += c.resource_pool.has_value() + c.ahead_of.has_value() + c.behind_of.has_value();
+  ASSIGN_OR_RETURN(c.resource_pool, api::OptionalStringField(control, "resource_pool"));
+  ASSIGN_OR_RETURN(c.ahead_of, api::OptionalStringField(control, "ahead_of"));
+  ASSIGN_OR_RETURN(c.behind_of, api::OptionalStringField(control, "behind_of"));
+  int actions = c.priority.has_value() + c.weight.has_value() + c.resource_pool.has_value() +
+                c.ahead_of.has_value() + c.behind_of.has_value();
   if (actions == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, "no action for job ", u.job_id, ": set one of ", kActions));
+    return absl::InvalidArgumentError(absl::StrCat("no action for job ", u.job_id, ": set one of ", kActions));
   }
   if (actions > 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat(where, "several actions for job ", u.job_id, ": set only one of ", kActions,
+        absl::StrCat("several actions for job ", u.job_id, ": set only one of ", kActions,
                      " per update (send several updates to change several things)"));
   }
-  RETURN_IF_ERROR(ValidateJobChange(c, where));
+  RETURN_IF_ERROR(ValidateJobChange(c));
   if ((c.ahead_of && *c.ahead_of == u.job_id) || (c.behind_of && *c.behind_of == u.job_id)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, "job ", u.job_id, " cannot be moved relative to itself"));
+    return absl::InvalidArgumentError(absl::StrCat("job ", u.job_id, " cannot be moved relative to itself"));
   }
   return u;
 }
@@ -164,33 +123,6 @@ json JobJson(const JobInfo& job) {
           {"workspaceId", kDefaultWorkspaceId}};
 }
 
-absl::Status ValidateJobChange(const JobChange& change, const std::string& where) {
-  if (change.priority && (*change.priority < 1 || *change.priority > 99)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, "priority: must be between 1 and 99 (smaller runs first), got ", *change.priority));
-  }
-  if (change.weight && !(*change.weight > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, "weight: must be greater than 0, got ", *change.weight));
-  }
-  if (change.max_slots && *change.max_slots < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, "max_slots: must be >= 0 (0 removes the limit), got ", *change.max_slots));
-  }
-  if (change.resource_pool && change.resource_pool->empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, "resourcePool: name the pool to move the job to"));
-  }
-  for (const auto* id : {&change.ahead_of, &change.behind_of}) {
-    if (*id && (*id)->empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, id == &change.ahead_of ? "aheadOf" : "behindOf",
-                       ": name the job to move relative to"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::vector<QueueUpdate>> ParseQueueUpdates(const json& body) {
   const json* updates = api::FindField(body, "updates");
   if (updates == nullptr || !updates->is_array() || updates->empty()) {
@@ -201,12 +133,11 @@ absl::StatusOr<std::vector<QueueUpdate>> ParseQueueUpdates(const json& body) {
   std::vector<QueueUpdate> out;
   std::vector<absl::Status> errors;
   for (size_t i = 0; i < updates->size(); ++i) {
-    absl::StatusOr<QueueUpdate> u =
-        ParseQueueControl((*updates)[i], absl::StrCat("updates[", i, "]: "));
+    absl::StatusOr<QueueUpdate> u = ParseQueueControl((*updates)[i]);
     if (u.ok()) {
       out.push_back(std::move(*u));
     } else {
-      errors.push_back(u.status());
+      errors.push_back(Prefixed(u.status(), absl::StrCat("updates[", i, "]: ")));
     }
   }
   RETURN_IF_ERROR(JoinErrors(errors));
@@ -222,13 +153,13 @@ absl::StatusOr<std::optional<JobChange>> ParseResourcesPatch(const json& body) {
   }
   JobChange c;
   if (const json* p = api::FindField(*r, "priority")) {
-    ASSIGN_OR_RETURN(c.priority, ReadInt(*p, "resources.priority"));
+    ASSIGN_OR_RETURN(c.priority, api::ReadInt32(*p, "resources.priority"));
   }
   if (const json* w = api::FindField(*r, "weight")) {
-    ASSIGN_OR_RETURN(c.weight, ReadDouble(*w, "resources.weight"));
+    ASSIGN_OR_RETURN(c.weight, api::ReadDouble(*w, "resources.weight"));
   }
   if (const json* m = api::FindField(*r, "max_slots")) {
-    ASSIGN_OR_RETURN(c.max_slots, ReadInt(*m, "resources.max_slots"));
+    ASSIGN_OR_RETURN(c.max_slots, api::ReadInt32(*m, "resources.max_slots"));
   }
   for (const auto& [key, value] : r->items()) {
     if (value.is_null()) continue;
@@ -238,7 +169,7 @@ absl::StatusOr<std::optional<JobChange>> ParseResourcesPatch(const json& body) {
     }
   }
   if (!c.priority && !c.weight && !c.max_slots) return std::optional<JobChange>();
-  RETURN_IF_ERROR(ValidateJobChange(c, "resources."));
+  RETURN_IF_ERROR(Prefixed(ValidateJobChange(c), "resources."));
   return std::optional<JobChange>(c);
 }
 

@@ -45,10 +45,6 @@ struct QueueUpdate {
 // ("updates[1]: priority: must be between 1 and 99, got 0"); several errors are joined.
 absl::StatusOr<std::vector<QueueUpdate>> ParseQueueUpdates(const nlohmann::json& body);
 
-// Range checks of a change: priority 1..99, weight > 0, max_slots >= 0, a non-empty pool or job
-// id. `where` prefixes the messages (e.g. "updates[0]: " or "resources.").
-absl::Status ValidateJobChange(const JobChange& change, const std::string& where);
-
 // PatchExperiment's `resources` {priority, weight, max_slots|maxSlots} (null or absent = none).
 absl::StatusOr<std::optional<JobChange>> ParseResourcesPatch(const nlohmann::json& body);
 
