@@ -66,6 +66,12 @@ std::string BoolCell(const json& value) {
   return value.is_boolean() && value.get<bool>() ? "True" : "False";
 }
 
+// A boolean field, false when absent or not a boolean.
+json Flag(const json& obj, const char* key) {
+  const json& v = Field(obj, key);
+  return v.is_boolean() ? v : json(false);
+}
+
 json AgentRows(const json& agents) {
   json rows = json::array();
   if (!agents.is_array()) return rows;
@@ -77,8 +83,8 @@ json AgentRows(const json& agents) {
          {"num_slots", SizeOf(a, "slots")},
          {"num_containers", SizeOf(a, "containers")},
          {"resource_pools", Joined(Field(a, "resourcePools"))},
-         {"enabled", Field(a, "enabled").is_boolean() ? Field(a, "enabled") : json(false)},
-         {"draining", Field(a, "draining").is_boolean() ? Field(a, "draining") : json(false)},
+         {"enabled", Flag(a, "enabled")},
+         {"draining", Flag(a, "draining")},
          {"addresses", Joined(Field(a, "addresses"))}});
   }
   return rows;
@@ -121,9 +127,8 @@ json SlotRows(const json& agents, const json& task_names) {
           {{"agent_id", Str(a, "id")},
            {"resource_pool", Joined(Field(a, "resourcePools"))},
            {"slot_id", Str(slot, "id")},
-           {"enabled", Field(slot, "enabled").is_boolean() ? Field(slot, "enabled") : json(false)},
-           {"draining",
-            Field(slot, "draining").is_boolean() ? Field(slot, "draining") : json(false)},
+           {"enabled", Flag(slot, "enabled")},
+           {"draining", Flag(slot, "draining")},
            {"allocation_id", allocation.empty() ? "FREE" : allocation},
            {"task_name", task},
            {"type", Str(device, "type")},
