@@ -61,7 +61,7 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   exp->config = std::move(request.config);
   exp->searcher = std::move(search);
   exp->warm_start_checkpoint = std::move(warm_start);
-  InitJob(*exp);
+  PrepareConfig(*exp);
   exp->user_token = RandomHex(32);
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), owner.id,
                                     std::chrono::system_clock::now() + options_.user_session_lifetime));
@@ -518,7 +518,7 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
     (void)store_.UpdateTrialLifecycle(trial.trial);
     return;
   }
-  if (absl::Status fits = CheckFits(exp.pool, exp.config.slots_per_trial, exp.config.is_single_node,
+  if (absl::Status fits = CheckFits(exp.config.resource_pool, exp.config.slots_per_trial, exp.config.is_single_node,
                                     trial.blocked_agents);
       !fits.ok()) {
     MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " cannot be retried: ", fits.message()));

@@ -206,8 +206,9 @@ class Cluster {
   // without agents yet may get some, so anything fits it).
   absl::Status CheckFits(const std::string& pool, int slots, bool single_node,
                          const std::set<std::string>& blocked = {}) const;
-  // The job's scheduling attributes from its config (creation, recovery).
-  void InitJob(ExperimentState& exp);
+  // What the master derives from an experiment's config (creation, recovery): its pool resolved
+  // (configs stored before pools were resolved name none) and its log policies compiled.
+  void PrepareConfig(ExperimentState& exp);
   absl::Status DoUpdateJob(const std::string& job_id, const JobChange& change);
   // Asks the allocation to give its slots back (preemption signal, then kill after
   // preemption_timeout); its trial is requeued.

@@ -58,7 +58,7 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   exp->warm_start_checkpoint = WarmStartCheckpoint(config).value_or("");
   exp->experiment = std::move(stored);
   exp->config = std::move(parsed);
-  InitJob(*exp);
+  PrepareConfig(*exp);
 
   // The owner's session for new trial processes (the old token was only stored hashed).
   exp->user_token = RandomHex(32);
@@ -95,7 +95,7 @@ absl::Status Cluster::RecoverTrialAllocation(ExperimentState& exp, TrialState& t
     auto alloc = std::make_unique<AllocationState>();
     alloc->record = *last;
     alloc->experiment_id = exp.experiment.id;
-    alloc->pool = exp.pool;
+    alloc->pool = exp.config.resource_pool;
     alloc->start_order = next_start_order_++;
     alloc->preempt = trial.trial.state != "ACTIVE";  // it was being paused or stopped
     for (const AgentSlots& p : last->placements) {

@@ -85,12 +85,9 @@ absl::Status Cluster::CheckFits(const std::string& pool, int slots, bool single_
                                                     absl::StrJoin(blocked, ", "), ": ", fits.message()));
 }
 
-void Cluster::InitJob(ExperimentState& exp) {
-  const config::ExperimentConfig& c = exp.config;
-  exp.pool = ResolvePool(c.resource_pool, c.slots_per_trial).value_or(options_.default_compute_pool);
-  exp.priority = c.priority > 0 ? std::optional<int>(c.priority) : std::nullopt;
-  exp.weight = c.weight;
-  exp.max_slots = c.max_slots;
+void Cluster::PrepareConfig(ExperimentState& exp) {
+  config::ExperimentConfig& c = exp.config;
+  c.resource_pool = ResolvePool(c.resource_pool, c.slots_per_trial).value_or(options_.default_compute_pool);
   exp.log_policies.clear();
   for (const config::LogPolicy& policy : c.log_policies) {
     if (policy.action.empty() || policy.pattern.empty()) continue;  // labels only
@@ -146,9 +143,9 @@ scheduler::PendingRequest Cluster::PendingRequestOf(const AllocationState& alloc
   r.slots = alloc.record.slots;
   r.single_node = exp.config.is_single_node;
   r.preemptible = true;  // only trials run here, and trials are preemptible
-  r.priority = exp.priority;
-  r.weight = exp.weight;
-  r.max_slots = exp.max_slots;
+  r.priority = PriorityOf(exp.config);
+  r.weight = exp.config.weight;
+  r.max_slots = exp.config.max_slots;
   if (auto t = trials_.find(alloc.record.trial_id); t != trials_.end()) {
     r.blocked_agents.assign(t->second->blocked_agents.begin(), t->second->blocked_agents.end());
   }
@@ -186,16 +183,16 @@ scheduler::PoolSnapshot Cluster::PoolSnapshotOf(const std::string& pool) const {
     r.queue_position = exp.queue_position;
     r.slots = alloc->record.slots;
     for (const AgentSlots& p : alloc->record.placements) r.placements.push_back({p.agent_id, p.slot_ids});
-    r.priority = exp.priority;
-    r.weight = exp.weight;
-    r.max_slots = exp.max_slots;
+    r.priority = PriorityOf(exp.config);
+    r.weight = exp.config.weight;
+    r.max_slots = exp.config.max_slots;
     r.start_order = alloc->start_order;
     s.running.push_back(std::move(r));
   }
   for (const std::string& id : pending_) {
     const AllocationState& alloc = *allocations_.at(id);
     auto e = experiments_.find(alloc.experiment_id);
-    if (e == experiments_.end() || e->second->pool != pool) continue;
+    if (e == experiments_.end() || e->second->config.resource_pool != pool) continue;
     s.pending.push_back(PendingRequestOf(alloc, *e->second));
   }
   return s;
@@ -288,9 +285,9 @@ void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
         job.user_id = exp.experiment.owner_id;
         job.resource_pool = name;
         job.submission_time = exp.experiment.start_time;
-        job.priority = scheduler::EffectivePriority(exp.priority, pool.scheduler);
-        job.weight = exp.weight;
-        job.max_slots = exp.max_slots;
+        job.priority = scheduler::EffectivePriority(PriorityOf(exp.config), pool.scheduler);
+        job.weight = exp.config.weight;
+        job.max_slots = exp.config.max_slots;
         job.jobs_ahead = ahead.at(queued.job_id);
         job.progress = exp.experiment.progress;
         bool backfilled = false;
@@ -325,7 +322,7 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
   }
   ExperimentState& exp = *e->second;
   RETURN_IF_ERROR(ValidateJobChange(change));
-  std::string pool = exp.pool;
+  std::string pool = exp.config.resource_pool;
   if (change.resource_pool) {
     ASSIGN_OR_RETURN(pool, ResolvePool(*change.resource_pool, exp.config.slots_per_trial));
     RETURN_IF_ERROR(CheckFits(pool, exp.config.slots_per_trial, exp.config.is_single_node));
@@ -340,7 +337,7 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
   }
 
   // The new attributes, stored first (in the config, where a restarted master finds them), then used.
-  std::optional<int> priority = exp.priority;
+  std::optional<int> priority = PriorityOf(exp.config);
   std::optional<double> position = exp.queue_position;
   if (change.priority) {
     priority = change.priority;
@@ -350,8 +347,8 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
     priority = move->priority;
     position = move->position;
   }
-  double weight = change.weight.value_or(exp.weight);
-  std::optional<int> max_slots = exp.max_slots;
+  double weight = change.weight.value_or(exp.config.weight);
+  std::optional<int> max_slots = exp.config.max_slots;
   if (change.max_slots) max_slots = *change.max_slots > 0 ? change.max_slots : std::nullopt;
   json config = json::parse(exp.experiment.config_json, nullptr, false);
   if (!config.is_object()) return absl::DataLossError(absl::StrCat("experiment ", exp.experiment.id, ": bad stored config"));
@@ -364,18 +361,15 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
   patch.config_json = config.dump();
   RETURN_IF_ERROR(store_.PatchExperiment(exp.experiment.id, patch).status());
   exp.experiment.config_json = exp.config.full_json = *patch.config_json;
-  exp.priority = priority;
   exp.config.priority = priority.value_or(0);
+  exp.config.weight = weight;
+  exp.config.max_slots = max_slots;
   exp.queue_position = position;
-  exp.weight = exp.config.weight = weight;
-  exp.max_slots = exp.config.max_slots = max_slots;
-  exp.config.resource_pool = pool;
-  if (pool != exp.pool) {
-    std::string old = exp.pool;
-    exp.pool = pool;
+  if (pool != exp.config.resource_pool) {
+    exp.config.resource_pool = pool;
     // Running trials move too: they checkpoint and are queued again in the new pool.
     for (auto& [id, alloc] : allocations_) {
-      if (alloc->experiment_id == exp.experiment.id && !alloc->record.placements.empty() && alloc->pool == old) {
+      if (alloc->experiment_id == exp.experiment.id && !alloc->record.placements.empty() && alloc->pool != pool) {
         ReleaseAllocation(*alloc, absl::StrCat("The experiment moved to resource pool ", pool));
       }
     }

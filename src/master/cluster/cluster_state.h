@@ -31,6 +31,11 @@ inline std::string TerminalStateOf(const std::string& stopping) {
   return "CANCELED";
 }
 
+// resources.priority, where 0 means unset (the pool's default_priority applies).
+inline std::optional<int> PriorityOf(const config::ExperimentConfig& config) {
+  return config.priority > 0 ? std::optional<int>(config.priority) : std::nullopt;
+}
+
 inline constexpr char kInvalidHpReason[] = "EXITED_REASON_INVALID_HP";
 
 struct Cluster::AgentState {
@@ -84,12 +89,9 @@ struct Cluster::ExperimentState {
   std::string warm_start_checkpoint;
   std::map<std::string, int64_t> trial_by_request;
   std::string user_token;  // owner's session for DET_USER_TOKEN
-  // The job's scheduling attributes (resources.*), changed by UpdateJob.
-  std::string pool;
-  std::optional<int> priority;  // unset: the pool's default priority
-  double weight = 1;
-  std::optional<int> max_slots;
-  std::optional<double> queue_position;  // set by --ahead-of / --behind-of
+  // The job's scheduling attributes are config.resources (resource_pool always resolved), changed
+  // by UpdateJob; its queue position, set by --ahead-of / --behind-of, is the master's own.
+  std::optional<double> queue_position;
   // The log policies with an action, compiled.
   std::vector<std::pair<config::LogPolicy, std::regex>> log_policies;
 };
