@@ -2,20 +2,12 @@
 // crashes, and whatever decodes re-encodes to text that decodes to the same message.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "api/agent_protocol.h"
+#include "fuzz_fail.h"
 
-namespace {
-
-[[noreturn]] void Fail(const char* what, const std::string& a, const std::string& b) {
-  std::fprintf(stderr, "%s\n--- first:\n%s\n--- second:\n%s\n", what, a.c_str(), b.c_str());
-  std::abort();
-}
-
-}  // namespace
+using det::fuzz::Fail;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

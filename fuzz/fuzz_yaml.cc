@@ -2,12 +2,11 @@
 // scalar YamlScalarToJson types must survive the emitter.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/json_yaml.h"
+#include "fuzz_fail.h"
 
 namespace {
 
@@ -34,12 +33,9 @@ bool SameJson(const nlohmann::json& a, const nlohmann::json& b) {
   return a == b;
 }
 
-[[noreturn]] void Fail(const char* what, const std::string& a, const std::string& b) {
-  std::fprintf(stderr, "%s\n--- first:\n%s\n--- second:\n%s\n", what, a.c_str(), b.c_str());
-  std::abort();
-}
-
 }  // namespace
+
+using det::fuzz::Fail;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
