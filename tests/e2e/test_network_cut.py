@@ -133,5 +133,4 @@ def test_a_short_cut_keeps_the_trial_running_and_the_agent_reconnects(setup, tmp
     assert trial["restarts"] == 0
     steps = [m["totalBatches"] for m in cluster.metrics(trial_id, "training")]
     assert steps == [20, 40, 60, 80, 100, 120], "no report lost across the cut"
-    assert "cannot connect to the master" in (cluster.data_dir / "cut-agent.log").read_text() or \
-        "retrying" in (cluster.data_dir / "cut-agent.log").read_text()
+    assert "retrying" in (cluster.data_dir / "cut-agent.log").read_text(), "the agent said it retries"

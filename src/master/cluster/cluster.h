@@ -86,7 +86,6 @@ struct JobInfo {
   WallTime submission_time;
   int priority = 0;  // effective: the job's own, else the pool's default
   double weight = 1;
-  std::optional<int> max_slots;
   int requested_slots = 0;  // the slots of all its live allocations, queued or running
   int allocated_slots = 0;  // the slots of its running allocations
   std::string state;        // STATE_QUEUED, STATE_SCHEDULED or STATE_SCHEDULED_BACKFILLED

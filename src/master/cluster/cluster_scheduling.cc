@@ -287,7 +287,6 @@ void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
         job.submission_time = exp.experiment.start_time;
         job.priority = scheduler::EffectivePriority(PriorityOf(exp.config), pool.scheduler);
         job.weight = exp.config.weight;
-        job.max_slots = exp.config.max_slots;
         job.jobs_ahead = ahead.at(queued.job_id);
         job.progress = exp.experiment.progress;
         bool backfilled = false;
