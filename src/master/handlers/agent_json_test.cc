@@ -1,4 +1,5 @@
 #include "master/handlers/agent_json.h"
+#include "master/handlers/query_request_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -16,14 +17,6 @@ AgentSummary Agent(const std::string& id, int seconds) {
   a.registered_time = WallTime(std::chrono::seconds(seconds));
   a.slots = {{.id = 0, .type = "cpu", .device = "cpu"}, {.id = 1, .type = "cpu", .device = "cpu"}};
   return a;
-}
-
-HttpRequest WithQuery(std::multimap<std::string, std::string> query) {
-  HttpRequest r;
-  r.method = "GET";
-  r.path = "/api/v1/agents";
-  r.query = std::move(query);
-  return r;
 }
 
 TEST(AgentJsonTest, UpstreamShapeWithSlotsAndContainers) {

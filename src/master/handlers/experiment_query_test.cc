@@ -5,19 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "master/handlers/experiment_access.h"
+#include "master/handlers/query_request_test_util.h"
 
 namespace det::master {
 namespace {
 
 using nlohmann::json;
-
-HttpRequest WithQuery(std::multimap<std::string, std::string> query) {
-  HttpRequest r;
-  r.method = "GET";
-  r.path = "/api/v1/experiments";
-  r.query = std::move(query);
-  return r;
-}
 
 TEST(ExperimentListQueryTest, ParsesUpstreamParameters) {
   auto q = ParseExperimentListQuery(WithQuery({{"states", "STATE_ACTIVE"},

@@ -1,4 +1,5 @@
 #include "master/handlers/job_queue_request.h"
+#include "master/handlers/query_request_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -8,14 +9,6 @@ namespace det::master {
 namespace {
 
 using nlohmann::json;
-
-HttpRequest WithQuery(std::multimap<std::string, std::string> query) {
-  HttpRequest r;
-  r.method = "GET";
-  r.path = "/api/v1/job-queues-v2";
-  r.query = std::move(query);
-  return r;
-}
 
 JobInfo Job(const std::string& id, const std::string& pool, const std::string& state) {
   return JobInfo{.job_id = id, .resource_pool = pool, .state = state};
