@@ -137,10 +137,7 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
   const api::StartTask& start = task->start;
   const std::string& id = start.allocation_id;
   std::filesystem::path task_dir = config_.work_dir / "tasks" / id;
-  LogMetadata meta{start.task_id, id, config_.agent_id};
-  auto shipper =
-      std::make_shared<LogShipper>(deps_.make_log_sink(start, meta), id, deps_.log_options);
-  task->shipper = shipper;
+  task->shipper = MakeShipper(start);
 
   auto finish = [&] {
     std::lock_guard lock(mu_);
@@ -178,7 +175,37 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
     return finish();
   }
 
-  TaskSpec spec{id, start.entrypoint, BuildTaskEnv(start, config_.env, task_dir), task_dir};
+  TaskSpec spec{id, start.entrypoint, BuildTaskEnv(start, config_.env, task_dir), task_dir,
+                api::Encode(api::MasterMessage(start))};
+  absl::StatusOr<int> pid = deps_.runtime->Start(spec, Callbacks(task));
+  if (!pid.ok()) {
+    FailTask(task, std::string(pid.status().message()));
+    return finish();
+  }
+  std::optional<std::chrono::milliseconds> kill_grace;
+  {
+    std::lock_guard lock(mu_);
+    kill_grace = task->pending_kill;
+  }
+  if (kill_grace) {
+    spdlog::info("allocation {}: killing (requested while starting)", id);
+    deps_.runtime->Kill(id, *kill_grace).IgnoreError();
+  }
+  finish();
+}
+
+std::shared_ptr<LogShipper> Agent::MakeShipper(const api::StartTask& start) {
+  const std::string& id = start.allocation_id;
+  LogShipperOptions options = deps_.log_options;
+  TaskRuntime* runtime = deps_.runtime.get();
+  options.on_handled = [runtime, id](uint64_t lines) { runtime->Acknowledge(id, lines); };
+  LogMetadata meta{start.task_id, id, config_.agent_id};
+  return std::make_shared<LogShipper>(deps_.make_log_sink(start, meta), id, options);
+}
+
+TaskCallbacks Agent::Callbacks(const std::shared_ptr<Task>& task) {
+  const std::string id = task->start.allocation_id;
+  std::shared_ptr<LogShipper> shipper = task->shipper;
   TaskCallbacks callbacks;
   callbacks.on_started = [this, task, id](int pid) {
     {
@@ -196,21 +223,37 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
     shipper->Close();  // every line reaches the master before it learns of the exit
     ReportExit(task, exit_code, "");
   };
-  absl::StatusOr<int> pid = deps_.runtime->Start(spec, std::move(callbacks));
-  if (!pid.ok()) {
-    FailTask(task, std::string(pid.status().message()));
-    return finish();
+  return callbacks;
+}
+
+void Agent::Recover() {
+  for (const OrphanTask& orphan : deps_.runtime->Orphans()) {
+    auto task = std::make_shared<Task>();
+    absl::StatusOr<api::MasterMessage> msg = api::DecodeMasterMessage(orphan.annotation);
+    if (const auto* start = msg.ok() ? std::get_if<api::StartTask>(&*msg) : nullptr) {
+      task->start = *start;
+    } else {
+      // Without its StartTask the task's logs cannot be shipped; its exit can still be reported.
+      spdlog::warn("allocation {}: its start record is unreadable; its output will not be shipped",
+                   orphan.id);
+    }
+    task->start.allocation_id = orphan.id;
+    task->pid = orphan.pid;
+    task->shipper = MakeShipper(task->start);
+    {
+      std::lock_guard lock(mu_);
+      tasks_[orphan.id] = task;
+    }
+    absl::Status adopted = deps_.runtime->Adopt(orphan.id, Callbacks(task));
+    if (!adopted.ok()) {
+      spdlog::error("allocation {}: cannot adopt it: {}", orphan.id, adopted.ToString());
+      std::lock_guard lock(mu_);
+      tasks_.erase(orphan.id);
+      continue;
+    }
+    spdlog::info("allocation {}: adopted the task left running by an earlier agent (pid {})",
+                 orphan.id, orphan.pid);
   }
-  std::optional<std::chrono::milliseconds> kill_grace;
-  {
-    std::lock_guard lock(mu_);
-    kill_grace = task->pending_kill;
-  }
-  if (kill_grace) {
-    spdlog::info("allocation {}: killing (requested while starting)", id);
-    deps_.runtime->Kill(id, *kill_grace).IgnoreError();
-  }
-  finish();
 }
 
 void Agent::FailTask(const std::shared_ptr<Task>& task, const std::string& error) {

@@ -62,6 +62,12 @@ class Agent {
   // yet been told the end of (still running, or its TaskExited not yet written). Thread-safe.
   api::AgentHello Hello() const;
 
+  // Takes over the tasks an earlier agent process left running (or ended while no agent watched)
+  // in this work directory: their output is shipped from where the earlier process stopped, and
+  // they are listed by Hello() and reported as if this agent had started them. Call once, before
+  // connecting to the master.
+  void Recover();
+
   // Handles one message from the master without blocking on it (a start runs on its own thread).
   // Thread-safe.
   void Handle(const api::MasterMessage& msg);
@@ -78,6 +84,10 @@ class Agent {
   void KillTask(const api::KillTask& kill);
   // Runs on a launcher thread: prepares the directory, downloads the context, starts the process.
   void Launch(std::shared_ptr<Task> task, uint64_t serial);
+  // The task's log shipper, which acknowledges shipped lines to the runtime.
+  std::shared_ptr<LogShipper> MakeShipper(const api::StartTask& start);
+  // What the runtime reports for `task`: its lines go to the shipper, its exit to the master.
+  TaskCallbacks Callbacks(const std::shared_ptr<Task>& task);
   // Ships `error` as the task's last log line and reports TaskExited{-1, error}.
   void FailTask(const std::shared_ptr<Task>& task, const std::string& error);
   // Reports the end of `task` and forgets it. `task`'s logs must already be flushed.

@@ -97,7 +97,7 @@ class AgentTest : public ::testing::Test {
     config.env.python_dir = "/opt/det/python";
     config.shutdown_grace = 500ms;
     AgentDeps deps;
-    deps.runtime = std::make_unique<ProcessRuntime>();
+    deps.runtime = std::make_unique<ProcessRuntime>(dir_ / "runtime", DET_TASK_SHIM);
     deps.send = [this](const api::AgentMessage& m, std::function<void()> w) {
       sent_.Send(m, std::move(w));
     };

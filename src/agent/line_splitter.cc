@@ -21,6 +21,7 @@ void LineSplitter::Feed(std::string_view data) {
     if (c != '\n' && c != '\r') {
       if (partial_.size() + (i + 1 - start) >= max_line_bytes_) {
         partial_.append(data.substr(start, i + 1 - start));
+        line_end_ = fed_ + i + 1;
         on_line_(std::move(partial_));
         partial_.clear();
         start = i + 1;
@@ -28,15 +29,18 @@ void LineSplitter::Feed(std::string_view data) {
       continue;
     }
     partial_.append(data.substr(start, i - start));
+    line_end_ = fed_ + i + 1;
     on_line_(std::move(partial_));
     partial_.clear();
     start = i + 1;
     after_cr_ = c == '\r';
   }
   partial_.append(data.substr(start));
+  fed_ += data.size();
 }
 
 void LineSplitter::Finish() {
+  line_end_ = fed_;
   if (!partial_.empty()) on_line_(std::move(partial_));
   partial_.clear();
   after_cr_ = false;

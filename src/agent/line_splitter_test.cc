@@ -53,5 +53,26 @@ TEST(LineSplitterTest, CutsOverlongLines) {
   EXPECT_THAT(c.lines, ElementsAre("abcd", "efgh", "ij"));
 }
 
+TEST(LineSplitterTest, ConsumedCountsTheBytesThroughEachLine) {
+  std::vector<uint64_t> ends;
+  LineSplitter* self = nullptr;
+  LineSplitter s([&](std::string) { ends.push_back(self->consumed()); });
+  self = &s;
+  s.Feed("ab\ncd");
+  s.Feed("\r\nef");
+  s.Finish();
+  // "ab\n" ends at 3, "cd\r" at 6 (its '\n' follows in the stream), the unterminated "ef" at 9.
+  EXPECT_THAT(ends, ElementsAre(3, 6, 9));
+}
+
+TEST(LineSplitterTest, ContinuingAfterACarriageReturnSkipsItsNewline) {
+  // A stream re-read from offset 6 of "ab\ncd\r\nef": it starts with the '\n' of "\r\n".
+  Collected c;
+  LineSplitter s(c.callback());
+  s.ContinueAfterCarriageReturn();
+  s.Feed("\nef\n");
+  EXPECT_THAT(c.lines, ElementsAre("ef"));
+}
+
 }  // namespace
 }  // namespace det::agent

@@ -38,6 +38,7 @@ void LogShipper::Add(StdType type, std::string text) {
   auto enqueued = std::chrono::steady_clock::now();
   std::lock_guard lock(mu_);
   if (closing_) return;
+  uint64_t number = ++added_;
   if (queue_.size() >= options_.max_buffered) {
     if (overflowed_++ == 0) {
       spdlog::warn("task {}: {} log lines are waiting to be shipped; dropping new lines", name_,
@@ -46,7 +47,7 @@ void LogShipper::Add(StdType type, std::string text) {
     ++dropped_;
     return;
   }
-  queue_.push_back(Queued{enqueued, LogLine{now, type, std::move(text)}});
+  queue_.push_back(Queued{enqueued, number, LogLine{now, type, std::move(text)}});
   if (queue_.size() == 1 || queue_.size() >= options_.max_batch) wake_.notify_one();
 }
 
@@ -87,7 +88,9 @@ void LogShipper::Run() {
     size_t n = std::min(queue_.size(), options_.max_batch);
     std::vector<LogLine> batch;
     batch.reserve(n);
+    uint64_t last = 0;
     for (size_t i = 0; i < n; ++i) {
+      last = queue_.front().number;
       batch.push_back(std::move(queue_.front().line));
       queue_.pop_front();
     }
@@ -98,6 +101,7 @@ void LogShipper::Run() {
     }
     lock.unlock();
     bool ok = Ship(batch);
+    if (options_.on_handled) options_.on_handled(last);
     lock.lock();
     (ok ? shipped_ : dropped_) += batch.size();
   }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,6 +26,10 @@ struct LogShipperOptions {
   std::chrono::milliseconds max_retry_delay{4000};
   // Lines held while the master is slow or away; beyond this, new lines are dropped (and counted).
   size_t max_buffered = 1'000'000;
+  // Called on the shipping thread after each batch was handled (shipped, or given up on) with the
+  // number of lines added so far that are handled: every line up to the batch's last one, the
+  // lines dropped for lack of room among them included.
+  std::function<void(uint64_t lines)> on_handled;
 };
 
 class LogShipper {
@@ -58,6 +63,7 @@ class LogShipper {
   std::condition_variable wake_;
   struct Queued {
     std::chrono::steady_clock::time_point enqueued;
+    uint64_t number;  // of all lines Add() was given, from 1
     LogLine line;
   };
   std::deque<Queued> queue_;  // guarded by mu_
@@ -65,6 +71,7 @@ class LogShipper {
   uint64_t shipped_ = 0;      // guarded by mu_
   uint64_t dropped_ = 0;      // guarded by mu_
   uint64_t overflowed_ = 0;   // lines refused by Add() since the last warning; guarded by mu_
+  uint64_t added_ = 0;        // lines Add() was given; guarded by mu_
   bool degraded_ = false;     // the last batch was dropped; only touched by the shipper thread
   std::once_flag close_once_;
   std::thread thread_;

@@ -104,5 +104,20 @@ TEST(LogShipperTest, CapsBufferedLines) {
   shipper.Add(StdType::kStdout, "after close");  // ignored, not a crash
 }
 
+TEST(LogShipperTest, ReportsHandledLinesAfterEachBatch) {
+  auto shared = std::make_shared<FakeLogSink::Shared>();
+  shared->fail_next = 100;  // every batch is given up on, and still counts as handled
+  LogShipperOptions o = FastOptions();
+  o.flush_interval = 10s;
+  o.max_batch = 4;
+  o.max_attempts = 1;
+  std::vector<uint64_t> handled;
+  o.on_handled = [&handled](uint64_t lines) { handled.push_back(lines); };
+  LogShipper shipper(std::make_unique<FakeLogSink>(shared), "t", o);
+  for (int i = 0; i < 10; ++i) shipper.Add(StdType::kStdout, std::to_string(i));
+  shipper.Close();
+  EXPECT_THAT(handled, ElementsAre(4, 8, 10));
+}
+
 }  // namespace
 }  // namespace det::agent

@@ -155,7 +155,10 @@ int main(int argc, char** argv) {
   det::agent::MasterLink link(link_options);
 
   det::agent::AgentDeps deps;
-  deps.runtime = std::make_unique<det::agent::ProcessRuntime>();
+  // The shim is installed beside the agent.
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  deps.runtime = std::make_unique<det::agent::ProcessRuntime>(
+      work_path / "runtime", exe.parent_path() / "determined-task-shim");
   deps.send = [&link](const det::api::AgentMessage& msg, std::function<void()> on_written) {
     link.Send(det::api::Encode(msg), std::move(on_written));
   };
@@ -173,6 +176,8 @@ int main(int argc, char** argv) {
   };
   det::agent::Agent agent(config, std::move(deps));
 
+  // Tasks an earlier run of this agent left behind are listed in the first hello.
+  agent.Recover();
   link.Start({
       .hello = [&agent] { return det::api::Encode(det::api::AgentMessage(agent.Hello())); },
       .on_message =

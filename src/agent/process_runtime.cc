@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -15,11 +16,14 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <optional>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "agent/child_failure.h"
 #include "agent/line_splitter.h"
 #include "spdlog/spdlog.h"
 
@@ -31,6 +35,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The descriptor on which the shim finds the report pipe (task_shim.cc).
+constexpr int kShimReportFd = 3;
+
 int64_t NowNanos() { return Clock::now().time_since_epoch().count(); }
 
 void CloseFd(int& fd) {
@@ -38,11 +45,10 @@ void CloseFd(int& fd) {
   fd = -1;
 }
 
-// What the child writes to the parent through a close-on-exec pipe when it fails before exec.
-struct ChildFailure {
-  int stage;  // 0: chdir, 1: stdio setup, 2: exec
-  int error;
-};
+int PidfdOpen(int pid) {
+  // Via syscall(): the glibc wrapper is not usable from C++ on every Debian 12 toolchain.
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
 
 bool IsExecutableFile(const std::string& path) {
   struct stat st;
@@ -71,17 +77,9 @@ absl::StatusOr<std::string> ResolveExecutable(const TaskSpec& spec) {
       absl::StrCat("entrypoint: command \"", name, "\" not found in PATH=", path_var));
 }
 
-[[noreturn]] void ChildFail(int report_fd, int stage) {
-  ChildFailure f{stage, errno};
-  ssize_t ignored = ::write(report_fd, &f, sizeof f);
-  (void)ignored;
-  ::_exit(127);
-}
-
 // Everything in the child between fork and exec must be async-signal-safe: no allocation, no locks.
 [[noreturn]] void RunChild(const char* exe, char* const* argv, char* const* envp, const char* cwd,
                            int out_fd, int err_fd, int devnull_fd, int report_fd) {
-  auto fail = [report_fd](int stage) { ChildFail(report_fd, stage); };
   ::setsid();
   // The agent blocks and handles signals its own way; the task starts from a clean slate.
   sigset_t none;
@@ -92,36 +90,104 @@ absl::StatusOr<std::string> ResolveExecutable(const TaskSpec& spec) {
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
 
-  if (::chdir(cwd) != 0) fail(0);
-  if (::dup2(devnull_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) fail(1);
+  if (::chdir(cwd) != 0) ReportChildFailure(report_fd, ChildFailure::kChdir);
+  if (::dup2(devnull_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) {
+    ReportChildFailure(report_fd, ChildFailure::kStdio);
+  }
+  // The shim reports on descriptor 3, which must survive the exec (dup2 clears close-on-exec).
+  if (report_fd == kShimReportFd ? ::fcntl(report_fd, F_SETFD, 0) != 0
+                                 : ::dup2(report_fd, kShimReportFd) < 0) {
+    ReportChildFailure(report_fd, ChildFailure::kStdio);
+  }
+  report_fd = kShimReportFd;
   // Descriptors the agent's libraries opened without O_CLOEXEC must not leak into the task.
-  if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+  if (::close_range(kShimReportFd + 1, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
     struct rlimit rl;
     int max_fd = ::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
                      ? static_cast<int>(std::min<rlim_t>(rl.rlim_cur, 65536))
                      : 65536;
-    for (int fd = 3; fd < max_fd; ++fd) {
-      if (fd != report_fd) ::close(fd);
-    }
+    for (int fd = kShimReportFd + 1; fd < max_fd; ++fd) ::close(fd);
   }
   ::execve(exe, argv, envp);
-  ChildFail(report_fd, 2);
+  ReportChildFailure(report_fd, ChildFailure::kExec);
 }
+
+// One output file of a task, read as it grows.
+class OutputFollower {
+ public:
+  OutputFollower(StdType type, std::function<void(StdType, std::string, uint64_t)> deliver)
+      : type_(type), lines_([this, deliver = std::move(deliver)](std::string line) {
+          deliver(type_, std::move(line), offset_ + lines_.consumed());
+        }) {}
+  ~OutputFollower() { CloseFd(fd_); }
+
+  // Opens `path` and skips the `offset` bytes delivered before.
+  void Open(const std::filesystem::path& path, uint64_t offset) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+      spdlog::warn("cannot read {}: {}", path.string(), std::strerror(errno));
+      return;
+    }
+    offset_ = offset;
+    if (offset > 0) {
+      char previous = 0;
+      if (::pread(fd_, &previous, 1, static_cast<off_t>(offset - 1)) == 1 && previous == '\r') {
+        lines_.ContinueAfterCarriageReturn();
+      }
+      ::lseek(fd_, static_cast<off_t>(offset), SEEK_SET);
+    }
+  }
+
+  // Delivers the complete lines written since the last call.
+  void ReadAvailable() {
+    if (fd_ < 0) return;
+    std::array<char, 64 * 1024> buf;
+    while (true) {
+      ssize_t n = ::read(fd_, buf.data(), buf.size());
+      if (n > 0) {
+        lines_.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
+      } else if (n == 0 || errno != EINTR) {
+        return;
+      }
+    }
+  }
+
+  // The end: reads what is left and delivers a last unterminated line.
+  void Finish() {
+    ReadAvailable();
+    lines_.Finish();
+  }
+
+ private:
+  const StdType type_;
+  int fd_ = -1;
+  uint64_t offset_ = 0;  // where reading started
+  LineSplitter lines_;
+};
 
 }  // namespace
 
 struct ProcessRuntime::Process {
-  std::string id;
+  Process(std::string id, TaskState state) : id(std::move(id)), state(std::move(state)) {}
+
+  const std::string id;
+  const TaskState state;
   int pid = -1;
-  int out_fd = -1;
-  int err_fd = -1;
-  int pidfd = -1;    // -1 where pidfd_open is unavailable; the supervisor then polls waitid
-  int wake_fd = -1;  // eventfd: Kill() wakes the supervisor so the grace period is exact
+  bool own_child = false;  // started by this runtime, so reaped here with waitpid
+  int pidfd = -1;          // -1 where pidfd_open is unavailable; exits are then polled for
+  int wake_fd = -1;        // eventfd: Kill() wakes the supervisor so the grace period is exact
   // Steady-clock nanoseconds at which to SIGKILL the group; 0 when no kill is pending.
   std::atomic<int64_t> kill_deadline{0};
-  // Set (under the runtime's mu_) once the main process exited, before it is reaped, so Kill()
-  // never signals a process group id that could have been reused.
+  // Set (under the runtime's mu_) once the shim exited, before it is reaped, so Kill() never
+  // signals a process group id that could have been reused.
   bool exited = false;
+  uint64_t start_time = 0;  // of the shim, for adopted tasks without a pidfd
+
+  // Delivered lines not yet acknowledged: the output offsets right after each. Guarded by log_mu.
+  std::mutex log_mu;
+  std::deque<LogPosition> unacknowledged;
+  uint64_t acknowledged = 0;  // lines
+  LogPosition delivered;      // offsets after the last delivered line
 
   void Wake() const {
     uint64_t one = 1;
@@ -129,6 +195,9 @@ struct ProcessRuntime::Process {
     (void)ignored;
   }
 };
+
+ProcessRuntime::ProcessRuntime(std::filesystem::path state_root, std::filesystem::path shim)
+    : state_root_(std::move(state_root)), shim_(std::move(shim)) {}
 
 ProcessRuntime::~ProcessRuntime() {
   std::unique_lock lock(mu_);
@@ -163,218 +232,281 @@ absl::StatusOr<int> ProcessRuntime::Start(const TaskSpec& spec, TaskCallbacks ca
     if (!resolved.ok()) return resolved.status();
     exe = *std::move(resolved);
   }
+  auto process = std::make_shared<Process>(spec.id, TaskState(state_root_ / spec.id));
+  const TaskState& state = process->state;
 
   // Build argv/envp before forking: the child may not allocate.
+  std::vector<std::string> shim_args = {shim_.string(), state.exit_status_path().string(), exe};
+  shim_args.insert(shim_args.end(), spec.argv.begin(), spec.argv.end());
   std::vector<std::string> env_strings;
   env_strings.reserve(spec.env.size());
   for (const auto& [k, v] : spec.env) env_strings.push_back(absl::StrCat(k, "=", v));
   std::vector<char*> argv;
-  for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  for (std::string& a : shim_args) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::vector<char*> envp;
   for (std::string& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   std::string cwd = spec.work_dir.string();
 
-  auto process = std::make_shared<Process>();
-  process->id = spec.id;
-  int out_pipe[2] = {-1, -1};
-  int err_pipe[2] = {-1, -1};
+  int out_fd = -1, err_fd = -1, devnull = -1;
   int report_pipe[2] = {-1, -1};
-  int devnull = -1;
   auto cleanup = [&] {
-    for (int* fd : {&out_pipe[0], &out_pipe[1], &err_pipe[0], &err_pipe[1], &report_pipe[0],
-                    &report_pipe[1], &devnull, &process->wake_fd}) {
+    for (int* fd : {&out_fd, &err_fd, &devnull, &report_pipe[0], &report_pipe[1],
+                    &process->wake_fd}) {
       CloseFd(*fd);
     }
   };
 
   std::unique_lock lock(mu_);
   JoinFinishedLocked();
-  if (running_.count(spec.id) > 0) {
+  if (running_.count(spec.id) > 0 || orphans_.count(spec.id) > 0) {
     return absl::AlreadyExistsError(absl::StrCat("task ", spec.id, " is already running"));
   }
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 ||
+  if (absl::Status created = state.Create(); !created.ok()) {
+    return absl::InternalError(absl::StrCat("task ", spec.id, ": ", created.message()));
+  }
+  constexpr int kOutputFlags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+  if ((out_fd = ::open(state.stdout_path().c_str(), kOutputFlags, 0600)) < 0 ||
+      (err_fd = ::open(state.stderr_path().c_str(), kOutputFlags, 0600)) < 0 ||
       ::pipe2(report_pipe, O_CLOEXEC) != 0 ||
       (devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
       (process->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
     int err = errno;
     cleanup();
+    state.Remove();
     return absl::InternalError(
-        absl::StrCat("task ", spec.id, ": cannot create pipes: ", std::strerror(err)));
+        absl::StrCat("task ", spec.id, ": cannot set up its output: ", std::strerror(err)));
   }
   pid_t pid = ::fork();
   if (pid < 0) {
     int err = errno;
     cleanup();
+    state.Remove();
     return absl::ResourceExhaustedError(
         absl::StrCat("task ", spec.id, ": fork: ", std::strerror(err)));
   }
   if (pid == 0) {
-    RunChild(exe.c_str(), argv.data(), envp.data(), cwd.c_str(), out_pipe[1], err_pipe[1], devnull,
+    RunChild(shim_.c_str(), argv.data(), envp.data(), cwd.c_str(), out_fd, err_fd, devnull,
              report_pipe[1]);
   }
-  CloseFd(out_pipe[1]);
-  CloseFd(err_pipe[1]);
+  CloseFd(out_fd);
+  CloseFd(err_fd);
   CloseFd(report_pipe[1]);
   CloseFd(devnull);
+  // At once, so a later runtime can find the task even if this agent dies while it starts.
+  process->start_time = ProcessStartTime(pid).value_or(0);
+  absl::Status recorded = state.WriteRecord({pid, process->start_time, spec.annotation});
+  if (!recorded.ok()) spdlog::warn("task {}: {}", spec.id, recorded.ToString());
 
-  // EOF on the report pipe means exec succeeded (it is close-on-exec); a record means it did not.
+  // EOF on the report pipe means the program runs; a record says what failed.
   ChildFailure failure{};
-  size_t got = 0;
-  while (got < sizeof failure) {
-    ssize_t n =
-        ::read(report_pipe[0], reinterpret_cast<char*>(&failure) + got, sizeof failure - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
+  bool failed = ReadChildFailure(report_pipe[0], &failure);
   CloseFd(report_pipe[0]);
-  if (got == sizeof failure) {
+  if (failed) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     cleanup();
-    static constexpr const char* kStages[] = {"chdir to ", "set up stdio for ", "exec "};
-    std::string what = failure.stage == 0 ? cwd : exe;
+    state.Remove();
+    static constexpr const char* kStages[] = {"chdir to ", "set up stdio for ", "exec ", "exec "};
+    int stage = std::clamp(failure.stage, 0, 3);
+    std::string what = stage == ChildFailure::kChdir  ? cwd
+                       : stage == ChildFailure::kExec ? shim_.string()
+                                                      : exe;
     return absl::FailedPreconditionError(absl::StrCat("cannot start task ", spec.id, ": ",
-                                                      kStages[std::clamp(failure.stage, 0, 2)],
-                                                      what, ": ", std::strerror(failure.error)));
+                                                      kStages[stage], what, ": ",
+                                                      std::strerror(failure.error)));
   }
 
   process->pid = pid;
-  process->out_fd = out_pipe[0];
-  process->err_fd = err_pipe[0];
-  ::fcntl(process->out_fd, F_SETFL, O_NONBLOCK);
-  ::fcntl(process->err_fd, F_SETFL, O_NONBLOCK);
-  // Via syscall(): the glibc wrapper is not usable from C++ on every Debian 12 toolchain.
-  process->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  process->own_child = true;
+  process->pidfd = PidfdOpen(pid);
   running_[spec.id] = process;
   ++active_;
-  uint64_t serial = next_serial_++;
   lock.unlock();
 
   // Before the supervisor exists, so TaskStarted always precedes any line or exit of the task.
   if (callbacks.on_started) callbacks.on_started(pid);
+  Launch(process, std::move(callbacks));
+  return pid;
+}
 
-  lock.lock();
+void ProcessRuntime::Launch(std::shared_ptr<Process> process, TaskCallbacks callbacks) {
+  std::lock_guard lock(mu_);
+  uint64_t serial = next_serial_++;
   threads_[serial] =
       std::thread(&ProcessRuntime::Supervise, this, process, std::move(callbacks), serial);
-  return pid;
+}
+
+std::vector<OrphanTask> ProcessRuntime::Orphans() {
+  std::vector<OrphanTask> found;
+  std::error_code ec;
+  std::filesystem::directory_iterator dirs(state_root_, ec);
+  if (ec) return found;  // nothing was ever started here
+  std::lock_guard lock(mu_);
+  for (const auto& entry : dirs) {
+    if (!entry.is_directory(ec)) continue;
+    std::string id = entry.path().filename().string();
+    if (running_.count(id) > 0) continue;
+    TaskState state(entry.path());
+    absl::StatusOr<TaskRecord> record = state.ReadRecord();
+    if (!record.ok()) {
+      spdlog::warn("task {}: left by an earlier agent, but {}; removing it", id,
+                   record.status().ToString());
+      state.Remove();
+      continue;
+    }
+    orphans_[id] = *record;
+    found.push_back({id, record->pid, record->annotation});
+  }
+  return found;
+}
+
+absl::Status ProcessRuntime::Adopt(const std::string& id, TaskCallbacks callbacks) {
+  std::unique_lock lock(mu_);
+  auto it = orphans_.find(id);
+  if (it == orphans_.end()) return absl::NotFoundError(absl::StrCat("task ", id, " is no orphan"));
+  TaskRecord record = it->second;
+  orphans_.erase(it);
+  auto process = std::make_shared<Process>(id, TaskState(state_root_ / id));
+  process->pid = record.pid;
+  process->start_time = record.start_time;
+  process->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  // The shim still runs (or is a zombie nobody reaped) only if its pid still names the same process.
+  if (ProcessStartTime(record.pid) == record.start_time) {
+    process->pidfd = PidfdOpen(record.pid);
+    if (process->pidfd >= 0 && ProcessStartTime(record.pid) != record.start_time) {
+      CloseFd(process->pidfd);  // it ended and the pid was reused in between
+      process->exited = true;
+    }
+  } else {
+    process->exited = true;
+  }
+  LogPosition position = process->state.ReadLogPosition();
+  process->delivered = position;
+  running_[id] = process;
+  ++active_;
+  lock.unlock();
+  spdlog::info("task {}: adopted (pid {}, {})", id, record.pid,
+               process->exited ? "it ended while no agent watched" : "still running");
+  Launch(process, std::move(callbacks));
+  return absl::OkStatus();
 }
 
 void ProcessRuntime::Supervise(std::shared_ptr<Process> p, TaskCallbacks callbacks,
                                uint64_t serial) {
-  auto deliver = [&callbacks](StdType type) {
-    return [&callbacks, type](std::string line) {
-      if (callbacks.on_line) callbacks.on_line(type, std::move(line));
-    };
+  auto deliver = [&callbacks, &p](StdType type, std::string line, uint64_t end_offset) {
+    {
+      std::lock_guard lock(p->log_mu);
+      (type == StdType::kStdout ? p->delivered.stdout_offset : p->delivered.stderr_offset) =
+          end_offset;
+      p->unacknowledged.push_back(p->delivered);
+    }
+    if (callbacks.on_line) callbacks.on_line(type, std::move(line));
   };
-  LineSplitter out_lines(deliver(StdType::kStdout));
-  LineSplitter err_lines(deliver(StdType::kStderr));
-  std::optional<Clock::time_point> drain_deadline;
+  OutputFollower out(StdType::kStdout, deliver);
+  OutputFollower err(StdType::kStderr, deliver);
+  LogPosition start = p->delivered;
+  out.Open(p->state.stdout_path(), start.stdout_offset);
+  err.Open(p->state.stderr_path(), start.stderr_offset);
+  int inotify_fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (inotify_fd >= 0 && ::inotify_add_watch(inotify_fd, p->state.dir().c_str(), IN_MODIFY) < 0) {
+    CloseFd(inotify_fd);
+  }
+
+  bool exited;
+  {
+    std::lock_guard lock(mu_);
+    exited = p->exited;
+  }
   bool sigkilled = false;
-  int exit_code = -1;
-  std::array<char, 64 * 1024> buf;
-
-  auto read_some = [&buf](int& fd, LineSplitter& lines) {
-    ssize_t n = ::read(fd, buf.data(), buf.size());
-    if (n > 0) {
-      lines.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
-    } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-      lines.Finish();
-      CloseFd(fd);
+  std::optional<int> status;  // the shim's wait status, for an own child
+  while (!exited) {
+    // Without inotify, output is polled for; without a pidfd, so is the exit.
+    int timeout_ms = inotify_fd >= 0 && p->pidfd >= 0 ? 1000 : 50;
+    int64_t deadline = p->kill_deadline.load();
+    if (deadline != 0 && !sigkilled) {
+      int64_t left_ms = (deadline - NowNanos() + 999'999) / 1'000'000;
+      timeout_ms = static_cast<int>(std::clamp<int64_t>(left_ms, 0, timeout_ms));
     }
-  };
-
-  while (true) {
-    Clock::time_point now = Clock::now();
-    int timeout_ms;
-    if (!drain_deadline) {
-      // With a pidfd the exit wakes poll; without one, poll for it.
-      timeout_ms = p->pidfd >= 0 ? 1000 : 50;
-      int64_t deadline = p->kill_deadline.load();
-      if (deadline != 0 && !sigkilled) {
-        int64_t left_ms = (deadline - NowNanos() + 999'999) / 1'000'000;
-        timeout_ms = static_cast<int>(std::clamp<int64_t>(left_ms, 0, timeout_ms));
-      }
-    } else {
-      auto left = std::chrono::ceil<std::chrono::milliseconds>(*drain_deadline - now).count();
-      timeout_ms = static_cast<int>(std::max<int64_t>(left, 0));
-    }
-
-    std::array<pollfd, 4> fds;
+    std::array<pollfd, 3> fds;
     nfds_t nfds = 0;
-    int out_index = -1, err_index = -1;
-    if (p->out_fd >= 0) {
-      out_index = static_cast<int>(nfds);
-      fds[nfds++] = {p->out_fd, POLLIN, 0};
-    }
-    if (p->err_fd >= 0) {
-      err_index = static_cast<int>(nfds);
-      fds[nfds++] = {p->err_fd, POLLIN, 0};
-    }
-    if (p->pidfd >= 0 && !drain_deadline) fds[nfds++] = {p->pidfd, POLLIN, 0};
     fds[nfds++] = {p->wake_fd, POLLIN, 0};
+    if (inotify_fd >= 0) fds[nfds++] = {inotify_fd, POLLIN, 0};
+    if (p->pidfd >= 0) fds[nfds++] = {p->pidfd, POLLIN, 0};
     int ready = ::poll(fds.data(), nfds, timeout_ms);
     if (ready < 0 && errno != EINTR) {
       spdlog::error("task {}: poll: {}", p->id, std::strerror(errno));
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (ready > 0) {
-      if (out_index >= 0 && fds[out_index].revents != 0) read_some(p->out_fd, out_lines);
-      if (err_index >= 0 && fds[err_index].revents != 0) read_some(p->err_fd, err_lines);
-      uint64_t counter;
-      ssize_t ignored = ::read(p->wake_fd, &counter, sizeof counter);
-      (void)ignored;
-    }
-
-    if (!drain_deadline) {
-      siginfo_t info;
-      std::memset(&info, 0, sizeof info);
-      // WNOWAIT: look without reaping, so the group id stays ours until the stragglers are killed.
-      if (::waitid(P_PID, p->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-          info.si_pid == p->pid) {
-        {
-          std::lock_guard lock(mu_);
-          p->exited = true;
-          ::kill(-p->pid, SIGKILL);  // leftovers of the group; ESRCH when there are none
-        }
-        int status = 0;
-        while (::waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        exit_code = WIFEXITED(status)     ? WEXITSTATUS(status)
-                    : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                          : -1;
-        drain_deadline = Clock::now() + kDrainTimeout;
-      } else {
-        int64_t deadline = p->kill_deadline.load();
-        if (!sigkilled && deadline != 0 && NowNanos() >= deadline) {
-          spdlog::warn("task {}: still running after its grace period; sending SIGKILL", p->id);
-          ::kill(-p->pid, SIGKILL);
-          sigkilled = true;
-        }
+    std::array<char, 4096> events;
+    if (inotify_fd >= 0) {
+      while (::read(inotify_fd, events.data(), events.size()) > 0) {
       }
     }
-    if (drain_deadline && ((p->out_fd < 0 && p->err_fd < 0) || Clock::now() >= *drain_deadline)) {
-      break;
+    uint64_t counter;
+    ssize_t ignored = ::read(p->wake_fd, &counter, sizeof counter);
+    (void)ignored;
+    out.ReadAvailable();
+    err.ReadAvailable();
+
+    bool gone;
+    if (p->own_child) {
+      siginfo_t info;
+      std::memset(&info, 0, sizeof info);
+      // WNOWAIT: look without reaping, so the group id stays ours until `exited` is set.
+      gone = ::waitid(P_PID, p->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+             info.si_pid == p->pid;
+    } else if (p->pidfd >= 0) {
+      pollfd pfd{p->pidfd, POLLIN, 0};
+      gone = ::poll(&pfd, 1, 0) > 0;
+    } else {
+      gone = ProcessStartTime(p->pid) != p->start_time;
+    }
+    if (gone) {
+      {
+        std::lock_guard lock(mu_);
+        p->exited = true;
+      }
+      if (p->own_child) {
+        int wait_status = 0;
+        while (::waitpid(p->pid, &wait_status, 0) < 0 && errno == EINTR) {
+        }
+        status = wait_status;
+      }
+      exited = true;
+    } else if (deadline != 0 && !sigkilled && NowNanos() >= deadline) {
+      spdlog::warn("task {}: still running after its grace period; sending SIGKILL", p->id);
+      ::kill(-p->pid, SIGKILL);
+      sigkilled = true;
     }
   }
-  if (p->out_fd >= 0 || p->err_fd >= 0) {
-    spdlog::warn("task {}: output pipes still open {} ms after exit; no longer reading them", p->id,
-                 kDrainTimeout.count());
-  }
-  out_lines.Finish();
-  err_lines.Finish();
-  CloseFd(p->out_fd);
-  CloseFd(p->err_fd);
+  out.Finish();
+  err.Finish();
+  CloseFd(inotify_fd);
   CloseFd(p->pidfd);
+
+  // The shim records the program's status; without a record the shim itself was killed.
+  int exit_code = -1;
+  if (std::optional<int> recorded = p->state.ReadExitStatus()) {
+    exit_code = *recorded;
+  } else if (status && WIFSIGNALED(*status)) {
+    exit_code = 128 + WTERMSIG(*status);
+  } else if (status && WIFEXITED(*status)) {
+    exit_code = WEXITSTATUS(*status);
+  } else if (sigkilled) {
+    exit_code = 128 + SIGKILL;
+  } else {
+    spdlog::warn("task {}: ended while no agent watched, without recording an exit status", p->id);
+  }
 
   {
     std::lock_guard lock(mu_);
     running_.erase(p->id);
   }
   if (callbacks.on_exit) callbacks.on_exit(exit_code);
+  p->state.Remove();
 
   std::lock_guard lock(mu_);
   CloseFd(p->wake_fd);
@@ -400,6 +532,26 @@ absl::Status ProcessRuntime::Kill(const std::string& id, std::chrono::millisecon
   ::kill(-p.pid, grace.count() <= 0 ? SIGKILL : SIGTERM);
   p.Wake();
   return absl::OkStatus();
+}
+
+void ProcessRuntime::Acknowledge(const std::string& id, uint64_t lines) {
+  std::shared_ptr<Process> p;
+  {
+    std::lock_guard lock(mu_);
+    auto it = running_.find(id);
+    if (it == running_.end()) return;
+    p = it->second;
+  }
+  std::lock_guard lock(p->log_mu);
+  if (lines <= p->acknowledged) return;
+  uint64_t n = std::min<uint64_t>(lines - p->acknowledged, p->unacknowledged.size());
+  if (n == 0) return;
+  LogPosition position = p->unacknowledged[n - 1];
+  p->unacknowledged.erase(p->unacknowledged.begin(),
+                          p->unacknowledged.begin() + static_cast<std::ptrdiff_t>(n));
+  p->acknowledged += n;
+  absl::Status written = p->state.WriteLogPosition(position);
+  if (!written.ok()) spdlog::warn("task {}: {}", id, written.ToString());
 }
 
 std::vector<std::string> ProcessRuntime::RunningTasks() const {

@@ -2,13 +2,17 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -87,27 +91,75 @@ class ProcessRuntimeTest : public ::testing::Test {
     char tmpl[] = "/tmp/det-agent-rt-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
+    runtime_ = std::make_unique<ProcessRuntime>(state_root(), DET_TASK_SHIM);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override {
+    runtime_.reset();
+    for (int pid : orphans_) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::filesystem::path state_root() const { return dir_ / "runtime"; }
 
   TaskSpec Shell(const std::string& id, const std::string& script) {
     return TaskSpec{id, {"sh", "-c", script}, {{"PATH", "/usr/bin:/bin"}}, dir_};
   }
 
+  // Starts `script` the way a runtime would, without one: as a dead agent's task left running.
+  int StartOrphan(const std::string& id, const std::string& script) {
+    TaskState state(state_root() / id);
+    EXPECT_TRUE(state.Create().ok());
+    std::vector<std::string> args = {DET_TASK_SHIM, state.exit_status_path().string(), "/bin/sh",
+                                     "sh", "-c", script};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int out = ::open(state.stdout_path().c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    int err = ::open(state.stderr_path().c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    std::string cwd = dir_.string();
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setsid();
+      if (::chdir(cwd.c_str()) != 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(out);
+    ::close(err);
+    orphans_.push_back(pid);
+    EXPECT_TRUE(state.WriteRecord({pid, *ProcessStartTime(pid), "annotation of " + id}).ok());
+    return pid;
+  }
+
+  // Waits until `path` holds `text`.
+  static bool WaitForContent(const std::filesystem::path& path, const std::string& text) {
+    for (int i = 0; i < 500; ++i) {
+      std::ifstream in(path);
+      std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (content == text) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+
   std::filesystem::path dir_;
-  ProcessRuntime runtime_;
+  std::unique_ptr<ProcessRuntime> runtime_;
+  std::vector<int> orphans_;
 };
 
 TEST_F(ProcessRuntimeTest, CapturesStdoutStderrAndExitCode) {
   Recorder r;
-  absl::StatusOr<int> pid = runtime_.Start(
+  absl::StatusOr<int> pid = runtime_->Start(
       Shell("t1", "echo out; echo err >&2; printf 'a\\rb\\r\\nno-newline'; exit 3"), r.Callbacks());
   ASSERT_TRUE(pid.ok()) << pid.status();
   EXPECT_EQ(r.started_pid(), *pid);
   EXPECT_EQ(r.WaitExit(), 3);
   EXPECT_THAT(r.out(), ElementsAre("out", "a", "b", "no-newline"));
   EXPECT_THAT(r.err(), ElementsAre("err"));
-  EXPECT_TRUE(runtime_.RunningTasks().empty());
+  EXPECT_TRUE(runtime_->RunningTasks().empty());
 }
 
 TEST_F(ProcessRuntimeTest, AppliesEnvironmentAndWorkingDirectory) {
@@ -115,7 +167,7 @@ TEST_F(ProcessRuntimeTest, AppliesEnvironmentAndWorkingDirectory) {
   TaskSpec spec =
       Shell("t1", "echo \"$FOO\"; pwd; echo \"${HOME:-unset}\"; cat; cut -d' ' -f5 /proc/$$/stat");
   spec.env["FOO"] = "bar baz";
-  ASSERT_TRUE(runtime_.Start(spec, r.Callbacks()).ok());
+  ASSERT_TRUE(runtime_->Start(spec, r.Callbacks()).ok());
   EXPECT_EQ(r.WaitExit(), 0);
   std::vector<std::string> out = r.out();
   ASSERT_GE(out.size(), 3u);
@@ -129,9 +181,9 @@ TEST_F(ProcessRuntimeTest, AppliesEnvironmentAndWorkingDirectory) {
 
 TEST_F(ProcessRuntimeTest, KillSendsSigtermToTheGroup) {
   Recorder r;
-  ASSERT_TRUE(runtime_.Start(Shell("t1", "sleep 100"), r.Callbacks()).ok());
+  ASSERT_TRUE(runtime_->Start(Shell("t1", "sleep 100"), r.Callbacks()).ok());
   auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(runtime_.Kill("t1", 5s).ok());
+  ASSERT_TRUE(runtime_->Kill("t1", 5s).ok());
   EXPECT_EQ(r.WaitExit(), 128 + SIGTERM);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
 }
@@ -139,13 +191,13 @@ TEST_F(ProcessRuntimeTest, KillSendsSigtermToTheGroup) {
 TEST_F(ProcessRuntimeTest, SigkillAfterGraceWhenSigtermIsIgnored) {
   Recorder r;
   ASSERT_TRUE(runtime_
-                  .Start(Shell("t1", "trap '' TERM; echo ready; while :; do sleep 0.05; done"),
+                  ->Start(Shell("t1", "trap '' TERM; echo ready; while :; do sleep 0.05; done"),
                          r.Callbacks())
                   .ok());
   // Wait until the trap is installed, or SIGTERM could land first.
   for (int i = 0; i < 200 && r.out().empty(); ++i) std::this_thread::sleep_for(10ms);
   auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(runtime_.Kill("t1", 300ms).ok());
+  ASSERT_TRUE(runtime_->Kill("t1", 300ms).ok());
   EXPECT_EQ(r.WaitExit(), 128 + SIGKILL);
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_GE(took, 290ms);
@@ -155,7 +207,7 @@ TEST_F(ProcessRuntimeTest, SigkillAfterGraceWhenSigtermIsIgnored) {
 TEST_F(ProcessRuntimeTest, KillsLeftoversOfTheGroupWhenMainExits) {
   Recorder r;
   // The background sleep keeps stdout open; the runtime must not wait for it.
-  ASSERT_TRUE(runtime_.Start(Shell("t1", "sleep 100 & echo bg $!"), r.Callbacks()).ok());
+  ASSERT_TRUE(runtime_->Start(Shell("t1", "sleep 100 & echo bg $!"), r.Callbacks()).ok());
   auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(r.WaitExit(), 0);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1500ms);
@@ -168,7 +220,7 @@ TEST_F(ProcessRuntimeTest, KillsLeftoversOfTheGroupWhenMainExits) {
 
 TEST_F(ProcessRuntimeTest, ReportsUnknownCommand) {
   Recorder r;
-  absl::StatusOr<int> pid = runtime_.Start(
+  absl::StatusOr<int> pid = runtime_->Start(
       TaskSpec{"t1", {"no-such-command-xyz"}, {{"PATH", "/usr/bin:/bin"}}, dir_}, r.Callbacks());
   ASSERT_FALSE(pid.ok());
   EXPECT_THAT(pid.status().message(), HasSubstr("no-such-command-xyz"));
@@ -180,28 +232,28 @@ TEST_F(ProcessRuntimeTest, ReportsExecFailure) {
   std::ofstream(script) << "echo hi\n";
   Recorder r;
   absl::StatusOr<int> pid =
-      runtime_.Start(TaskSpec{"t1", {"./not-executable.sh"}, {}, dir_}, r.Callbacks());
+      runtime_->Start(TaskSpec{"t1", {"./not-executable.sh"}, {}, dir_}, r.Callbacks());
   ASSERT_FALSE(pid.ok());
   EXPECT_THAT(pid.status().message(), HasSubstr("Permission denied"));
 }
 
 TEST_F(ProcessRuntimeTest, RejectsDuplicateIdAndUnknownKill) {
   Recorder r1, r2;
-  ASSERT_TRUE(runtime_.Start(Shell("t1", "sleep 100"), r1.Callbacks()).ok());
-  EXPECT_EQ(runtime_.Start(Shell("t1", "true"), r2.Callbacks()).status().code(),
+  ASSERT_TRUE(runtime_->Start(Shell("t1", "sleep 100"), r1.Callbacks()).ok());
+  EXPECT_EQ(runtime_->Start(Shell("t1", "true"), r2.Callbacks()).status().code(),
             absl::StatusCode::kAlreadyExists);
-  EXPECT_THAT(runtime_.RunningTasks(), ElementsAre("t1"));
-  EXPECT_EQ(runtime_.Kill("nope", 1s).code(), absl::StatusCode::kNotFound);
-  ASSERT_TRUE(runtime_.Kill("t1", 0ms).ok());
+  EXPECT_THAT(runtime_->RunningTasks(), ElementsAre("t1"));
+  EXPECT_EQ(runtime_->Kill("nope", 1s).code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(runtime_->Kill("t1", 0ms).ok());
   EXPECT_EQ(r1.WaitExit(), 128 + SIGKILL);
-  EXPECT_TRUE(runtime_.WaitAll(1s));
+  EXPECT_TRUE(runtime_->WaitAll(1s));
 }
 
 TEST_F(ProcessRuntimeTest, ManyLinesArriveInOrder) {
   Recorder r;
   ASSERT_TRUE(
       runtime_
-          .Start(Shell("t1", "i=0; while [ $i -lt 3000 ]; do echo line$i; i=$((i+1)); done"),
+          ->Start(Shell("t1", "i=0; while [ $i -lt 3000 ]; do echo line$i; i=$((i+1)); done"),
                  r.Callbacks())
           .ok());
   EXPECT_EQ(r.WaitExit(), 0);
@@ -209,6 +261,100 @@ TEST_F(ProcessRuntimeTest, ManyLinesArriveInOrder) {
   ASSERT_EQ(out.size(), 3000u);
   EXPECT_EQ(out.front(), "line0");
   EXPECT_EQ(out.back(), "line2999");
+}
+
+TEST_F(ProcessRuntimeTest, OutputAndExitStatusLiveInTheStateDirectoryUntilTheEnd) {
+  Recorder r;
+  TaskSpec spec = Shell("t1", "echo a; echo b >&2; while [ ! -e go ]; do sleep 0.02; done");
+  spec.annotation = "start record";
+  ASSERT_TRUE(runtime_->Start(spec, r.Callbacks()).ok());
+  TaskState state(state_root() / "t1");
+  EXPECT_TRUE(WaitForContent(state.stdout_path(), "a\n"));
+  EXPECT_TRUE(WaitForContent(state.stderr_path(), "b\n"));
+  EXPECT_EQ(state.ReadRecord()->annotation, "start record");
+  std::ofstream(dir_ / "go").close();
+  EXPECT_EQ(r.WaitExit(), 0);
+  runtime_->WaitAll(5s);
+  EXPECT_FALSE(std::filesystem::exists(state.dir())) << "removed once the exit was reported";
+}
+
+TEST_F(ProcessRuntimeTest, AcknowledgedLinesAreRecordedAsALogPosition) {
+  Recorder r;
+  ASSERT_TRUE(runtime_
+                  ->Start(Shell("t1", "echo aa; echo b >&2; echo c; sleep 100"), r.Callbacks())
+                  .ok());
+  for (int i = 0; i < 500 && r.out().size() + r.err().size() < 3; ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(r.out().size() + r.err().size(), 3u);
+  TaskState state(state_root() / "t1");
+  runtime_->Acknowledge("t1", 2);
+  LogPosition position = state.ReadLogPosition();
+  // Two of the three lines: "aa\n" and "b\n" if stderr's came second, else "aa\nc\n".
+  EXPECT_TRUE((position.stdout_offset == 3 && position.stderr_offset == 2) ||
+              (position.stdout_offset == 5 && position.stderr_offset == 0))
+      << position.stdout_offset << " " << position.stderr_offset;
+  runtime_->Acknowledge("t1", 1);  // going back is ignored
+  EXPECT_EQ(state.ReadLogPosition().stdout_offset, position.stdout_offset);
+  runtime_->Acknowledge("unknown", 1);
+  ASSERT_TRUE(runtime_->Kill("t1", 0ms).ok());
+  EXPECT_EQ(r.WaitExit(), 128 + SIGKILL);
+}
+
+TEST_F(ProcessRuntimeTest, AdoptsARunningOrphanFromItsLogPosition) {
+  int pid = StartOrphan("t1", "echo one; echo two; while [ ! -e go ]; do sleep 0.02; done; "
+                              "echo three; echo err >&2; exit 5");
+  TaskState state(state_root() / "t1");
+  ASSERT_TRUE(WaitForContent(state.stdout_path(), "one\ntwo\n"));
+  ASSERT_TRUE(state.WriteLogPosition({4, 0}).ok());  // "one\n" was shipped by the dead agent
+
+  std::vector<OrphanTask> orphans = runtime_->Orphans();
+  ASSERT_EQ(orphans.size(), 1u);
+  EXPECT_EQ(orphans[0].id, "t1");
+  EXPECT_EQ(orphans[0].pid, pid);
+  EXPECT_EQ(orphans[0].annotation, "annotation of t1");
+  EXPECT_EQ(runtime_->Start(Shell("t1", "true"), Recorder().Callbacks()).status().code(),
+            absl::StatusCode::kAlreadyExists);
+
+  Recorder r;
+  ASSERT_TRUE(runtime_->Adopt("t1", r.Callbacks()).ok());
+  EXPECT_THAT(runtime_->RunningTasks(), ElementsAre("t1"));
+  EXPECT_EQ(runtime_->Adopt("t1", r.Callbacks()).code(), absl::StatusCode::kNotFound);
+  for (int i = 0; i < 500 && r.out().empty(); ++i) std::this_thread::sleep_for(10ms);
+  std::ofstream(dir_ / "go").close();
+  EXPECT_EQ(r.WaitExit(), 5);
+  EXPECT_THAT(r.out(), ElementsAre("two", "three"));
+  EXPECT_THAT(r.err(), ElementsAre("err"));
+  EXPECT_EQ(r.started_pid(), 0) << "an adopted task was started before";
+}
+
+TEST_F(ProcessRuntimeTest, AdoptsAnOrphanThatEndedMeanwhile) {
+  StartOrphan("t1", "echo done; exit 7");
+  TaskState state(state_root() / "t1");
+  ASSERT_TRUE(WaitForContent(state.exit_status_path(), "7\n"));
+  ASSERT_EQ(runtime_->Orphans().size(), 1u);
+  Recorder r;
+  ASSERT_TRUE(runtime_->Adopt("t1", r.Callbacks()).ok());
+  EXPECT_EQ(r.WaitExit(), 7);
+  EXPECT_THAT(r.out(), ElementsAre("done"));
+  EXPECT_EQ(runtime_->Kill("t1", 0ms).code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ProcessRuntimeTest, KillsAnAdoptedTask) {
+  StartOrphan("t1", "echo up; sleep 100");
+  ASSERT_TRUE(WaitForContent(TaskState(state_root() / "t1").stdout_path(), "up\n"));
+  ASSERT_EQ(runtime_->Orphans().size(), 1u);
+  Recorder r;
+  ASSERT_TRUE(runtime_->Adopt("t1", r.Callbacks()).ok());
+  ASSERT_TRUE(runtime_->Kill("t1", 5s).ok());
+  EXPECT_EQ(r.WaitExit(), 128 + SIGTERM);
+}
+
+TEST_F(ProcessRuntimeTest, UnreadableRecordsAreCleanedUp) {
+  TaskState state(state_root() / "half-started");
+  ASSERT_TRUE(state.Create().ok());
+  EXPECT_TRUE(runtime_->Orphans().empty());
+  EXPECT_FALSE(std::filesystem::exists(state.dir()));
 }
 
 }  // namespace

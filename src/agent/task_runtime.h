@@ -1,7 +1,11 @@
 #pragma once
 // The agent's interface to whatever actually runs a task's process. `ProcessRuntime` runs it as a
 // local process group; a container runtime can implement the same interface later.
+//
+// Tasks outlive the runtime object that started them: a runtime made later on the same state (an
+// agent restarted after a crash) finds them with Orphans() and takes them over with Adopt().
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -23,6 +27,15 @@ struct TaskSpec {
   std::vector<std::string> argv;           // argv[0] is looked up in env's PATH unless it has a '/'
   std::map<std::string, std::string> env;  // the complete environment; nothing else is inherited
   std::filesystem::path work_dir;          // must exist; the process starts there
+  std::string annotation;  // kept with the task and handed back by Orphans(); opaque to the runtime
+};
+
+// A task started by an earlier runtime (on the same state) that no runtime supervises now. It may
+// have ended since; Adopt() then reports its recorded exit.
+struct OrphanTask {
+  std::string id;
+  int pid = 0;
+  std::string annotation;
 };
 
 // Callbacks from the runtime. `on_line` and `on_exit` run on a runtime-owned thread, one per task,
@@ -31,7 +44,8 @@ struct TaskSpec {
 struct TaskCallbacks {
   // Called from inside Start() once the process runs, before any on_line/on_exit of the task.
   std::function<void(int pid)> on_started;
-  // One line of output, without its terminator ('\n', '\r' or "\r\n").
+  // One line of output, without its terminator ('\n', '\r' or "\r\n"). Lines are numbered from 1
+  // in the order delivered (both streams together); see Acknowledge().
   std::function<void(StdType type, std::string line)> on_line;
   // The process ended: its exit code, or 128+N when signal N killed it. The task is no longer
   // listed by RunningTasks() when this is called.
@@ -53,6 +67,19 @@ class TaskRuntime {
 
   // Ids of the tasks whose on_exit has not been called yet. Thread-safe.
   virtual std::vector<std::string> RunningTasks() const = 0;
+
+  // The first `lines` lines delivered for the task (since its Start or Adopt) are safe elsewhere: an
+  // adopting runtime delivers the output after them, not again. Unknown ids are ignored.
+  // Thread-safe.
+  virtual void Acknowledge(const std::string& id, uint64_t lines) = 0;
+
+  // Tasks left by an earlier runtime, running or ended; each should be adopted. Records that cannot
+  // be read (a crash while starting) are cleaned up and skipped. Call before starting tasks.
+  virtual std::vector<OrphanTask> Orphans() = 0;
+
+  // Supervises an orphan as if this runtime had started it: its unacknowledged output, then its
+  // exit, reach `callbacks` (on_started is not called). NotFound for an id Orphans() did not list.
+  virtual absl::Status Adopt(const std::string& id, TaskCallbacks callbacks) = 0;
 
   // Blocks until every task has finished (its on_exit returned) or `timeout` passed; true when none
   // is left. Thread-safe.
