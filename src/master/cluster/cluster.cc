@@ -97,9 +97,42 @@ absl::StatusOr<std::string> Cluster::WarmStartCheckpoint(const json& config) {
 }
 
 void Cluster::SaveSearcher(ExperimentState& exp) {
-  if (absl::Status st = store_.SaveSearcherSnapshot(exp.experiment.id, DumpJson(exp.searcher->Snapshot())); !st.ok()) {
-    spdlog::error("experiment {}: saving the searcher state: {}", exp.experiment.id, st.ToString());
-  }
+  int64_t id = exp.experiment.id;
+  (void)Persist(absl::StrCat("experiment ", id, " searcher state"),
+                [this, id, snapshot = DumpJson(exp.searcher->Snapshot())] {
+                  return store_.SaveSearcherSnapshot(id, snapshot);
+                });
+}
+
+absl::Status Cluster::Persist(const std::string& key, PendingWrites::Write write) {
+  absl::Status status = pending_writes_.Run(key, std::move(write));
+  if (!status.ok()) RetryPendingWritesLater();
+  return status;
+}
+
+void Cluster::RetryPendingWritesLater() {
+  if (pending_writes_retry_scheduled_) return;
+  pending_writes_retry_scheduled_ = true;
+  loop_.PostAfter(std::chrono::seconds(1), [this] {
+    pending_writes_retry_scheduled_ = false;
+    if (pending_writes_.Retry() > 0) RetryPendingWritesLater();
+  });
+}
+
+absl::Status Cluster::SaveAllocation(const Allocation& record) {
+  return Persist(absl::StrCat("allocation ", record.allocation_id),
+                 [this, record] { return store_.UpdateAllocation(record); });
+}
+
+absl::Status Cluster::SaveTrial(const api::Trial& trial) {
+  return Persist(absl::StrCat("trial ", trial.id), [this, trial] { return store_.UpdateTrialLifecycle(trial); });
+}
+
+absl::Status Cluster::SaveExperimentState(const api::Experiment& experiment, std::optional<WallTime> end_time) {
+  return Persist(absl::StrCat("experiment ", experiment.id),
+                 [this, id = experiment.id, state = experiment.state, end_time, progress = experiment.progress] {
+                   return store_.UpdateExperimentState(id, state, end_time, progress);
+                 });
 }
 
 bool Cluster::HasLiveTrials(int64_t experiment_id) const {
@@ -257,9 +290,7 @@ void Cluster::StartAllocation(AllocationState& alloc, const std::vector<schedule
     for (int s : p.slot_ids) agent.slot_allocations[s] = id;
     if (p.slot_ids.empty()) agent.zero_slot_allocations.insert(id);
   }
-  if (absl::Status st = store_.UpdateAllocation(alloc.record); !st.ok()) {
-    spdlog::error("allocation {}: {}", id, st.ToString());
-  }
+  (void)SaveAllocation(alloc.record);
   std::map<std::string, std::string> env = TrialEnvironment(alloc, trial, exp);
   // One process per agent; a gang's processes are told apart by their resources id.
   for (size_t rank = 0; rank < placements.size(); ++rank) {
@@ -369,7 +400,7 @@ void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& tex
     auto a = allocations_.find(started->allocation_id);
     if (a == allocations_.end()) return;
     a->second->record.state = "RUNNING";
-    (void)store_.UpdateAllocation(a->second->record);
+    (void)SaveAllocation(a->second->record);
     MasterLog(a->second->record.task_id, started->allocation_id,
               absl::StrCat("Process started on agent ", agent_id, " (pid ", started->pid, ")"));
   } else if (auto* exited = std::get_if<api::TaskExited>(&*msg)) {
@@ -461,7 +492,7 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   alloc.record.state = "TERMINATED";
   alloc.record.end_time = std::chrono::system_clock::now();
   alloc.record.exit_code = exit_code;
-  (void)store_.UpdateAllocation(alloc.record);
+  (void)SaveAllocation(alloc.record);
   ResolvePreemptionWaiters(alloc, true);
   MasterLog(alloc.record.task_id, alloc_id, absl::StrCat("Allocation ", alloc_id, " ", why));
   auto t = trials_.find(alloc.record.trial_id);
@@ -515,7 +546,7 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
             absl::StrCat("Trial ", trial.trial.id, " restarts from its latest checkpoint (restart ", trial.trial.restarts,
                          " of ", experiments_.at(trial.trial.experiment_id)->config.max_restarts, ")"));
   if (trial.trial.state != "ACTIVE") {  // paused: resumes on activate
-    (void)store_.UpdateTrialLifecycle(trial.trial);
+    (void)SaveTrial(trial.trial);
     return;
   }
   if (absl::Status fits = CheckFits(exp.config.resource_pool, exp.config.slots_per_trial, exp.config.is_single_node,
@@ -533,9 +564,7 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
 void Cluster::FinishTrial(TrialState& trial, const std::string& state) {
   trial.trial.state = state;
   trial.trial.end_time = std::chrono::system_clock::now();
-  if (absl::Status st = store_.UpdateTrialLifecycle(trial.trial); !st.ok()) {
-    spdlog::error("trial {}: {}", trial.trial.id, st.ToString());
-  }
+  (void)SaveTrial(trial.trial);
   MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is ", state));
   auto e = experiments_.find(trial.trial.experiment_id);
   std::string request_id = trial.trial.request_id;
@@ -565,11 +594,7 @@ void Cluster::FinishExperiment(ExperimentState& exp, const std::string& state) {
   int64_t id = exp.experiment.id;
   exp.experiment.state = state;
   if (state == "COMPLETED") exp.experiment.progress = 1.0;
-  if (absl::Status st = store_.UpdateExperimentState(id, state, std::chrono::system_clock::now(),
-                                                     exp.experiment.progress);
-      !st.ok()) {
-    spdlog::error("experiment {}: {}", id, st.ToString());
-  }
+  (void)SaveExperimentState(exp.experiment, std::chrono::system_clock::now());
   (void)store_.DeleteSession(Sha256Hex(exp.user_token));
   spdlog::info("experiment {} is {}", id, state);
   experiments_.erase(id);
@@ -649,8 +674,9 @@ absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, const std::str
     if (target == "STOPPING_CANCELED" && IsStopping(current)) return absl::OkStatus();  // already stopping
     return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", current));
   }
-  exp.experiment.state = target;
+  // Saved first: a refused write leaves the experiment as it was, in memory and on disk.
   RETURN_IF_ERROR(store_.UpdateExperimentState(experiment_id, target, std::nullopt, exp.experiment.progress));
+  exp.experiment.state = target;
   spdlog::info("experiment {}: {} -> {}", experiment_id, current, target);
   std::vector<int64_t> live;
   for (const auto& [id, trial] : trials_) {
@@ -696,7 +722,7 @@ void Cluster::DropQueuedAllocation(TrialState& trial) {
   if (a != allocations_.end()) {
     a->second->record.state = "TERMINATED";
     a->second->record.end_time = std::chrono::system_clock::now();
-    (void)store_.UpdateAllocation(a->second->record);
+    (void)SaveAllocation(a->second->record);
     ResolvePreemptionWaiters(*a->second, true);
     allocations_.erase(a);
   }
@@ -706,7 +732,7 @@ void Cluster::DropQueuedAllocation(TrialState& trial) {
 void Cluster::StopTrial(TrialState& trial, const std::string& state) {
   if (trial.trial.state == "STOPPING_KILLED" && state != "STOPPING_KILLED") return;  // kill wins
   trial.trial.state = state;
-  (void)store_.UpdateTrialLifecycle(trial.trial);
+  (void)SaveTrial(trial.trial);
   DropQueuedAllocation(trial);
   if (trial.allocation_id.empty()) {
     if (state != "PAUSED") FinishTrial(trial, TerminalStateOf(state));
@@ -746,8 +772,7 @@ void Cluster::ReportProgress(int64_t trial_id, double progress, std::function<vo
     e->second->searcher->TrialProgress(t->second->trial.request_id, std::clamp(progress, 0.0, 1.0));
     e->second->experiment.progress = e->second->searcher->Progress();
     SaveSearcher(*e->second);
-    done(store_.UpdateExperimentState(e->first, e->second->experiment.state, std::nullopt,
-                                      e->second->experiment.progress));
+    done(SaveExperimentState(e->second->experiment, std::nullopt));
   });
 }
 
@@ -769,7 +794,7 @@ void Cluster::SetRunnerState(int64_t trial_id, const std::string& state, std::fu
     auto t = trials_.find(trial_id);
     if (t == trials_.end()) return done(absl::FailedPreconditionError(absl::StrCat("trial ", trial_id, " is not running")));
     t->second->trial.runner_state = state;
-    done(store_.UpdateTrialLifecycle(t->second->trial));
+    done(SaveTrial(t->second->trial));
   });
 }
 

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "api/agent_protocol.h"
 #include "config/experiment_config.h"
+#include "master/cluster/pending_writes.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
 #include "master/http/http_types.h"
@@ -187,6 +188,13 @@ class Cluster {
   // Carries out the searcher's actions for the experiment (which may end during them).
   void ApplyActions(int64_t experiment_id, const std::vector<searcher::Action>& actions);
   void SaveSearcher(ExperimentState& exp);
+  // Saves an entity's current state. A write the database refuses is kept and made again every
+  // second until it succeeds (pending_writes.h); the error is still returned.
+  absl::Status Persist(const std::string& key, PendingWrites::Write write);
+  void RetryPendingWritesLater();
+  absl::Status SaveAllocation(const Allocation& record);
+  absl::Status SaveTrial(const api::Trial& trial);
+  absl::Status SaveExperimentState(const api::Experiment& experiment, std::optional<WallTime> end_time);
   // The checkpoint a warm-started experiment's trials begin from ("" without warm start); an unknown
   // source, or a source trial without checkpoints, is InvalidArgument.
   absl::StatusOr<std::string> WarmStartCheckpoint(const nlohmann::json& config);
@@ -252,6 +260,8 @@ class Cluster {
   uint64_t next_waiter_id_ = 1;
   int64_t next_request_order_ = 1;
   int64_t next_start_order_ = 1;
+  PendingWrites pending_writes_;
+  bool pending_writes_retry_scheduled_ = false;
 };
 
 }  // namespace det::master

@@ -22,7 +22,10 @@ absl::Status Cluster::Recover() {
     if (absl::Status st = RecoverExperiment(std::move(e)); !st.ok()) {
       spdlog::error("experiment {} cannot be recovered and fails: {}", id, st.ToString());
       experiments_.erase(id);
-      (void)store_.UpdateExperimentState(id, "ERROR", std::chrono::system_clock::now(), 0);
+      api::Experiment failed;
+      failed.id = id;
+      failed.state = "ERROR";
+      (void)SaveExperimentState(failed, std::chrono::system_clock::now());
     }
   }
   // Agents that held allocations get the usual grace to come back before their work counts as lost.

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "master/db/storage_health.h"
 
 namespace det::master {
 
@@ -16,8 +17,8 @@ class SqliteStatement {
  public:
   static absl::StatusOr<SqliteStatement> Prepare(sqlite3* db, const char* sql) {
     sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
-      return absl::InternalError(absl::StrCat("sqlite prepare: ", sqlite3_errmsg(db), " in: ", sql));
+    if (int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr); rc != SQLITE_OK) {
+      return SqliteFailure(db, rc, absl::StrCat("prepare of ", sql));
     }
     return SqliteStatement(db, stmt);
   }
@@ -55,8 +56,11 @@ class SqliteStatement {
   absl::StatusOr<bool> Step() {
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    return absl::InternalError(absl::StrCat("sqlite step: ", sqlite3_errmsg(db_)));
+    if (rc == SQLITE_DONE) {
+      if (!sqlite3_stmt_readonly(stmt_)) SqliteWriteDone(db_);
+      return false;
+    }
+    return SqliteFailure(db_, rc, "step");
   }
   // Clears bindings' results so the statement can run again with new binds.
   void Reset() {

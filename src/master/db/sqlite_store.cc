@@ -32,12 +32,10 @@ std::optional<WallTime> OptTime(const SqliteStatement& s, int col) {
 }
 
 absl::Status Exec(sqlite3* db, const std::string& sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err != nullptr ? err : "unknown error";
-    sqlite3_free(err);
-    return absl::InternalError(absl::StrCat("sqlite: ", msg));
+  if (int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr); rc != SQLITE_OK) {
+    return SqliteFailure(db, rc, "exec");
   }
+  if (sql == "COMMIT") SqliteWriteDone(db);
   return absl::OkStatus();
 }
 
@@ -230,14 +228,18 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
     sqlite3_close(db);
     return absl::UnavailableError(absl::StrCat("cannot open database ", path, ": ", msg));
   }
-  std::unique_ptr<SqliteStore> store(new SqliteStore(db));
+  std::unique_ptr<SqliteStore> store(new SqliteStore(db, path));
+  WatchStorage(db, &store->health_);
   sqlite3_busy_timeout(db, 5000);
   RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"));
   RETURN_IF_ERROR(store->Migrate());
   return store;
 }
 
-SqliteStore::~SqliteStore() { sqlite3_close(db_); }
+SqliteStore::~SqliteStore() {
+  UnwatchStorage(db_);
+  sqlite3_close(db_);
+}
 
 absl::Status SqliteStore::Migrate() {
   std::lock_guard lock(mu_);

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <string>
 
+#include "master/db/storage_health.h"
 #include "master/db/store.h"
 
 struct sqlite3;
@@ -80,7 +81,7 @@ class SqliteStore : public Store {
   absl::Status DeleteTemplate(const std::string& name) override;
 
  private:
-  explicit SqliteStore(sqlite3* db) : db_(db) {}
+  SqliteStore(sqlite3* db, const std::string& path) : db_(db), health_(path) {}
   absl::Status Migrate();
   absl::StatusOr<api::User> GetUserLocked(int64_t id);
   absl::StatusOr<api::Experiment> GetExperimentLocked(int64_t id);
@@ -89,6 +90,7 @@ class SqliteStore : public Store {
 
   std::mutex mu_;
   sqlite3* db_;
+  StorageHealth health_;  // refuses writes while storage fails (storage_health.h)
   bool created_ = false;
 };
 
