@@ -45,6 +45,9 @@ struct Experiment {
   std::string resource_pool;
   std::vector<int64_t> trial_ids;
   int64_t model_definition_size = 0;
+  // The master's own, not on the wire: the job's queue position set by ahead-of/behind-of (null:
+  // submission order).
+  std::optional<double> queue_position;
 };
 
 struct Trial {

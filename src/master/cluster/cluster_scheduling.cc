@@ -139,7 +139,7 @@ scheduler::PendingRequest Cluster::PendingRequestOf(const AllocationState& alloc
   r.job_id = exp.experiment.job_id;
   r.job_submission = SubmissionOrder(exp.experiment);
   r.request_order = alloc.request_order;
-  r.queue_position = exp.queue_position;
+  r.queue_position = exp.experiment.queue_position;
   r.slots = alloc.record.slots;
   r.single_node = exp.config.is_single_node;
   r.preemptible = true;  // only trials run here, and trials are preemptible
@@ -180,7 +180,7 @@ scheduler::PoolSnapshot Cluster::PoolSnapshotOf(const std::string& pool) const {
     r.allocation_id = id;
     r.job_id = exp.experiment.job_id;
     r.job_submission = SubmissionOrder(exp.experiment);
-    r.queue_position = exp.queue_position;
+    r.queue_position = exp.experiment.queue_position;
     r.slots = alloc->record.slots;
     for (const AgentSlots& p : alloc->record.placements) r.placements.push_back({p.agent_id, p.slot_ids});
     r.priority = PriorityOf(exp.config);
@@ -337,7 +337,7 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
 
   // The new attributes, stored first (in the config, where a restarted master finds them), then used.
   std::optional<int> priority = PriorityOf(exp.config);
-  std::optional<double> position = exp.queue_position;
+  std::optional<double> position = exp.experiment.queue_position;
   if (change.priority) {
     priority = change.priority;
     position.reset();  // a new priority puts the job back in submission order (upstream)
@@ -358,12 +358,13 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
   resources["resource_pool"] = pool;
   ExperimentPatch patch;
   patch.config_json = config.dump();
+  patch.queue_position = position;
   RETURN_IF_ERROR(store_.PatchExperiment(exp.experiment.id, patch).status());
   exp.experiment.config_json = exp.config.full_json = *patch.config_json;
   exp.config.priority = priority.value_or(0);
   exp.config.weight = weight;
   exp.config.max_slots = max_slots;
-  exp.queue_position = position;
+  exp.experiment.queue_position = position;
   if (pool != exp.config.resource_pool) {
     exp.config.resource_pool = pool;
     // Running trials move too: they checkpoint and are queued again in the new pool.

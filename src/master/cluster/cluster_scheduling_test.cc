@@ -220,6 +220,18 @@ TEST_F(ClusterSchedulingTest, TheJobQueueShowsOrderStateAndJobsAheadAndUpdatesRe
   EXPECT_EQ(jobs[1].experiment_id, second);
   EXPECT_EQ(jobs[1].priority, 30) << "moving ahead of a job takes its priority";
 
+  // A restarted master restores the queue as it was, positions included.
+  cluster_ = std::make_unique<Cluster>(*store_, loop_, Options());
+  handlers_.clear();
+  ASSERT_TRUE(cluster_->Recover().ok());
+  loop_.RunPending();
+  std::vector<JobInfo> restored = Jobs();
+  ASSERT_EQ(restored.size(), jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(restored[i].experiment_id, jobs[i].experiment_id) << i;
+    EXPECT_EQ(restored[i].priority, jobs[i].priority) << i;
+  }
+
   EXPECT_EQ(Update("no-such-job", {.priority = 1}).code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(Update(JobId(first), {.priority = 100}).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Update(JobId(first), {.weight = 0}).code(), absl::StatusCode::kInvalidArgument);

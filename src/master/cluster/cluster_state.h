@@ -89,9 +89,8 @@ struct Cluster::ExperimentState {
   std::string warm_start_checkpoint;
   std::map<std::string, int64_t> trial_by_request;
   std::string user_token;  // owner's session for DET_USER_TOKEN
-  // The job's scheduling attributes are config.resources (resource_pool always resolved), changed
-  // by UpdateJob; its queue position, set by --ahead-of / --behind-of, is the master's own.
-  std::optional<double> queue_position;
+  // The job's scheduling attributes are config.resources (resource_pool always resolved) and
+  // experiment.queue_position, changed by UpdateJob.
   // The log policies with an action, compiled.
   std::vector<std::pair<config::LogPolicy, std::regex>> log_policies;
 };

@@ -75,7 +75,7 @@ User ReadUser(const SqliteStatement& s) {
 constexpr char kExperimentColumns[] =
     "SELECT e.id, e.name, e.description, e.labels, e.state, e.archived, e.config, e.original_config, "
     "e.owner_id, u.username, e.start_time, e.end_time, e.progress, e.job_id, length(e.model_definition), "
-    "e.notes "
+    "e.notes, e.queue_position "
     "FROM experiments e JOIN users u ON u.id = e.owner_id ";
 
 Experiment ReadExperiment(const SqliteStatement& s) {
@@ -101,6 +101,7 @@ Experiment ReadExperiment(const SqliteStatement& s) {
   e.job_id = s.Text(13);
   e.model_definition_size = s.Int(14);
   e.notes = s.Text(15);
+  if (!s.IsNull(16)) e.queue_position = s.Double(16);
   nlohmann::json config = nlohmann::json::parse(e.config_json, nullptr, false);
   if (config.is_object()) {
     const auto& searcher = config.value("searcher", nlohmann::json::object());
@@ -971,6 +972,7 @@ absl::StatusOr<Experiment> SqliteStore::PatchExperiment(int64_t id, const Experi
   if (patch.notes) sets.push_back("notes = ?");
   if (patch.labels) sets.push_back("labels = ?");
   if (patch.config_json) sets.push_back("config = ?");
+  if (patch.queue_position) sets.push_back("queue_position = ?");
   if (!sets.empty()) {
     ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
                                  db_, absl::StrCat("UPDATE experiments SET ", absl::StrJoin(sets, ", "),
@@ -982,6 +984,7 @@ absl::StatusOr<Experiment> SqliteStore::PatchExperiment(int64_t id, const Experi
     if (patch.notes) s.Bind(i++, *patch.notes);
     if (patch.labels) s.Bind(i++, nlohmann::json(*patch.labels).dump());
     if (patch.config_json) s.Bind(i++, *patch.config_json);
+    if (patch.queue_position) s.Bind(i++, *patch.queue_position);
     s.Bind(i, id);
     RETURN_IF_ERROR(s.Run());
   }

@@ -72,6 +72,7 @@ struct ExperimentPatch {
   std::optional<std::string> notes;
   std::optional<std::vector<std::string>> labels;
   std::optional<std::string> config_json;  // the whole (expanded) config, as JSON
+  std::optional<std::optional<double>> queue_position;  // set, or cleared with nullopt inside
 };
 
 // Users list order (upstream's GetUsersRequest.SortBy).
