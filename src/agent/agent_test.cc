@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agent/fake_log_sink.h"
+#include "agent/orphan_test_util.h"
 #include "agent/process_runtime.h"
 
 namespace det::agent {
@@ -168,6 +169,27 @@ TEST_F(AgentTest, RunsTaskAndReportsExitAfterItsLogs) {
   EXPECT_EQ(meta_.task_id, "task-a1");
   EXPECT_EQ(meta_.allocation_id, "a1");
   EXPECT_EQ(meta_.agent_id, "agent-1");
+}
+
+TEST_F(AgentTest, RecoverAdoptsATaskAnEarlierAgentLeftRunning) {
+  api::StartTask start = Task("a1", "");
+  int pid = StartOrphanTask(dir_ / "runtime", "a1",
+                            "echo before; while [ ! -e go ]; do sleep 0.02; done; echo after; exit 3",
+                            api::Encode(api::MasterMessage(start)), dir_);
+  ASSERT_GT(pid, 0);
+  MakeAgent();
+  agent_->Recover();
+  EXPECT_THAT(agent_->Hello().running_allocations, ElementsAre("a1"));
+  std::ofstream(dir_ / "go").close();
+  std::optional<api::TaskExited> exited = sent_.WaitExit();
+  ASSERT_TRUE(exited.has_value());
+  EXPECT_EQ(exited->allocation_id, "a1");
+  EXPECT_EQ(exited->exit_code, 3);
+  EXPECT_THAT(sent_.Kinds(), ElementsAre("exited")) << "it was started before: no TaskStarted";
+  std::lock_guard lock(sent_.mu);
+  EXPECT_THAT(sent_.logs_at_exit[0], ElementsAre("before", "after"));
+  EXPECT_EQ(meta_.task_id, "task-a1") << "shipped with the task's own StartTask";
+  ::waitpid(pid, nullptr, 0);
 }
 
 TEST_F(AgentTest, DownloadFailureIsReportedAndLogged) {

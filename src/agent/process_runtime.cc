@@ -421,10 +421,12 @@ void ProcessRuntime::Supervise(std::shared_ptr<Process> p, TaskCallbacks callbac
     exited = p->exited;
   }
   bool sigkilled = false;
+  bool first = true;          // output written before the watch existed is read at once
   std::optional<int> status;  // the shim's wait status, for an own child
   while (!exited) {
     // Without inotify, output is polled for; without a pidfd, so is the exit.
-    int timeout_ms = inotify_fd >= 0 && p->pidfd >= 0 ? 1000 : 50;
+    int timeout_ms = first ? 0 : inotify_fd >= 0 && p->pidfd >= 0 ? 1000 : 50;
+    first = false;
     int64_t deadline = p->kill_deadline.load();
     if (deadline != 0 && !sigkilled) {
       int64_t left_ms = (deadline - NowNanos() + 999'999) / 1'000'000;

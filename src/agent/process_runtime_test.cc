@@ -2,7 +2,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +17,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "agent/orphan_test_util.h"
 
 namespace det::agent {
 namespace {
@@ -108,29 +109,11 @@ class ProcessRuntimeTest : public ::testing::Test {
     return TaskSpec{id, {"sh", "-c", script}, {{"PATH", "/usr/bin:/bin"}}, dir_};
   }
 
-  // Starts `script` the way a runtime would, without one: as a dead agent's task left running.
+  // A dead agent's task, left running.
   int StartOrphan(const std::string& id, const std::string& script) {
-    TaskState state(state_root() / id);
-    EXPECT_TRUE(state.Create().ok());
-    std::vector<std::string> args = {DET_TASK_SHIM, state.exit_status_path().string(), "/bin/sh",
-                                     "sh", "-c", script};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int out = ::open(state.stdout_path().c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    int err = ::open(state.stderr_path().c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    std::string cwd = dir_.string();
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      ::setsid();
-      if (::chdir(cwd.c_str()) != 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    ::close(out);
-    ::close(err);
+    int pid = StartOrphanTask(state_root(), id, script, "annotation of " + id, dir_);
+    EXPECT_GT(pid, 0);
     orphans_.push_back(pid);
-    EXPECT_TRUE(state.WriteRecord({pid, *ProcessStartTime(pid), "annotation of " + id}).ok());
     return pid;
   }
 

@@ -53,6 +53,15 @@ class Cluster:
         out = self.det("experiment", "create", str(config), str(model_dir), *extra)
         return int(re.search(r"Created experiment (\d+)", out.stdout).group(1))
 
+    def run_script(self, model_dir, name, script):
+        """Writes `script` to MODEL_DIR/NAME.py, submits it as a single-trial experiment (no restarts) and
+        waits for its trial; returns (experiment id, trial id)."""
+        (model_dir / f"{name}.py").write_text(script)
+        (model_dir / f"{name}.yaml").write_text(
+            f"name: {name}\nentrypoint: python3 {name}.py\nsearcher: {{name: single, metric: loss}}\nmax_restarts: 0\n")
+        exp_id = self.create_experiment(model_dir / f"{name}.yaml", model_dir)
+        return exp_id, wait_for(lambda: (self.trials(exp_id) or [None])[0], "the trial")["id"]
+
     def trials(self, exp_id):
         return self.get(f"/api/v1/experiments/{exp_id}/trials", params={"limit": 1000})["trials"]
 

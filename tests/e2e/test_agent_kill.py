@@ -41,11 +41,7 @@ def cluster(tmp_path_factory):
 
 
 def test_a_killed_agents_trial_resumes_on_another_agent(cluster, tmp_path):
-    (tmp_path / "stepper.py").write_text(STEPPER)
-    (tmp_path / "exp.yaml").write_text(
-        "name: agent-kill\nentrypoint: python3 stepper.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n")
-    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
-    trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
+    exp_id, trial_id = cluster.run_script(tmp_path, "stepper", STEPPER)
     text = wait_for(lambda: (lambda t: "checkpointed step 30" in t and t)(cluster.trial_logs(trial_id)),
                     "step 30", timeout=120)
     agent = re.search(r"assigned to agent (agent-\d+)", text).group(1)

@@ -88,11 +88,7 @@ def alive(pid):
 
 def test_a_restarted_agent_adopts_its_running_trial(setup, tmp_path):
     cluster, agent = setup
-    (tmp_path / "stepper.py").write_text(STEPPER)
-    (tmp_path / "exp.yaml").write_text(
-        "name: restart\nentrypoint: python3 stepper.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n")
-    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
-    trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
+    exp_id, trial_id = cluster.run_script(tmp_path, "stepper", STEPPER)
     text = wait_for(lambda: (lambda t: "step 40\n" in t and t)(cluster.trial_logs(trial_id)), "step 40", timeout=120)
     pid = int(re.search(r"Process started on agent \S+ \(pid (\d+)\)", text).group(1))
 

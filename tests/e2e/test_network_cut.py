@@ -111,11 +111,7 @@ def setup(tmp_path_factory):
 
 def test_a_short_cut_keeps_the_trial_running_and_the_agent_reconnects(setup, tmp_path):
     cluster, proxy = setup
-    (tmp_path / "stepper.py").write_text(STEPPER)
-    (tmp_path / "exp.yaml").write_text(
-        "name: cut\nentrypoint: python3 stepper.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n")
-    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
-    trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
+    exp_id, trial_id = cluster.run_script(tmp_path, "stepper", STEPPER)
     wait_for(lambda: "running" in cluster.trial_logs(trial_id), "the trial process to start")
 
     proxy.cut()

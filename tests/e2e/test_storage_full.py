@@ -107,15 +107,11 @@ def fill(directory):
 
 def test_a_full_disk_refuses_changes_loses_nothing_and_recovers(setup, tmp_path):
     cluster, db_dir, _ = setup
-    (tmp_path / "stepper.py").write_text(STEPPER)
-    (tmp_path / "exp.yaml").write_text(
-        "name: full\nentrypoint: python3 stepper.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n")
-    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
-    trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
+    exp_id, trial_id = cluster.run_script(tmp_path, "stepper", STEPPER)
     wait_for(lambda: cluster.metrics(trial_id, "training"), "the first report", timeout=120)
 
     fill(db_dir)
-    refused = cluster.det("experiment", "create", str(tmp_path / "exp.yaml"), str(tmp_path), check=False)
+    refused = cluster.det("experiment", "create", str(tmp_path / "stepper.yaml"), str(tmp_path), check=False)
     assert refused.returncode != 0
     message = refused.stdout + refused.stderr
     assert "cannot write its database" in message and "full" in message, message
@@ -134,7 +130,7 @@ def test_a_full_disk_refuses_changes_loses_nothing_and_recovers(setup, tmp_path)
     assert steps == list(range(20, STEPS + 1, 20)), "every report arrived, none twice"
     assert cluster.trials(exp_id)[0]["restarts"] == 0
     assert "can be written again" in (cluster.data_dir / "master.log").read_text()
-    again = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
+    again = cluster.create_experiment(tmp_path / "stepper.yaml", tmp_path)
     assert again > exp_id
 
 
@@ -158,11 +154,7 @@ def stored_states(db_dir, exp_id, scratch):
 
 def test_what_happens_during_the_outage_is_saved_after_it(setup, tmp_path):
     cluster, db_dir, agent_log = setup
-    (tmp_path / "short.py").write_text(SHORT)
-    (tmp_path / "exp.yaml").write_text(
-        "name: short\nentrypoint: python3 short.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n")
-    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
-    trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
+    exp_id, trial_id = cluster.run_script(tmp_path, "short", SHORT)
     wait_for(lambda: cluster.metrics(trial_id, "validation"), "the reports", timeout=120)
 
     allocation = cluster.get(f"/api/v1/experiments/{exp_id}/trials")["trials"][0]["taskId"]
