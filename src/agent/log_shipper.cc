@@ -114,19 +114,29 @@ bool LogShipper::Ship(const std::vector<LogLine>& batch) {
   auto delay = options_.first_retry_delay;
   int attempts = degraded_ ? 1 : std::max(1, options_.max_attempts);
   absl::Status status;
-  for (int attempt = 1; attempt <= attempts; ++attempt) {
+  for (int attempt = 1;; ++attempt) {
     status = sink_->Post(batch);
     if (status.ok()) {
       degraded_ = false;
       return true;
     }
     if (IsPermanent(status)) break;
-    if (attempt < attempts) {
-      spdlog::debug("task {}: shipping {} log lines failed (attempt {}): {}", name_, batch.size(),
-                    attempt, status.ToString());
-      std::this_thread::sleep_for(delay);
-      delay = std::min(delay * 2, options_.max_retry_delay);
+    // While the task runs, a master that is away or cannot store logs is waited for (the queue
+    // is bounded by max_buffered); once it ended, its exit report must not wait for ever.
+    bool patient;
+    {
+      std::lock_guard lock(mu_);
+      patient = !closing_;
     }
+    if (!patient && attempt >= attempts) break;
+    if (attempt == attempts) {
+      spdlog::warn("task {}: the master does not take log lines ({}); holding them until it does",
+                   name_, status.ToString());
+    }
+    spdlog::debug("task {}: shipping {} log lines failed (attempt {}): {}", name_, batch.size(),
+                  attempt, status.ToString());
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, options_.max_retry_delay);
   }
   degraded_ = true;
   spdlog::warn("task {}: dropped {} log lines the master did not accept: {}", name_, batch.size(),

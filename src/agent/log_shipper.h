@@ -1,8 +1,10 @@
 #pragma once
-// Batches one task's log lines and ships them on its own thread, so the task's pipe readers never
-// wait for the network. A batch goes out when it holds `max_batch` lines, when its oldest line is
-// `flush_interval` old, and on Close(). Failed posts are retried with backoff; a batch that still
-// fails is dropped with a warning naming the count (never silently).
+// Batches one task's log lines and ships them on its own thread, so the task's output readers
+// never wait for the network. A batch goes out when it holds `max_batch` lines, when its oldest line
+// is `flush_interval` old, and on Close(). Failed posts are retried with backoff: for as long as it
+// takes until Close() (a master away or unable to store them is waited for; lines beyond
+// `max_buffered` are dropped meanwhile), then `max_attempts` times. A batch given up on, or refused
+// for good, is dropped with a warning naming the count (never silently).
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -21,7 +23,8 @@ namespace det::agent {
 struct LogShipperOptions {
   size_t max_batch = 1000;
   std::chrono::milliseconds flush_interval{200};
-  int max_attempts = 5;  // per batch; after a batch was dropped, 1 until a post succeeds again
+  // Per batch once Close() was called; after a batch was dropped, 1 until a post succeeds again.
+  int max_attempts = 5;
   std::chrono::milliseconds first_retry_delay{250};
   std::chrono::milliseconds max_retry_delay{4000};
   // Lines held while the master is slow or away; beyond this, new lines are dropped (and counted).

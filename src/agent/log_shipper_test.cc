@@ -64,6 +64,23 @@ TEST(LogShipperTest, RetriesFailedPosts) {
   EXPECT_EQ(shipper.dropped(), 0u);
 }
 
+TEST(LogShipperTest, WaitsForTheMasterWhileTheTaskRuns) {
+  auto shared = std::make_shared<FakeLogSink::Shared>();
+  shared->fail_next = 12;  // far more than max_attempts
+  LogShipperOptions o = FastOptions();
+  o.max_attempts = 3;
+  LogShipper shipper(std::make_unique<FakeLogSink>(shared), "t", o);
+  shipper.Add(StdType::kStdout, "a");
+  {
+    std::unique_lock lock(shared->mu);
+    ASSERT_TRUE(shared->cv.wait_for(lock, 5s, [&] { return !shared->batches.empty(); }));
+  }
+  shipper.Close();
+  EXPECT_THAT(shared->Texts(), ElementsAre("a"));
+  EXPECT_EQ(shared->posts, 13);
+  EXPECT_EQ(shipper.dropped(), 0u);
+}
+
 TEST(LogShipperTest, DropsAfterMaxAttemptsAndCountsIt) {
   auto shared = std::make_shared<FakeLogSink::Shared>();
   shared->fail_next = 100;
