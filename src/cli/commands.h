@@ -23,8 +23,9 @@ void AddMasterCommands(CLI::App& det, CommandContext& ctx);
 void AddAgentCommands(CLI::App& det, CommandContext& ctx);  // det agent, det slot
 void AddResourcePoolCommands(CLI::App& det, CommandContext& ctx);
 void AddJobCommands(CLI::App& det, CommandContext& ctx);
+void AddTaskCommands(CLI::App& det, CommandContext& ctx);
 
-// The log filter flags shared by `det trial logs` and `det experiment logs` (-f, --head, --tail,
+// The log filter flags shared by `det trial logs`, `det experiment logs` and `det task logs` (-f, --head, --tail,
 // --agent-id, ...), parsed into LogsFlags; FinishLogsFlags turns them into TrialLogsArgs.
 struct LogsFlags;
 std::shared_ptr<LogsFlags> AddLogsFlags(CLI::App& cmd);

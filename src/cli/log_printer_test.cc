@@ -28,6 +28,13 @@ TEST(TrialLogsPathTest, Plain) {
   EXPECT_EQ(*p, "/api/v1/trials/7/logs");
 }
 
+TEST(TrialLogsPathTest, TaskLogsTakeTheSameQuery) {
+  TrialLogsArgs t;
+  t.tail = 5;
+  EXPECT_EQ(*LogsPath("/api/v1/tasks/3.abc/logs", t),
+            "/api/v1/tasks/3.abc/logs?limit=5&orderBy=ORDER_BY_DESC");
+}
+
 TEST(TrialLogsPathTest, FollowHeadTail) {
   TrialLogsArgs a;
   a.follow = true;

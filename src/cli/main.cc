@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   det::cli::AddAgentCommands(app, ctx);
   det::cli::AddResourcePoolCommands(app, ctx);
   det::cli::AddJobCommands(app, ctx);
+  det::cli::AddTaskCommands(app, ctx);
 
   try {
     app.parse(argc, argv);

@@ -34,6 +34,18 @@ void AddMasterCommands(CLI::App& det, CommandContext& ctx) {
     ctx.action = [&ctx, config_format] { return MasterConfig(ctx, *config_format, std::cout); };
   });
 
+  CLI::App* logs = master->add_subcommand("logs", "fetch master logs");
+  auto follow = std::make_shared<bool>(false);
+  auto tail = std::make_shared<int>(-1);
+  logs->add_flag("-f,--follow", *follow, "follow the logs of the master, like tail -f");
+  logs->add_option("--tail", *tail, "number of lines to show, counting from the end of the log");
+  logs->callback([&ctx, follow, tail] {
+    ctx.action = [&ctx, follow, tail] {
+      return MasterLogs(ctx, *follow, *tail >= 0 ? std::optional<int>(*tail) : std::nullopt,
+                        std::cout);
+    };
+  });
+
   CLI::App* info = master->add_subcommand("info", "fetch master info");
   auto info_format = AddFormatFlags(info, false);
   info->callback([&ctx, info_format] {

@@ -2,7 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "cli/command_context.h"
+#include "cli/paging.h"
 #include "cli/session.h"
 #include "common/json_yaml.h"
 
@@ -32,6 +35,24 @@ absl::StatusOr<int> MasterInfo(CommandContext& ctx, MasterOutput format, std::os
   absl::StatusOr<nlohmann::json> resp = ctx.session().Get("/api/v1/master");
   if (!resp.ok()) return resp.status();
   Print(*resp, format, out);
+  return 0;
+}
+
+absl::StatusOr<int> MasterLogs(CommandContext& ctx, bool follow, std::optional<int> tail,
+                               std::ostream& out) {
+  if (tail && *tail < 0) return absl::InvalidArgumentError("--tail must be >= 0");
+  std::string path = "/api/v1/master/logs";
+  if (tail) path = AddQuery(path, "offset", std::to_string(-*tail));
+  if (follow) path = AddQuery(path, "follow", "true");
+  if (tail && *tail == 0 && !follow) return 0;
+  absl::Status s = ctx.session().Stream(path, [&out](const nlohmann::json& result) {
+    const nlohmann::json& entry = result.value("logEntry", nlohmann::json::object());
+    std::string level(absl::StripPrefix(entry.value("level", ""), "LOG_LEVEL_"));
+    out << entry.value("timestamp", "") << " [" << level << "]: " << entry.value("message", "") << "\n";
+    out.flush();
+    return true;
+  });
+  if (!s.ok()) return s;
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// `det master config|info`.
+// `det master config|info|logs`.
+#include <optional>
 #include <ostream>
 
 #include "absl/status/statusor.h"
@@ -15,5 +16,9 @@ enum class MasterOutput { kYaml, kJson };
 absl::StatusOr<int> MasterConfig(CommandContext& ctx, MasterOutput format, std::ostream& out);
 // GET /api/v1/master: version, ids, cluster name.
 absl::StatusOr<int> MasterInfo(CommandContext& ctx, MasterOutput format, std::ostream& out);
+// GET /api/v1/master/logs: the master's recent lines ("TIMESTAMP [LEVEL]: MESSAGE"), only the last
+// `tail` when given, and with `follow` new ones as they come until interrupted.
+absl::StatusOr<int> MasterLogs(CommandContext& ctx, bool follow, std::optional<int> tail,
+                               std::ostream& out);
 
 }  // namespace det::cli

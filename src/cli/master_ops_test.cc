@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/command_context.h"
+#include "cli/session.h"
 #include "cli/fake_http_server_test_util.h"
 
 namespace det::cli {
@@ -26,7 +27,7 @@ class MasterOpsTest : public ::testing::Test {
     ::setenv("DET_AUTH_FILE", (dir_ / "auth.json").c_str(), 1);
     ::unsetenv("DET_PASS");
     ::unsetenv("DET_USER");
-    server_ = std::make_unique<FakeHttpServer>([](const FakeRequest& r) -> FakeResponse {
+    server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) -> FakeResponse {
       if (r.target == "/api/v1/auth/login") {
         return {200, R"({"token":"tok","user":{"username":"determined"}})"};
       }
@@ -38,6 +39,14 @@ class MasterOpsTest : public ::testing::Test {
         return {200, R"({"config":{"port":8080,"db":{"password":"********","type":"sqlite"}}})"};
       }
       if (r.target == "/api/v1/master") return {200, R"({"version":"0.38.1","clusterName":"c"})"};
+      if (r.target.rfind("/api/v1/master/logs", 0) == 0) {
+        logs_target_ = r.target;
+        return {200,
+                R"({"result":{"logEntry":{"id":"7","message":"agent a1 connected","timestamp":"2026-11-22T10:00:00Z","level":"LOG_LEVEL_INFO"}}})"
+                "\n"
+                R"({"result":{"logEntry":{"id":"8","message":"disk full","timestamp":"2026-11-22T10:00:01Z","level":"LOG_LEVEL_ERROR"}}})"
+                "\n"};
+      }
       return {404, R"({"error":{"code":5,"reason":"NotFound","error":"no route"}})"};
     });
     ctx_.flags.master = server_->url();
@@ -51,6 +60,7 @@ class MasterOpsTest : public ::testing::Test {
   std::filesystem::path dir_;
   std::unique_ptr<FakeHttpServer> server_;
   CommandContext ctx_;
+  std::string logs_target_;  // written by the server thread before it answers
 };
 
 TEST_F(MasterOpsTest, ConfigPrintsYamlByDefaultAndJsonOnRequest) {
@@ -71,6 +81,25 @@ TEST_F(MasterOpsTest, InfoPrintsTheMasterInfo) {
   std::ostringstream out;
   ASSERT_EQ(MasterInfo(ctx_, MasterOutput::kJson, out).value_or(-1), 0);
   EXPECT_EQ(json::parse(out.str())["clusterName"], "c");
+}
+
+TEST_F(MasterOpsTest, LogsPrintsOneLinePerEntryAndAsksForTheTail) {
+  std::ostringstream out;
+  ASSERT_EQ(MasterLogs(ctx_, false, 2, out).value_or(-1), 0);
+  EXPECT_EQ(out.str(),
+            "2026-11-22T10:00:00Z [INFO]: agent a1 connected\n"
+            "2026-11-22T10:00:01Z [ERROR]: disk full\n");
+  EXPECT_EQ(logs_target_, "/api/v1/master/logs?offset=-2");
+  std::ostringstream followed;
+  ASSERT_EQ(MasterLogs(ctx_, true, std::nullopt, followed).value_or(-1), 0);
+  EXPECT_EQ(logs_target_, "/api/v1/master/logs?follow=true");
+  EXPECT_EQ(MasterLogs(ctx_, false, -1, out).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(MasterOpsTest, AStreamRefusedWithAnErrorKeepsTheMastersMessage) {
+  absl::Status s = ctx_.session().Stream("/api/v1/tasks/nope/logs", [](const json&) { return true; });
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "no route");
 }
 
 }  // namespace

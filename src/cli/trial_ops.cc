@@ -11,6 +11,7 @@
 #include "cli/log_printer.h"
 #include "cli/paging.h"
 #include "cli/session.h"
+#include "client/rest_client.h"
 
 namespace det::cli {
 namespace {
@@ -20,12 +21,15 @@ constexpr const char* kLevels[] = {"TRACE", "DEBUG", "INFO", "WARNING", "ERROR",
 }  // namespace
 
 absl::StatusOr<std::string> TrialLogsPath(int trial_id, const TrialLogsArgs& args) {
+  return LogsPath(absl::StrCat("/api/v1/trials/", trial_id, "/logs"), args);
+}
+
+absl::StatusOr<std::string> LogsPath(std::string path, const TrialLogsArgs& args) {
   int exclusive =
       (args.follow ? 1 : 0) + (args.head.has_value() ? 1 : 0) + (args.tail.has_value() ? 1 : 0);
   if (exclusive > 1) {
     return absl::InvalidArgumentError("at most one of --head, --tail, or --follow may be set");
   }
-  std::string path = absl::StrCat("/api/v1/trials/", trial_id, "/logs");
   if (args.follow) path = AddQuery(path, "follow", "true");
   if (args.head.has_value()) path = AddQuery(path, "limit", std::to_string(*args.head));
   if (args.tail.has_value()) {
@@ -71,13 +75,26 @@ absl::StatusOr<int> PrintTrialLogs(Session& session, int trial_id, const TrialLo
                                    std::ostream& out) {
   absl::StatusOr<std::string> path = TrialLogsPath(trial_id, args);
   if (!path.ok()) return path.status();
+  return PrintLogs(session, *path, args, absl::StrCat("Trial log stream ended. To reopen log stream, run: det trial logs -f ", trial_id), out);
+}
+
+absl::StatusOr<int> PrintTaskLogs(Session& session, const std::string& task_id,
+                                  const TrialLogsArgs& args, std::ostream& out) {
+  absl::StatusOr<std::string> path =
+      LogsPath(absl::StrCat("/api/v1/tasks/", client::UrlEncode(task_id), "/logs"), args);
+  if (!path.ok()) return path.status();
+  return PrintLogs(session, *path, args, absl::StrCat("Task log stream ended. To reopen log stream, run: det task logs -f ", task_id), out);
+}
+
+absl::StatusOr<int> PrintLogs(Session& session, const std::string& path, const TrialLogsArgs& args,
+                              const std::string& ended, std::ostream& out) {
   absl::Status s;
   if (args.tail.has_value()) {
     std::vector<std::string> lines;
-    s = CollectTail(session, *path, &lines);
+    s = CollectTail(session, path, &lines);
     for (const std::string& line : lines) out << line;
   } else {
-    s = session.Stream(*path, [&](const nlohmann::json& entry) {
+    s = session.Stream(path, [&](const nlohmann::json& entry) {
       out << LogEntryText(entry);
       out.flush();
       return true;
@@ -85,8 +102,7 @@ absl::StatusOr<int> PrintTrialLogs(Session& session, int trial_id, const TrialLo
   }
   out.flush();
   if (!s.ok()) return s;
-  std::cerr << "Trial log stream ended. To reopen log stream, run: det trial logs -f " << trial_id
-            << "\n";
+  std::cerr << ended << "\n";
   return 0;
 }
 

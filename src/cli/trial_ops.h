@@ -1,5 +1,5 @@
 #pragma once
-// `det trial logs` and `det experiment logs`.
+// `det trial logs`, `det experiment logs` and `det task logs`.
 #include <optional>
 #include <ostream>
 #include <string>
@@ -29,11 +29,19 @@ struct TrialLogsArgs {
 // tail, and the filters). InvalidArgument if more than one of head/tail/follow is set or the level
 // is unknown.
 absl::StatusOr<std::string> TrialLogsPath(int trial_id, const TrialLogsArgs& args);
+// The same query on another logs path (TaskLogs: /api/v1/tasks/{id}/logs).
+absl::StatusOr<std::string> LogsPath(std::string path, const TrialLogsArgs& args);
 
 // Streams the logs to `out` (a tail is collected and printed oldest first), then tells on stderr
 // how to reopen the stream.
 absl::StatusOr<int> PrintTrialLogs(Session& session, int trial_id, const TrialLogsArgs& args,
                                    std::ostream& out);
+// The same for one task (its allocation's logs; a trial's task id is "EXPERIMENT.UUID").
+absl::StatusOr<int> PrintTaskLogs(Session& session, const std::string& task_id,
+                                  const TrialLogsArgs& args, std::ostream& out);
+// Streams `path` (from LogsPath) to `out`, then prints `ended` (how to reopen it) on stderr.
+absl::StatusOr<int> PrintLogs(Session& session, const std::string& path, const TrialLogsArgs& args,
+                              const std::string& ended, std::ostream& out);
 
 // `det trial describe`: the trial (GET /api/v1/trials/{id}) and, with `metrics`, its validation
 // history; `format` kJson prints {"trial": ..., "validations": [...]}.

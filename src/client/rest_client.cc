@@ -270,7 +270,10 @@ absl::Status RestClient::Stream(std::string_view path,
   }
   long code = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
-  if (code >= 300) return api::StatusFromErrorResponse(static_cast<int>(code), error_body);
+  // An error answer is one JSON document ({"error": ...}), read above like a stream's error line.
+  if (code >= 300 && stream_status.ok()) {
+    return api::StatusFromErrorResponse(static_cast<int>(code), error_body);
+  }
   if (!stream_status.ok()) return stream_status;
   if (rc != CURLE_OK && !splitter.stopped) return TransportError(rc, master_url_, errbuf);
   return absl::OkStatus();

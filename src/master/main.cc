@@ -27,6 +27,7 @@
 #include "master/http/server.h"
 #include "scheduler/schedule.h"
 #include "master/master_flags.h"
+#include "master/master_log.h"
 
 namespace {
 
@@ -77,7 +78,8 @@ void RaiseOpenFileLimit() {
   }
 }
 
-int Run(const det::config::MasterConfig& config, const std::string& port_file) {
+int Run(const det::config::MasterConfig& config, const std::string& port_file,
+        std::shared_ptr<det::master::MasterLog> master_log) {
   namespace fs = std::filesystem;
   using namespace det::master;
   fs::path data_dir = config.data_dir;
@@ -135,7 +137,8 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file) {
                     .info = {.version = kVersion, .master_id = det::NewUuid(), .cluster_id = cluster_id,
                              .cluster_name = config.cluster_name},
                     .default_checkpoint_storage_json = config.checkpoint_storage_json,
-                    .config = config};
+                    .config = config,
+                    .master_log = std::move(master_log)};
   TokenAuthenticator authenticator(**store);
   Router router(authenticator);
   HttpServer server(io, router, kMaxBodyBytes);
@@ -198,11 +201,14 @@ int main(int argc, char** argv) {
   }
   const det::config::MasterConfig& config = startup->config;
   det::InitLogging("master", config.log.level);
+  // Every line from here on is also kept for GET /api/v1/master/logs.
+  auto master_log = std::make_shared<det::master::MasterLog>();
+  spdlog::default_logger()->sinks().push_back(std::make_shared<det::master::MasterLogSink>(master_log));
   for (const std::string& warning : config.warnings) spdlog::warn("config: {}", warning);
   if (absl::Status st = CheckSupported(config); !st.ok()) {
     spdlog::error("{}", std::string(st.message()));
     return 2;
   }
   RaiseOpenFileLimit();
-  return Run(config, startup->port_file);
+  return Run(config, startup->port_file, std::move(master_log));
 }

@@ -73,3 +73,30 @@ def test_failing_trial_ends_in_error_and_its_output_is_in_the_logs(cluster, tmp_
     assert exp_id not in [e["id"] for e in as_admin]
     everyone = json.loads(cluster.det("-u", "admin", "experiment", "list", "--all", "--json").stdout)
     assert exp_id in [e["id"] for e in everyone]
+
+
+def test_master_logs_and_task_logs(cluster, tmp_path):
+    exp_id, trial_id = cluster.run_script(tmp_path, "hello", "print('hello from the task', flush=True)\n")
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+
+    # The master's own log: upstream's entry shape, and `det master logs` prints it line by line.
+    resp = cluster.session.get(f"{cluster.master_url}/api/v1/master/logs", timeout=30)
+    entries = [json.loads(line)["result"]["logEntry"] for line in resp.text.splitlines() if line]
+    assert entries and set(entries[0]) == {"id", "message", "timestamp", "level"}
+    assert [e["id"] for e in entries] == sorted(e["id"] for e in entries)
+    assert any(f"experiment {exp_id} is COMPLETED" in e["message"] for e in entries)
+    assert all(e["level"].startswith("LOG_LEVEL_") for e in entries)
+    out = cluster.det("master", "logs").stdout
+    assert re.search(rf"\[INFO\]: experiment {exp_id} is COMPLETED", out), out
+    tail = cluster.det("master", "logs", "--tail", "2").stdout.splitlines()
+    assert len(tail) == 2
+    assert cluster.det("master", "logs", "--tail", "x", check=False).returncode != 0
+
+    # A trial's task: the same lines as `det trial logs`.
+    task_id = cluster.trials(exp_id)[0]["taskId"]
+    task_logs = cluster.det("task", "logs", task_id)
+    assert "hello from the task" in task_logs.stdout
+    assert f"det task logs -f {task_id}" in task_logs.stderr
+    assert cluster.det("task", "logs", task_id, "--tail", "1").stdout.count("\n") == 1
+    missing = cluster.det("task", "logs", "no-such-task", check=False)
+    assert missing.returncode != 0 and "no-such-task" in missing.stderr

@@ -1,10 +1,12 @@
 #pragma once
+#include <memory>
 #include <string>
 
 #include "config/master_config.h"
 #include "master/cluster/cluster.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
+#include "master/master_log.h"
 
 namespace det::master {
 
@@ -26,6 +28,8 @@ struct MasterContext {
   // The effective master configuration (file, env, flags): resource pools, schedulers, defaults.
   // Read-only after startup, so any thread may read it.
   config::MasterConfig config;
+  // The master's own recent log lines (GET /api/v1/master/logs); null in tests that need none.
+  std::shared_ptr<MasterLog> master_log;
 };
 
 }  // namespace det::master

@@ -7,6 +7,7 @@
 namespace det::master {
 
 void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx);
+void RegisterMasterLogRoutes(Router& router, MasterContext& ctx);
 void RegisterAuthRoutes(Router& router, MasterContext& ctx);
 void RegisterUserRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentRoutes(Router& router, MasterContext& ctx);
@@ -24,6 +25,7 @@ void RegisterTaskListRoutes(Router& router, MasterContext& ctx);
 
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   RegisterMasterInfoRoutes(router, ctx);
+  RegisterMasterLogRoutes(router, ctx);
   RegisterAuthRoutes(router, ctx);
   RegisterUserRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);

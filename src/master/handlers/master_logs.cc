@@ -1,0 +1,82 @@
+// GET /api/v1/master/logs (upstream MasterLogs): the master's recent log lines as an NDJSON stream
+// of {"result": {"logEntry": {id, message, timestamp, level}}}; `offset` skips entries (negative:
+// only the last -offset), `limit` caps them (0: all), `follow` keeps the stream open for new lines.
+#include <nlohmann/json.hpp>
+
+#include "common/json_yaml.h"
+#include "common/status_macros.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/routes.h"
+
+namespace det::master {
+namespace {
+
+constexpr size_t kBatch = 1000;
+constexpr auto kPollInterval = std::chrono::milliseconds(200);
+
+nlohmann::json LogEntryJson(const MasterLogEntry& e) {
+  return {{"logEntry",
+           {{"id", e.id}, {"message", e.message}, {"timestamp", FormatRfc3339(e.time)}, {"level", e.level}}}};
+}
+
+// Pumps entries to one client on the stream loop; a follower ends when a write fails (the client
+// left), which it learns at the next line the master logs.
+class MasterLogStream : public std::enable_shared_from_this<MasterLogStream> {
+ public:
+  MasterLogStream(MasterContext& ctx, int64_t after, int64_t limit, bool follow, ResponderPtr responder)
+      : ctx_(ctx), last_id_(after), limit_(limit), follow_(follow), responder_(std::move(responder)) {}
+
+  void Start() {
+    responder_->BeginStream(200, "application/json");
+    ctx_.stream_loop.Post([self = shared_from_this()] { self->Pump(); });
+  }
+
+ private:
+  void Pump() {
+    size_t want = kBatch;
+    if (limit_ > 0) want = std::min<size_t>(want, static_cast<size_t>(limit_ - sent_));
+    std::vector<MasterLogEntry> entries = want > 0 ? ctx_.master_log->After(last_id_, want) : std::vector<MasterLogEntry>{};
+    std::string chunk;
+    for (const MasterLogEntry& e : entries) {
+      chunk += DumpJson(nlohmann::json{{"result", LogEntryJson(e)}});
+      chunk += "\n";
+      last_id_ = e.id;
+      ++sent_;
+    }
+    bool full_batch = want > 0 && entries.size() == want;
+    bool done = (limit_ > 0 && sent_ >= limit_) || (!full_batch && !follow_);
+    auto next = [self = shared_from_this(), done, full_batch](bool ok) {
+      if (!ok) return;  // the client went away
+      if (done) return self->responder_->EndStream();
+      if (full_batch) return self->ctx_.stream_loop.Post([self] { self->Pump(); });
+      self->ctx_.stream_loop.PostAfter(kPollInterval, [self] { self->Pump(); });
+    };
+    if (chunk.empty()) return next(true);
+    responder_->WriteChunk(std::move(chunk), next);
+  }
+
+  MasterContext& ctx_;
+  int64_t last_id_;
+  const int64_t limit_;
+  const bool follow_;
+  ResponderPtr responder_;
+  int64_t sent_ = 0;
+};
+
+}  // namespace
+
+void RegisterMasterLogRoutes(Router& router, MasterContext& ctx) {
+  router.Add("GET", "/api/v1/master/logs", Access::kAuthenticated, [&ctx](HttpRequest& request, ResponderPtr r) {
+    absl::StatusOr<int64_t> offset = QueryInt(request, "offset", 0);
+    absl::StatusOr<int64_t> limit = QueryInt(request, "limit", 0);
+    if (!offset.ok()) return ReplyError(r, offset.status());
+    if (!limit.ok()) return ReplyError(r, limit.status());
+    if (*limit < 0) return ReplyError(r, absl::InvalidArgumentError("limit must be >= 0"));
+    if (!ctx.master_log) return ReplyError(r, absl::UnimplementedError("this master keeps no log"));
+    std::make_shared<MasterLogStream>(ctx, ctx.master_log->IdBeforeOffset(*offset), *limit,
+                                      QueryBool(request, "follow"), std::move(r))
+        ->Start();
+  });
+}
+
+}  // namespace det::master
