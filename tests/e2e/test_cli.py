@@ -76,7 +76,8 @@ def test_failing_trial_ends_in_error_and_its_output_is_in_the_logs(cluster, tmp_
 
 
 def test_master_logs_and_task_logs(cluster, tmp_path):
-    exp_id, trial_id = cluster.run_script(tmp_path, "hello", "print('hello from the task', flush=True)\n")
+    exp_id, trial_id = cluster.run_script(
+        tmp_path, "hello", "import sys\nprint('hello from the task', flush=True)\nprint('oops', file=sys.stderr)\n")
     assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
 
     # The master's own log: upstream's entry shape, and `det master logs` prints it line by line.
@@ -98,5 +99,13 @@ def test_master_logs_and_task_logs(cluster, tmp_path):
     assert "hello from the task" in task_logs.stdout
     assert f"det task logs -f {task_id}" in task_logs.stderr
     assert cluster.det("task", "logs", task_id, "--tail", "1").stdout.count("\n") == 1
+    # Filters are applied by the master, and bad ones named.
+    stderr_only = cluster.det("trial", "logs", str(trial_id), "--stdtype", "stderr").stdout
+    assert "oops" in stderr_only and "hello from the task" not in stderr_only
+    assert "hello from the task" in cluster.det("task", "logs", task_id, "--stdtype", "stdout").stdout
+    for query, problem in (("levels=LOG_LEVEL_LOUD", "levels"), ("rankIds=x", "rankIds"),
+                           ("timestampBefore=yesterday", "timestampBefore")):
+        bad = cluster.session.get(f"{cluster.master_url}/api/v1/trials/{trial_id}/logs?{query}", timeout=30)
+        assert bad.status_code == 400 and problem in bad.json()["error"]["error"], bad.text
     missing = cluster.det("task", "logs", "no-such-task", check=False)
     assert missing.returncode != 0 and "no-such-task" in missing.stderr

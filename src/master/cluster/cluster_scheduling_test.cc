@@ -301,7 +301,7 @@ TEST_F(ClusterSchedulingTest, LogPolicyExcludeNodeMovesRetriesElsewhereUntilNone
   Exit("a2", second.allocation_id, 1);
   auto trial = (*store_->ListTrials(id))[0];
   EXPECT_EQ(trial.state, "ERROR") << "no agent is left to retry on";
-  auto logs = store_->GetTaskLogs(trial.task_id, 0, 100);
+  auto logs = store_->GetTaskLogs(trial.task_id, 0, 100, {});
   bool explained = false;
   for (const api::TaskLog& l : *logs) explained = explained || l.log.find("excluded agent(s) a1, a2") != std::string::npos;
   EXPECT_TRUE(explained);

@@ -37,7 +37,7 @@ TEST_F(ClusterTest, RunsASingleTrialToCompletion) {
   EXPECT_TRUE(exp->end_time.has_value());
   EXPECT_EQ(exp->progress, 1.0);
   // The master wrote its own lifecycle lines into the trial's log.
-  auto logs = store_->GetTaskLogs((*trials)[0].task_id, 0, 100);
+  auto logs = store_->GetTaskLogs((*trials)[0].task_id, 0, 100, {});
   ASSERT_FALSE(logs->empty());
   EXPECT_EQ((*logs)[0].source, "master");
 }
@@ -284,7 +284,7 @@ TEST_F(ClusterTest, ValidationWithoutTheSearcherMetricErrorsTheExperiment) {
   EXPECT_TRUE(Preempted(start.allocation_id));
   Exit("agent-1", start.allocation_id);
   EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
-  auto logs = store_->GetTaskLogs(start.task_id, 0, 100);
+  auto logs = store_->GetTaskLogs(start.task_id, 0, 100, {});
   bool named = false;
   for (const api::TaskLog& l : *logs) named |= l.log.find("\"accuracy\"") != std::string::npos;
   EXPECT_TRUE(named) << "the trial's log names the missing metric";

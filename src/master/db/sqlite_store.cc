@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -711,21 +712,68 @@ TaskLog ReadTaskLog(const SqliteStatement& st) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<TaskLog>> SqliteStore::GetTaskLogs(const std::string& task_id, int64_t after_id, int limit) {
+namespace {
+
+// The WHERE conditions `filter` adds (each with its "?" placeholders) and a binder for their values.
+struct TaskLogConditions {
+  std::string sql;
+  std::function<int(SqliteStatement&, int)> bind;  // binds from index `i`; returns the next index
+};
+
+TaskLogConditions TaskLogFilterSql(const TaskLogFilter& filter) {
+  std::string sql;
+  auto in = [&sql](const char* column, size_t n) {
+    if (n == 0) return;
+    std::vector<std::string> marks(n, "?");
+    absl::StrAppend(&sql, " AND ", column, " IN (", absl::StrJoin(marks, ", "), ")");
+  };
+  in("agent_id", filter.agent_ids.size());
+  in("container_id", filter.container_ids.size());
+  in("rank_id", filter.rank_ids.size());
+  in("source", filter.sources.size());
+  in("stdtype", filter.stdtypes.size());
+  in("level", filter.levels.size());
+  if (filter.before) sql += " AND timestamp < ?";
+  if (filter.after) sql += " AND timestamp > ?";
+  return {sql, [&filter](SqliteStatement& s, int i) {
+            for (const auto* list : {&filter.agent_ids, &filter.container_ids}) {
+              for (const std::string& v : *list) s.Bind(i++, v);
+            }
+            for (int64_t v : filter.rank_ids) s.Bind(i++, v);
+            for (const auto* list : {&filter.sources, &filter.stdtypes, &filter.levels}) {
+              for (const std::string& v : *list) s.Bind(i++, v);
+            }
+            if (filter.before) s.Bind(i++, Micros(*filter.before));
+            if (filter.after) s.Bind(i++, Micros(*filter.after));
+            return i;
+          }};
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<TaskLog>> SqliteStore::GetTaskLogs(const std::string& task_id, int64_t after_id, int limit,
+                                                              const TaskLogFilter& filter) {
   std::lock_guard lock(mu_);
+  TaskLogConditions where = TaskLogFilterSql(filter);
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
-                               db_, absl::StrCat(kTaskLogColumns, "WHERE task_id = ? AND id > ? ORDER BY id LIMIT ?").c_str()));
-  s.Bind(1, task_id).Bind(2, after_id).Bind(3, static_cast<int64_t>(limit));
+                               db_, absl::StrCat(kTaskLogColumns, "WHERE task_id = ? AND id > ?", where.sql,
+                                                 " ORDER BY id LIMIT ?")
+                                        .c_str()));
+  s.Bind(1, task_id).Bind(2, after_id);
+  s.Bind(where.bind(s, 3), static_cast<int64_t>(limit));
   return All<TaskLog>(s, ReadTaskLog);
 }
 
 absl::StatusOr<std::vector<TaskLog>> SqliteStore::GetTaskLogsNewestFirst(const std::string& task_id, int64_t before_id,
-                                                                         int limit) {
+                                                                         int limit, const TaskLogFilter& filter) {
   std::lock_guard lock(mu_);
+  TaskLogConditions where = TaskLogFilterSql(filter);
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
-                               db_, absl::StrCat(kTaskLogColumns, "WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT ?").c_str()));
+                               db_, absl::StrCat(kTaskLogColumns, "WHERE task_id = ? AND id < ?", where.sql,
+                                                 " ORDER BY id DESC LIMIT ?")
+                                        .c_str()));
   s.Bind(1, task_id).Bind(2, before_id > 0 ? before_id : std::numeric_limits<int64_t>::max());
-  s.Bind(3, static_cast<int64_t>(limit));
+  s.Bind(where.bind(s, 3), static_cast<int64_t>(limit));
   return All<TaskLog>(s, ReadTaskLog);
 }
 

@@ -68,9 +68,9 @@ class SqliteStore : public Store {
 
   absl::Status AddTaskLogs(const std::vector<api::TaskLog>& logs) override;
   absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogs(const std::string& task_id, int64_t after_id,
-                                                        int limit) override;
+                                                        int limit, const TaskLogFilter& filter) override;
   absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogsNewestFirst(const std::string& task_id, int64_t before_id,
-                                                                   int limit) override;
+                                                                   int limit, const TaskLogFilter& filter) override;
 
   absl::Status InsertTemplate(const Template& tpl) override;
   absl::Status PutTemplate(const Template& tpl) override;

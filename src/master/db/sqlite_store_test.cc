@@ -193,16 +193,55 @@ TEST_F(SqliteStoreTest, CheckpointsAndLogs) {
     logs[i].log = "line " + std::to_string(i) + "\n";
   }
   ASSERT_TRUE(store_->AddTaskLogs(logs).ok());
-  auto first = store_->GetTaskLogs("t", 0, 2);
+  auto first = store_->GetTaskLogs("t", 0, 2, {});
   ASSERT_EQ(first->size(), 2u);
-  auto rest = store_->GetTaskLogs("t", (*first)[1].id, 10);
+  auto rest = store_->GetTaskLogs("t", (*first)[1].id, 10, {});
   ASSERT_EQ(rest->size(), 1u);
   EXPECT_EQ((*rest)[0].log, "line 2\n");
-  auto newest = store_->GetTaskLogsNewestFirst("t", 0, 2);
+  auto newest = store_->GetTaskLogsNewestFirst("t", 0, 2, {});
   ASSERT_EQ(newest->size(), 2u);
   EXPECT_EQ((*newest)[0].log, "line 2\n");
   EXPECT_EQ((*newest)[1].log, "line 1\n");
-  EXPECT_EQ(store_->GetTaskLogsNewestFirst("t", (*newest)[1].id, 10)->size(), 1u);
+  EXPECT_EQ(store_->GetTaskLogsNewestFirst("t", (*newest)[1].id, 10, {})->size(), 1u);
+}
+
+TEST_F(SqliteStoreTest, TaskLogFiltersCombine) {
+  auto line = [](std::string text, std::string agent, std::optional<int> rank, std::string stdtype,
+                 std::string level, int seconds) {
+    api::TaskLog l;
+    l.task_id = "t";
+    l.log = std::move(text);
+    l.agent_id = std::move(agent);
+    l.rank_id = rank;
+    l.stdtype = std::move(stdtype);
+    l.level = std::move(level);
+    l.timestamp = WallTime(std::chrono::seconds(1000 + seconds));
+    return l;
+  };
+  ASSERT_TRUE(store_
+                  ->AddTaskLogs({line("a", "agent-0", 0, "stdout", "LOG_LEVEL_INFO", 1),
+                                 line("b", "agent-1", 1, "stderr", "LOG_LEVEL_ERROR", 2),
+                                 line("c", "agent-1", 1, "stdout", "LOG_LEVEL_WARNING", 3),
+                                 line("d", "agent-0", std::nullopt, "stdout", "LOG_LEVEL_INFO", 4)})
+                  .ok());
+  auto texts = [&](const TaskLogFilter& f) {
+    std::vector<std::string> out;
+    absl::StatusOr<std::vector<api::TaskLog>> logs = store_->GetTaskLogs("t", 0, 100, f);
+    if (!logs.ok()) return std::vector<std::string>{logs.status().ToString()};
+    for (const api::TaskLog& l : *logs) out.push_back(l.log);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(texts({.agent_ids = {"agent-1"}}), (V{"b", "c"}));
+  EXPECT_EQ(texts({.rank_ids = {0, 1}}), (V{"a", "b", "c"}));
+  EXPECT_EQ(texts({.stdtypes = {"stdout"}, .levels = {"LOG_LEVEL_WARNING", "LOG_LEVEL_ERROR"}}), (V{"c"}));
+  EXPECT_EQ(texts({.before = WallTime(std::chrono::seconds(1003)), .after = WallTime(std::chrono::seconds(1001))}),
+            (V{"b"}));
+  EXPECT_EQ(texts({.sources = {"master"}}), V{});
+  TaskLogFilter agent0{.agent_ids = {"agent-0"}};
+  auto newest = store_->GetTaskLogsNewestFirst("t", 0, 1, agent0);
+  ASSERT_EQ(newest->size(), 1u);
+  EXPECT_EQ((*newest)[0].log, "d");
 }
 
 TEST_F(SqliteStoreTest, TemplateInsertGetAndAlreadyExists) {

@@ -66,6 +66,19 @@ struct ExperimentFilter {
 };
 
 // The fields of PATCH /api/v1/experiments/{id}; unset = unchanged.
+// Which task log lines a query returns (upstream's TaskLogs/TrialLogs filters); an empty list or an
+// unset bound lets everything through.
+struct TaskLogFilter {
+  std::vector<std::string> agent_ids;
+  std::vector<std::string> container_ids;
+  std::vector<int64_t> rank_ids;
+  std::vector<std::string> sources;
+  std::vector<std::string> stdtypes;
+  std::vector<std::string> levels;  // LOG_LEVEL_INFO, ...
+  std::optional<WallTime> before;   // timestamp < before
+  std::optional<WallTime> after;    // timestamp > after
+};
+
 struct ExperimentPatch {
   std::optional<std::string> name;
   std::optional<std::string> description;
@@ -194,12 +207,15 @@ class Store {
 
   // Task logs: ids are assigned in insertion order.
   virtual absl::Status AddTaskLogs(const std::vector<api::TaskLog>& logs) = 0;
-  // Up to `limit` lines of `task_id` with id > after_id, oldest first.
+  // Up to `limit` lines of `task_id` that pass `filter` with id > after_id, oldest first.
   virtual absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogs(const std::string& task_id,
-                                                                int64_t after_id, int limit) = 0;
-  // Up to `limit` lines of `task_id` with id < before_id (0 = no bound), newest first.
+                                                                int64_t after_id, int limit,
+                                                                const TaskLogFilter& filter) = 0;
+  // Up to `limit` lines of `task_id` that pass `filter` with id < before_id (0 = no bound), newest
+  // first.
   virtual absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogsNewestFirst(const std::string& task_id,
-                                                                           int64_t before_id, int limit) = 0;
+                                                                           int64_t before_id, int limit,
+                                                                           const TaskLogFilter& filter) = 0;
 
   // Templates, keyed by name. Errors: NotFound `template "NAME" not found`, AlreadyExists
   // `template "NAME" already exists`.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_yaml.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/types_json.h"
 #include "common/status_macros.h"
@@ -11,6 +12,14 @@
 
 namespace det::master {
 namespace {
+
+bool IsLogLevelName(const std::string& level) {
+  for (const char* name : {"LOG_LEVEL_TRACE", "LOG_LEVEL_DEBUG", "LOG_LEVEL_INFO", "LOG_LEVEL_WARNING",
+                           "LOG_LEVEL_ERROR", "LOG_LEVEL_CRITICAL"}) {
+    if (level == name) return true;
+  }
+  return false;
+}
 
 constexpr int kBatch = 1000;
 constexpr auto kPollInterval = std::chrono::milliseconds(200);
@@ -33,8 +42,9 @@ class LogStream : public std::enable_shared_from_this<LogStream> {
     if (options_.limit > 0) want = static_cast<int>(std::min<int64_t>(kBatch, options_.limit - sent_));
     absl::StatusOr<std::vector<api::TaskLog>> logs = std::vector<api::TaskLog>{};
     if (want > 0) {
-      logs = options_.newest_first ? ctx_.store.GetTaskLogsNewestFirst(options_.task_id, last_id_, want)
-                                   : ctx_.store.GetTaskLogs(options_.task_id, last_id_, want);
+      logs = options_.newest_first
+                 ? ctx_.store.GetTaskLogsNewestFirst(options_.task_id, last_id_, want, options_.filter)
+                 : ctx_.store.GetTaskLogs(options_.task_id, last_id_, want, options_.filter);
     }
     if (!logs.ok()) {
       nlohmann::json err = {{"error", {{"grpcCode", 13}, {"httpCode", 500}, {"message", std::string(logs.status().message())}, {"httpStatus", "Internal Server Error"}, {"details", nlohmann::json::array()}}}};
@@ -81,6 +91,42 @@ absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& 
   if (options.limit < 0) return absl::InvalidArgumentError("limit must be >= 0");
   ASSIGN_OR_RETURN(options.newest_first, QueryOrderDescending(request));
   if (options.newest_first) options.follow = false;
+  TaskLogFilter& f = options.filter;
+  f.agent_ids = request.QueryAll("agent_ids");
+  f.container_ids = request.QueryAll("container_ids");
+  f.sources = request.QueryAll("sources");
+  f.stdtypes = request.QueryAll("stdtypes");
+  for (const std::string& raw : request.QueryAll("rank_ids")) {
+    int64_t rank;
+    if (!absl::SimpleAtoi(raw, &rank)) {
+      return absl::InvalidArgumentError(absl::StrCat("rankIds: \"", raw, "\" is not an integer"));
+    }
+    f.rank_ids.push_back(rank);
+  }
+  for (const std::string& level : request.QueryAll("levels")) {
+    if (!IsLogLevelName(level)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "levels: \"", level, "\" is not one of LOG_LEVEL_TRACE, LOG_LEVEL_DEBUG, LOG_LEVEL_INFO, "
+          "LOG_LEVEL_WARNING, LOG_LEVEL_ERROR, LOG_LEVEL_CRITICAL"));
+    }
+    f.levels.push_back(level);
+  }
+  struct Bound {
+    const char* query;  // snake_case; the error names the lowerCamelCase form
+    const char* name;
+    std::optional<WallTime>* value;
+  };
+  for (const Bound& b : {Bound{"timestamp_before", "timestampBefore", &f.before},
+                         Bound{"timestamp_after", "timestampAfter", &f.after}}) {
+    if (std::optional<std::string> raw = request.Query(b.query)) {
+      absl::StatusOr<WallTime> t = ParseRfc3339(*raw);
+      if (!t.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(b.name, ": \"", *raw, "\" is not an RFC 3339 time (e.g. 2021-10-26T23:17:12Z)"));
+      }
+      *b.value = *t;
+    }
+  }
   return options;
 }
 

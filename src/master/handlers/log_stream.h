@@ -15,9 +15,12 @@ struct LogStreamOptions {
   bool follow = false;
   int64_t limit = 0;     // 0 = all
   bool newest_first = false;  // orderBy=ORDER_BY_DESC: newest lines first, no follow
+  TaskLogFilter filter;
 };
 
-// Reads `follow`, `limit` and `orderBy` (ORDER_BY_ASC/DESC/UNSPECIFIED) of a logs request.
+// Reads `follow`, `limit`, `orderBy` (ORDER_BY_ASC/DESC/UNSPECIFIED) and the filters (agentIds,
+// containerIds, rankIds, sources, stdtypes, levels, timestampBefore, timestampAfter) of a logs
+// request; InvalidArgument names a bad one.
 absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& request, std::string task_id,
                                                              int64_t trial_id);
 
