@@ -362,6 +362,7 @@ absl::StatusOr<Experiment> SqliteStore::GetExperimentLocked(int64_t id) {
 
 namespace {
 
+// `text` as a LIKE pattern matching itself anywhere, with `\` as the escape character.
 std::string LikeContains(const std::string& text) {
   std::string out = "%";
   for (char c : text) {
@@ -735,6 +736,7 @@ TaskLogConditions TaskLogFilterSql(const TaskLogFilter& filter) {
   in("level", filter.levels.size());
   if (filter.before) sql += " AND timestamp < ?";
   if (filter.after) sql += " AND timestamp > ?";
+  if (!filter.search_text.empty()) sql += " AND log LIKE ? ESCAPE '\\'";
   return {sql, [&filter](SqliteStatement& s, int i) {
             for (const auto* list : {&filter.agent_ids, &filter.container_ids}) {
               for (const std::string& v : *list) s.Bind(i++, v);
@@ -745,6 +747,7 @@ TaskLogConditions TaskLogFilterSql(const TaskLogFilter& filter) {
             }
             if (filter.before) s.Bind(i++, Micros(*filter.before));
             if (filter.after) s.Bind(i++, Micros(*filter.after));
+            if (!filter.search_text.empty()) s.Bind(i++, LikeContains(filter.search_text));
             return i;
           }};
 }
@@ -787,16 +790,6 @@ Template ReadTemplate(const SqliteStatement& s) {
   t.config_json = s.Text(1);
   t.workspace_id = s.Int(2);
   return t;
-}
-
-// `text` as a LIKE pattern matching itself anywhere, with `\` as the escape character.
-std::string ContainsPattern(const std::string& text) {
-  std::string out = "%";
-  for (char c : text) {
-    if (c == '%' || c == '_' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "%";
 }
 
 }  // namespace
@@ -845,7 +838,7 @@ absl::StatusOr<TemplatePage> SqliteStore::ListTemplates(const TemplateFilter& fi
   std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
   auto bind_where = [&](SqliteStatement& s) {
     int i = 1;
-    if (!filter.name_contains.empty()) s.Bind(i++, ContainsPattern(filter.name_contains));
+    if (!filter.name_contains.empty()) s.Bind(i++, LikeContains(filter.name_contains));
     for (int64_t id : filter.workspace_ids) s.Bind(i++, id);
     return i;
   };

@@ -238,6 +238,8 @@ TEST_F(SqliteStoreTest, TaskLogFiltersCombine) {
   EXPECT_EQ(texts({.before = WallTime(std::chrono::seconds(1003)), .after = WallTime(std::chrono::seconds(1001))}),
             (V{"b"}));
   EXPECT_EQ(texts({.sources = {"master"}}), V{});
+  EXPECT_EQ(texts({.search_text = "c"}), V{"c"});
+  EXPECT_EQ(texts({.search_text = "%"}), V{}) << "no wildcards";
   TaskLogFilter agent0{.agent_ids = {"agent-0"}};
   auto newest = store_->GetTaskLogsNewestFirst("t", 0, 1, agent0);
   ASSERT_EQ(newest->size(), 1u);

@@ -77,6 +77,7 @@ struct TaskLogFilter {
   std::vector<std::string> levels;  // LOG_LEVEL_INFO, ...
   std::optional<WallTime> before;   // timestamp < before
   std::optional<WallTime> after;    // timestamp > after
+  std::string search_text;          // the line contains it (no wildcards)
 };
 
 struct ExperimentPatch {

@@ -96,6 +96,7 @@ absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& 
   f.container_ids = request.QueryAll("container_ids");
   f.sources = request.QueryAll("sources");
   f.stdtypes = request.QueryAll("stdtypes");
+  f.search_text = request.Query("search_text").value_or("");
   for (const std::string& raw : request.QueryAll("rank_ids")) {
     int64_t rank;
     if (!absl::SimpleAtoi(raw, &rank)) {

@@ -19,7 +19,7 @@ struct LogStreamOptions {
 };
 
 // Reads `follow`, `limit`, `orderBy` (ORDER_BY_ASC/DESC/UNSPECIFIED) and the filters (agentIds,
-// containerIds, rankIds, sources, stdtypes, levels, timestampBefore, timestampAfter) of a logs
+// containerIds, rankIds, sources, stdtypes, levels, timestampBefore, timestampAfter, searchText) of a logs
 // request; InvalidArgument names a bad one.
 absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& request, std::string task_id,
                                                              int64_t trial_id);
