@@ -63,15 +63,9 @@ class LogStream : public std::enable_shared_from_this<LogStream> {
     bool full_batch = static_cast<int>(logs->size()) == want && want > 0;
     bool limit_reached = options_.limit > 0 && sent_ >= options_.limit;
     bool done = limit_reached || (!full_batch && (!options_.follow || terminal));
-    auto next = [self = shared_from_this(), done, full_batch](bool ok) {
-      if (!ok) return;  // the client went away
-      if (done) return self->responder_->EndStream();
-      if (full_batch) return self->ctx_.stream_loop.Post([self] { self->Pump(); });
-      self->ctx_.stream_loop.PostAfter(kPollInterval, [self] { self->Pump(); });
-    };
     // With nothing to write the poll goes on until the task ends, even if the client left: bounded.
-    if (chunk.empty()) return next(true);
-    responder_->WriteChunk(std::move(chunk), next);
+    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, full_batch, kPollInterval,
+                   [self = shared_from_this()] { self->Pump(); });
   }
 
   MasterContext& ctx_;
@@ -129,6 +123,18 @@ absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& 
     }
   }
   return options;
+}
+
+void ContinueStream(EventLoop& loop, const ResponderPtr& responder, std::string chunk, bool done,
+                    bool full_batch, std::chrono::milliseconds poll_interval, std::function<void()> pump) {
+  auto next = [&loop, responder, done, full_batch, poll_interval, pump = std::move(pump)](bool ok) {
+    if (!ok) return;  // the client went away
+    if (done) return responder->EndStream();
+    if (full_batch) return loop.Post(pump);
+    loop.PostAfter(poll_interval, pump);
+  };
+  if (chunk.empty()) return next(true);
+  responder->WriteChunk(std::move(chunk), std::move(next));
 }
 
 void StreamTaskLogs(MasterContext& ctx, LogStreamOptions options, std::function<bool()> is_terminal,

@@ -1,4 +1,5 @@
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -29,5 +30,11 @@ absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& 
 // client goes away. `is_terminal` is asked on the stream loop.
 void StreamTaskLogs(MasterContext& ctx, LogStreamOptions options, std::function<bool()> is_terminal,
                     ResponderPtr responder);
+
+// One step of a polled NDJSON stream: writes `chunk` (if any), then ends the stream when `done`,
+// runs `pump` again at once after a full batch or after `poll_interval` otherwise, and stops when
+// the client went away.
+void ContinueStream(EventLoop& loop, const ResponderPtr& responder, std::string chunk, bool done,
+                    bool full_batch, std::chrono::milliseconds poll_interval, std::function<void()> pump);
 
 }  // namespace det::master

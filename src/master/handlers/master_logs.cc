@@ -6,6 +6,7 @@
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
 #include "master/handlers/handler_util.h"
+#include "master/handlers/log_stream.h"
 #include "master/handlers/routes.h"
 
 namespace det::master {
@@ -45,14 +46,8 @@ class MasterLogStream : public std::enable_shared_from_this<MasterLogStream> {
     }
     bool full_batch = want > 0 && entries.size() == want;
     bool done = (limit_ > 0 && sent_ >= limit_) || (!full_batch && !follow_);
-    auto next = [self = shared_from_this(), done, full_batch](bool ok) {
-      if (!ok) return;  // the client went away
-      if (done) return self->responder_->EndStream();
-      if (full_batch) return self->ctx_.stream_loop.Post([self] { self->Pump(); });
-      self->ctx_.stream_loop.PostAfter(kPollInterval, [self] { self->Pump(); });
-    };
-    if (chunk.empty()) return next(true);
-    responder_->WriteChunk(std::move(chunk), next);
+    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, full_batch, kPollInterval,
+                   [self = shared_from_this()] { self->Pump(); });
   }
 
   MasterContext& ctx_;
