@@ -24,6 +24,7 @@ void AddAgentCommands(CLI::App& det, CommandContext& ctx);  // det agent, det sl
 void AddResourcePoolCommands(CLI::App& det, CommandContext& ctx);
 void AddJobCommands(CLI::App& det, CommandContext& ctx);
 void AddTaskCommands(CLI::App& det, CommandContext& ctx);
+void AddCheckpointCommands(CLI::App& det, CommandContext& ctx);
 
 // The log filter flags shared by `det trial logs`, `det experiment logs` and `det task logs` (-f, --head, --tail,
 // --agent-id, ...), parsed into LogsFlags; FinishLogsFlags turns them into TrialLogsArgs.

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   det::cli::AddResourcePoolCommands(app, ctx);
   det::cli::AddJobCommands(app, ctx);
   det::cli::AddTaskCommands(app, ctx);
+  det::cli::AddCheckpointCommands(app, ctx);
 
   try {
     app.parse(argc, argv);

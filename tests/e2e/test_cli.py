@@ -109,3 +109,40 @@ def test_master_logs_and_task_logs(cluster, tmp_path):
         assert bad.status_code == 400 and problem in bad.json()["error"]["error"], bad.text
     missing = cluster.det("task", "logs", "no-such-task", check=False)
     assert missing.returncode != 0 and "no-such-task" in missing.stderr
+
+
+CHECKPOINTER = """
+import determined as det
+
+with det.core.init() as ctx:
+    with ctx.checkpoint.store_path({"steps_completed": 5}) as (path, uuid):
+        (path / "weights").write_text("w" * 1000)
+        (path / "sub").mkdir()
+        (path / "sub" / "state").write_text("s")
+    ctx.train.report_validation_metrics(steps_completed=5, metrics={"loss": 0.1})
+"""
+
+
+def test_checkpoint_list_describe_download(cluster, tmp_path):
+    exp_id, trial_id = cluster.run_script(tmp_path, "checkpointer", CHECKPOINTER)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+
+    listed = json.loads(cluster.det("checkpoint", "list", str(exp_id), "--json").stdout)
+    assert len(listed) == 1
+    uuid = listed[0]["uuid"]
+    table = cluster.det("checkpoint", "list", str(exp_id)).stdout
+    assert uuid in table and "COMPLETED" in table
+
+    described = json.loads(cluster.det("checkpoint", "describe", uuid, "--json").stdout)
+    assert described["training"]["trialId"] == trial_id
+    assert described["metadata"]["steps_completed"] == 5
+    assert "Trial ID" in cluster.det("checkpoint", "describe", uuid).stdout
+
+    out = tmp_path / "downloaded"
+    downloaded = cluster.det("checkpoint", "download", uuid, "-o", str(out))
+    assert f"Local checkpoint path: {out}" in downloaded.stdout
+    assert (out / "weights").read_text() == "w" * 1000
+    assert (out / "sub" / "state").read_text() == "s"
+
+    missing = cluster.det("checkpoint", "describe", "no-such-uuid", check=False)
+    assert missing.returncode != 0 and "no-such-uuid" in missing.stderr

@@ -1,0 +1,59 @@
+// `det checkpoint list EXPERIMENT_ID | describe UUID | download UUID [-o DIR]`.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/checkpoint_ops.h"
+#include "cli/command_context.h"
+#include "cli/commands.h"
+
+namespace det::cli {
+
+void AddCheckpointCommands(CLI::App& det, CommandContext& ctx) {
+  CLI::App* checkpoint = det.add_subcommand("checkpoint", "manage checkpoints");
+  checkpoint->alias("c");
+  checkpoint->require_subcommand(1);
+
+  CLI::App* list = checkpoint->add_subcommand("list", "list the checkpoints of an experiment");
+  list->alias("ls");
+  auto experiment_id = std::make_shared<int>(0);
+  auto json = std::make_shared<bool>(false);
+  auto csv = std::make_shared<bool>(false);
+  list->add_option("experiment_id", *experiment_id, "experiment ID")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  CLI::Option* json_flag = list->add_flag("--json", *json, "print JSON");
+  list->add_flag("--csv", *csv, "print as CSV")->excludes(json_flag);
+  list->callback([&ctx, experiment_id, json, csv] {
+    ctx.action = [&ctx, experiment_id, json, csv] {
+      OutputFormat format = *json ? OutputFormat::kJson : *csv ? OutputFormat::kCsv : OutputFormat::kTable;
+      return ListCheckpoints(ctx.session(), *experiment_id, format, std::cout);
+    };
+  });
+
+  CLI::App* describe = checkpoint->add_subcommand("describe", "describe a checkpoint");
+  auto describe_uuid = std::make_shared<std::string>();
+  auto describe_json = std::make_shared<bool>(false);
+  describe->add_option("uuid", *describe_uuid, "checkpoint UUID")->required();
+  describe->add_flag("--json", *describe_json, "print JSON");
+  describe->callback([&ctx, describe_uuid, describe_json] {
+    ctx.action = [&ctx, describe_uuid, describe_json] {
+      return DescribeCheckpoint(ctx.session(), *describe_uuid, *describe_json, std::cout);
+    };
+  });
+
+  CLI::App* download = checkpoint->add_subcommand("download", "download a checkpoint");
+  auto download_uuid = std::make_shared<std::string>();
+  auto output_dir = std::make_shared<std::string>();
+  download->add_option("uuid", *download_uuid, "checkpoint UUID")->required();
+  download->add_option("-o,--output-dir", *output_dir,
+                       "directory to download into (default: checkpoints/UUID)");
+  download->callback([&ctx, download_uuid, output_dir] {
+    ctx.action = [&ctx, download_uuid, output_dir] {
+      return DownloadCheckpoint(ctx.session(), *download_uuid, *output_dir, std::cout);
+    };
+  });
+}
+
+}  // namespace det::cli

@@ -1,0 +1,121 @@
+#include "cli/checkpoint_ops.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "api/wire.h"
+#include "cli/checkpoint_location.h"
+#include "cli/format.h"
+#include "cli/session.h"
+#include "client/rest_client.h"
+
+namespace det::cli {
+namespace {
+
+using nlohmann::json;
+
+absl::StatusOr<json> GetCheckpoint(Session& session, const std::string& uuid) {
+  absl::StatusOr<json> got =
+      session.Get(absl::StrCat("/api/v1/checkpoints/", client::UrlEncode(uuid)));
+  if (!got.ok()) return got.status();
+  return got->value("checkpoint", json::object());
+}
+
+// The checkpoint's experiment's effective checkpoint_storage.
+absl::StatusOr<json> StorageOf(Session& session, const json& checkpoint) {
+  absl::StatusOr<int64_t> experiment_id =
+      api::ReadInt64(Field(Field(checkpoint, "training"), "experimentId"), "training.experimentId");
+  if (!experiment_id.ok()) return experiment_id.status();
+  absl::StatusOr<json> experiment =
+      session.Get(absl::StrCat("/api/v1/experiments/", *experiment_id));
+  if (!experiment.ok()) return experiment.status();
+  return CheckpointStorageOf(*experiment);
+}
+
+}  // namespace
+
+absl::StatusOr<int> ListCheckpoints(Session& session, int experiment_id, OutputFormat format,
+                                    std::ostream& out) {
+  absl::StatusOr<json> experiment = session.Get(absl::StrCat("/api/v1/experiments/", experiment_id));
+  if (!experiment.ok()) return experiment.status();
+  absl::StatusOr<json> listed =
+      session.Get(absl::StrCat("/api/v1/experiments/", experiment_id, "/checkpoints"));
+  if (!listed.ok()) return listed.status();
+  const json& checkpoints = Field(*listed, "checkpoints");
+  if (format == OutputFormat::kJson) {
+    out << checkpoints.dump(2) << "\n";
+    return 0;
+  }
+  out << Render(CheckpointsTable(checkpoints, CheckpointStorageOf(*experiment)), format);
+  return 0;
+}
+
+absl::StatusOr<int> DescribeCheckpoint(Session& session, const std::string& uuid, bool json_out,
+                                       std::ostream& out) {
+  absl::StatusOr<json> checkpoint = GetCheckpoint(session, uuid);
+  if (!checkpoint.ok()) return checkpoint.status();
+  if (json_out) {
+    out << checkpoint->dump(2) << "\n";
+    return 0;
+  }
+  absl::StatusOr<json> storage = StorageOf(session, *checkpoint);
+  const json& training = Field(*checkpoint, "training");
+  Table t({"Field", "Value"});
+  t.AddRow({"UUID", Str(*checkpoint, "uuid")});
+  t.AddRow({"Experiment ID", Field(training, "experimentId").dump()});
+  t.AddRow({"Trial ID", Field(training, "trialId").dump()});
+  t.AddRow({"State", StripStatePrefix(Str(*checkpoint, "state"))});
+  t.AddRow({"Report Time", FormatTime(Field(*checkpoint, "reportTime"))});
+  t.AddRow({"Steps", Field(Field(*checkpoint, "metadata"), "steps_completed").dump()});
+  t.AddRow({"Size", FormatBytes(CheckpointBytes(*checkpoint))});
+  t.AddRow({"Files", std::to_string(Field(*checkpoint, "resources").size())});
+  t.AddRow({"Location", storage.ok() ? CheckpointLocation(*storage, uuid) : ""});
+  t.AddRow({"Metadata", Field(*checkpoint, "metadata").dump()});
+  out << t.Render();
+  return 0;
+}
+
+absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid,
+                                       std::string output_dir, std::ostream& out) {
+  absl::StatusOr<json> checkpoint = GetCheckpoint(session, uuid);
+  if (!checkpoint.ok()) return checkpoint.status();
+  absl::StatusOr<json> storage = StorageOf(session, *checkpoint);
+  if (!storage.ok()) return storage.status();
+  std::string type = Str(*storage, "type");
+  std::string location = CheckpointLocation(*storage, uuid);
+  if (type != "shared_fs" && type != "directory") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "checkpoint ", uuid, " is in ", type.empty() ? "unknown" : type, " storage",
+        location.empty() ? "" : absl::StrCat(" (", location, ")"),
+        "; det downloads from shared_fs and directory storage only"));
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(location, ec)) {
+    return absl::NotFoundError(absl::StrCat("checkpoint ", uuid, ": ", location,
+                                            " is not a directory on this machine"));
+  }
+  if (output_dir.empty()) output_dir = (std::filesystem::path("checkpoints") / uuid).string();
+  std::filesystem::create_directories(output_dir, ec);
+  std::filesystem::copy(location, output_dir,
+                        std::filesystem::copy_options::recursive |
+                            std::filesystem::copy_options::overwrite_existing,
+                        ec);
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("copying ", location, " to ", output_dir, ": ", ec.message()));
+  }
+  // Every file the checkpoint reported must have arrived.
+  for (const auto& [path, size] : Field(*checkpoint, "resources").items()) {
+    if (!path.empty() && path.back() == '/') continue;  // a directory entry
+    if (!std::filesystem::exists(std::filesystem::path(output_dir) / path, ec)) {
+      return absl::DataLossError(
+          absl::StrCat("checkpoint ", uuid, ": ", path, " is missing from ", location));
+    }
+  }
+  out << "Local checkpoint path: " << output_dir << "\n";
+  return 0;
+}
+
+}  // namespace det::cli

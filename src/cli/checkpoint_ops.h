@@ -1,0 +1,28 @@
+#pragma once
+// `det checkpoint list | describe | download`.
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cli/experiment_view.h"
+
+namespace det::cli {
+
+class Session;
+
+// The experiment's checkpoints: UUID, Trial ID, Steps, State, Report Time, Size, Location; or the
+// master's JSON with kJson.
+absl::StatusOr<int> ListCheckpoints(Session& session, int experiment_id, OutputFormat format,
+                                    std::ostream& out);
+
+// One checkpoint: its fields one per line, or the master's JSON with `json`.
+absl::StatusOr<int> DescribeCheckpoint(Session& session, const std::string& uuid, bool json,
+                                       std::ostream& out);
+
+// Copies the checkpoint's files from its experiment's storage to `output_dir` (default
+// checkpoints/UUID) and prints "Local checkpoint path: DIR". Storage this machine reaches as files
+// (shared_fs, directory) only; other types are FailedPrecondition naming the storage and location.
+absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid,
+                                       std::string output_dir, std::ostream& out);
+
+}  // namespace det::cli

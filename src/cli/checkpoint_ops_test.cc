@@ -1,0 +1,106 @@
+#include "cli/checkpoint_ops.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/fake_master_test_fixture.h"
+
+namespace det::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+constexpr char kUuid[] = "0f1e2d3c-aaaa-bbbb-cccc-000000000001";
+
+// A master with experiment 3 whose shared_fs storage is a directory of the test, holding one
+// checkpoint with a file and a subdirectory.
+class CheckpointOpsTest : public FakeMasterTest {
+ protected:
+  void SetUp() override {
+    FakeMasterTest::SetUp();
+    std::filesystem::create_directories(dir_ / "storage" / kUuid / "sub");
+    std::ofstream(dir_ / "storage" / kUuid / "weights") << "0123456789";
+    std::ofstream(dir_ / "storage" / kUuid / "sub" / "state") << "xy";
+  }
+
+  json Checkpoint() const {
+    return {{"uuid", kUuid},
+            {"state", "STATE_COMPLETED"},
+            {"reportTime", "2026-11-22T10:00:00Z"},
+            {"resources", {{"weights", "10"}, {"sub/", "0"}, {"sub/state", "2"}}},
+            {"metadata", {{"steps_completed", 40}}},
+            {"training", {{"trialId", 7}, {"experimentId", 3}}}};
+  }
+
+  FakeResponse Serve(const FakeRequest& r) override {
+    if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
+    if (r.target == "/api/v1/experiments/3") {
+      json storage = {{"type", storage_type_}, {"host_path", (dir_ / "storage").string()}};
+      return {200, json{{"experiment", {{"id", 3}}}, {"config", {{"checkpoint_storage", storage}}}}.dump()};
+    }
+    if (r.target == "/api/v1/experiments/3/checkpoints") {
+      return {200, json{{"checkpoints", json::array({Checkpoint()})}}.dump()};
+    }
+    if (r.target == std::string("/api/v1/checkpoints/") + kUuid) {
+      return {200, json{{"checkpoint", Checkpoint()}}.dump()};
+    }
+    return {404, R"({"error":{"code":5,"reason":"NotFound","error":"checkpoint not found"}})"};
+  }
+
+  std::string storage_type_ = "shared_fs";
+};
+
+TEST_F(CheckpointOpsTest, ListShowsEachCheckpointWithItsLocation) {
+  std::ostringstream out;
+  ASSERT_EQ(ListCheckpoints(*session_, 3, OutputFormat::kTable, out).value_or(-1), 0);
+  EXPECT_THAT(out.str(), HasSubstr(kUuid));
+  EXPECT_THAT(out.str(), HasSubstr((dir_ / "storage" / kUuid).string()));
+  EXPECT_THAT(out.str(), HasSubstr("COMPLETED"));
+  std::ostringstream js;
+  ASSERT_EQ(ListCheckpoints(*session_, 3, OutputFormat::kJson, js).value_or(-1), 0);
+  EXPECT_EQ(json::parse(js.str())[0]["uuid"], kUuid);
+}
+
+TEST_F(CheckpointOpsTest, DescribeShowsTheFieldsOrTheJson) {
+  std::ostringstream out;
+  ASSERT_EQ(DescribeCheckpoint(*session_, kUuid, false, out).value_or(-1), 0);
+  EXPECT_THAT(out.str(), HasSubstr("Trial ID"));
+  EXPECT_THAT(out.str(), HasSubstr("12.0B")) << out.str();
+  std::ostringstream js;
+  ASSERT_EQ(DescribeCheckpoint(*session_, kUuid, true, js).value_or(-1), 0);
+  EXPECT_EQ(json::parse(js.str())["metadata"]["steps_completed"], 40);
+  EXPECT_EQ(DescribeCheckpoint(*session_, "nope", false, out).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(CheckpointOpsTest, DownloadCopiesEveryFile) {
+  std::ostringstream out;
+  std::filesystem::path target = dir_ / "out";
+  ASSERT_EQ(DownloadCheckpoint(*session_, kUuid, target.string(), out).value_or(-1), 0);
+  EXPECT_EQ(out.str(), "Local checkpoint path: " + target.string() + "\n");
+  std::ifstream weights(target / "weights");
+  std::string text((std::istreambuf_iterator<char>(weights)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "0123456789");
+  EXPECT_TRUE(std::filesystem::exists(target / "sub" / "state"));
+}
+
+TEST_F(CheckpointOpsTest, DownloadRefusesStorageItCannotRead) {
+  std::filesystem::remove(dir_ / "storage" / kUuid / "weights");
+  std::ostringstream out;
+  EXPECT_EQ(DownloadCheckpoint(*session_, kUuid, (dir_ / "out").string(), out).status().code(),
+            absl::StatusCode::kDataLoss)
+      << "a reported file that is not there";
+  storage_type_ = "s3";
+  absl::Status s3 = DownloadCheckpoint(*session_, kUuid, (dir_ / "out2").string(), out).status();
+  EXPECT_EQ(s3.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s3.message(), HasSubstr("s3 storage"));
+}
+
+}  // namespace
+}  // namespace det::cli
