@@ -7,6 +7,7 @@
 #include "cli/checkpoint_ops.h"
 #include "cli/command_context.h"
 #include "cli/commands.h"
+#include "cli/format_flags.h"
 
 namespace det::cli {
 
@@ -18,17 +19,13 @@ void AddCheckpointCommands(CLI::App& det, CommandContext& ctx) {
   CLI::App* list = checkpoint->add_subcommand("list", "list the checkpoints of an experiment");
   list->alias("ls");
   auto experiment_id = std::make_shared<int>(0);
-  auto json = std::make_shared<bool>(false);
-  auto csv = std::make_shared<bool>(false);
   list->add_option("experiment_id", *experiment_id, "experiment ID")
       ->required()
       ->check(CLI::PositiveNumber);
-  CLI::Option* json_flag = list->add_flag("--json", *json, "print JSON");
-  list->add_flag("--csv", *csv, "print as CSV")->excludes(json_flag);
-  list->callback([&ctx, experiment_id, json, csv] {
-    ctx.action = [&ctx, experiment_id, json, csv] {
-      OutputFormat format = *json ? OutputFormat::kJson : *csv ? OutputFormat::kCsv : OutputFormat::kTable;
-      return ListCheckpoints(ctx.session(), *experiment_id, format, std::cout);
+  std::shared_ptr<FormatFlagValues> format = AddJsonCsvFlags(list);
+  list->callback([&ctx, experiment_id, format] {
+    ctx.action = [&ctx, experiment_id, format] {
+      return ListCheckpoints(ctx.session(), *experiment_id, format->format(), std::cout);
     };
   });
 

@@ -1,6 +1,7 @@
 #include "master/master_log.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace det::master {
 
@@ -34,23 +35,15 @@ void MasterLogSink::sink_it_(const spdlog::details::log_msg& msg) {
   log_->Add(msg.time, LogLevelName(msg.level), std::string(msg.payload.data(), msg.payload.size()));
 }
 
+bool IsLogLevelName(const std::string& name) {
+  return std::find(std::begin(kLogLevelNames), std::end(kLogLevelNames), name) !=
+         std::end(kLogLevelNames);
+}
+
 const char* LogLevelName(spdlog::level::level_enum level) {
-  switch (level) {
-    case spdlog::level::trace:
-      return "LOG_LEVEL_TRACE";
-    case spdlog::level::debug:
-      return "LOG_LEVEL_DEBUG";
-    case spdlog::level::info:
-      return "LOG_LEVEL_INFO";
-    case spdlog::level::warn:
-      return "LOG_LEVEL_WARNING";
-    case spdlog::level::err:
-      return "LOG_LEVEL_ERROR";
-    case spdlog::level::critical:
-      return "LOG_LEVEL_CRITICAL";
-    default:
-      return "LOG_LEVEL_UNSPECIFIED";
-  }
+  // spdlog's trace..critical are 0..5, in the same order as upstream's names.
+  if (level < spdlog::level::trace || level > spdlog::level::critical) return "LOG_LEVEL_UNSPECIFIED";
+  return kLogLevelNames[level];
 }
 
 }  // namespace det::master

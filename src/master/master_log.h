@@ -53,6 +53,11 @@ class MasterLogSink : public spdlog::sinks::base_sink<std::mutex> {
   std::shared_ptr<MasterLog> log_;
 };
 
+// upstream's LogLevel names, lowest first.
+inline constexpr const char* kLogLevelNames[] = {"LOG_LEVEL_TRACE",   "LOG_LEVEL_DEBUG",
+                                                 "LOG_LEVEL_INFO",    "LOG_LEVEL_WARNING",
+                                                 "LOG_LEVEL_ERROR",   "LOG_LEVEL_CRITICAL"};
+bool IsLogLevelName(const std::string& name);
 // upstream's LogLevel name for an spdlog level.
 const char* LogLevelName(spdlog::level::level_enum level);
 

@@ -47,6 +47,10 @@ TEST(MasterLogTest, TheSinkKeepsWhatALoggerLogsWithUpstreamLevelNames) {
   EXPECT_EQ(entries[0].message, "agent a1 disconnected");
   EXPECT_EQ(entries[0].level, "LOG_LEVEL_WARNING");
   EXPECT_EQ(std::string(LogLevelName(spdlog::level::err)), "LOG_LEVEL_ERROR");
+  EXPECT_EQ(std::string(LogLevelName(spdlog::level::critical)), "LOG_LEVEL_CRITICAL");
+  EXPECT_EQ(std::string(LogLevelName(spdlog::level::off)), "LOG_LEVEL_UNSPECIFIED");
+  EXPECT_TRUE(IsLogLevelName("LOG_LEVEL_WARNING"));
+  EXPECT_FALSE(IsLogLevelName("WARNING"));
 }
 
 }  // namespace

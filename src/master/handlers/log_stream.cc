@@ -5,21 +5,16 @@
 #include "common/json_yaml.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "api/types_json.h"
 #include "common/status_macros.h"
 #include "master/handlers/handler_util.h"
+#include "master/master_log.h"
 #include "api/wire.h"
 
 namespace det::master {
 namespace {
 
-bool IsLogLevelName(const std::string& level) {
-  for (const char* name : {"LOG_LEVEL_TRACE", "LOG_LEVEL_DEBUG", "LOG_LEVEL_INFO", "LOG_LEVEL_WARNING",
-                           "LOG_LEVEL_ERROR", "LOG_LEVEL_CRITICAL"}) {
-    if (level == name) return true;
-  }
-  return false;
-}
 
 constexpr int kBatch = 1000;
 constexpr auto kPollInterval = std::chrono::milliseconds(200);
@@ -100,9 +95,8 @@ absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& 
   }
   for (const std::string& level : request.QueryAll("levels")) {
     if (!IsLogLevelName(level)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "levels: \"", level, "\" is not one of LOG_LEVEL_TRACE, LOG_LEVEL_DEBUG, LOG_LEVEL_INFO, "
-          "LOG_LEVEL_WARNING, LOG_LEVEL_ERROR, LOG_LEVEL_CRITICAL"));
+      return absl::InvalidArgumentError(absl::StrCat("levels: \"", level, "\" is not one of ",
+                                                     absl::StrJoin(kLogLevelNames, ", ")));
     }
     f.levels.push_back(level);
   }
