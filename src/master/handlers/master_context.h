@@ -6,9 +6,11 @@
 #include "master/cluster/cluster.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
-#include "master/master_log.h"
+
 
 namespace det::master {
+
+class MasterLog;  // master_log.h
 
 struct MasterInfo {
   std::string version;

@@ -8,6 +8,7 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/log_stream.h"
 #include "master/handlers/routes.h"
+#include "master/master_log.h"
 
 namespace det::master {
 namespace {
