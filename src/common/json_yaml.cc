@@ -41,11 +41,21 @@ bool IsFloatLiteral(const std::string& s) {
   return end == s.c_str() + s.size();
 }
 
-// `*budget` counts the values still allowed; once it reaches 0 the rest of the document is skipped
-// (the caller reports the error). Aliases are expanded, so this is what bounds "billion laughs".
-json NodeToJson(const YAML::Node& node, size_t* budget) {
-  if (*budget == 0) return nullptr;
-  --*budget;
+// What a document may hold: `values` counts the values still allowed (aliases are expanded, so
+// this bounds "billion laughs"); `depth` bounds nesting, which also stops an alias that refers to a
+// node containing it (a cycle). Once either runs out the rest is skipped; the caller reports it.
+struct YamlLimits {
+  size_t values;
+  bool too_deep = false;
+};
+
+json NodeToJson(const YAML::Node& node, YamlLimits* limits, size_t depth = 0) {
+  if (limits->values == 0 || limits->too_deep) return nullptr;
+  if (depth > kMaxYamlDepth) {
+    limits->too_deep = true;
+    return nullptr;
+  }
+  --limits->values;
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -57,16 +67,16 @@ json NodeToJson(const YAML::Node& node, size_t* budget) {
     case YAML::NodeType::Sequence: {
       json arr = json::array();
       for (const auto& item : node) {
-        arr.push_back(NodeToJson(item, budget));
-        if (*budget == 0) break;
+        arr.push_back(NodeToJson(item, limits, depth + 1));
+        if (limits->values == 0 || limits->too_deep) break;
       }
       return arr;
     }
     case YAML::NodeType::Map: {
       json obj = json::object();
       for (const auto& kv : node) {
-        obj[kv.first.as<std::string>()] = NodeToJson(kv.second, budget);
-        if (*budget == 0) break;
+        obj[kv.first.as<std::string>()] = NodeToJson(kv.second, limits, depth + 1);
+        if (limits->values == 0 || limits->too_deep) break;
       }
       return obj;
     }
@@ -156,9 +166,14 @@ json YamlScalarToJson(const std::string& s) {
 absl::StatusOr<json> ParseYaml(std::string_view text) {
   try {
     YAML::Node root = YAML::Load(std::string(text));
-    size_t budget = kMaxYamlValues + 1;
-    json out = NodeToJson(root, &budget);
-    if (budget == 0) {
+    YamlLimits limits{.values = kMaxYamlValues + 1};
+    json out = NodeToJson(root, &limits);
+    if (limits.too_deep) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "YAML document nested more than ", kMaxYamlDepth,
+          " levels deep (or an alias refers to a node that contains it)"));
+    }
+    if (limits.values == 0) {
       return absl::InvalidArgumentError(absl::StrCat("YAML document too large: more than ",
                                                      kMaxYamlValues, " values (aliases expanded)"));
     }

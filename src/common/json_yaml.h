@@ -14,6 +14,8 @@ namespace det {
 // Documents of more than kMaxYamlValues values (scalars, lists and maps, with aliases expanded:
 // "billion laughs") are refused with InvalidArgument.
 inline constexpr size_t kMaxYamlValues = 100'000;
+// Nor may they nest more than kMaxYamlDepth levels (an alias cycle nests without end).
+inline constexpr size_t kMaxYamlDepth = 200;
 absl::StatusOr<nlohmann::json> ParseYaml(std::string_view text);
 // Types one scalar like YAML would: "3" -> 3, "true" -> true, "1e-3" -> 0.001, "x" -> "x".
 nlohmann::json YamlScalarToJson(const std::string& scalar);

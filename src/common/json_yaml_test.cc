@@ -56,6 +56,17 @@ TEST(JsonYamlTest, ToYamlLongKeys) {
   }
 }
 
+// Found by fuzz_yaml (a stack overflow): an alias inside the node it names is a cycle.
+TEST(JsonYamlTest, ParseYamlRefusesAliasCyclesAndDeepNesting) {
+  auto cycle = ParseYaml("a: &x\n b: [{c: *x}]\n");
+  ASSERT_FALSE(cycle.ok());
+  EXPECT_NE(cycle.status().message().find("levels deep"), std::string::npos) << cycle.status();
+  std::string deep = std::string(300, '[') + std::string(300, ']');
+  EXPECT_FALSE(ParseYaml(deep).ok());
+  std::string fine = std::string(100, '[') + std::string(100, ']');
+  EXPECT_TRUE(ParseYaml(fine).ok());
+}
+
 // Found by fuzz_yaml (a timeout): nested aliases expand exponentially ("billion laughs").
 TEST(JsonYamlTest, ParseYamlRefusesAliasBombs) {
   std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
