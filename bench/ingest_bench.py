@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""Metric ingestion throughput: 50 concurrent reporters POST /api/v1/trials/{id}/metrics to a bare master
+as fast as it answers, for a fixed time. Each reporter is one keep-alive connection reporting training
+metrics for its own trial with increasing stepsCompleted, one report awaiting its reply before the next
+(like a trial's reporter thread). Reports requests (= rows in table `metrics`) per second, metric values
+per second (reports/s x names per report), the slowest one-second window, latency p50/p95/p99/max, and
+the CPU seconds used by the master and by the client, so the reader can see which one was the limit.
+
+    DET_BIN_DIR=/tmp/bench-bin /usr/bin/python3 bench/ingest_bench.py [--reporters 50] [--names 10]
+        [--duration 30] [--data-dir bench/out/ingestdb] [--procs 2]
+
+The data dir must hold a database made by bench/metrics_db_gen.py (default: a small one, made on first
+use with 10 experiments). Rows are added to it; the script checks afterwards that the table grew by
+exactly the number of successful reports. The client is raw asyncio sockets with prebuilt requests
+(no HTTP library), split over --procs processes."""
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import pathlib
+import sqlite3
+import subprocess
+import sys
+import time
+
+import bench_master
+
+
+def body(trial_id, step, names):
+    metrics = ",".join(f'"metric_{k}":{(step % 977) / 1000 + k:.6f}' for k in range(names))
+    return ('{"metrics":{"trialId":%d,"trialRunId":1,"stepsCompleted":%d,"metrics":{"avgMetrics":{%s},'
+            '"batchMetrics":[]}},"group":"training"}' % (trial_id, step, metrics)).encode()
+
+
+async def reporter(port, token, trial_id, names, start_step, stop_at, out):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    head = (f"POST /api/v1/trials/{trial_id}/metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n").encode()
+    step = start_step
+    while time.time() < stop_at:
+        step += 1
+        b = body(trial_id, step, names)
+        t0 = time.perf_counter()
+        writer.write(head + b"Content-Length: %d\r\n\r\n" % len(b) + b)
+        status_line = await reader.readline()
+        length = 0
+        while True:
+            line = await reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            if line[:15].lower() == b"content-length:":
+                length = int(line[15:])
+        await reader.readexactly(length)
+        t1 = time.perf_counter()
+        status = int(status_line.split()[1])
+        out.append((time.time(), t1 - t0, status))
+    writer.close()
+
+
+def worker(port, token, trial_ids, names, start_step, stop_at, queue):
+    out = []
+    cpu0 = os.times()
+
+    async def run():
+        await asyncio.gather(*(reporter(port, token, t, names, start_step, stop_at, out) for t in trial_ids))
+
+    asyncio.run(run())
+    cpu1 = os.times()
+    queue.put((out, (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)))
+
+
+def count_rows(db_path):
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        return db.execute("SELECT count(*), coalesce(max(id), 0) FROM metrics").fetchone()
+    finally:
+        db.close()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data-dir", default=str(bench_master.REPO / "bench/out/ingestdb"))
+    p.add_argument("--reporters", type=int, default=50)
+    p.add_argument("--names", type=int, default=10, help="metric names per report")
+    p.add_argument("--duration", type=float, default=30)
+    p.add_argument("--procs", type=int, default=2, help="client processes")
+    args = p.parse_args()
+
+    data_dir = pathlib.Path(args.data_dir)
+    if not (data_dir / "bench_db.json").exists():
+        subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("metrics_db_gen.py")), "--data-dir",
+                        str(data_dir), "--experiments", "10", "--force"], check=True, stdout=subprocess.DEVNULL)
+    info = json.loads((data_dir / "bench_db.json").read_text())
+    normal = [t for t in range(1, info["trials"] + 1) if t not in info["big_trials"]]
+    if len(normal) < args.reporters:
+        sys.exit(f"{data_dir} has {len(normal)} trials; {args.reporters} reporters need one each")
+    trial_ids = normal[:args.reporters]
+    db_path = data_dir / "determined.db"
+    rows_before, max_id = count_rows(db_path)
+
+    result = {"reporters": args.reporters, "names_per_report": args.names, "client_procs": args.procs,
+              "db_metric_rows_before": rows_before, "request_bytes": len(body(trial_ids[0], 100000, args.names)),
+              "loadavg_before": round(bench_master.loadavg(), 2)}
+    with bench_master.master(data_dir) as m:
+        token = bench_master.login(m.url)
+        cpu_master0 = bench_master.cpu_seconds(m.pid)
+        started = time.time()
+        stop_at = started + args.duration
+        queue = multiprocessing.Queue()
+        procs = [multiprocessing.Process(target=worker, args=(m.port, token, trial_ids[i::args.procs], args.names,
+                                                              100_000 + max_id, stop_at, queue))
+                 for i in range(args.procs)]
+        for pr in procs:
+            pr.start()
+        parts = [queue.get() for _ in procs]
+        for pr in procs:
+            pr.join()
+        elapsed = time.time() - started
+        cpu_master = bench_master.cpu_seconds(m.pid) - cpu_master0
+        result["master_rss_mib"] = round(bench_master.rss_mib(m.pid))
+    result["loadavg_after"] = round(bench_master.loadavg(), 2)
+
+    samples = [s for part, _ in parts for s in part]
+    ok = [s for s in samples if s[2] == 200]
+    statuses = {}
+    for s in samples:
+        statuses[s[2]] = statuses.get(s[2], 0) + 1
+    per_second = {}
+    for t, _, status in ok:
+        sec = int(t - started)
+        if 1 <= sec < int(elapsed) - 1:  # whole seconds, first and last left out
+            per_second[sec] = per_second.get(sec, 0) + 1
+    pct = bench_master.percentiles([s[1] * 1000 for s in ok])
+    rows_after, _ = count_rows(db_path)
+    rate = len(ok) / elapsed
+    result.update({
+        "duration_s": round(elapsed, 1),
+        "reports_ok": len(ok),
+        "statuses": statuses,
+        "db_rows_added": rows_after - rows_before,
+        "reports_per_s": round(rate),
+        "slowest_1s_window_reports": min(per_second.values()) if per_second else None,
+        "metric_values_per_s": round(rate * args.names),
+        **{f"p{k}_ms": round(v, 2) for k, v in pct.items()},
+        "max_ms": round(max(s[1] for s in ok) * 1000, 2) if ok else None,
+        "master_cpu_s": round(cpu_master, 1),
+        "master_cpu_us_per_report": round(cpu_master / max(1, len(ok)) * 1e6),
+        "client_cpu_s": round(sum(c for _, c in parts), 1),
+        "cores": os.cpu_count(),
+    })
+    print(json.dumps(result, indent=2))
+    return 0 if result["db_rows_added"] == len(ok) and len(ok) == len(samples) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
