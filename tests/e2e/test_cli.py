@@ -110,6 +110,82 @@ def test_master_logs_and_task_logs(cluster, tmp_path):
     missing = cluster.det("task", "logs", "no-such-task", check=False)
     assert missing.returncode != 0 and "no-such-task" in missing.stderr
 
+    # enableRegex: searchText is a regular expression; a bad one is a 400 naming it.
+    def messages(path, **params):
+        resp = cluster.session.get(f"{cluster.master_url}{path}", params=params, timeout=30)
+        assert resp.status_code == 200, resp.text
+        return [json.loads(line)["result"]["message"] for line in resp.text.splitlines() if line]
+    found = messages(f"/api/v1/trials/{trial_id}/logs", searchText="^hel+o from", enableRegex="true")
+    assert found == ["hello from the task\n"], found
+    assert messages(f"/api/v1/trials/{trial_id}/logs", searchText="^hel+o from") == [], "no regex without enableRegex"
+    bad = cluster.session.get(f"{cluster.master_url}/api/v1/tasks/{task_id}/logs",
+                              params={"searchText": "(", "enableRegex": "true"}, timeout=30)
+    assert bad.status_code == 400 and "searchText" in bad.json()["error"]["error"], bad.text
+
+    # TrialLogsFields / TaskLogsFields: the distinct values, one streamed message.
+    for path, extra in ((f"/api/v1/trials/{trial_id}/logs/fields", set()),
+                        (f"/api/v1/tasks/{task_id}/logs/fields", {"allocationIds"})):
+        lines = cluster.session.get(f"{cluster.master_url}{path}", params={"follow": "true"}, timeout=30).text.splitlines()
+        assert len(lines) == 1, lines
+        fields = json.loads(lines[0])["result"]
+        assert set(fields) == {"agentIds", "containerIds", "rankIds", "stdtypes", "sources"} | extra, fields
+        assert fields["stdtypes"] == ["stderr", "stdout"] and "task" in fields["sources"], fields
+        assert fields["rankIds"] == [], "a one-process trial prints no ranks"
+        assert fields["agentIds"] and fields["agentIds"] == sorted(set(fields["agentIds"]))
+
+
+SERIES_REPORTER = """
+import determined as det
+
+with det.core.init() as ctx:
+    for step in range(1, 301):
+        metrics = {"loss": 1.0 / step, "epoch": step // 100}
+        if step % 50 == 0:
+            metrics["lr"] = 0.1
+        ctx.train.report_training_metrics(steps_completed=step, metrics=metrics)
+    for step in (100, 200, 300):
+        ctx.train.report_validation_metrics(steps_completed=step, metrics={"accuracy": step / 300, "loss": 1 - step / 300})
+"""
+
+
+def test_metric_series_are_downsampled_for_charts(cluster, tmp_path):
+    exp_id, trial_id = cluster.run_script(tmp_path, "series", SERIES_REPORTER)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+
+    def series(**params):
+        resp = cluster.session.get(f"{cluster.master_url}/api/v1/trials/time-series",
+                                   params={"trialIds": trial_id, **params}, timeout=30)
+        assert resp.status_code == 200, resp.text
+        [trial] = resp.json()["trials"]
+        assert trial["trial"]["id"] == trial_id
+        return {m["group"]: m for m in trial["metrics"]}
+
+    loss = series(maxDatapoints=20, metricNames="loss", metricType="METRIC_TYPE_TRAINING")["training"]
+    assert loss["type"] == "METRIC_TYPE_TRAINING"
+    points = loss["data"]
+    assert len(points) == 20
+    assert points[0]["batches"] == 1 and points[-1]["batches"] == 300, "the whole range is kept"
+    assert [p["batches"] for p in points] == sorted(p["batches"] for p in points)
+    assert all(set(p["values"]) == {"loss"} for p in points)
+    assert points[-1]["values"]["loss"] == 1.0 / 300 and points[-1]["epoch"] == 3
+    assert all(set(p) <= {"batches", "values", "time", "epoch"} for p in points)
+
+    # A metric reported every 50th step has just those points; metricIds name the group.
+    by_group = series(maxDatapoints=100, metricIds=["training.lr", "validation.accuracy"])
+    assert [p["batches"] for p in by_group["training"]["data"]] == [50, 100, 150, 200, 250, 300]
+    assert [p["values"]["accuracy"] for p in by_group["validation"]["data"]] == [100 / 300, 200 / 300, 1.0]
+    # startBatches/endBatches bound the range; without names every value comes back.
+    window = series(startBatches=100, endBatches=110, group="training")["training"]["data"]
+    assert [p["batches"] for p in window] == list(range(100, 111))
+    assert set(window[0]["values"]) == {"loss", "epoch", "lr"} and set(window[1]["values"]) == {"loss", "epoch"}
+
+    for params, problem in (({"maxDatapoints": 0}, "maxDatapoints"), ({"metricIds": "loss"}, "metricIds"),
+                            ({"metricType": "METRIC_TYPE_LOUD"}, "metricType"),
+                            ({"startBatches": 10, "endBatches": 5}, "endBatches")):
+        bad = cluster.session.get(f"{cluster.master_url}/api/v1/trials/time-series",
+                                  params={"trialIds": trial_id, **params}, timeout=30)
+        assert bad.status_code == 400 and problem in bad.json()["error"]["error"], (params, bad.text)
+
 
 CHECKPOINTER = """
 import determined as det

@@ -5,13 +5,16 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "master/db/migrations.h"
+#include "master/db/sqlite_regexp.h"
 #include "master/db/sqlite_statement.h"
 
 namespace det::master {
@@ -233,6 +236,7 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
   std::unique_ptr<SqliteStore> store(new SqliteStore(db, path));
   WatchStorage(db, &store->health_);
   sqlite3_busy_timeout(db, 5000);
+  RETURN_IF_ERROR(RegisterRegexp(db));
   RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"));
   RETURN_IF_ERROR(store->Migrate());
   return store;
@@ -606,14 +610,16 @@ absl::StatusOr<int64_t> SqliteStore::AddMetrics(const MetricsReport& m,
   return id;
 }
 
-absl::StatusOr<std::vector<MetricsReport>> SqliteStore::GetMetrics(int64_t trial_id, const std::string& group) {
+absl::StatusOr<std::vector<MetricsReport>> SqliteStore::GetMetrics(int64_t trial_id, const std::string& group,
+                                                                   const BatchRange& range) {
   std::lock_guard lock(mu_);
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
                                db_,
                                "SELECT id, trial_id, trial_run_id, metric_group, total_batches, end_time, metrics, "
                                "batch_metrics FROM metrics WHERE trial_id = ? AND metric_group = ? "
-                               "ORDER BY total_batches, id"));
-  s.Bind(1, trial_id).Bind(2, group);
+                               "AND total_batches >= ? AND total_batches <= ? ORDER BY total_batches, id"));
+  s.Bind(1, trial_id).Bind(2, group).Bind(3, range.start);
+  s.Bind(4, range.end.value_or(std::numeric_limits<int64_t>::max()));
   return All<MetricsReport>(s, [](const SqliteStatement& st) {
     MetricsReport m;
     m.id = st.Int(0);
@@ -723,20 +729,22 @@ struct TaskLogConditions {
 
 TaskLogConditions TaskLogFilterSql(const TaskLogFilter& filter) {
   std::string sql;
-  auto in = [&sql](const char* column, size_t n) {
+  auto in = [&sql](const char* column, size_t n, const char* or_also = "") {
     if (n == 0) return;
     std::vector<std::string> marks(n, "?");
-    absl::StrAppend(&sql, " AND ", column, " IN (", absl::StrJoin(marks, ", "), ")");
+    absl::StrAppend(&sql, " AND (", column, " IN (", absl::StrJoin(marks, ", "), ")", or_also, ")");
   };
   in("agent_id", filter.agent_ids.size());
   in("container_id", filter.container_ids.size());
-  in("rank_id", filter.rank_ids.size());
+  // Rank -1 stands for lines without a rank.
+  bool no_rank = absl::c_linear_search(filter.rank_ids, int64_t{-1});
+  in("rank_id", filter.rank_ids.size(), no_rank ? " OR rank_id IS NULL" : "");
   in("source", filter.sources.size());
   in("stdtype", filter.stdtypes.size());
   in("level", filter.levels.size());
   if (filter.before) sql += " AND timestamp < ?";
   if (filter.after) sql += " AND timestamp > ?";
-  if (!filter.search_text.empty()) sql += " AND log LIKE ? ESCAPE '\\'";
+  if (!filter.search_text.empty()) sql += filter.search_is_regex ? " AND log REGEXP ?" : " AND log LIKE ? ESCAPE '\\'";
   return {sql, [&filter](SqliteStatement& s, int i) {
             for (const auto* list : {&filter.agent_ids, &filter.container_ids}) {
               for (const std::string& v : *list) s.Bind(i++, v);
@@ -747,7 +755,9 @@ TaskLogConditions TaskLogFilterSql(const TaskLogFilter& filter) {
             }
             if (filter.before) s.Bind(i++, Micros(*filter.before));
             if (filter.after) s.Bind(i++, Micros(*filter.after));
-            if (!filter.search_text.empty()) s.Bind(i++, LikeContains(filter.search_text));
+            if (!filter.search_text.empty()) {
+              s.Bind(i++, filter.search_is_regex ? filter.search_text : LikeContains(filter.search_text));
+            }
             return i;
           }};
 }
@@ -778,6 +788,34 @@ absl::StatusOr<std::vector<TaskLog>> SqliteStore::GetTaskLogsNewestFirst(const s
   s.Bind(1, task_id).Bind(2, before_id > 0 ? before_id : std::numeric_limits<int64_t>::max());
   s.Bind(where.bind(s, 3), static_cast<int64_t>(limit));
   return All<TaskLog>(s, ReadTaskLog);
+}
+
+absl::StatusOr<TaskLogFields> SqliteStore::GetTaskLogFields(const std::string& task_id) {
+  std::lock_guard lock(mu_);
+  TaskLogFields fields;
+  auto distinct = [&](const char* column, auto& out) -> absl::Status {
+    ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                                 db_, absl::StrCat("SELECT DISTINCT ", column, " FROM task_logs WHERE task_id = ? AND ",
+                                                   column, " IS NOT NULL AND ", column, " != '' ORDER BY 1")
+                                          .c_str()));
+    s.Bind(1, task_id);
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return absl::OkStatus();
+      if constexpr (std::is_same_v<std::decay_t<decltype(out)>, std::vector<int64_t>>) {
+        out.push_back(s.Int(0));
+      } else {
+        out.push_back(s.Text(0));
+      }
+    }
+  };
+  RETURN_IF_ERROR(distinct("allocation_id", fields.allocation_ids));
+  RETURN_IF_ERROR(distinct("agent_id", fields.agent_ids));
+  RETURN_IF_ERROR(distinct("container_id", fields.container_ids));
+  RETURN_IF_ERROR(distinct("rank_id", fields.rank_ids));
+  RETURN_IF_ERROR(distinct("stdtype", fields.stdtypes));
+  RETURN_IF_ERROR(distinct("source", fields.sources));
+  return fields;
 }
 
 namespace {

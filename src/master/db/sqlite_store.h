@@ -59,8 +59,8 @@ class SqliteStore : public Store {
 
   absl::StatusOr<int64_t> AddMetrics(const api::MetricsReport& report,
                                      const std::function<void(api::Trial&)>& update_summary) override;
-  absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id,
-                                                             const std::string& group) override;
+  absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
+                                                             const BatchRange& range) override;
 
   absl::Status AddCheckpoint(const api::Checkpoint& checkpoint, int64_t size_bytes) override;
   absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) override;
@@ -71,6 +71,7 @@ class SqliteStore : public Store {
                                                         int limit, const TaskLogFilter& filter) override;
   absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogsNewestFirst(const std::string& task_id, int64_t before_id,
                                                                    int limit, const TaskLogFilter& filter) override;
+  absl::StatusOr<TaskLogFields> GetTaskLogFields(const std::string& task_id) override;
 
   absl::Status InsertTemplate(const Template& tpl) override;
   absl::Status PutTemplate(const Template& tpl) override;

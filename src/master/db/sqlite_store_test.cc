@@ -163,7 +163,7 @@ TEST_F(SqliteStoreTest, MetricsUpdateSummaryInOneTransaction) {
   m.metrics_json = R"({"acc":0.9})";
   auto id = store_->AddMetrics(m, [](api::Trial& t) { t.total_batches = 10; t.searcher_metric_value = 0.9; });
   ASSERT_TRUE(id.ok()) << id.status();
-  auto reports = store_->GetMetrics(trial_id, "validation");
+  auto reports = store_->GetMetrics(trial_id, "validation", {});
   ASSERT_TRUE(reports.ok());
   ASSERT_EQ(reports->size(), 1u);
   EXPECT_EQ((*reports)[0].metrics_json, R"({"acc":0.9})");
@@ -240,10 +240,64 @@ TEST_F(SqliteStoreTest, TaskLogFiltersCombine) {
   EXPECT_EQ(texts({.sources = {"master"}}), V{});
   EXPECT_EQ(texts({.search_text = "c"}), V{"c"});
   EXPECT_EQ(texts({.search_text = "%"}), V{}) << "no wildcards";
+  EXPECT_EQ(texts({.search_text = "^[b-c]$", .search_is_regex = true}), (V{"b", "c"}));
+  EXPECT_EQ(texts({.search_text = "[", .search_is_regex = true}).size(), 1u) << "an error, not rows";
+  EXPECT_EQ(texts({.rank_ids = {-1}}), V{"d"}) << "rank -1 stands for lines without a rank";
+  EXPECT_EQ(texts({.rank_ids = {-1, 0}}), (V{"a", "d"}));
   TaskLogFilter agent0{.agent_ids = {"agent-0"}};
   auto newest = store_->GetTaskLogsNewestFirst("t", 0, 1, agent0);
   ASSERT_EQ(newest->size(), 1u);
   EXPECT_EQ((*newest)[0].log, "d");
+}
+
+TEST_F(SqliteStoreTest, TaskLogFieldsAreTheDistinctValues) {
+  auto line = [](std::string agent, std::optional<int> rank, std::string stdtype, std::string source) {
+    api::TaskLog l;
+    l.task_id = "t";
+    l.allocation_id = "t.1";
+    l.log = "x";
+    l.agent_id = std::move(agent);
+    l.rank_id = rank;
+    l.stdtype = std::move(stdtype);
+    l.source = std::move(source);
+    return l;
+  };
+  ASSERT_TRUE(store_
+                  ->AddTaskLogs({line("agent-1", 1, "stdout", "task"), line("agent-0", 0, "stderr", "task"),
+                                 line("agent-1", 1, "stdout", "task"), line("", std::nullopt, "", "master")})
+                  .ok());
+  absl::StatusOr<TaskLogFields> fields = store_->GetTaskLogFields("t");
+  ASSERT_TRUE(fields.ok()) << fields.status();
+  EXPECT_EQ(*fields, (TaskLogFields{.allocation_ids = {"t.1"},
+                                    .agent_ids = {"agent-0", "agent-1"},
+                                    .rank_ids = {0, 1},
+                                    .stdtypes = {"stderr", "stdout"},
+                                    .sources = {"master", "task"}}));
+  EXPECT_EQ(*store_->GetTaskLogFields("other"), TaskLogFields{});
+}
+
+TEST_F(SqliteStoreTest, MetricsWithinABatchRange) {
+  int64_t trial_id;
+  AddExperimentWithTrial(&trial_id);
+  for (int64_t batches : {30, 10, 20, 40}) {
+    api::MetricsReport m;
+    m.trial_id = trial_id;
+    m.group = "training";
+    m.total_batches = batches;
+    ASSERT_TRUE(store_->AddMetrics(m, [](api::Trial&) {}).ok());
+  }
+  auto batches = [&](const BatchRange& range) {
+    std::vector<int64_t> out;
+    absl::StatusOr<std::vector<api::MetricsReport>> reports = store_->GetMetrics(trial_id, "training", range);
+    if (!reports.ok()) return std::vector<int64_t>{-1};
+    for (const api::MetricsReport& m : *reports) out.push_back(m.total_batches);
+    return out;
+  };
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(batches({}), (V{10, 20, 30, 40}));
+  EXPECT_EQ(batches({.start = 20}), (V{20, 30, 40}));
+  EXPECT_EQ(batches({.start = 15, .end = 30}), (V{20, 30}));
+  EXPECT_EQ(store_->GetMetrics(trial_id, "validation", {})->size(), 0u);
 }
 
 TEST_F(SqliteStoreTest, TemplateInsertGetAndAlreadyExists) {

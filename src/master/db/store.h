@@ -78,6 +78,25 @@ struct TaskLogFilter {
   std::optional<WallTime> before;   // timestamp < before
   std::optional<WallTime> after;    // timestamp > after
   std::string search_text;          // the line contains it (no wildcards)
+  bool search_is_regex = false;     // search_text is a regular expression (common/search_regex.h)
+};
+
+// The distinct values of a task's log lines (upstream's TaskLogsFields), each list sorted.
+struct TaskLogFields {
+  std::vector<std::string> allocation_ids;
+  std::vector<std::string> agent_ids;
+  std::vector<std::string> container_ids;
+  std::vector<int64_t> rank_ids;
+  std::vector<std::string> stdtypes;
+  std::vector<std::string> sources;
+
+  bool operator==(const TaskLogFields&) const = default;
+};
+
+// Which of a trial's reports a metrics query returns: start <= total_batches (<= end when set).
+struct BatchRange {
+  int64_t start = 0;
+  std::optional<int64_t> end;
 };
 
 struct ExperimentPatch {
@@ -197,9 +216,9 @@ class Store {
   // summary fields (total_batches, latest/best validation, summary metrics, searcher metric value).
   virtual absl::StatusOr<int64_t> AddMetrics(const api::MetricsReport& report,
                                              const std::function<void(api::Trial&)>& update_summary) = 0;
-  // Reports of one trial and group, ordered by total_batches then id.
-  virtual absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id,
-                                                                     const std::string& group) = 0;
+  // Reports of one trial and group within `range`, ordered by total_batches then id.
+  virtual absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
+                                                                     const BatchRange& range) = 0;
 
   // Checkpoints: inserting also updates the trial's latest checkpoint, count and total size.
   virtual absl::Status AddCheckpoint(const api::Checkpoint& checkpoint, int64_t size_bytes) = 0;
@@ -217,6 +236,7 @@ class Store {
   virtual absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogsNewestFirst(const std::string& task_id,
                                                                            int64_t before_id, int limit,
                                                                            const TaskLogFilter& filter) = 0;
+  virtual absl::StatusOr<TaskLogFields> GetTaskLogFields(const std::string& task_id) = 0;
 
   // Templates, keyed by name. Errors: NotFound `template "NAME" not found`, AlreadyExists
   // `template "NAME" already exists`.

@@ -1,7 +1,7 @@
 #include "master/handlers/handler_util.h"
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
-
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
@@ -35,6 +35,18 @@ absl::StatusOr<int64_t> QueryInt(const HttpRequest& request, const std::string& 
     return absl::InvalidArgumentError(absl::StrCat(name, ": expected an integer, got \"", *v, "\""));
   }
   return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> QueryTrialIds(const HttpRequest& request) {
+  std::vector<int64_t> ids;
+  for (const std::string& raw : request.QueryAll("trial_ids")) {
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(raw, &id)) return absl::InvalidArgumentError(absl::StrCat("trialIds: bad id \"", raw, "\""));
+    if (absl::c_linear_search(ids, id)) return absl::InvalidArgumentError(absl::StrCat("trialIds: duplicate id ", id));
+    ids.push_back(id);
+  }
+  if (ids.empty()) return absl::InvalidArgumentError("trialIds: at least one trial id is required");
+  return ids;
 }
 
 bool QueryBool(const HttpRequest& request, const std::string& name) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,8 @@ absl::StatusOr<nlohmann::json> JsonBody(const HttpRequest& request);
 absl::StatusOr<int64_t> PathId(const HttpRequest& request, const std::string& name);
 // An optional integer query parameter.
 absl::StatusOr<int64_t> QueryInt(const HttpRequest& request, const std::string& name, int64_t fallback);
+// `trialIds`: at least one, each an integer, no duplicates; InvalidArgument says which rule broke.
+absl::StatusOr<std::vector<int64_t>> QueryTrialIds(const HttpRequest& request);
 bool QueryBool(const HttpRequest& request, const std::string& name);
 // An optional boolean query parameter: absent or empty -> nullopt; true/false/1/0, else an error
 // naming the parameter.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_yaml.h"
+#include "common/search_regex.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -18,6 +19,7 @@ namespace {
 
 constexpr int kBatch = 1000;
 constexpr auto kPollInterval = std::chrono::milliseconds(200);
+constexpr auto kFieldsPollInterval = std::chrono::seconds(1);
 
 class LogStream : public std::enable_shared_from_this<LogStream> {
  public:
@@ -71,6 +73,46 @@ class LogStream : public std::enable_shared_from_this<LogStream> {
   int64_t sent_ = 0;
 };
 
+class LogFieldsStream : public std::enable_shared_from_this<LogFieldsStream> {
+ public:
+  LogFieldsStream(MasterContext& ctx, std::string task_id, bool with_allocations, bool follow,
+                  std::function<bool()> is_terminal, ResponderPtr responder)
+      : ctx_(ctx),
+        task_id_(std::move(task_id)),
+        with_allocations_(with_allocations),
+        follow_(follow),
+        is_terminal_(std::move(is_terminal)),
+        responder_(std::move(responder)) {}
+
+  void Start() {
+    responder_->BeginStream(200, "application/json");
+    ctx_.stream_loop.Post([self = shared_from_this()] { self->Pump(); });
+  }
+
+ private:
+  void Pump() {
+    bool terminal = follow_ && is_terminal_();
+    absl::StatusOr<TaskLogFields> fields = ctx_.store.GetTaskLogFields(task_id_);
+    std::string chunk;
+    if (fields.ok() && *fields != last_sent_) {
+      chunk = DumpJson(nlohmann::json{{"result", TaskLogFieldsJson(*fields, with_allocations_)}}) + "\n";
+      last_sent_ = *fields;
+    }
+    // A failed read ends the stream; the client asks again.
+    bool done = !fields.ok() || !follow_ || terminal;
+    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, false, kFieldsPollInterval,
+                   [self = shared_from_this()] { self->Pump(); });
+  }
+
+  MasterContext& ctx_;
+  std::string task_id_;
+  bool with_allocations_;
+  bool follow_;
+  std::function<bool()> is_terminal_;
+  ResponderPtr responder_;
+  std::optional<TaskLogFields> last_sent_;
+};
+
 }  // namespace
 
 absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& request, std::string task_id,
@@ -86,6 +128,13 @@ absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& 
   f.sources = request.QueryAll("sources");
   f.stdtypes = request.QueryAll("stdtypes");
   f.search_text = request.Query("search_text").value_or("");
+  ASSIGN_OR_RETURN(std::optional<bool> regex, QueryOptionalBool(request, "enable_regex"));
+  f.search_is_regex = regex.value_or(false) && !f.search_text.empty();
+  if (f.search_is_regex) {
+    if (absl::Status st = CompileSearchRegex(f.search_text).status(); !st.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("searchText: ", st.message()));
+    }
+  }
   for (const std::string& raw : request.QueryAll("rank_ids")) {
     int64_t rank;
     if (!absl::SimpleAtoi(raw, &rank)) {
@@ -134,6 +183,22 @@ void ContinueStream(EventLoop& loop, const ResponderPtr& responder, std::string 
 void StreamTaskLogs(MasterContext& ctx, LogStreamOptions options, std::function<bool()> is_terminal,
                     ResponderPtr responder) {
   std::make_shared<LogStream>(ctx, std::move(options), std::move(is_terminal), std::move(responder))->Start();
+}
+
+nlohmann::json TaskLogFieldsJson(const TaskLogFields& fields, bool with_allocations) {
+  nlohmann::json j = {{"agentIds", fields.agent_ids},   {"containerIds", fields.container_ids},
+                      {"rankIds", fields.rank_ids},     {"stdtypes", fields.stdtypes},
+                      {"sources", fields.sources}};
+  if (with_allocations) j["allocationIds"] = fields.allocation_ids;
+  return j;
+}
+
+void StreamTaskLogFields(MasterContext& ctx, const HttpRequest& request, std::string task_id, bool with_allocations,
+                         std::function<bool()> is_terminal, ResponderPtr responder) {
+  auto stream = std::make_shared<LogFieldsStream>(ctx, std::move(task_id), with_allocations,
+                                                  QueryBool(request, "follow"), std::move(is_terminal),
+                                                  std::move(responder));
+  stream->Start();
 }
 
 }  // namespace det::master

@@ -4,6 +4,8 @@
 #include <functional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/status/statusor.h"
 #include "master/handlers/master_context.h"
 #include "master/http/http_types.h"
@@ -20,8 +22,8 @@ struct LogStreamOptions {
 };
 
 // Reads `follow`, `limit`, `orderBy` (ORDER_BY_ASC/DESC/UNSPECIFIED) and the filters (agentIds,
-// containerIds, rankIds, sources, stdtypes, levels, timestampBefore, timestampAfter, searchText) of a logs
-// request; InvalidArgument names a bad one.
+// containerIds, rankIds, sources, stdtypes, levels, timestampBefore, timestampAfter, searchText,
+// enableRegex) of a logs request; InvalidArgument names a bad one.
 absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& request, std::string task_id,
                                                              int64_t trial_id);
 
@@ -30,6 +32,13 @@ absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& 
 // client goes away. `is_terminal` is asked on the stream loop.
 void StreamTaskLogs(MasterContext& ctx, LogStreamOptions options, std::function<bool()> is_terminal,
                     ResponderPtr responder);
+
+// TrialLogsFields / TaskLogsFields (`with_allocations`): the distinct agent, container, rank, stdtype and
+// source values of a task's lines as one {"result": ...} line; with `follow`, a new line whenever they
+// change, until the task is terminal.
+nlohmann::json TaskLogFieldsJson(const TaskLogFields& fields, bool with_allocations);
+void StreamTaskLogFields(MasterContext& ctx, const HttpRequest& request, std::string task_id, bool with_allocations,
+                         std::function<bool()> is_terminal, ResponderPtr responder);
 
 // One step of a polled NDJSON stream: writes `chunk` (if any), then ends the stream when `done`,
 // runs `pump` again at once after a full batch or after `poll_interval` otherwise, and stops when

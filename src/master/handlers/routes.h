@@ -12,6 +12,7 @@ void RegisterAuthRoutes(Router& router, MasterContext& ctx);
 void RegisterUserRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialRoutes(Router& router, MasterContext& ctx);
+void RegisterTrialSeriesRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialReportRoutes(Router& router, MasterContext& ctx);
 void RegisterTaskRoutes(Router& router, MasterContext& ctx);
 void RegisterCheckpointRoutes(Router& router, MasterContext& ctx);
@@ -29,6 +30,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterAuthRoutes(router, ctx);
   RegisterUserRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);
+  RegisterTrialSeriesRoutes(router, ctx);  // before /trials/{trial_id}: routes match in order
   RegisterTrialRoutes(router, ctx);
   RegisterTrialReportRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx);

@@ -44,6 +44,14 @@ absl::StatusOr<json> PostTaskLogs(MasterContext& ctx, const HttpRequest& req) {
   return json::object();
 }
 
+// Tasks are trials' for now: a task ends with its trial.
+std::function<bool()> TaskIsTerminal(MasterContext& ctx, const std::string& task_id) {
+  return [&ctx, task_id] {
+    absl::StatusOr<api::Trial> t = ctx.store.GetTrialByTaskId(task_id);
+    return !t.ok() || api::IsTerminalState(t->state);
+  };
+}
+
 }  // namespace
 
 void RegisterTaskRoutes(Router& router, MasterContext& ctx) {
@@ -57,11 +65,16 @@ void RegisterTaskRoutes(Router& router, MasterContext& ctx) {
     if (!trial.ok()) return ReplyError(r, absl::NotFoundError(absl::StrCat("task ", task_id, " not found")));
     absl::StatusOr<LogStreamOptions> options = LogStreamOptionsFromRequest(req, task_id, 0);
     if (!options.ok()) return ReplyError(r, options.status());
-    StreamTaskLogs(ctx, *options, [&ctx, task_id] {
-      absl::StatusOr<api::Trial> t = ctx.store.GetTrialByTaskId(task_id);
-      return !t.ok() || api::IsTerminalState(t->state);
-    }, r);
+    StreamTaskLogs(ctx, *options, TaskIsTerminal(ctx, task_id), r);
   });
+  router.Add("GET", "/api/v1/tasks/{task_id}/logs/fields", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               std::string task_id = req.path_params.at("task_id");
+               if (!ctx.store.GetTrialByTaskId(task_id).ok()) {
+                 return ReplyError(r, absl::NotFoundError(absl::StrCat("task ", task_id, " not found")));
+               }
+               StreamTaskLogFields(ctx, req, task_id, /*with_allocations=*/true, TaskIsTerminal(ctx, task_id), r);
+             });
 }
 
 }  // namespace det::master

@@ -1,5 +1,4 @@
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -81,19 +80,15 @@ void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r) {
 
 // GET /api/v1/trials/metrics/{trial_metrics,training_metrics,validation_metrics}: one streamed message.
 void QueryMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, const std::string& fixed_group) {
-  std::vector<std::string> ids = req.QueryAll("trial_ids");
-  if (ids.empty()) return ReplyError(r, absl::InvalidArgumentError("trialIds: at least one trial id is required"));
+  absl::StatusOr<std::vector<int64_t>> ids = QueryTrialIds(req);
+  if (!ids.ok()) return ReplyError(r, ids.status());
   std::string group = fixed_group.empty() ? req.Query("group").value_or("") : fixed_group;
   if (group.empty()) return ReplyError(r, absl::InvalidArgumentError("group is required, e.g. training or validation"));
   json reports = json::array();
-  std::set<int64_t> seen;
-  for (const std::string& s : ids) {
-    int64_t id = 0;
-    if (!absl::SimpleAtoi(s, &id)) return ReplyError(r, absl::InvalidArgumentError(absl::StrCat("trialIds: bad id \"", s, "\"")));
-    if (!seen.insert(id).second) return ReplyError(r, absl::InvalidArgumentError(absl::StrCat("trialIds: duplicate id ", id)));
+  for (int64_t id : *ids) {
     absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(id);
     if (!trial.ok()) return ReplyError(r, trial.status());
-    absl::StatusOr<std::vector<api::MetricsReport>> list = ctx.store.GetMetrics(id, group);
+    absl::StatusOr<std::vector<api::MetricsReport>> list = ctx.store.GetMetrics(id, group, BatchRange{});
     if (!list.ok()) return ReplyError(r, list.status());
     for (const api::MetricsReport& m : *list) reports.push_back(api::ToJson(m));
   }
@@ -106,6 +101,13 @@ void QueryMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, const st
     if (reports.empty()) break;
   }
   r->Send(JsonResponse(200, body));
+}
+
+std::function<bool()> TrialIsTerminal(MasterContext& ctx, int64_t trial_id) {
+  return [&ctx, trial_id] {
+    absl::StatusOr<api::Trial> t = ctx.store.GetTrial(trial_id);
+    return !t.ok() || api::IsTerminalState(t->state);
+  };
 }
 
 }  // namespace
@@ -153,12 +155,17 @@ void RegisterTrialRoutes(Router& router, MasterContext& ctx) {
     if (!trial.ok()) return ReplyError(r, trial.status());
     absl::StatusOr<LogStreamOptions> options = LogStreamOptionsFromRequest(req, trial->task_id, *id);
     if (!options.ok()) return ReplyError(r, options.status());
-    int64_t trial_id = *id;
-    StreamTaskLogs(ctx, *options, [&ctx, trial_id] {
-      absl::StatusOr<api::Trial> t = ctx.store.GetTrial(trial_id);
-      return !t.ok() || api::IsTerminalState(t->state);
-    }, r);
+    StreamTaskLogs(ctx, *options, TrialIsTerminal(ctx, *id), r);
   });
+
+  router.Add("GET", "/api/v1/trials/{trial_id}/logs/fields", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               absl::StatusOr<int64_t> id = PathId(req, "trial_id");
+               if (!id.ok()) return ReplyError(r, id.status());
+               absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(*id);
+               if (!trial.ok()) return ReplyError(r, trial.status());
+               StreamTaskLogFields(ctx, req, trial->task_id, /*with_allocations=*/false, TrialIsTerminal(ctx, *id), r);
+             });
 }
 
 }  // namespace det::master
