@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 #include <iostream>
 #include <memory>
 
@@ -120,6 +121,7 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
     ctx.action = [&ctx, create_args, context_dir, project_id] {
       if (!context_dir->empty()) create_args->context_dir = *context_dir;
       if (*project_id > 0) create_args->project_id = *project_id;
+      create_args->live_progress = isatty(STDOUT_FILENO) != 0;
       return CreateExperiment(ctx.session(), *create_args, std::cout);
     };
   });

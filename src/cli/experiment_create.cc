@@ -12,6 +12,7 @@
 #include "cli/experiment_ops.h"
 #include "cli/session.h"
 #include "cli/trial_ops.h"
+#include "cli/trial_progress.h"
 #include "common/file_util.h"
 
 namespace det::cli {
@@ -81,10 +82,10 @@ absl::StatusOr<int> CreateExperiment(Session& session, const CreateExperimentArg
   out.flush();
   PrintLaunchWarnings(*resp);
   if (args.paused || !args.follow) return 0;
-  return FollowExperiment(session, static_cast<int>(*id), out);
+  return FollowExperiment(session, static_cast<int>(*id), out, args.live_progress);
 }
 
-absl::StatusOr<int> FollowExperiment(Session& session, int experiment_id, std::ostream& out) {
+absl::StatusOr<int> FollowExperiment(Session& session, int experiment_id, std::ostream& out, bool live_progress) {
   out << "Waiting for first trial to begin...\n";
   out.flush();
   auto last_state_check = std::chrono::steady_clock::now();
@@ -117,7 +118,7 @@ absl::StatusOr<int> FollowExperiment(Session& session, int experiment_id, std::o
     // The stream broke (master restart, network); the outcome is still worth waiting for.
     std::cerr << "Warning: trial log stream ended early: " << streamed.status().message() << "\n";
   }
-  return WaitForExperiment(session, experiment_id, /*poll_seconds=*/1.0, out);
+  return WatchTrials(session, experiment_id, /*poll_seconds=*/1.0, out, live_progress);
 }
 
 }  // namespace det::cli

@@ -19,6 +19,7 @@ struct CreateExperimentArgs {
   std::vector<std::string> overrides;  // --config KEY=VALUE
   bool paused = false;
   bool follow = false;  // -f/--follow-first-trial
+  bool live_progress = false;  // output is a terminal: trial progress lines are redrawn in place
   std::optional<int> project_id;
   std::string template_name;
 };
@@ -34,8 +35,9 @@ absl::StatusOr<nlohmann::json> BuildCreateExperimentRequest(const CreateExperime
 absl::StatusOr<int> CreateExperiment(Session& session, const CreateExperimentArgs& args,
                                      std::ostream& out);
 
-// Waits for the experiment's first trial, streams its logs until the trial ends, then waits for
-// the experiment to end and prints its final state. Returns 0 iff it COMPLETED.
-absl::StatusOr<int> FollowExperiment(Session& session, int experiment_id, std::ostream& out);
+// Waits for the experiment's first trial, streams its logs until the trial ends, then shows a
+// progress line per trial (WatchTrials) until the experiment ends and prints its final state.
+// Returns 0 iff it COMPLETED.
+absl::StatusOr<int> FollowExperiment(Session& session, int experiment_id, std::ostream& out, bool live_progress);
 
 }  // namespace det::cli

@@ -222,3 +222,25 @@ def test_checkpoint_list_describe_download(cluster, tmp_path):
 
     missing = cluster.det("checkpoint", "describe", "no-such-uuid", check=False)
     assert missing.returncode != 0 and "no-such-uuid" in missing.stderr
+
+
+def test_create_follow_shows_a_progress_line_per_trial(cluster, tmp_path):
+    (tmp_path / "search.py").write_text(
+        "import determined as det\n"
+        "with det.core.init() as ctx:\n"
+        "    lr = det.get_cluster_info().trial.hparams['lr']\n"
+        "    ctx.train.report_training_metrics(steps_completed=5, metrics={'loss': lr})\n"
+        "    ctx.train.report_validation_metrics(steps_completed=5, metrics={'loss': lr / 2})\n")
+    (tmp_path / "search.yaml").write_text(
+        "name: progress\nentrypoint: python3 search.py\nmax_restarts: 0\n"
+        "searcher: {name: grid, metric: loss, max_length: 5}\n"
+        "hyperparameters: {lr: {type: categorical, vals: [0.5, 0.25]}}\n")
+    follow = cluster.det("experiment", "create", str(tmp_path / "search.yaml"), str(tmp_path), "--follow")
+    exp_id = int(re.search(r"Created experiment (\d+)", follow.stdout).group(1))
+    trial_ids = sorted(t["id"] for t in cluster.trials(exp_id))
+    assert len(trial_ids) == 2
+    # Not a terminal here: each line is printed when it changes, and every trial ends COMPLETED.
+    for trial_id in trial_ids:
+        assert re.search(rf"^Trial {trial_id}: COMPLETED, 5 batches, loss 0\.(25|125) \(best 0\.(25|125)\)$",
+                         follow.stdout, re.M), follow.stdout
+    assert follow.stdout.rstrip().endswith(f"Experiment {exp_id} terminated with state COMPLETED")
