@@ -25,6 +25,8 @@ void AddResourcePoolCommands(CLI::App& det, CommandContext& ctx);
 void AddJobCommands(CLI::App& det, CommandContext& ctx);
 void AddTaskCommands(CLI::App& det, CommandContext& ctx);
 void AddCheckpointCommands(CLI::App& det, CommandContext& ctx);
+// Last: the script it prints is made from every command added before it.
+void AddCompletionCommand(CLI::App& det, CommandContext& ctx);
 
 // The log filter flags shared by `det trial logs`, `det experiment logs` and `det task logs` (-f, --head, --tail,
 // --agent-id, ...), parsed into LogsFlags; FinishLogsFlags turns them into TrialLogsArgs.

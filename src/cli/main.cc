@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   det::cli::AddJobCommands(app, ctx);
   det::cli::AddTaskCommands(app, ctx);
   det::cli::AddCheckpointCommands(app, ctx);
+  det::cli::AddCompletionCommand(app, ctx);
 
   try {
     app.parse(argc, argv);

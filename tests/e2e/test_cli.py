@@ -1,6 +1,9 @@
 """The `det` command tree against a real cluster: users, experiment create --follow, failing trials."""
 import json
 import re
+import subprocess
+
+from conftest import det
 
 
 def test_user_login_whoami_logout(cluster):
@@ -244,3 +247,18 @@ def test_create_follow_shows_a_progress_line_per_trial(cluster, tmp_path):
         assert re.search(rf"^Trial {trial_id}: COMPLETED, 5 batches, loss 0\.(25|125) \(best 0\.(25|125)\)$",
                          follow.stdout, re.M), follow.stdout
     assert follow.stdout.rstrip().endswith(f"Experiment {exp_id} terminated with state COMPLETED")
+
+
+def test_bash_completion_knows_the_real_command_tree():
+    script = det("completion", "bash").stdout
+
+    def offered(*words):
+        line = " ".join(f"'{w}'" for w in words)
+        probe = f'{script}\nCOMP_WORDS=(det {line}); COMP_CWORD={len(words)}; _det_complete; echo "${{COMPREPLY[*]}}"'
+        return subprocess.run(["bash", "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+
+    assert {"experiment", "trial", "checkpoint", "master", "user"} <= set(offered(""))
+    assert offered("e", "cre") == ["create"], "the alias e leads to experiment"
+    assert "--follow" in offered("experiment", "create", "--f")
+    assert {"--json", "--csv"} <= set(offered("checkpoint", "list", "--"))
+    assert offered("trial", "logs", "--ta") == ["--tail"]
