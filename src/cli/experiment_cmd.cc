@@ -171,6 +171,17 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
     };
   });
 
+  // download-code
+  CLI::App* download = exp->add_subcommand("download-code", "download code of an experiment");
+  auto download_id = AddExperimentId(download);
+  auto output_dir = std::make_shared<std::string>();
+  download->add_option("--output-dir", *output_dir, "directory to write the .tgz to (default: current directory)");
+  download->callback([&ctx, download_id, output_dir] {
+    ctx.action = [&ctx, download_id, output_dir] {
+      return DownloadExperimentCode(ctx.session(), *download_id, *output_dir, std::cout);
+    };
+  });
+
   // lifecycle
   AddAction(exp, ctx, "activate", "unpause",
             "activate experiment, i.e., unpause a paused experiment", "activate");

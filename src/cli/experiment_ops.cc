@@ -8,9 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "api/wire.h"
 #include "cli/format.h"
 #include "cli/paging.h"
 #include "cli/session.h"
+#include "common/base64.h"
+#include "common/file_util.h"
 #include "common/json_yaml.h"
 
 namespace det::cli {
@@ -172,6 +175,23 @@ absl::StatusOr<int> PrintExperimentConfig(Session& session, int experiment_id, s
     }
   }
   out << ToYaml(config);
+  return 0;
+}
+
+absl::StatusOr<int> DownloadExperimentCode(Session& session, int experiment_id, const std::string& output_dir,
+                                           std::ostream& out) {
+  absl::StatusOr<json> resp = session.Get(absl::StrCat(ExperimentPath(experiment_id), "/model_def"));
+  if (!resp.ok()) return resp.status();
+  const json* b64 = api::FindField(*resp, "b64_tgz");
+  if (b64 == nullptr || !b64->is_string()) {
+    return absl::InternalError(absl::StrCat("the master sent no code for experiment ", experiment_id));
+  }
+  absl::StatusOr<std::string> tgz = Base64Decode(b64->get<std::string>());
+  if (!tgz.ok()) return absl::InternalError(absl::StrCat("the master sent undecodable code: ", tgz.status().message()));
+  std::filesystem::path dest = std::filesystem::path(output_dir.empty() ? "." : output_dir) /
+                               absl::StrCat("experiment_", experiment_id, "_model_def.tgz");
+  if (absl::Status st = WriteFile(dest, *tgz); !st.ok()) return st;
+  out << "Wrote experiment " << experiment_id << "'s code to " << dest.string() << "\n";
   return 0;
 }
 

@@ -41,6 +41,10 @@ absl::StatusOr<int> ExperimentAction(Session& session, int experiment_id, const 
 absl::StatusOr<int> DeleteExperiment(Session& session, int experiment_id, std::ostream& out);
 // Prints the experiment's (defaulted) config as YAML.
 absl::StatusOr<int> PrintExperimentConfig(Session& session, int experiment_id, std::ostream& out);
+// `det experiment download-code`: the experiment's context as OUTPUT_DIR/experiment_ID_model_def.tgz
+// (upstream's file name); OUTPUT_DIR defaults to the current directory.
+absl::StatusOr<int> DownloadExperimentCode(Session& session, int experiment_id, const std::string& output_dir,
+                                           std::ostream& out);
 absl::StatusOr<int> ListExperimentTrials(Session& session, int experiment_id, OutputFormat format,
                                          std::ostream& out);
 

@@ -114,6 +114,10 @@ absl::Status TransportError(CURLcode rc, const std::string& master_url, const ch
     hint = " (if the master serves HTTPS, use an https:// URL)";
   } else if (rc == CURLE_SSL_CONNECT_ERROR && absl::StartsWith(master_url, "https://")) {
     hint = " (if the master serves plain HTTP, use an http:// URL)";
+  } else if (rc == CURLE_COULDNT_CONNECT) {
+    hint = "; is it running? (det deploy local cluster-up), or set DET_MASTER / -m to its URL";
+  } else if (rc == CURLE_COULDNT_RESOLVE_HOST) {
+    hint = "; check the host name in DET_MASTER / -m";
   }
   return absl::UnavailableError(absl::StrCat("cannot reach the master at ", master_url, ": ", detail, hint));
 }

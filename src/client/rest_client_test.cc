@@ -75,6 +75,8 @@ TEST(RestClientTest, UnreachableMasterIsUnavailable) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_NE(r.status().message().find("http://127.0.0.1:1"), std::string::npos);
+  EXPECT_NE(r.status().message().find("is it running? (det deploy local cluster-up)"), std::string::npos)
+      << r.status();
 }
 
 }  // namespace

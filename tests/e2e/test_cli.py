@@ -1,7 +1,9 @@
 """The `det` command tree against a real cluster: users, experiment create --follow, failing trials."""
 import json
+import pathlib
 import re
 import subprocess
+import tarfile
 
 from conftest import det
 
@@ -247,6 +249,15 @@ def test_create_follow_shows_a_progress_line_per_trial(cluster, tmp_path):
         assert re.search(rf"^Trial {trial_id}: COMPLETED, 5 batches, loss 0\.(25|125) \(best 0\.(25|125)\)$",
                          follow.stdout, re.M), follow.stdout
     assert follow.stdout.rstrip().endswith(f"Experiment {exp_id} terminated with state COMPLETED")
+
+    # download-code: the context as upstream names it.
+    out_dir = tmp_path / "code"
+    out_dir.mkdir()
+    cluster.det("experiment", "download-code", str(exp_id), "--output-dir", str(out_dir))
+    with tarfile.open(out_dir / f"experiment_{exp_id}_model_def.tgz") as tgz:
+        assert {"search.py", "search.yaml"} <= {pathlib.PurePath(n).name for n in tgz.getnames()}
+    missing = cluster.det("experiment", "download-code", "99999", check=False)
+    assert missing.returncode == 1 and "99999" in missing.stderr
 
 
 def test_bash_completion_knows_the_real_command_tree():
