@@ -15,14 +15,14 @@ std::string SummaryKey(const std::string& group) {
   return group;
 }
 
-json Workload(const api::MetricsReport& r, const json& metrics) {
+}  // namespace
+
+json MetricsWorkloadJson(const api::MetricsReport& r, const json& avg_metrics, const json& batch_metrics) {
   return {{"endTime", FormatRfc3339(r.end_time)},
-          {"metrics", {{"avgMetrics", metrics}, {"batchMetrics", json::array()}}},
+          {"metrics", {{"avgMetrics", avg_metrics}, {"batchMetrics", batch_metrics}}},
           {"numInputs", 0},
           {"totalBatches", r.total_batches}};
 }
-
-}  // namespace
 
 bool IsBetterMetric(double candidate, std::optional<double> best, bool smaller_is_better) {
   return !best || (smaller_is_better ? candidate < *best : candidate > *best);
@@ -60,13 +60,13 @@ std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsR
   trial.summary_metrics_json = summary.dump();
 
   if (report.group != "validation") return std::nullopt;
-  trial.latest_validation_json = Workload(report, metrics).dump();
+  trial.latest_validation_json = MetricsWorkloadJson(report, metrics, json::array()).dump();
   auto it = metrics.find(searcher_metric);
   if (it == metrics.end() || !it->is_number()) return std::nullopt;
   double v = it->get<double>();
   if (IsBetterMetric(v, trial.searcher_metric_value, smaller_is_better)) {
     trial.searcher_metric_value = v;
-    trial.best_validation_json = Workload(report, metrics).dump();
+    trial.best_validation_json = MetricsWorkloadJson(report, metrics, json::array()).dump();
   }
   return v;
 }

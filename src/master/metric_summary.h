@@ -2,6 +2,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "api/types.h"
 
 namespace det::master {
@@ -12,6 +14,10 @@ namespace det::master {
 // Returns the report's searcher metric value when it is a validation report that carries one.
 std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
                                           const std::string& searcher_metric, bool smaller_is_better);
+
+// MetricsWorkload: {"endTime", "metrics": {"avgMetrics", "batchMetrics"}, "numInputs", "totalBatches"}.
+nlohmann::json MetricsWorkloadJson(const api::MetricsReport& report, const nlohmann::json& avg_metrics,
+                                   const nlohmann::json& batch_metrics);
 
 // Whether `candidate` beats the best value so far (none yet: it does).
 bool IsBetterMetric(double candidate, std::optional<double> best, bool smaller_is_better);

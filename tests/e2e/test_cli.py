@@ -228,6 +228,20 @@ def test_checkpoint_list_describe_download(cluster, tmp_path):
     missing = cluster.det("checkpoint", "describe", "no-such-uuid", check=False)
     assert missing.returncode != 0 and "no-such-uuid" in missing.stderr
 
+    # GetTrialWorkloads: the validation and the checkpoint, at 5 batches, in that order.
+    workloads = cluster.get(f"/api/v1/trials/{trial_id}/workloads")
+    assert [list(w) for w in workloads["workloads"]] == [["validation"], ["checkpoint"]], workloads
+    validation, checkpoint = workloads["workloads"][0]["validation"], workloads["workloads"][1]["checkpoint"]
+    assert validation["totalBatches"] == 5 and validation["metrics"]["avgMetrics"] == {"loss": 0.1}
+    assert checkpoint["uuid"] == uuid and checkpoint["totalBatches"] == 5
+    assert checkpoint["resources"]["weights"] == "1000", "int64 sizes as strings"
+    assert workloads["pagination"]["total"] == 2
+    only = cluster.get(f"/api/v1/trials/{trial_id}/workloads", params={"filter": "FILTER_OPTION_CHECKPOINT"})
+    assert [list(w) for w in only["workloads"]] == [["checkpoint"]]
+    bad = cluster.session.get(f"{cluster.master_url}/api/v1/trials/{trial_id}/workloads",
+                              params={"filter": "FILTER_OPTION_ALL"}, timeout=30)
+    assert bad.status_code == 400 and "filter" in bad.json()["error"]["error"]
+
 
 def test_create_follow_shows_a_progress_line_per_trial(cluster, tmp_path):
     (tmp_path / "search.py").write_text(

@@ -11,7 +11,9 @@
 #include "master/handlers/log_stream.h"
 #include "master/handlers/routes.h"
 #include "master/handlers/task_access.h"
+#include "master/handlers/page.h"
 #include "master/metric_summary.h"
+#include "master/trial_workloads.h"
 
 namespace det::master {
 namespace {
@@ -103,6 +105,39 @@ void QueryMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, const st
   r->Send(JsonResponse(200, body));
 }
 
+absl::StatusOr<WorkloadFilter> ParseWorkloadFilter(const std::string& raw) {
+  if (raw.empty() || raw == "FILTER_OPTION_UNSPECIFIED" || raw == "0") return WorkloadFilter::kAll;
+  if (raw == "FILTER_OPTION_CHECKPOINT" || raw == "1") return WorkloadFilter::kCheckpoint;
+  if (raw == "FILTER_OPTION_VALIDATION" || raw == "2") return WorkloadFilter::kValidation;
+  if (raw == "FILTER_OPTION_CHECKPOINT_OR_VALIDATION" || raw == "3") return WorkloadFilter::kCheckpointOrValidation;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "filter: \"", raw, "\" is not one of FILTER_OPTION_UNSPECIFIED, FILTER_OPTION_CHECKPOINT, "
+      "FILTER_OPTION_VALIDATION, FILTER_OPTION_CHECKPOINT_OR_VALIDATION"));
+}
+
+// GET /api/v1/trials/{trial_id}/workloads (GetTrialWorkloads).
+absl::StatusOr<json> GetTrialWorkloads(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "trial_id"));
+  WorkloadQuery query;
+  ASSIGN_OR_RETURN(query.filter, ParseWorkloadFilter(req.Query("filter").value_or("")));
+  ASSIGN_OR_RETURN(query.descending, QueryOrderDescending(req));
+  query.sort_key = req.Query("sort_key").value_or("");
+  query.with_batch_metrics = QueryBool(req, "include_batch_metrics");
+  ASSIGN_OR_RETURN(int64_t offset, QueryInt(req, "offset", 0));
+  ASSIGN_OR_RETURN(int64_t limit, QueryInt(req, "limit", 0));
+  ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(id));
+  ASSIGN_OR_RETURN(std::vector<api::MetricsReport> training, ctx.store.GetMetrics(id, "training", BatchRange{}));
+  ASSIGN_OR_RETURN(std::vector<api::MetricsReport> validation, ctx.store.GetMetrics(id, "validation", BatchRange{}));
+  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> checkpoints, ctx.store.ListCheckpoints(trial.experiment_id));
+  std::erase_if(checkpoints, [id](const api::Checkpoint& c) { return c.trial_id != id; });
+  std::vector<json> workloads = TrialWorkloads(training, validation, checkpoints, query);
+  int64_t total = static_cast<int64_t>(workloads.size());
+  PageRange range = PageOf(total, offset, limit);
+  json page = json::array();
+  for (int64_t i = range.begin; i < range.end; ++i) page.push_back(std::move(workloads[i]));
+  return json{{"workloads", std::move(page)}, {"pagination", PagePagination(offset, limit, range, total)}};
+}
+
 std::function<bool()> TrialIsTerminal(MasterContext& ctx, int64_t trial_id) {
   return [&ctx, trial_id] {
     absl::StatusOr<api::Trial> t = ctx.store.GetTrial(trial_id);
@@ -144,6 +179,9 @@ void RegisterTrialRoutes(Router& router, MasterContext& ctx) {
       ReplyJson(r, json::object());
     });
   });
+
+  router.Add("GET", "/api/v1/trials/{trial_id}/workloads", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, GetTrialWorkloads(ctx, req)); });
 
   router.Add("POST", "/api/v1/trials/{trial_id}/metrics", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { ReportMetrics(ctx, req, r); });
