@@ -184,6 +184,18 @@ def test_metric_series_are_downsampled_for_charts(cluster, tmp_path):
     assert [p["batches"] for p in window] == list(range(100, 111))
     assert set(window[0]["values"]) == {"loss", "epoch", "lr"} and set(window[1]["values"]) == {"loss", "epoch"}
 
+    # ExpMetricNames: every group's names, once, since the experiment has ended.
+    resp = cluster.session.get(f"{cluster.master_url}/api/v1/experiments/metrics-stream/metric-names",
+                               params={"ids": exp_id}, timeout=30)
+    [line] = resp.text.splitlines()
+    names = json.loads(line)["result"]
+    assert names["searcherMetrics"] == ["loss"]
+    assert names["trainingMetrics"] == ["epoch", "loss", "lr"] and names["validationMetrics"] == ["accuracy", "loss"]
+    assert {"group": "validation", "name": "accuracy"} in names["metricNames"]
+    missing = cluster.session.get(f"{cluster.master_url}/api/v1/experiments/metrics-stream/metric-names",
+                                  params={"ids": 99999}, timeout=30)
+    assert missing.status_code == 404, missing.text
+
     for params, problem in (({"maxDatapoints": 0}, "maxDatapoints"), ({"metricIds": "loss"}, "metricIds"),
                             ({"metricType": "METRIC_TYPE_LOUD"}, "metricType"),
                             ({"startBatches": 10, "endBatches": 5}, "endBatches")):

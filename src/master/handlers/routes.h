@@ -29,8 +29,9 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterMasterLogRoutes(router, ctx);
   RegisterAuthRoutes(router, ctx);
   RegisterUserRoutes(router, ctx);
+  // Before /experiments/{experiment_id}/... and /trials/{trial_id}: routes match in order.
+  RegisterTrialSeriesRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);
-  RegisterTrialSeriesRoutes(router, ctx);  // before /trials/{trial_id}: routes match in order
   RegisterTrialRoutes(router, ctx);
   RegisterTrialReportRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx);

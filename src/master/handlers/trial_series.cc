@@ -1,13 +1,17 @@
-// GET /api/v1/trials/time-series (upstream's CompareTrials): downsampled metric series of several
-// trials for charts.
+// Chart data: GET /api/v1/trials/time-series (upstream's CompareTrials), downsampled metric series
+// of several trials, and GET /api/v1/experiments/metrics-stream/metric-names (ExpMetricNames).
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/types_json.h"
+#include "common/json_yaml.h"
 #include "common/status_macros.h"
 #include "master/handlers/handler_util.h"
+#include "master/handlers/log_stream.h"
 #include "master/handlers/routes.h"
 #include "master/metric_series.h"
 
@@ -86,11 +90,113 @@ absl::StatusOr<json> CompareTrials(MasterContext& ctx, const HttpRequest& req) {
   return json{{"trials", std::move(trials)}};
 }
 
+// Metric names per group, from the trials' summaries (kept current at ingestion: no metrics scan).
+struct MetricNames {
+  std::set<std::string> searcher;
+  std::set<std::pair<std::string, std::string>> by_group;  // (group, name)
+
+  bool operator==(const MetricNames&) const = default;
+};
+
+// The summary's keys are avg_metrics (training), validation_metrics, or the group itself.
+std::string GroupOfSummaryKey(const std::string& key) {
+  if (key == "avg_metrics") return "training";
+  if (key == "validation_metrics") return "validation";
+  return key;
+}
+
+json MetricNamesJson(const MetricNames& names) {
+  json training = json::array();
+  json validation = json::array();
+  json identifiers = json::array();
+  for (const auto& [group, name] : names.by_group) {
+    if (group == "training") training.push_back(name);
+    if (group == "validation") validation.push_back(name);
+    identifiers.push_back({{"group", group}, {"name", name}});
+  }
+  return {{"searcherMetrics", names.searcher},
+          {"trainingMetrics", std::move(training)},
+          {"validationMetrics", std::move(validation)},
+          {"metricNames", std::move(identifiers)}};
+}
+
+class MetricNamesStream : public std::enable_shared_from_this<MetricNamesStream> {
+ public:
+  MetricNamesStream(MasterContext& ctx, std::vector<int64_t> ids, std::chrono::seconds period, ResponderPtr responder)
+      : ctx_(ctx), ids_(std::move(ids)), period_(period), responder_(std::move(responder)) {}
+
+  void Start() {
+    responder_->BeginStream(200, "application/json");
+    ctx_.stream_loop.Post([self = shared_from_this()] { self->Pump(); });
+  }
+
+ private:
+  void Pump() {
+    MetricNames names;
+    bool all_terminal = true;
+    bool failed = false;
+    for (int64_t id : ids_) {
+      absl::StatusOr<api::Experiment> exp = ctx_.store.GetExperiment(id);
+      absl::StatusOr<std::vector<api::Trial>> trials = ctx_.store.ListTrials(id);
+      if (!exp.ok() || !trials.ok()) {
+        failed = true;  // deleted meanwhile, or unreadable: the stream ends
+        break;
+      }
+      all_terminal = all_terminal && api::IsTerminalState(exp->state);
+      if (!exp->searcher_metric.empty()) names.searcher.insert(exp->searcher_metric);
+      for (const api::Trial& t : *trials) {
+        json summary = json::parse(t.summary_metrics_json, nullptr, /*allow_exceptions=*/false);
+        if (!summary.is_object()) continue;
+        for (const auto& [key, metrics] : summary.items()) {
+          if (!metrics.is_object()) continue;
+          for (const auto& [name, stats] : metrics.items()) names.by_group.insert({GroupOfSummaryKey(key), name});
+        }
+      }
+    }
+    std::string chunk;
+    if (!failed && names != last_sent_) {
+      chunk = DumpJson(json{{"result", MetricNamesJson(names)}}) + "\n";
+      last_sent_ = names;
+    }
+    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), failed || all_terminal, false, period_,
+                   [self = shared_from_this()] { self->Pump(); });
+  }
+
+  MasterContext& ctx_;
+  std::vector<int64_t> ids_;
+  std::chrono::seconds period_;
+  ResponderPtr responder_;
+  std::optional<MetricNames> last_sent_;
+};
+
+// GET /api/v1/experiments/metrics-stream/metric-names?ids=..&periodSeconds=..: the names at once, then
+// again whenever they change, every periodSeconds (default 30), until every experiment has ended.
+void StreamMetricNames(MasterContext& ctx, HttpRequest& req, ResponderPtr r) {
+  std::vector<int64_t> ids;
+  for (const std::string& raw : req.QueryAll("ids")) {
+    int64_t id = 0;
+    if (!absl::SimpleAtoi(raw, &id) || id <= 0) {
+      return ReplyError(r, absl::InvalidArgumentError(absl::StrCat("ids: \"", raw, "\" is not an experiment id")));
+    }
+    ids.push_back(id);
+  }
+  if (ids.empty()) return ReplyError(r, absl::InvalidArgumentError("ids: at least one experiment id is required"));
+  for (int64_t id : ids) {
+    if (absl::Status st = ctx.store.GetExperiment(id).status(); !st.ok()) return ReplyError(r, st);
+  }
+  absl::StatusOr<int64_t> period = QueryInt(req, "period_seconds", 30);
+  if (!period.ok()) return ReplyError(r, period.status());
+  if (*period <= 0) return ReplyError(r, absl::InvalidArgumentError("periodSeconds must be > 0"));
+  std::make_shared<MetricNamesStream>(ctx, std::move(ids), std::chrono::seconds(*period), std::move(r))->Start();
+}
+
 }  // namespace
 
 void RegisterTrialSeriesRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/trials/time-series", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CompareTrials(ctx, req)); });
+  router.Add("GET", "/api/v1/experiments/metrics-stream/metric-names", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { StreamMetricNames(ctx, req, std::move(r)); });
 }
 
 }  // namespace det::master
