@@ -276,6 +276,19 @@ def test_create_follow_shows_a_progress_line_per_trial(cluster, tmp_path):
                          follow.stdout, re.M), follow.stdout
     assert follow.stdout.rstrip().endswith(f"Experiment {exp_id} terminated with state COMPLETED")
 
+    # GetExperimentTrials: sorted, filtered by state, paged.
+    def listed(**params):
+        return cluster.get(f"/api/v1/experiments/{exp_id}/trials", params=params)
+    by_best = listed(sortBy="SORT_BY_BEST_VALIDATION_METRIC")["trials"]
+    assert [t["bestValidation"]["metrics"]["avgMetrics"]["loss"] for t in by_best] == [0.125, 0.25]
+    assert [t["id"] for t in listed(orderBy="ORDER_BY_DESC")["trials"]] == trial_ids[::-1]
+    page = listed(limit=1, offset=1)
+    assert [t["id"] for t in page["trials"]] == trial_ids[1:] and page["pagination"]["total"] == 2
+    assert listed(states="STATE_ERROR")["trials"] == []
+    bad = cluster.session.get(f"{cluster.master_url}/api/v1/experiments/{exp_id}/trials",
+                              params={"sortBy": "SORT_BY_COLOR"}, timeout=30)
+    assert bad.status_code == 400 and "sortBy" in bad.json()["error"]["error"]
+
     # download-code: the context as upstream names it.
     out_dir = tmp_path / "code"
     out_dir.mkdir()

@@ -186,19 +186,6 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                ReplyJson(r, ExperimentResponse(*e));
              });
 
-  router.Add("GET", "/api/v1/experiments/{experiment_id}/trials", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-               if (!id.ok()) return ReplyError(r, id.status());
-               if (absl::Status st = ctx.store.GetExperiment(*id).status(); !st.ok()) return ReplyError(r, st);
-               absl::StatusOr<std::vector<api::Trial>> trials = ctx.store.ListTrials(*id);
-               if (!trials.ok()) return ReplyError(r, trials.status());
-               json out = json::array();
-               for (const api::Trial& t : *trials) out.push_back(api::ToJson(t));
-               int64_t n = static_cast<int64_t>(trials->size());
-               ReplyJson(r, {{"trials", out}, {"pagination", Pagination(0, 0, n, n)}});
-             });
-
   router.Add("GET", "/api/v1/experiments/{experiment_id}/checkpoints", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
                absl::StatusOr<int64_t> id = PathId(req, "experiment_id");

@@ -11,6 +11,7 @@ void RegisterMasterLogRoutes(Router& router, MasterContext& ctx);
 void RegisterAuthRoutes(Router& router, MasterContext& ctx);
 void RegisterUserRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentRoutes(Router& router, MasterContext& ctx);
+void RegisterExperimentTrialRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialSeriesRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialReportRoutes(Router& router, MasterContext& ctx);
@@ -32,6 +33,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   // Before /experiments/{experiment_id}/... and /trials/{trial_id}: routes match in order.
   RegisterTrialSeriesRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);
+  RegisterExperimentTrialRoutes(router, ctx);
   RegisterTrialRoutes(router, ctx);
   RegisterTrialReportRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx);

@@ -1,0 +1,50 @@
+// GET /api/v1/experiments/{experiment_id}/trials (GetExperimentTrials): filtered by state, sorted and
+// paged.
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "api/types_json.h"
+#include "common/status_macros.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/page.h"
+#include "master/handlers/routes.h"
+#include "master/trial_list.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+absl::StatusOr<json> ListExperimentTrials(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  TrialListQuery query{.now = std::chrono::system_clock::now()};
+  ASSIGN_OR_RETURN(query.sort, ParseTrialSort(req.Query("sort_by").value_or("")));
+  ASSIGN_OR_RETURN(query.descending, QueryOrderDescending(req));
+  for (std::string state : req.QueryAll("states")) {
+    if (!absl::StartsWith(state, "STATE_")) {
+      return absl::InvalidArgumentError(absl::StrCat("states: \"", state, "\" is not a state name like STATE_ACTIVE"));
+    }
+    query.states.push_back(state.substr(6));
+  }
+  ASSIGN_OR_RETURN(int64_t offset, QueryInt(req, "offset", 0));
+  ASSIGN_OR_RETURN(int64_t limit, QueryInt(req, "limit", 0));
+  ASSIGN_OR_RETURN(api::Experiment experiment, ctx.store.GetExperiment(id));
+  query.searcher_metric = experiment.searcher_metric;
+  ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx.store.ListTrials(id));
+  trials = ListTrialsFor(std::move(trials), query);
+  int64_t total = static_cast<int64_t>(trials.size());
+  PageRange range = PageOf(total, offset, limit);
+  json page = json::array();
+  for (int64_t i = range.begin; i < range.end; ++i) page.push_back(api::ToJson(trials[i]));
+  return json{{"trials", std::move(page)}, {"pagination", PagePagination(offset, limit, range, total)}};
+}
+
+}  // namespace
+
+void RegisterExperimentTrialRoutes(Router& router, MasterContext& ctx) {
+  router.Add("GET", "/api/v1/experiments/{experiment_id}/trials", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ListExperimentTrials(ctx, req)); });
+}
+
+}  // namespace det::master
