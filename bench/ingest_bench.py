@@ -2,12 +2,13 @@
 """Metric ingestion throughput: 50 concurrent reporters POST /api/v1/trials/{id}/metrics to a bare master
 as fast as it answers, for a fixed time. Each reporter is one keep-alive connection reporting training
 metrics for its own trial with increasing stepsCompleted, one report awaiting its reply before the next
-(like a trial's reporter thread). Reports requests (= rows in table `metrics`) per second, metric values
-per second (reports/s x names per report), the slowest one-second window, latency p50/p95/p99/max, and
-the CPU seconds used by the master and by the client, so the reader can see which one was the limit.
+(like a trial's reporter thread), authenticated with the trial's allocation token as a trial is.
+Reports requests (= rows in table `metrics`) per second, metric values per second (reports/s x names
+per report), the slowest one-second window, latency p50/p95/p99/max, and the CPU seconds used by the
+master and by the client, so the reader can see which one was the limit.
 
     DET_BIN_DIR=/tmp/bench-bin /usr/bin/python3 bench/ingest_bench.py [--reporters 50] [--names 10]
-        [--duration 30] [--data-dir bench/out/ingestdb] [--procs 2]
+        [--duration 30] [--data-dir bench/out/ingestdb] [--procs 2] [--auth allocation|user]
 
 The data dir must hold a database made by bench/metrics_db_gen.py (default: a small one, made on first
 use with 10 experiments). Rows are added to it; the script checks afterwards that the table grew by
@@ -25,6 +26,7 @@ import sys
 import time
 
 import bench_master
+import metrics_db_gen
 
 
 def body(trial_id, step, names):
@@ -33,10 +35,10 @@ def body(trial_id, step, names):
             '"batchMetrics":[]}},"group":"training"}' % (trial_id, step, metrics)).encode()
 
 
-async def reporter(port, token, trial_id, names, start_step, stop_at, out):
+async def reporter(port, auth_header, trial_id, names, start_step, stop_at, out):
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     head = (f"POST /api/v1/trials/{trial_id}/metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n").encode()
+            f"{auth_header}\r\nContent-Type: application/json\r\n").encode()
     step = start_step
     while time.time() < stop_at:
         step += 1
@@ -58,12 +60,13 @@ async def reporter(port, token, trial_id, names, start_step, stop_at, out):
     writer.close()
 
 
-def worker(port, token, trial_ids, names, start_step, stop_at, queue):
+def worker(port, reporters, names, start_step, stop_at, queue):
+    """Runs (trial id, auth header) reporters in one process; puts (samples, CPU seconds) on the queue."""
     out = []
     cpu0 = os.times()
 
     async def run():
-        await asyncio.gather(*(reporter(port, token, t, names, start_step, stop_at, out) for t in trial_ids))
+        await asyncio.gather(*(reporter(port, auth, t, names, start_step, stop_at, out) for t, auth in reporters))
 
     asyncio.run(run())
     cpu1 = os.times()
@@ -78,6 +81,16 @@ def count_rows(db_path):
         db.close()
 
 
+def allocation_headers(db_path, trial_ids):
+    """The header a trial sends: its allocation's token (see metrics_db_gen.allocation_token)."""
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        ids = dict(db.execute("SELECT trial_id, allocation_id FROM allocations"))
+    finally:
+        db.close()
+    return [f"Grpc-Metadata-x-allocation-token: Bearer {metrics_db_gen.allocation_token(ids[t])}" for t in trial_ids]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data-dir", default=str(bench_master.REPO / "bench/out/ingestdb"))
@@ -85,6 +98,8 @@ def main():
     p.add_argument("--names", type=int, default=10, help="metric names per report")
     p.add_argument("--duration", type=float, default=30)
     p.add_argument("--procs", type=int, default=2, help="client processes")
+    p.add_argument("--auth", choices=["allocation", "user"], default="allocation",
+                   help="report with each trial's allocation token, as trials do, or as user 'determined'")
     args = p.parse_args()
 
     data_dir = pathlib.Path(args.data_dir)
@@ -99,16 +114,20 @@ def main():
     db_path = data_dir / "determined.db"
     rows_before, max_id = count_rows(db_path)
 
-    result = {"reporters": args.reporters, "names_per_report": args.names, "client_procs": args.procs,
+    result = {"reporters": args.reporters, "names_per_report": args.names, "client_procs": args.procs, "auth": args.auth,
               "db_metric_rows_before": rows_before, "request_bytes": len(body(trial_ids[0], 100000, args.names)),
               "loadavg_before": round(bench_master.loadavg(), 2)}
     with bench_master.master(data_dir) as m:
-        token = bench_master.login(m.url)
+        if args.auth == "user":
+            headers = [f"Authorization: Bearer {bench_master.login(m.url)}"] * len(trial_ids)
+        else:
+            headers = allocation_headers(db_path, trial_ids)
+        reporters = list(zip(trial_ids, headers))
         cpu_master0 = bench_master.cpu_seconds(m.pid)
         started = time.time()
         stop_at = started + args.duration
         queue = multiprocessing.Queue()
-        procs = [multiprocessing.Process(target=worker, args=(m.port, token, trial_ids[i::args.procs], args.names,
+        procs = [multiprocessing.Process(target=worker, args=(m.port, reporters[i::args.procs], args.names,
                                                               100_000 + max_id, stop_at, queue))
                  for i in range(args.procs)]
         for pr in procs:

@@ -12,8 +12,10 @@ The schema comes from the real master: it is started once on the empty data dire
 one real experiment (examples/digits/adaptive.yaml, paused) is created through `det` so that the stored
 config and model definition have the master's own shape, then the master is stopped and the rows are
 written directly with sqlite3 (experiments owned by the admin user, all in terminal states; one
-allocation per trial; trial summaries consistent with their metrics)."""
+allocation per trial, whose token is allocation_token(allocation id); trial summaries consistent with
+their metrics)."""
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -46,6 +48,12 @@ def create_template(data_dir):
     db.commit()
     db.close()
     return json.loads(row[0]), row[1], row[2]
+
+
+def allocation_token(allocation_id):
+    """The session token of a generated allocation (the database keeps its SHA-256), so that
+    bench/ingest_bench.py can report metrics the way a trial does."""
+    return "bench-" + allocation_id
 
 
 def workload(end_us, batches, metrics):
@@ -166,7 +174,8 @@ def main():
                            "slots, start_time, end_time, exit_code, slot_ids) "
                            "VALUES (?, ?, ?, 'TERMINATED', ?, 'agent-0', 1, ?, ?, 0, "
                            "'[{\"agent_id\":\"agent-0\",\"slot_ids\":[0]}]')",
-                           [(t[3] + ".1", t[3], t[0], "%064x" % rng.getrandbits(256), t[7], t[8]) for t in trials])
+                           [(t[3] + ".1", t[3], t[0], hashlib.sha256(allocation_token(t[3] + ".1").encode()).hexdigest(),
+                             t[7], t[8]) for t in trials])
         db.execute("COMMIT")
         print(f"{exp_id} experiments, {trial_id} trials, {metric_rows} metric rows, "
               f"{time.monotonic() - t0:.0f} s", flush=True)

@@ -104,14 +104,15 @@ def main():
 
 
 def summarize(messages):
-    """A short description of a metrics or time-series response: reports and names per report."""
+    """A short description of a metrics response (reports, names per report) or of a time-series
+    response (series, points in the first)."""
     out = {"messages": len(messages)}
     reports = [m for msg in messages for m in msg.get("result", {}).get("metrics", [])]
     if reports:
         out["reports"] = len(reports)
         first = reports[0].get("metrics", {}).get("avgMetrics", reports[0].get("metrics", {}))
         out["names_in_first_report"] = len(first) if isinstance(first, dict) else None
-    series = [m for msg in messages for m in msg.get("metrics", [])] if not reports else []
+    series = [s for msg in messages for t in msg.get("trials", []) for s in t.get("metrics", [])]
     if series:
         out["series"] = len(series)
         out["points_in_first_series"] = len(series[0].get("data", []))
