@@ -136,7 +136,7 @@ json ToJson(const MetricsReport& m) {
           {"metrics", ParsedOr(m.metrics_json, json::object())},
           {"totalBatches", m.total_batches},
           {"archived", false},
-          {"id", std::to_string(m.id)},
+          {"id", m.id},  // int32 in upstream's MetricsReport, so a number
           {"trialRunId", m.trial_run_id},
           {"group", m.group}};
 }

@@ -31,6 +31,23 @@ TEST(TypesJsonTest, CheckpointResourcesAreStrings) {
   EXPECT_EQ(j["state"], "STATE_COMPLETED");
 }
 
+TEST(TypesJsonTest, MetricsReportIdsAreInt32Numbers) {
+  MetricsReport m;
+  m.id = 12;
+  m.trial_id = 3;
+  m.trial_run_id = 1;
+  m.total_batches = 100;
+  m.group = "validation";
+  nlohmann::json j = ToJson(m);
+  // trialv1.MetricsReport: every integer is an int32, so a JSON number (reference §0.2).
+  EXPECT_EQ(j["id"], 12);
+  EXPECT_EQ(j["trialId"], 3);
+  EXPECT_EQ(j["trialRunId"], 1);
+  EXPECT_EQ(j["totalBatches"], 100);
+  EXPECT_EQ(j["archived"], false);
+  EXPECT_EQ(j["group"], "validation");
+}
+
 TEST(TypesJsonTest, ParsesTaskLogsInEitherSpelling) {
   auto l = TaskLogFromJson(nlohmann::json::parse(
       R"({"task_id":"t","allocationId":"a","log":"hi\n","stdtype":"stdout","rank_id":"1","timestamp":"2024-01-01T00:00:00Z"})"));
