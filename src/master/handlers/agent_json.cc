@@ -33,7 +33,11 @@ json ContainerJson(const AgentSummary& agent, const std::string& allocation_id) 
       devices.push_back(DeviceJson(s));
     }
   }
-  return {{"parent", ""}, {"id", allocation_id}, {"state", "STATE_RUNNING"}, {"devices", devices}};
+  return {{"parent", ""},
+          {"id", allocation_id},
+          {"state", "STATE_RUNNING"},
+          {"devices", devices},
+          {"permissionDenied", false}};
 }
 
 // slotStats: {typeStats, brandStats}, each a map to DeviceStats {draining, disabled, total,

@@ -42,6 +42,9 @@ TEST(AgentJsonTest, UpstreamShapeWithSlotsAndContainers) {
   const json& used = j["slots"]["/agents/a1/slots/1"];
   EXPECT_EQ(used["container"]["id"], "3.abc.1");
   EXPECT_EQ(used["container"]["state"], "STATE_RUNNING");
+  // containerv1.Container's fields, all emitted (reference §1d, §0.2).
+  EXPECT_EQ(used["container"]["permissionDenied"], false);
+  EXPECT_EQ(used["container"].size(), 5u);
   ASSERT_EQ(j["containers"].size(), 1u);
   EXPECT_EQ(j["containers"]["3.abc.1"]["devices"].size(), 1u);
   const json& cpu = j["slotStats"]["typeStats"]["TYPE_CPU"];

@@ -67,10 +67,10 @@ json SummaryJson(Store& store, const std::string& allocation_id, const RunningAl
           {"name", name},
           {"registeredTime", registered.empty() ? json(nullptr) : json(registered)},
           {"resourcePool", running.resource_pool},
-          {"slots", running.slots},
+          {"slotsNeeded", running.slots},
           {"resources", resources},
           {"schedulerType", ""},
-          {"priority", nullptr},
+          // `priority` is a proto3 optional: left out when unset (reference §0.2).
           {"proxyPorts", json::array()}};
 }
 
