@@ -170,7 +170,7 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
     json out = json::array();
     for (const api::Experiment& e : *list) {
       json j = api::ToJson(e);
-      j.erase("config");  // list responses leave the config out, like upstream
+      j["config"] = nullptr;  // list responses leave the config out, like upstream (an unset Struct)
       out.push_back(std::move(j));
     }
     ReplyJson(r, {{"experiments", out},
@@ -183,7 +183,15 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                if (!id.ok()) return ReplyError(r, id.status());
                absl::StatusOr<api::Experiment> e = ctx.store.GetExperiment(*id);
                if (!e.ok()) return ReplyError(r, e.status());
-               ReplyJson(r, ExperimentResponse(*e));
+               json resp = ExperimentResponse(*e);
+               if (api::IsTerminalState(e->state)) return ReplyJson(r, resp);
+               // A live experiment's job: where it stands in the queue (reference §1b jobSummary).
+               ctx.cluster.ListJobs([r, resp = std::move(resp), job_id = e->job_id](std::vector<JobInfo> jobs) mutable {
+                 for (const JobInfo& job : jobs) {
+                   if (job.job_id == job_id) resp["jobSummary"] = JobSummaryJson(job);
+                 }
+                 ReplyJson(r, resp);
+               });
              });
 
   router.Add("GET", "/api/v1/experiments/{experiment_id}/checkpoints", Access::kAuthenticated,

@@ -104,8 +104,12 @@ std::vector<JobInfo> SelectJobs(const std::vector<JobInfo>& jobs, const std::str
   return out;
 }
 
+json JobSummaryJson(const JobInfo& job) {
+  return {{"state", job.state}, {"jobsAhead", job.jobs_ahead}};
+}
+
 json JobJson(const JobInfo& job) {
-  return {{"summary", {{"state", job.state}, {"jobsAhead", job.jobs_ahead}}},
+  return {{"summary", JobSummaryJson(job)},
           {"type", "TYPE_EXPERIMENT"},
           {"submissionTime", FormatRfc3339(job.submission_time)},
           {"username", job.username},

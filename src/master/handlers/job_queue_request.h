@@ -34,6 +34,8 @@ std::vector<JobInfo> SelectJobs(const std::vector<JobInfo>& jobs, const std::str
 // resourcePool, isPreemptible, priority, weight, entityId, jobId, requestedSlots, allocatedSlots,
 // name, progress, workspaceId.
 nlohmann::json JobJson(const JobInfo& job);
+// jobv1.JobSummary: {state, jobsAhead} (also GetExperiment's `jobSummary`).
+nlohmann::json JobSummaryJson(const JobInfo& job);
 
 // One QueueControl: the job and its change (exactly one of priority, weight, resource pool,
 // aheadOf, behindOf).

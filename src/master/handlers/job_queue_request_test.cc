@@ -65,6 +65,7 @@ TEST(JobJsonTest, UpstreamJobFields) {
     "username": "alice", "userId": 3, "resourcePool": "default", "isPreemptible": true,
     "priority": 42, "weight": 1.5, "entityId": "7", "jobId": "job-1", "requestedSlots": 2,
     "allocatedSlots": 1, "name": "mnist", "progress": 0.25, "workspaceId": 1})"));
+  EXPECT_EQ(JobSummaryJson(j), out["summary"]);
 }
 
 TEST(QueueUpdatesTest, ParsesEveryAction) {
