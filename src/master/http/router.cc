@@ -17,6 +17,30 @@ std::vector<std::string> Split(const std::string& path) {
   return out;
 }
 
+// `?pretty` (reference §0.2): a unary JSON reply comes back indented. Streams pass through.
+class PrettyResponder : public Responder {
+ public:
+  explicit PrettyResponder(ResponderPtr inner) : inner_(std::move(inner)) {}
+
+  void Send(HttpResponse response) override {
+    if (response.content_type == "application/json") {
+      nlohmann::json j = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+      if (!j.is_discarded()) response.body = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    inner_->Send(std::move(response));
+  }
+  void BeginStream(int status, std::string content_type) override {
+    inner_->BeginStream(status, std::move(content_type));
+  }
+  void WriteChunk(std::string data, std::function<void(bool ok)> done) override {
+    inner_->WriteChunk(std::move(data), std::move(done));
+  }
+  void EndStream() override { inner_->EndStream(); }
+
+ private:
+  ResponderPtr inner_;
+};
+
 }  // namespace
 
 void Router::Add(std::string method, std::string pattern, Access access, Handler handler) {
@@ -24,6 +48,7 @@ void Router::Add(std::string method, std::string pattern, Access access, Handler
 }
 
 void Router::Dispatch(HttpRequest& request, ResponderPtr responder) const {
+  if (request.query.count("pretty") > 0) responder = std::make_shared<PrettyResponder>(std::move(responder));
   std::vector<std::string> segments = Split(request.path);
   bool path_matched = false;
   for (const Route& route : routes_) {

@@ -59,6 +59,24 @@ TEST(RouterTest, MatchesPatternsAndAuthenticates) {
   EXPECT_EQ(r->response.status, 501);
 }
 
+TEST(RouterTest, PrettyIndentsJsonReplies) {
+  FakeAuthenticator auth;
+  Router router(auth);
+  router.Add("GET", "/api/v1/master", Access::kPublic,
+             [](HttpRequest&, ResponderPtr r) { r->Send(JsonResponse(200, R"({"a":{"b":1}})")); });
+  auto r = std::make_shared<CapturingResponder>();
+  HttpRequest plain{.method = "GET", .path = "/api/v1/master"};
+  router.Dispatch(plain, r);
+  EXPECT_EQ(r->response.body, R"({"a":{"b":1}})");
+  HttpRequest pretty{.method = "GET", .path = "/api/v1/master", .query = {{"pretty", ""}}};
+  router.Dispatch(pretty, r);
+  EXPECT_EQ(r->response.body, "{\n  \"a\": {\n    \"b\": 1\n  }\n}");
+  HttpRequest missing{.method = "GET", .path = "/api/v1/nothing", .query = {{"pretty", "true"}}};
+  router.Dispatch(missing, r);
+  EXPECT_EQ(r->response.status, 404);
+  EXPECT_NE(r->response.body.find("\n  \"error\": {"), std::string::npos) << r->response.body;
+}
+
 TEST(RouterTest, QueryAcceptsBothSpellings) {
   HttpRequest req{.query = {{"trialIds", "1"}, {"trial_ids", "2"}, {"timeout_seconds", "5"}}};
   EXPECT_EQ(req.QueryAll("trial_ids").size(), 2u);
