@@ -9,22 +9,27 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "master/db/statement_cache.h"
 #include "master/db/storage_health.h"
 
 namespace det::master {
 
 class SqliteStatement {
  public:
+  // Reuses an idle statement of the same SQL when the connection caches them (statement_cache.h).
   static absl::StatusOr<SqliteStatement> Prepare(sqlite3* db, const char* sql) {
+    if (sqlite3_stmt* cached = TakeCachedStatement(db, sql)) return SqliteStatement(db, cached);
     sqlite3_stmt* stmt = nullptr;
-    if (int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr); rc != SQLITE_OK) {
+    if (int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr); rc != SQLITE_OK) {
       return SqliteFailure(db, rc, absl::StrCat("prepare of ", sql));
     }
     return SqliteStatement(db, stmt);
   }
   SqliteStatement(SqliteStatement&& o) noexcept : db_(o.db_), stmt_(o.stmt_) { o.stmt_ = nullptr; }
   SqliteStatement& operator=(SqliteStatement&&) = delete;
-  ~SqliteStatement() { sqlite3_finalize(stmt_); }
+  ~SqliteStatement() {
+    if (stmt_ != nullptr && !KeepStatement(db_, stmt_)) sqlite3_finalize(stmt_);
+  }
 
   SqliteStatement& Bind(int i, int64_t v) {
     sqlite3_bind_int64(stmt_, i, v);

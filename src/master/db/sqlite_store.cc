@@ -237,12 +237,14 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
   WatchStorage(db, &store->health_);
   sqlite3_busy_timeout(db, 5000);
   RETURN_IF_ERROR(RegisterRegexp(db));
+  CacheStatements(db);
   RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"));
   RETURN_IF_ERROR(store->Migrate());
   return store;
 }
 
 SqliteStore::~SqliteStore() {
+  ForgetStatements(db_);
   UnwatchStorage(db_);
   sqlite3_close(db_);
 }
@@ -476,6 +478,19 @@ absl::StatusOr<std::string> SqliteStore::GetModelDefinition(int64_t experiment_i
   s.Bind(1, experiment_id);
   return One<std::string>(s, [](const SqliteStatement& st) { return st.Text(0); },
                           absl::StrCat("experiment ", experiment_id));
+}
+
+absl::StatusOr<SearcherMetric> SqliteStore::GetSearcherMetric(int64_t experiment_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "SELECT coalesce(json_extract(config, '$.searcher.metric'), ''), "
+                               "coalesce(json_extract(config, '$.searcher.smaller_is_better'), 1) "
+                               "FROM experiments WHERE id = ?"));
+  s.Bind(1, experiment_id);
+  return One<SearcherMetric>(
+      s, [](const SqliteStatement& st) { return SearcherMetric{st.Text(0), st.Int(1) != 0}; },
+      absl::StrCat("experiment ", experiment_id));
 }
 
 absl::Status SqliteStore::SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) {

@@ -40,6 +40,7 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) override;
   absl::StatusOr<int64_t> CountExperiments(const ExperimentFilter& filter) override;
   absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) override;
+  absl::StatusOr<SearcherMetric> GetSearcherMetric(int64_t experiment_id) override;
   absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) override;
   absl::Status SetExperimentArchived(int64_t id, bool archived) override;
   absl::Status DeleteExperiment(int64_t id) override;

@@ -276,6 +276,37 @@ TEST_F(SqliteStoreTest, TaskLogFieldsAreTheDistinctValues) {
   EXPECT_EQ(*store_->GetTaskLogFields("other"), TaskLogFields{});
 }
 
+TEST_F(SqliteStoreTest, SearcherMetricFromTheConfig) {
+  int64_t trial_id;
+  int64_t exp_id = AddExperimentWithTrial(&trial_id);
+  absl::StatusOr<SearcherMetric> metric = store_->GetSearcherMetric(exp_id);
+  ASSERT_TRUE(metric.ok()) << metric.status();
+  EXPECT_EQ(metric->name, "acc");
+  EXPECT_TRUE(metric->smaller_is_better) << "the default";
+  ASSERT_TRUE(store_->PatchExperiment(exp_id, {.config_json = R"({"searcher":{"metric":"loss","smaller_is_better":false}})"})
+                  .ok());
+  metric = store_->GetSearcherMetric(exp_id);
+  EXPECT_EQ(metric->name, "loss");
+  EXPECT_FALSE(metric->smaller_is_better);
+  EXPECT_EQ(store_->GetSearcherMetric(exp_id + 100).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, ReusedStatementsSeeNewBindsAndNewRows) {
+  // The same queries many times over: each run starts from its own binds, not a cached statement's.
+  int64_t trial_id;
+  AddExperimentWithTrial(&trial_id);
+  for (int i = 1; i <= 50; ++i) {
+    api::MetricsReport m;
+    m.trial_id = trial_id;
+    m.group = i % 2 == 0 ? "training" : "validation";
+    m.total_batches = i;
+    ASSERT_TRUE(store_->AddMetrics(m, [i](api::Trial& t) { t.total_batches = i; }).ok());
+    ASSERT_EQ(store_->GetTrial(trial_id)->total_batches, i);
+    ASSERT_EQ(store_->GetMetrics(trial_id, "training", {})->size(), static_cast<size_t>(i / 2));
+  }
+  EXPECT_EQ(store_->GetMetrics(trial_id, "validation", {.start = 41})->size(), 5u);
+}
+
 TEST_F(SqliteStoreTest, MetricsWithinABatchRange) {
   int64_t trial_id;
   AddExperimentWithTrial(&trial_id);

@@ -93,6 +93,11 @@ struct TaskLogFields {
   bool operator==(const TaskLogFields&) const = default;
 };
 
+struct SearcherMetric {
+  std::string name;
+  bool smaller_is_better = true;
+};
+
 // Which of a trial's reports a metrics query returns: start <= total_batches (<= end when set).
 struct BatchRange {
   int64_t start = 0;
@@ -187,6 +192,9 @@ class Store {
   virtual absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) = 0;
   virtual absl::StatusOr<int64_t> CountExperiments(const ExperimentFilter& filter) = 0;
   virtual absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) = 0;
+  // The experiment's searcher.metric and searcher.smaller_is_better, without reading the whole
+  // experiment (every metrics report needs them).
+  virtual absl::StatusOr<SearcherMetric> GetSearcherMetric(int64_t experiment_id) = 0;
   // Name, description, notes, labels; NotFound `experiment ID not found`.
   virtual absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) = 0;
   // Only terminal experiments (COMPLETED, CANCELED, ERROR) can be (un)archived; else FailedPrecondition.

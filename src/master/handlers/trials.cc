@@ -67,11 +67,11 @@ void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r) {
     ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
     ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(trial_id));
     RETURN_IF_ERROR(CheckTaskOwnsTrial(ctx.store, req, trial.id));
-    ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(trial.experiment_id));
+    ASSIGN_OR_RETURN(SearcherMetric searcher, ctx.store.GetSearcherMetric(trial.experiment_id));
     RETURN_IF_ERROR(ctx.store
                         .AddMetrics(report,
                                     [&](api::Trial& t) {
-                                      ApplyMetricsToTrial(t, report, exp.searcher_metric, exp.smaller_is_better);
+                                      ApplyMetricsToTrial(t, report, searcher.name, searcher.smaller_is_better);
                                     })
                         .status());
     if (report.group == "validation") ctx.cluster.ReportValidation(trial_id, report.metrics_json);
