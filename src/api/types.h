@@ -45,6 +45,8 @@ struct Experiment {
   std::string resource_pool;
   std::vector<int64_t> trial_ids;
   int64_t model_definition_size = 0;
+  int64_t checkpoint_size = 0;   // the trials' total, in bytes
+  int64_t checkpoint_count = 0;  // the trials' total
   // The master's own, not on the wire: the job's queue position set by ahead-of/behind-of (null:
   // submission order).
   std::optional<double> queue_position;

@@ -83,8 +83,8 @@ json ToJson(const Experiment& e) {
           {"config", config},
           {"originalConfig", e.original_config},
           {"projectOwnerId", 1},
-          {"checkpointSize", Int64(0)},
-          {"checkpointCount", 0},
+          {"checkpointSize", Int64(e.checkpoint_size)},
+          {"checkpointCount", e.checkpoint_count},
           {"unmanaged", false},
           {"modelDefinitionSize", e.model_definition_size}};
 }

@@ -76,11 +76,20 @@ User ReadUser(const SqliteStatement& s) {
   return u;
 }
 
-constexpr char kExperimentColumns[] =
-    "SELECT e.id, e.name, e.description, e.labels, e.state, e.archived, e.config, e.original_config, "
-    "e.owner_id, u.username, e.start_time, e.end_time, e.progress, e.job_id, length(e.model_definition), "
-    "e.notes, e.queue_position "
-    "FROM experiments e JOIN users u ON u.id = e.owner_id ";
+// An experiment's checkpoint totals: its trials' sums (a column, and a sort key).
+constexpr char kCheckpointSizeSql[] =
+    "(SELECT coalesce(sum(t.total_checkpoint_size), 0) FROM trials t WHERE t.experiment_id = e.id)";
+constexpr char kCheckpointCountSql[] =
+    "(SELECT coalesce(sum(t.checkpoint_count), 0) FROM trials t WHERE t.experiment_id = e.id)";
+
+const std::string& ExperimentColumns() {
+  static const std::string columns = absl::StrCat(
+      "SELECT e.id, e.name, e.description, e.labels, e.state, e.archived, e.config, e.original_config, "
+      "e.owner_id, u.username, e.start_time, e.end_time, e.progress, e.job_id, length(e.model_definition), "
+      "e.notes, e.queue_position, ", kCheckpointSizeSql, ", ", kCheckpointCountSql,
+      " FROM experiments e JOIN users u ON u.id = e.owner_id ");
+  return columns;
+}
 
 Experiment ReadExperiment(const SqliteStatement& s) {
   Experiment e;
@@ -106,6 +115,8 @@ Experiment ReadExperiment(const SqliteStatement& s) {
   e.model_definition_size = s.Int(14);
   e.notes = s.Text(15);
   if (!s.IsNull(16)) e.queue_position = s.Double(16);
+  e.checkpoint_size = s.Int(17);
+  e.checkpoint_count = s.Int(18);
   nlohmann::json config = nlohmann::json::parse(e.config_json, nullptr, false);
   if (config.is_object()) {
     const auto& searcher = config.value("searcher", nlohmann::json::object());
@@ -359,7 +370,7 @@ absl::StatusOr<Experiment> SqliteStore::GetExperiment(int64_t id) {
 }
 
 absl::StatusOr<Experiment> SqliteStore::GetExperimentLocked(int64_t id) {
-  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kExperimentColumns, "WHERE e.id = ?").c_str()));
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(ExperimentColumns(), "WHERE e.id = ?").c_str()));
   s.Bind(1, id);
   ASSIGN_OR_RETURN(Experiment e, One<Experiment>(s, ReadExperiment, absl::StrCat("experiment ", id)));
   ASSIGN_OR_RETURN(e.trial_ids, TrialIdsLocked(id));
@@ -432,12 +443,8 @@ std::string ExperimentOrderBy(const ExperimentFilter& filter) {
     case ExperimentSort::kResourcePool:
       key = "coalesce(json_extract(e.config, '$.resources.resource_pool'), '')";
       break;
-    case ExperimentSort::kCheckpointSize:
-      key = "(SELECT coalesce(sum(t.total_checkpoint_size), 0) FROM trials t WHERE t.experiment_id = e.id)";
-      break;
-    case ExperimentSort::kCheckpointCount:
-      key = "(SELECT coalesce(sum(t.checkpoint_count), 0) FROM trials t WHERE t.experiment_id = e.id)";
-      break;
+    case ExperimentSort::kCheckpointSize: key = kCheckpointSizeSql; break;
+    case ExperimentSort::kCheckpointCount: key = kCheckpointCountSql; break;
   }
   const char* dir = filter.descending ? " DESC" : " ASC";
   if (key == "e.id") return absl::StrCat("ORDER BY e.id", dir, " ");
@@ -449,7 +456,7 @@ std::string ExperimentOrderBy(const ExperimentFilter& filter) {
 absl::StatusOr<std::vector<Experiment>> SqliteStore::ListExperiments(const ExperimentFilter& filter) {
   std::lock_guard lock(mu_);
   auto [where, binds] = ExperimentWhere(filter);
-  std::string sql = absl::StrCat(kExperimentColumns, where, ExperimentOrderBy(filter), "LIMIT ? OFFSET ?");
+  std::string sql = absl::StrCat(ExperimentColumns(), where, ExperimentOrderBy(filter), "LIMIT ? OFFSET ?");
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, sql.c_str()));
   int i = 1;
   for (const std::string& b : binds) s.Bind(i++, b);

@@ -185,6 +185,8 @@ TEST_F(SqliteStoreTest, CheckpointsAndLogs) {
   EXPECT_EQ(store_->AddCheckpoint(c, 3).code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(store_->GetTrial(trial_id)->latest_checkpoint_uuid, "u1");
   EXPECT_EQ(store_->GetTrial(trial_id)->total_checkpoint_size, 3);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->checkpoint_size, 3) << "the trials' total";
+  EXPECT_EQ(store_->GetExperiment(exp_id)->checkpoint_count, 1);
   EXPECT_EQ(store_->ListCheckpoints(exp_id)->size(), 1u);
 
   std::vector<api::TaskLog> logs(3);
