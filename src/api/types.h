@@ -47,6 +47,8 @@ struct Experiment {
   int64_t model_definition_size = 0;
   int64_t checkpoint_size = 0;   // the trials' total, in bytes
   int64_t checkpoint_count = 0;  // the trials' total
+  // What the API shows instead of an ACTIVE state (RUNNING, QUEUED: display-only); "" = `state`.
+  std::string display_state;
   // The master's own, not on the wire: the job's queue position set by ahead-of/behind-of (null:
   // submission order).
   std::optional<double> queue_position;
@@ -73,6 +75,8 @@ struct Trial {
   std::string latest_checkpoint_uuid;
   int64_t checkpoint_count = 0;
   int64_t total_checkpoint_size = 0;
+  // What the API shows instead of an ACTIVE state (RUNNING, QUEUED: display-only); "" = `state`.
+  std::string display_state;
 };
 
 struct Checkpoint {

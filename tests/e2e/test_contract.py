@@ -893,11 +893,6 @@ def test_running_state(world):
     check(pools, Response(resourcePools=Repeated(RESOURCE_POOL), pagination=PAGINATION), "GET /api/v1/resource-pools")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "display-only states (§1b, api_experiment.go:enrichExperimentState) are not derived: a running trial and its "
-    "experiment are reported as STATE_ACTIVE, not STATE_RUNNING. GetTrial is served by "
-    "src/master/handlers/trials.cc (off-limits to this change), and test_storage_full, test_scheduling_cli and "
-    "test_network_cut expect STATE_ACTIVE for active experiments"))
 def test_running_states_are_display_states(world):
     experiment = ok_json(world.running["experiment"], "GetExperiment (running)")["experiment"]
     trial = ok_json(world.running["trial"], "GetTrial (running)")["trial"]

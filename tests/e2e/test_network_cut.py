@@ -117,7 +117,7 @@ def test_a_short_cut_keeps_the_trial_running_and_the_agent_reconnects(setup, tmp
     proxy.cut()
     wait_for(lambda: not cluster.get("/api/v1/agents")["agents"], "the master to see the agent go", timeout=30)
     time.sleep(3)  # the trial keeps training while cut off; the agent keeps retrying
-    assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_ACTIVE"
+    assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_RUNNING"
     proxy.restore()
     wait_for(lambda: cluster.get("/api/v1/agents")["agents"], "the agent to reconnect", timeout=60)
 

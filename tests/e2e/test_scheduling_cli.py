@@ -123,7 +123,7 @@ def test_disabled_agent_queues_work_and_job_changes(cluster, tmp_path):
         assert re.search(rf"0\s*\|\s*{job_id}\s*\|\s*TYPE_EXPERIMENT\s*\|\s*noop \({exp_id}\)\s*\|\s*42\s*\|.*"
                          r"\|\s*0/1\s*\|\s*STATE_QUEUED\s*\|\s*determined", table), table
         # Still queued a moment later: nothing starts on a disabled agent.
-        assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_ACTIVE"
+        assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_QUEUED"
         assert job_of(user, exp_id)["summary"]["state"] == "STATE_QUEUED"
 
         # det job update and det experiment set change what the queue reports.

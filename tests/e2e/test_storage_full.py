@@ -122,7 +122,7 @@ def test_a_full_disk_refuses_changes_loses_nothing_and_recovers(setup, tmp_path)
     listed = cluster.get("/api/v1/experiments")
     assert [e["id"] for e in listed["experiments"]] == [exp_id], "the refused experiment left nothing behind"
     time.sleep(3)  # training goes on; its reports wait for the master
-    assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_ACTIVE"
+    assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_RUNNING"
 
     (db_dir / "filler").unlink()
     assert cluster.wait_for_experiment(exp_id, timeout=300) == "STATE_COMPLETED"

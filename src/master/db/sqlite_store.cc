@@ -86,7 +86,10 @@ const std::string& ExperimentColumns() {
   static const std::string columns = absl::StrCat(
       "SELECT e.id, e.name, e.description, e.labels, e.state, e.archived, e.config, e.original_config, "
       "e.owner_id, u.username, e.start_time, e.end_time, e.progress, e.job_id, length(e.model_definition), "
-      "e.notes, e.queue_position, ", kCheckpointSizeSql, ", ", kCheckpointCountSql,
+      "e.notes, e.queue_position, ", kCheckpointSizeSql, ", ", kCheckpointCountSql, ", ",
+      // 2: an allocation is running, 1: one is queued (reference §1b, display-only states)
+      "(SELECT max(CASE a.state WHEN 'RUNNING' THEN 2 WHEN 'QUEUED' THEN 1 ELSE 0 END) FROM trials t "
+      "JOIN allocations a ON a.trial_id = t.id WHERE t.experiment_id = e.id)",
       " FROM experiments e JOIN users u ON u.id = e.owner_id ");
   return columns;
 }
@@ -117,6 +120,7 @@ Experiment ReadExperiment(const SqliteStatement& s) {
   if (!s.IsNull(16)) e.queue_position = s.Double(16);
   e.checkpoint_size = s.Int(17);
   e.checkpoint_count = s.Int(18);
+  if (e.state == "ACTIVE") e.display_state = s.Int(19) == 2 ? "RUNNING" : "QUEUED";
   nlohmann::json config = nlohmann::json::parse(e.config_json, nullptr, false);
   if (config.is_object()) {
     const auto& searcher = config.value("searcher", nlohmann::json::object());
@@ -133,7 +137,9 @@ Experiment ReadExperiment(const SqliteStatement& s) {
 constexpr char kTrialColumns[] =
     "SELECT id, experiment_id, request_id, task_id, state, hparams, seed, restarts, run_id, start_time, "
     "end_time, total_batches, latest_validation, best_validation, summary_metrics, "
-    "searcher_metric_value, runner_state, latest_checkpoint, checkpoint_count, total_checkpoint_size "
+    "searcher_metric_value, runner_state, latest_checkpoint, checkpoint_count, total_checkpoint_size, "
+    "(SELECT a.state FROM allocations a WHERE a.trial_id = trials.id ORDER BY a.start_time DESC, a.rowid DESC "
+    "LIMIT 1) "
     "FROM trials ";
 
 Trial ReadTrial(const SqliteStatement& s) {
@@ -158,6 +164,8 @@ Trial ReadTrial(const SqliteStatement& s) {
   t.latest_checkpoint_uuid = s.Text(17);
   t.checkpoint_count = s.Int(18);
   t.total_checkpoint_size = s.Int(19);
+  // Display-only (reference §1b): an active trial is RUNNING while its latest allocation runs, else QUEUED.
+  if (t.state == "ACTIVE") t.display_state = s.Text(20) == "RUNNING" ? "RUNNING" : "QUEUED";
   return t;
 }
 

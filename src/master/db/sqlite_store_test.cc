@@ -278,6 +278,31 @@ TEST_F(SqliteStoreTest, TaskLogFieldsAreTheDistinctValues) {
   EXPECT_EQ(*store_->GetTaskLogFields("other"), TaskLogFields{});
 }
 
+TEST_F(SqliteStoreTest, ActiveTrialsAndExperimentsShowRunningOrQueued) {
+  int64_t trial_id;
+  int64_t exp_id = AddExperimentWithTrial(&trial_id);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->display_state, "QUEUED") << "no allocation yet";
+  EXPECT_EQ(store_->GetTrial(trial_id)->display_state, "QUEUED");
+  Allocation a{.allocation_id = "a.1", .task_id = "t", .trial_id = trial_id, .state = "QUEUED", .token_hash = "h1",
+               .slots = 1, .start_time = WallTime(std::chrono::seconds(10))};
+  ASSERT_TRUE(store_->InsertAllocation(a).ok());
+  EXPECT_EQ(store_->GetExperiment(exp_id)->display_state, "QUEUED");
+  a.state = "RUNNING";
+  ASSERT_TRUE(store_->UpdateAllocation(a).ok());
+  EXPECT_EQ(store_->GetExperiment(exp_id)->display_state, "RUNNING");
+  EXPECT_EQ(store_->ListTrials(exp_id)->front().display_state, "RUNNING");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE") << "the stored state is unchanged";
+  // A restart: the latest allocation decides.
+  a.state = "TERMINATED";
+  ASSERT_TRUE(store_->UpdateAllocation(a).ok());
+  ASSERT_TRUE(store_->InsertAllocation({.allocation_id = "a.2", .task_id = "t", .trial_id = trial_id, .state = "QUEUED",
+                                        .token_hash = "h2", .slots = 1, .start_time = WallTime(std::chrono::seconds(20))})
+                  .ok());
+  EXPECT_EQ(store_->GetTrial(trial_id)->display_state, "QUEUED");
+  ASSERT_TRUE(store_->UpdateExperimentState(exp_id, "PAUSED", std::nullopt, 0).ok());
+  EXPECT_EQ(store_->GetExperiment(exp_id)->display_state, "") << "only ACTIVE has display states";
+}
+
 TEST_F(SqliteStoreTest, SearcherMetricFromTheConfig) {
   int64_t trial_id;
   int64_t exp_id = AddExperimentWithTrial(&trial_id);
