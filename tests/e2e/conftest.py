@@ -27,17 +27,23 @@ def det(*args, master=None, check=True, timeout=600, env=None, **kwargs):
     return proc
 
 
+def login(cluster, username, password=""):
+    """A requests session logged in as `username` on the cluster's master."""
+    resp = requests.post(f"{cluster.master_url}/api/v1/auth/login",
+                         json={"username": username, "password": password}, timeout=30)
+    resp.raise_for_status()
+    s = requests.Session()
+    s.headers["Authorization"] = "Bearer " + resp.json()["token"]
+    return s
+
+
 class Cluster:
     def __init__(self, data_dir: pathlib.Path, auth_file: pathlib.Path):
         self.data_dir = data_dir
         self.auth_file = auth_file
         info = json.loads((data_dir / "cluster.json").read_text())
         self.master_url = info["master_url"]
-        self.session = requests.Session()
-        resp = self.session.post(f"{self.master_url}/api/v1/auth/login",
-                                 json={"username": "determined", "password": ""})
-        resp.raise_for_status()
-        self.session.headers["Authorization"] = "Bearer " + resp.json()["token"]
+        self.session = login(self, "determined")
 
     def det(self, *args, **kwargs):
         env = {"DET_AUTH_FILE": str(self.auth_file)}

@@ -285,6 +285,7 @@ def test_create_follow_shows_a_progress_line_per_trial(cluster, tmp_path):
     page = listed(limit=1, offset=1)
     assert [t["id"] for t in page["trials"]] == trial_ids[1:] and page["pagination"]["total"] == 2
     assert listed(states="STATE_ERROR")["trials"] == []
+    assert len(listed(states=["STATE_COMPLETED", "8"])["trials"]) == 2, "names or experimentv1.State numbers"
     bad = cluster.session.get(f"{cluster.master_url}/api/v1/experiments/{exp_id}/trials",
                               params={"sortBy": "SORT_BY_COLOR"}, timeout=30)
     assert bad.status_code == 400 and "sortBy" in bad.json()["error"]["error"]

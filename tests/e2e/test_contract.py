@@ -26,7 +26,7 @@ import uuid as uuidlib
 import pytest
 import requests
 
-from conftest import REPO, wait_for
+from conftest import REPO, login, wait_for
 
 # ---------------------------------------------------------------------------------------------
 # Type checkers. Each yields the problems it finds, so one assertion reports all of them.
@@ -406,15 +406,6 @@ with det.core.init() as ctx:
 
 class World:
     """What the module's experiment left behind, and what was captured while its trial ran."""
-
-
-def login(cluster, username, password=""):
-    resp = requests.post(f"{cluster.master_url}/api/v1/auth/login",
-                         json={"username": username, "password": password}, timeout=30)
-    resp.raise_for_status()
-    s = requests.Session()
-    s.headers["Authorization"] = "Bearer " + resp.json()["token"]
-    return s
 
 
 def trial_logs(cluster, trial_id):

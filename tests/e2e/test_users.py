@@ -8,7 +8,7 @@ import re
 import requests
 import yaml
 
-from conftest import REPO, det
+from conftest import REPO, det, login
 
 NOOP = REPO / "examples" / "noop"
 
@@ -28,15 +28,6 @@ class As:
 
     def session(self):
         return login(self.cluster, self.username, self.password)
-
-
-def login(cluster, username, password):
-    resp = requests.post(f"{cluster.master_url}/api/v1/auth/login",
-                         json={"username": username, "password": password}, timeout=30)
-    resp.raise_for_status()
-    s = requests.Session()
-    s.headers["Authorization"] = "Bearer " + resp.json()["token"]
-    return s
 
 
 def output(proc):

@@ -40,24 +40,6 @@ const std::map<int, std::string>& StateNumbers() {
   return m;
 }
 
-absl::StatusOr<std::string> ParseState(const std::string& raw) {
-  int n = 0;
-  if (absl::SimpleAtoi(raw, &n)) {
-    auto it = StateNumbers().find(n);
-    if (it != StateNumbers().end()) return it->second;
-  } else {
-    absl::string_view v = raw;
-    absl::ConsumePrefix(&v, "STATE_");
-    std::string name(v);
-    if (name == "QUEUED" || name == "PULLING" || name == "STARTING" || name == "RUNNING")
-      return std::string("ACTIVE");
-    for (const auto& [num, state] : StateNumbers()) {
-      if (state == name) return name;
-    }
-  }
-  return absl::InvalidArgumentError(absl::StrCat("states: unknown experiment state \"", raw, "\""));
-}
-
 absl::StatusOr<ExperimentSort> ParseSort(const std::string& raw) {
   static const std::map<std::string, std::pair<int, ExperimentSort>> names = {
       {"UNSPECIFIED", {0, ExperimentSort::kId}},
@@ -95,11 +77,29 @@ absl::StatusOr<ExperimentSort> ParseSort(const std::string& raw) {
 
 }  // namespace
 
+absl::StatusOr<std::string> ParseExperimentState(const std::string& raw) {
+  int n = 0;
+  if (absl::SimpleAtoi(raw, &n)) {
+    auto it = StateNumbers().find(n);
+    if (it != StateNumbers().end()) return it->second;
+  } else {
+    absl::string_view v = raw;
+    absl::ConsumePrefix(&v, "STATE_");
+    std::string name(v);
+    if (name == "QUEUED" || name == "PULLING" || name == "STARTING" || name == "RUNNING")
+      return std::string("ACTIVE");
+    for (const auto& [num, state] : StateNumbers()) {
+      if (state == name) return name;
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat("states: unknown experiment state \"", raw, "\""));
+}
+
 absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& request) {
   ExperimentListQuery q;
   ExperimentFilter& f = q.filter;
   for (const std::string& raw : request.QueryAll("states")) {
-    ASSIGN_OR_RETURN(std::string state, ParseState(raw));
+    ASSIGN_OR_RETURN(std::string state, ParseExperimentState(raw));
     if (std::find(f.states.begin(), f.states.end(), state) == f.states.end())
       f.states.push_back(state);
   }

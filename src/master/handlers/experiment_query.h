@@ -17,6 +17,10 @@ struct ExperimentListQuery {
   int64_t offset = 0;       // as requested; negative = from the end
 };
 
+// One `states` value (experimentv1.State: STATE_X, X or the number) in the stored form; the
+// display-only QUEUED..RUNNING mean ACTIVE. InvalidArgument names the bad value.
+absl::StatusOr<std::string> ParseExperimentState(const std::string& raw);
+
 // Query parameters (both spellings): states[] (STATE_X, X or the enum number; the display-only
 // QUEUED..RUNNING mean ACTIVE), users[], userIds[], labels[], name, description, archived
 // (true/false), sortBy (SORT_BY_X or number), orderBy (ORDER_BY_ASC/DESC or number), offset, limit.

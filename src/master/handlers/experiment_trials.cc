@@ -2,10 +2,9 @@
 // paged.
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 #include "api/types_json.h"
 #include "common/status_macros.h"
+#include "master/handlers/experiment_query.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/page.h"
 #include "master/handlers/routes.h"
@@ -21,11 +20,9 @@ absl::StatusOr<json> ListExperimentTrials(MasterContext& ctx, const HttpRequest&
   TrialListQuery query{.now = std::chrono::system_clock::now()};
   ASSIGN_OR_RETURN(query.sort, ParseTrialSort(req.Query("sort_by").value_or("")));
   ASSIGN_OR_RETURN(query.descending, QueryOrderDescending(req));
-  for (std::string state : req.QueryAll("states")) {
-    if (!absl::StartsWith(state, "STATE_")) {
-      return absl::InvalidArgumentError(absl::StrCat("states: \"", state, "\" is not a state name like STATE_ACTIVE"));
-    }
-    query.states.push_back(state.substr(6));
+  for (const std::string& raw : req.QueryAll("states")) {
+    ASSIGN_OR_RETURN(std::string state, ParseExperimentState(raw));
+    query.states.push_back(std::move(state));
   }
   ASSIGN_OR_RETURN(int64_t offset, QueryInt(req, "offset", 0));
   ASSIGN_OR_RETURN(int64_t limit, QueryInt(req, "limit", 0));

@@ -73,6 +73,14 @@ class LogStream : public std::enable_shared_from_this<LogStream> {
   int64_t sent_ = 0;
 };
 
+nlohmann::json TaskLogFieldsJson(const TaskLogFields& fields, bool with_allocations) {
+  nlohmann::json j = {{"agentIds", fields.agent_ids},   {"containerIds", fields.container_ids},
+                      {"rankIds", fields.rank_ids},     {"stdtypes", fields.stdtypes},
+                      {"sources", fields.sources}};
+  if (with_allocations) j["allocationIds"] = fields.allocation_ids;
+  return j;
+}
+
 class LogFieldsStream : public std::enable_shared_from_this<LogFieldsStream> {
  public:
   LogFieldsStream(MasterContext& ctx, std::string task_id, bool with_allocations, bool follow,
@@ -183,14 +191,6 @@ void ContinueStream(EventLoop& loop, const ResponderPtr& responder, std::string 
 void StreamTaskLogs(MasterContext& ctx, LogStreamOptions options, std::function<bool()> is_terminal,
                     ResponderPtr responder) {
   std::make_shared<LogStream>(ctx, std::move(options), std::move(is_terminal), std::move(responder))->Start();
-}
-
-nlohmann::json TaskLogFieldsJson(const TaskLogFields& fields, bool with_allocations) {
-  nlohmann::json j = {{"agentIds", fields.agent_ids},   {"containerIds", fields.container_ids},
-                      {"rankIds", fields.rank_ids},     {"stdtypes", fields.stdtypes},
-                      {"sources", fields.sources}};
-  if (with_allocations) j["allocationIds"] = fields.allocation_ids;
-  return j;
 }
 
 void StreamTaskLogFields(MasterContext& ctx, const HttpRequest& request, std::string task_id, bool with_allocations,

@@ -4,8 +4,6 @@
 #include <functional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/status/statusor.h"
 #include "master/handlers/master_context.h"
 #include "master/http/http_types.h"
@@ -36,7 +34,6 @@ void StreamTaskLogs(MasterContext& ctx, LogStreamOptions options, std::function<
 // TrialLogsFields / TaskLogsFields (`with_allocations`): the distinct agent, container, rank, stdtype and
 // source values of a task's lines as one {"result": ...} line; with `follow`, a new line whenever they
 // change, until the task is terminal.
-nlohmann::json TaskLogFieldsJson(const TaskLogFields& fields, bool with_allocations);
 void StreamTaskLogFields(MasterContext& ctx, const HttpRequest& request, std::string task_id, bool with_allocations,
                          std::function<bool()> is_terminal, ResponderPtr responder);
 
