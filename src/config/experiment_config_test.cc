@@ -80,6 +80,21 @@ TEST(ExperimentConfigTest, SyntaxErrorNamesLine) {
   EXPECT_NE(cfg.status().message().find("line"), std::string::npos);
 }
 
+TEST(ExperimentConfigTest, IntegersThatDoNotFit32BitsAreRefusedByTheSchema) {
+  // Found by fuzz_experiment_config: the schema took it, the searcher config could not read it.
+  auto cfg = ParseExperimentConfig(
+      "entrypoint: x\nsearcher: {name: grid, metric: loss, max_concurrent_trials: 21474836481}\n", Defaults());
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_NE(cfg.status().message().find("searcher.max_concurrent_trials: must be between -2147483648 and 2147483647"),
+            std::string::npos)
+      << cfg.status();
+  // max_time is read as 64 bits.
+  EXPECT_TRUE(ParseExperimentConfig("entrypoint: x\nsearcher: {name: adaptive_asha, metric: loss, max_trials: 2, "
+                                    "max_time: 21474836481, time_metric: batches}\n",
+                                    Defaults())
+                  .ok());
+}
+
 TEST(ExperimentConfigTest, RemovedSearcherIsRefused) {
   auto cfg =
       ParseExperimentConfig("entrypoint: x\nsearcher: {name: custom, metric: m}\n", Defaults());

@@ -1,5 +1,7 @@
 #include "config/schema_fields.h"
 
+#include <cstdint>
+
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -145,6 +147,11 @@ bool CheckValue(const json& v, absl::string_view path, const Field& f, Problems&
       return true;
     case Kind::kInt:
       if (!v.is_number_integer()) return wrong_type();
+      // The config reads these as int: a larger value would pass here and fail later.
+      if (!f.int64 && (v.get<double>() < INT32_MIN || v.get<double>() > INT32_MAX)) {
+        p.Add(path, absl::StrCat("must be between ", INT32_MIN, " and ", INT32_MAX, ", got ", DumpJson(v)));
+        return false;
+      }
       return CheckRange(v, path, f, p);
     case Kind::kNumber:
       if (!v.is_number()) return wrong_type();

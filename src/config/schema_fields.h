@@ -69,6 +69,7 @@ struct Field {
   bool min_exclusive = false;
   std::optional<double> max;         // inclusive
   std::vector<std::string> allowed;  // kEnum
+  bool int64 = false;  // kInt: the value is read as a 64-bit integer; else it must fit 32 bits
 };
 
 // Hints for keys that users commonly misplace, e.g. {"slots", "experiments use

@@ -45,7 +45,7 @@ Field BracketRungs() {
       .name = "bracket_rungs", .kind = Kind::kIntList, .default_value = json::array(), .min = 1};
 }
 Field TimeMetric() { return {.name = "time_metric", .kind = Kind::kString}; }
-Field MaxTime() { return {.name = "max_time", .kind = Kind::kInt, .min = 1}; }
+Field MaxTime() { return {.name = "max_time", .kind = Kind::kInt, .min = 1, .int64 = true}; }
 Field StopOnce() { return {.name = "stop_once", .kind = Kind::kBool, .default_value = false}; }
 Field MaxLength() { return {.name = "max_length", .kind = Kind::kSearcherLength}; }
 // ASHA's max_length: check-positive-length (no bare integer).
