@@ -81,6 +81,11 @@ absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid
                                        std::string output_dir, std::ostream& out) {
   absl::StatusOr<json> checkpoint = GetCheckpoint(session, uuid);
   if (!checkpoint.ok()) return checkpoint.status();
+  if (std::string state = StripStatePrefix(Str(*checkpoint, "state")); state == "DELETED") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "checkpoint ", uuid, " was deleted from checkpoint storage (state DELETED): its experiment's "
+        "checkpoint_storage policy (save_experiment_best, save_trial_best, save_trial_latest) did not keep it"));
+  }
   absl::StatusOr<json> storage = StorageOf(session, *checkpoint);
   if (!storage.ok()) return storage.status();
   std::string type = Str(*storage, "type");
