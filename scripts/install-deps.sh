@@ -27,12 +27,27 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#PACKAGES[@]} packages already installed"
-  exit 0
+# Node.js for s3rver (below). A node from elsewhere (e.g. NodeSource, which bundles npm) is kept:
+# Debian's npm package would conflict with it.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
 fi
 
-echo "install-deps: installing ${#missing[@]} package(s): ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages already installed"
+else
+  echo "install-deps: installing ${#missing[@]} package(s): ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# s3rver (npm), the local S3 server of the s3 checkpoint storage tests, into tests/s3/node_modules
+# (git-ignored) at the version pinned by tests/s3/package-lock.json.
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [ -x "$REPO_ROOT/tests/s3/node_modules/.bin/s3rver" ]; then
+  echo "install-deps: s3rver already installed in tests/s3"
+else
+  echo "install-deps: installing s3rver into tests/s3 (npm ci)"
+  npm ci --prefix "$REPO_ROOT/tests/s3" --no-audit --no-fund
+fi

@@ -57,8 +57,8 @@ TEST(MakeStorageManagerTest, BuildsByType) {
           .status()
           .code(),
       absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(MakeStorageManager(json{{"type", "s3"}, {"bucket", "b"}}).status().code(),
-            absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(MakeStorageManager(json{{"type", "gcs"}, {"bucket", "b"}}).status().code(),
+            absl::StatusCode::kUnimplemented);  // s3: s3_storage_test.cc
   EXPECT_EQ(MakeStorageManager(json{{"type", "ftp"}}).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MakeStorageManager(json()).status().code(), absl::StatusCode::kInvalidArgument);

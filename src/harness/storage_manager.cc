@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "config/checkpoint_storage.h"
+#include "harness/s3_storage.h"
 #include "harness/shared_fs_storage.h"
 
 namespace det::harness {
@@ -54,10 +55,14 @@ absl::StatusOr<std::unique_ptr<StorageManager>> MakeStorageManager(
     }
     return std::make_unique<SharedFsStorage>(base.lexically_normal(), "directory");
   }
-  if (type == "s3" || type == "gcs" || type == "azure") {
+  if (type == "s3") {
+    ASSIGN_OR_RETURN(S3Config config, S3ConfigFromJson(checkpoint_storage));
+    return std::make_unique<S3Storage>(std::move(config));
+  }
+  if (type == "gcs" || type == "azure") {
     return absl::UnimplementedError(absl::StrCat("checkpoint_storage.type ", type,
                                                  ": not supported by this harness yet; use "
-                                                 "shared_fs or directory"));
+                                                 "shared_fs, directory or s3"));
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "checkpoint_storage.type: must be one of shared_fs, directory, s3, gcs, azure; got \"", type,
