@@ -10,6 +10,8 @@ if [[ "${1:-}" == "--large-db" ]]; then
   shift
 fi
 /usr/bin/python3 bench/create_to_first_metric.py "$@"
+/usr/bin/python3 bench/harness_overhead.py
+/usr/bin/python3 bench/store_path_throughput.py
 if (( large_db )); then
   [[ -f bench/out/metricsdb/bench_db.json ]] || /usr/bin/python3 bench/metrics_db_gen.py
   /usr/bin/python3 bench/query_bench.py

@@ -1,0 +1,162 @@
+"""Cost of reporting a training metric every step, measured inside real trials on a real local cluster.
+
+Starts a local cluster (master + 1 agent, 1 slot) and runs the same trial script as alternating
+experiments: a 10,000-step loop with a fixed amount of CPU work per step (a pure-Python arithmetic
+loop, ~1 ms on the reference VM), once calling `core_context.train.report_training_metrics` every
+step and once not. The trial times itself with time.perf_counter():
+
+- loop: the 10,000 steps (what the training loop feels: report() queues and returns);
+- close: leaving `det.core.init()`, which waits for every queued report to reach the master;
+- cpu: the trial process's CPU time over the loop (the reporter thread's HTTP work included);
+- thread: the training thread's own CPU time over the loop (the synchronous cost of the calls).
+
+Also the master's CPU time over each whole experiment (from /proc), to show where the reports' cost goes
+on a machine whose cores the trial shares with the master.
+
+Each mode runs --runs times, interleaved; prints every run and the medians, and the ratio of the
+medians (reporting / not reporting) for loop and loop + close. Goal: loop ratio < 1.01.
+Usage: /usr/bin/python3 bench/harness_overhead.py [--runs 3] [--steps 10000] [--work 25000]
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import requests
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    """utime + stime of process `pid` (and its waited-for children), in seconds."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / CLK_TCK
+
+TRIAL = """
+import json
+import os
+import time
+
+import determined as det
+
+hp = det.get_cluster_info().trial.hparams
+steps, work, report = int(hp["steps"]), int(hp["work"]), bool(hp["report"])
+
+
+def step_work(n):
+    acc = 0
+    for i in range(n):
+        acc += i * i
+    return acc
+
+
+with det.core.init() as core_context:
+    train = core_context.train
+    cpu0, thread0, t0 = time.process_time(), time.thread_time(), time.perf_counter()
+    if report:
+        for step in range(1, steps + 1):
+            loss = step_work(work) % 1000 / 1000.0
+            train.report_training_metrics(steps_completed=step, metrics={"loss": loss})
+    else:
+        for step in range(1, steps + 1):
+            loss = step_work(work) % 1000 / 1000.0
+    loop, cpu, thread = time.perf_counter() - t0, time.process_time() - cpu0, time.thread_time() - thread0
+    t1 = time.perf_counter()
+close = time.perf_counter() - t1
+print("BENCH " + json.dumps({"report": report, "loop": loop, "close": close, "cpu": cpu, "thread": thread}), flush=True)
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3, help="experiments per mode")
+    parser.add_argument("--steps", type=int, default=10000)
+    parser.add_argument("--work", type=int, default=25000, help="inner-loop iterations per step")
+    parser.add_argument("--bin-dir", default=str(REPO / "build" / "bin"))
+    args = parser.parse_args()
+    det_bin = str(pathlib.Path(args.bin_dir) / "det")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, DET_AUTH_FILE=os.path.join(tmp, "auth.json"))
+        subprocess.run([det_bin, "deploy", "local", "cluster-up", "--agents", "1", "--slots", "1",
+                        "--master-port", "0", "--data-dir", tmp], check=True, env=env, capture_output=True)
+        try:
+            record = json.loads(pathlib.Path(tmp, "cluster.json").read_text())
+            master, master_pid = record["master_url"], record["master_pid"]
+            env["DET_MASTER"] = master
+            s = requests.Session()
+            token = s.post(f"{master}/api/v1/auth/login",
+                           json={"username": "determined", "password": ""}).json()["token"]
+            s.headers["Authorization"] = f"Bearer {token}"
+            model = pathlib.Path(tmp, "model")
+            model.mkdir()
+            (model / "trial.py").write_text(TRIAL)
+
+            def run(report):
+                (model / "bench.yaml").write_text(
+                    "name: harness-overhead\nentrypoint: python3 trial.py\n"
+                    f"hyperparameters: {{steps: {args.steps}, work: {args.work}, report: {str(report).lower()}}}\n"
+                    "searcher: {name: single, metric: loss}\nmax_restarts: 0\n")
+                master_cpu = cpu_seconds(master_pid)
+                out = subprocess.run([det_bin, "experiment", "create", str(model / "bench.yaml"), str(model)],
+                                     check=True, env=env, capture_output=True, text=True).stdout
+                exp_id = int(re.search(r"Created experiment (\d+)", out).group(1))
+                while (state := s.get(f"{master}/api/v1/experiments/{exp_id}").json()["experiment"]["state"]) \
+                        not in ("STATE_COMPLETED", "STATE_ERROR", "STATE_CANCELED"):
+                    time.sleep(0.5)
+                master_cpu = cpu_seconds(master_pid) - master_cpu
+                trial_id = s.get(f"{master}/api/v1/experiments/{exp_id}/trials").json()["trials"][0]["id"]
+                logs = subprocess.run([det_bin, "trial", "logs", str(trial_id)], check=True, env=env,
+                                      capture_output=True, text=True).stdout
+                if state != "STATE_COMPLETED" or "BENCH " not in logs:
+                    sys.exit(f"experiment {exp_id} ended {state}:\n{logs[-3000:]}")
+                fig = json.loads(logs.split("BENCH ", 1)[1].splitlines()[0])
+                fig["master_cpu"] = master_cpu
+                if report:
+                    r = s.get(f"{master}/api/v1/trials/metrics/trial_metrics",
+                              params={"trialIds": trial_id, "group": "training"})
+                    n = sum(len(json.loads(line)["result"]["metrics"]) for line in r.text.splitlines() if line)
+                    if n != args.steps:
+                        sys.exit(f"experiment {exp_id}: {n} training reports arrived, expected {args.steps}")
+                print(f"{'report' if report else 'plain '} exp {exp_id}: loop {fig['loop']:.3f} s, "
+                      f"close {fig['close']:.3f} s, cpu {fig['cpu']:.3f} s (loop thread {fig['thread']:.3f} s), master cpu {master_cpu:.3f} s", flush=True)
+                return fig
+
+            results = {True: [], False: []}
+            for _ in range(args.runs):
+                for report in (False, True):
+                    results[report].append(run(report))
+
+            def med(report, key):
+                return statistics.median(f[key] for f in results[report])
+
+            def med_total(report):
+                return statistics.median(f["loop"] + f["close"] for f in results[report])
+
+            plain, reported = med(False, "loop"), med(True, "loop")
+            print(f"{args.steps} steps, {args.work} work iterations per step, {args.runs} runs per mode (medians):")
+            print(f"  no reporting:         loop {plain:.3f} s ({plain / args.steps * 1e6:.0f} us/step), "
+                  f"loop+close {med_total(False):.3f} s, cpu {med(False, 'cpu'):.3f} s "
+                  f"(loop thread {med(False, 'thread'):.3f} s), "
+                  f"master cpu {med(False, 'master_cpu'):.3f} s")
+            print(f"  report every step:    loop {reported:.3f} s ({reported / args.steps * 1e6:.0f} us/step), "
+                  f"loop+close {med_total(True):.3f} s, cpu {med(True, 'cpu'):.3f} s "
+                  f"(loop thread {med(True, 'thread'):.3f} s), "
+                  f"master cpu {med(True, 'master_cpu'):.3f} s")
+            print(f"  ratio loop {reported / plain:.4f} ({(reported - plain) / args.steps * 1e6:+.1f} us/step), "
+                  f"ratio loop+close {med_total(True) / med_total(False):.4f}, "
+                  f"ratio loop-thread cpu {med(True, 'thread') / med(False, 'thread'):.4f} (goal: loop < 1.01)")
+        finally:
+            subprocess.run([det_bin, "deploy", "local", "cluster-down", "--data-dir", tmp], env=env,
+                           capture_output=True)
+
+
+if __name__ == "__main__":
+    main()
