@@ -20,8 +20,10 @@ absl::StatusOr<int> DescribeCheckpoint(Session& session, const std::string& uuid
                                        std::ostream& out);
 
 // Copies the checkpoint's files from its experiment's storage to `output_dir` (default
-// checkpoints/UUID) and prints "Local checkpoint path: DIR". Storage this machine reaches as files
-// (shared_fs, directory) only; other types are FailedPrecondition naming the storage and location.
+// checkpoints/UUID) and prints "Local checkpoint path: DIR". shared_fs and directory storage are
+// read as files on this machine; s3 is downloaded (credentials the experiment config lacks come
+// from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY); other types are FailedPrecondition naming the
+// storage and location.
 absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid,
                                        std::string output_dir, std::ostream& out);
 

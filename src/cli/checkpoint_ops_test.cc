@@ -96,10 +96,15 @@ TEST_F(CheckpointOpsTest, DownloadRefusesStorageItCannotRead) {
   EXPECT_EQ(DownloadCheckpoint(*session_, kUuid, (dir_ / "out").string(), out).status().code(),
             absl::StatusCode::kDataLoss)
       << "a reported file that is not there";
+  storage_type_ = "gcs";
+  absl::Status gcs = DownloadCheckpoint(*session_, kUuid, (dir_ / "out2").string(), out).status();
+  EXPECT_EQ(gcs.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(gcs.message(), HasSubstr("gcs storage"));
+  // s3 is downloaded (tests/e2e/test_s3_storage.py); a config without a bucket says so.
   storage_type_ = "s3";
-  absl::Status s3 = DownloadCheckpoint(*session_, kUuid, (dir_ / "out2").string(), out).status();
-  EXPECT_EQ(s3.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(s3.message(), HasSubstr("s3 storage"));
+  absl::Status s3 = DownloadCheckpoint(*session_, kUuid, (dir_ / "out3").string(), out).status();
+  EXPECT_EQ(s3.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s3.message(), HasSubstr("checkpoint_storage.bucket"));
 }
 
 }  // namespace

@@ -532,25 +532,22 @@ absl::Status S3Storage::PostStore(const std::string& uuid, const fs::path& dir) 
   return absl::OkStatus();
 }
 
-absl::StatusOr<fs::path> S3Storage::RestorePath(const std::string& uuid) {
+absl::Status S3Storage::DownloadTo(const std::string& uuid, const fs::path& dir) {
   RETURN_IF_ERROR(ValidateStorageId(uuid));
   std::string prefix = ObjectKey(uuid, "");
-  ASSIGN_OR_RETURN(std::vector<std::string> keys, ListKeys(prefix));
-  if (keys.empty()) {
-    return absl::NotFoundError(absl::StrCat("checkpoint ", uuid,
-                                            " not found: no objects under s3://", config_.bucket,
-                                            "/", prefix, " in ", Describe()));
-  }
-  ASSIGN_OR_RETURN(fs::path root, MakeTempDir(kRestorePrefix));
-  fs::path dir = root / uuid;
   auto download_all = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<std::string> keys, ListKeys(prefix));
+    if (keys.empty()) {
+      return absl::NotFoundError(absl::StrCat(
+          "checkpoint ", uuid, " not found: no objects under s3://", config_.bucket, "/", prefix));
+    }
     RETURN_IF_ERROR(MakeDirs(dir));
     for (const std::string& key : keys) {
       std::string rel = key.substr(prefix.size());
       if (rel.empty()) continue;  // a marker for the checkpoint itself
       if (!SafeRelative(rel)) {
         return absl::InvalidArgumentError(
-            absl::StrCat("checkpoint ", uuid, ": object s3://", config_.bucket, "/", key,
+            absl::StrCat("object s3://", config_.bucket, "/", key,
                          " is not a safe relative path; refusing to download it"));
       }
       fs::path target = dir / rel;
@@ -565,10 +562,21 @@ absl::StatusOr<fs::path> S3Storage::RestorePath(const std::string& uuid) {
   };
   absl::Status st = download_all();
   if (!st.ok()) {
-    std::error_code ec;
-    fs::remove_all(root, ec);
     return absl::Status(st.code(), absl::StrCat("downloading checkpoint ", uuid, " from ",
                                                 Describe(), ": ", st.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<fs::path> S3Storage::RestorePath(const std::string& uuid) {
+  RETURN_IF_ERROR(ValidateStorageId(uuid));
+  ASSIGN_OR_RETURN(fs::path root, MakeTempDir(kRestorePrefix));
+  fs::path dir = root / uuid;
+  absl::Status st = DownloadTo(uuid, dir);
+  if (!st.ok()) {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+    return st;
   }
   return dir;
 }

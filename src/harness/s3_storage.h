@@ -48,11 +48,14 @@ class S3Storage : public StorageManager {
   // Uploads every file under `dir` (streamed from disk) and a marker for every subdirectory, then
   // removes `dir` (also when the upload fails: the checkpoint is lost either way).
   absl::Status PostStore(const std::string& uuid, const std::filesystem::path& dir) override;
-  // Downloads every object under prefix/UUID/ into a fresh directory under the system temp dir,
-  // which the caller owns. NotFound when there is none.
+  // Downloads every object under prefix/UUID/ into DIR/UUID, DIR a fresh directory under the
+  // system temp dir, which the caller owns. NotFound when there is none.
   absl::StatusOr<std::filesystem::path> RestorePath(const std::string& uuid) override;
   // Deletes every object under prefix/UUID/; OK when there is none.
   absl::Status Delete(const std::string& uuid) override;
+  // Downloads every object under prefix/UUID/ into `dir` (created if missing; files there are
+  // overwritten). NotFound when there is none; on another error `dir` may hold part of it.
+  absl::Status DownloadTo(const std::string& uuid, const std::filesystem::path& dir);
   // "s3 at s3://bucket/prefix (endpoint http://127.0.0.1:9000)".
   std::string Describe() const override;
 

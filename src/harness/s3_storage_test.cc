@@ -193,7 +193,11 @@ TEST_F(S3StorageTest, StoreRestoreDeleteRoundTrip) {
   ASSERT_TRUE(restored.ok()) << restored.status();
   EXPECT_EQ(restored->filename(), uuid);
   EXPECT_EQ(Snapshot(*restored), before);
+  EXPECT_TRUE(absl::StartsWith(restored->parent_path().filename().string(), "det-s3-restore-"));
   fs::remove_all(restored->parent_path());
+  TempDir out;
+  ASSERT_TRUE(storage.DownloadTo(uuid, out.path() / "x").ok());
+  EXPECT_EQ(Snapshot(out.path() / "x"), before);
 
   ASSERT_TRUE(storage.Delete(uuid).ok());
   keys = storage.ListKeys("exp/ckpts/" + uuid + "/");
@@ -202,6 +206,8 @@ TEST_F(S3StorageTest, StoreRestoreDeleteRoundTrip) {
   auto gone = storage.RestorePath(uuid);
   EXPECT_EQ(gone.status().code(), absl::StatusCode::kNotFound) << gone.status();
   EXPECT_TRUE(absl::StrContains(gone.status().message(), uuid)) << gone.status();
+  EXPECT_EQ(storage.DownloadTo(uuid, out.path() / "y").code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(fs::exists(out.path() / "y"));
   EXPECT_TRUE(storage.Delete(uuid).ok()) << "deleting a deleted checkpoint is not an error";
 }
 
