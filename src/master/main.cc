@@ -21,6 +21,7 @@
 #include "master/auth/token_authenticator.h"
 #include "config/master_config.h"
 #include "config/settings_overlay.h"
+#include "master/checkpoint_gc.h"
 #include "master/cluster/cluster.h"
 #include "master/db/sqlite_store.h"
 #include "master/handlers/routes.h"
@@ -126,6 +127,8 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
                                      .max_aux_containers_per_agent = pool.max_aux_containers_per_agent,
                                      .agent_reconnect_wait = pool.agent_reconnect_wait});
   }
+  CheckpointGc checkpoint_gc(**store);
+  cluster_options.checkpoint_gc = &checkpoint_gc;
   Cluster cluster(**store, *cluster_loop, std::move(cluster_options));
   if (absl::Status st = cluster.Recover(); !st.ok()) {
     spdlog::error("recovering the cluster state: {}", st.ToString());

@@ -12,6 +12,7 @@
 #include "common/json_yaml.h"
 #include "common/random_id.h"
 #include "common/status_macros.h"
+#include "master/checkpoint_gc.h"
 #include "searcher/searcher.h"
 
 namespace det::master {
@@ -598,6 +599,16 @@ void Cluster::FinishExperiment(ExperimentState& exp, const std::string& state) {
   (void)store_.DeleteSession(Sha256Hex(exp.user_token));
   spdlog::info("experiment {} is {}", id, state);
   experiments_.erase(id);
+  CollectCheckpoints(id);
+}
+
+void Cluster::CollectCheckpoints(int64_t experiment_id) {
+  if (options_.checkpoint_gc == nullptr) return;
+  std::set<std::string> warm_starts;
+  for (const auto& [id, exp] : experiments_) {
+    if (!exp->warm_start_checkpoint.empty()) warm_starts.insert(exp->warm_start_checkpoint);
+  }
+  options_.checkpoint_gc->Schedule(experiment_id, std::move(warm_starts));
 }
 
 void Cluster::WaitForPreemption(const std::string& allocation_id, std::chrono::seconds timeout,

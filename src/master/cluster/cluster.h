@@ -27,6 +27,8 @@
 
 namespace det::master {
 
+class CheckpointGc;
+
 // One resource pool the master schedules (config::ResourcePoolConfig, resolved).
 struct PoolOptions {
   std::string name;
@@ -50,6 +52,8 @@ struct ClusterOptions {
   // How long a disconnected agent's tasks are kept alive, waiting for it to reconnect, unless its
   // pool says otherwise (upstream's default).
   std::chrono::milliseconds agent_reconnect_grace{std::chrono::seconds(25)};
+  // Collects an experiment's checkpoints when it ends (and, after a restart, what was left); none: no GC.
+  CheckpointGc* checkpoint_gc = nullptr;
 };
 
 struct NewExperiment {
@@ -236,6 +240,8 @@ class Cluster {
   void AllocationEnded(AllocationState& alloc, int exit_code, ExitKind kind, const std::string& why);
   void FinishTrial(TrialState& trial, const std::string& state);
   void FinishExperiment(ExperimentState& exp, const std::string& state);
+  // Hands an ended experiment to the checkpoint GC, sparing the checkpoints live trials start from.
+  void CollectCheckpoints(int64_t experiment_id);
   void ResolvePreemptionWaiters(AllocationState& alloc, bool preempt);
   // Moves a live trial to `state` (PAUSED, STOPPING_CANCELED, STOPPING_KILLED) and stops its process
   // gracefully (preemption signal) or by force; a trial with no process running settles at once.

@@ -26,7 +26,12 @@ absl::Status Cluster::Recover() {
       failed.id = id;
       failed.state = "ERROR";
       (void)SaveExperimentState(failed, std::chrono::system_clock::now());
+      CollectCheckpoints(id);
     }
+  }
+  // Checkpoint GC that an earlier master did not finish.
+  if (auto pending = store_.ListCheckpointGcPending(); pending.ok()) {
+    for (int64_t id : *pending) CollectCheckpoints(id);
   }
   // Agents that held allocations get the usual grace to come back before their work counts as lost.
   for (auto& [agent_id, agent] : agents_) {

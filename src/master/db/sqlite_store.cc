@@ -707,6 +707,43 @@ absl::StatusOr<std::vector<Checkpoint>> SqliteStore::ListCheckpoints(int64_t exp
   return All<Checkpoint>(s, ReadCheckpoint);
 }
 
+absl::Status SqliteStore::MarkCheckpointDeleted(const std::string& uuid, int64_t size_bytes) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "SELECT trial_id, state FROM checkpoints WHERE uuid = ?"));
+  s.Bind(1, uuid);
+  ASSIGN_OR_RETURN(bool found, s.Step());
+  if (!found) return absl::NotFoundError(absl::StrCat("checkpoint ", uuid, " not found"));
+  if (s.Text(1) == "DELETED") return absl::OkStatus();
+  int64_t trial_id = s.Int(0);
+  ASSIGN_OR_RETURN(auto d, SqliteStatement::Prepare(db_, "UPDATE checkpoints SET state = 'DELETED' WHERE uuid = ?"));
+  d.Bind(1, uuid);
+  RETURN_IF_ERROR(d.Run());
+  ASSIGN_OR_RETURN(auto u, SqliteStatement::Prepare(
+                               db_,
+                               "UPDATE trials SET checkpoint_count = MAX(checkpoint_count - 1, 0), "
+                               "total_checkpoint_size = MAX(total_checkpoint_size - ?, 0) WHERE id = ?"));
+  u.Bind(1, size_bytes).Bind(2, trial_id);
+  RETURN_IF_ERROR(u.Run());
+  return tx.Commit();
+}
+
+absl::Status SqliteStore::SetCheckpointGcPending(int64_t experiment_id, bool pending) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, "UPDATE experiments SET checkpoint_gc_pending = ? WHERE id = ?"));
+  s.Bind(1, pending ? 1 : 0).Bind(2, experiment_id);
+  return s.Run();
+}
+
+absl::StatusOr<std::vector<int64_t>> SqliteStore::ListCheckpointGcPending() {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, "SELECT id FROM experiments WHERE checkpoint_gc_pending = 1 ORDER BY id"));
+  return All<int64_t>(s, [](const SqliteStatement& st) { return st.Int(0); });
+}
+
 absl::Status SqliteStore::AddTaskLogs(const std::vector<TaskLog>& logs) {
   std::lock_guard lock(mu_);
   Transaction tx(db_);

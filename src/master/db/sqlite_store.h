@@ -66,6 +66,9 @@ class SqliteStore : public Store {
   absl::Status AddCheckpoint(const api::Checkpoint& checkpoint, int64_t size_bytes) override;
   absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) override;
   absl::StatusOr<std::vector<api::Checkpoint>> ListCheckpoints(int64_t experiment_id) override;
+  absl::Status MarkCheckpointDeleted(const std::string& uuid, int64_t size_bytes) override;
+  absl::Status SetCheckpointGcPending(int64_t experiment_id, bool pending) override;
+  absl::StatusOr<std::vector<int64_t>> ListCheckpointGcPending() override;
 
   absl::Status AddTaskLogs(const std::vector<api::TaskLog>& logs) override;
   absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogs(const std::string& task_id, int64_t after_id,

@@ -1,5 +1,6 @@
 #include "master/db/sqlite_store.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
@@ -188,6 +189,20 @@ TEST_F(SqliteStoreTest, CheckpointsAndLogs) {
   EXPECT_EQ(store_->GetExperiment(exp_id)->checkpoint_size, 3) << "the trials' total";
   EXPECT_EQ(store_->GetExperiment(exp_id)->checkpoint_count, 1);
   EXPECT_EQ(store_->ListCheckpoints(exp_id)->size(), 1u);
+
+  ASSERT_TRUE(store_->MarkCheckpointDeleted("u1", 3).ok());
+  EXPECT_EQ(store_->GetCheckpoint("u1")->state, "DELETED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->checkpoint_count, 0);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->checkpoint_size, 0);
+  ASSERT_TRUE(store_->MarkCheckpointDeleted("u1", 3).ok()) << "deleting twice changes nothing";
+  EXPECT_EQ(store_->GetTrial(trial_id)->checkpoint_count, 0);
+  EXPECT_EQ(store_->MarkCheckpointDeleted("nope", 1).code(), absl::StatusCode::kNotFound);
+
+  EXPECT_TRUE(store_->ListCheckpointGcPending()->empty());
+  ASSERT_TRUE(store_->SetCheckpointGcPending(exp_id, true).ok());
+  EXPECT_THAT(*store_->ListCheckpointGcPending(), ::testing::ElementsAre(exp_id));
+  ASSERT_TRUE(store_->SetCheckpointGcPending(exp_id, false).ok());
+  EXPECT_TRUE(store_->ListCheckpointGcPending()->empty());
 
   std::vector<api::TaskLog> logs(3);
   for (int i = 0; i < 3; ++i) {

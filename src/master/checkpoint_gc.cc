@@ -1,0 +1,150 @@
+#include "master/checkpoint_gc.h"
+
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/types.h"
+#include "common/status_macros.h"
+#include "master/checkpoint_gc_policy.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+int64_t PolicyValue(const json& storage, const char* key, int64_t fallback) {
+  auto it = storage.find(key);
+  return it != storage.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
+}
+
+int64_t ResourcesSize(const std::string& resources_json) {
+  json resources = json::parse(resources_json, nullptr, false);
+  int64_t total = 0;
+  if (!resources.is_object()) return 0;
+  for (const auto& [path, size] : resources.items()) {
+    if (size.is_number_integer()) total += size.get<int64_t>();
+  }
+  return total;
+}
+
+std::optional<double> MetricValue(const std::string& metrics_json, const std::string& name) {
+  json metrics = json::parse(metrics_json, nullptr, false);
+  if (!metrics.is_object()) return std::nullopt;
+  auto it = metrics.find(name);
+  if (it == metrics.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+}  // namespace
+
+CheckpointGc::CheckpointGc(Store& store, CheckpointGcOptions options)
+    : store_(store), options_(std::move(options)), worker_([this] { Run(); }) {}
+
+CheckpointGc::~CheckpointGc() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  worker_.join();
+}
+
+void CheckpointGc::Schedule(int64_t experiment_id, std::set<std::string> keep) {
+  if (absl::Status st = store_.SetCheckpointGcPending(experiment_id, true); !st.ok()) {
+    spdlog::warn("checkpoint GC of experiment {}: cannot mark it pending ({}); collecting anyway", experiment_id,
+                 st.ToString());
+  }
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back({experiment_id, std::move(keep)});
+  }
+  cv_.notify_all();
+}
+
+void CheckpointGc::WaitIdle() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [this] { return (queue_.empty() && !busy_) || stopping_; });
+}
+
+void CheckpointGc::Run() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (stopping_) return;
+    Job job = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    Collect(job);
+    lock.lock();
+    busy_ = false;
+    cv_.notify_all();
+  }
+}
+
+void CheckpointGc::Collect(const Job& job) {
+  std::chrono::milliseconds delay = options_.first_retry_delay;
+  for (int attempt = 1;; ++attempt) {
+    absl::Status st = CollectOnce(job.experiment_id, job.keep);
+    if (st.ok()) return;
+    if (attempt >= options_.max_attempts) {
+      spdlog::error("checkpoint GC of experiment {} failed {} times, giving up until the master restarts: {}",
+                    job.experiment_id, attempt, st.ToString());
+      return;
+    }
+    spdlog::warn("checkpoint GC of experiment {} failed (attempt {} of {}), retrying in {} ms: {}",
+                 job.experiment_id, attempt, options_.max_attempts, delay.count(), st.ToString());
+    std::unique_lock lock(mu_);
+    if (cv_.wait_for(lock, delay, [this] { return stopping_; })) return;
+    delay *= 2;
+  }
+}
+
+absl::Status CheckpointGc::CollectOnce(int64_t experiment_id, const std::set<std::string>& keep) {
+  absl::StatusOr<api::Experiment> found = store_.GetExperiment(experiment_id);
+  if (absl::IsNotFound(found.status())) return absl::OkStatus();  // deleted since: nothing left to collect
+  ASSIGN_OR_RETURN(api::Experiment exp, std::move(found));
+  json config = json::parse(exp.config_json, nullptr, false);
+  const json storage_config = config.is_object() ? config.value("checkpoint_storage", json::object()) : json::object();
+  CheckpointGcPolicy policy{.save_experiment_best = PolicyValue(storage_config, "save_experiment_best", 0),
+                            .save_trial_best = PolicyValue(storage_config, "save_trial_best", 1),
+                            .save_trial_latest = PolicyValue(storage_config, "save_trial_latest", 1)};
+
+  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> stored, store_.ListCheckpoints(experiment_id));
+  std::vector<GcCheckpoint> checkpoints;
+  std::map<std::string, const api::Checkpoint*> by_uuid;
+  for (const api::Checkpoint& c : stored) {
+    if (c.state != "COMPLETED") continue;
+    checkpoints.push_back({c.uuid, c.trial_id, c.steps_completed});
+    by_uuid[c.uuid] = &c;
+  }
+  std::vector<GcValidation> validations;
+  std::set<int64_t> trial_ids;
+  for (const GcCheckpoint& c : checkpoints) trial_ids.insert(c.trial_id);
+  for (int64_t trial_id : trial_ids) {
+    ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports, store_.GetMetrics(trial_id, "validation", {}));
+    for (const api::MetricsReport& r : reports) {
+      validations.push_back({r.id, trial_id, r.total_batches, MetricValue(r.metrics_json, exp.searcher_metric)});
+    }
+  }
+
+  std::vector<std::string> doomed =
+      CheckpointsToDelete(checkpoints, validations, policy, exp.smaller_is_better, keep);
+  if (!doomed.empty()) {
+    ASSIGN_OR_RETURN(std::unique_ptr<harness::StorageManager> storage, options_.make_storage(storage_config));
+    for (const std::string& uuid : doomed) {
+      if (absl::Status st = storage->Delete(uuid); !st.ok()) {
+        return absl::Status(st.code(), absl::StrCat("deleting checkpoint ", uuid, " from ", storage->Describe(),
+                                                    ": ", st.message()));
+      }
+      RETURN_IF_ERROR(store_.MarkCheckpointDeleted(uuid, ResourcesSize(by_uuid.at(uuid)->resources_json)));
+    }
+    spdlog::info("checkpoint GC of experiment {}: deleted {} of {} checkpoint(s) from {}", experiment_id,
+                 doomed.size(), checkpoints.size(), storage->Describe());
+  }
+  return store_.SetCheckpointGcPending(experiment_id, false);
+}
+
+}  // namespace det::master

@@ -1,0 +1,71 @@
+#pragma once
+// Checkpoint GC (reference §9): when an experiment ends, the checkpoints its `checkpoint_storage`
+// policy (save_experiment_best, save_trial_best, save_trial_latest) lets go are deleted from storage
+// on a worker thread, and each is marked DELETED only after storage confirmed its deletion. An
+// experiment's GC is pending in the store until it has finished, so it is idempotent and a restarted
+// master finishes it; a storage failure is retried with backoff.
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json_fwd.hpp>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "harness/storage_manager.h"
+#include "master/db/store.h"
+
+namespace det::master {
+
+using StorageFactory =
+    std::function<absl::StatusOr<std::unique_ptr<harness::StorageManager>>(const nlohmann::json& checkpoint_storage)>;
+
+struct CheckpointGcOptions {
+  StorageFactory make_storage = harness::MakeStorageManager;
+  int max_attempts = 6;  // per experiment, then it stays pending until the master restarts
+  std::chrono::milliseconds first_retry_delay{1000};  // doubled after each failed attempt
+};
+
+class CheckpointGc {
+ public:
+  explicit CheckpointGc(Store& store, CheckpointGcOptions options = {});
+  ~CheckpointGc();  // finishes the checkpoint being deleted, drops the rest (they stay pending)
+  CheckpointGc(const CheckpointGc&) = delete;
+  CheckpointGc& operator=(const CheckpointGc&) = delete;
+
+  // Marks the ended experiment's GC pending and queues it. `keep`: checkpoints that must survive
+  // whatever the policy says (live trials' warm starts).
+  void Schedule(int64_t experiment_id, std::set<std::string> keep);
+  // Blocks until nothing is queued or running (tests).
+  void WaitIdle();
+
+  // One pass over the experiment: deletes what the policy lets go; OK once every such checkpoint is
+  // deleted and the experiment is no longer pending.
+  absl::Status CollectOnce(int64_t experiment_id, const std::set<std::string>& keep);
+
+ private:
+  struct Job {
+    int64_t experiment_id;
+    std::set<std::string> keep;
+  };
+  void Run();
+  // Runs `job` until it succeeds, the attempts run out, or the collector stops.
+  void Collect(const Job& job);
+
+  Store& store_;
+  CheckpointGcOptions options_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Job> queue_;
+  bool busy_ = false;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace det::master

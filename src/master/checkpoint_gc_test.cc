@@ -1,0 +1,182 @@
+#include "master/checkpoint_gc.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "master/db/temp_sqlite_store.h"
+
+namespace det::master {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::UnorderedElementsAre;
+
+// An experiment with one trial that checkpointed at steps 100, 200, 300 with validation losses
+// 0.5, 0.2, 0.4, the checkpoints as real directories under a shared_fs host_path.
+class CheckpointGcTest : public ::testing::Test {
+ protected:
+  CheckpointGcTest() : store_("checkpoint_gc"), host_path_(store_.dir() / "checkpoints") {}
+
+  int64_t AddExperiment(const std::string& policy) {
+    api::Experiment e;
+    e.name = "gc";
+    e.config_json = nlohmann::json{{"searcher", {{"name", "single"}, {"metric", "loss"}}},
+                                   {"checkpoint_storage", nlohmann::json::parse(policy)}}
+                        .dump();
+    e.config_json.replace(e.config_json.find("HOST"), 4, host_path_.string());
+    e.searcher_metric = "loss";
+    e.smaller_is_better = true;
+    e.state = "COMPLETED";
+    e.owner_id = 2;  // the built-in user "determined"
+    e.job_id = "job";
+    e.start_time = std::chrono::system_clock::now();
+    int64_t id = *store_->InsertExperiment(e, "tgz");
+    api::Trial t;
+    t.experiment_id = id;
+    t.request_id = "r";
+    t.task_id = std::to_string(id) + ".1";
+    t.start_time = e.start_time;
+    int64_t trial_id = *store_->InsertTrial(t);
+    const std::pair<int64_t, double> steps[] = {{100, 0.5}, {200, 0.2}, {300, 0.4}};
+    for (auto [step, loss] : steps) {
+      api::MetricsReport m;
+      m.trial_id = trial_id;
+      m.group = "validation";
+      m.total_batches = step;
+      m.metrics_json = nlohmann::json{{"loss", loss}}.dump();
+      EXPECT_TRUE(store_->AddMetrics(m, [](api::Trial&) {}).ok());
+      api::Checkpoint c;
+      c.uuid = absl::StrCat("e", id, "-", step);
+      c.trial_id = trial_id;
+      c.experiment_id = id;
+      c.steps_completed = step;
+      c.resources_json = R"({"model.pt":5})";
+      EXPECT_TRUE(store_->AddCheckpoint(c, 5).ok());
+      fs::create_directories(host_path_ / c.uuid);
+      std::ofstream(host_path_ / c.uuid / "model.pt") << "bytes";
+    }
+    return id;
+  }
+
+  std::vector<std::string> OnDisk() {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(host_path_)) names.push_back(entry.path().filename());
+    return names;
+  }
+
+  std::map<std::string, std::string> States(int64_t experiment_id) {
+    std::map<std::string, std::string> states;
+    absl::StatusOr<std::vector<api::Checkpoint>> listed = store_->ListCheckpoints(experiment_id);
+    EXPECT_TRUE(listed.ok()) << listed.status();
+    for (const api::Checkpoint& c : listed.value_or(std::vector<api::Checkpoint>{})) states[c.uuid] = c.state;
+    return states;
+  }
+
+  TempSqliteStore store_;
+  fs::path host_path_;
+};
+
+TEST_F(CheckpointGcTest, DefaultPolicyKeepsTheBestAndTheLatest) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  CheckpointGc gc(*store_);
+  gc.Schedule(id, {});
+  gc.WaitIdle();
+  EXPECT_THAT(OnDisk(), UnorderedElementsAre(absl::StrCat("e", id, "-200"), absl::StrCat("e", id, "-300")));
+  EXPECT_EQ(States(id)[absl::StrCat("e", id, "-100")], "DELETED");
+  EXPECT_EQ(States(id)[absl::StrCat("e", id, "-200")], "COMPLETED");
+  EXPECT_EQ(store_->GetExperiment(id)->checkpoint_count, 2);
+  EXPECT_EQ(store_->GetExperiment(id)->checkpoint_size, 10);
+  EXPECT_TRUE(store_->ListCheckpointGcPending()->empty());
+}
+
+TEST_F(CheckpointGcTest, ZeroesDeleteEverythingButWhatMustBeKept) {
+  int64_t id = AddExperiment(
+      R"({"type":"shared_fs","host_path":"HOST","save_experiment_best":0,"save_trial_best":0,"save_trial_latest":0})");
+  CheckpointGc gc(*store_);
+  gc.Schedule(id, {absl::StrCat("e", id, "-100")});
+  gc.WaitIdle();
+  EXPECT_THAT(OnDisk(), UnorderedElementsAre(absl::StrCat("e", id, "-100")));
+}
+
+TEST_F(CheckpointGcTest, RunningAgainChangesNothing) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  CheckpointGc gc(*store_);
+  ASSERT_TRUE(gc.CollectOnce(id, {}).ok());
+  auto states = States(id);
+  ASSERT_TRUE(gc.CollectOnce(id, {}).ok());
+  EXPECT_EQ(States(id), states);
+  EXPECT_EQ(OnDisk().size(), 2u);
+}
+
+TEST_F(CheckpointGcTest, ACheckpointAlreadyGoneFromStorageIsStillMarkedDeleted) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  fs::remove_all(host_path_ / absl::StrCat("e", id, "-100"));
+  CheckpointGc gc(*store_);
+  ASSERT_TRUE(gc.CollectOnce(id, {}).ok());
+  EXPECT_EQ(States(id)[absl::StrCat("e", id, "-100")], "DELETED");
+}
+
+// Storage that refuses the first `failures` deletions, then deletes for real.
+class FlakyStorage : public harness::StorageManager {
+ public:
+  FlakyStorage(std::unique_ptr<harness::StorageManager> real, std::atomic<int>& failures)
+      : real_(std::move(real)), failures_(failures) {}
+  absl::StatusOr<fs::path> StorePath(const std::string& uuid) override { return real_->StorePath(uuid); }
+  absl::Status PostStore(const std::string& uuid, const fs::path& dir) override { return real_->PostStore(uuid, dir); }
+  absl::StatusOr<fs::path> RestorePath(const std::string& uuid) override { return real_->RestorePath(uuid); }
+  absl::Status Delete(const std::string& uuid) override {
+    if (failures_-- > 0) return absl::UnavailableError("storage is down");
+    return real_->Delete(uuid);
+  }
+  std::string Describe() const override { return "flaky " + real_->Describe(); }
+
+ private:
+  std::unique_ptr<harness::StorageManager> real_;
+  std::atomic<int>& failures_;
+};
+
+CheckpointGcOptions Flaky(std::atomic<int>& failures, int max_attempts) {
+  return {.make_storage =
+              [&failures](const nlohmann::json& config) -> absl::StatusOr<std::unique_ptr<harness::StorageManager>> {
+            auto real = harness::MakeStorageManager(config);
+            if (!real.ok()) return real.status();
+            return std::make_unique<FlakyStorage>(std::move(*real), failures);
+          },
+          .max_attempts = max_attempts,
+          .first_retry_delay = std::chrono::milliseconds(1)};
+}
+
+TEST_F(CheckpointGcTest, AStorageFailureIsRetriedAndNothingIsMarkedBeforeStorageConfirms) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  std::atomic<int> failures = 2;
+  CheckpointGc gc(*store_, Flaky(failures, 5));
+  gc.Schedule(id, {});
+  gc.WaitIdle();
+  EXPECT_EQ(States(id)[absl::StrCat("e", id, "-100")], "DELETED");
+  EXPECT_EQ(OnDisk().size(), 2u);
+  EXPECT_TRUE(store_->ListCheckpointGcPending()->empty());
+}
+
+TEST_F(CheckpointGcTest, AfterTheLastAttemptTheExperimentStaysPending) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  std::atomic<int> failures = 100;
+  CheckpointGc gc(*store_, Flaky(failures, 3));
+  gc.Schedule(id, {});
+  gc.WaitIdle();
+  EXPECT_EQ(States(id)[absl::StrCat("e", id, "-100")], "COMPLETED") << "storage never confirmed the deletion";
+  EXPECT_EQ(OnDisk().size(), 3u);
+  EXPECT_THAT(*store_->ListCheckpointGcPending(), ::testing::ElementsAre(id));
+}
+
+TEST_F(CheckpointGcTest, ADeletedExperimentHasNothingLeftToCollect) {
+  CheckpointGc gc(*store_);
+  EXPECT_TRUE(gc.CollectOnce(12345, {}).ok());
+}
+
+}  // namespace
+}  // namespace det::master
