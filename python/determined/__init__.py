@@ -11,7 +11,7 @@ __version__ = "0.38.1"
 LOG_FORMAT = "%(levelname)s: [%(process)s] %(name)s: %(message)s"
 
 from determined._errors import InvalidHP
-from determined._info import ClusterInfo, TrialInfo, get_cluster_info
+from determined._info import ClusterInfo, RendezvousInfo, TrialInfo, get_cluster_info
 from determined import util
 from determined import core
 
@@ -19,6 +19,7 @@ __all__ = [
     "ClusterInfo",
     "InvalidHP",
     "LOG_FORMAT",
+    "RendezvousInfo",
     "TrialInfo",
     "core",
     "get_cluster_info",

@@ -50,6 +50,18 @@ class TrialInfo:
         return self._trial_run_id
 
 
+class RendezvousInfo:
+    """Where the allocation's containers (one process per agent) are: their addresses and slot counts by
+    rank, the chief first, and this container's rank."""
+
+    def __init__(
+        self, container_addrs: List[str], container_rank: int, container_slot_counts: List[int]
+    ) -> None:
+        self.container_addrs = container_addrs
+        self.container_rank = container_rank
+        self.container_slot_counts = container_slot_counts
+
+
 class ClusterInfo:
     """
     What a task running on a Determined cluster knows about itself. Use
@@ -70,6 +82,7 @@ class ClusterInfo:
         master_cert_file: Optional[str] = None,
         latest_checkpoint: Optional[str] = None,
         trial_info: Optional[TrialInfo] = None,
+        rendezvous_info: Optional[RendezvousInfo] = None,
     ) -> None:
         #: The URL of the master.
         self.master_url = master_url
@@ -91,6 +104,7 @@ class ClusterInfo:
         self.master_cert_file = master_cert_file
         self._latest_checkpoint = latest_checkpoint
         self._trial_info = trial_info
+        self._rendezvous_info = rendezvous_info or RendezvousInfo(["127.0.0.1"], 0, [len(slot_ids)])
 
     @classmethod
     def _from_native(cls, d: Dict[str, Any]) -> "ClusterInfo":
@@ -119,6 +133,11 @@ class ClusterInfo:
             master_cert_file=os.environ.get("DET_MASTER_CERT_FILE"),
             latest_checkpoint=d.get("latest_checkpoint"),
             trial_info=trial,
+            rendezvous_info=RendezvousInfo(
+                container_addrs=list(d["container_addrs"]),
+                container_rank=int(d["container_rank"]),
+                container_slot_counts=list(d["container_slot_counts"]),
+            ),
         )
 
     @property
@@ -148,16 +167,18 @@ class ClusterInfo:
 
     @property
     def container_addrs(self) -> List[str]:
-        """Addresses of the allocation's containers, by rank (one process per task for now)."""
-        return ["127.0.0.1"]
+        """Addresses of the allocation's containers (one process per agent), by rank: the chief first."""
+        return list(self._rendezvous_info.container_addrs)
 
     @property
     def container_rank(self) -> int:
-        return 0
+        """This container's rank among the allocation's containers."""
+        return self._rendezvous_info.container_rank
 
     @property
     def container_slot_counts(self) -> List[int]:
-        return [len(self.slot_ids)]
+        """How many slots each container has, by rank."""
+        return list(self._rendezvous_info.container_slot_counts)
 
     @property
     def gpu_uuids(self) -> List[str]:

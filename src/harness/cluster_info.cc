@@ -76,6 +76,43 @@ absl::StatusOr<std::vector<int>> ParseSlotIds(const EnvLookup& env) {
   return ids;
 }
 
+absl::StatusOr<RendezvousInfo> ParseRendezvousInfo(const EnvLookup& env, size_t slot_count) {
+  std::optional<std::string> text = NonEmpty(env, "DET_RENDEZVOUS_INFO");
+  if (!text.has_value()) {
+    return RendezvousInfo{.container_addrs = {"127.0.0.1"},
+                          .container_rank = 0,
+                          .container_slot_counts = {static_cast<int>(slot_count)}};
+  }
+  auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "environment variable DET_RENDEZVOUS_INFO: ", why,
+        "; expected {\"container_addrs\": [...], \"container_rank\": N, \"container_slot_counts\": [...]}"));
+  };
+  absl::StatusOr<nlohmann::json> j = ParseJson(*text);
+  if (!j.ok() || !j->is_object()) return bad("not a JSON object");
+  RendezvousInfo info;
+  const nlohmann::json& addrs = j->value("container_addrs", nlohmann::json());
+  const nlohmann::json& counts = j->value("container_slot_counts", nlohmann::json());
+  const nlohmann::json& rank = j->value("container_rank", nlohmann::json());
+  if (!addrs.is_array() || addrs.empty() || !counts.is_array() || counts.size() != addrs.size()) {
+    return bad("container_addrs and container_slot_counts must be lists of the same, non-zero length");
+  }
+  for (const auto& a : addrs) {
+    if (!a.is_string()) return bad("container_addrs must hold strings");
+    info.container_addrs.push_back(a.get<std::string>());
+  }
+  for (const auto& c : counts) {
+    if (!c.is_number_integer() || c.get<int64_t>() < 0) return bad("container_slot_counts must hold counts");
+    info.container_slot_counts.push_back(c.get<int>());
+  }
+  if (!rank.is_number_integer() || rank.get<int64_t>() < 0 ||
+      rank.get<int64_t>() >= static_cast<int64_t>(addrs.size())) {
+    return bad("container_rank must index container_addrs");
+  }
+  info.container_rank = rank.get<int>();
+  return info;
+}
+
 absl::StatusOr<TrialInfo> ParseTrialInfo(const EnvLookup& env) {
   RETURN_IF_ERROR(
       RequireAll(env,
@@ -124,6 +161,7 @@ absl::StatusOr<std::optional<ClusterInfo>> ParseClusterInfo(const EnvLookup& env
         "missing environment variable DET_TASK_TYPE (TRIAL, COMMAND, ...) for a task");
   }
   ASSIGN_OR_RETURN(info.slot_ids, ParseSlotIds(env));
+  ASSIGN_OR_RETURN(info.rendezvous, ParseRendezvousInfo(env, info.slot_ids.size()));
   if (info.task_type == "TRIAL") {
     ASSIGN_OR_RETURN(info.trial, ParseTrialInfo(env));
     info.latest_checkpoint = NonEmpty(env, "DET_LATEST_CHECKPOINT");

@@ -23,6 +23,15 @@ struct TrialInfo {
   std::string config_json = "{}";   // the full, defaulted experiment config as a JSON object
 };
 
+// Where the allocation's processes (one per agent) find each other: DET_RENDEZVOUS_INFO, upstream's
+// rendezvous.json `{container_addrs, container_rank, container_slot_counts}`. A lone process is rank 0 of
+// one at 127.0.0.1.
+struct RendezvousInfo {
+  std::vector<std::string> container_addrs;  // by rank, the chief first
+  int container_rank = 0;
+  std::vector<int> container_slot_counts;  // by rank
+};
+
 struct ClusterInfo {
   std::string master_url;                        // DET_MASTER
   std::string cluster_id;                        // DET_CLUSTER_ID
@@ -38,6 +47,7 @@ struct ClusterInfo {
   std::string workdir;                           // DET_WORKDIR
   std::optional<std::string> latest_checkpoint;  // DET_LATEST_CHECKPOINT (uuid), trials only
   std::optional<TrialInfo> trial;                // present iff task_type == "TRIAL"
+  RendezvousInfo rendezvous;
 };
 
 // Returns the value of an environment variable, or nullopt when unset.

@@ -157,3 +157,40 @@ TEST(ClusterInfoTest, TaskTypeDefaultsToTrialWhenTrialIdIsSet) {
 
 }  // namespace
 }  // namespace det::harness
+
+namespace det::harness {
+namespace {
+
+TEST(ClusterInfoTest, ALoneProcessIsRankZeroOfOne) {
+  auto info = ParseClusterInfo(Env(TrialEnv()));
+  ASSERT_TRUE(info.ok() && info->has_value()) << info.status();
+  EXPECT_EQ((*info)->rendezvous.container_addrs, std::vector<std::string>{"127.0.0.1"});
+  EXPECT_EQ((*info)->rendezvous.container_rank, 0);
+  EXPECT_EQ((*info)->rendezvous.container_slot_counts, std::vector<int>{2}) << "DET_SLOT_IDS has two";
+}
+
+TEST(ClusterInfoTest, ReadsTheRendezvousInfo) {
+  auto env = TrialEnv();
+  env["DET_RENDEZVOUS_INFO"] =
+      R"({"container_addrs":["10.0.0.1","10.0.0.2"],"container_rank":1,"container_slot_counts":[2,2]})";
+  auto info = ParseClusterInfo(Env(env));
+  ASSERT_TRUE(info.ok() && info->has_value()) << info.status();
+  EXPECT_EQ((*info)->rendezvous.container_addrs, (std::vector<std::string>{"10.0.0.1", "10.0.0.2"}));
+  EXPECT_EQ((*info)->rendezvous.container_rank, 1);
+  EXPECT_EQ((*info)->rendezvous.container_slot_counts, (std::vector<int>{2, 2}));
+}
+
+TEST(ClusterInfoTest, MalformedRendezvousInfoIsNamed) {
+  for (const char* bad : {"[]", R"({"container_addrs":["a"],"container_rank":1,"container_slot_counts":[1]})",
+                          R"({"container_addrs":["a","b"],"container_rank":0,"container_slot_counts":[1]})",
+                          R"({"container_addrs":[1],"container_rank":0,"container_slot_counts":[1]})"}) {
+    auto env = TrialEnv();
+    env["DET_RENDEZVOUS_INFO"] = bad;
+    auto info = ParseClusterInfo(Env(env));
+    ASSERT_FALSE(info.ok()) << bad;
+    EXPECT_NE(info.status().message().find("DET_RENDEZVOUS_INFO"), std::string::npos) << info.status();
+  }
+}
+
+}  // namespace
+}  // namespace det::harness

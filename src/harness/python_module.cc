@@ -78,6 +78,9 @@ py::object ClusterInfoDict() {
   d["user"] = info->user;
   d["user_token"] = info->user_token;
   d["workdir"] = info->workdir;
+  d["container_addrs"] = info->rendezvous.container_addrs;
+  d["container_rank"] = info->rendezvous.container_rank;
+  d["container_slot_counts"] = info->rendezvous.container_slot_counts;
   d["latest_checkpoint"] =
       info->latest_checkpoint.has_value() ? py::cast(*info->latest_checkpoint) : py::none();
   if (info->trial.has_value()) {

@@ -293,6 +293,14 @@ void Cluster::StartAllocation(AllocationState& alloc, const std::vector<schedule
   }
   (void)SaveAllocation(alloc.record);
   std::map<std::string, std::string> env = TrialEnvironment(alloc, trial, exp);
+  // Where the processes find each other (upstream's rendezvous.json): the agents' addresses and slot counts
+  // in rank order, the chief first.
+  json rendezvous = {{"container_addrs", json::array()}, {"container_slot_counts", json::array()}};
+  for (const scheduler::SlotPlacement& p : placements) {
+    const std::string& address = agents_.at(p.agent_id)->identity.address;
+    rendezvous["container_addrs"].push_back(address.empty() ? "127.0.0.1" : address);
+    rendezvous["container_slot_counts"].push_back(p.slot_ids.size());
+  }
   // One process per agent; a gang's processes are told apart by their resources id.
   for (size_t rank = 0; rank < placements.size(); ++rank) {
     const scheduler::SlotPlacement& p = placements[rank];
@@ -305,6 +313,8 @@ void Cluster::StartAllocation(AllocationState& alloc, const std::vector<schedule
     if (placements.size() > 1) {
       start.env["DET_RESOURCES_ID"] = start.env["DET_CONTAINER_ID"] = absl::StrCat(id, ".", rank);
     }
+    rendezvous["container_rank"] = rank;
+    start.env["DET_RENDEZVOUS_INFO"] = rendezvous.dump();
     start.slot_ids = p.slot_ids;
     start.session_token = alloc.token;
     start.download_context = true;

@@ -69,6 +69,7 @@ struct AgentIdentity {
   std::string resource_pool;
   std::string hostname;
   std::string version;
+  std::string address;  // the agent's IP as the master sees it; its tasks' rendezvous address
 };
 
 struct AgentSummary {

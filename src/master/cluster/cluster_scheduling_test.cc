@@ -134,6 +134,11 @@ TEST_F(ClusterSchedulingTest, AGangStartsOneProcessPerAgentAtOnce) {
   api::StartTask s2 = Starts(*c2)[0];
   EXPECT_EQ(s1.allocation_id, s2.allocation_id);
   EXPECT_NE(s1.env.at("DET_RESOURCES_ID"), s2.env.at("DET_RESOURCES_ID"));
+  // Both learn where the chief is and their own rank.
+  EXPECT_EQ(nlohmann::json::parse(s1.env.at("DET_RENDEZVOUS_INFO")),
+            nlohmann::json::parse(R"({"container_addrs":["ip-a1","ip-a2"],"container_rank":0,
+                                      "container_slot_counts":[1,1]})"));
+  EXPECT_EQ(nlohmann::json::parse(s2.env.at("DET_RENDEZVOUS_INFO"))["container_rank"], 1);
   auto alloc = store_->GetAllocation(s1.allocation_id);
   ASSERT_TRUE(alloc.ok());
   EXPECT_EQ(alloc->placements, (std::vector<AgentSlots>{{"a1", {0}}, {"a2", {0}}}));

@@ -47,7 +47,7 @@ class ClusterTest : public ::testing::Test {
 
   std::shared_ptr<RecordingConnection> ConnectAgent(const std::string& id, int slots, const std::string& pool = "") {
     auto conn = std::make_shared<RecordingConnection>();
-    auto handlers = cluster_->ConnectAgent({.id = id, .resource_pool = pool, .hostname = "h", .version = "v"}, conn);
+    auto handlers = cluster_->ConnectAgent({.id = id, .resource_pool = pool, .hostname = "h", .version = "v", .address = "ip-" + id}, conn);
     EXPECT_TRUE(handlers.ok());
     handlers_[id] = *handlers;
     api::AgentHello hello;

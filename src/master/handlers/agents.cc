@@ -123,7 +123,8 @@ void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx)
         AgentIdentity id{.id = req.Query("id").value_or(""),
                          .resource_pool = req.Query("resource_pool").value_or("default"),
                          .hostname = req.Query("hostname").value_or(""),
-                         .version = req.Query("version").value_or("")};
+                         .version = req.Query("version").value_or(""),
+                         .address = req.remote_address};
         return ctx.cluster.ConnectAgent(std::move(id), std::move(conn));
       });
 }

@@ -28,6 +28,7 @@ struct HttpRequest {
   std::string body;
   std::map<std::string, std::string> path_params;  // filled by the router
   std::optional<Principal> principal;              // filled by the router for authenticated routes
+  std::string remote_address;                      // the peer's IP address, "" when unknown
 
   // First value of a query parameter accepting both snake_case and lowerCamelCase names.
   std::optional<std::string> Query(const std::string& snake_name) const;

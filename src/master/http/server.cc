@@ -331,6 +331,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     return absl::StrCat(ep.address().to_string(), ":", ep.port());
   }
 
+  std::string PeerAddress() {
+    beast::error_code ec;
+    auto ep = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
+    if (ec) return "";
+    boost::asio::ip::address address = ep.address();
+    if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+      address = boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6());
+    }
+    return address.to_string();
+  }
+
   void DoRead() {
     parser_.emplace();
     parser_->body_limit(max_body_);
@@ -350,6 +361,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     if (ec) return Shutdown();
     http::request<http::string_body> req = parser_->release();
     HttpRequest request = ToHttpRequest(req);
+    request.remote_address = PeerAddress();
     if (websocket::is_upgrade(req)) {
       auto it = websockets_.find(request.path);
       if (it == websockets_.end()) {
