@@ -6,6 +6,10 @@ latest checkpoint, and exiting early when the master asks the trial to stop.
 Runs unchanged on a cluster (``det experiment create const.yaml .``) and off-cluster
 (``python3 train.py``), where the hyperparameters below are used and checkpoints stay local.
 
+Distributed (distributed.yaml): launched by ``python3 -m determined.launch.torch_distributed``, every worker
+trains a DistributedDataParallel replica on its share of each global batch; only the chief (rank 0) reports
+metrics and saves checkpoints, and all workers stop at the same batch when the trial is preempted.
+
 How long a trial trains: ``searcher.max_time`` batches when the searcher measures time in batches
 (``time_metric: batches``, as adaptive.yaml does), else ``data.max_batches``, else the ``epochs``
 hyperparameter. It validates
@@ -14,12 +18,15 @@ validation report carries ``batches``, the searcher's time metric.
 """
 
 import logging
+import os
 import pathlib
 from typing import Any, Dict, Optional, Tuple
 
 import torch
+import torch.distributed
 from sklearn.datasets import load_digits
 from torch import nn
+from torch.nn.parallel import DistributedDataParallel
 
 import determined as det
 
@@ -85,10 +92,15 @@ def training_plan(config: Dict[str, Any], hparams: Dict[str, Any],
 def train(core_context: det.core.Context, hparams: Dict[str, Any], seed: int,
           latest_checkpoint: Optional[str], config: Dict[str, Any]) -> Dict[str, float]:
     torch.manual_seed(seed)
+    dist = core_context.distributed
+    chief = dist.rank == 0
     x_train, y_train, x_val, y_val = load_data()
     model = build_model(int(hparams["hidden_size"]))
     opt = torch.optim.SGD(model.parameters(), lr=float(hparams["learning_rate"]), momentum=0.9)
     batch_size = int(hparams["global_batch_size"])
+    # Each worker trains on its share of every global batch; DDP averages the gradients.
+    shard = (batch_size + dist.size - 1) // dist.size
+    ddp_model = DistributedDataParallel(model) if dist.size > 1 else model
     batches_per_epoch = (len(x_train) + batch_size - 1) // batch_size
     total_batches, period = training_plan(config, hparams, batches_per_epoch)
 
@@ -104,12 +116,16 @@ def train(core_context: det.core.Context, hparams: Dict[str, Any], seed: int,
         epoch, offset = divmod(steps, batches_per_epoch)
         # Shuffle per (seed, epoch), so a resumed trial sees the batches it would have seen.
         order = torch.randperm(len(x_train), generator=torch.Generator().manual_seed(seed + epoch))
-        idx = order[offset * batch_size:(offset + 1) * batch_size]
-        model.train()
+        idx = order[offset * batch_size:(offset + 1) * batch_size][dist.rank * shard:(dist.rank + 1) * shard]
+        ddp_model.train()
         opt.zero_grad()
-        loss = nn.functional.cross_entropy(model(x_train[idx]), y_train[idx])
+        loss = nn.functional.cross_entropy(ddp_model(x_train[idx]), y_train[idx])
         loss.backward()
         opt.step()
+        if dist.size > 1:
+            loss = loss.detach()
+            torch.distributed.all_reduce(loss)
+            loss /= dist.size
         total_loss += loss.item()
         since_report += 1
         steps += 1
@@ -118,18 +134,18 @@ def train(core_context: det.core.Context, hparams: Dict[str, Any], seed: int,
 
         train_loss = total_loss / since_report
         total_loss, since_report = 0.0, 0
-        core_context.train.report_training_metrics(steps_completed=steps,
-                                                   metrics={"loss": train_loss})
         val_loss, accuracy = evaluate(model, x_val, y_val)
         results = {"validation_loss": val_loss, "accuracy": accuracy, "batches": steps}
-        core_context.train.report_validation_metrics(steps_completed=steps, metrics=results)
-        print(f"batch {steps}/{total_batches}: loss={train_loss:.4f} "
-              f"validation_loss={val_loss:.4f} accuracy={accuracy:.4f}", flush=True)
-
-        with core_context.checkpoint.store_path({"steps_completed": steps}) as (path, uuid):
-            save_state(path, model, opt, steps // batches_per_epoch, steps)
-        print(f"saved checkpoint {uuid} at batch {steps}", flush=True)
-        core_context.train.report_progress(steps / total_batches)
+        if chief:
+            core_context.train.report_training_metrics(steps_completed=steps,
+                                                       metrics={"loss": train_loss})
+            core_context.train.report_validation_metrics(steps_completed=steps, metrics=results)
+            print(f"batch {steps}/{total_batches}: loss={train_loss:.4f} "
+                  f"validation_loss={val_loss:.4f} accuracy={accuracy:.4f}", flush=True)
+            with core_context.checkpoint.store_path({"steps_completed": steps}) as (path, uuid):
+                save_state(path, model, opt, steps // batches_per_epoch, steps)
+            print(f"saved checkpoint {uuid} at batch {steps}", flush=True)
+            core_context.train.report_progress(steps / total_batches)
 
         if core_context.preempt.should_preempt():
             print(f"preemption requested; stopping at batch {steps}", flush=True)
@@ -147,7 +163,12 @@ def main() -> Dict[str, float]:
     else:
         hparams, seed, latest_checkpoint, config = dict(DEFAULT_HPARAMS), 0, None, {}
     print(f"hyperparameters: {hparams} seed={seed}", flush=True)
-    with det.core.init() as core_context:
+    distributed = None
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        # Started by determined.launch.torch_distributed: one process per slot.
+        torch.distributed.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        distributed = det.core.DistributedContext.from_torch_distributed()
+    with det.core.init(distributed=distributed) as core_context:
         results = train(core_context, hparams, seed, latest_checkpoint, config)
     if results:
         print(f"final validation accuracy={results['accuracy']:.4f}", flush=True)

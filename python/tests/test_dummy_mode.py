@@ -193,11 +193,7 @@ def _complete(ops):
         yield op
 
 
-def test_distributed_size_must_be_one():
-    with pytest.raises(NotImplementedError):
-        core.DistributedContext(
-            rank=0, size=2, local_rank=0, local_size=2, cross_rank=0, cross_size=1
-        )
+def test_distributed_ranks_come_all_or_none():
     with pytest.raises(ValueError):
         core.DistributedContext(
             rank=0, size=None, local_rank=0, local_size=1, cross_rank=0, cross_size=1

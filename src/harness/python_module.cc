@@ -22,6 +22,7 @@
 #include "harness/shared_fs_storage.h"
 #include "harness/storage_manager.h"
 #include "harness/train_context.h"
+#include "harness/worker_group.h"
 
 namespace py = pybind11;
 
@@ -100,6 +101,43 @@ py::object ClusterInfoDict() {
 }
 
 // Python-facing wrappers: constructors taking plain values, methods taking JSON text.
+
+// Collectives of bytes (the Python side pickles); the GIL is released while waiting on the network.
+class PyWorkerGroup {
+ public:
+  PyWorkerGroup(int rank, int size, const std::string& chief_ip, int port, double join_timeout_seconds)
+      : group_(Check(NoGil([&] {
+          return WorkerGroup::Join({.rank = rank,
+                                    .size = size,
+                                    .chief_ip = chief_ip,
+                                    .port = port,
+                                    .join_timeout = std::chrono::milliseconds(
+                                        static_cast<int64_t>(join_timeout_seconds * 1000))});
+        }))) {}
+
+  py::object Gather(const py::bytes& data) {
+    std::string mine = data;
+    auto all = Check(NoGil([&] { return group_->Gather(mine); }));
+    if (!all.has_value()) return py::none();
+    return Bytes(*all);
+  }
+  py::list AllGather(const py::bytes& data) {
+    std::string mine = data;
+    return Bytes(Check(NoGil([&] { return group_->AllGather(mine); })));
+  }
+  py::bytes Broadcast(const py::bytes& data) {
+    std::string mine = data;
+    return py::bytes(Check(NoGil([&] { return group_->Broadcast(mine); })));
+  }
+
+ private:
+  static py::list Bytes(const std::vector<std::string>& items) {
+    py::list out;
+    for (const std::string& item : items) out.append(py::bytes(item));
+    return out;
+  }
+  std::unique_ptr<WorkerGroup> group_;
+};
 
 class PyTrainContext {
  public:
@@ -259,6 +297,13 @@ PYBIND11_MODULE(_determined, m) {
       .def("get_metadata", &PyCheckpointContext::GetMetadata, py::arg("uuid"))
       .def("delete", &PyCheckpointContext::Delete, py::arg("uuid"))
       .def("describe", &PyCheckpointContext::Describe);
+
+  py::class_<PyWorkerGroup>(m, "WorkerGroup")
+      .def(py::init<int, int, const std::string&, int, double>(), py::arg("rank"), py::arg("size"),
+           py::arg("chief_ip"), py::arg("port"), py::arg("join_timeout_seconds") = 300.0)
+      .def("gather", &PyWorkerGroup::Gather, py::arg("data"))
+      .def("allgather", &PyWorkerGroup::AllGather, py::arg("data"))
+      .def("broadcast", &PyWorkerGroup::Broadcast, py::arg("data"));
 
   py::class_<PyPreemptContext>(m, "PreemptContext")
       .def(py::init<const std::string&, const std::string&, const std::string&>(),

@@ -1,6 +1,9 @@
 import logging
 import os
+import pickle
 from typing import Any, List, Optional
+
+from determined._native import native
 
 logger = logging.getLogger("determined.core")
 
@@ -10,8 +13,10 @@ class DistributedContext:
     Rank information and simple collectives (gather, allgather, broadcast of picklable objects)
     across the workers of a task.
 
-    This harness supports one worker per task for now: ``size`` must be 1, and the collectives
-    return the caller's own values.
+    With ``size > 1`` the workers form a group over TCP when the context is built: the chief
+    (rank 0) listens on ``chief_ip:pub_port + port_offset`` and every other worker connects to it, so
+    every worker must build its context. The collectives are collective: every worker calls them in
+    the same order. The ``_local`` variants act among the workers with the same ``cross_rank``.
     """
 
     def __init__(
@@ -44,11 +49,12 @@ class DistributedContext:
         self._chief_ip = chief_ip or "127.0.0.1"
         self._pub_port = pub_port + port_offset
         self._pull_port = pull_port + port_offset
-        if self.size != 1:
-            raise NotImplementedError(
-                f"DistributedContext with size={self.size}: this harness supports only one worker "
-                "per task for now (size=1)"
-            )
+        self._group: Any = None
+        if self.size > 1:
+            if chief_ip is None:
+                raise ValueError("chief_ip is required when size > 1: the address the chief listens on")
+            logger.debug(f"rank {self.rank} of {self.size}: joining the chief at {chief_ip}:{self._pub_port}")
+            self._group = native().WorkerGroup(self.rank, self.size, chief_ip, self._pub_port)
         self._closed = False
 
     @classmethod
@@ -61,7 +67,8 @@ class DistributedContext:
             local_size=int(os.environ["LOCAL_WORLD_SIZE"]),
             cross_rank=int(os.environ["GROUP_RANK"]),
             cross_size=int(os.environ["GROUP_WORLD_SIZE"]),
-            chief_ip=chief_ip or os.environ.get("DET_CHIEF_IP"),
+            chief_ip=chief_ip or os.environ.get("DET_CHIEF_IP") or os.environ.get("MASTER_ADDR"),
+            pub_port=int(os.environ.get("DET_CHIEF_PORT", "12360")),
         )
 
     @classmethod
@@ -89,6 +96,7 @@ class DistributedContext:
         )
 
     def close(self) -> None:
+        self._group = None
         self._closed = True
 
     def get_rank(self) -> int:
@@ -112,26 +120,56 @@ class DistributedContext:
     def get_num_agents(self) -> int:
         return self.cross_size
 
+    def _require_group(self) -> Any:
+        if self._closed:
+            raise RuntimeError("this DistributedContext is closed")
+        return self._group
+
     def gather(self, stuff: Any) -> Optional[List]:
         """The chief gets everyone's ``stuff`` in rank order; other workers get None."""
-        return [stuff]
-
-    def gather_local(self, stuff: Any) -> Optional[List]:
-        return [stuff]
+        group = self._require_group()
+        if group is None:
+            return [stuff]
+        gathered = group.gather(pickle.dumps(stuff))
+        return None if gathered is None else [pickle.loads(b) for b in gathered]
 
     def allgather(self, stuff: Any) -> List:
         """Everyone gets everyone's ``stuff`` in rank order."""
-        return [stuff]
-
-    def allgather_local(self, stuff: Any) -> List:
-        return [stuff]
+        group = self._require_group()
+        if group is None:
+            return [stuff]
+        return [pickle.loads(b) for b in group.allgather(pickle.dumps(stuff))]
 
     def broadcast(self, stuff: Any) -> Any:
         """Everyone gets the chief's ``stuff``."""
-        return stuff
+        group = self._require_group()
+        if group is None:
+            return stuff
+        return pickle.loads(group.broadcast(pickle.dumps(stuff if self.rank == 0 else None)))
+
+    def _local_peers(self, stuff: Any) -> List:
+        """(local_rank, stuff) of every worker with this worker's cross_rank, by local rank."""
+        everyone = self.allgather((self.cross_rank, self.local_rank, stuff))
+        return sorted(((lr, s) for cr, lr, s in everyone if cr == self.cross_rank), key=lambda p: p[0])
+
+    def gather_local(self, stuff: Any) -> Optional[List]:
+        """The local chief (local_rank 0) gets its machine's workers' ``stuff``; others get None."""
+        if self._require_group() is None:
+            return [stuff]
+        peers = [s for _, s in self._local_peers(stuff)]
+        return peers if self.local_rank == 0 else None
+
+    def allgather_local(self, stuff: Any) -> List:
+        """Every worker gets its machine's workers' ``stuff``, by local rank."""
+        if self._require_group() is None:
+            return [stuff]
+        return [s for _, s in self._local_peers(stuff)]
 
     def broadcast_local(self, stuff: Any = None) -> Any:
-        return stuff
+        """Every worker gets its local chief's ``stuff``."""
+        if self._require_group() is None:
+            return stuff
+        return self._local_peers(stuff)[0][1]
 
 
 class DummyDistributedContext(DistributedContext):

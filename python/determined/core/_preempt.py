@@ -41,8 +41,13 @@ class PreemptContext:
         if self._started:
             raise RuntimeError("you cannot call PreemptContext.start() multiple times")
         self._started = True
-        self._native.start()
+        if self._asks_master():
+            self._native.start()
         return self
+
+    def _asks_master(self) -> bool:
+        """The chief always polls the master; the other workers only in WorkersAskMaster mode."""
+        return self._dist.rank == 0 or self._preempt_mode == PreemptMode.WorkersAskMaster
 
     def close(self) -> None:
         self._native.close()
@@ -63,8 +68,13 @@ class PreemptContext:
             raise RuntimeError(
                 "you cannot call PreemptContext.should_preempt() before PreemptContext.start()"
             )
-        out = bool(self._native.should_preempt(auto_ack))
+        if self._preempt_mode == PreemptMode.ChiefOnly and self._dist.rank != 0:
+            raise RuntimeError(
+                "should_preempt() cannot be called from a non-chief worker in PreemptMode.ChiefOnly"
+            )
+        out = bool(self._native.should_preempt(auto_ack)) if self._asks_master() else False
         if self._preempt_mode == PreemptMode.WorkersAskChief:
+            # Every worker gets the chief's answer, so they all stop at the same step.
             out = self._dist.broadcast(out)
         logger.debug(f"should_preempt() -> {out}")
         return out

@@ -1,0 +1,63 @@
+"""Distributed training: a 2-slot trial over two agents with one slot each, launched by
+determined.launch.torch_distributed (one worker per slot, gloo), DistributedDataParallel on the digits."""
+import re
+
+import pytest
+
+from conftest import REPO, local_cluster, wait_for
+
+
+@pytest.fixture(scope="module")
+def two_agents(tmp_path_factory):
+    with local_cluster(tmp_path_factory.mktemp("two-agents"), agents=2, slots=1) as c:
+        yield c
+
+
+def test_ddp_over_two_agents(two_agents):
+    cluster = two_agents
+    exp_id = cluster.create_experiment(REPO / "examples" / "digits" / "distributed.yaml", REPO / "examples" / "digits")
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED", cluster.trial_logs(cluster.trials(exp_id)[0]["id"])
+    trial = cluster.trials(exp_id)[0]
+    logs = cluster.trial_logs(trial["id"])
+
+    # One worker per agent, each knowing its rank, both in the same gloo group.
+    assert "[rank=0]" in logs and "[rank=1]" in logs, logs
+    assert "--nnodes 2" in logs, logs
+
+    # Only the chief reports: one validation and one checkpoint per period, never twice for a step.
+    validations = cluster.metrics(trial["id"], "validation")
+    steps = [m["totalBatches"] for m in validations]
+    assert steps == sorted(set(steps)) and steps, steps
+    checkpoints = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
+    assert sorted(c["metadata"]["steps_completed"] for c in checkpoints) == steps
+    saved = re.findall(r"\[rank=(\d+)\] saved checkpoint", logs)
+    assert saved and set(saved) == {"0"}, saved
+    assert validations[-1]["metrics"]["accuracy"] > 0.8, validations[-1]
+
+
+def test_every_worker_stops_at_the_same_batch_when_paused_and_resumes_from_the_chiefs_checkpoint(two_agents, tmp_path):
+    cluster = two_agents
+    model_dir = tmp_path / "digits"
+    model_dir.mkdir()
+    (model_dir / "train.py").write_text((REPO / "examples" / "digits" / "train.py").read_text())
+    config = (REPO / "examples" / "digits" / "distributed.yaml").read_text()
+    # Long enough to pause in the middle; validates and checkpoints every 5 batches.
+    config = config.replace("epochs: 3", "epochs: 100").replace("max_restarts: 0", "max_restarts: 0\ndata:\n  validation_period_batches: 5")
+    (model_dir / "distributed.yaml").write_text(config)
+    exp_id = cluster.create_experiment(model_dir / "distributed.yaml", model_dir)
+    trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
+    wait_for(lambda: len(cluster.metrics(trial_id, "validation")) >= 2, "two validations", timeout=120)
+    cluster.det("experiment", "pause", str(exp_id))
+    logs = wait_for(lambda: (lambda l: l if len(re.findall(r"preemption requested; stopping at batch", l)) >= 2 else None)(
+        cluster.trial_logs(trial_id)), "both workers to stop", timeout=120)
+    stops = dict(re.findall(r"\[rank=(\d+)\] preemption requested; stopping at batch (\d+)", logs))
+    assert set(stops) == {"0", "1"} and len(set(stops.values())) == 1, stops
+    wait_for(lambda: cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_PAUSED", "paused")
+
+    cluster.det("experiment", "activate", str(exp_id))
+    wait_for(lambda: len(re.findall(r"resumed from checkpoint", cluster.trial_logs(trial_id))) >= 2,
+             "both workers to resume", timeout=120)
+    resumed = dict(re.findall(r"\[rank=(\d+)\] resumed from checkpoint \S+ at step (\d+)", cluster.trial_logs(trial_id)))
+    assert resumed == {"0": stops["0"], "1": stops["0"]}, (resumed, stops)
+    cluster.det("experiment", "kill", str(exp_id))
+    assert cluster.wait_for_experiment(exp_id) == "STATE_CANCELED"
