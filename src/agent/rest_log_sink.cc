@@ -8,9 +8,23 @@
 
 namespace det::agent {
 
+std::optional<int> RankOfLine(std::string_view text) {
+  constexpr std::string_view kPrefix = "[rank=";
+  if (text.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  size_t end = text.find("] ", kPrefix.size());
+  if (end == std::string_view::npos || end == kPrefix.size() || end - kPrefix.size() > 6) return std::nullopt;
+  int rank = 0;
+  for (char c : text.substr(kPrefix.size(), end - kPrefix.size())) {
+    if (c < '0' || c > '9') return std::nullopt;
+    rank = rank * 10 + (c - '0');
+  }
+  return rank;
+}
+
 std::string EncodeLogBatch(const LogMetadata& meta, const std::vector<LogLine>& lines) {
   nlohmann::json logs = nlohmann::json::array();
   for (const LogLine& line : lines) {
+    std::optional<int> rank = RankOfLine(line.text);
     logs.push_back({{"taskId", meta.task_id},
                     {"allocationId", meta.allocation_id},
                     {"agentId", meta.agent_id},
@@ -20,6 +34,7 @@ std::string EncodeLogBatch(const LogMetadata& meta, const std::vector<LogLine>& 
                     {"stdtype", StdTypeName(line.stdtype)},
                     {"source", "task"},
                     {"level", "LOG_LEVEL_INFO"}});
+    if (rank.has_value()) logs.back()["rankId"] = *rank;
   }
   nlohmann::json body = {{"logs", std::move(logs)}};
   return DumpJson(body);

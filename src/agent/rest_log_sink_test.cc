@@ -29,5 +29,20 @@ TEST(RestLogSinkTest, EncodesUpstreamTaskLogShape) {
   EXPECT_EQ(body["logs"][1]["log"], "bad \xEF\xBF\xBD byte\n");
 }
 
+TEST(RestLogSinkTest, ARankPrefixBecomesTheRankId) {
+  EXPECT_EQ(RankOfLine("[rank=3] loss 0.1"), 3);
+  EXPECT_EQ(RankOfLine("[rank=12] "), 12);
+  EXPECT_EQ(RankOfLine("[rank=] x"), std::nullopt);
+  EXPECT_EQ(RankOfLine("[rank=1x] x"), std::nullopt);
+  EXPECT_EQ(RankOfLine("x [rank=1] y"), std::nullopt);
+  EXPECT_EQ(RankOfLine("[rank=1]"), std::nullopt);
+  LogMetadata meta{.task_id = "t", .allocation_id = "a", .agent_id = "g"};
+  nlohmann::json body = nlohmann::json::parse(
+      EncodeLogBatch(meta, {{FromUnixMicros(0), StdType::kStdout, "[rank=1] hi"}, {FromUnixMicros(0), StdType::kStdout, "hi"}}));
+  EXPECT_EQ(body["logs"][0]["rankId"], 1);
+  EXPECT_EQ(body["logs"][0]["log"], "[rank=1] hi\n") << "the text is kept";
+  EXPECT_FALSE(body["logs"][1].contains("rankId"));
+}
+
 }  // namespace
 }  // namespace det::agent

@@ -23,6 +23,9 @@ def test_ddp_over_two_agents(two_agents):
     # One worker per agent, each knowing its rank, both in the same gloo group.
     assert "[rank=0]" in logs and "[rank=1]" in logs, logs
     assert "--nnodes 2" in logs, logs
+    # The agent turns the launcher's "[rank=N] " prefix into the log's rank id, so --rank-id filters.
+    rank1 = cluster.det("trial", "logs", str(trial["id"]), "--rank-id", "1").stdout
+    assert "[rank=1]" in rank1 and "[rank=0]" not in rank1, rank1
 
     # Only the chief reports: one validation and one checkpoint per period, never twice for a step.
     validations = cluster.metrics(trial["id"], "validation")
