@@ -107,6 +107,7 @@ absl::StatusOr<std::string> CheckpointContext::GetMetadataJson(const std::string
   }
   ASSIGN_OR_RETURN(std::filesystem::path dir, storage_->RestorePath(uuid));
   auto text = ReadFile(dir / "metadata.json");
+  storage_->ReleaseRestorePath(dir);
   if (!text.ok()) return std::string("{}");
   ASSIGN_OR_RETURN(nlohmann::json md, ParseJson(*text));
   return md.dump();

@@ -44,8 +44,10 @@ class CheckpointContext {
   absl::Status CommitStore(const PendingCheckpoint& pending, const nlohmann::json& metadata);
   absl::Status CommitStoreJson(const PendingCheckpoint& pending, const std::string& metadata_json);
 
-  // A local directory with the files of checkpoint `uuid`.
+  // A local directory with the files of checkpoint `uuid`; hand it back with ReleaseRestorePath when done
+  // (remote storage then removes its local copy).
   absl::StatusOr<std::filesystem::path> RestorePath(const std::string& uuid);
+  void ReleaseRestorePath(const std::filesystem::path& dir) { storage_->ReleaseRestorePath(dir); }
   // The metadata of checkpoint `uuid` as JSON text: from the master (GET
   // /api/v1/checkpoints/{uuid}) on a cluster, from its metadata.json otherwise.
   absl::StatusOr<std::string> GetMetadataJson(const std::string& uuid);

@@ -209,6 +209,12 @@ class PyCheckpointContext {
       return ctx_->CommitStoreJson(PendingCheckpoint{uuid, path}, metadata_json);
     }));
   }
+  void ReleaseRestorePath(const std::string& path) {
+    NoGil([&] {
+      ctx_->ReleaseRestorePath(path);
+      return 0;
+    });
+  }
   std::string RestorePath(const std::string& uuid) {
     return Check(NoGil([&] { return ctx_->RestorePath(uuid); })).string();
   }
@@ -294,6 +300,7 @@ PYBIND11_MODULE(_determined, m) {
       .def("commit_store", &PyCheckpointContext::CommitStore, py::arg("uuid"), py::arg("path"),
            py::arg("metadata_json"))
       .def("restore_path", &PyCheckpointContext::RestorePath, py::arg("uuid"))
+      .def("release_restore_path", &PyCheckpointContext::ReleaseRestorePath, py::arg("path"))
       .def("get_metadata", &PyCheckpointContext::GetMetadata, py::arg("uuid"))
       .def("delete", &PyCheckpointContext::Delete, py::arg("uuid"))
       .def("describe", &PyCheckpointContext::Describe);

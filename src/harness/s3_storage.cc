@@ -581,6 +581,14 @@ absl::StatusOr<fs::path> S3Storage::RestorePath(const std::string& uuid) {
   return dir;
 }
 
+void S3Storage::ReleaseRestorePath(const fs::path& dir) {
+  // RestorePath's temporary directory holds the copy: remove both.
+  fs::path root = dir.parent_path();
+  if (root.filename().string().rfind(kRestorePrefix, 0) != 0) return;
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
 absl::Status S3Storage::Delete(const std::string& uuid) {
   RETURN_IF_ERROR(ValidateStorageId(uuid));
   std::string prefix = ObjectKey(uuid, "");

@@ -51,6 +51,7 @@ class S3Storage : public StorageManager {
   // Downloads every object under prefix/UUID/ into DIR/UUID, DIR a fresh directory under the
   // system temp dir, which the caller owns. NotFound when there is none.
   absl::StatusOr<std::filesystem::path> RestorePath(const std::string& uuid) override;
+  void ReleaseRestorePath(const std::filesystem::path& dir) override;
   // Deletes every object under prefix/UUID/; OK when there is none.
   absl::Status Delete(const std::string& uuid) override;
   // Downloads every object under prefix/UUID/ into `dir` (created if missing; files there are

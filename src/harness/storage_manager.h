@@ -22,6 +22,9 @@ class StorageManager {
   virtual absl::Status PostStore(const std::string& uuid, const std::filesystem::path& dir) = 0;
   // A local directory holding checkpoint `uuid`; NotFound when there is no such checkpoint.
   virtual absl::StatusOr<std::filesystem::path> RestorePath(const std::string& uuid) = 0;
+  // The caller is done with `dir` from RestorePath: remote storage removes its local copy; direct-access
+  // storage leaves the checkpoint alone.
+  virtual void ReleaseRestorePath(const std::filesystem::path& /*dir*/) {}
   // Removes checkpoint `uuid`; not an error when it is already gone.
   virtual absl::Status Delete(const std::string& uuid) = 0;
   // "shared_fs at /data/checkpoints", for logs and errors.
@@ -32,7 +35,7 @@ class StorageManager {
 absl::Status ValidateStorageId(const std::string& uuid);
 
 // Builds the manager for an experiment config's `checkpoint_storage` section: `shared_fs`
-// (host_path [+ storage_path]) and `directory` (container_path). Cloud types are Unimplemented.
+// (host_path [+ storage_path]), `directory` (container_path) and `s3`; gcs and azure are Unimplemented.
 absl::StatusOr<std::unique_ptr<StorageManager>> MakeStorageManager(
     const nlohmann::json& checkpoint_storage);
 

@@ -62,6 +62,7 @@ with det.core.init() as ctx:
         assert (path / "empty_dir").is_dir()
         files = sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file())
         print("restored files", files, flush=True)
+    assert not path.exists(), "the downloaded copy outlives restore_path"
     ctx.train.report_validation_metrics(steps_completed=5, metrics={"loss": 0.25})
     print("restore OK", flush=True)
 """

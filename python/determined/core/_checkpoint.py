@@ -81,18 +81,17 @@ class CheckpointContext:
         selector: Optional[Callable[[str], bool]] = None,
     ) -> None:
         """Copies checkpoint ``storage_id`` into ``ckpt_dir`` (created if needed)."""
-        DownloadMode(download_mode)
-        src = pathlib.Path(self._native.restore_path(storage_id))
         dst = pathlib.Path(os.fspath(ckpt_dir))
         dst.mkdir(parents=True, exist_ok=True)
-        for root, _, files in os.walk(src):
-            for name in files:
-                file = pathlib.Path(root) / name
-                rel = file.relative_to(src).as_posix()
-                if selector is not None and not selector(rel):
-                    continue
-                (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(file, dst / rel)
+        with self.restore_path(storage_id, download_mode) as src:
+            for root, _, files in os.walk(src):
+                for name in files:
+                    file = pathlib.Path(root) / name
+                    rel = file.relative_to(src).as_posix()
+                    if selector is not None and not selector(rel):
+                        continue
+                    (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(file, dst / rel)
 
     @contextlib.contextmanager
     def restore_path(
@@ -104,10 +103,15 @@ class CheckpointContext:
     ) -> Iterator[pathlib.Path]:
         """
         Yields a local directory holding checkpoint ``storage_id``. Checkpoint storage on a shared
-        file system is read in place: do not modify the files.
+        file system is read in place: do not modify the files. Remote storage (s3) is downloaded to a
+        temporary directory, removed when the block exits.
         """
         DownloadMode(download_mode)
-        yield pathlib.Path(self._native.restore_path(storage_id))
+        path = self._native.restore_path(storage_id)
+        try:
+            yield pathlib.Path(path)
+        finally:
+            self._native.release_restore_path(path)
 
     def get_metadata(self, storage_id: str) -> Dict[str, Any]:
         """The metadata of checkpoint ``storage_id``."""
