@@ -87,3 +87,46 @@ def test_torch_distributed_runs_one_worker_per_slot_on_every_container():
     again, env2 = torch_distributed.build_command(info, ["python3", "train.py"])
     assert env2["DET_CHIEF_PORT"] == env["DET_CHIEF_PORT"]
     assert again[again.index("--master_port") + 1] == cmd[cmd.index("--master_port") + 1]
+
+
+def shard_worker(rank, port, storage, out):
+    dist = det.core.DistributedContext(rank=rank, size=2, local_rank=rank, local_size=2, cross_rank=0,
+                                       cross_size=1, chief_ip="127.0.0.1", pub_port=port)
+    try:
+        with det.core._dummy_init(distributed=dist, checkpoint_storage=str(storage)) as ctx:
+            with ctx.checkpoint.store_path({"steps_completed": 7, f"rank{rank}": True}, shard=True) as (path, uuid):
+                (path / f"part-{rank}.bin").write_bytes(b"x" * (rank + 1))
+            out.put((rank, uuid, str(path)))
+    except Exception as e:  # reported to the test
+        out.put((rank, "error", str(e)))
+        dist.close()
+
+
+def run_shards(tmp_path):
+    port = free_port()
+    mp = multiprocessing.get_context("fork")
+    out = mp.Queue()
+    procs = [mp.Process(target=shard_worker, args=(r, port, tmp_path, out)) for r in range(2)]
+    for p in procs:
+        p.start()
+    results = {}
+    for _ in procs:
+        rank, uuid, detail = out.get(timeout=60)
+        results[rank] = (uuid, detail)
+        if uuid == "error":
+            break
+    for p in procs:
+        p.join(timeout=10)
+        if p.is_alive():
+            p.kill()
+    return results
+
+
+def test_a_sharded_checkpoint_holds_every_workers_files_and_metadata(tmp_path):
+    import json
+    results = run_shards(tmp_path)
+    assert results[0][0] == results[1][0] and results[0][0] != "error", results
+    path = tmp_path / results[0][0]
+    assert sorted(p.name for p in path.iterdir()) == ["metadata.json", "part-0.bin", "part-1.bin"]
+    assert json.loads((path / "metadata.json").read_text()) == {"steps_completed": 7, "rank0": True, "rank1": True}
+

@@ -45,6 +45,30 @@ absl::StatusOr<PendingCheckpoint> CheckpointContext::BeginStore() {
   return p;
 }
 
+absl::Status CheckpointContext::CheckReportable(const nlohmann::json& metadata) const {
+  if (session_ != nullptr && !(metadata.is_object() && metadata.contains("steps_completed"))) {
+    return absl::InvalidArgumentError(
+        "checkpoint metadata: must contain \"steps_completed\" (the number of batches trained), "
+        "e.g. store_path({\"steps_completed\": steps})");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PendingCheckpoint> CheckpointContext::BeginShard(const std::string& uuid) {
+  RETURN_IF_ERROR(ValidateStorageId(uuid));
+  PendingCheckpoint p;
+  p.uuid = uuid;
+  ASSIGN_OR_RETURN(p.path, storage_->ShardPath(uuid));
+  return p;
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> CheckpointContext::UploadShard(const PendingCheckpoint& shard) {
+  ASSIGN_OR_RETURN(auto resources, ListResources(shard.path));
+  resources.erase("metadata.json");
+  RETURN_IF_ERROR(storage_->PostStore(shard.uuid, shard.path));
+  return resources;
+}
+
 absl::Status CheckpointContext::CommitStore(const PendingCheckpoint& pending,
                                             const nlohmann::json& metadata) {
   if (!metadata.is_null() && !metadata.is_object()) {
@@ -52,26 +76,28 @@ absl::Status CheckpointContext::CommitStore(const PendingCheckpoint& pending,
         absl::StrCat("checkpoint metadata: must be a JSON object, got ", metadata.type_name()));
   }
   nlohmann::json md = metadata.is_null() ? nlohmann::json::object() : metadata;
-  if (session_ != nullptr && !md.contains("steps_completed")) {
-    return absl::InvalidArgumentError(
-        "checkpoint metadata: must contain \"steps_completed\" (the number of batches trained), "
-        "e.g. store_path({\"steps_completed\": steps})");
-  }
-  ASSIGN_OR_RETURN(auto resources, ListResources(pending.path));
+  RETURN_IF_ERROR(CheckReportable(md));
   RETURN_IF_ERROR(WriteFile(pending.path / "metadata.json", md.dump(2)));
-  RETURN_IF_ERROR(storage_->PostStore(pending.uuid, pending.path));
+  ASSIGN_OR_RETURN(auto resources, UploadShard(pending));
+  return ReportCheckpoint(pending.uuid, resources, md);
+}
+
+absl::Status CheckpointContext::ReportCheckpoint(const std::string& uuid,
+                                                 const std::map<std::string, int64_t>& resources,
+                                                 const nlohmann::json& metadata) {
+  RETURN_IF_ERROR(CheckReportable(metadata));
   if (session_ == nullptr) {
-    spdlog::debug("saved checkpoint {} in {}", pending.uuid, pending.path.string());
+    spdlog::debug("saved checkpoint {}", uuid);
     return absl::OkStatus();
   }
-  nlohmann::json body = BuildCheckpointBody(task_id_, allocation_id_, pending.uuid, resources, md,
-                                            std::chrono::system_clock::now());
+  nlohmann::json body =
+      BuildCheckpointBody(task_id_, allocation_id_, uuid, resources, metadata, std::chrono::system_clock::now());
   auto r = session_->Post("/api/v1/checkpoints", body);
   if (!r.ok()) {
-    return absl::Status(r.status().code(), absl::StrCat("reporting checkpoint ", pending.uuid, ": ",
-                                                        r.status().message()));
+    return absl::Status(r.status().code(),
+                        absl::StrCat("reporting checkpoint ", uuid, ": ", r.status().message()));
   }
-  spdlog::debug("reported checkpoint {} to the master", pending.uuid);
+  spdlog::debug("reported checkpoint {} to the master", uuid);
   return absl::OkStatus();
 }
 

@@ -37,6 +37,16 @@ class CheckpointContext {
 
   // Chooses a fresh UUID and prepares an empty directory for it.
   absl::StatusOr<PendingCheckpoint> BeginStore();
+
+  // Sharded checkpoints (store_path(shard=True)): the chief begins with BeginStore, every other worker
+  // joins with BeginShard(uuid); each uploads its files with UploadShard, and the chief alone reports
+  // the union with ReportCheckpoint.
+  absl::StatusOr<PendingCheckpoint> BeginShard(const std::string& uuid);
+  // Lists the shard's files (metadata.json aside) and uploads them where the storage is remote.
+  absl::StatusOr<std::map<std::string, int64_t>> UploadShard(const PendingCheckpoint& shard);
+  // Reports a stored checkpoint to the master (nothing off-cluster).
+  absl::Status ReportCheckpoint(const std::string& uuid, const std::map<std::string, int64_t>& resources,
+                                const nlohmann::json& metadata);
   // Finishes a checkpoint whose files are written: lists its resources, writes `metadata` (a JSON
   // object) to metadata.json in it (not counted among the resources, as upstream), uploads it when
   // the storage is remote, and reports it to the master. On a cluster `metadata` must hold
@@ -56,6 +66,9 @@ class CheckpointContext {
   StorageManager& storage() { return *storage_; }
 
  private:
+  // On a cluster the master needs "steps_completed" in the metadata.
+  absl::Status CheckReportable(const nlohmann::json& metadata) const;
+
   std::shared_ptr<StorageManager> storage_;
   std::shared_ptr<Session> session_;
   std::string task_id_;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "common/json_yaml.h"
+#include "common/status_macros.h"
 #include "harness/checkpoint_context.h"
 #include "harness/checkpoint_resources.h"
 #include "harness/cluster_info.h"
@@ -209,6 +210,20 @@ class PyCheckpointContext {
       return ctx_->CommitStoreJson(PendingCheckpoint{uuid, path}, metadata_json);
     }));
   }
+  std::string BeginShard(const std::string& uuid) {
+    return Check(NoGil([&] { return ctx_->BeginShard(uuid); })).path.string();
+  }
+  std::string UploadShard(const std::string& uuid, const std::string& path) {
+    auto resources = Check(NoGil([&] { return ctx_->UploadShard(PendingCheckpoint{uuid, path}); }));
+    return nlohmann::json(resources).dump();
+  }
+  void ReportCheckpoint(const std::string& uuid, const std::string& resources_json, const std::string& metadata_json) {
+    Check(NoGil([&]() -> absl::Status {
+      ASSIGN_OR_RETURN(nlohmann::json resources, ParseJson(resources_json));
+      ASSIGN_OR_RETURN(nlohmann::json metadata, ParseJson(metadata_json));
+      return ctx_->ReportCheckpoint(uuid, resources.get<std::map<std::string, int64_t>>(), metadata);
+    }));
+  }
   void ReleaseRestorePath(const std::string& path) {
     NoGil([&] {
       ctx_->ReleaseRestorePath(path);
@@ -298,6 +313,10 @@ PYBIND11_MODULE(_determined, m) {
            py::arg("task_id") = "", py::arg("allocation_id") = "")
       .def("begin_store", &PyCheckpointContext::BeginStore)
       .def("commit_store", &PyCheckpointContext::CommitStore, py::arg("uuid"), py::arg("path"),
+           py::arg("metadata_json"))
+      .def("begin_shard", &PyCheckpointContext::BeginShard, py::arg("uuid"))
+      .def("upload_shard", &PyCheckpointContext::UploadShard, py::arg("uuid"), py::arg("path"))
+      .def("report_checkpoint", &PyCheckpointContext::ReportCheckpoint, py::arg("uuid"), py::arg("resources_json"),
            py::arg("metadata_json"))
       .def("restore_path", &PyCheckpointContext::RestorePath, py::arg("uuid"))
       .def("release_restore_path", &PyCheckpointContext::ReleaseRestorePath, py::arg("path"))

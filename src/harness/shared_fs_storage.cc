@@ -31,6 +31,13 @@ absl::StatusOr<fs::path> SharedFsStorage::StorePath(const std::string& uuid) {
   return dir;
 }
 
+absl::StatusOr<fs::path> SharedFsStorage::ShardPath(const std::string& uuid) {
+  RETURN_IF_ERROR(ValidateStorageId(uuid));
+  fs::path dir = base_ / uuid;
+  RETURN_IF_ERROR(MakeDirs(dir));
+  return dir;
+}
+
 absl::Status SharedFsStorage::PostStore(const std::string&, const fs::path&) {
   return absl::OkStatus();
 }

@@ -16,6 +16,7 @@ class SharedFsStorage : public StorageManager {
   explicit SharedFsStorage(std::filesystem::path base, std::string type = "shared_fs");
 
   absl::StatusOr<std::filesystem::path> StorePath(const std::string& uuid) override;
+  absl::StatusOr<std::filesystem::path> ShardPath(const std::string& uuid) override;
   absl::Status PostStore(const std::string& uuid, const std::filesystem::path& dir) override;
   absl::StatusOr<std::filesystem::path> RestorePath(const std::string& uuid) override;
   absl::Status Delete(const std::string& uuid) override;

@@ -17,6 +17,9 @@ class StorageManager {
   // A fresh, empty local directory for the files of checkpoint `uuid`. For direct-access storage
   // (shared_fs, directory) this is the checkpoint's final place.
   virtual absl::StatusOr<std::filesystem::path> StorePath(const std::string& uuid) = 0;
+  // Where another worker writes its shard of checkpoint `uuid`, which the chief began with StorePath:
+  // direct-access storage shares the chief's directory; remote storage stages each shard apart.
+  virtual absl::StatusOr<std::filesystem::path> ShardPath(const std::string& uuid) { return StorePath(uuid); }
   // Called once the files under `dir` (from StorePath) are complete: uploads them where the storage
   // is remote. A no-op for direct-access storage.
   virtual absl::Status PostStore(const std::string& uuid, const std::filesystem::path& dir) = 0;

@@ -64,3 +64,32 @@ def test_every_worker_stops_at_the_same_batch_when_paused_and_resumes_from_the_c
     assert resumed == {"0": stops["0"], "1": stops["0"]}, (resumed, stops)
     cluster.det("experiment", "kill", str(exp_id))
     assert cluster.wait_for_experiment(exp_id) == "STATE_CANCELED"
+
+
+SHARDED = """
+import determined as det
+
+dist = det.core.DistributedContext.from_torch_distributed()
+with det.core.init(distributed=dist) as ctx:
+    with ctx.checkpoint.store_path({"steps_completed": 1}, shard=True) as (path, uuid):
+        (path / f"rank-{dist.rank}.txt").write_text(f"written by rank {dist.rank}")
+    print("stored shard of", uuid, flush=True)
+"""
+
+
+def test_a_sharded_checkpoint_holds_both_workers_files(two_agents, tmp_path):
+    cluster = two_agents
+    (tmp_path / "sharded.py").write_text(SHARDED)
+    (tmp_path / "sharded.yaml").write_text(
+        "name: sharded\nentrypoint: python3 -m determined.launch.torch_distributed -- python3 sharded.py\n"
+        "searcher: {name: single, metric: loss}\nresources: {slots_per_trial: 2}\nmax_restarts: 0\n")
+    exp_id = cluster.create_experiment(tmp_path / "sharded.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    logs = cluster.trial_logs(cluster.trials(exp_id)[0]["id"])
+    uuids = set(re.findall(r"stored shard of (\S+)", logs))
+    assert len(uuids) == 1, logs
+    (checkpoint,) = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
+    assert checkpoint["uuid"] in uuids
+    assert set(checkpoint["resources"]) == {"rank-0.txt", "rank-1.txt"}, checkpoint
+    stored = cluster.data_dir / "checkpoints" / checkpoint["uuid"]
+    assert (stored / "rank-1.txt").read_text() == "written by rank 1"
