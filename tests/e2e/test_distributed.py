@@ -93,3 +93,14 @@ def test_a_sharded_checkpoint_holds_both_workers_files(two_agents, tmp_path):
     assert set(checkpoint["resources"]) == {"rank-0.txt", "rank-1.txt"}, checkpoint
     stored = cluster.data_dir / "checkpoints" / checkpoint["uuid"]
     assert (stored / "rank-1.txt").read_text() == "written by rank 1"
+
+
+def test_ddp_on_one_agent_with_two_slots(tmp_path):
+    with local_cluster(tmp_path, agents=1, slots=2) as cluster:
+        exp_id = cluster.create_experiment(REPO / "examples" / "digits" / "distributed.yaml",
+                                           REPO / "examples" / "digits")
+        assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+        logs = cluster.trial_logs(cluster.trials(exp_id)[0]["id"])
+        # One process on the agent, which starts a worker per slot.
+        assert "--nnodes 1 --nproc_per_node 2" in logs, logs
+        assert "[rank=0]" in logs and "[rank=1]" in logs, logs
