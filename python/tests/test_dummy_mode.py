@@ -147,7 +147,9 @@ def test_checkpoint_storage_arguments(tmp_path):
     with pytest.raises(ValueError, match="shared_fs"):
         det.core.init(checkpoint_storage={"type": "shared_fs", "host_path": str(tmp_path)})
     with pytest.raises(ValueError, match="not supported"):
-        det.core.init(checkpoint_storage="s3://bucket/prefix")
+        det.core.init(checkpoint_storage="gs://bucket/prefix")
+    with pytest.raises(ValueError, match="no bucket"):
+        det.core.init(checkpoint_storage="s3:///prefix")
     with pytest.raises(TypeError):
         det.core.init(checkpoint_storage=3)
     ctx = det.core.init(checkpoint_storage={"type": "directory", "container_path": str(tmp_path)})
@@ -155,6 +157,14 @@ def test_checkpoint_storage_arguments(tmp_path):
         with ctx.checkpoint.store_path() as (path, _):
             pass
     assert path.parent == tmp_path
+
+
+def test_an_s3_url_names_the_bucket_and_prefix(monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "key")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+    with det.core.init(checkpoint_storage="s3://my-bucket/runs/7/") as ctx:
+        described = ctx.checkpoint._describe()
+    assert "s3" in described and "my-bucket" in described and "runs/7" in described, described
 
 
 def test_should_preempt_requires_start(tmp_path):

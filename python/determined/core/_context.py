@@ -138,10 +138,16 @@ def _storage_config(
         logger.info(f"no checkpoint_storage provided; storing checkpoints in {base}")
         return {"type": "directory", "container_path": base}
     if isinstance(checkpoint_storage, str):
-        if checkpoint_storage.startswith(("s3://", "gs://")):
+        if checkpoint_storage.startswith("s3://"):
+            # Credentials, region and endpoint come from the AWS_* environment variables.
+            bucket, _, prefix = checkpoint_storage[len("s3://"):].partition("/")
+            if not bucket:
+                raise ValueError(f"checkpoint_storage={checkpoint_storage!r}: no bucket after s3://")
+            return {"type": "s3", "bucket": bucket, "prefix": prefix.strip("/")}
+        if checkpoint_storage.startswith("gs://"):
             raise ValueError(
-                f"checkpoint_storage={checkpoint_storage!r}: cloud storage is not supported by "
-                "this harness yet; pass a directory path"
+                f"checkpoint_storage={checkpoint_storage!r}: gcs is not supported by this harness; "
+                "pass a directory path or an s3:// URL"
             )
         return {"type": "directory", "container_path": os.path.abspath(checkpoint_storage)}
     if isinstance(checkpoint_storage, dict):
@@ -200,9 +206,11 @@ def init(
     environment) it returns a local "dummy" context (see ``_dummy_init``).
 
     Arguments:
-        distributed: a :class:`DistributedContext`; only one worker per task is supported for now.
-        checkpoint_storage: a directory path, or a checkpoint_storage config dict (not
-            ``shared_fs``), overriding the experiment's checkpoint storage.
+        distributed: a :class:`DistributedContext` when the task runs several workers (for example
+            ``DistributedContext.from_torch_distributed()`` under
+            ``determined.launch.torch_distributed``); one worker if None.
+        checkpoint_storage: a directory path, an ``s3://bucket/prefix`` URL, or a checkpoint_storage
+            config dict (not ``shared_fs``), overriding the experiment's checkpoint storage.
         preempt_mode: see :class:`PreemptMode`.
         tensorboard_mode: see :class:`TensorboardMode` (accepted; TensorBoard files are not
             written).
@@ -222,8 +230,8 @@ def init(
 
     if distributed is None and len(info.slot_ids) > 1:
         logger.info(
-            f"this task has {len(info.slot_ids)} slots and one worker; pass a DistributedContext "
-            "to train on more than one"
+            f"this task has {len(info.slot_ids)} slots and one worker; launch it with "
+            "determined.launch.torch_distributed and pass a DistributedContext to train on all of them"
         )
     distributed = distributed or DummyDistributedContext()
     lib = native()
