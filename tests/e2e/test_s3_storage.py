@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import requests
 
-from conftest import REPO
+from conftest import REPO, wait_for
 
 BUCKET = "ckpts"
 PREFIX = "e2e/run"
@@ -173,3 +173,35 @@ def test_missing_checkpoint_is_a_clear_error(cluster, s3rver, tmp_path):
     logs = cluster.trial_logs(trial["id"])
     assert "00000000-0000-0000-0000-000000000000 not found" in logs, logs[-3000:]
     assert f"s3://{BUCKET}/{PREFIX}/00000000-0000-0000-0000-000000000000/" in logs, logs[-3000:]
+
+
+GC_SCRIPT = """
+import determined as det
+
+with det.core.init() as ctx:
+    for step in (1, 2, 3):
+        ctx.train.report_validation_metrics(steps_completed=step, metrics={"loss": float(step)})
+        with ctx.checkpoint.store_path({"steps_completed": step}) as (path, uuid):
+            (path / "state").write_text(str(step))
+"""
+
+
+def test_checkpoint_gc_deletes_the_objects_of_what_the_policy_lets_go(cluster, s3rver, tmp_path):
+    model_dir = tmp_path / "model"
+    model_dir.mkdir()
+    (model_dir / "gc.py").write_text(GC_SCRIPT)
+    # Keep the best (step 1, the lowest loss) and the latest (step 3); step 2 goes.
+    (model_dir / "gc.yaml").write_text(
+        "name: s3-gc\nentrypoint: python3 gc.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n"
+        + storage_yaml(s3rver).rstrip().rstrip("}") + ", save_trial_best: 1, save_trial_latest: 1}\n")
+    exp_id = cluster.create_experiment(model_dir / "gc.yaml", model_dir)
+    assert cluster.wait_for_experiment(exp_id, timeout=300) == "STATE_COMPLETED"
+
+    def states():
+        listed = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
+        return {c["metadata"]["steps_completed"]: (c["uuid"], c["state"]) for c in listed}
+    final = wait_for(lambda: (lambda s: s if s[2][1] == "STATE_DELETED" else None)(states()), "checkpoint GC")
+    assert {step: state for step, (_, state) in final.items()} == {
+        1: "STATE_COMPLETED", 2: "STATE_DELETED", 3: "STATE_COMPLETED"}, final
+    assert bucket_keys(s3rver, f"{PREFIX}/{final[2][0]}/") == []
+    assert bucket_keys(s3rver, f"{PREFIX}/{final[1][0]}/") == [f"{PREFIX}/{final[1][0]}/{n}" for n in ("metadata.json", "state")]
