@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +27,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -46,6 +48,9 @@ struct HParams {
   int64_t hidden_size = 128;
   int64_t global_batch_size = 32;
   int64_t epochs = 5;
+  // Milliseconds to sleep after every batch, 0 by default. Training this model takes well under a
+  // second; tests/e2e/test_cpp_example.py slows it down so that a pause lands mid-training.
+  int64_t batch_sleep_ms = 0;
 };
 
 struct Dataset {
@@ -129,6 +134,7 @@ HParams ParseHParams(const json& hp) {
   h.hidden_size = IntAt(hp, "hidden_size", h.hidden_size);
   h.global_batch_size = IntAt(hp, "global_batch_size", h.global_batch_size);
   h.epochs = IntAt(hp, "epochs", h.epochs);
+  h.batch_sleep_ms = IntAt(hp, "batch_sleep_ms", h.batch_sleep_ms);
   return h;
 }
 
@@ -241,6 +247,9 @@ absl::Status Run(const fs::path& data_path) {
     total_loss += loss.item<double>();
     ++since_report;
     ++steps;
+    if (hparams.batch_sleep_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(hparams.batch_sleep_ms));
+    }
     if (steps % plan.period != 0 && steps != plan.total_batches) continue;
 
     const double train_loss = total_loss / static_cast<double>(since_report);
