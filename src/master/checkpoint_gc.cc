@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "api/types.h"
