@@ -1,11 +1,11 @@
-// train_digits: a libtorch MLP (64 -> hidden -> 10) on scikit-learn's 8x8 digits, trained with the C++
-// Core API of libdetermined. The C++ twin of examples/digits/train.py:
+// train_digits: a libtorch MLP (64 -> hidden -> 10) on scikit-learn's 8x8 digits, trained with the
+// C++ Core API of libdetermined. The C++ twin of examples/digits/train.py:
 //
 //   - hyperparameters come from the trial (DET_HPARAMS), with the defaults below off-cluster;
 //   - every validation period it reports training and validation metrics and stores a checkpoint
 //     (model.pt, optimizer.pt, metadata {"steps_completed": N});
-//   - when the trial restarts (after a pause, a preemption or a crash) it loads the latest checkpoint
-//     (ClusterInfo::latest_checkpoint) and goes on from that checkpoint's step;
+//   - when the trial restarts (after a pause, a preemption or a crash) it loads the latest
+//     checkpoint (ClusterInfo::latest_checkpoint) and goes on from that checkpoint's step;
 //   - when the master asks it to stop (preempt().ShouldPreempt()) it exits 0 after the checkpoint.
 //
 // Usage: train_digits [DATA_CSV]   (default digits.csv, written by export_digits.py)
@@ -70,10 +70,10 @@ struct Plan {
 absl::StatusOr<Dataset> LoadDigits(const fs::path& csv) {
   std::ifstream in(csv);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat(
-        csv.string(), ": cannot open the digits data; write it with "
-                      "`/usr/bin/python3 export_digits.py ",
-        csv.string(), "`"));
+    return absl::NotFoundError(absl::StrCat(csv.string(),
+                                            ": cannot open the digits data; write it with "
+                                            "`/usr/bin/python3 export_digits.py ",
+                                            csv.string(), "`"));
   }
   std::vector<float> features;
   std::vector<int64_t> labels;
@@ -285,7 +285,7 @@ absl::Status Run(const fs::path& data_path) {
       break;
     }
   }
-  if (final_accuracy.has_value()) {
+  if (steps >= plan.total_batches && final_accuracy.has_value()) {
     std::cout << "final validation accuracy=" << *final_accuracy << std::endl;
   }
   return core.Close();
@@ -294,8 +294,10 @@ absl::Status Run(const fs::path& data_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 2 || (argc == 2 && (std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help"))) {
-    std::cerr << "usage: " << argv[0] << " [DATA_CSV]   (default digits.csv, see export_digits.py)\n";
+  if (argc > 2 ||
+      (argc == 2 && (std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help"))) {
+    std::cerr << "usage: " << argv[0]
+              << " [DATA_CSV]   (default digits.csv, see export_digits.py)\n";
     return 2;
   }
   const fs::path data_path = argc == 2 ? fs::path(argv[1]) : fs::path("digits.csv");
