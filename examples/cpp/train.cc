@@ -219,6 +219,7 @@ absl::Status Run(const fs::path& data_path) {
     }
     torch::load(model, (*path / "model.pt").string());
     torch::load(opt, (*path / "optimizer.pt").string());
+    core.checkpoint().ReleaseRestorePath(*path);  // remote storage removes its downloaded copy
     std::cout << "resumed from checkpoint " << *latest_checkpoint << " at step " << steps
               << std::endl;
   }

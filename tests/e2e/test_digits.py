@@ -4,7 +4,7 @@ import json
 import pathlib
 import re
 
-from conftest import REPO
+from conftest import REPO, wait_for
 
 
 def test_digits_experiment_completes_with_metrics_checkpoints_and_logs(cluster):
@@ -39,12 +39,24 @@ def test_digits_experiment_completes_with_metrics_checkpoints_and_logs(cluster):
     config = cluster.get(f"/api/v1/experiments/{exp_id}")["config"]
     storage = config["checkpoint_storage"]
     assert storage["type"] == "shared_fs"
-    checkpoints = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
-    assert checkpoints, "no checkpoints were reported"
+    # The default GC policy keeps the trial's best (highest accuracy) and latest checkpoints once the
+    # experiment ends; the others are deleted from storage.
+    best_step = max(reports, key=lambda r: r["metrics"]["accuracy"])["totalBatches"]
+    kept_steps = {best_step, reports[-1]["totalBatches"]}
+
+    def collected():
+        listed = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
+        done = all((c["state"] == "STATE_COMPLETED") == (c["metadata"]["steps_completed"] in kept_steps)
+                   for c in listed)
+        return listed if done else None
+    checkpoints = wait_for(collected, "checkpoint GC")
+    assert len(checkpoints) == len(reports), "a checkpoint per validation"
     for ckpt in checkpoints:
-        assert ckpt["state"] == "STATE_COMPLETED"
-        assert ckpt["resources"], ckpt
         ckpt_dir = pathlib.Path(storage["host_path"]) / (storage.get("storage_path") or "") / ckpt["uuid"]
+        if ckpt["state"] == "STATE_DELETED":
+            assert not ckpt_dir.exists(), ckpt_dir
+            continue
+        assert ckpt["resources"], ckpt
         for rel, size in ckpt["resources"].items():
             path = ckpt_dir / rel
             assert path.exists(), path
