@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
 #include "harness/session.h"
@@ -18,10 +20,33 @@ std::string DefaultLocalCheckpointDir() {
   return std::string(home != nullptr ? home : "/tmp") + "/.local/share/determined";
 }
 
+absl::StatusOr<WorkerGroupOptions> WorkerGroupFromTorchDistributed() {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v != nullptr ? v : "";
+  };
+  WorkerGroupOptions options;
+  if (env("WORLD_SIZE").empty()) return options;
+  auto number = [&](const char* name, const std::string& fallback, int& out) -> absl::Status {
+    std::string text = env(name).empty() ? fallback : env(name);
+    if (!absl::SimpleAtoi(text, &out)) {
+      return absl::InvalidArgumentError(absl::StrCat("environment variable ", name, ": not a number: \"", text, "\""));
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(number("RANK", "", options.rank));
+  RETURN_IF_ERROR(number("WORLD_SIZE", "", options.size));
+  RETURN_IF_ERROR(number("DET_CHIEF_PORT", "12360", options.port));
+  options.chief_ip = !env("DET_CHIEF_IP").empty() ? env("DET_CHIEF_IP") : env("MASTER_ADDR");
+  if (options.chief_ip.empty()) options.chief_ip = "127.0.0.1";
+  return options;
+}
+
 absl::StatusOr<std::unique_ptr<CoreContext>> CoreContext::Init(const InitOptions& options) {
   ASSIGN_OR_RETURN(std::optional<ClusterInfo> info, ClusterInfoFromEnvironment());
   std::unique_ptr<CoreContext> ctx(new CoreContext());
   ctx->info_ = std::move(info);
+  ASSIGN_OR_RETURN(ctx->distributed_, WorkerGroup::Join(options.distributed));
 
   std::shared_ptr<StorageManager> storage;
   if (!options.checkpoint_storage_path.empty()) {
@@ -36,6 +61,7 @@ absl::StatusOr<std::unique_ptr<CoreContext>> CoreContext::Init(const InitOptions
     ctx->train_ = std::make_unique<TrainContext>(nullptr, nullptr, 0, 0);
     ctx->checkpoint_ = std::make_unique<CheckpointContext>(storage, nullptr, "", "");
     ctx->preempt_ = std::make_unique<PreemptContext>(nullptr, nullptr, "");
+    ctx->preempt_->FollowChief(ctx->distributed_.get());
     return ctx;
   }
 
@@ -56,6 +82,7 @@ absl::StatusOr<std::unique_ptr<CoreContext>> CoreContext::Init(const InitOptions
   ctx->checkpoint_ =
       std::make_unique<CheckpointContext>(storage, session, ci.task_id, ci.allocation_id);
   ctx->preempt_ = PreemptContext::ForAllocation(session, ci.allocation_id);
+  ctx->preempt_->FollowChief(ctx->distributed_.get());
   ctx->preempt_->Start();
   return ctx;
 }

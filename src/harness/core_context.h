@@ -16,6 +16,7 @@
 #include "harness/cluster_info.h"
 #include "harness/preempt_context.h"
 #include "harness/train_context.h"
+#include "harness/worker_group.h"
 
 namespace det::harness {
 
@@ -23,7 +24,13 @@ struct InitOptions {
   // A directory for checkpoints, overriding the experiment's checkpoint_storage (on a cluster) or
   // the default $XDG_DATA_HOME/determined, ~/.local/share/determined (off-cluster).
   std::string checkpoint_storage_path;
+  // Several workers in one trial: their group (see WorkerGroupFromTorchDistributed). Init joins it.
+  WorkerGroupOptions distributed;
 };
+
+// The group of a worker started by determined.launch.torch_distributed: RANK, WORLD_SIZE, DET_CHIEF_IP
+// (else MASTER_ADDR) and DET_CHIEF_PORT; rank 0 of 1 when WORLD_SIZE is unset.
+absl::StatusOr<WorkerGroupOptions> WorkerGroupFromTorchDistributed();
 
 class CoreContext {
  public:
@@ -38,6 +45,9 @@ class CoreContext {
   TrainContext& train() { return *train_; }
   CheckpointContext& checkpoint() { return *checkpoint_; }
   PreemptContext& preempt() { return *preempt_; }
+  // The task's workers: gather/allgather/broadcast; rank 0 of 1 unless InitOptions.distributed says more.
+  // Only the chief (rank 0) should report metrics and checkpoints.
+  WorkerGroup& distributed() { return *distributed_; }
 
   // Sends the metrics still queued and stops the preemption watcher. Idempotent.
   absl::Status Close();
@@ -46,6 +56,7 @@ class CoreContext {
   CoreContext() = default;
 
   std::optional<ClusterInfo> info_;
+  std::unique_ptr<WorkerGroup> distributed_;
   std::unique_ptr<TrainContext> train_;
   std::unique_ptr<CheckpointContext> checkpoint_;
   std::unique_ptr<PreemptContext> preempt_;

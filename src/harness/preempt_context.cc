@@ -23,7 +23,8 @@ std::unique_ptr<PreemptContext> PreemptContext::ForAllocation(std::shared_ptr<Se
 }
 
 void PreemptContext::Start() {
-  if (watcher_ != nullptr) watcher_->Start();
+  bool chief = group_ == nullptr || group_->rank() == 0;
+  if (watcher_ != nullptr && chief) watcher_->Start();
 }
 
 void PreemptContext::Close() {
@@ -31,6 +32,20 @@ void PreemptContext::Close() {
 }
 
 bool PreemptContext::ShouldPreempt(bool auto_ack) {
+  if (group_ != nullptr && group_->size() > 1) {
+    bool mine = group_->rank() == 0 && ChiefShouldPreempt(auto_ack);
+    absl::StatusOr<std::string> chiefs = group_->Broadcast(mine ? "1" : "0");
+    if (!chiefs.ok()) {
+      // The group broke (a worker or the chief died): stopping is the safe answer.
+      spdlog::error("asking the chief whether to stop failed, stopping: {}", chiefs.status().ToString());
+      return true;
+    }
+    return *chiefs == "1";
+  }
+  return ChiefShouldPreempt(auto_ack);
+}
+
+bool PreemptContext::ChiefShouldPreempt(bool auto_ack) {
   if (watcher_ == nullptr) return false;
   bool out = watcher_->ShouldPreempt();
   if (out && auto_ack) {

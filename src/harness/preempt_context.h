@@ -1,11 +1,12 @@
 #pragma once
-// Preemption as the training loop sees it (upstream core.PreemptContext, chief only for now).
+// Preemption as the training loop sees it (upstream core.PreemptContext in WorkersAskChief mode).
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "absl/status/status.h"
 #include "harness/preemption_watcher.h"
+#include "harness/worker_group.h"
 
 namespace det::harness {
 
@@ -20,6 +21,10 @@ class PreemptContext {
   static std::unique_ptr<PreemptContext> ForAllocation(std::shared_ptr<Session> session,
                                                        const std::string& allocation_id);
 
+  // With several workers, only the chief watches the master and every ShouldPreempt() is collective: the
+  // chief's answer is broadcast, so all workers stop at the same step. Call before Start().
+  void FollowChief(WorkerGroup* group) { group_ = group; }
+
   void Start();
   void Close();
 
@@ -30,9 +35,12 @@ class PreemptContext {
   absl::Status AcknowledgePreemptionSignal();
 
  private:
+  bool ChiefShouldPreempt(bool auto_ack);
+
   std::unique_ptr<PreemptionWatcher> watcher_;
   std::shared_ptr<Session> session_;
   std::string allocation_id_;
+  WorkerGroup* group_ = nullptr;  // not owned; null: a lone worker
   std::mutex mu_;
   bool ack_sent_ = false;  // guarded by mu_
 };
