@@ -104,3 +104,26 @@ def test_ddp_on_one_agent_with_two_slots(tmp_path):
         # One process on the agent, which starts a worker per slot.
         assert "--nnodes 1 --nproc_per_node 2" in logs, logs
         assert "[rank=0]" in logs and "[rank=1]" in logs, logs
+
+
+def test_core_api_stage_4_runs_two_workers_and_resumes_their_shards(two_agents, tmp_path):
+    cluster = two_agents
+    # Slower steps (20 s in all), so that the pause lands mid-training.
+    (tmp_path / "4_distributed.py").write_text((REPO / "examples/core_api/4_distributed.py").read_text())
+    config = (REPO / "examples/core_api/4_distributed.yaml").read_text()
+    (tmp_path / "4_distributed.yaml").write_text(config.replace("increment_by: 1", "increment_by: 1\n  seconds_per_step: 0.2"))
+    exp_id = cluster.create_experiment(tmp_path / "4_distributed.yaml", tmp_path)
+    trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
+    wait_for(lambda: cluster.metrics(trial_id, "validation"), "a validation", timeout=120)
+    cluster.det("experiment", "pause", str(exp_id))
+    wait_for(lambda: cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_PAUSED",
+             "paused", timeout=120)
+    cluster.det("experiment", "activate", str(exp_id))
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    logs = cluster.trial_logs(trial_id)
+    resumed = re.findall(r"rank (\d) resuming at step (\d+) with its x=(\d+)", logs)
+    assert sorted(r for r, _, _ in resumed) == ["0", "1"], logs[-3000:]
+    assert all(step == x for _, step, x in resumed), resumed  # increment_by 1: x counts the steps
+    # Both workers' shares add up: 2 workers x 100 steps.
+    validations = cluster.metrics(trial_id, "validation")
+    assert validations[-1]["totalBatches"] == 100 and validations[-1]["metrics"]["x"] == 200, validations[-1]
