@@ -10,6 +10,10 @@ step and once not. The trial times itself with time.perf_counter():
 - cpu: the trial process's CPU time over the loop (the reporter thread's HTTP work included);
 - thread: the training thread's own CPU time over the loop (the synchronous cost of the calls).
 
+Before the cluster runs, it measures the synchronous cost of one report_training_metrics call in this
+process, against a master that accepts the connection and never answers (so the reporter thread sends
+nothing and only the call itself is timed).
+
 Also the master's CPU time over each whole experiment (from /proc), to show where the reports' cost goes
 on a machine whose cores the trial shares with the master.
 
@@ -74,6 +78,27 @@ print("BENCH " + json.dumps({"report": report, "loop": loop, "close": close, "cp
 """
 
 
+def print_queue_only_cost(calls=20000):
+    """Prints microseconds per TrainContext.report_training_metrics call when nothing is sent, and
+    exits the process."""
+    import socket
+    sys.path.insert(0, str(REPO / "build" / "python"))
+    from determined._native import native
+    from determined.core._train import TrainContext
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(128)
+    native_ctx = native().TrainContext(f"http://127.0.0.1:{silent.getsockname()[1]}", "token", 1, 1, 1)
+    train = TrainContext(native_ctx, 1, pathlib.Path(tempfile.gettempdir()))
+    t = time.perf_counter()
+    for step in range(calls):
+        train.report_training_metrics(steps_completed=step, metrics={"loss": 0.5})
+    print(f"{(time.perf_counter() - t) / calls * 1e6:.1f}", flush=True)
+    # Leaving would close the reporter, which waits for the queued reports: exit at once instead.
+    os._exit(0)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3, help="experiments per mode")
@@ -82,6 +107,11 @@ def main():
     parser.add_argument("--bin-dir", default=str(REPO / "build" / "bin"))
     args = parser.parse_args()
     det_bin = str(pathlib.Path(args.bin_dir) / "det")
+
+    # In a child process: its reporter thread never finishes its first POST, so the child exits hard.
+    micro = subprocess.run([sys.executable, __file__, "--queue-only"], check=True, capture_output=True,
+                           text=True, timeout=120).stdout.strip()
+    print(f"report_training_metrics, queue only (nothing sent): {micro} us/call", flush=True)
 
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, DET_AUTH_FILE=os.path.join(tmp, "auth.json"))
@@ -159,4 +189,6 @@ def main():
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--queue-only"]:
+        print_queue_only_cost()
     main()
