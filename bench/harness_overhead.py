@@ -32,7 +32,8 @@ import sys
 import tempfile
 import time
 
-import requests
+
+from local_cluster import local_cluster
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -113,79 +114,66 @@ def main():
                            text=True, timeout=120).stdout.strip()
     print(f"report_training_metrics, queue only (nothing sent): {micro} us/call", flush=True)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, DET_AUTH_FILE=os.path.join(tmp, "auth.json"))
-        subprocess.run([det_bin, "deploy", "local", "cluster-up", "--agents", "1", "--slots", "1",
-                        "--master-port", "0", "--data-dir", tmp], check=True, env=env, capture_output=True)
-        try:
-            record = json.loads(pathlib.Path(tmp, "cluster.json").read_text())
-            master, master_pid = record["master_url"], record["master_pid"]
-            env["DET_MASTER"] = master
-            s = requests.Session()
-            token = s.post(f"{master}/api/v1/auth/login",
-                           json={"username": "determined", "password": ""}).json()["token"]
-            s.headers["Authorization"] = f"Bearer {token}"
-            model = pathlib.Path(tmp, "model")
-            model.mkdir()
-            (model / "trial.py").write_text(TRIAL)
+    with local_cluster(det_bin) as cluster:
+        master, master_pid, s, env, tmp = cluster.master, cluster.master_pid, cluster.session, cluster.env, cluster.data_dir
+        model = pathlib.Path(tmp, "model")
+        model.mkdir()
+        (model / "trial.py").write_text(TRIAL)
 
-            def run(report):
-                (model / "bench.yaml").write_text(
-                    "name: harness-overhead\nentrypoint: python3 trial.py\n"
-                    f"hyperparameters: {{steps: {args.steps}, work: {args.work}, report: {str(report).lower()}}}\n"
-                    "searcher: {name: single, metric: loss}\nmax_restarts: 0\n")
-                master_cpu = cpu_seconds(master_pid)
-                out = subprocess.run([det_bin, "experiment", "create", str(model / "bench.yaml"), str(model)],
-                                     check=True, env=env, capture_output=True, text=True).stdout
-                exp_id = int(re.search(r"Created experiment (\d+)", out).group(1))
-                while (state := s.get(f"{master}/api/v1/experiments/{exp_id}").json()["experiment"]["state"]) \
-                        not in ("STATE_COMPLETED", "STATE_ERROR", "STATE_CANCELED"):
-                    time.sleep(0.5)
-                master_cpu = cpu_seconds(master_pid) - master_cpu
-                trial_id = s.get(f"{master}/api/v1/experiments/{exp_id}/trials").json()["trials"][0]["id"]
-                logs = subprocess.run([det_bin, "trial", "logs", str(trial_id)], check=True, env=env,
-                                      capture_output=True, text=True).stdout
-                if state != "STATE_COMPLETED" or "BENCH " not in logs:
-                    sys.exit(f"experiment {exp_id} ended {state}:\n{logs[-3000:]}")
-                fig = json.loads(logs.split("BENCH ", 1)[1].splitlines()[0])
-                fig["master_cpu"] = master_cpu
-                if report:
-                    r = s.get(f"{master}/api/v1/trials/metrics/trial_metrics",
-                              params={"trialIds": trial_id, "group": "training"})
-                    n = sum(len(json.loads(line)["result"]["metrics"]) for line in r.text.splitlines() if line)
-                    if n != args.steps:
-                        sys.exit(f"experiment {exp_id}: {n} training reports arrived, expected {args.steps}")
-                print(f"{'report' if report else 'plain '} exp {exp_id}: loop {fig['loop']:.3f} s, "
-                      f"close {fig['close']:.3f} s, cpu {fig['cpu']:.3f} s (loop thread {fig['thread']:.3f} s), master cpu {master_cpu:.3f} s", flush=True)
-                return fig
+        def run(report):
+            (model / "bench.yaml").write_text(
+                "name: harness-overhead\nentrypoint: python3 trial.py\n"
+                f"hyperparameters: {{steps: {args.steps}, work: {args.work}, report: {str(report).lower()}}}\n"
+                "searcher: {name: single, metric: loss}\nmax_restarts: 0\n")
+            master_cpu = cpu_seconds(master_pid)
+            out = subprocess.run([det_bin, "experiment", "create", str(model / "bench.yaml"), str(model)],
+                                 check=True, env=env, capture_output=True, text=True).stdout
+            exp_id = int(re.search(r"Created experiment (\d+)", out).group(1))
+            while (state := s.get(f"{master}/api/v1/experiments/{exp_id}").json()["experiment"]["state"]) \
+                    not in ("STATE_COMPLETED", "STATE_ERROR", "STATE_CANCELED"):
+                time.sleep(0.5)
+            master_cpu = cpu_seconds(master_pid) - master_cpu
+            trial_id = s.get(f"{master}/api/v1/experiments/{exp_id}/trials").json()["trials"][0]["id"]
+            logs = subprocess.run([det_bin, "trial", "logs", str(trial_id)], check=True, env=env,
+                                  capture_output=True, text=True).stdout
+            if state != "STATE_COMPLETED" or "BENCH " not in logs:
+                sys.exit(f"experiment {exp_id} ended {state}:\n{logs[-3000:]}")
+            fig = json.loads(logs.split("BENCH ", 1)[1].splitlines()[0])
+            fig["master_cpu"] = master_cpu
+            if report:
+                r = s.get(f"{master}/api/v1/trials/metrics/trial_metrics",
+                          params={"trialIds": trial_id, "group": "training"})
+                n = sum(len(json.loads(line)["result"]["metrics"]) for line in r.text.splitlines() if line)
+                if n != args.steps:
+                    sys.exit(f"experiment {exp_id}: {n} training reports arrived, expected {args.steps}")
+            print(f"{'report' if report else 'plain '} exp {exp_id}: loop {fig['loop']:.3f} s, "
+                  f"close {fig['close']:.3f} s, cpu {fig['cpu']:.3f} s (loop thread {fig['thread']:.3f} s), master cpu {master_cpu:.3f} s", flush=True)
+            return fig
 
-            results = {True: [], False: []}
-            for _ in range(args.runs):
-                for report in (False, True):
-                    results[report].append(run(report))
+        results = {True: [], False: []}
+        for _ in range(args.runs):
+            for report in (False, True):
+                results[report].append(run(report))
 
-            def med(report, key):
-                return statistics.median(f[key] for f in results[report])
+        def med(report, key):
+            return statistics.median(f[key] for f in results[report])
 
-            def med_total(report):
-                return statistics.median(f["loop"] + f["close"] for f in results[report])
+        def med_total(report):
+            return statistics.median(f["loop"] + f["close"] for f in results[report])
 
-            plain, reported = med(False, "loop"), med(True, "loop")
-            print(f"{args.steps} steps, {args.work} work iterations per step, {args.runs} runs per mode (medians):")
-            print(f"  no reporting:         loop {plain:.3f} s ({plain / args.steps * 1e6:.0f} us/step), "
-                  f"loop+close {med_total(False):.3f} s, cpu {med(False, 'cpu'):.3f} s "
-                  f"(loop thread {med(False, 'thread'):.3f} s), "
-                  f"master cpu {med(False, 'master_cpu'):.3f} s")
-            print(f"  report every step:    loop {reported:.3f} s ({reported / args.steps * 1e6:.0f} us/step), "
-                  f"loop+close {med_total(True):.3f} s, cpu {med(True, 'cpu'):.3f} s "
-                  f"(loop thread {med(True, 'thread'):.3f} s), "
-                  f"master cpu {med(True, 'master_cpu'):.3f} s")
-            print(f"  ratio loop {reported / plain:.4f} ({(reported - plain) / args.steps * 1e6:+.1f} us/step), "
-                  f"ratio loop+close {med_total(True) / med_total(False):.4f}, "
-                  f"ratio loop-thread cpu {med(True, 'thread') / med(False, 'thread'):.4f} (goal: loop < 1.01)")
-        finally:
-            subprocess.run([det_bin, "deploy", "local", "cluster-down", "--data-dir", tmp], env=env,
-                           capture_output=True)
+        plain, reported = med(False, "loop"), med(True, "loop")
+        print(f"{args.steps} steps, {args.work} work iterations per step, {args.runs} runs per mode (medians):")
+        print(f"  no reporting:         loop {plain:.3f} s ({plain / args.steps * 1e6:.0f} us/step), "
+              f"loop+close {med_total(False):.3f} s, cpu {med(False, 'cpu'):.3f} s "
+              f"(loop thread {med(False, 'thread'):.3f} s), "
+              f"master cpu {med(False, 'master_cpu'):.3f} s")
+        print(f"  report every step:    loop {reported:.3f} s ({reported / args.steps * 1e6:.0f} us/step), "
+              f"loop+close {med_total(True):.3f} s, cpu {med(True, 'cpu'):.3f} s "
+              f"(loop thread {med(True, 'thread'):.3f} s), "
+              f"master cpu {med(True, 'master_cpu'):.3f} s")
+        print(f"  ratio loop {reported / plain:.4f} ({(reported - plain) / args.steps * 1e6:+.1f} us/step), "
+              f"ratio loop+close {med_total(True) / med_total(False):.4f}, "
+              f"ratio loop-thread cpu {med(True, 'thread') / med(False, 'thread'):.4f} (goal: loop < 1.01)")
 
 
 if __name__ == "__main__":

@@ -29,10 +29,10 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-import requests
+
+from local_cluster import local_cluster
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -121,61 +121,49 @@ def main():
     args = parser.parse_args()
     det_bin = str(pathlib.Path(args.bin_dir) / "det")
 
-    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMPDIR")) as tmp:
-        env = dict(os.environ, DET_AUTH_FILE=os.path.join(tmp, "auth.json"))
-        subprocess.run([det_bin, "deploy", "local", "cluster-up", "--agents", "1", "--slots", "1",
-                        "--master-port", "0", "--data-dir", tmp], check=True, env=env, capture_output=True)
-        try:
-            master = json.loads(pathlib.Path(tmp, "cluster.json").read_text())["master_url"]
-            env["DET_MASTER"] = master
-            s = requests.Session()
-            token = s.post(f"{master}/api/v1/auth/login",
-                           json={"username": "determined", "password": ""}).json()["token"]
-            s.headers["Authorization"] = f"Bearer {token}"
-            model = pathlib.Path(tmp, "model")
-            model.mkdir()
-            (model / "trial.py").write_text(TRIAL)
-            (model / "bench.yaml").write_text(
-                "name: store-path-throughput\nentrypoint: python3 trial.py\n"
-                f"hyperparameters: {{size_mib: {args.size_mib}, rounds: {args.rounds}}}\n"
-                "searcher: {name: single, metric: loss}\nmax_restarts: 0\n")
-            out = subprocess.run([det_bin, "experiment", "create", str(model / "bench.yaml"), str(model)],
-                                 check=True, env=env, capture_output=True, text=True).stdout
-            exp_id = int(re.search(r"Created experiment (\d+)", out).group(1))
-            while (state := s.get(f"{master}/api/v1/experiments/{exp_id}").json()["experiment"]["state"]) \
-                    not in ("STATE_COMPLETED", "STATE_ERROR", "STATE_CANCELED"):
-                time.sleep(1)
-            trial_id = s.get(f"{master}/api/v1/experiments/{exp_id}/trials").json()["trials"][0]["id"]
-            logs = subprocess.run([det_bin, "trial", "logs", str(trial_id)], check=True, env=env,
-                                  capture_output=True, text=True).stdout
-            if state != "STATE_COMPLETED" or "BENCH " not in logs:
-                sys.exit(f"experiment {exp_id} ended {state}:\n{logs[-3000:]}")
-            fig = json.loads(logs.split("BENCH ", 1)[1].splitlines()[0])
+    with local_cluster(det_bin, tmp_root=os.environ.get("BENCH_TMPDIR")) as cluster:
+        master, s, env, tmp = cluster.master, cluster.session, cluster.env, cluster.data_dir
+        model = pathlib.Path(tmp, "model")
+        model.mkdir()
+        (model / "trial.py").write_text(TRIAL)
+        (model / "bench.yaml").write_text(
+            "name: store-path-throughput\nentrypoint: python3 trial.py\n"
+            f"hyperparameters: {{size_mib: {args.size_mib}, rounds: {args.rounds}}}\n"
+            "searcher: {name: single, metric: loss}\nmax_restarts: 0\n")
+        out = subprocess.run([det_bin, "experiment", "create", str(model / "bench.yaml"), str(model)],
+                             check=True, env=env, capture_output=True, text=True).stdout
+        exp_id = int(re.search(r"Created experiment (\d+)", out).group(1))
+        while (state := s.get(f"{master}/api/v1/experiments/{exp_id}").json()["experiment"]["state"]) \
+                not in ("STATE_COMPLETED", "STATE_ERROR", "STATE_CANCELED"):
+            time.sleep(1)
+        trial_id = s.get(f"{master}/api/v1/experiments/{exp_id}/trials").json()["trials"][0]["id"]
+        logs = subprocess.run([det_bin, "trial", "logs", str(trial_id)], check=True, env=env,
+                              capture_output=True, text=True).stdout
+        if state != "STATE_COMPLETED" or "BENCH " not in logs:
+            sys.exit(f"experiment {exp_id} ended {state}:\n{logs[-3000:]}")
+        fig = json.loads(logs.split("BENCH ", 1)[1].splitlines()[0])
 
-            # Every store_path checkpoint was reported to the master with its 1 GiB file.
-            reported = {c["uuid"]: c for c in s.get(f"{master}/api/v1/experiments/{exp_id}/checkpoints")
-                        .json()["checkpoints"]}
-            for r in fig["results"]:
-                if r["what"] == "store_path":
-                    assert r["bytes"] == fig["size"], r
-                    assert int(reported[r["uuid"]]["resources"]["data.bin"]) == fig["size"], reported[r["uuid"]]
+        # Every store_path checkpoint was reported to the master with its 1 GiB file.
+        reported = {c["uuid"]: c for c in s.get(f"{master}/api/v1/experiments/{exp_id}/checkpoints")
+                    .json()["checkpoints"]}
+        for r in fig["results"]:
+            if r["what"] == "store_path":
+                assert r["bytes"] == fig["size"], r
+                assert int(reported[r["uuid"]]["resources"]["data.bin"]) == fig["size"], reported[r["uuid"]]
 
-            size = fig["size"]
-            print(f"{size >> 20} MiB per write, storage {fig['base']}, {args.rounds} rounds")
-            for r in fig["results"]:
-                print(f"  {r['what']:<10} {'durable' if r['durable'] else 'buffered':<8} {r['seconds']:.3f} s "
-                      f"{size / r['seconds'] / 1e6:8.0f} MB/s")
-            for durable in (False, True):
-                rate = {what: statistics.median(size / r["seconds"] / 1e6 for r in fig["results"]
-                                                if r["what"] == what and r["durable"] == durable)
-                        for what in ("cp", "python", "store_path")}
-                print(f"{'durable (fsync)' if durable else 'buffered':<16} median: cp {rate['cp']:.0f} MB/s, "
-                      f"python write {rate['python']:.0f} MB/s, store_path {rate['store_path']:.0f} MB/s; "
-                      f"store_path/cp {rate['store_path'] / rate['cp']:.3f} (goal >= 0.90), "
-                      f"store_path/python {rate['store_path'] / rate['python']:.3f}")
-        finally:
-            subprocess.run([det_bin, "deploy", "local", "cluster-down", "--data-dir", tmp], env=env,
-                           capture_output=True)
+        size = fig["size"]
+        print(f"{size >> 20} MiB per write, storage {fig['base']}, {args.rounds} rounds")
+        for r in fig["results"]:
+            print(f"  {r['what']:<10} {'durable' if r['durable'] else 'buffered':<8} {r['seconds']:.3f} s "
+                  f"{size / r['seconds'] / 1e6:8.0f} MB/s")
+        for durable in (False, True):
+            rate = {what: statistics.median(size / r["seconds"] / 1e6 for r in fig["results"]
+                                            if r["what"] == what and r["durable"] == durable)
+                    for what in ("cp", "python", "store_path")}
+            print(f"{'durable (fsync)' if durable else 'buffered':<16} median: cp {rate['cp']:.0f} MB/s, "
+                  f"python write {rate['python']:.0f} MB/s, store_path {rate['store_path']:.0f} MB/s; "
+                  f"store_path/cp {rate['store_path'] / rate['cp']:.3f} (goal >= 0.90), "
+                  f"store_path/python {rate['store_path'] / rate['python']:.3f}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,38 @@
+"""A local cluster for benchmarks: `det deploy local cluster-up` in a temporary directory, a logged-in
+requests session, and `cluster-down` on exit."""
+import contextlib
+import json
+import os
+import pathlib
+import subprocess
+import tempfile
+from typing import Iterator, NamedTuple
+
+import requests
+
+
+class LocalCluster(NamedTuple):
+    master: str  # the master's URL
+    master_pid: int
+    session: requests.Session  # logged in as "determined"
+    env: dict  # for `det` subprocesses: DET_MASTER and DET_AUTH_FILE set
+    data_dir: pathlib.Path
+
+
+@contextlib.contextmanager
+def local_cluster(det_bin: str, agents: int = 1, slots: int = 1, tmp_root=None) -> Iterator[LocalCluster]:
+    with tempfile.TemporaryDirectory(dir=tmp_root) as tmp:
+        env = dict(os.environ, DET_AUTH_FILE=os.path.join(tmp, "auth.json"))
+        subprocess.run([det_bin, "deploy", "local", "cluster-up", "--agents", str(agents), "--slots", str(slots),
+                        "--master-port", "0", "--data-dir", tmp], check=True, env=env, capture_output=True)
+        try:
+            record = json.loads(pathlib.Path(tmp, "cluster.json").read_text())
+            env["DET_MASTER"] = record["master_url"]
+            session = requests.Session()
+            token = session.post(f"{record['master_url']}/api/v1/auth/login",
+                                 json={"username": "determined", "password": ""}).json()["token"]
+            session.headers["Authorization"] = f"Bearer {token}"
+            yield LocalCluster(record["master_url"], record["master_pid"], session, env, pathlib.Path(tmp))
+        finally:
+            subprocess.run([det_bin, "deploy", "local", "cluster-down", "--data-dir", tmp], env=env,
+                           capture_output=True)
