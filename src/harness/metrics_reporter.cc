@@ -24,8 +24,8 @@ RetryPolicy MetricsReporter::DefaultRetry() {
 }
 
 MetricsReporter::MetricsReporter(int64_t trial_id, int64_t trial_run_id, PostFn post,
-                                 RetryPolicy retry)
-    : trial_id_(trial_id), trial_run_id_(trial_run_id), post_(std::move(post)), retry_(retry) {
+                                 RetryPolicy retry, std::chrono::milliseconds linger)
+    : trial_id_(trial_id), trial_run_id_(trial_run_id), post_(std::move(post)), retry_(retry), linger_(linger) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -92,7 +92,10 @@ absl::Status MetricsReporter::TakeErrorLocked() {
 
 absl::Status MetricsReporter::Flush() {
   std::unique_lock<std::mutex> lock(mu_);
+  ++flushing_;
+  cv_.notify_all();
   cv_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  --flushing_;
   return TakeErrorLocked();
 }
 
@@ -114,38 +117,53 @@ int64_t MetricsReporter::sent_count() const {
 
 void MetricsReporter::Run() {
   const std::string path = TrialMetricsPath(trial_id_);
+  const std::string batch_path = path + "/batch";
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     cv_.wait(lock, [this] { return closing_ || !queue_.empty(); });
     if (queue_.empty()) return;  // closing and drained
-    std::unique_ptr<Pending> p = std::move(queue_.front());
-    queue_.pop_front();
+    // Lingers a little for more reports to join this request, unless someone waits for the queue.
+    cv_.wait_for(lock, linger_, [this] { return closing_ || flushing_ > 0 || queue_.size() >= kMaxReportsPerRequest; });
+    // Everything queued while the last request was out goes in one request (the master stores it in one
+    // transaction), so a loop that reports often costs one POST per round trip, not one per report.
+    std::vector<std::unique_ptr<Pending>> batch;
+    while (!queue_.empty() && batch.size() < kMaxReportsPerRequest) {
+      batch.push_back(std::move(queue_.front()));
+      queue_.pop_front();
+    }
     busy_ = true;
     lock.unlock();
 
+    nlohmann::json body;
+    if (batch.size() == 1) {
+      body = std::move(batch.front()->body);
+    } else {
+      body = {{"reports", nlohmann::json::array()}};
+      for (auto& p : batch) body["reports"].push_back(std::move(p->body));
+    }
+    const std::string& to = batch.size() == 1 ? path : batch_path;
+    std::string what = batch.size() == 1
+                           ? absl::StrCat(batch.front()->group, " metrics at step ", batch.front()->steps_completed)
+                           : absl::StrCat(batch.size(), " metric reports (steps ", batch.front()->steps_completed,
+                                          " to ", batch.back()->steps_completed, ")");
     absl::Status s;
     auto start = std::chrono::steady_clock::now();
     for (int attempt = 1;; ++attempt) {
-      s = post_(path, p->body);
+      s = post_(to, body);
       if (s.ok() || !IsTransient(s)) break;
       auto delay = retry_.DelayBefore(attempt);
       if (std::chrono::steady_clock::now() + delay - start > retry_.max_elapsed) break;
-      spdlog::warn("reporting {} metrics at step {} failed ({}); retrying in {} ms", p->group,
-                   p->steps_completed, std::string(s.message()), delay.count());
+      spdlog::warn("reporting {} failed ({}); retrying in {} ms", what, std::string(s.message()), delay.count());
       std::this_thread::sleep_for(delay);
     }
 
     lock.lock();
     busy_ = false;
     if (s.ok()) {
-      ++sent_;
+      sent_ += static_cast<int64_t>(batch.size());
     } else {
-      spdlog::error("giving up on {} metrics at step {}: {}", p->group, p->steps_completed,
-                    s.ToString());
-      if (error_.ok()) {
-        error_ = absl::Status(s.code(), absl::StrCat("reporting ", p->group, " metrics at step ",
-                                                     p->steps_completed, ": ", s.message()));
-      }
+      spdlog::error("giving up on {}: {}", what, s.ToString());
+      if (error_.ok()) error_ = absl::Status(s.code(), absl::StrCat("reporting ", what, ": ", s.message()));
     }
     cv_.notify_all();
   }

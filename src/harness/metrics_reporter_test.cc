@@ -21,7 +21,7 @@ RetryPolicy FastRetry(int max_elapsed_ms = 5000) {
 // Records what would be POSTed; `script` decides each call's result.
 struct FakeMaster {
   std::mutex mu;
-  std::vector<std::pair<std::string, json>> posts;
+  std::vector<std::pair<std::string, json>> posts;  // (path, body) of each request that succeeded
   std::function<absl::Status(int call)> script = [](int) { return absl::OkStatus(); };
   int calls = 0;
 
@@ -40,6 +40,30 @@ struct FakeMaster {
       return s;
     };
   }
+
+  void WaitForCalls(int n) {
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (calls >= n) return;
+      }
+      std::this_thread::sleep_for(milliseconds(1));
+    }
+  }
+
+  // Every report that arrived, in order, whether alone or in a batch.
+  std::vector<json> Reports() {
+    std::lock_guard<std::mutex> lock(mu);
+    std::vector<json> out;
+    for (const auto& [path, body] : posts) {
+      if (path.ends_with("/batch")) {
+        for (const json& report : body["reports"]) out.push_back(report);
+      } else {
+        out.push_back(body);
+      }
+    }
+    return out;
+  }
 };
 
 TEST(MetricsReporterTest, ReportDoesNotWaitForTheNetwork) {
@@ -51,19 +75,85 @@ TEST(MetricsReporterTest, ReportDoesNotWaitForTheNetwork) {
   };
   MetricsReporter r(7, 3, master.Fn(), FastRetry());
   auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < 100; ++i) {
+  ASSERT_TRUE(r.Report("training", 0, json{{"loss", 1.0}}, json()).ok());
+  master.WaitForCalls(1);  // the first report is out, held by the master
+  for (int i = 1; i < 100; ++i) {
     ASSERT_TRUE(r.Report("training", i, json{{"loss", 1.0 / (i + 1)}}, json()).ok());
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(500));
   release = true;
   ASSERT_TRUE(r.Flush().ok());
   EXPECT_EQ(r.sent_count(), 100);
-  ASSERT_EQ(master.posts.size(), 100u);
+  // The first report went alone; the 99 queued behind it went together.
+  ASSERT_EQ(master.posts.size(), 2u);
+  EXPECT_EQ(master.posts[0].first, "/api/v1/trials/7/metrics");
+  EXPECT_EQ(master.posts[1].first, "/api/v1/trials/7/metrics/batch");
+  std::vector<json> reports = master.Reports();
+  ASSERT_EQ(reports.size(), 100u);
   for (int i = 0; i < 100; ++i) {
-    EXPECT_EQ(master.posts[i].first, "/api/v1/trials/7/metrics");
-    EXPECT_EQ(master.posts[i].second["metrics"]["stepsCompleted"], i);  // in order
-    EXPECT_EQ(master.posts[i].second["metrics"]["trialRunId"], 3);
+    EXPECT_EQ(reports[i]["metrics"]["stepsCompleted"], i);  // in order
+    EXPECT_EQ(reports[i]["metrics"]["trialRunId"], 3);
   }
+}
+
+TEST(MetricsReporterTest, ReportsWithinTheLingerGoInOneRequest) {
+  FakeMaster master;
+  MetricsReporter r(7, 1, master.Fn(), FastRetry(), milliseconds(300));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(r.Report("training", i, json{{"loss", 1}}, json()).ok());
+  master.WaitForCalls(1);
+  ASSERT_TRUE(r.Flush().ok());
+  ASSERT_EQ(master.posts.size(), 1u);
+  EXPECT_EQ(master.posts[0].first, "/api/v1/trials/7/metrics/batch");
+  EXPECT_EQ(master.posts[0].second["reports"].size(), 5u);
+}
+
+TEST(MetricsReporterTest, FlushDoesNotWaitOutTheLinger) {
+  FakeMaster master;
+  MetricsReporter r(7, 1, master.Fn(), FastRetry(), std::chrono::hours(1));
+  ASSERT_TRUE(r.Report("training", 1, json{{"loss", 1}}, json()).ok());
+  ASSERT_TRUE(r.Flush().ok());  // would hang for an hour otherwise
+  EXPECT_EQ(master.Reports().size(), 1u);
+  ASSERT_TRUE(r.Report("training", 2, json{{"loss", 1}}, json()).ok());
+  EXPECT_TRUE(r.Close().ok());
+  EXPECT_EQ(master.Reports().size(), 2u);
+}
+
+TEST(MetricsReporterTest, ABatchIsRetriedWholeAndCountsEveryReport) {
+  FakeMaster master;
+  std::atomic<bool> release{false};
+  master.script = [&](int call) {
+    while (!release.load()) std::this_thread::sleep_for(milliseconds(1));
+    return call == 1 ? absl::UnavailableError("master restarting") : absl::OkStatus();
+  };
+  MetricsReporter r(7, 1, master.Fn(), FastRetry());
+  ASSERT_TRUE(r.Report("training", 0, json{{"loss", 1}}, json()).ok());
+  master.WaitForCalls(1);
+  for (int i = 1; i < 5; ++i) ASSERT_TRUE(r.Report("training", i, json{{"loss", 1}}, json()).ok());
+  release = true;
+  ASSERT_TRUE(r.Flush().ok());
+  EXPECT_EQ(master.calls, 3) << "the single report, the batch of 4 failing once, the batch again";
+  EXPECT_EQ(r.sent_count(), 5);
+  EXPECT_EQ(master.Reports().size(), 5u);
+}
+
+TEST(MetricsReporterTest, ABatchNeverExceedsTheLimit) {
+  FakeMaster master;
+  std::atomic<bool> release{false};
+  master.script = [&](int) {
+    while (!release.load()) std::this_thread::sleep_for(milliseconds(1));
+    return absl::OkStatus();
+  };
+  MetricsReporter r(7, 1, master.Fn(), FastRetry());
+  const int n = static_cast<int>(MetricsReporter::kMaxReportsPerRequest) + 50;
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(r.Report("training", i, json::object(), json()).ok());
+  release = true;
+  ASSERT_TRUE(r.Flush().ok());
+  for (const auto& [path, body] : master.posts) {
+    if (path.ends_with("/batch")) {
+      EXPECT_LE(body["reports"].size(), MetricsReporter::kMaxReportsPerRequest);
+    }
+  }
+  EXPECT_EQ(master.Reports().size(), static_cast<size_t>(n));
 }
 
 TEST(MetricsReporterTest, RetriesTransientFailures) {
@@ -122,7 +212,7 @@ TEST(MetricsReporterTest, CloseDrainsAndRefusesLaterReports) {
   MetricsReporter r(1, 1, master.Fn(), FastRetry());
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(r.Report("training", i, json::object(), json()).ok());
   EXPECT_TRUE(r.Close().ok());
-  EXPECT_EQ(master.posts.size(), 10u);
+  EXPECT_EQ(master.Reports().size(), 10u);
   EXPECT_EQ(r.Report("training", 11, json::object(), json()).code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(r.Close().ok());  // idempotent

@@ -47,13 +47,13 @@ class TrainContext:
         """Reports training metrics (the "training" group) at ``steps_completed`` batches."""
         body = util.metrics_to_json(metrics)
         batch = "" if batch_metrics is None else json.dumps(util.make_jsonable(batch_metrics))
-        logger.info(f"report_training_metrics(steps_completed={steps_completed}, metrics={body})")
+        logger.info("report_training_metrics(steps_completed=%s, metrics=%s)", steps_completed, body)
         self._native.report("training", int(steps_completed), json.dumps(body), batch)
 
     def report_validation_metrics(self, steps_completed: int, metrics: Dict[str, Any]) -> None:
         """Reports validation metrics; the master feeds the searcher metric to the searcher."""
         body = _validation_metrics(metrics)
-        logger.info(f"report_validation_metrics(steps_completed={steps_completed}, metrics={body})")
+        logger.info("report_validation_metrics(steps_completed=%s, metrics=%s)", steps_completed, body)
         self._native.report("validation", int(steps_completed), json.dumps(body), "")
 
     def report_metrics(self, group: str, steps_completed: int, metrics: Dict[str, Any]) -> None:
@@ -62,7 +62,7 @@ class TrainContext:
             self.report_validation_metrics(steps_completed, metrics)
             return
         body = util.metrics_to_json(metrics)
-        logger.info(f"report_metrics(group={group}, steps_completed={steps_completed}, {body})")
+        logger.info("report_metrics(group=%s, steps_completed=%s, %s)", group, steps_completed, body)
         self._native.report(str(group), int(steps_completed), json.dumps(body), "")
 
     def report_progress(self, progress: float) -> None:
@@ -70,7 +70,7 @@ class TrainContext:
         progress = float(progress)
         if not 0 <= progress <= 1:
             raise ValueError(f"progress must be between 0 and 1, got {progress}")
-        logger.debug(f"report_progress({progress})")
+        logger.debug("report_progress(%s)", progress)
         try:
             self._native.report_progress(progress)
         except RuntimeError as e:
@@ -129,21 +129,21 @@ class DummyTrainContext(TrainContext):
         batch_metrics: Optional[List[Dict[str, Any]]] = None,
     ) -> None:
         body = util.metrics_to_json(metrics)
-        logger.info(f"report_training_metrics(steps_completed={steps_completed}, metrics={body})")
+        logger.info("report_training_metrics(steps_completed=%s, metrics=%s)", steps_completed, body)
 
     def report_validation_metrics(self, steps_completed: int, metrics: Dict[str, Any]) -> None:
         body = _validation_metrics(metrics)
-        logger.info(f"report_validation_metrics(steps_completed={steps_completed}, metrics={body})")
+        logger.info("report_validation_metrics(steps_completed=%s, metrics=%s)", steps_completed, body)
 
     def report_metrics(self, group: str, steps_completed: int, metrics: Dict[str, Any]) -> None:
         body = util.metrics_to_json(metrics)
-        logger.info(f"report_metrics(group={group}, steps_completed={steps_completed}, {body})")
+        logger.info("report_metrics(group=%s, steps_completed=%s, %s)", group, steps_completed, body)
 
     def report_progress(self, progress: float) -> None:
         progress = float(progress)
         if not 0 <= progress <= 1:
             raise ValueError(f"progress must be between 0 and 1, got {progress}")
-        logger.debug(f"report_progress({progress})")
+        logger.debug("report_progress(%s)", progress)
 
     def report_early_exit(self, reason: EarlyExitReason) -> None:
         logger.info(f"report_early_exit({EarlyExitReason(reason)})")

@@ -616,19 +616,37 @@ absl::StatusOr<Allocation> SqliteStore::GetAllocationByTokenHash(const std::stri
 
 absl::StatusOr<int64_t> SqliteStore::AddMetrics(const MetricsReport& m,
                                                 const std::function<void(Trial&)>& update_summary) {
+  ASSIGN_OR_RETURN(std::vector<int64_t> ids,
+                   AddMetricsBatch({m}, [&](Trial& trial, const MetricsReport&) { update_summary(trial); }));
+  return ids.front();
+}
+
+absl::StatusOr<std::vector<int64_t>> SqliteStore::AddMetricsBatch(
+    const std::vector<MetricsReport>& reports, const std::function<void(Trial&, const MetricsReport&)>& update_summary) {
+  if (reports.empty()) return std::vector<int64_t>{};
+  int64_t trial_id = reports.front().trial_id;
+  for (const MetricsReport& m : reports) {
+    if (m.trial_id != trial_id) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a batch of metrics is for one trial: ", trial_id, " and ", m.trial_id));
+    }
+  }
   std::lock_guard lock(mu_);
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
-  ASSIGN_OR_RETURN(Trial trial, GetTrialLocked("WHERE id = CAST(? AS INTEGER)", std::to_string(m.trial_id)));
-  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
-                               db_,
-                               "INSERT INTO metrics (trial_id, trial_run_id, metric_group, total_batches, end_time, "
-                               "metrics, batch_metrics) VALUES (?, ?, ?, ?, ?, ?, ?)"));
-  s.Bind(1, m.trial_id).Bind(2, m.trial_run_id).Bind(3, m.group).Bind(4, m.total_batches);
-  s.Bind(5, Micros(m.end_time)).Bind(6, m.metrics_json).Bind(7, m.batch_metrics_json);
-  RETURN_IF_ERROR(s.Run());
-  int64_t id = sqlite3_last_insert_rowid(db_);
-  update_summary(trial);
+  ASSIGN_OR_RETURN(Trial trial, GetTrialLocked("WHERE id = CAST(? AS INTEGER)", std::to_string(trial_id)));
+  std::vector<int64_t> ids;
+  for (const MetricsReport& m : reports) {
+    ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                                 db_,
+                                 "INSERT INTO metrics (trial_id, trial_run_id, metric_group, total_batches, end_time, "
+                                 "metrics, batch_metrics) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+    s.Bind(1, m.trial_id).Bind(2, m.trial_run_id).Bind(3, m.group).Bind(4, m.total_batches);
+    s.Bind(5, Micros(m.end_time)).Bind(6, m.metrics_json).Bind(7, m.batch_metrics_json);
+    RETURN_IF_ERROR(s.Run());
+    ids.push_back(sqlite3_last_insert_rowid(db_));
+    update_summary(trial, m);
+  }
   ASSIGN_OR_RETURN(auto u, SqliteStatement::Prepare(
                                db_,
                                "UPDATE trials SET total_batches = ?, latest_validation = ?, best_validation = ?, "
@@ -637,7 +655,7 @@ absl::StatusOr<int64_t> SqliteStore::AddMetrics(const MetricsReport& m,
   u.Bind(4, trial.summary_metrics_json).Bind(5, trial.searcher_metric_value).Bind(6, trial.id);
   RETURN_IF_ERROR(u.Run());
   RETURN_IF_ERROR(tx.Commit());
-  return id;
+  return ids;
 }
 
 absl::StatusOr<std::vector<MetricsReport>> SqliteStore::GetMetrics(int64_t trial_id, const std::string& group,

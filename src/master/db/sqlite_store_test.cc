@@ -174,6 +174,35 @@ TEST_F(SqliteStoreTest, MetricsUpdateSummaryInOneTransaction) {
   EXPECT_EQ(store_->AddMetrics(m, [](api::Trial&) {}).status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(SqliteStoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
+  int64_t trial_id;
+  AddExperimentWithTrial(&trial_id);
+  std::vector<api::MetricsReport> batch(3);
+  for (int i = 0; i < 3; ++i) {
+    batch[i].trial_id = trial_id;
+    batch[i].group = "training";
+    batch[i].total_batches = (i + 1) * 10;
+    batch[i].metrics_json = R"({"loss":1})";
+  }
+  std::vector<int64_t> seen;
+  auto ids = store_->AddMetricsBatch(batch, [&](api::Trial& t, const api::MetricsReport& m) {
+    seen.push_back(m.total_batches);
+    t.total_batches = m.total_batches;
+  });
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_EQ(ids->size(), 3u);
+  EXPECT_EQ(seen, (std::vector<int64_t>{10, 20, 30}));
+  EXPECT_EQ(store_->GetTrial(trial_id)->total_batches, 30);
+  EXPECT_EQ(store_->GetMetrics(trial_id, "training", {})->size(), 3u);
+
+  // One bad report (another trial) stores none of the batch.
+  batch[1].trial_id = 999;
+  EXPECT_EQ(store_->AddMetricsBatch(batch, [](api::Trial&, const api::MetricsReport&) {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->GetMetrics(trial_id, "training", {})->size(), 3u);
+  EXPECT_TRUE(store_->AddMetricsBatch({}, [](api::Trial&, const api::MetricsReport&) {})->empty());
+}
+
 TEST_F(SqliteStoreTest, CheckpointsAndLogs) {
   int64_t trial_id;
   int64_t exp_id = AddExperimentWithTrial(&trial_id);

@@ -222,6 +222,11 @@ class Store {
 
   // Metrics: inserts the report and, in the same transaction, applies `update_summary` to the trial's
   // summary fields (total_batches, latest/best validation, summary metrics, searcher metric value).
+  // Several reports of one trial at once, in one transaction (all stored or none); `update_summary` is
+  // applied for each report in order. Returns their ids.
+  virtual absl::StatusOr<std::vector<int64_t>> AddMetricsBatch(
+      const std::vector<api::MetricsReport>& reports,
+      const std::function<void(api::Trial&, const api::MetricsReport&)>& update_summary) = 0;
   virtual absl::StatusOr<int64_t> AddMetrics(const api::MetricsReport& report,
                                              const std::function<void(api::Trial&)>& update_summary) = 0;
   // Reports of one trial and group within `range`, ordered by total_batches then id.
