@@ -10,7 +10,7 @@
 #include "cli/format.h"
 #include "cli/session.h"
 #include "client/rest_client.h"
-#include "harness/s3_storage.h"
+#include "harness/storage_manager.h"
 
 namespace det::cli {
 namespace {
@@ -89,42 +89,17 @@ absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid
   }
   absl::StatusOr<json> storage = StorageOf(session, *checkpoint);
   if (!storage.ok()) return storage.status();
-  std::string type = Str(*storage, "type");
   std::string location = CheckpointLocation(*storage, uuid);
-  if (type != "shared_fs" && type != "directory" && type != "s3") {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "checkpoint ", uuid, " is in ", type.empty() ? "unknown" : type, " storage",
-        location.empty() ? "" : absl::StrCat(" (", location, ")"),
-        "; det downloads from shared_fs, directory and s3 storage only"));
+  // s3 credentials the experiment config lacks come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY.
+  absl::StatusOr<std::unique_ptr<harness::StorageManager>> manager = harness::MakeStorageManager(*storage);
+  if (!manager.ok()) {
+    return absl::Status(manager.status().code(),
+                        absl::StrCat("checkpoint ", uuid, location.empty() ? "" : absl::StrCat(" (", location, ")"),
+                                     ": det cannot read its storage: ", manager.status().message()));
   }
   if (output_dir.empty()) output_dir = (std::filesystem::path("checkpoints") / uuid).string();
+  if (absl::Status st = (*manager)->DownloadTo(uuid, output_dir); !st.ok()) return st;
   std::error_code ec;
-  if (type == "s3") {
-    // Credentials the experiment config lacks come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY.
-    absl::StatusOr<harness::S3Config> config = harness::S3ConfigFromJson(*storage);
-    if (!config.ok()) {
-      return absl::Status(config.status().code(),
-                          absl::StrCat("checkpoint ", uuid, " (", location,
-                                       "): ", config.status().message()));
-    }
-    harness::S3Storage s3(*std::move(config));
-    absl::Status downloaded = s3.DownloadTo(uuid, output_dir);
-    if (!downloaded.ok()) return downloaded;
-  } else {
-    if (!std::filesystem::is_directory(location, ec)) {
-      return absl::NotFoundError(absl::StrCat("checkpoint ", uuid, ": ", location,
-                                              " is not a directory on this machine"));
-    }
-    std::filesystem::create_directories(output_dir, ec);
-    std::filesystem::copy(location, output_dir,
-                          std::filesystem::copy_options::recursive |
-                              std::filesystem::copy_options::overwrite_existing,
-                          ec);
-    if (ec) {
-      return absl::InternalError(
-          absl::StrCat("copying ", location, " to ", output_dir, ": ", ec.message()));
-    }
-  }
   // Every file the checkpoint reported must have arrived.
   for (const auto& [path, size] : Field(*checkpoint, "resources").items()) {
     if (!path.empty() && path.back() == '/') continue;  // a directory entry

@@ -96,10 +96,14 @@ TEST_F(CheckpointOpsTest, DownloadRefusesStorageItCannotRead) {
   EXPECT_EQ(DownloadCheckpoint(*session_, kUuid, (dir_ / "out").string(), out).status().code(),
             absl::StatusCode::kDataLoss)
       << "a reported file that is not there";
+  std::filesystem::remove_all(dir_ / "storage" / kUuid);
+  absl::Status gone = DownloadCheckpoint(*session_, kUuid, (dir_ / "out1").string(), out).status();
+  EXPECT_EQ(gone.code(), absl::StatusCode::kNotFound) << gone;
+  EXPECT_THAT(gone.message(), HasSubstr((dir_ / "storage" / kUuid).string()));
   storage_type_ = "gcs";
   absl::Status gcs = DownloadCheckpoint(*session_, kUuid, (dir_ / "out2").string(), out).status();
-  EXPECT_EQ(gcs.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(gcs.message(), HasSubstr("gcs storage"));
+  EXPECT_EQ(gcs.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(gcs.message(), HasSubstr("det cannot read its storage: checkpoint_storage.type gcs"));
   // s3 is downloaded (tests/e2e/test_s3_storage.py); a config without a bucket says so.
   storage_type_ = "s3";
   absl::Status s3 = DownloadCheckpoint(*session_, kUuid, (dir_ / "out3").string(), out).status();

@@ -2,10 +2,16 @@
 
 #include <crypt.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "common/random_id.h"
 
 namespace det {
@@ -24,6 +30,29 @@ std::string DigestHex(const EVP_MD* md, std::string_view data) {
 
 std::string Sha256Hex(std::string_view data) { return DigestHex(EVP_sha256(), data); }
 std::string Sha512Hex(std::string_view data) { return DigestHex(EVP_sha512(), data); }
+
+absl::StatusOr<std::string> Sha256FileHex(const std::filesystem::path& file) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(file.c_str(), "rb"), &std::fclose);
+  if (f == nullptr) return absl::InternalError(absl::StrCat("cannot read ", file.string(), ": ", std::strerror(errno)));
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::vector<char> buf(1 << 20);
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0) EVP_DigestUpdate(ctx.get(), buf.data(), n);
+  if (std::ferror(f.get())) return absl::InternalError(absl::StrCat("cannot read ", file.string()));
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &len);
+  return absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(digest), len));
+}
+
+std::string HmacSha256(std::string_view key, std::string_view data) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
+       data.size(), mac, &len);
+  return std::string(reinterpret_cast<const char*>(mac), len);
+}
 
 std::string ClientSidePasswordHash(std::string_view plain) {
   if (plain.empty()) return "";

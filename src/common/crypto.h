@@ -1,4 +1,5 @@
 #pragma once
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -8,6 +9,10 @@ namespace det {
 
 std::string Sha256Hex(std::string_view data);
 std::string Sha512Hex(std::string_view data);
+// Hex SHA-256 of a file's bytes, read in 1 MiB pieces.
+absl::StatusOr<std::string> Sha256FileHex(const std::filesystem::path& file);
+// Raw (32-byte) HMAC-SHA256 of `data` under `key`.
+std::string HmacSha256(std::string_view key, std::string_view data);
 
 // Upstream's client-side password hash: hex(sha512("GubPEmmotfiK9TMD6Zdw" + plain)); "" stays "".
 std::string ClientSidePasswordHash(std::string_view plain);

@@ -1,37 +1,21 @@
 #include "harness/s3_signing.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-
 #include <algorithm>
 #include <ctime>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "client/rest_client.h"
+#include "common/crypto.h"
 
 namespace det::harness::s3 {
 namespace {
 
-bool IsUnreserved(unsigned char c) {
-  return absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
-}
-
-std::string Encode(absl::string_view s, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size());
-  for (unsigned char c : s) {
-    if (IsUnreserved(c) || (keep_slash && c == '/')) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0xf]);
-    }
-  }
-  return out;
-}
+// Debian's abseil has a string_view of its own; the project's crypto and URL helpers take std's.
+std::string_view Std(absl::string_view s) { return {s.data(), s.size()}; }
 
 // Header value as signed: leading/trailing blanks dropped, inner runs of blanks made one space.
 std::string TrimAll(absl::string_view v) {
@@ -74,39 +58,16 @@ std::string FormatUtc(std::chrono::system_clock::time_point t, const char* forma
 
 }  // namespace
 
-std::string HexEncode(absl::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 0xf]);
-  }
-  return out;
+std::string UriEncodePath(absl::string_view path) {
+  return absl::StrJoin(absl::StrSplit(path, '/'), "/", [](std::string* out, absl::string_view segment) {
+    out->append(client::UrlEncode(Std(segment)));
+  });
 }
-
-std::string Sha256Hex(absl::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
-  return HexEncode(absl::string_view(reinterpret_cast<const char*>(digest), len));
-}
-
-std::string HmacSha256(absl::string_view key, absl::string_view data) {
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac, &len);
-  return std::string(reinterpret_cast<const char*>(mac), len);
-}
-
-std::string UriEncode(absl::string_view s) { return Encode(s, /*keep_slash=*/false); }
-std::string UriEncodePath(absl::string_view path) { return Encode(path, /*keep_slash=*/true); }
 
 std::string CanonicalQueryString(const std::vector<std::pair<std::string, std::string>>& query) {
   std::vector<std::pair<std::string, std::string>> encoded;
   encoded.reserve(query.size());
-  for (const auto& [name, value] : query) encoded.emplace_back(UriEncode(name), UriEncode(value));
+  for (const auto& [name, value] : query) encoded.emplace_back(client::UrlEncode(name), client::UrlEncode(value));
   std::sort(encoded.begin(), encoded.end());
   return absl::StrJoin(encoded, "&", [](std::string* out, const auto& kv) {
     absl::StrAppend(out, kv.first, "=", kv.second);
@@ -140,18 +101,18 @@ std::string CanonicalRequest(const SignableRequest& req) {
 std::string StringToSign(absl::string_view amz_date, absl::string_view scope,
                          absl::string_view canonical_request) {
   return absl::StrCat("AWS4-HMAC-SHA256\n", amz_date, "\n", scope, "\n",
-                      Sha256Hex(canonical_request));
+                      det::Sha256Hex(Std(canonical_request)));
 }
 
 std::string SigningKey(absl::string_view short_date, const SigningCredentials& creds) {
-  std::string k = HmacSha256(absl::StrCat("AWS4", creds.secret_key), short_date);
-  k = HmacSha256(k, creds.region);
-  k = HmacSha256(k, creds.service);
-  return HmacSha256(k, "aws4_request");
+  std::string k = det::HmacSha256(absl::StrCat("AWS4", creds.secret_key), Std(short_date));
+  k = det::HmacSha256(k, creds.region);
+  k = det::HmacSha256(k, creds.service);
+  return det::HmacSha256(k, "aws4_request");
 }
 
 std::string Signature(absl::string_view signing_key, absl::string_view string_to_sign) {
-  return HexEncode(HmacSha256(signing_key, string_to_sign));
+  return absl::BytesToHexString(det::HmacSha256(Std(signing_key), Std(string_to_sign)));
 }
 
 std::string AuthorizationHeader(const SignableRequest& req, const SigningCredentials& creds,

@@ -41,16 +41,8 @@ struct SignableRequest {
   std::string payload_sha256 = kEmptyPayloadSha256;
 };
 
-// Lowercase hex of `bytes`.
-std::string HexEncode(absl::string_view bytes);
-// Hex SHA-256 of `data`.
-std::string Sha256Hex(absl::string_view data);
-// Raw (32-byte) HMAC-SHA256 of `data` under `key`.
-std::string HmacSha256(absl::string_view key, absl::string_view data);
-
-// S3's URI encoding: unreserved characters (A-Z a-z 0-9 - . _ ~) stay, every other byte is %XX
-// (uppercase hex). UriEncodePath keeps '/'.
-std::string UriEncode(absl::string_view s);
+// S3's URI encoding of a path: each '/'-separated segment as client::UrlEncode encodes it (unreserved
+// characters A-Z a-z 0-9 - . _ ~ stay, every other byte is %XX in uppercase hex), the '/'s kept.
 std::string UriEncodePath(absl::string_view path);
 // "name=value&..." sorted by encoded name, then value; every name and value URI-encoded.
 std::string CanonicalQueryString(const std::vector<std::pair<std::string, std::string>>& query);

@@ -1,7 +1,6 @@
 #include "harness/s3_storage.h"
 
 #include <curl/curl.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -22,7 +21,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "api/wire.h"
+#include "common/crypto.h"
 #include "common/file_util.h"
+#include "harness/checkpoint_resources.h"
 #include "common/status_macros.h"
 
 namespace det::harness {
@@ -36,12 +38,6 @@ constexpr char kRestorePrefix[] = "det-s3-restore-";
 constexpr int kAttempts = 3;
 
 CURL* Curl(void* p) { return static_cast<CURL*>(p); }
-
-std::string StringField(const nlohmann::json& obj, const char* name) {
-  auto it = obj.find(name);
-  if (it == obj.end() || !it->is_string()) return "";
-  return it->get<std::string>();
-}
 
 // Unescapes the five XML entities and numeric character references (enough for S3's answers).
 std::string XmlUnescape(absl::string_view s) {
@@ -120,28 +116,6 @@ std::string XmlElement(absl::string_view xml, absl::string_view tag) {
   return all.empty() ? "" : all.front();
 }
 
-absl::StatusOr<std::string> FileSha256Hex(const fs::path& file) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(file.c_str(), "rb"), &std::fclose);
-  if (f == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("cannot read ", file.string(), ": ", std::strerror(errno)));
-  }
-  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
-  std::vector<char> buf(1 << 20);
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0) {
-    EVP_DigestUpdate(ctx.get(), buf.data(), n);
-  }
-  if (std::ferror(f.get())) {
-    return absl::InternalError(absl::StrCat("cannot read ", file.string()));
-  }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx.get(), digest, &len);
-  return s3::HexEncode(absl::string_view(reinterpret_cast<const char*>(digest), len));
-}
-
 // A fresh directory `<temp dir>/<prefix>XXXXXX`.
 absl::StatusOr<fs::path> MakeTempDir(const char* prefix) {
   std::error_code ec;
@@ -203,11 +177,11 @@ bool SafeRelative(const std::string& rel) {
 absl::StatusOr<S3Config> S3ConfigFromJson(const nlohmann::json& cs,
                                           const std::function<std::string(const char*)>& getenv) {
   S3Config c;
-  c.bucket = StringField(cs, "bucket");
+  c.bucket = api::StringField(cs, "bucket");
   if (c.bucket.empty()) {
     return absl::InvalidArgumentError("checkpoint_storage.bucket: required for type s3");
   }
-  std::string prefix = StringField(cs, "prefix");
+  std::string prefix = api::StringField(cs, "prefix");
   absl::string_view p = prefix;
   while (absl::ConsumePrefix(&p, "/")) {
   }
@@ -220,7 +194,7 @@ absl::StatusOr<S3Config> S3ConfigFromJson(const nlohmann::json& cs,
     }
   }
   c.prefix = std::string(p);
-  c.endpoint_url = StringField(cs, "endpoint_url");
+  c.endpoint_url = api::StringField(cs, "endpoint_url");
   while (absl::EndsWith(c.endpoint_url, "/")) c.endpoint_url.pop_back();
   if (!c.endpoint_url.empty() && !absl::StartsWith(c.endpoint_url, "http://") &&
       !absl::StartsWith(c.endpoint_url, "https://")) {
@@ -228,8 +202,8 @@ absl::StatusOr<S3Config> S3ConfigFromJson(const nlohmann::json& cs,
         absl::StrCat("checkpoint_storage.endpoint_url: must be an http:// or https:// URL, got \"",
                      c.endpoint_url, "\""));
   }
-  c.access_key = StringField(cs, "access_key");
-  c.secret_key = StringField(cs, "secret_key");
+  c.access_key = api::StringField(cs, "access_key");
+  c.secret_key = api::StringField(cs, "secret_key");
   if (c.access_key.empty() || c.access_key == kMasked) {
     c.access_key = EnvOr(getenv, "AWS_ACCESS_KEY_ID");
     if (c.secret_key.empty() || c.secret_key == kMasked) {
@@ -245,7 +219,7 @@ absl::StatusOr<S3Config> S3ConfigFromJson(const nlohmann::json& cs,
                      " needs credentials: set access_key and secret_key, or AWS_ACCESS_KEY_ID and "
                      "AWS_SECRET_ACCESS_KEY in the environment"));
   }
-  c.region = StringField(cs, "region");
+  c.region = api::StringField(cs, "region");
   if (c.region.empty()) c.region = EnvOr(getenv, "AWS_REGION");
   if (c.region.empty()) c.region = EnvOr(getenv, "AWS_DEFAULT_REGION");
   if (c.region.empty()) c.region = "us-east-1";
@@ -390,7 +364,7 @@ absl::StatusOr<S3Storage::Response> S3Storage::Send(
     const std::vector<std::pair<std::string, std::string>>& query, const Transfer& transfer) {
   std::string payload_sha256 = s3::kEmptyPayloadSha256;
   if (transfer.upload != nullptr) {
-    ASSIGN_OR_RETURN(payload_sha256, FileSha256Hex(*transfer.upload));
+    ASSIGN_OR_RETURN(payload_sha256, Sha256FileHex(*transfer.upload));
   }
   absl::StatusOr<Response> r;
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
@@ -488,46 +462,28 @@ absl::StatusOr<fs::path> S3Storage::StorePath(const std::string& uuid) {
 absl::Status S3Storage::PostStore(const std::string& uuid, const fs::path& dir) {
   RETURN_IF_ERROR(ValidateStorageId(uuid));
   auto upload_all = [&]() -> absl::Status {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
-      return absl::NotFoundError(
-          absl::StrCat("checkpoint ", uuid, ": staging directory ", dir.string(), " is gone"));
-    }
-    std::vector<std::pair<std::string, fs::path>> entries;  // (relative, absolute); dirs end '/'
-    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
-         it.increment(ec)) {
-      std::string rel = it->path().lexically_relative(dir).generic_string();
-      if (it->is_directory(ec)) {
-        entries.emplace_back(rel + "/", it->path());
-      } else if (it->is_regular_file(ec)) {
-        entries.emplace_back(rel, it->path());
-      }
-    }
-    if (ec) {
-      return absl::InternalError(
-          absl::StrCat("cannot list checkpoint directory ", dir.string(), ": ", ec.message()));
-    }
-    std::sort(entries.begin(), entries.end());
-    for (const auto& [rel, path] : entries) {
+    // Files and, as empty "name/" objects, directories, as upstream's S3StorageManager uploads them.
+    ASSIGN_OR_RETURN(auto resources, ListResources(dir));
+    for (const auto& [rel, size] : resources) {
       std::string key = ObjectKey(uuid, rel);
-      if (rel.back() == '/') {  // a directory marker: an empty object
+      if (rel.back() == '/') {
         ASSIGN_OR_RETURN(Response r, Send("PUT", key, {}, {}));
         if (r.status < 200 || r.status >= 300) return HttpError("PUT", key, r);
       } else {
-        RETURN_IF_ERROR(Upload(key, path));
+        RETURN_IF_ERROR(Upload(key, dir / rel));
       }
     }
     return absl::OkStatus();
   };
-  absl::Status st = upload_all();
+  if (absl::Status st = upload_all(); !st.ok()) {
+    // The staging copy stays: it is the only one.
+    return absl::Status(st.code(), absl::StrCat("uploading checkpoint ", uuid, " to ", Describe(), ": ",
+                                                st.message(), "; its files are still in ", dir.string()));
+  }
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (absl::StartsWith(dir.parent_path().filename().string(), kStagingPrefix)) {
     fs::remove(dir.parent_path(), ec);  // only when empty
-  }
-  if (!st.ok()) {
-    return absl::Status(st.code(), absl::StrCat("uploading checkpoint ", uuid, " to ", Describe(),
-                                                ": ", st.message()));
   }
   return absl::OkStatus();
 }

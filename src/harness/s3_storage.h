@@ -46,17 +46,17 @@ class S3Storage : public StorageManager {
   // removes it.
   absl::StatusOr<std::filesystem::path> StorePath(const std::string& uuid) override;
   // Uploads every file under `dir` (streamed from disk) and a marker for every subdirectory, then
-  // removes `dir` (also when the upload fails: the checkpoint is lost either way).
+  // removes `dir`. When the upload fails `dir` stays, and the error names it.
   absl::Status PostStore(const std::string& uuid, const std::filesystem::path& dir) override;
   // Downloads every object under prefix/UUID/ into DIR/UUID, DIR a fresh directory under the
-  // system temp dir, which the caller owns. NotFound when there is none.
+  // system temp dir, removed by ReleaseRestorePath. NotFound when there is none.
   absl::StatusOr<std::filesystem::path> RestorePath(const std::string& uuid) override;
   void ReleaseRestorePath(const std::filesystem::path& dir) override;
   // Deletes every object under prefix/UUID/; OK when there is none.
   absl::Status Delete(const std::string& uuid) override;
   // Downloads every object under prefix/UUID/ into `dir` (created if missing; files there are
   // overwritten). NotFound when there is none; on another error `dir` may hold part of it.
-  absl::Status DownloadTo(const std::string& uuid, const std::filesystem::path& dir);
+  absl::Status DownloadTo(const std::string& uuid, const std::filesystem::path& dir) override;
   // "s3 at s3://bucket/prefix (endpoint http://127.0.0.1:9000)".
   std::string Describe() const override;
 

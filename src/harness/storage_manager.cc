@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "api/wire.h"
 #include "common/status_macros.h"
 #include "config/checkpoint_storage.h"
 #include "harness/s3_storage.h"
@@ -19,15 +20,22 @@ absl::Status ValidateStorageId(const std::string& uuid) {
   return absl::OkStatus();
 }
 
-namespace {
-
-std::string StringField(const nlohmann::json& obj, const char* name) {
-  auto it = obj.find(name);
-  if (it == obj.end() || !it->is_string()) return "";
-  return it->get<std::string>();
+absl::Status StorageManager::DownloadTo(const std::string& uuid, const std::filesystem::path& dir) {
+  ASSIGN_OR_RETURN(std::filesystem::path source, RestorePath(uuid));
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!ec) {
+    std::filesystem::copy(source, dir,
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
+                          ec);
+  }
+  ReleaseRestorePath(source);
+  if (ec) {
+    return absl::InternalError(absl::StrCat("copying checkpoint ", uuid, " from ", source.string(), " to ",
+                                            dir.string(), ": ", ec.message()));
+  }
+  return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<StorageManager>> MakeStorageManager(
     const nlohmann::json& checkpoint_storage) {
@@ -35,15 +43,15 @@ absl::StatusOr<std::unique_ptr<StorageManager>> MakeStorageManager(
     return absl::InvalidArgumentError(
         "checkpoint_storage: missing from the experiment config (expected an object with a type)");
   }
-  std::string type = StringField(checkpoint_storage, "type");
+  std::string type = api::StringField(checkpoint_storage, "type");
   if (type == "shared_fs") {
     ASSIGN_OR_RETURN(std::filesystem::path base,
-                     config::ResolveSharedFsBase(StringField(checkpoint_storage, "host_path"),
-                                         StringField(checkpoint_storage, "storage_path")));
+                     config::ResolveSharedFsBase(api::StringField(checkpoint_storage, "host_path"),
+                                         api::StringField(checkpoint_storage, "storage_path")));
     return std::make_unique<SharedFsStorage>(std::move(base), "shared_fs");
   }
   if (type == "directory") {
-    std::string path = StringField(checkpoint_storage, "container_path");
+    std::string path = api::StringField(checkpoint_storage, "container_path");
     if (path.empty()) {
       return absl::InvalidArgumentError(
           "checkpoint_storage.container_path: required for type directory");

@@ -28,6 +28,9 @@ class StorageManager {
   // The caller is done with `dir` from RestorePath: remote storage removes its local copy; direct-access
   // storage leaves the checkpoint alone.
   virtual void ReleaseRestorePath(const std::filesystem::path& /*dir*/) {}
+  // Copies checkpoint `uuid` into `dir` (created if missing; files there are overwritten): by default
+  // from RestorePath; remote storage downloads straight into `dir`.
+  virtual absl::Status DownloadTo(const std::string& uuid, const std::filesystem::path& dir);
   // Removes checkpoint `uuid`; not an error when it is already gone.
   virtual absl::Status Delete(const std::string& uuid) = 0;
   // "shared_fs at /data/checkpoints", for logs and errors.
