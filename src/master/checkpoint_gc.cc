@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -10,6 +9,7 @@
 #include "api/types.h"
 #include "common/status_macros.h"
 #include "master/checkpoint_gc_policy.h"
+#include "master/metric_summary.h"
 
 namespace det::master {
 namespace {
@@ -19,24 +19,6 @@ using nlohmann::json;
 int64_t PolicyValue(const json& storage, const char* key, int64_t fallback) {
   auto it = storage.find(key);
   return it != storage.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
-}
-
-int64_t ResourcesSize(const std::string& resources_json) {
-  json resources = json::parse(resources_json, nullptr, false);
-  int64_t total = 0;
-  if (!resources.is_object()) return 0;
-  for (const auto& [path, size] : resources.items()) {
-    if (size.is_number_integer()) total += size.get<int64_t>();
-  }
-  return total;
-}
-
-std::optional<double> MetricValue(const std::string& metrics_json, const std::string& name) {
-  json metrics = json::parse(metrics_json, nullptr, false);
-  if (!metrics.is_object()) return std::nullopt;
-  auto it = metrics.find(name);
-  if (it == metrics.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
 }
 
 }  // namespace
@@ -116,11 +98,9 @@ absl::Status CheckpointGc::CollectOnce(int64_t experiment_id, const std::set<std
 
   ASSIGN_OR_RETURN(std::vector<api::Checkpoint> stored, store_.ListCheckpoints(experiment_id));
   std::vector<GcCheckpoint> checkpoints;
-  std::map<std::string, const api::Checkpoint*> by_uuid;
   for (const api::Checkpoint& c : stored) {
     if (c.state != "COMPLETED") continue;
     checkpoints.push_back({c.uuid, c.trial_id, c.steps_completed});
-    by_uuid[c.uuid] = &c;
   }
   std::vector<GcValidation> validations;
   std::set<int64_t> trial_ids;
@@ -128,7 +108,8 @@ absl::Status CheckpointGc::CollectOnce(int64_t experiment_id, const std::set<std
   for (int64_t trial_id : trial_ids) {
     ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports, store_.GetMetrics(trial_id, "validation", {}));
     for (const api::MetricsReport& r : reports) {
-      validations.push_back({r.id, trial_id, r.total_batches, MetricValue(r.metrics_json, exp.searcher_metric)});
+      validations.push_back({r.id, trial_id, r.total_batches,
+                             MetricValue(json::parse(r.metrics_json, nullptr, false), exp.searcher_metric)});
     }
   }
 
@@ -141,7 +122,7 @@ absl::Status CheckpointGc::CollectOnce(int64_t experiment_id, const std::set<std
         return absl::Status(st.code(), absl::StrCat("deleting checkpoint ", uuid, " from ", storage->Describe(),
                                                     ": ", st.message()));
       }
-      RETURN_IF_ERROR(store_.MarkCheckpointDeleted(uuid, ResourcesSize(by_uuid.at(uuid)->resources_json)));
+      RETURN_IF_ERROR(store_.MarkCheckpointDeleted(uuid));
     }
     spdlog::info("checkpoint GC of experiment {}: deleted {} of {} checkpoint(s) from {}", experiment_id,
                  doomed.size(), checkpoints.size(), storage->Describe());

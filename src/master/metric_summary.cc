@@ -61,14 +61,20 @@ std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsR
 
   if (report.group != "validation") return std::nullopt;
   trial.latest_validation_json = MetricsWorkloadJson(report, metrics, json::array()).dump();
-  auto it = metrics.find(searcher_metric);
-  if (it == metrics.end() || !it->is_number()) return std::nullopt;
-  double v = it->get<double>();
+  std::optional<double> value = MetricValue(metrics, searcher_metric);
+  if (!value.has_value()) return std::nullopt;
+  double v = *value;
   if (IsBetterMetric(v, trial.searcher_metric_value, smaller_is_better)) {
     trial.searcher_metric_value = v;
     trial.best_validation_json = MetricsWorkloadJson(report, metrics, json::array()).dump();
   }
   return v;
+}
+
+std::optional<double> MetricValue(const nlohmann::json& metrics, const std::string& name) {
+  auto it = metrics.find(name);
+  if (it == metrics.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
 }
 
 }  // namespace det::master

@@ -19,6 +19,9 @@ std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsR
 nlohmann::json MetricsWorkloadJson(const api::MetricsReport& report, const nlohmann::json& avg_metrics,
                                    const nlohmann::json& batch_metrics);
 
+// The numeric value of metric `name` in a report's avg_metrics object; nullopt when absent or not a number.
+std::optional<double> MetricValue(const nlohmann::json& metrics, const std::string& name);
+
 // Whether `candidate` beats the best value so far (none yet: it does).
 bool IsBetterMetric(double candidate, std::optional<double> best, bool smaller_is_better);
 

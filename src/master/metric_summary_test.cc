@@ -45,3 +45,19 @@ TEST(MetricSummaryTest, SmallerIsBetterAndTrainingGroup) {
 
 }  // namespace
 }  // namespace det::master
+
+namespace det::master {
+namespace {
+
+TEST(MetricValueTest, OnlyNumbersCount) {
+  nlohmann::json metrics = {{"loss", 0.5}, {"steps", 3}, {"name", "x"}, {"none", nullptr}};
+  EXPECT_EQ(MetricValue(metrics, "loss"), 0.5);
+  EXPECT_EQ(MetricValue(metrics, "steps"), 3.0);
+  EXPECT_EQ(MetricValue(metrics, "name"), std::nullopt);
+  EXPECT_EQ(MetricValue(metrics, "none"), std::nullopt);
+  EXPECT_EQ(MetricValue(metrics, "missing"), std::nullopt);
+  EXPECT_EQ(MetricValue(nlohmann::json::array(), "loss"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace det::master

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "master/metric_summary.h"
 
 namespace det::master {
 namespace {
@@ -28,13 +29,12 @@ constexpr std::pair<const char*, TrialSort> kSorts[] = {
 constexpr int kSortNumbers[] = {1, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 
 std::optional<double> LatestValidationValue(const api::Trial& t, const std::string& metric) {
-  nlohmann::json node = nlohmann::json::parse(t.latest_validation_json, nullptr, /*allow_exceptions=*/false);
-  for (const std::string& key : {std::string("metrics"), std::string("avgMetrics"), metric}) {
-    if (!node.is_object() || !node.contains(key)) return std::nullopt;
-    node = std::move(node[key]);
-  }
-  if (!node.is_number()) return std::nullopt;
-  return node.get<double>();
+  nlohmann::json workload = nlohmann::json::parse(t.latest_validation_json, nullptr, /*allow_exceptions=*/false);
+  auto metrics = workload.find("metrics");
+  if (metrics == workload.end()) return std::nullopt;
+  auto avg = metrics->find("avgMetrics");
+  if (avg == metrics->end()) return std::nullopt;
+  return MetricValue(*avg, metric);
 }
 
 // The value a trial is sorted by; nullopt when it has none.

@@ -18,12 +18,6 @@ struct Workload {
   json container;
 };
 
-std::optional<double> MetricValue(const json& avg, const std::string& name) {
-  auto it = avg.find(name);
-  if (it == avg.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
 json CheckpointWorkloadJson(const api::Checkpoint& c) {
   json full = api::ToJson(c);
   return {{"uuid", c.uuid},         {"endTime", full["reportTime"]}, {"state", full["state"]},

@@ -725,16 +725,20 @@ absl::StatusOr<std::vector<Checkpoint>> SqliteStore::ListCheckpoints(int64_t exp
   return All<Checkpoint>(s, ReadCheckpoint);
 }
 
-absl::Status SqliteStore::MarkCheckpointDeleted(const std::string& uuid, int64_t size_bytes) {
+absl::Status SqliteStore::MarkCheckpointDeleted(const std::string& uuid) {
   std::lock_guard lock(mu_);
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
-  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "SELECT trial_id, state FROM checkpoints WHERE uuid = ?"));
+  // The size AddCheckpoint counted: the sum of the resources' sizes.
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, "SELECT trial_id, state, (SELECT COALESCE(SUM(value), 0) FROM json_each(resources)) "
+                                    "FROM checkpoints WHERE uuid = ?"));
   s.Bind(1, uuid);
   ASSIGN_OR_RETURN(bool found, s.Step());
   if (!found) return absl::NotFoundError(absl::StrCat("checkpoint ", uuid, " not found"));
   if (s.Text(1) == "DELETED") return absl::OkStatus();
   int64_t trial_id = s.Int(0);
+  int64_t size_bytes = s.Int(2);
   ASSIGN_OR_RETURN(auto d, SqliteStatement::Prepare(db_, "UPDATE checkpoints SET state = 'DELETED' WHERE uuid = ?"));
   d.Bind(1, uuid);
   RETURN_IF_ERROR(d.Run());

@@ -69,7 +69,7 @@ class SqliteStore : public Store {
   absl::Status AddCheckpoint(const api::Checkpoint& checkpoint, int64_t size_bytes) override;
   absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) override;
   absl::StatusOr<std::vector<api::Checkpoint>> ListCheckpoints(int64_t experiment_id) override;
-  absl::Status MarkCheckpointDeleted(const std::string& uuid, int64_t size_bytes) override;
+  absl::Status MarkCheckpointDeleted(const std::string& uuid) override;
   absl::Status SetCheckpointGcPending(int64_t experiment_id, bool pending) override;
   absl::StatusOr<std::vector<int64_t>> ListCheckpointGcPending() override;
 

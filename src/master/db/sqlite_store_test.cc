@@ -219,13 +219,13 @@ TEST_F(SqliteStoreTest, CheckpointsAndLogs) {
   EXPECT_EQ(store_->GetExperiment(exp_id)->checkpoint_count, 1);
   EXPECT_EQ(store_->ListCheckpoints(exp_id)->size(), 1u);
 
-  ASSERT_TRUE(store_->MarkCheckpointDeleted("u1", 3).ok());
+  ASSERT_TRUE(store_->MarkCheckpointDeleted("u1").ok());
   EXPECT_EQ(store_->GetCheckpoint("u1")->state, "DELETED");
   EXPECT_EQ(store_->GetExperiment(exp_id)->checkpoint_count, 0);
   EXPECT_EQ(store_->GetExperiment(exp_id)->checkpoint_size, 0);
-  ASSERT_TRUE(store_->MarkCheckpointDeleted("u1", 3).ok()) << "deleting twice changes nothing";
+  ASSERT_TRUE(store_->MarkCheckpointDeleted("u1").ok()) << "deleting twice changes nothing";
   EXPECT_EQ(store_->GetTrial(trial_id)->checkpoint_count, 0);
-  EXPECT_EQ(store_->MarkCheckpointDeleted("nope", 1).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->MarkCheckpointDeleted("nope").code(), absl::StatusCode::kNotFound);
 
   EXPECT_TRUE(store_->ListCheckpointGcPending()->empty());
   ASSERT_TRUE(store_->SetCheckpointGcPending(exp_id, true).ok());

@@ -238,8 +238,8 @@ class Store {
   virtual absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) = 0;
   virtual absl::StatusOr<std::vector<api::Checkpoint>> ListCheckpoints(int64_t experiment_id) = 0;
   // After storage confirmed the deletion: the checkpoint becomes DELETED and leaves its trial's count and
-  // total size (`size_bytes`: the sum of its resources). Deleting a DELETED checkpoint changes nothing.
-  virtual absl::Status MarkCheckpointDeleted(const std::string& uuid, int64_t size_bytes) = 0;
+  // total size (the sum of its resources). Deleting a DELETED checkpoint changes nothing.
+  virtual absl::Status MarkCheckpointDeleted(const std::string& uuid) = 0;
   // Terminal experiments whose checkpoint GC has not finished yet.
   virtual absl::Status SetCheckpointGcPending(int64_t experiment_id, bool pending) = 0;
   virtual absl::StatusOr<std::vector<int64_t>> ListCheckpointGcPending() = 0;
