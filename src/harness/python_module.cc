@@ -16,6 +16,7 @@
 #include "common/status_macros.h"
 #include "harness/checkpoint_context.h"
 #include "harness/checkpoint_resources.h"
+#include "harness/checkpoint_shards.h"
 #include "harness/cluster_info.h"
 #include "harness/metrics_reporter.h"
 #include "harness/preempt_context.h"
@@ -217,6 +218,25 @@ class PyCheckpointContext {
     auto resources = Check(NoGil([&] { return ctx_->UploadShard(PendingCheckpoint{uuid, path}); }));
     return nlohmann::json(resources).dump();
   }
+  // The union of the workers' metadata / files (JSON lists in rank order) as JSON; conflicts raise.
+  std::string MergeShardMetadata(const std::string& uuid, const std::string& metadata_list_json) {
+    return Check(NoGil([&]() -> absl::StatusOr<std::string> {
+      ASSIGN_OR_RETURN(nlohmann::json list, ParseJson(metadata_list_json));
+      ASSIGN_OR_RETURN(nlohmann::json merged,
+                       det::harness::MergeShardMetadata(uuid, list.get<std::vector<nlohmann::json>>()));
+      return merged.dump();
+    }));
+  }
+  std::string MergeShardResources(const std::string& uuid, const std::string& resources_list_json) {
+    return Check(NoGil([&]() -> absl::StatusOr<std::string> {
+      ASSIGN_OR_RETURN(nlohmann::json list, ParseJson(resources_list_json));
+      ASSIGN_OR_RETURN(auto merged,
+                       det::harness::MergeShardResources(
+                           uuid, list.get<std::vector<std::map<std::string, int64_t>>>(),
+                           ctx_->storage().ShardsShareADirectory()));
+      return nlohmann::json(merged).dump();
+    }));
+  }
   void ReportCheckpoint(const std::string& uuid, const std::string& resources_json, const std::string& metadata_json) {
     Check(NoGil([&]() -> absl::Status {
       ASSIGN_OR_RETURN(nlohmann::json resources, ParseJson(resources_json));
@@ -316,6 +336,10 @@ PYBIND11_MODULE(_determined, m) {
            py::arg("metadata_json"))
       .def("begin_shard", &PyCheckpointContext::BeginShard, py::arg("uuid"))
       .def("upload_shard", &PyCheckpointContext::UploadShard, py::arg("uuid"), py::arg("path"))
+      .def("merge_shard_metadata", &PyCheckpointContext::MergeShardMetadata, py::arg("uuid"),
+           py::arg("metadata_list_json"))
+      .def("merge_shard_resources", &PyCheckpointContext::MergeShardResources, py::arg("uuid"),
+           py::arg("resources_list_json"))
       .def("report_checkpoint", &PyCheckpointContext::ReportCheckpoint, py::arg("uuid"), py::arg("resources_json"),
            py::arg("metadata_json"))
       .def("restore_path", &PyCheckpointContext::RestorePath, py::arg("uuid"))

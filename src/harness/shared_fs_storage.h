@@ -17,6 +17,7 @@ class SharedFsStorage : public StorageManager {
 
   absl::StatusOr<std::filesystem::path> StorePath(const std::string& uuid) override;
   absl::StatusOr<std::filesystem::path> ShardPath(const std::string& uuid) override;
+  bool ShardsShareADirectory() const override { return true; }
   absl::Status PostStore(const std::string& uuid, const std::filesystem::path& dir) override;
   absl::StatusOr<std::filesystem::path> RestorePath(const std::string& uuid) override;
   absl::Status Delete(const std::string& uuid) override;

@@ -20,6 +20,8 @@ class StorageManager {
   // Where another worker writes its shard of checkpoint `uuid`, which the chief began with StorePath:
   // direct-access storage shares the chief's directory; remote storage stages each shard apart.
   virtual absl::StatusOr<std::filesystem::path> ShardPath(const std::string& uuid) { return StorePath(uuid); }
+  // Whether ShardPath gives every worker the chief's directory.
+  virtual bool ShardsShareADirectory() const { return false; }
   // Called once the files under `dir` (from StorePath) are complete: uploads them where the storage
   // is remote. A no-op for direct-access storage.
   virtual absl::Status PostStore(const std::string& uuid, const std::filesystem::path& dir) = 0;

@@ -66,9 +66,9 @@ class CheckpointContext:
         """
         A checkpoint written by every worker (collective): the chief picks the storage id, each worker
         writes its own files (on a shared file system, into the same directory), and the chief reports
-        the union of their files and metadata. Giving the same metadata key different values is an
-        error, and so is writing the same file from two workers where shards are staged apart (s3);
-        on a shared file system the workers share one directory, so the last writer of a file wins.
+        the union of their files and metadata (merged by libdetermined: giving a metadata key two
+        values is an error, and so is one file from two workers where parts are staged apart, as on
+        s3; on a shared file system the workers share one directory and the last writer of a file wins).
         """
         if self._dist.rank == 0:
             path_str, storage_id = self._native.begin_store()
@@ -79,30 +79,14 @@ class CheckpointContext:
         yield pathlib.Path(path_str), storage_id
         # Everyone's metadata first, so the chief's metadata.json goes up with its shard.
         all_metadata = self._dist.allgather(util.make_jsonable(metadata or {}))
-        merged_md: Dict[str, Any] = {}
-        for rank, md in enumerate(all_metadata):
-            for key, value in md.items():
-                if key in merged_md and merged_md[key] != value:
-                    raise RuntimeError(
-                        f"sharded checkpoint {storage_id}: metadata key {key!r} differs between workers "
-                        f"({merged_md[key]!r} and {value!r} from rank {rank})"
-                    )
-                merged_md[key] = value
+        merged_md = self._native.merge_shard_metadata(storage_id, json.dumps(all_metadata))
         if self._dist.rank == 0:
-            (pathlib.Path(path_str) / "metadata.json").write_text(json.dumps(merged_md, indent=2))
-        resources = json.loads(self._native.upload_shard(storage_id, path_str))
+            (pathlib.Path(path_str) / "metadata.json").write_text(merged_md)
+        resources = self._native.upload_shard(storage_id, path_str)
         gathered = self._dist.gather(resources)
         if gathered is not None:
-            merged: Dict[str, int] = {}
-            for rank, shard_files in enumerate(gathered):
-                for name, size in shard_files.items():
-                    if name in merged and merged[name] != size and not name.endswith("/"):
-                        raise RuntimeError(
-                            f"sharded checkpoint {storage_id}: {name} was written by more than one worker "
-                            f"(rank {rank} among them)"
-                        )
-                    merged[name] = size
-            self._native.report_checkpoint(storage_id, json.dumps(merged), json.dumps(merged_md))
+            merged = self._native.merge_shard_resources(storage_id, "[" + ",".join(gathered) + "]")
+            self._native.report_checkpoint(storage_id, merged, merged_md)
             logger.info(f"saved sharded checkpoint {storage_id} ({len(gathered)} shards)")
         # Nobody goes on before the checkpoint is reported.
         self._dist.broadcast(None)
