@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import pathlib
-import re
 import statistics
 import subprocess
 import sys
@@ -33,7 +32,7 @@ import tempfile
 import time
 
 
-from local_cluster import local_cluster
+from local_cluster import local_cluster, run_experiment
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -115,8 +114,8 @@ def main():
     print(f"report_training_metrics, queue only (nothing sent): {micro} us/call", flush=True)
 
     with local_cluster(det_bin) as cluster:
-        master, master_pid, s, env, tmp = cluster.master, cluster.master_pid, cluster.session, cluster.env, cluster.data_dir
-        model = pathlib.Path(tmp, "model")
+        master, master_pid, s = cluster.master, cluster.master_pid, cluster.session
+        model = cluster.data_dir / "model"
         model.mkdir()
         (model / "trial.py").write_text(TRIAL)
 
@@ -126,16 +125,8 @@ def main():
                 f"hyperparameters: {{steps: {args.steps}, work: {args.work}, report: {str(report).lower()}}}\n"
                 "searcher: {name: single, metric: loss}\nmax_restarts: 0\n")
             master_cpu = cpu_seconds(master_pid)
-            out = subprocess.run([det_bin, "experiment", "create", str(model / "bench.yaml"), str(model)],
-                                 check=True, env=env, capture_output=True, text=True).stdout
-            exp_id = int(re.search(r"Created experiment (\d+)", out).group(1))
-            while (state := s.get(f"{master}/api/v1/experiments/{exp_id}").json()["experiment"]["state"]) \
-                    not in ("STATE_COMPLETED", "STATE_ERROR", "STATE_CANCELED"):
-                time.sleep(0.5)
+            exp_id, state, trial_id, logs = run_experiment(cluster, det_bin, model / "bench.yaml", model)
             master_cpu = cpu_seconds(master_pid) - master_cpu
-            trial_id = s.get(f"{master}/api/v1/experiments/{exp_id}/trials").json()["trials"][0]["id"]
-            logs = subprocess.run([det_bin, "trial", "logs", str(trial_id)], check=True, env=env,
-                                  capture_output=True, text=True).stdout
             if state != "STATE_COMPLETED" or "BENCH " not in logs:
                 sys.exit(f"experiment {exp_id} ended {state}:\n{logs[-3000:]}")
             fig = json.loads(logs.split("BENCH ", 1)[1].splitlines()[0])

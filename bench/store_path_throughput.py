@@ -25,14 +25,11 @@ import argparse
 import json
 import os
 import pathlib
-import re
 import statistics
-import subprocess
 import sys
-import time
 
 
-from local_cluster import local_cluster
+from local_cluster import local_cluster, run_experiment
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -122,23 +119,15 @@ def main():
     det_bin = str(pathlib.Path(args.bin_dir) / "det")
 
     with local_cluster(det_bin, tmp_root=os.environ.get("BENCH_TMPDIR")) as cluster:
-        master, s, env, tmp = cluster.master, cluster.session, cluster.env, cluster.data_dir
-        model = pathlib.Path(tmp, "model")
+        master, s = cluster.master, cluster.session
+        model = cluster.data_dir / "model"
         model.mkdir()
         (model / "trial.py").write_text(TRIAL)
         (model / "bench.yaml").write_text(
             "name: store-path-throughput\nentrypoint: python3 trial.py\n"
             f"hyperparameters: {{size_mib: {args.size_mib}, rounds: {args.rounds}}}\n"
             "searcher: {name: single, metric: loss}\nmax_restarts: 0\n")
-        out = subprocess.run([det_bin, "experiment", "create", str(model / "bench.yaml"), str(model)],
-                             check=True, env=env, capture_output=True, text=True).stdout
-        exp_id = int(re.search(r"Created experiment (\d+)", out).group(1))
-        while (state := s.get(f"{master}/api/v1/experiments/{exp_id}").json()["experiment"]["state"]) \
-                not in ("STATE_COMPLETED", "STATE_ERROR", "STATE_CANCELED"):
-            time.sleep(1)
-        trial_id = s.get(f"{master}/api/v1/experiments/{exp_id}/trials").json()["trials"][0]["id"]
-        logs = subprocess.run([det_bin, "trial", "logs", str(trial_id)], check=True, env=env,
-                              capture_output=True, text=True).stdout
+        exp_id, state, trial_id, logs = run_experiment(cluster, det_bin, model / "bench.yaml", model, poll_seconds=1)
         if state != "STATE_COMPLETED" or "BENCH " not in logs:
             sys.exit(f"experiment {exp_id} ended {state}:\n{logs[-3000:]}")
         fig = json.loads(logs.split("BENCH ", 1)[1].splitlines()[0])
