@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace det::harness {
 
@@ -10,9 +11,8 @@ std::string TrialMetricsPath(int64_t trial_id) {
   return absl::StrCat("/api/v1/trials/", trial_id, "/metrics");
 }
 
-absl::StatusOr<nlohmann::json> BuildTrialMetricsBody(
-    int64_t trial_id, int64_t trial_run_id, const std::string& group, int64_t steps_completed,
-    const nlohmann::json& avg_metrics, const nlohmann::json& batch_metrics, WallTime report_time) {
+absl::Status CheckTrialMetrics(const std::string& group, int64_t steps_completed,
+                               const nlohmann::json& avg_metrics, const nlohmann::json& batch_metrics) {
   if (group.empty()) return absl::InvalidArgumentError("metrics group: must not be empty");
   if (!avg_metrics.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -22,7 +22,6 @@ absl::StatusOr<nlohmann::json> BuildTrialMetricsBody(
     return absl::InvalidArgumentError(
         absl::StrCat("steps_completed: must be >= 0, got ", steps_completed));
   }
-  nlohmann::json batch = nlohmann::json::array();
   if (!batch_metrics.is_null()) {
     if (!batch_metrics.is_array()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -34,8 +33,15 @@ absl::StatusOr<nlohmann::json> BuildTrialMetricsBody(
             absl::StrCat("batch_metrics: every entry must be a JSON object, got ", b.type_name()));
       }
     }
-    batch = batch_metrics;
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<nlohmann::json> BuildTrialMetricsBody(
+    int64_t trial_id, int64_t trial_run_id, const std::string& group, int64_t steps_completed,
+    const nlohmann::json& avg_metrics, const nlohmann::json& batch_metrics, WallTime report_time) {
+  RETURN_IF_ERROR(CheckTrialMetrics(group, steps_completed, avg_metrics, batch_metrics));
+  nlohmann::json batch = batch_metrics.is_null() ? nlohmann::json::array() : batch_metrics;
   return nlohmann::json{
       {"metrics",
        {{"trialId", trial_id},

@@ -11,6 +11,10 @@ namespace det::harness {
 
 std::string TrialMetricsPath(int64_t trial_id);
 
+// What BuildTrialMetricsBody() refuses (InvalidArgument), without building anything.
+absl::Status CheckTrialMetrics(const std::string& group, int64_t steps_completed,
+                               const nlohmann::json& avg_metrics, const nlohmann::json& batch_metrics);
+
 // {"metrics":{"trialId","trialRunId","stepsCompleted","reportTime","metrics":{"avgMetrics",
 // "batchMetrics"}},"group"}. `avg_metrics` must be a JSON object; `batch_metrics` a JSON array of
 // objects, or null for none.

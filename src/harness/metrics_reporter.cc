@@ -15,7 +15,9 @@ namespace det::harness {
 struct MetricsReporter::Pending {
   std::string group;
   int64_t steps_completed = 0;
-  nlohmann::json body;
+  nlohmann::json metrics;
+  nlohmann::json batch_metrics;
+  WallTime report_time;
 };
 
 RetryPolicy MetricsReporter::DefaultRetry() {
@@ -48,19 +50,19 @@ MetricsReporter::~MetricsReporter() {
 }
 
 absl::Status MetricsReporter::Report(const std::string& group, int64_t steps_completed,
-                                     const nlohmann::json& metrics,
-                                     const nlohmann::json& batch_metrics) {
-  ASSIGN_OR_RETURN(nlohmann::json body,
-                   BuildTrialMetricsBody(trial_id_, trial_run_id_, group, steps_completed, metrics,
-                                         batch_metrics, std::chrono::system_clock::now()));
-  auto p = std::make_unique<Pending>();
-  p->group = group;
-  p->steps_completed = steps_completed;
-  p->body = std::move(body);
+                                     nlohmann::json metrics, nlohmann::json batch_metrics) {
+  RETURN_IF_ERROR(CheckTrialMetrics(group, steps_completed, metrics, batch_metrics));
+  auto p = std::make_unique<Pending>(Pending{.group = group,
+                                             .steps_completed = steps_completed,
+                                             .metrics = std::move(metrics),
+                                             .batch_metrics = std::move(batch_metrics),
+                                             .report_time = std::chrono::system_clock::now()});
   std::lock_guard<std::mutex> lock(mu_);
   if (closing_) return absl::FailedPreconditionError("metrics reporter: Report() after Close()");
   queue_.push_back(std::move(p));
-  cv_.notify_all();
+  // The reporter waits for a first report, or lingers until the request is full; nobody else waits
+  // for the queue to grow, so most reports wake no one (a wake-up costs the training loop a syscall).
+  if (queue_.size() == 1 || queue_.size() == kMaxReportsPerRequest) cv_.notify_all();
   return TakeErrorLocked();
 }
 
@@ -81,7 +83,7 @@ absl::Status MetricsReporter::ReportJson(const std::string& group, int64_t steps
     }
     batch = std::move(*b);
   }
-  return Report(group, steps_completed, *metrics, batch);
+  return Report(group, steps_completed, std::move(*metrics), std::move(batch));
 }
 
 absl::Status MetricsReporter::TakeErrorLocked() {
@@ -134,13 +136,15 @@ void MetricsReporter::Run() {
     busy_ = true;
     lock.unlock();
 
-    nlohmann::json body;
-    if (batch.size() == 1) {
-      body = std::move(batch.front()->body);
-    } else {
-      body = {{"reports", nlohmann::json::array()}};
-      for (auto& p : batch) body["reports"].push_back(std::move(p->body));
+    std::vector<nlohmann::json> bodies;
+    bodies.reserve(batch.size());
+    for (const auto& p : batch) {
+      // Checked by Report(), so building cannot fail.
+      bodies.push_back(*BuildTrialMetricsBody(trial_id_, trial_run_id_, p->group, p->steps_completed,
+                                              p->metrics, p->batch_metrics, p->report_time));
     }
+    nlohmann::json body = bodies.size() == 1 ? std::move(bodies.front())
+                                             : nlohmann::json{{"reports", std::move(bodies)}};
     const std::string& to = batch.size() == 1 ? path : batch_path;
     std::string what = batch.size() == 1
                            ? absl::StrCat(batch.front()->group, " metrics at step ", batch.front()->steps_completed)

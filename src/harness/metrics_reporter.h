@@ -48,8 +48,9 @@ class MetricsReporter {
   // report (checked here, synchronously), FailedPrecondition after Close(), or the error of an
   // earlier report that failed in the background (each such error is returned once). Safe for
   // concurrent use.
-  absl::Status Report(const std::string& group, int64_t steps_completed,
-                      const nlohmann::json& metrics, const nlohmann::json& batch_metrics);
+  // The request body is built on the reporter's thread: the call only checks, copies and queues.
+  absl::Status Report(const std::string& group, int64_t steps_completed, nlohmann::json metrics,
+                      nlohmann::json batch_metrics);
   // The same with JSON text; `batch_metrics_json` may be empty for none.
   absl::Status ReportJson(const std::string& group, int64_t steps_completed,
                           const std::string& metrics_json, const std::string& batch_metrics_json);

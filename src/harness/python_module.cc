@@ -1,19 +1,23 @@
 // `_determined`: the pybind11 face of libdetermined, used by the `determined` Python package.
-// JSON crosses the boundary as text (json.dumps / json.loads on the Python side). A non-OK Status
+// JSON crosses the boundary as text (json.dumps / json.loads on the Python side), except metric
+// reports, which are converted here (JsonFromPython). A non-OK Status
 // becomes a Python exception: ValueError (InvalidArgument), _determined.NotFoundError (NotFound),
 // or _determined.DeterminedError (anything else; a RuntimeError).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "config/checkpoint_storage.h"
 #include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
+#include "config/checkpoint_storage.h"
 #include "harness/checkpoint_context.h"
 #include "harness/checkpoint_resources.h"
 #include "harness/checkpoint_shards.h"
@@ -102,7 +106,72 @@ py::object ClusterInfoDict() {
   return d;
 }
 
-// Python-facing wrappers: constructors taking plain values, methods taking JSON text.
+// A Python value as JSON, the way determined.util.make_jsonable converts it, without a detour
+// through JSON text (metric reports are on the training loop's path): None, bool, int, float
+// (non-finite ones as "NaN", "Infinity", "-Infinity"), str, dict (keys through str()) and
+// list/tuple here; anything else (numpy and torch scalars, arrays, ...) through make_jsonable.
+nlohmann::json JsonFromPython(py::handle value) {
+  PyObject* v = value.ptr();
+  if (v == Py_None) return nullptr;
+  if (PyBool_Check(v)) return v == Py_True;
+  if (PyLong_CheckExact(v)) {
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow == 0) return n;
+    return PyLong_AsDouble(v);  // JSON numbers beyond 64 bits are doubles to every reader anyway
+  }
+  if (PyFloat_CheckExact(v)) {
+    double d = PyFloat_AS_DOUBLE(v);
+    if (std::isfinite(d)) return d;
+    if (std::isnan(d)) return "NaN";
+    return d > 0 ? "Infinity" : "-Infinity";
+  }
+  if (PyUnicode_CheckExact(v)) return value.cast<std::string>();
+  if (PyDict_Check(v)) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto [k, item] : py::reinterpret_borrow<py::dict>(value)) {
+      out[PyUnicode_CheckExact(k.ptr()) ? k.cast<std::string>() : std::string(py::str(k))] =
+          JsonFromPython(item);
+    }
+    return out;
+  }
+  if (PyList_Check(v) || PyTuple_Check(v)) {
+    nlohmann::json out = nlohmann::json::array();
+    for (py::handle item : value) out.push_back(JsonFromPython(item));
+    return out;
+  }
+  // Leaked on purpose: a static py::object would be released after the interpreter is gone.
+  static py::handle make_jsonable =
+      py::object(py::module_::import("determined.util").attr("make_jsonable")).release();
+  return JsonFromPython(make_jsonable(value));  // returns only the plain types handled above
+}
+
+// A metrics dict as a JSON object: TypeError for anything but a dict; bytes values are dropped
+// with a warning (as upstream does).
+nlohmann::json MetricsFromPython(py::handle metrics) {
+  if (!PyDict_Check(metrics.ptr())) {
+    throw py::type_error(absl::StrCat("metrics must be a dict of name -> value, got ",
+                                      Py_TYPE(metrics.ptr())->tp_name));
+  }
+  nlohmann::json out = nlohmann::json::object();
+  std::vector<std::string> dropped;
+  for (auto [k, item] : py::reinterpret_borrow<py::dict>(metrics)) {
+    std::string name = PyUnicode_CheckExact(k.ptr()) ? k.cast<std::string>() : std::string(py::str(k));
+    if (PyBytes_Check(item.ptr()) || PyByteArray_Check(item.ptr())) {
+      dropped.push_back(std::move(name));
+      continue;
+    }
+    out[name] = JsonFromPython(item);
+  }
+  if (!dropped.empty()) {
+    py::module_::import("logging").attr("getLogger")("determined").attr("warning")(
+        "Removed non serializable metrics: %s", absl::StrJoin(dropped, ", "));
+  }
+  return out;
+}
+
+// Python-facing wrappers: constructors taking plain values, methods taking JSON text (metric
+// reports take Python objects, see JsonFromPython).
 
 // Collectives of bytes (the Python side pickles); the GIL is released while waiting on the network.
 class PyWorkerGroup {
@@ -149,19 +218,14 @@ class PyTrainContext {
              std::make_unique<MetricsReporter>(trial_id, trial_run_id, master_url, token), trial_id,
              experiment_id) {}
 
-  void Report(const std::string& group, int64_t steps, const std::string& metrics_json,
-              const std::string& batch_metrics_json) {
+  // `metrics`: a dict; `batch_metrics`: None or a list of dicts.
+  void Report(const std::string& group, int64_t steps, const py::handle& metrics,
+              const py::handle& batch_metrics) {
+    nlohmann::json avg = MetricsFromPython(metrics);
+    nlohmann::json batch = batch_metrics.is_none() ? nlohmann::json() : JsonFromPython(batch_metrics);
     Check(NoGil([&] {
-      auto metrics = ParseJson(metrics_json);
-      if (!metrics.ok()) return metrics.status();
-      nlohmann::json batch;
-      if (!batch_metrics_json.empty()) {
-        auto b = ParseJson(batch_metrics_json);
-        if (!b.ok()) return b.status();
-        batch = std::move(*b);
-      }
-      if (group == "training") return ctx_.ReportTrainingMetrics(steps, *metrics, batch);
-      return ctx_.ReportMetrics(group, steps, *metrics);
+      if (group == "training") return ctx_.ReportTrainingMetrics(steps, avg, batch);
+      return ctx_.ReportMetrics(group, steps, avg);
     }));
   }
   void ReportEarlyExit(const std::string& reason) {
@@ -318,7 +382,7 @@ PYBIND11_MODULE(_determined, m) {
            py::arg("master_url"), py::arg("token"), py::arg("trial_id"), py::arg("trial_run_id"),
            py::arg("experiment_id"))
       .def("report", &PyTrainContext::Report, py::arg("group"), py::arg("steps_completed"),
-           py::arg("metrics_json"), py::arg("batch_metrics_json") = "")
+           py::arg("metrics"), py::arg("batch_metrics") = py::none())
       .def("report_early_exit", &PyTrainContext::ReportEarlyExit, py::arg("reason"))
       .def("report_progress", &PyTrainContext::ReportProgress, py::arg("progress"))
       .def("set_status", &PyTrainContext::SetStatus, py::arg("status"))

@@ -1,5 +1,4 @@
 import enum
-import json
 import logging
 import pathlib
 import tempfile
@@ -16,14 +15,13 @@ class EarlyExitReason(enum.Enum):
     USER_REQUESTED_STOP = "EXITED_REASON_USER_REQUESTED_STOP"
 
 
-def _validation_metrics(metrics: Dict[str, Any]) -> Dict[str, Any]:
+def _check_validation_metrics(metrics: Dict[str, Any]) -> None:
     if isinstance(metrics, dict):
         for name, value in metrics.items():
             if value is None:
                 raise RuntimeError(
                     f"Validation metric '{name}' returned an invalid scalar value: {value}"
                 )
-    return util.metrics_to_json(metrics)
 
 
 class TrainContext:
@@ -45,25 +43,23 @@ class TrainContext:
         batch_metrics: Optional[List[Dict[str, Any]]] = None,
     ) -> None:
         """Reports training metrics (the "training" group) at ``steps_completed`` batches."""
-        body = util.metrics_to_json(metrics)
-        batch = "" if batch_metrics is None else json.dumps(util.make_jsonable(batch_metrics))
-        logger.info("report_training_metrics(steps_completed=%s, metrics=%s)", steps_completed, body)
-        self._native.report("training", int(steps_completed), json.dumps(body), batch)
+        # The native call converts and checks the values (as util.make_jsonable does) and queues them.
+        self._native.report("training", int(steps_completed), metrics, batch_metrics)
+        logger.info("report_training_metrics(steps_completed=%s, metrics=%s)", steps_completed, metrics)
 
     def report_validation_metrics(self, steps_completed: int, metrics: Dict[str, Any]) -> None:
         """Reports validation metrics; the master feeds the searcher metric to the searcher."""
-        body = _validation_metrics(metrics)
-        logger.info("report_validation_metrics(steps_completed=%s, metrics=%s)", steps_completed, body)
-        self._native.report("validation", int(steps_completed), json.dumps(body), "")
+        _check_validation_metrics(metrics)
+        self._native.report("validation", int(steps_completed), metrics)
+        logger.info("report_validation_metrics(steps_completed=%s, metrics=%s)", steps_completed, metrics)
 
     def report_metrics(self, group: str, steps_completed: int, metrics: Dict[str, Any]) -> None:
         """Reports metrics of any group ("training", "validation", or a custom one)."""
         if group == "validation":
             self.report_validation_metrics(steps_completed, metrics)
             return
-        body = util.metrics_to_json(metrics)
-        logger.info("report_metrics(group=%s, steps_completed=%s, %s)", group, steps_completed, body)
-        self._native.report(str(group), int(steps_completed), json.dumps(body), "")
+        self._native.report(str(group), int(steps_completed), metrics)
+        logger.info("report_metrics(group=%s, steps_completed=%s, %s)", group, steps_completed, metrics)
 
     def report_progress(self, progress: float) -> None:
         """Reports training progress as a fraction in [0, 1], shown by the WebUI."""
@@ -132,7 +128,8 @@ class DummyTrainContext(TrainContext):
         logger.info("report_training_metrics(steps_completed=%s, metrics=%s)", steps_completed, body)
 
     def report_validation_metrics(self, steps_completed: int, metrics: Dict[str, Any]) -> None:
-        body = _validation_metrics(metrics)
+        _check_validation_metrics(metrics)
+        body = util.metrics_to_json(metrics)
         logger.info("report_validation_metrics(steps_completed=%s, metrics=%s)", steps_completed, body)
 
     def report_metrics(self, group: str, steps_completed: int, metrics: Dict[str, Any]) -> None:
