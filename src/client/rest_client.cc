@@ -3,9 +3,13 @@
 #include <curl/curl.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/match.h"
@@ -15,7 +19,33 @@
 #include "common/status_macros.h"
 
 namespace det::client {
+
+// The client's open sockets (libcurl opens and closes them through the callbacks below), so that
+// Cancel() on another thread can shut them down: a transfer blocked on one (a long poll) ends at once.
+// Sockets close under the lock, so a shut-down number always still belongs to this client.
+struct RestClientSockets {
+  std::mutex mu;
+  std::vector<curl_socket_t> open;  // guarded by mu
+  bool cancelled = false;           // guarded by mu; no new connection after Cancel()
+};
+
 namespace {
+
+curl_socket_t OpenSocket(void* sockets, curlsocktype, curl_sockaddr* addr) {
+  auto* s = static_cast<RestClientSockets*>(sockets);
+  std::lock_guard<std::mutex> lock(s->mu);
+  if (s->cancelled) return CURL_SOCKET_BAD;
+  curl_socket_t fd = socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+  if (fd != CURL_SOCKET_BAD) s->open.push_back(fd);
+  return fd;
+}
+
+int CloseSocket(void* sockets, curl_socket_t fd) {
+  auto* s = static_cast<RestClientSockets*>(sockets);
+  std::lock_guard<std::mutex> lock(s->mu);
+  std::erase(s->open, fd);
+  return close(fd);
+}
 
 void GlobalInitOnce() {
   static std::once_flag once;
@@ -55,7 +85,7 @@ size_t SplitLines(char* data, size_t size, size_t n, void* user) {
 }
 
 // libcurl's progress hook runs during every transfer (at least once a second while idle): it ends the
-// transfer once the client is cancelled.
+// transfer once the client is cancelled (a transfer that is not blocked on a socket Cancel() shut down).
 int AbortWhenCancelled(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return static_cast<std::atomic<bool>*>(cancelled)->load() ? 1 : 0;
 }
@@ -74,9 +104,13 @@ CURLcode RequireCertName(CURL*, void* ssl_ctx, void* name) {
 }
 
 // Applies what every call shares: cancellation, timeouts, no signals, TLS verification.
-void SetCommonOptions(CURL* curl, std::atomic<bool>* cancelled, long timeout_seconds,
-                      const TlsOptions& tls, char* errbuf) {
+void SetCommonOptions(CURL* curl, std::atomic<bool>* cancelled, RestClientSockets* sockets,
+                      long timeout_seconds, const TlsOptions& tls, char* errbuf) {
   errbuf[0] = '\0';
+  curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, OpenSocket);
+  curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, sockets);
+  curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, CloseSocket);
+  curl_easy_setopt(curl, CURLOPT_CLOSESOCKETDATA, sockets);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
   if (tls.no_verify) {
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
@@ -153,7 +187,10 @@ TlsOptions TlsOptions::FromEnvironment() {
 }
 
 RestClient::RestClient(std::string master_url, Credentials credentials, TlsOptions tls)
-    : master_url_(std::move(master_url)), credentials_(std::move(credentials)), tls_(std::move(tls)) {
+    : master_url_(std::move(master_url)),
+      credentials_(std::move(credentials)),
+      tls_(std::move(tls)),
+      sockets_(std::make_unique<RestClientSockets>()) {
   GlobalInitOnce();
   if (!absl::StartsWith(master_url_, "http://") && !absl::StartsWith(master_url_, "https://")) {
     master_url_ = "http://" + master_url_;
@@ -163,6 +200,13 @@ RestClient::RestClient(std::string master_url, Credentials credentials, TlsOptio
 }
 
 RestClient::~RestClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+
+void RestClient::Cancel() {
+  cancelled_ = true;
+  std::lock_guard<std::mutex> lock(sockets_->mu);
+  sockets_->cancelled = true;
+  for (curl_socket_t fd : sockets_->open) shutdown(fd, SHUT_RDWR);
+}
 
 absl::StatusOr<RawResponse> RestClient::Send(std::string_view method, std::string_view path,
                                              std::string_view body) {
@@ -184,7 +228,7 @@ absl::StatusOr<RawResponse> RestClient::Send(std::string_view method, std::strin
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method_str.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
   char errbuf[CURL_ERROR_SIZE];
-  SetCommonOptions(curl, &cancelled_, timeout_seconds_, tls_, errbuf);
+  SetCommonOptions(curl, &cancelled_, sockets_.get(), timeout_seconds_, tls_, errbuf);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendToString);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp.body);
   if (method != "GET" && method != "DELETE") {
@@ -193,7 +237,10 @@ absl::StatusOr<RawResponse> RestClient::Send(std::string_view method, std::strin
   }
   CURLcode rc = curl_easy_perform(curl);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);  // errbuf dies with this call
-  if (rc != CURLE_OK) return TransportError(rc, master_url_, errbuf);
+  if (rc != CURLE_OK) {
+    if (cancelled_) return absl::CancelledError("the call to the master was cancelled");
+    return TransportError(rc, master_url_, errbuf);
+  }
   long code = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
   resp.status = static_cast<int>(code);
@@ -263,7 +310,7 @@ absl::Status RestClient::Stream(std::string_view path,
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
   char errbuf[CURL_ERROR_SIZE];
-  SetCommonOptions(curl, &cancelled_, 0L, tls_, errbuf);  // streams (log follow) may last as long as the task
+  SetCommonOptions(curl, &cancelled_, sockets_.get(), 0L, tls_, errbuf);  // streams (log follow) may last as long as the task
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, SplitLines);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &splitter);
   CURLcode rc = curl_easy_perform(curl);
@@ -271,6 +318,9 @@ absl::Status RestClient::Stream(std::string_view path,
   if (!splitter.pending.empty() && !splitter.stopped) {
     std::string rest = std::move(splitter.pending);
     splitter.on_line(rest);
+  }
+  if (rc != CURLE_OK && !splitter.stopped && cancelled_) {
+    return absl::CancelledError("the call to the master was cancelled");
   }
   long code = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);

@@ -35,6 +35,8 @@ struct RawResponse {
   std::string body;
 };
 
+struct RestClientSockets;  // rest_client.cc
+
 class RestClient {
  public:
   // `master_url` like "http://127.0.0.1:8080" or "https://master:8443" (a bare "host:port" gets
@@ -50,8 +52,9 @@ class RestClient {
   void set_user_token(std::string token) { credentials_.user_token = std::move(token); }
   // Whole-call limit; a call that runs past it fails with DeadlineExceeded.
   void set_timeout_seconds(long seconds) { timeout_seconds_ = seconds; }
-  // Aborts the call in progress within about a second, and fails every later call, with Cancelled.
-  void Cancel() { cancelled_ = true; }
+  // Aborts the call in progress at once (its connections are shut down), and fails every later
+  // call, with Cancelled.
+  void Cancel();
 
   // JSON calls: non-2xx responses become the Status the gateway error body stands for; transport
   // failures become Unavailable naming the master URL, except a certificate that fails
@@ -76,6 +79,7 @@ class RestClient {
   TlsOptions tls_;
   long timeout_seconds_ = 60;
   std::atomic<bool> cancelled_{false};
+  std::unique_ptr<RestClientSockets> sockets_;  // the transfers' open sockets, for Cancel()
   void* curl_;  // CURL*, kept out of the header
 };
 
