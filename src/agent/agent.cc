@@ -199,7 +199,8 @@ std::shared_ptr<LogShipper> Agent::MakeShipper(const api::StartTask& start) {
   LogShipperOptions options = deps_.log_options;
   TaskRuntime* runtime = deps_.runtime.get();
   options.on_handled = [runtime, id](uint64_t lines) { runtime->Acknowledge(id, lines); };
-  LogMetadata meta{start.task_id, id, config_.agent_id};
+  auto container = start.env.find("DET_CONTAINER_ID");
+  LogMetadata meta{start.task_id, id, config_.agent_id, container != start.env.end() ? container->second : id};
   return std::make_shared<LogShipper>(deps_.make_log_sink(start, meta), id, options);
 }
 

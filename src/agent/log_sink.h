@@ -21,6 +21,7 @@ struct LogMetadata {
   std::string task_id;
   std::string allocation_id;
   std::string agent_id;
+  std::string container_id;  // the process's DET_CONTAINER_ID (<allocation>.<rank> in a gang)
 };
 
 class LogSink {

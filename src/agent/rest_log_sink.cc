@@ -28,7 +28,7 @@ std::string EncodeLogBatch(const LogMetadata& meta, const std::vector<LogLine>& 
     logs.push_back({{"taskId", meta.task_id},
                     {"allocationId", meta.allocation_id},
                     {"agentId", meta.agent_id},
-                    {"containerId", meta.allocation_id},
+                    {"containerId", meta.container_id},
                     {"timestamp", FormatRfc3339(line.time)},
                     {"log", line.text + "\n"},
                     {"stdtype", StdTypeName(line.stdtype)},

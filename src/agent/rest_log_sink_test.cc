@@ -8,7 +8,7 @@ namespace det::agent {
 namespace {
 
 TEST(RestLogSinkTest, EncodesUpstreamTaskLogShape) {
-  LogMetadata meta{"task-1", "alloc-1", "agent-1"};
+  LogMetadata meta{"task-1", "alloc-1", "agent-1", "alloc-1.1"};
   std::vector<LogLine> lines = {
       {FromUnixMicros(1'700'000'000'123'456), StdType::kStdout, "hello"},
       {FromUnixMicros(1'700'000'000'000'000), StdType::kStderr, "bad \xff byte"},
@@ -19,7 +19,7 @@ TEST(RestLogSinkTest, EncodesUpstreamTaskLogShape) {
   EXPECT_EQ(first["taskId"], "task-1");
   EXPECT_EQ(first["allocationId"], "alloc-1");
   EXPECT_EQ(first["agentId"], "agent-1");
-  EXPECT_EQ(first["containerId"], "alloc-1");
+  EXPECT_EQ(first["containerId"], "alloc-1.1");
   EXPECT_EQ(first["timestamp"], "2023-11-14T22:13:20.123456Z");
   EXPECT_EQ(first["log"], "hello\n");
   EXPECT_EQ(first["stdtype"], "stdout");
