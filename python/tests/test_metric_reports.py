@@ -5,6 +5,7 @@ util.make_jsonable makes of them. The master here is a recording HTTP server: on
 are under test.
 """
 
+import enum
 import http.server
 import json
 import logging
@@ -19,6 +20,10 @@ import torch
 from determined import util
 from determined._native import native
 from determined.core._train import TrainContext
+
+
+class _Color(str, enum.Enum):
+    RED = "red"
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
@@ -66,6 +71,7 @@ def test_values_arrive_as_make_jsonable_makes_them(train):
         "vector": torch.tensor([1, 2]),
         "nested": {1: (np.float64(2.5), [None, "y"])},
         "object": pathlib.Path("/a"),
+        "str_enum": _Color.RED,
     }
     batch = [{"loss": np.float32(0.75)}, {"loss": 1}]
     train.report_training_metrics(steps_completed=5, metrics=metrics, batch_metrics=batch)
@@ -77,7 +83,8 @@ def test_values_arrive_as_make_jsonable_makes_them(train):
     assert set(by_group) == {"training", "inference", "validation"}
     training = by_group["training"]
     assert (training["trialId"], training["trialRunId"], training["stepsCompleted"]) == (7, 2, 5)
-    assert training["metrics"]["avgMetrics"] == util.make_jsonable(metrics)
+    assert training["metrics"]["avgMetrics"] == json.loads(json.dumps(util.make_jsonable(metrics)))
+    assert training["metrics"]["avgMetrics"]["str_enum"] == "red"
     assert training["metrics"]["batchMetrics"] == [{"loss": 0.75}, {"loss": 1}]
     assert by_group["inference"]["metrics"]["avgMetrics"] == {"latency": 0.125}
     assert by_group["validation"]["metrics"]["avgMetrics"] == {"accuracy": 0.875}

@@ -126,7 +126,7 @@ nlohmann::json JsonFromPython(py::handle value) {
     if (std::isnan(d)) return "NaN";
     return d > 0 ? "Infinity" : "-Infinity";
   }
-  if (PyUnicode_CheckExact(v)) return value.cast<std::string>();
+  if (PyUnicode_Check(v)) return value.cast<std::string>();  // a str subclass too, as json.dumps writes it
   if (PyDict_Check(v)) {
     nlohmann::json out = nlohmann::json::object();
     for (auto [k, item] : py::reinterpret_borrow<py::dict>(value)) {
