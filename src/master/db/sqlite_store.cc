@@ -614,14 +614,7 @@ absl::StatusOr<Allocation> SqliteStore::GetAllocationByTokenHash(const std::stri
   return One<Allocation>(s, ReadAllocation, "allocation token");
 }
 
-absl::StatusOr<int64_t> SqliteStore::AddMetrics(const MetricsReport& m,
-                                                const std::function<void(Trial&)>& update_summary) {
-  ASSIGN_OR_RETURN(std::vector<int64_t> ids,
-                   AddMetricsBatch({m}, [&](Trial& trial, const MetricsReport&) { update_summary(trial); }));
-  return ids.front();
-}
-
-absl::StatusOr<std::vector<int64_t>> SqliteStore::AddMetricsBatch(
+absl::StatusOr<std::vector<int64_t>> SqliteStore::AddMetrics(
     const std::vector<MetricsReport>& reports, const std::function<void(Trial&, const MetricsReport&)>& update_summary) {
   if (reports.empty()) return std::vector<int64_t>{};
   int64_t trial_id = reports.front().trial_id;
@@ -635,12 +628,13 @@ absl::StatusOr<std::vector<int64_t>> SqliteStore::AddMetricsBatch(
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(Trial trial, GetTrialLocked("WHERE id = CAST(? AS INTEGER)", std::to_string(trial_id)));
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "INSERT INTO metrics (trial_id, trial_run_id, metric_group, total_batches, end_time, "
+                               "metrics, batch_metrics) VALUES (?, ?, ?, ?, ?, ?, ?)"));
   std::vector<int64_t> ids;
   for (const MetricsReport& m : reports) {
-    ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
-                                 db_,
-                                 "INSERT INTO metrics (trial_id, trial_run_id, metric_group, total_batches, end_time, "
-                                 "metrics, batch_metrics) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+    s.Reset();
     s.Bind(1, m.trial_id).Bind(2, m.trial_run_id).Bind(3, m.group).Bind(4, m.total_batches);
     s.Bind(5, Micros(m.end_time)).Bind(6, m.metrics_json).Bind(7, m.batch_metrics_json);
     RETURN_IF_ERROR(s.Run());

@@ -58,11 +58,9 @@ class SqliteStore : public Store {
   absl::StatusOr<Allocation> GetAllocation(const std::string& allocation_id) override;
   absl::StatusOr<Allocation> GetAllocationByTokenHash(const std::string& token_hash) override;
 
-  absl::StatusOr<std::vector<int64_t>> AddMetricsBatch(
+  absl::StatusOr<std::vector<int64_t>> AddMetrics(
       const std::vector<api::MetricsReport>& reports,
       const std::function<void(api::Trial&, const api::MetricsReport&)>& update_summary) override;
-  absl::StatusOr<int64_t> AddMetrics(const api::MetricsReport& report,
-                                     const std::function<void(api::Trial&)>& update_summary) override;
   absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
                                                              const BatchRange& range) override;
 

@@ -162,7 +162,10 @@ TEST_F(SqliteStoreTest, MetricsUpdateSummaryInOneTransaction) {
   m.group = "validation";
   m.total_batches = 10;
   m.metrics_json = R"({"acc":0.9})";
-  auto id = store_->AddMetrics(m, [](api::Trial& t) { t.total_batches = 10; t.searcher_metric_value = 0.9; });
+  auto id = store_->AddMetrics({m}, [](api::Trial& t, const api::MetricsReport&) {
+    t.total_batches = 10;
+    t.searcher_metric_value = 0.9;
+  });
   ASSERT_TRUE(id.ok()) << id.status();
   auto reports = store_->GetMetrics(trial_id, "validation", {});
   ASSERT_TRUE(reports.ok());
@@ -171,7 +174,7 @@ TEST_F(SqliteStoreTest, MetricsUpdateSummaryInOneTransaction) {
   EXPECT_EQ(store_->GetTrial(trial_id)->total_batches, 10);
   EXPECT_EQ(*store_->GetTrial(trial_id)->searcher_metric_value, 0.9);
   m.trial_id = 999;
-  EXPECT_EQ(store_->AddMetrics(m, [](api::Trial&) {}).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->AddMetrics({m}, [](api::Trial&, const api::MetricsReport&) {}).status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_F(SqliteStoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
@@ -185,7 +188,7 @@ TEST_F(SqliteStoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
     batch[i].metrics_json = R"({"loss":1})";
   }
   std::vector<int64_t> seen;
-  auto ids = store_->AddMetricsBatch(batch, [&](api::Trial& t, const api::MetricsReport& m) {
+  auto ids = store_->AddMetrics(batch, [&](api::Trial& t, const api::MetricsReport& m) {
     seen.push_back(m.total_batches);
     t.total_batches = m.total_batches;
   });
@@ -197,10 +200,10 @@ TEST_F(SqliteStoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
 
   // One bad report (another trial) stores none of the batch.
   batch[1].trial_id = 999;
-  EXPECT_EQ(store_->AddMetricsBatch(batch, [](api::Trial&, const api::MetricsReport&) {}).status().code(),
+  EXPECT_EQ(store_->AddMetrics(batch, [](api::Trial&, const api::MetricsReport&) {}).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(store_->GetMetrics(trial_id, "training", {})->size(), 3u);
-  EXPECT_TRUE(store_->AddMetricsBatch({}, [](api::Trial&, const api::MetricsReport&) {})->empty());
+  EXPECT_TRUE(store_->AddMetrics({}, [](api::Trial&, const api::MetricsReport&) {})->empty());
 }
 
 TEST_F(SqliteStoreTest, CheckpointsAndLogs) {
@@ -371,7 +374,7 @@ TEST_F(SqliteStoreTest, ReusedStatementsSeeNewBindsAndNewRows) {
     m.trial_id = trial_id;
     m.group = i % 2 == 0 ? "training" : "validation";
     m.total_batches = i;
-    ASSERT_TRUE(store_->AddMetrics(m, [i](api::Trial& t) { t.total_batches = i; }).ok());
+    ASSERT_TRUE(store_->AddMetrics({m}, [i](api::Trial& t, const api::MetricsReport&) { t.total_batches = i; }).ok());
     ASSERT_EQ(store_->GetTrial(trial_id)->total_batches, i);
     ASSERT_EQ(store_->GetMetrics(trial_id, "training", {})->size(), static_cast<size_t>(i / 2));
   }
@@ -386,7 +389,7 @@ TEST_F(SqliteStoreTest, MetricsWithinABatchRange) {
     m.trial_id = trial_id;
     m.group = "training";
     m.total_batches = batches;
-    ASSERT_TRUE(store_->AddMetrics(m, [](api::Trial&) {}).ok());
+    ASSERT_TRUE(store_->AddMetrics({m}, [](api::Trial&, const api::MetricsReport&) {}).ok());
   }
   auto batches = [&](const BatchRange& range) {
     std::vector<int64_t> out;

@@ -220,15 +220,12 @@ class Store {
   virtual absl::StatusOr<Allocation> GetAllocation(const std::string& allocation_id) = 0;
   virtual absl::StatusOr<Allocation> GetAllocationByTokenHash(const std::string& token_hash) = 0;
 
-  // Metrics: inserts the report and, in the same transaction, applies `update_summary` to the trial's
-  // summary fields (total_batches, latest/best validation, summary metrics, searcher metric value).
-  // Several reports of one trial at once, in one transaction (all stored or none); `update_summary` is
-  // applied for each report in order. Returns their ids.
-  virtual absl::StatusOr<std::vector<int64_t>> AddMetricsBatch(
+  // Metrics: inserts reports of one trial and, in the same transaction (all stored or none), applies
+  // `update_summary` for each report in order to the trial's summary fields (total_batches, latest/best
+  // validation, summary metrics, searcher metric value). Returns their ids.
+  virtual absl::StatusOr<std::vector<int64_t>> AddMetrics(
       const std::vector<api::MetricsReport>& reports,
       const std::function<void(api::Trial&, const api::MetricsReport&)>& update_summary) = 0;
-  virtual absl::StatusOr<int64_t> AddMetrics(const api::MetricsReport& report,
-                                             const std::function<void(api::Trial&)>& update_summary) = 0;
   // Reports of one trial and group within `range`, ordered by total_batches then id.
   virtual absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
                                                                      const BatchRange& range) = 0;

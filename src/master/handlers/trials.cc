@@ -73,7 +73,7 @@ absl::Status IngestMetrics(MasterContext& ctx, const HttpRequest& req, int64_t t
   RETURN_IF_ERROR(CheckTaskOwnsTrial(ctx.store, req, trial.id));
   ASSIGN_OR_RETURN(SearcherMetric searcher, ctx.store.GetSearcherMetric(trial.experiment_id));
   RETURN_IF_ERROR(ctx.store
-                      .AddMetricsBatch(reports,
+                      .AddMetrics(reports,
                                        [&](api::Trial& t, const api::MetricsReport& report) {
                                          ApplyMetricsToTrial(t, report, searcher.name, searcher.smaller_is_better);
                                        })
