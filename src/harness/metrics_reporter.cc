@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "common/json_yaml.h"
 #include "common/status_macros.h"
 #include "common/time_util.h"
 #include "harness/metrics_body.h"
@@ -64,26 +63,6 @@ absl::Status MetricsReporter::Report(const std::string& group, int64_t steps_com
   // for the queue to grow, so most reports wake no one (a wake-up costs the training loop a syscall).
   if (queue_.size() == 1 || queue_.size() == kMaxReportsPerRequest) cv_.notify_all();
   return TakeErrorLocked();
-}
-
-absl::Status MetricsReporter::ReportJson(const std::string& group, int64_t steps_completed,
-                                         const std::string& metrics_json,
-                                         const std::string& batch_metrics_json) {
-  auto metrics = ParseJson(metrics_json);
-  if (!metrics.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("metrics: not valid JSON: ", metrics.status().message()));
-  }
-  nlohmann::json batch;  // null
-  if (!batch_metrics_json.empty()) {
-    auto b = ParseJson(batch_metrics_json);
-    if (!b.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("batch_metrics: not valid JSON: ", b.status().message()));
-    }
-    batch = std::move(*b);
-  }
-  return Report(group, steps_completed, std::move(*metrics), std::move(batch));
 }
 
 absl::Status MetricsReporter::TakeErrorLocked() {

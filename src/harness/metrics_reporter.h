@@ -51,10 +51,6 @@ class MetricsReporter {
   // The request body is built on the reporter's thread: the call only checks, copies and queues.
   absl::Status Report(const std::string& group, int64_t steps_completed, nlohmann::json metrics,
                       nlohmann::json batch_metrics);
-  // The same with JSON text; `batch_metrics_json` may be empty for none.
-  absl::Status ReportJson(const std::string& group, int64_t steps_completed,
-                          const std::string& metrics_json, const std::string& batch_metrics_json);
-
   // Blocks until every report queued so far was sent or given up on; returns the first background
   // error not yet returned (and clears it).
   absl::Status Flush();

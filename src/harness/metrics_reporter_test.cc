@@ -41,6 +41,15 @@ struct FakeMaster {
     };
   }
 
+  // Every call waits until `release` is set, then gets `result(call)`.
+  void HoldCallsUntil(const std::atomic<bool>& release,
+                      std::function<absl::Status(int call)> result = [](int) { return absl::OkStatus(); }) {
+    script = [&release, result = std::move(result)](int call) {
+      while (!release.load()) std::this_thread::sleep_for(milliseconds(1));
+      return result(call);
+    };
+  }
+
   void WaitForCalls(int n) {
     for (;;) {
       {
@@ -69,10 +78,7 @@ struct FakeMaster {
 TEST(MetricsReporterTest, ReportDoesNotWaitForTheNetwork) {
   FakeMaster master;
   std::atomic<bool> release{false};
-  master.script = [&](int) {
-    while (!release.load()) std::this_thread::sleep_for(milliseconds(1));
-    return absl::OkStatus();
-  };
+  master.HoldCallsUntil(release);
   MetricsReporter r(7, 3, master.Fn(), FastRetry());
   auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(r.Report("training", 0, json{{"loss", 1.0}}, json()).ok());
@@ -121,10 +127,9 @@ TEST(MetricsReporterTest, FlushDoesNotWaitOutTheLinger) {
 TEST(MetricsReporterTest, ABatchIsRetriedWholeAndCountsEveryReport) {
   FakeMaster master;
   std::atomic<bool> release{false};
-  master.script = [&](int call) {
-    while (!release.load()) std::this_thread::sleep_for(milliseconds(1));
+  master.HoldCallsUntil(release, [](int call) {
     return call == 1 ? absl::UnavailableError("master restarting") : absl::OkStatus();
-  };
+  });
   MetricsReporter r(7, 1, master.Fn(), FastRetry());
   ASSERT_TRUE(r.Report("training", 0, json{{"loss", 1}}, json()).ok());
   master.WaitForCalls(1);
@@ -139,10 +144,7 @@ TEST(MetricsReporterTest, ABatchIsRetriedWholeAndCountsEveryReport) {
 TEST(MetricsReporterTest, ABatchNeverExceedsTheLimit) {
   FakeMaster master;
   std::atomic<bool> release{false};
-  master.script = [&](int) {
-    while (!release.load()) std::this_thread::sleep_for(milliseconds(1));
-    return absl::OkStatus();
-  };
+  master.HoldCallsUntil(release);
   MetricsReporter r(7, 1, master.Fn(), FastRetry());
   const int n = static_cast<int>(MetricsReporter::kMaxReportsPerRequest) + 50;
   for (int i = 0; i < n; ++i) ASSERT_TRUE(r.Report("training", i, json::object(), json()).ok());
@@ -197,11 +199,11 @@ TEST(MetricsReporterTest, GivesUpAfterTheRetryBudget) {
 TEST(MetricsReporterTest, MalformedReportsFailAtOnce) {
   FakeMaster master;
   MetricsReporter r(1, 1, master.Fn(), FastRetry());
-  EXPECT_EQ(r.ReportJson("training", 1, "{not json", "").code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(r.ReportJson("training", 1, "[1]", "").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(r.ReportJson("", 1, "{}", "").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(r.ReportJson("training", 1, R"({"loss": 2})", R"([{"loss": 2}])").ok());
+  EXPECT_EQ(r.Report("training", 1, json::array({1}), json()).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.Report("", 1, json::object(), json()).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.Report("training", -1, json::object(), json()).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.Report("training", 1, json::object(), json::array({1})).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(r.Report("training", 1, json{{"loss", 2}}, json::array({json{{"loss", 2}}})).ok());
   EXPECT_TRUE(r.Flush().ok());
   ASSERT_EQ(master.posts.size(), 1u);
   EXPECT_EQ(master.posts[0].second["metrics"]["metrics"]["batchMetrics"][0]["loss"], 2);
