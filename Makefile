@@ -4,6 +4,11 @@ BUILD ?= build
 # and line, and the build takes about a third less time (the full -g of RelWithDebInfo/Debug costs
 # 45 s more on the heaviest file). For a debugger with locals, build with plain cmake.
 CMAKE_FLAGS ?= "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+# Unity builds: each target's sources compile in batches of 8, so the shared headers (nlohmann/json,
+# abseil, gtest) are parsed and their templates compiled once a batch instead of once a file. On 2 cores
+# a full build takes about 7 minutes instead of 18. The two Beast TUs stay alone (their CMakeLists).
+# For quick edit-compile cycles, configure your own build directory without it.
+UNITY ?= -DCMAKE_UNITY_BUILD=ON
 
 .PHONY: deps build demo test sanitize-build fuzz clean
 
@@ -11,7 +16,7 @@ deps:
 	bash scripts/install-deps.sh
 
 build: deps
-	cmake -S . -B $(BUILD) -G Ninja -UDET_MODULES $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -UDET_MODULES $(CMAKE_FLAGS) $(UNITY)
 	cmake --build $(BUILD)
 
 demo: build
@@ -32,7 +37,7 @@ fuzz: deps
 	FUZZ_BUILD=$(abspath $(BUILD))-fuzz bash scripts/run-fuzzers.sh $(FUZZ_SECONDS)
 
 sanitize-build: deps
-	cmake -S . -B $(BUILD)-asan -G Ninja -UDET_MODULES -DDET_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+	cmake -S . -B $(BUILD)-asan -G Ninja -UDET_MODULES -DDET_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(UNITY) \
 	  "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1"
 	cmake --build $(BUILD)-asan --target unit_tests
 

@@ -10,7 +10,7 @@ namespace det::cli {
 namespace {
 
 // --json / --yaml (mutually exclusive); YAML when neither is given.
-std::shared_ptr<MasterOutput> AddFormatFlags(CLI::App* cmd, bool with_yaml) {
+std::shared_ptr<MasterOutput> AddMasterFormatFlags(CLI::App* cmd, bool with_yaml) {
   auto format = std::make_shared<MasterOutput>(MasterOutput::kYaml);
   CLI::Option* json = cmd->add_flag_callback(
       "--json", [format] { *format = MasterOutput::kJson; }, "print JSON");
@@ -29,7 +29,7 @@ void AddMasterCommands(CLI::App& det, CommandContext& ctx) {
   master->require_subcommand(1);
 
   CLI::App* config = master->add_subcommand("config", "fetch master config");
-  auto config_format = AddFormatFlags(config, true);
+  auto config_format = AddMasterFormatFlags(config, true);
   config->callback([&ctx, config_format] {
     ctx.action = [&ctx, config_format] { return MasterConfig(ctx, *config_format, std::cout); };
   });
@@ -47,7 +47,7 @@ void AddMasterCommands(CLI::App& det, CommandContext& ctx) {
   });
 
   CLI::App* info = master->add_subcommand("info", "fetch master info");
-  auto info_format = AddFormatFlags(info, false);
+  auto info_format = AddMasterFormatFlags(info, false);
   info->callback([&ctx, info_format] {
     ctx.action = [&ctx, info_format] { return MasterInfo(ctx, *info_format, std::cout); };
   });

@@ -16,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const char* kPools = R"({"resourcePools": [
+const char* kPoolsReply = R"({"resourcePools": [
   {"name": "default", "numAgents": 1, "slotsPerAgent": -1, "slotsAvailable": 2, "slotsUsed": 1,
    "defaultComputePool": true, "defaultAuxPool": true, "schedulerType": "SCHEDULER_TYPE_PRIORITY"},
   {"name": "fair", "numAgents": 0, "slotsPerAgent": -1, "slotsAvailable": 0, "slotsUsed": 0,
@@ -31,7 +31,7 @@ TEST(ResourcePoolOpsTest, ListTableJsonCsv) {
     FakeHttpServer server([](const FakeRequest& r) -> FakeResponse {
       if (r.target == "/api/v1/auth/login")
         return {200, R"({"token":"t","user":{"username":"u"}})"};
-      if (r.target.rfind("/api/v1/resource-pools?", 0) == 0) return {200, kPools};
+      if (r.target.rfind("/api/v1/resource-pools?", 0) == 0) return {200, kPoolsReply};
       return {404, R"({"error":{"code":5,"error":"no route"}})"};
     });
     SessionOptions o;
@@ -50,7 +50,7 @@ TEST(ResourcePoolOpsTest, ListTableJsonCsv) {
               " fair          |             0 |              -1 |               0 |         0 | "
               "False                | False            | fair_share\n");
     ASSERT_TRUE(ListResourcePools(session, OutputFormat::kJson, js).ok());
-    EXPECT_EQ(json::parse(js.str()), json::parse(kPools)["resourcePools"]);
+    EXPECT_EQ(json::parse(js.str()), json::parse(kPoolsReply)["resourcePools"]);
     ASSERT_TRUE(ListResourcePools(session, OutputFormat::kCsv, csv).ok());
     EXPECT_NE(csv.str().find("default,1,-1,2,1,True,True,priority\n"), std::string::npos);
   }

@@ -21,7 +21,7 @@ std::vector<int64_t> Ids(const std::vector<api::Trial>& trials) {
   return out;
 }
 
-using V = std::vector<int64_t>;
+using TrialIds = std::vector<int64_t>;
 
 std::vector<api::Trial> Sample() {
   std::vector<api::Trial> trials = {MakeTrial(1, "COMPLETED", 30, 0.5), MakeTrial(2, "ACTIVE", 10, std::nullopt),
@@ -33,22 +33,22 @@ std::vector<api::Trial> Sample() {
 }
 
 TEST(TrialListTest, SortsByTheRequestedFieldMissingValuesLast) {
-  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {})), (V{1, 2, 3, 4}));
-  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.descending = true})), (V{4, 3, 2, 1}));
-  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kBestValidationMetric})), (V{3, 1, 4, 2}));
+  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {})), (TrialIds{1, 2, 3, 4}));
+  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.descending = true})), (TrialIds{4, 3, 2, 1}));
+  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kBestValidationMetric})), (TrialIds{3, 1, 4, 2}));
   EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kBestValidationMetric, .descending = true})),
-            (V{4, 1, 3, 2}));
-  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kBatchesProcessed})), (V{2, 3, 4, 1}));
-  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kEndTime})), (V{3, 1, 2, 4}));
-  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kState})), (V{2, 1, 3, 4}));
+            (TrialIds{4, 1, 3, 2}));
+  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kBatchesProcessed})), (TrialIds{2, 3, 4, 1}));
+  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kEndTime})), (TrialIds{3, 1, 2, 4}));
+  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kState})), (TrialIds{2, 1, 3, 4}));
   EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kLatestValidationMetric, .searcher_metric = "loss"})),
-            (V{1, 2, 3, 4}));
+            (TrialIds{1, 2, 3, 4}));
   EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.sort = TrialSort::kDuration, .now = WallTime(std::chrono::seconds(1000))})),
-            (V{3, 1, 4, 2}));
+            (TrialIds{3, 1, 4, 2}));
 }
 
 TEST(TrialListTest, FiltersByState) {
-  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.states = {"COMPLETED", "ERROR"}})), (V{1, 3, 4}));
+  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.states = {"COMPLETED", "ERROR"}})), (TrialIds{1, 3, 4}));
 }
 
 TEST(TrialListTest, ParsesSortByNameOrNumber) {

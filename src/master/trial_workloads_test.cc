@@ -33,11 +33,11 @@ std::vector<std::string> Kinds(const std::vector<json>& workloads) {
   return out;
 }
 
-using V = std::vector<std::string>;
+using Names = std::vector<std::string>;
 
 TEST(TrialWorkloadsTest, AllInBatchOrderTrainingThenValidationThenCheckpoint) {
   std::vector<json> all = TrialWorkloads({Report(10, 0.5), Report(20, 0.4)}, {Report(20, 0.3)}, {Checkpoint(20)}, {});
-  EXPECT_EQ(Kinds(all), (V{"t10", "t20", "v20", "c20"}));
+  EXPECT_EQ(Kinds(all), (Names{"t10", "t20", "v20", "c20"}));
   EXPECT_EQ(all[0]["training"]["metrics"]["avgMetrics"], (json{{"loss", 0.5}}));
   EXPECT_EQ(all[0]["training"]["metrics"]["batchMetrics"], json::array()) << "only when asked";
   EXPECT_EQ(all[3]["checkpoint"]["uuid"], "c20");
@@ -49,12 +49,12 @@ TEST(TrialWorkloadsTest, FiltersAndBatchMetrics) {
   std::vector<api::MetricsReport> validation = {Report(10, 0.4)};
   std::vector<api::Checkpoint> checkpoints = {Checkpoint(10)};
   EXPECT_EQ(Kinds(TrialWorkloads(training, validation, checkpoints, {.filter = WorkloadFilter::kCheckpoint})),
-            V{"c10"});
+            Names{"c10"});
   EXPECT_EQ(Kinds(TrialWorkloads(training, validation, checkpoints, {.filter = WorkloadFilter::kValidation})),
-            V{"v10"});
+            Names{"v10"});
   EXPECT_EQ(Kinds(TrialWorkloads(training, validation, checkpoints,
                                  {.filter = WorkloadFilter::kCheckpointOrValidation})),
-            (V{"v10", "c10"}));
+            (Names{"v10", "c10"}));
   std::vector<json> with_batches = TrialWorkloads(training, {}, {}, {.with_batch_metrics = true});
   EXPECT_EQ(with_batches[0]["training"]["metrics"]["batchMetrics"], (json::array({{{"loss", 1}}})));
 }
@@ -62,12 +62,12 @@ TEST(TrialWorkloadsTest, FiltersAndBatchMetrics) {
 TEST(TrialWorkloadsTest, SortByAMetricPutsWorkloadsWithoutItLast) {
   std::vector<json> by_loss = TrialWorkloads({Report(10, 0.5)}, {Report(20, 0.1), Report(30, 0.3)}, {Checkpoint(5)},
                                              {.sort_key = "loss"});
-  EXPECT_EQ(Kinds(by_loss), (V{"v20", "v30", "t10", "c5"}));
+  EXPECT_EQ(Kinds(by_loss), (Names{"v20", "v30", "t10", "c5"}));
   std::vector<json> descending = TrialWorkloads({Report(10, 0.5)}, {Report(20, 0.1)}, {Checkpoint(5)},
                                                 {.sort_key = "loss", .descending = true});
-  EXPECT_EQ(Kinds(descending), (V{"t10", "v20", "c5"}));
+  EXPECT_EQ(Kinds(descending), (Names{"t10", "v20", "c5"}));
   EXPECT_EQ(Kinds(TrialWorkloads({Report(10, 0.5), Report(20, 0.1)}, {}, {}, {.descending = true})),
-            (V{"t20", "t10"}));
+            (Names{"t20", "t10"}));
 }
 
 }  // namespace
