@@ -1,4 +1,4 @@
-// `det checkpoint list EXPERIMENT_ID | describe UUID | download UUID [-o DIR]`.
+// `det checkpoint list EXPERIMENT_ID | describe UUID | download UUID [-o DIR] | delete UUID,... [--yes]`.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
@@ -8,6 +8,7 @@
 #include "cli/command_context.h"
 #include "cli/commands.h"
 #include "cli/format_flags.h"
+#include "cli/prompt.h"
 
 namespace det::cli {
 
@@ -49,6 +50,22 @@ void AddCheckpointCommands(CLI::App& det, CommandContext& ctx) {
   download->callback([&ctx, download_uuid, output_dir] {
     ctx.action = [&ctx, download_uuid, output_dir] {
       return DownloadCheckpoint(ctx.session(), *download_uuid, *output_dir, std::cout);
+    };
+  });
+
+  CLI::App* del = checkpoint->add_subcommand("delete", "delete checkpoints");
+  auto uuids = std::make_shared<std::string>();
+  auto yes = std::make_shared<bool>(false);
+  del->add_option("checkpoints_uuids", *uuids, "comma-separated list of checkpoints to delete")->required();
+  del->add_flag("--yes", *yes, "automatically answer yes to prompts");
+  del->callback([&ctx, uuids, yes] {
+    ctx.action = [&ctx, uuids, yes]() -> absl::StatusOr<int> {
+      if (!*yes && !Confirm("Deleting checkpoints will result in deletion of all data associated\n"
+                            "with each checkpoint in the checkpoint storage. Do you still want to proceed?")) {
+        std::cout << "Aborting deletion of checkpoints.\n";
+        return 0;
+      }
+      return DeleteCheckpoints(ctx.session(), *uuids, std::cout);
     };
   });
 }

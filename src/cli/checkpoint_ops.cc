@@ -2,11 +2,16 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <system_error>
+#include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "api/wire.h"
 #include "cli/checkpoint_location.h"
+#include "common/status_macros.h"
 #include "cli/format.h"
 #include "cli/session.h"
 #include "client/rest_client.h"
@@ -109,6 +114,16 @@ absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid
     }
   }
   out << "Local checkpoint path: " << output_dir << "\n";
+  return 0;
+}
+
+absl::StatusOr<int> DeleteCheckpoints(Session& session, const std::string& comma_separated_uuids,
+                                      std::ostream& out) {
+  std::vector<std::string> uuids = absl::StrSplit(comma_separated_uuids, ',', absl::SkipWhitespace());
+  for (std::string& uuid : uuids) uuid = std::string(absl::StripAsciiWhitespace(uuid));
+  if (uuids.empty()) return absl::InvalidArgumentError("checkpoints_uuids: name at least one checkpoint UUID");
+  RETURN_IF_ERROR(session.Delete("/api/v1/checkpoints", {{"checkpointUuids", uuids}}).status());
+  out << "Deletion of checkpoints " << comma_separated_uuids << " is in progress\n";
   return 0;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// `det checkpoint list | describe | download`.
+// `det checkpoint list | describe | download | delete`.
 #include <ostream>
 #include <string>
 
@@ -26,5 +26,10 @@ absl::StatusOr<int> DescribeCheckpoint(Session& session, const std::string& uuid
 // storage and location.
 absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid,
                                        std::string output_dir, std::ostream& out);
+
+// Asks the master to delete the comma-separated checkpoints from storage (DELETE /api/v1/checkpoints)
+// and prints "Deletion of checkpoints UUIDS is in progress"; the master deletes them in the background.
+absl::StatusOr<int> DeleteCheckpoints(Session& session, const std::string& comma_separated_uuids,
+                                      std::ostream& out);
 
 }  // namespace det::cli

@@ -3,7 +3,6 @@
 #include <iostream>
 #include <memory>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "cli/command_context.h"
 #include "cli/commands.h"
@@ -248,16 +247,11 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   del->add_flag("--yes", *yes, "automatically answer yes to prompts");
   del->callback([&ctx, del_id, yes] {
     ctx.action = [&ctx, del_id, yes]() -> absl::StatusOr<int> {
-      if (!*yes) {
-        absl::StatusOr<std::string> answer = ReadLine(
-            "Deleting an experiment will result in the unrecoverable deletion of all associated "
-            "logs, checkpoints, and other metadata associated with the experiment. Do you still "
-            "wish to proceed? [y/N] ");
-        std::string a = answer.ok() ? absl::AsciiStrToLower(*answer) : "";
-        if (a != "y" && a != "yes") {
-          std::cout << "Aborting experiment deletion.\n";
-          return 0;
-        }
+      if (!*yes && !Confirm("Deleting an experiment will result in the unrecoverable deletion of all associated "
+                            "logs, checkpoints, and other metadata associated with the experiment. Do you still "
+                            "wish to proceed?")) {
+        std::cout << "Aborting experiment deletion.\n";
+        return 0;
       }
       return DeleteExperiment(ctx.session(), *del_id, std::cout);
     };

@@ -5,6 +5,8 @@
 
 #include <iostream>
 
+#include "absl/strings/ascii.h"
+
 namespace det::cli {
 namespace {
 
@@ -27,6 +29,12 @@ absl::StatusOr<std::string> ReadLine(const std::string& prompt) {
     std::cerr << prompt << std::flush;
   }
   return ReadStdinLine();
+}
+
+bool Confirm(const std::string& question) {
+  absl::StatusOr<std::string> answer = ReadLine(question + " [y/N] ");
+  std::string a = answer.ok() ? absl::AsciiStrToLower(absl::StripAsciiWhitespace(*answer)) : "";
+  return a == "y" || a == "yes";
 }
 
 absl::StatusOr<std::string> ReadPassword(const std::string& prompt) {

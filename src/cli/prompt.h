@@ -11,5 +11,8 @@ bool StdinIsTerminal();
 // One line without its newline; NotFound at end of input.
 absl::StatusOr<std::string> ReadLine(const std::string& prompt);
 absl::StatusOr<std::string> ReadPassword(const std::string& prompt);
+// Asks `question` with " [y/N] " appended: true for "y" or "yes" (any case), false for anything else
+// and at end of input.
+bool Confirm(const std::string& question);
 
 }  // namespace det::cli

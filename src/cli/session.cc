@@ -163,6 +163,10 @@ absl::StatusOr<nlohmann::json> Session::Delete(std::string_view path) {
   return WithAuth([&] { return client_->Delete(path); });
 }
 
+absl::StatusOr<nlohmann::json> Session::Delete(std::string_view path, const nlohmann::json& body) {
+  return WithAuth([&] { return client_->Delete(path, body); });
+}
+
 absl::Status Session::Stream(std::string_view path,
                              const std::function<bool(const nlohmann::json&)>& on_result) {
   bool delivered = false;

@@ -230,7 +230,7 @@ absl::StatusOr<RawResponse> RestClient::Send(std::string_view method, std::strin
   SetCommonOptions(curl, &cancelled_, sockets_.get(), timeout_seconds_, tls_, errbuf);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendToString);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp.body);
-  if (method != "GET" && method != "DELETE") {
+  if (method != "GET" && (method != "DELETE" || !body.empty())) {  // a DELETE may carry a body (DeleteCheckpoints)
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body_str.data());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_str.size()));
   }
@@ -257,6 +257,10 @@ absl::StatusOr<nlohmann::json> RestClient::Call(std::string_view method, std::st
 absl::StatusOr<nlohmann::json> RestClient::Get(std::string_view path) { return Call("GET", path, nullptr); }
 absl::StatusOr<nlohmann::json> RestClient::Delete(std::string_view path) {
   return Call("DELETE", path, nullptr);
+}
+absl::StatusOr<nlohmann::json> RestClient::Delete(std::string_view path, const nlohmann::json& body) {
+  std::string text = DumpJson(body);
+  return Call("DELETE", path, &text);
 }
 absl::StatusOr<nlohmann::json> RestClient::Post(std::string_view path, const nlohmann::json& body) {
   std::string text = DumpJson(body);

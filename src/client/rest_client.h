@@ -63,6 +63,7 @@ class RestClient {
   absl::StatusOr<nlohmann::json> Post(std::string_view path, const nlohmann::json& body);
   absl::StatusOr<nlohmann::json> Patch(std::string_view path, const nlohmann::json& body);
   absl::StatusOr<nlohmann::json> Delete(std::string_view path);
+  absl::StatusOr<nlohmann::json> Delete(std::string_view path, const nlohmann::json& body);
 
   // Any method, raw body, no status mapping.
   absl::StatusOr<RawResponse> Send(std::string_view method, std::string_view path, std::string_view body);

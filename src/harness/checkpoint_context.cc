@@ -139,6 +139,18 @@ absl::StatusOr<std::string> CheckpointContext::GetMetadataJson(const std::string
   return md.dump();
 }
 
-absl::Status CheckpointContext::Delete(const std::string& uuid) { return storage_->Delete(uuid); }
+absl::Status CheckpointContext::Delete(const std::string& uuid) {
+  RETURN_IF_ERROR(ValidateStorageId(uuid));
+  RETURN_IF_ERROR(storage_->Delete(uuid));
+  if (session_ == nullptr) return absl::OkStatus();
+  // Empty resources: the whole checkpoint is gone (PatchCheckpoints), so the master marks it DELETED.
+  nlohmann::json body = {{"checkpoints", {{{"uuid", uuid}, {"resources", {{"resources", nlohmann::json::object()}}}}}}};
+  if (absl::StatusOr<nlohmann::json> r = session_->Patch("/api/v1/checkpoints", body); !r.ok()) {
+    return absl::Status(r.status().code(), absl::StrCat("checkpoint ", uuid,
+                                                        " is deleted from storage, but telling the master failed: ",
+                                                        r.status().message()));
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace det::harness

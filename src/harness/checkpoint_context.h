@@ -61,6 +61,7 @@ class CheckpointContext {
   // The metadata of checkpoint `uuid` as JSON text: from the master (GET
   // /api/v1/checkpoints/{uuid}) on a cluster, from its metadata.json otherwise.
   absl::StatusOr<std::string> GetMetadataJson(const std::string& uuid);
+  // Deletes checkpoint `uuid` from storage; on a cluster the master then marks it DELETED.
   absl::Status Delete(const std::string& uuid);
 
   StorageManager& storage() { return *storage_; }

@@ -35,4 +35,8 @@ absl::StatusOr<nlohmann::json> Session::Post(std::string_view path, const nlohma
   return WithRetry([&](client::RestClient& c) { return c.Post(path, body); });
 }
 
+absl::StatusOr<nlohmann::json> Session::Patch(std::string_view path, const nlohmann::json& body) {
+  return WithRetry([&](client::RestClient& c) { return c.Patch(path, body); });
+}
+
 }  // namespace det::harness

@@ -25,6 +25,7 @@ class Session {
   // retry policy and then returns the last error.
   absl::StatusOr<nlohmann::json> Get(std::string_view path);
   absl::StatusOr<nlohmann::json> Post(std::string_view path, const nlohmann::json& body);
+  absl::StatusOr<nlohmann::json> Patch(std::string_view path, const nlohmann::json& body);
 
   const std::string& master_url() const { return master_url_; }
   const std::string& allocation_token() const { return allocation_token_; }

@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "api/types.h"
@@ -19,6 +18,11 @@ using nlohmann::json;
 int64_t PolicyValue(const json& storage, const char* key, int64_t fallback) {
   auto it = storage.find(key);
   return it != storage.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
+}
+
+json StorageConfig(const api::Experiment& experiment) {
+  json config = json::parse(experiment.config_json, nullptr, false);
+  return config.is_object() ? config.value("checkpoint_storage", json::object()) : json::object();
 }
 
 }  // namespace
@@ -40,9 +44,19 @@ void CheckpointGc::Schedule(int64_t experiment_id, std::set<std::string> keep) {
     spdlog::warn("checkpoint GC of experiment {}: cannot mark it pending ({}); collecting anyway", experiment_id,
                  st.ToString());
   }
+  Enqueue({Scope::kPolicy, experiment_id, std::move(keep)});
+}
+
+void CheckpointGc::Delete(int64_t experiment_id, std::set<std::string> uuids) {
+  Enqueue({Scope::kListed, experiment_id, std::move(uuids)});
+}
+
+void CheckpointGc::DeleteExperiment(int64_t experiment_id) { Enqueue({Scope::kExperiment, experiment_id, {}}); }
+
+void CheckpointGc::Enqueue(Job job) {
   {
     std::lock_guard lock(mu_);
-    queue_.push_back({experiment_id, std::move(keep)});
+    queue_.push_back(std::move(job));
   }
   cv_.notify_all();
 }
@@ -71,11 +85,19 @@ void CheckpointGc::Run() {
 void CheckpointGc::Collect(const Job& job) {
   std::chrono::milliseconds delay = options_.first_retry_delay;
   for (int attempt = 1;; ++attempt) {
-    absl::Status st = CollectOnce(job.experiment_id, job.keep);
+    absl::Status st = RunOnce(job);
     if (st.ok()) return;
     if (attempt >= options_.max_attempts) {
-      spdlog::error("checkpoint GC of experiment {} failed {} times, giving up until the master restarts: {}",
-                    job.experiment_id, attempt, st.ToString());
+      if (job.scope == Scope::kExperiment) {
+        spdlog::error("deleting experiment {} failed {} times, it is DELETE_FAILED: {}", job.experiment_id,
+                      attempt, st.ToString());
+        if (absl::Status marked = store_.MarkExperimentDeleteFailed(job.experiment_id); !marked.ok()) {
+          spdlog::error("experiment {} stays DELETING: {}", job.experiment_id, marked.ToString());
+        }
+      } else {
+        spdlog::error("checkpoint GC of experiment {} failed {} times, giving up until the master restarts: {}",
+                      job.experiment_id, attempt, st.ToString());
+      }
       return;
     }
     spdlog::warn("checkpoint GC of experiment {} failed (attempt {} of {}), retrying in {} ms: {}",
@@ -87,21 +109,44 @@ void CheckpointGc::Collect(const Job& job) {
 }
 
 absl::Status CheckpointGc::CollectOnce(int64_t experiment_id, const std::set<std::string>& keep) {
-  absl::StatusOr<api::Experiment> found = store_.GetExperiment(experiment_id);
+  return RunOnce({Scope::kPolicy, experiment_id, keep});
+}
+
+absl::Status CheckpointGc::RunOnce(const Job& job) {
+  absl::StatusOr<api::Experiment> found = store_.GetExperiment(job.experiment_id);
   if (absl::IsNotFound(found.status())) return absl::OkStatus();  // deleted since: nothing left to collect
   ASSIGN_OR_RETURN(api::Experiment exp, std::move(found));
-  json config = json::parse(exp.config_json, nullptr, false);
-  const json storage_config = config.is_object() ? config.value("checkpoint_storage", json::object()) : json::object();
-  CheckpointGcPolicy policy{.save_experiment_best = PolicyValue(storage_config, "save_experiment_best", 0),
-                            .save_trial_best = PolicyValue(storage_config, "save_trial_best", 1),
-                            .save_trial_latest = PolicyValue(storage_config, "save_trial_latest", 1)};
-
-  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> stored, store_.ListCheckpoints(experiment_id));
+  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> stored, store_.ListCheckpoints(job.experiment_id));
   std::vector<GcCheckpoint> checkpoints;
   for (const api::Checkpoint& c : stored) {
     if (c.state != "COMPLETED") continue;
     checkpoints.push_back({c.uuid, c.trial_id, c.steps_completed});
   }
+
+  switch (job.scope) {
+    case Scope::kListed: {
+      std::vector<std::string> doomed;
+      for (const GcCheckpoint& c : checkpoints) {
+        if (job.uuids.contains(c.uuid)) doomed.push_back(c.uuid);
+      }
+      return DeleteFromStorage(exp, doomed);
+    }
+    case Scope::kExperiment: {
+      std::vector<std::string> doomed;
+      for (const GcCheckpoint& c : checkpoints) doomed.push_back(c.uuid);
+      RETURN_IF_ERROR(DeleteFromStorage(exp, doomed));
+      RETURN_IF_ERROR(store_.DeleteExperiment(job.experiment_id));
+      spdlog::info("experiment {} is deleted", job.experiment_id);
+      return absl::OkStatus();
+    }
+    case Scope::kPolicy:
+      break;
+  }
+
+  const json storage_config = StorageConfig(exp);
+  CheckpointGcPolicy policy{.save_experiment_best = PolicyValue(storage_config, "save_experiment_best", 0),
+                            .save_trial_best = PolicyValue(storage_config, "save_trial_best", 1),
+                            .save_trial_latest = PolicyValue(storage_config, "save_trial_latest", 1)};
   std::vector<GcValidation> validations;
   std::set<int64_t> trial_ids;
   for (const GcCheckpoint& c : checkpoints) trial_ids.insert(c.trial_id);
@@ -112,22 +157,24 @@ absl::Status CheckpointGc::CollectOnce(int64_t experiment_id, const std::set<std
                              MetricValue(json::parse(r.metrics_json, nullptr, false), exp.searcher_metric)});
     }
   }
+  RETURN_IF_ERROR(DeleteFromStorage(
+      exp, CheckpointsToDelete(checkpoints, validations, policy, exp.smaller_is_better, job.uuids)));
+  return store_.SetCheckpointGcPending(job.experiment_id, false);
+}
 
-  std::vector<std::string> doomed =
-      CheckpointsToDelete(checkpoints, validations, policy, exp.smaller_is_better, keep);
-  if (!doomed.empty()) {
-    ASSIGN_OR_RETURN(std::unique_ptr<harness::StorageManager> storage, options_.make_storage(storage_config));
-    for (const std::string& uuid : doomed) {
-      if (absl::Status st = storage->Delete(uuid); !st.ok()) {
-        return absl::Status(st.code(), absl::StrCat("deleting checkpoint ", uuid, " from ", storage->Describe(),
-                                                    ": ", st.message()));
-      }
-      RETURN_IF_ERROR(store_.MarkCheckpointDeleted(uuid));
+absl::Status CheckpointGc::DeleteFromStorage(const api::Experiment& experiment,
+                                             const std::vector<std::string>& uuids) {
+  if (uuids.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::unique_ptr<harness::StorageManager> storage, options_.make_storage(StorageConfig(experiment)));
+  for (const std::string& uuid : uuids) {
+    if (absl::Status st = storage->Delete(uuid); !st.ok()) {
+      return absl::Status(st.code(), absl::StrCat("deleting checkpoint ", uuid, " from ", storage->Describe(), ": ",
+                                                  st.message()));
     }
-    spdlog::info("checkpoint GC of experiment {}: deleted {} of {} checkpoint(s) from {}", experiment_id,
-                 doomed.size(), checkpoints.size(), storage->Describe());
+    RETURN_IF_ERROR(store_.MarkCheckpointDeleted(uuid));
   }
-  return store_.SetCheckpointGcPending(experiment_id, false);
+  spdlog::info("experiment {}: deleted {} checkpoint(s) from {}", experiment.id, uuids.size(), storage->Describe());
+  return absl::OkStatus();
 }
 
 }  // namespace det::master

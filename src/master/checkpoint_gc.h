@@ -3,7 +3,9 @@
 // policy (save_experiment_best, save_trial_best, save_trial_latest) lets go are deleted from storage
 // on a worker thread, and each is marked DELETED only after storage confirmed its deletion. An
 // experiment's GC is pending in the store until it has finished, so it is idempotent and a restarted
-// master finishes it; a storage failure is retried with backoff.
+// master finishes it; a storage failure is retried with backoff. The same worker deletes checkpoints a
+// user names (DELETE /api/v1/checkpoints) and, before a deleted experiment's records go, every
+// checkpoint of the experiment.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -42,6 +44,12 @@ class CheckpointGc {
   // Marks the ended experiment's GC pending and queues it. `keep`: checkpoints that must survive
   // whatever the policy says (live trials' warm starts).
   void Schedule(int64_t experiment_id, std::set<std::string> keep);
+  // Deletes these checkpoints of the experiment from storage, each marked DELETED once storage confirmed.
+  void Delete(int64_t experiment_id, std::set<std::string> uuids);
+  // The DELETING experiment (Store::MarkExperimentDeleting): its checkpoints are deleted from storage,
+  // then the experiment with everything recorded of it; when storage keeps failing it becomes
+  // DELETE_FAILED, and nothing of it is removed.
+  void DeleteExperiment(int64_t experiment_id);
   // Blocks until nothing is queued or running (tests).
   void WaitIdle();
 
@@ -50,11 +58,21 @@ class CheckpointGc {
   absl::Status CollectOnce(int64_t experiment_id, const std::set<std::string>& keep);
 
  private:
-  struct Job {
-    int64_t experiment_id;
-    std::set<std::string> keep;
+  enum class Scope {
+    kPolicy,      // what the experiment's policy lets go, except `uuids` (warm starts)
+    kListed,      // `uuids`
+    kExperiment,  // every checkpoint, then the experiment
   };
+  struct Job {
+    Scope scope;
+    int64_t experiment_id;
+    std::set<std::string> uuids;
+  };
+  void Enqueue(Job job);
   void Run();
+  absl::Status RunOnce(const Job& job);
+  // Deletes `uuids` from the experiment's storage, marking each DELETED after storage confirmed.
+  absl::Status DeleteFromStorage(const api::Experiment& experiment, const std::vector<std::string>& uuids);
   // Runs `job` until it succeeds, the attempts run out, or the collector stops.
   void Collect(const Job& job);
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "master/db/temp_sqlite_store.h"
@@ -171,6 +172,40 @@ TEST_F(CheckpointGcTest, AfterTheLastAttemptTheExperimentStaysPending) {
   EXPECT_EQ(States(id)[absl::StrCat("e", id, "-100")], "COMPLETED") << "storage never confirmed the deletion";
   EXPECT_EQ(OnDisk().size(), 3u);
   EXPECT_THAT(*store_->ListCheckpointGcPending(), ::testing::ElementsAre(id));
+}
+
+TEST_F(CheckpointGcTest, NamedCheckpointsAreDeletedAndNothingElse) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  CheckpointGc gc(*store_);
+  gc.Delete(id, {absl::StrCat("e", id, "-100"), absl::StrCat("e", id, "-300")});
+  gc.WaitIdle();
+  std::string kept = absl::StrCat("e", id, "-200");
+  EXPECT_THAT(OnDisk(), UnorderedElementsAre(kept));
+  EXPECT_EQ(States(id), (std::map<std::string, std::string>{{absl::StrCat("e", id, "-100"), "DELETED"},
+                                                            {kept, "COMPLETED"},
+                                                            {absl::StrCat("e", id, "-300"), "DELETED"}}));
+}
+
+TEST_F(CheckpointGcTest, ADeletedExperimentLosesItsCheckpointsThenItsRecords) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  ASSERT_TRUE(store_->MarkExperimentDeleting(id).ok());
+  CheckpointGc gc(*store_);
+  gc.DeleteExperiment(id);
+  gc.WaitIdle();
+  EXPECT_TRUE(OnDisk().empty());
+  EXPECT_EQ(store_->GetExperiment(id).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(CheckpointGcTest, AnExperimentWhoseCheckpointsStorageKeepsIsDeleteFailedAndKept) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  ASSERT_TRUE(store_->MarkExperimentDeleting(id).ok());
+  std::atomic<int> failures = 100;
+  CheckpointGc gc(*store_, Flaky(failures, 2));
+  gc.DeleteExperiment(id);
+  gc.WaitIdle();
+  EXPECT_EQ(store_->GetExperiment(id)->state, "DELETE_FAILED");
+  EXPECT_EQ(OnDisk().size(), 3u);
+  EXPECT_EQ(States(id).size(), 3u);
 }
 
 TEST_F(CheckpointGcTest, ADeletedExperimentHasNothingLeftToCollect) {

@@ -93,3 +93,75 @@ def test_zeroes_delete_every_checkpoint(cluster, tmp_path):
     exp_id = run(cluster, tmp_path, "none", best=0, trial_best=0, latest=0)
     listed = wait_for_gc(cluster, exp_id, deleted=8)
     assert not set(listed) & on_disk(cluster)
+
+
+def test_a_new_policy_collects_a_finished_experiment_again(cluster, tmp_path):
+    exp_id = run(cluster, tmp_path, "repolicy", best=1, trial_best=1, latest=1)
+    wait_for_gc(cluster, exp_id, deleted=4)
+    resp = cluster.session.patch(f"{cluster.master_url}/api/v1/experiments/{exp_id}", timeout=30, json={
+        "checkpointStorage": {"saveExperimentBest": 1, "saveTrialBest": 0, "saveTrialLatest": 0}})
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["experiment"]["config"]["checkpoint_storage"]["save_trial_latest"] == 0
+    listed = wait_for_gc(cluster, exp_id, deleted=7)
+    assert [(x, step) for x, step, state in listed.values() if state == "STATE_COMPLETED"] == [(2, 2)], listed
+    assert len(set(listed) & on_disk(cluster)) == 1
+    # A negative count is refused, naming the field.
+    bad = cluster.session.patch(f"{cluster.master_url}/api/v1/experiments/{exp_id}", timeout=30,
+                                json={"checkpointStorage": {"saveTrialLatest": -1}})
+    assert bad.status_code == 400 and "save_trial_latest" in bad.text, bad.text
+
+
+def test_det_checkpoint_delete_removes_just_the_named_checkpoints(cluster, tmp_path):
+    exp_id = run(cluster, tmp_path, "named", best=1, trial_best=1, latest=1)
+    listed = wait_for_gc(cluster, exp_id, deleted=4)
+    doomed = sorted(u for u, (_, _, s) in listed.items() if s == "STATE_COMPLETED")[:2]
+    unknown = cluster.det("checkpoint", "delete", f"{doomed[0]},no-such-checkpoint", "--yes", check=False)
+    assert unknown.returncode != 0 and "no-such-checkpoint" in unknown.stderr, unknown
+    # Without --yes the question is asked; "n" (or no answer) deletes nothing.
+    aborted = cluster.det("checkpoint", "delete", ",".join(doomed), input="n\n")
+    assert "Aborting" in aborted.stdout, aborted
+    out = cluster.det("checkpoint", "delete", ",".join(doomed), "--yes").stdout
+    assert "is in progress" in out, out
+    listed = wait_for_gc(cluster, exp_id, deleted=6)
+    for uuid in doomed:
+        assert listed[uuid][2] == "STATE_DELETED" and uuid not in on_disk(cluster), (uuid, listed)
+    assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["checkpointCount"] == 2
+
+
+def test_deleting_an_experiment_deletes_its_checkpoints_from_storage(cluster, tmp_path):
+    exp_id = run(cluster, tmp_path, "gone", best=1, trial_best=1, latest=1)
+    listed = wait_for_gc(cluster, exp_id, deleted=4)
+    assert len(set(listed) & on_disk(cluster)) == 4
+    cluster.det("experiment", "delete", str(exp_id), "--yes")
+    wait_for(lambda: cluster.session.get(f"{cluster.master_url}/api/v1/experiments/{exp_id}").status_code == 404,
+             "the experiment's records to go")
+    assert not set(listed) & on_disk(cluster)
+
+
+CORE_DELETE = """
+import determined as det
+
+with det.core.init() as ctx:
+    uuids = []
+    for step in (1, 2):
+        ctx.train.report_validation_metrics(steps_completed=step, metrics={"loss": 1.0 / step})
+        with ctx.checkpoint.store_path({"steps_completed": step}) as (path, uuid):
+            (path / "state").write_text(str(step))
+        uuids.append(uuid)
+    ctx.checkpoint.delete(uuids[0])
+    print("deleted", uuids[0])
+"""
+
+
+def test_core_api_delete_tells_the_master(cluster, tmp_path):
+    exp_id, _ = cluster.run_script(tmp_path, "core_delete", CORE_DELETE)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    states = {uuid: state for uuid, (_, _, state) in checkpoints_by_uuid(cluster, exp_id).items()}
+    deleted = [u for u, s in states.items() if s == "STATE_DELETED"]
+    assert len(states) == 2 and len(deleted) == 1, states
+    assert deleted[0] not in on_disk(cluster)
+
+
+def checkpoints_by_uuid(cluster, exp_id):
+    listed = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
+    return {c["uuid"]: (c["training"]["trialId"], c["metadata"]["steps_completed"], c["state"]) for c in listed}

@@ -621,6 +621,23 @@ void Cluster::CollectCheckpoints(int64_t experiment_id) {
   options_.checkpoint_gc->Schedule(experiment_id, std::move(warm_starts));
 }
 
+void Cluster::RecollectCheckpoints(int64_t experiment_id) {
+  loop_.Post([this, experiment_id] {
+    if (!experiments_.contains(experiment_id)) CollectCheckpoints(experiment_id);  // a live one's GC runs when it ends
+  });
+}
+
+void Cluster::DeleteCheckpoints(int64_t experiment_id, std::set<std::string> uuids) {
+  if (options_.checkpoint_gc != nullptr) options_.checkpoint_gc->Delete(experiment_id, std::move(uuids));
+}
+
+void Cluster::DeleteExperiment(int64_t experiment_id) {
+  if (options_.checkpoint_gc != nullptr) return options_.checkpoint_gc->DeleteExperiment(experiment_id);
+  if (absl::Status st = store_.DeleteExperiment(experiment_id); !st.ok()) {
+    spdlog::error("deleting experiment {}: {}", experiment_id, st.ToString());
+  }
+}
+
 void Cluster::WaitForPreemption(const std::string& allocation_id, std::chrono::seconds timeout,
                                 std::function<void(absl::StatusOr<bool>)> done) {
   loop_.Post([this, allocation_id, timeout, done = std::move(done)]() mutable {

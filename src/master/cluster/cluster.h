@@ -52,7 +52,8 @@ struct ClusterOptions {
   // How long a disconnected agent's tasks are kept alive, waiting for it to reconnect, unless its
   // pool says otherwise (upstream's default).
   std::chrono::milliseconds agent_reconnect_grace{std::chrono::seconds(25)};
-  // Collects an experiment's checkpoints when it ends (and, after a restart, what was left); none: no GC.
+  // Collects an experiment's checkpoints when it ends (and, after a restart, what was left) and deletes
+  // them on request; none (tests): no GC, and a deleted experiment's checkpoints stay in storage.
   CheckpointGc* checkpoint_gc = nullptr;
 };
 
@@ -179,6 +180,12 @@ class Cluster {
   // Task log lines as they arrive: matched against the experiment's log_policies (cancel_retries,
   // exclude_node), which decide how the trial is retried after a failure.
   void ObserveTaskLogs(std::vector<api::TaskLog> logs);
+  // Checkpoint storage clean-up, on the GC worker (checkpoint_gc.h): a finished experiment's policy
+  // again (its checkpoint_storage changed), checkpoints a user named, and an experiment the store
+  // marked DELETING (its checkpoints, then its records).
+  void RecollectCheckpoints(int64_t experiment_id);
+  void DeleteCheckpoints(int64_t experiment_id, std::set<std::string> uuids);
+  void DeleteExperiment(int64_t experiment_id);
 
  private:
   struct AgentState;

@@ -33,6 +33,10 @@ absl::Status Cluster::Recover() {
   if (auto pending = store_.ListCheckpointGcPending(); pending.ok()) {
     for (int64_t id : *pending) CollectCheckpoints(id);
   }
+  // Deletions an earlier master did not finish.
+  for (const api::Experiment& e : experiments) {
+    if (e.state == "DELETING") DeleteExperiment(e.id);
+  }
   // Agents that held allocations get the usual grace to come back before their work counts as lost.
   for (auto& [agent_id, agent] : agents_) {
     uint64_t generation = agent->generation;

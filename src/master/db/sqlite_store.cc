@@ -1167,12 +1167,36 @@ absl::Status SqliteStore::SetExperimentArchived(int64_t id, bool archived) {
   return s.Run();
 }
 
-absl::Status SqliteStore::DeleteExperiment(int64_t id) {
+absl::Status SqliteStore::MarkExperimentDeleting(int64_t id) {
   std::lock_guard lock(mu_);
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(Experiment e, GetExperimentLocked(id));
   if (!IsTerminalState(e.state)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("experiment in non terminal state 'STATE_", e.state, "', try again later"));
+  }
+  RETURN_IF_ERROR(SetExperimentStateLocked(id, "DELETING"));
+  return tx.Commit();
+}
+
+absl::Status SqliteStore::MarkExperimentDeleteFailed(int64_t id) {
+  std::lock_guard lock(mu_);
+  return SetExperimentStateLocked(id, "DELETE_FAILED");
+}
+
+absl::Status SqliteStore::SetExperimentStateLocked(int64_t id, const std::string& state) {
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "UPDATE experiments SET state = ? WHERE id = ?"));
+  s.Bind(1, state).Bind(2, id);
+  return s.Run();
+}
+
+absl::Status SqliteStore::DeleteExperiment(int64_t id) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(Experiment e, GetExperimentLocked(id));
+  if (!IsTerminalState(e.state) && e.state != "DELETING") {
     return absl::FailedPreconditionError(
         absl::StrCat("experiment in non terminal state 'STATE_", e.state, "', try again later"));
   }

@@ -43,6 +43,8 @@ class SqliteStore : public Store {
   absl::StatusOr<SearcherMetric> GetSearcherMetric(int64_t experiment_id) override;
   absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) override;
   absl::Status SetExperimentArchived(int64_t id, bool archived) override;
+  absl::Status MarkExperimentDeleting(int64_t id) override;
+  absl::Status MarkExperimentDeleteFailed(int64_t id) override;
   absl::Status DeleteExperiment(int64_t id) override;
   absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) override;
   absl::StatusOr<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
@@ -91,6 +93,7 @@ class SqliteStore : public Store {
   absl::Status Migrate();
   absl::StatusOr<api::User> GetUserLocked(int64_t id);
   absl::StatusOr<api::Experiment> GetExperimentLocked(int64_t id);
+  absl::Status SetExperimentStateLocked(int64_t experiment_id, const std::string& state);
   absl::StatusOr<api::Trial> GetTrialLocked(const char* where, const std::string& key);
   absl::StatusOr<std::vector<int64_t>> TrialIdsLocked(int64_t experiment_id);
 

@@ -738,5 +738,26 @@ TEST_F(ExperimentQueryTest, ArchiveAndDeleteNeedATerminalState) {
   EXPECT_EQ(store_->DeleteExperiment(done).code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(ExperimentQueryTest, OnlyAFinishedExperimentBecomesDeletingAndAFailedDeletionCanBeRetried) {
+  int64_t live = Add("live", 2, "ACTIVE", {}, 1);
+  absl::Status refused = store_->MarkExperimentDeleting(live);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.message(), "experiment in non terminal state 'STATE_ACTIVE', try again later");
+
+  int64_t trial_id = 0;
+  int64_t done = AddExperimentWithTrial(&trial_id);
+  ASSERT_TRUE(store_->UpdateExperimentState(done, "CANCELED", std::chrono::system_clock::now(), 0.5).ok());
+  ASSERT_TRUE(store_->MarkExperimentDeleting(done).ok());
+  EXPECT_EQ(store_->GetExperiment(done)->state, "DELETING");
+  EXPECT_EQ(store_->MarkExperimentDeleting(done).code(), absl::StatusCode::kFailedPrecondition) << "already deleting";
+  EXPECT_EQ(store_->SetExperimentArchived(done, true).code(), absl::StatusCode::kFailedPrecondition);
+
+  ASSERT_TRUE(store_->MarkExperimentDeleteFailed(done).ok());
+  EXPECT_EQ(store_->GetExperiment(done)->state, "DELETE_FAILED");
+  ASSERT_TRUE(store_->MarkExperimentDeleting(done).ok()) << "a failed deletion can be asked for again";
+  ASSERT_TRUE(store_->DeleteExperiment(done).ok());
+  EXPECT_EQ(store_->GetExperiment(done).status().code(), absl::StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace det::master

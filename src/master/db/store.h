@@ -199,8 +199,13 @@ class Store {
   virtual absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) = 0;
   // Only terminal experiments (COMPLETED, CANCELED, ERROR) can be (un)archived; else FailedPrecondition.
   virtual absl::Status SetExperimentArchived(int64_t id, bool archived) = 0;
-  // Removes a terminal experiment with its trials, allocations, metrics, checkpoint records, logs and
-  // searcher state; FailedPrecondition `experiment in non terminal state 'STATE_X', try again later`.
+  // Deleting an experiment: a terminal (or DELETE_FAILED) experiment becomes DELETING while its
+  // checkpoints are deleted from storage; FailedPrecondition `experiment in non terminal state
+  // 'STATE_X', try again later` otherwise. DELETE_FAILED when storage would not delete them.
+  virtual absl::Status MarkExperimentDeleting(int64_t id) = 0;
+  virtual absl::Status MarkExperimentDeleteFailed(int64_t id) = 0;
+  // Removes a terminal or DELETING experiment with its trials, allocations, metrics, checkpoint
+  // records, logs and searcher state; FailedPrecondition (as above) otherwise.
   virtual absl::Status DeleteExperiment(int64_t id) = 0;
   // The experiment's searcher state (JSON text), replaced on every save; NotFound before the first.
   virtual absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) = 0;

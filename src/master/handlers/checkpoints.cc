@@ -1,10 +1,16 @@
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "api/types_json.h"
 #include "api/wire.h"
 #include "common/status_macros.h"
+#include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/handlers/task_access.h"
@@ -62,11 +68,99 @@ absl::StatusOr<json> ReportCheckpoint(MasterContext& ctx, const HttpRequest& req
   return json::object();
 }
 
+// Who may delete an experiment's checkpoints: whoever may change the experiment, and its own trials'
+// tasks (the Core API's checkpoint.delete).
+absl::Status CheckCanDeleteCheckpointsOf(Store& store, const HttpRequest& req, int64_t experiment_id) {
+  const std::string& allocation_id = req.principal->allocation_id;
+  if (allocation_id.empty()) return ExperimentForChange(store, req, experiment_id).status();
+  ASSIGN_OR_RETURN(Allocation allocation, store.GetAllocation(allocation_id));
+  ASSIGN_OR_RETURN(api::Trial trial, store.GetTrial(allocation.trial_id));
+  if (trial.experiment_id != experiment_id) {
+    return absl::PermissionDeniedError(absl::StrCat("allocation ", allocation_id, " belongs to experiment ",
+                                                    trial.experiment_id, ", not to experiment ", experiment_id));
+  }
+  return absl::OkStatus();
+}
+
+// The named checkpoints by experiment, once the caller may delete each; NotFound naming every unknown
+// uuid.
+absl::StatusOr<std::map<int64_t, std::set<std::string>>> CheckpointsToDelete(MasterContext& ctx,
+                                                                             const HttpRequest& req,
+                                                                             const std::set<std::string>& uuids) {
+  if (uuids.empty()) return absl::InvalidArgumentError("name at least one checkpoint to delete");
+  std::map<int64_t, std::set<std::string>> by_experiment;
+  std::vector<std::string> missing;
+  for (const std::string& uuid : uuids) {
+    absl::StatusOr<api::Checkpoint> c = ctx.store.GetCheckpoint(uuid);
+    if (absl::IsNotFound(c.status())) {
+      missing.push_back(uuid);
+      continue;
+    }
+    if (!c.ok()) return c.status();
+    by_experiment[c->experiment_id].insert(uuid);
+  }
+  if (!missing.empty()) {
+    return absl::NotFoundError(absl::StrCat("checkpoints not found: ", absl::StrJoin(missing, ", ")));
+  }
+  for (const auto& [experiment_id, _] : by_experiment) {
+    RETURN_IF_ERROR(CheckCanDeleteCheckpointsOf(ctx.store, req, experiment_id));
+  }
+  return by_experiment;
+}
+
+// DELETE /api/v1/checkpoints {checkpointUuids}: the files go on the GC worker, each checkpoint DELETED
+// once storage confirmed.
+absl::StatusOr<json> DeleteCheckpoints(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  std::set<std::string> uuids;
+  if (const json* list = api::FindField(body, "checkpoint_uuids"); list != nullptr && !list->is_null()) {
+    if (!list->is_array()) return absl::InvalidArgumentError("checkpointUuids: expected a list of checkpoint UUIDs");
+    for (const json& uuid : *list) {
+      if (!uuid.is_string()) return absl::InvalidArgumentError("checkpointUuids: expected a list of checkpoint UUIDs");
+      uuids.insert(uuid.get<std::string>());
+    }
+  }
+  ASSIGN_OR_RETURN(auto by_experiment, CheckpointsToDelete(ctx, req, uuids));
+  for (auto& [experiment_id, named] : by_experiment) ctx.cluster.DeleteCheckpoints(experiment_id, std::move(named));
+  return json::object();
+}
+
+// PATCH /api/v1/checkpoints {checkpoints: [{uuid, resources: {resources: {...}}}]}: what a process
+// that deleted checkpoint files itself reports. Empty resources: the whole checkpoint is gone, so it
+// is DELETED. A checkpoint without `resources` is left as it is.
+absl::StatusOr<json> PatchCheckpoints(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  const json* list = api::FindField(body, "checkpoints");
+  if (list == nullptr || !list->is_array()) return absl::InvalidArgumentError("checkpoints: expected a list");
+  std::set<std::string> deleted;
+  for (const json& c : *list) {
+    std::string uuid = c.is_object() ? api::StringField(c, "uuid") : "";
+    if (uuid.empty()) return absl::InvalidArgumentError("checkpoints[]: each needs a uuid");
+    const json* resources = api::FindField(c, "resources");
+    if (resources == nullptr || resources->is_null()) continue;
+    const json* files = api::FindField(*resources, "resources");
+    if (files != nullptr && !files->is_null() && !(files->is_object() && files->empty())) {
+      return absl::UnimplementedError(absl::StrCat(
+          "checkpoint ", uuid, ": deleting part of a checkpoint is not supported; send empty resources once "
+          "the whole checkpoint is deleted"));
+    }
+    deleted.insert(uuid);
+  }
+  if (deleted.empty()) return json::object();
+  RETURN_IF_ERROR(CheckpointsToDelete(ctx, req, deleted).status());
+  for (const std::string& uuid : deleted) RETURN_IF_ERROR(ctx.store.MarkCheckpointDeleted(uuid));
+  return json::object();
+}
+
 }  // namespace
 
 void RegisterCheckpointRoutes(Router& router, MasterContext& ctx) {
   router.Add("POST", "/api/v1/checkpoints", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ReportCheckpoint(ctx, req)); });
+  router.Add("DELETE", "/api/v1/checkpoints", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, DeleteCheckpoints(ctx, req)); });
+  router.Add("PATCH", "/api/v1/checkpoints", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PatchCheckpoints(ctx, req)); });
   router.Add("GET", "/api/v1/checkpoints/{checkpoint_uuid}", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
                absl::StatusOr<api::Checkpoint> c = ctx.store.GetCheckpoint(req.path_params.at("checkpoint_uuid"));

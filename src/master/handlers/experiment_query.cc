@@ -152,11 +152,29 @@ absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const json& body, int64_t e
     }
     patch.labels = std::move(out);
   }
-  if (const json* v = api::FindField(body, "checkpoint_storage"); v != nullptr) {
-    return absl::UnimplementedError(
-        "checkpointStorage: changing it on an existing experiment is not supported yet");
-  }
   return patch;
+}
+
+absl::StatusOr<std::optional<json>> ParseCheckpointStoragePatch(const json& body) {
+  const json* storage = api::FindField(body, "checkpoint_storage");
+  if (storage == nullptr || storage->is_null()) return std::nullopt;
+  if (!storage->is_object()) {
+    return absl::InvalidArgumentError(
+        "checkpointStorage: expected an object with saveExperimentBest, saveTrialBest and saveTrialLatest");
+  }
+  json policy = json::object();
+  for (const char* key : {"save_experiment_best", "save_trial_best", "save_trial_latest"}) {
+    int64_t value = 0;  // an absent field is 0, as in the proto3 message
+    if (const json* v = api::FindField(*storage, key); v != nullptr && !v->is_null()) {
+      ASSIGN_OR_RETURN(value, api::ReadInt64(*v, absl::StrCat("checkpointStorage.", key)));
+    }
+    if (value < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("checkpointStorage.", key, ": must be a count >= 0, got ", value));
+    }
+    policy[key] = value;
+  }
+  return policy;
 }
 
 std::vector<std::string> WithLabel(std::vector<std::string> labels, const std::string& label,

@@ -3,6 +3,7 @@
 // PatchExperiment), kept apart from the routes so it can be tested without a server.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,14 @@ absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& 
 
 // The PATCH body (the PatchExperiment message itself): name, description, notes (strings or null),
 // labels (list of strings or null). `resources` is read by ParseResourcesPatch
-// (job_queue_request.h); `checkpointStorage` is not supported yet (Unimplemented). An `id` in the
-// body must match `experiment_id`.
+// (job_queue_request.h), `checkpointStorage` by ParseCheckpointStoragePatch. An `id` in the body
+// must match `experiment_id`.
 absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const nlohmann::json& body,
                                                      int64_t experiment_id);
+
+// The PATCH body's `checkpointStorage` as the config's GC policy {save_experiment_best,
+// save_trial_best, save_trial_latest}: counts >= 0, an absent one 0; nullopt when not in the body.
+absl::StatusOr<std::optional<nlohmann::json>> ParseCheckpointStoragePatch(const nlohmann::json& body);
 
 // `labels` with `label` added (at the end, once) or removed.
 std::vector<std::string> WithLabel(std::vector<std::string> labels, const std::string& label,

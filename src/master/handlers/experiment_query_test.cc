@@ -1,5 +1,6 @@
 #include "master/handlers/experiment_query.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -80,12 +81,23 @@ TEST(ExperimentPatchTest, ParsesFieldsAndNullMeansUnchanged) {
   EXPECT_FALSE(ParseExperimentPatch(json{{"labels", {1}}}, 4).ok());
   EXPECT_FALSE(ParseExperimentPatch(json{{"id", 5}}, 4).ok());
   EXPECT_TRUE(ParseExperimentPatch(json{{"id", 4}}, 4).ok());
-  // resources are parsed by ParseResourcesPatch; checkpoint storage cannot change.
+  // resources and checkpointStorage have parsers of their own.
   EXPECT_TRUE(ParseExperimentPatch(json{{"resources", {{"maxSlots", 2}}}}, 4).ok());
-  EXPECT_EQ(ParseExperimentPatch(json{{"checkpointStorage", {{"type", "shared_fs"}}}}, 4)
-                .status()
-                .code(),
-            absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(ParseExperimentPatch(json{{"checkpointStorage", {{"saveTrialBest", 2}}}}, 4).ok());
+}
+
+TEST(CheckpointStoragePatchTest, ReadsTheThreeCountsAbsentOnesZero) {
+  EXPECT_EQ(*ParseCheckpointStoragePatch(json::object()), std::nullopt);
+  EXPECT_EQ(*ParseCheckpointStoragePatch(json{{"checkpointStorage", nullptr}}), std::nullopt);
+  EXPECT_EQ(ParseCheckpointStoragePatch(json{{"checkpointStorage", {{"saveTrialBest", 2}, {"save_trial_latest", 3}}}})
+                ->value(),
+            (json{{"save_experiment_best", 0}, {"save_trial_best", 2}, {"save_trial_latest", 3}}));
+  absl::StatusOr<std::optional<json>> negative =
+      ParseCheckpointStoragePatch(json{{"checkpointStorage", {{"saveExperimentBest", -1}}}});
+  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(negative.status().message()), ::testing::HasSubstr("save_experiment_best"));
+  EXPECT_FALSE(ParseCheckpointStoragePatch(json{{"checkpointStorage", "shared_fs"}}).ok());
+  EXPECT_FALSE(ParseCheckpointStoragePatch(json{{"checkpointStorage", {{"saveTrialBest", "two"}}}}).ok());
 }
 
 TEST(ExperimentPatchTest, WithLabelAddsOnceAndRemoves) {

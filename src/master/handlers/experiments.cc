@@ -112,13 +112,24 @@ void PatchExperiment(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r
   if (!patch.ok()) return ReplyError(r, patch.status());
   absl::StatusOr<std::optional<JobChange>> resources = ParseResourcesPatch(*body);
   if (!resources.ok()) return ReplyError(r, resources.status());
+  absl::StatusOr<std::optional<json>> gc_policy = ParseCheckpointStoragePatch(*body);
+  if (!gc_policy.ok()) return ReplyError(r, gc_policy.status());
   absl::StatusOr<api::Experiment> e = ExperimentForChange(ctx.store, req, *id);
   if (!e.ok()) return ReplyError(r, e.status());
-  auto finish = [&ctx, r, id = *id, patch = *patch] {
-    bool empty = !patch.name && !patch.description && !patch.notes && !patch.labels;
+  if (*gc_policy) {
+    // The new policy goes into the config; a finished experiment's checkpoints are collected again
+    // under it, a live one's when it ends.
+    json config = json::parse(e->config_json, nullptr, false);
+    if (!config.is_object()) config = json::object();
+    config["checkpoint_storage"].update(**gc_policy);
+    patch->config_json = config.dump();
+  }
+  auto finish = [&ctx, r, id = *id, patch = *patch, recollect = gc_policy->has_value()] {
+    bool empty = !patch.name && !patch.description && !patch.notes && !patch.labels && !patch.config_json;
     absl::StatusOr<api::Experiment> updated =
         empty ? ctx.store.GetExperiment(id) : ctx.store.PatchExperiment(id, patch);
     if (!updated.ok()) return ReplyError(r, updated.status());
+    if (recollect) ctx.cluster.RecollectCheckpoints(id);
     ReplyJson(r, {{"experiment", api::ToJson(*updated)}});
   };
   if (!*resources) return finish();
@@ -249,7 +260,10 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
                  return ReplyError(r, st);
                }
-               if (absl::Status st = ctx.store.DeleteExperiment(*id); !st.ok()) return ReplyError(r, st);
+               // DELETING until its checkpoints are gone from storage; then its records go (async, as
+               // upstream: the reply does not wait).
+               if (absl::Status st = ctx.store.MarkExperimentDeleting(*id); !st.ok()) return ReplyError(r, st);
+               ctx.cluster.DeleteExperiment(*id);
                ReplyJson(r, json::object());
              });
 
