@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "cli/fake_master_test_fixture.h"
 
@@ -50,10 +51,15 @@ class CheckpointOpsTest : public FakeMasterTest {
     if (r.target == std::string("/api/v1/checkpoints/") + kUuid) {
       return {200, json{{"checkpoint", Checkpoint()}}.dump()};
     }
+    if (r.method == "DELETE" && r.target == "/api/v1/checkpoints") {
+      deletes_.push_back(json::parse(r.body));
+      return {200, "{}"};
+    }
     return {404, R"({"error":{"code":5,"reason":"NotFound","error":"checkpoint not found"}})"};
   }
 
   std::string storage_type_ = "shared_fs";
+  std::vector<json> deletes_;  // bodies of DELETE /api/v1/checkpoints
 };
 
 TEST_F(CheckpointOpsTest, ListShowsEachCheckpointWithItsLocation) {
@@ -109,6 +115,16 @@ TEST_F(CheckpointOpsTest, DownloadRefusesStorageItCannotRead) {
   absl::Status s3 = DownloadCheckpoint(*session_, kUuid, (dir_ / "out3").string(), out).status();
   EXPECT_EQ(s3.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s3.message(), HasSubstr("checkpoint_storage.bucket"));
+}
+
+TEST_F(CheckpointOpsTest, DeleteSendsTheCommaSeparatedUuids) {
+  std::ostringstream out;
+  ASSERT_TRUE(DeleteCheckpoints(*session_, "a, b,,c", out).ok());
+  ASSERT_EQ(deletes_.size(), 1u);
+  EXPECT_EQ(deletes_[0], (json{{"checkpointUuids", {"a", "b", "c"}}}));
+  EXPECT_EQ(out.str(), "Deletion of checkpoints a, b,,c is in progress\n");
+  EXPECT_EQ(DeleteCheckpoints(*session_, " , ", out).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(deletes_.size(), 1u) << "nothing named, nothing sent";
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -84,9 +85,9 @@ absl::Status CheckCanDeleteCheckpointsOf(Store& store, const HttpRequest& req, i
 
 // The named checkpoints by experiment, once the caller may delete each; NotFound naming every unknown
 // uuid.
-absl::StatusOr<std::map<int64_t, std::set<std::string>>> CheckpointsToDelete(MasterContext& ctx,
-                                                                             const HttpRequest& req,
-                                                                             const std::set<std::string>& uuids) {
+absl::StatusOr<std::map<int64_t, std::set<std::string>>> GroupForDeletion(MasterContext& ctx,
+                                                                          const HttpRequest& req,
+                                                                          const std::set<std::string>& uuids) {
   if (uuids.empty()) return absl::InvalidArgumentError("name at least one checkpoint to delete");
   std::map<int64_t, std::set<std::string>> by_experiment;
   std::vector<std::string> missing;
@@ -113,14 +114,14 @@ absl::StatusOr<std::map<int64_t, std::set<std::string>>> CheckpointsToDelete(Mas
 absl::StatusOr<json> DeleteCheckpoints(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   std::set<std::string> uuids;
-  if (const json* list = api::FindField(body, "checkpoint_uuids"); list != nullptr && !list->is_null()) {
-    if (!list->is_array()) return absl::InvalidArgumentError("checkpointUuids: expected a list of checkpoint UUIDs");
-    for (const json& uuid : *list) {
-      if (!uuid.is_string()) return absl::InvalidArgumentError("checkpointUuids: expected a list of checkpoint UUIDs");
-      uuids.insert(uuid.get<std::string>());
+  if (const json* list = api::FindField(body, "checkpoint_uuids"); list != nullptr) {
+    auto is_string = [](const json& v) { return v.is_string(); };
+    if (!list->is_array() || !std::all_of(list->begin(), list->end(), is_string)) {
+      return absl::InvalidArgumentError("checkpointUuids: expected a list of checkpoint UUIDs");
     }
+    for (const json& uuid : *list) uuids.insert(uuid.get<std::string>());
   }
-  ASSIGN_OR_RETURN(auto by_experiment, CheckpointsToDelete(ctx, req, uuids));
+  ASSIGN_OR_RETURN(auto by_experiment, GroupForDeletion(ctx, req, uuids));
   for (auto& [experiment_id, named] : by_experiment) ctx.cluster.DeleteCheckpoints(experiment_id, std::move(named));
   return json::object();
 }
@@ -147,7 +148,7 @@ absl::StatusOr<json> PatchCheckpoints(MasterContext& ctx, const HttpRequest& req
     deleted.insert(uuid);
   }
   if (deleted.empty()) return json::object();
-  RETURN_IF_ERROR(CheckpointsToDelete(ctx, req, deleted).status());
+  RETURN_IF_ERROR(GroupForDeletion(ctx, req, deleted).status());
   for (const std::string& uuid : deleted) RETURN_IF_ERROR(ctx.store.MarkCheckpointDeleted(uuid));
   return json::object();
 }
