@@ -9,6 +9,7 @@
 #include "cli/experiment_create.h"
 #include "cli/experiment_ops.h"
 #include "cli/experiment_resources_ops.h"
+#include "cli/gc_policy_ops.h"
 #include "cli/prompt.h"
 #include "cli/trial_ops.h"
 
@@ -190,7 +191,7 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   AddAction(exp, ctx, "archive", "", "archive experiment", "archive");
   AddAction(exp, ctx, "unarchive", "", "unarchive experiment", "unarchive");
 
-  // set description | name | priority | weight | max-slots
+  // set description | name | priority | weight | max-slots | gc-policy
   CLI::App* set = exp->add_subcommand("set", "set experiment attributes");
   set->require_subcommand(1);
   for (const char* field : {"description", "name"}) {
@@ -226,6 +227,25 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
       };
     });
   }
+
+  CLI::App* gc = set->add_subcommand("gc-policy", "set gc policy of experiment");
+  auto gc_id = AddExperimentId(gc);
+  auto policy = std::make_shared<GcPolicy>();
+  auto gc_yes = std::make_shared<bool>(false);
+  gc->add_option("--save-experiment-best", policy->save_experiment_best,
+                 "number of best checkpoints per experiment to save")
+      ->required();
+  gc->add_option("--save-trial-best", policy->save_trial_best, "number of best checkpoints per trial to save")
+      ->required();
+  gc->add_option("--save-trial-latest", policy->save_trial_latest,
+                 "number of latest checkpoints per trial to save")
+      ->required();
+  gc->add_flag("--yes", *gc_yes, "automatically answer yes to prompts");
+  gc->callback([&ctx, gc_id, policy, gc_yes] {
+    ctx.action = [&ctx, gc_id, policy, gc_yes] {
+      return SetGcPolicy(ctx.session(), *gc_id, *policy, *gc_yes, Confirm, std::cout);
+    };
+  });
 
   // label add | remove
   CLI::App* label = exp->add_subcommand("label", "manage experiment labels");

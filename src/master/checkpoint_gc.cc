@@ -2,12 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "api/types.h"
 #include "common/status_macros.h"
-#include "master/checkpoint_gc_policy.h"
 #include "master/metric_summary.h"
 
 namespace det::master {
@@ -25,7 +26,52 @@ json StorageConfig(const api::Experiment& experiment) {
   return config.is_object() ? config.value("checkpoint_storage", json::object()) : json::object();
 }
 
+absl::StatusOr<std::vector<api::Checkpoint>> CompletedCheckpoints(Store& store, int64_t experiment_id) {
+  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> stored, store.ListCheckpoints(experiment_id));
+  std::erase_if(stored, [](const api::Checkpoint& c) { return c.state != "COMPLETED"; });
+  return stored;
+}
+
 }  // namespace
+
+CheckpointGcPolicy GcPolicyOf(const api::Experiment& experiment) {
+  const json storage = StorageConfig(experiment);
+  return {.save_experiment_best = PolicyValue(storage, "save_experiment_best", 0),
+          .save_trial_best = PolicyValue(storage, "save_trial_best", 1),
+          .save_trial_latest = PolicyValue(storage, "save_trial_latest", 1)};
+}
+
+absl::StatusOr<std::vector<RankedCheckpoint>> CheckpointsPolicyLetsGo(Store& store, const api::Experiment& experiment,
+                                                                      const CheckpointGcPolicy& policy,
+                                                                      const std::set<std::string>& keep) {
+  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> completed, CompletedCheckpoints(store, experiment.id));
+  std::vector<GcCheckpoint> checkpoints;
+  std::set<int64_t> trial_ids;
+  for (const api::Checkpoint& c : completed) {
+    checkpoints.push_back({c.uuid, c.trial_id, c.steps_completed});
+    trial_ids.insert(c.trial_id);
+  }
+  std::vector<GcValidation> validations;
+  std::map<std::pair<int64_t, int64_t>, std::string> metrics_at;  // (trial, step) -> its first validation
+  for (int64_t trial_id : trial_ids) {
+    ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports, store.GetMetrics(trial_id, "validation", {}));
+    for (const api::MetricsReport& r : reports) {
+      json metrics = json::parse(r.metrics_json, nullptr, false);
+      validations.push_back({r.id, trial_id, r.total_batches, MetricValue(metrics, experiment.searcher_metric)});
+      metrics_at.try_emplace({trial_id, r.total_batches}, r.metrics_json);
+    }
+  }
+  std::vector<std::string> let_go =
+      CheckpointsToDelete(checkpoints, validations, policy, experiment.smaller_is_better, keep);
+  std::set<std::string> doomed(let_go.begin(), let_go.end());
+  std::vector<RankedCheckpoint> out;
+  for (api::Checkpoint& c : completed) {
+    if (!doomed.contains(c.uuid)) continue;
+    auto metrics = metrics_at.find({c.trial_id, c.steps_completed});
+    out.push_back({std::move(c), metrics == metrics_at.end() ? "" : metrics->second});
+  }
+  return out;
+}
 
 CheckpointGc::CheckpointGc(Store& store, CheckpointGcOptions options)
     : store_(store), options_(std::move(options)), worker_([this] { Run(); }) {}
@@ -116,50 +162,23 @@ absl::Status CheckpointGc::RunOnce(const Job& job) {
   absl::StatusOr<api::Experiment> found = store_.GetExperiment(job.experiment_id);
   if (absl::IsNotFound(found.status())) return absl::OkStatus();  // deleted since: nothing left to collect
   ASSIGN_OR_RETURN(api::Experiment exp, std::move(found));
-  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> stored, store_.ListCheckpoints(job.experiment_id));
-  std::vector<GcCheckpoint> checkpoints;
-  for (const api::Checkpoint& c : stored) {
-    if (c.state != "COMPLETED") continue;
-    checkpoints.push_back({c.uuid, c.trial_id, c.steps_completed});
+  std::vector<std::string> doomed;
+  if (job.scope == Scope::kPolicy) {
+    ASSIGN_OR_RETURN(std::vector<RankedCheckpoint> let_go,
+                     CheckpointsPolicyLetsGo(store_, exp, GcPolicyOf(exp), job.uuids));
+    for (const RankedCheckpoint& c : let_go) doomed.push_back(c.checkpoint.uuid);
+    RETURN_IF_ERROR(DeleteFromStorage(exp, doomed));
+    return store_.SetCheckpointGcPending(job.experiment_id, false);
   }
-
-  switch (job.scope) {
-    case Scope::kListed: {
-      std::vector<std::string> doomed;
-      for (const GcCheckpoint& c : checkpoints) {
-        if (job.uuids.contains(c.uuid)) doomed.push_back(c.uuid);
-      }
-      return DeleteFromStorage(exp, doomed);
-    }
-    case Scope::kExperiment: {
-      std::vector<std::string> doomed;
-      for (const GcCheckpoint& c : checkpoints) doomed.push_back(c.uuid);
-      RETURN_IF_ERROR(DeleteFromStorage(exp, doomed));
-      RETURN_IF_ERROR(store_.DeleteExperiment(job.experiment_id));
-      spdlog::info("experiment {} is deleted", job.experiment_id);
-      return absl::OkStatus();
-    }
-    case Scope::kPolicy:
-      break;
+  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> completed, CompletedCheckpoints(store_, job.experiment_id));
+  for (const api::Checkpoint& c : completed) {
+    if (job.scope == Scope::kExperiment || job.uuids.contains(c.uuid)) doomed.push_back(c.uuid);
   }
-
-  const json storage_config = StorageConfig(exp);
-  CheckpointGcPolicy policy{.save_experiment_best = PolicyValue(storage_config, "save_experiment_best", 0),
-                            .save_trial_best = PolicyValue(storage_config, "save_trial_best", 1),
-                            .save_trial_latest = PolicyValue(storage_config, "save_trial_latest", 1)};
-  std::vector<GcValidation> validations;
-  std::set<int64_t> trial_ids;
-  for (const GcCheckpoint& c : checkpoints) trial_ids.insert(c.trial_id);
-  for (int64_t trial_id : trial_ids) {
-    ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports, store_.GetMetrics(trial_id, "validation", {}));
-    for (const api::MetricsReport& r : reports) {
-      validations.push_back({r.id, trial_id, r.total_batches,
-                             MetricValue(json::parse(r.metrics_json, nullptr, false), exp.searcher_metric)});
-    }
-  }
-  RETURN_IF_ERROR(DeleteFromStorage(
-      exp, CheckpointsToDelete(checkpoints, validations, policy, exp.smaller_is_better, job.uuids)));
-  return store_.SetCheckpointGcPending(job.experiment_id, false);
+  RETURN_IF_ERROR(DeleteFromStorage(exp, doomed));
+  if (job.scope == Scope::kListed) return absl::OkStatus();
+  RETURN_IF_ERROR(store_.DeleteExperiment(job.experiment_id));
+  spdlog::info("experiment {} is deleted", job.experiment_id);
+  return absl::OkStatus();
 }
 
 absl::Status CheckpointGc::DeleteFromStorage(const api::Experiment& experiment,

@@ -17,13 +17,30 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "harness/storage_manager.h"
+#include "master/checkpoint_gc_policy.h"
 #include "master/db/store.h"
 
 namespace det::master {
+
+// The experiment's policy: its config's checkpoint_storage counts, upstream's defaults where unset.
+CheckpointGcPolicy GcPolicyOf(const api::Experiment& experiment);
+
+// A completed checkpoint with the validation metrics (JSON text) its trial reported at its step;
+// "" when there is none, which ranks it out of the best.
+struct RankedCheckpoint {
+  api::Checkpoint checkpoint;
+  std::string validation_metrics_json;
+};
+
+// The experiment's completed checkpoints that `policy` lets go, except `keep` (reference §9).
+absl::StatusOr<std::vector<RankedCheckpoint>> CheckpointsPolicyLetsGo(Store& store, const api::Experiment& experiment,
+                                                                      const CheckpointGcPolicy& policy,
+                                                                      const std::set<std::string>& keep);
 
 using StorageFactory =
     std::function<absl::StatusOr<std::unique_ptr<harness::StorageManager>>(const nlohmann::json& checkpoint_storage)>;

@@ -97,11 +97,18 @@ def test_zeroes_delete_every_checkpoint(cluster, tmp_path):
 
 def test_a_new_policy_collects_a_finished_experiment_again(cluster, tmp_path):
     exp_id = run(cluster, tmp_path, "repolicy", best=1, trial_best=1, latest=1)
-    wait_for_gc(cluster, exp_id, deleted=4)
-    resp = cluster.session.patch(f"{cluster.master_url}/api/v1/experiments/{exp_id}", timeout=30, json={
-        "checkpointStorage": {"saveExperimentBest": 1, "saveTrialBest": 0, "saveTrialLatest": 0}})
-    assert resp.status_code == 200, resp.text
-    assert resp.json()["experiment"]["config"]["checkpoint_storage"]["save_trial_latest"] == 0
+    listed = wait_for_gc(cluster, exp_id, deleted=4)
+    policy = ["--save-experiment-best", "1", "--save-trial-best", "0", "--save-trial-latest", "0"]
+    # Without --yes: what would go is shown (three of the four left), and "n" changes nothing.
+    preview = cluster.det("experiment", "set", "gc-policy", str(exp_id), *policy, input="n\n").stdout
+    going = {u for u, (x, step, s) in listed.items() if s == "STATE_COMPLETED" and (x, step) != (2, 2)}
+    assert all(u in preview for u in going) and "Aborting operations." in preview, preview
+    assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["config"]["checkpoint_storage"][
+        "save_trial_latest"] == 1
+    out = cluster.det("experiment", "set", "gc-policy", str(exp_id), *policy, "--yes").stdout
+    assert "Set GC policy of experiment" in out, out
+    assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["config"]["checkpoint_storage"][
+        "save_trial_latest"] == 0
     listed = wait_for_gc(cluster, exp_id, deleted=7)
     assert [(x, step) for x, step, state in listed.values() if state == "STATE_COMPLETED"] == [(2, 2)], listed
     assert len(set(listed) & on_disk(cluster)) == 1

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,8 @@
 #include "api/types_json.h"
 #include "api/wire.h"
 #include "common/status_macros.h"
+#include "common/time_util.h"
+#include "master/checkpoint_gc.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
@@ -153,11 +156,51 @@ absl::StatusOr<json> PatchCheckpoints(MasterContext& ctx, const HttpRequest& req
   return json::object();
 }
 
+// GET /experiments/{id}/preview_gc?save_experiment_best=&save_trial_best=&save_trial_latest= (an echo
+// route `det experiment set gc-policy` reads): the checkpoints GC under that policy would delete, in
+// upstream's field names, and the searcher metric's name. An absent count is 0.
+absl::StatusOr<json> PreviewGc(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  ASSIGN_OR_RETURN(api::Experiment experiment, ctx.store.GetExperiment(id));
+  CheckpointGcPolicy policy;
+  for (auto [name, count] : {std::pair{"save_experiment_best", &policy.save_experiment_best},
+                             std::pair{"save_trial_best", &policy.save_trial_best},
+                             std::pair{"save_trial_latest", &policy.save_trial_latest}}) {
+    ASSIGN_OR_RETURN(*count, QueryInt(req, name, 0));
+    if (*count < 0) return absl::InvalidArgumentError(absl::StrCat(name, ": must be a count >= 0, got ", *count));
+  }
+  ASSIGN_OR_RETURN(std::vector<RankedCheckpoint> let_go, CheckpointsPolicyLetsGo(ctx.store, experiment, policy, {}));
+  json checkpoints = json::array();
+  for (const RankedCheckpoint& ranked : let_go) {
+    const api::Checkpoint& c = ranked.checkpoint;
+    json resources = json::parse(c.resources_json, nullptr, false);
+    int64_t size = 0;
+    for (const auto& [_, bytes] : resources.items()) size += bytes.is_number_integer() ? bytes.get<int64_t>() : 0;
+    checkpoints.push_back({{"UUID", c.uuid},
+                           {"TaskID", c.task_id},
+                           {"AllocationID", c.allocation_id},
+                           {"ReportTime", FormatRfc3339(c.report_time)},
+                           {"State", c.state},
+                           {"Resources", resources},
+                           {"Metadata", json::parse(c.metadata_json, nullptr, false)},
+                           {"Size", size},
+                           {"TrialID", c.trial_id},
+                           {"ExperimentID", c.experiment_id},
+                           {"StepsCompleted", c.steps_completed},
+                           {"ValidationMetrics", ranked.validation_metrics_json.empty()
+                                                     ? json(nullptr)
+                                                     : json::parse(ranked.validation_metrics_json, nullptr, false)}});
+  }
+  return json{{"checkpoints", checkpoints}, {"metric_name", experiment.searcher_metric}};
+}
+
 }  // namespace
 
 void RegisterCheckpointRoutes(Router& router, MasterContext& ctx) {
   router.Add("POST", "/api/v1/checkpoints", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ReportCheckpoint(ctx, req)); });
+  router.Add("GET", "/experiments/{experiment_id}/preview_gc", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PreviewGc(ctx, req)); });
   router.Add("DELETE", "/api/v1/checkpoints", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, DeleteCheckpoints(ctx, req)); });
   router.Add("PATCH", "/api/v1/checkpoints", Access::kAuthenticated,
