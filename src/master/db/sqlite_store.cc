@@ -1039,6 +1039,14 @@ bool IsTerminalState(const std::string& state) {
   return state == "COMPLETED" || state == "CANCELED" || state == "ERROR" || state == "DELETE_FAILED";
 }
 
+// Deletion needs a finished experiment (or, with `or_deleting`, one already being deleted); the
+// error is upstream's.
+absl::Status CheckDeletable(const Experiment& e, bool or_deleting) {
+  if (IsTerminalState(e.state) || (or_deleting && e.state == "DELETING")) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("experiment in non terminal state 'STATE_", e.state, "', try again later"));
+}
+
 }  // namespace
 
 absl::StatusOr<User> SqliteStore::InsertUser(const User& user) {
@@ -1172,10 +1180,7 @@ absl::Status SqliteStore::MarkExperimentDeleting(int64_t id) {
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(Experiment e, GetExperimentLocked(id));
-  if (!IsTerminalState(e.state)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("experiment in non terminal state 'STATE_", e.state, "', try again later"));
-  }
+  RETURN_IF_ERROR(CheckDeletable(e, /*or_deleting=*/false));
   RETURN_IF_ERROR(SetExperimentStateLocked(id, "DELETING"));
   return tx.Commit();
 }
@@ -1196,10 +1201,7 @@ absl::Status SqliteStore::DeleteExperiment(int64_t id) {
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(Experiment e, GetExperimentLocked(id));
-  if (!IsTerminalState(e.state) && e.state != "DELETING") {
-    return absl::FailedPreconditionError(
-        absl::StrCat("experiment in non terminal state 'STATE_", e.state, "', try again later"));
-  }
+  RETURN_IF_ERROR(CheckDeletable(e, /*or_deleting=*/true));
   constexpr const char* kDeletes[] = {
       "DELETE FROM task_logs WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM metrics WHERE trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1)",
