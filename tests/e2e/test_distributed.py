@@ -119,8 +119,9 @@ def test_core_api_stage_4_runs_two_workers_and_resumes_their_shards(two_agents, 
     wait_for(lambda: cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_PAUSED",
              "paused", timeout=120)
     cluster.det("experiment", "activate", str(exp_id))
-    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    state = cluster.wait_for_experiment(exp_id)
     logs = cluster.trial_logs(trial_id)
+    assert state == "STATE_COMPLETED", logs[-6000:]
     resumed = re.findall(r"rank (\d) resuming at step (\d+) with its x=(\d+)", logs)
     assert sorted(r for r, _, _ in resumed) == ["0", "1"], logs[-3000:]
     assert all(step == x for _, step, x in resumed), resumed  # increment_by 1: x counts the steps
