@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "master/checkpoint_gc.h"
 #include "master/cluster/cluster_test_fixture.h"
 
 namespace det::master {
@@ -288,6 +289,22 @@ TEST_F(ClusterTest, ValidationWithoutTheSearcherMetricErrorsTheExperiment) {
   bool named = false;
   for (const api::TaskLog& l : *logs) named |= l.log.find("\"accuracy\"") != std::string::npos;
   EXPECT_TRUE(named) << "the trial's log names the missing metric";
+}
+
+TEST_F(ClusterTest, ARestartedMasterFinishesADeletionAnEarlierOneBegan) {
+  int64_t exp_id = CreateExperiment();
+  ASSERT_TRUE(store_->UpdateExperimentState(exp_id, "CANCELED", std::chrono::system_clock::now(), 0).ok());
+  ASSERT_TRUE(store_->MarkExperimentDeleting(exp_id).ok());
+
+  // The master died while deleting: a new cluster actor, with a GC worker, over the same database.
+  CheckpointGc gc(*store_);
+  cluster_ = std::make_unique<Cluster>(*store_, loop_,
+                                       ClusterOptions{.cluster_id = "c", .master_id = "m2", .checkpoint_gc = &gc});
+  ASSERT_TRUE(cluster_->Recover().ok());
+  loop_.RunPending();
+  gc.WaitIdle();
+  EXPECT_EQ(store_->GetExperiment(exp_id).status().code(), absl::StatusCode::kNotFound);
+  cluster_.reset();  // before the GC worker it points at
 }
 
 TEST_F(ClusterTest, ARestartedMasterKeepsRunningTrialsAndTheSearch) {
