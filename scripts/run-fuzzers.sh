@@ -17,8 +17,8 @@ start=$(date +%s)
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 # -O1 and line tables only: less compile time than RelWithDebInfo's -O2 -g (the CI box has 2 cores), and
-# assertions stay on (no NDEBUG).
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Fuzz \
+# assertions stay on (no NDEBUG). Unity batches as in the Makefile's builds.
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Fuzz -DCMAKE_UNITY_BUILD=ON \
   -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only" -DDET_FUZZ=ON -DDET_MODULES="common;config;api;searcher" "${launcher[@]}" >/dev/null
 cmake --build "$BUILD" -j"$JOBS" --target fuzzers
 echo "run-fuzzers: built in $(( $(date +%s) - start )) s"
