@@ -4,7 +4,7 @@
 # with its hyperparameters, metrics and checkpoint.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN="$PWD/build/bin"
+BIN="${DET_BIN_DIR:-$PWD/build/bin}"
 DATA="${DET_DEMO_DIR:-$PWD/.det-local}"
 CONFIG="${DET_DEMO_CONFIG:-examples/digits/adaptive.yaml}"
 export DET_AUTH_FILE="$DATA/auth.json"
@@ -44,12 +44,13 @@ if not scored:
     sys.exit("no trial reported a validation metric")
 metric = searcher["metric"]
 best = min(scored, key=lambda t: sign * t["bestValidation"]["metrics"]["avgMetrics"][metric])
-print(f"trial {best[\"id\"]}: {metric} = {best[\"bestValidation\"][\"metrics\"][\"avgMetrics\"][metric]:.4f}"
-      f" after {best[\"totalBatchesProcessed\"]} batches")
+value = best["bestValidation"]["metrics"]["avgMetrics"][metric]
+print("trial %d: %s = %.4f after %d batches" % (best["id"], metric, value, best["totalBatchesProcessed"]))
 print("hyperparameters:", json.dumps(best["hparams"], sort_keys=True))
+trials = len(exp["trials"])
 trained = sum(t["totalBatchesProcessed"] for t in exp["trials"])
-print(f"{len(exp[\"trials\"])} trials trained {trained} batches in all"
-      f" (every trial to the end would be {len(exp[\"trials\"]) * searcher.get(\"max_time\", 0)})")
+print("%d trials trained %d batches in all (every trial to the end would be %d)"
+      % (trials, trained, trials * searcher.get("max_time", 0)))
 '
 echo
 echo "The cluster is still running at $DET_MASTER"
