@@ -736,11 +736,16 @@ absl::Status SqliteStore::MarkCheckpointDeleted(const std::string& uuid) {
   ASSIGN_OR_RETURN(auto d, SqliteStatement::Prepare(db_, "UPDATE checkpoints SET state = 'DELETED' WHERE uuid = ?"));
   d.Bind(1, uuid);
   RETURN_IF_ERROR(d.Run());
+  // A trial whose latest checkpoint goes resumes from the latest one left (or from scratch).
   ASSIGN_OR_RETURN(auto u, SqliteStatement::Prepare(
                                db_,
                                "UPDATE trials SET checkpoint_count = MAX(checkpoint_count - 1, 0), "
-                               "total_checkpoint_size = MAX(total_checkpoint_size - ?, 0) WHERE id = ?"));
-  u.Bind(1, size_bytes).Bind(2, trial_id);
+                               "total_checkpoint_size = MAX(total_checkpoint_size - ?1, 0), "
+                               "latest_checkpoint = CASE WHEN latest_checkpoint = ?3 THEN COALESCE("
+                               "(SELECT uuid FROM checkpoints WHERE trial_id = ?2 AND state = 'COMPLETED' "
+                               "ORDER BY report_time DESC, rowid DESC LIMIT 1), '') ELSE latest_checkpoint END "
+                               "WHERE id = ?2"));
+  u.Bind(1, size_bytes).Bind(2, trial_id).Bind(3, uuid);
   RETURN_IF_ERROR(u.Run());
   return tx.Commit();
 }

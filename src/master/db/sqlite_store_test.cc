@@ -229,6 +229,21 @@ TEST_F(SqliteStoreTest, CheckpointsAndLogs) {
   ASSERT_TRUE(store_->MarkCheckpointDeleted("u1").ok()) << "deleting twice changes nothing";
   EXPECT_EQ(store_->GetTrial(trial_id)->checkpoint_count, 0);
   EXPECT_EQ(store_->MarkCheckpointDeleted("nope").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->GetTrial(trial_id)->latest_checkpoint_uuid, "") << "nothing left to resume from";
+
+  // The trial's latest checkpoint going: it resumes from the latest one left.
+  for (const char* uuid : {"u2", "u3"}) {
+    c.uuid = uuid;
+    c.report_time += std::chrono::seconds(1);
+    ASSERT_TRUE(store_->AddCheckpoint(c, 3).ok());
+  }
+  ASSERT_TRUE(store_->MarkCheckpointDeleted("u2").ok());
+  EXPECT_EQ(store_->GetTrial(trial_id)->latest_checkpoint_uuid, "u3") << "an older one going changes nothing";
+  c.uuid = "u4";
+  c.report_time += std::chrono::seconds(1);
+  ASSERT_TRUE(store_->AddCheckpoint(c, 3).ok());
+  ASSERT_TRUE(store_->MarkCheckpointDeleted("u4").ok());
+  EXPECT_EQ(store_->GetTrial(trial_id)->latest_checkpoint_uuid, "u3");
 
   EXPECT_TRUE(store_->ListCheckpointGcPending()->empty());
   ASSERT_TRUE(store_->SetCheckpointGcPending(exp_id, true).ok());

@@ -240,7 +240,8 @@ class Store {
   virtual absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) = 0;
   virtual absl::StatusOr<std::vector<api::Checkpoint>> ListCheckpoints(int64_t experiment_id) = 0;
   // After storage confirmed the deletion: the checkpoint becomes DELETED and leaves its trial's count and
-  // total size (the sum of its resources). Deleting a DELETED checkpoint changes nothing.
+  // total size (the sum of its resources); if it was the trial's latest, the latest one reported before
+  // it that is left takes its place (none: ""). Deleting a DELETED checkpoint changes nothing.
   virtual absl::Status MarkCheckpointDeleted(const std::string& uuid) = 0;
   // Terminal experiments whose checkpoint GC has not finished yet.
   virtual absl::Status SetCheckpointGcPending(int64_t experiment_id, bool pending) = 0;
