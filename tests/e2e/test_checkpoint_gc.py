@@ -2,7 +2,7 @@
 save_trial_latest keep stays on disk; the rest is DELETED in the API after its files are gone."""
 import pathlib
 
-from conftest import wait_for
+from conftest import stepper, wait_for
 
 # Each trial validates and checkpoints at steps 1..4; its loss is lowest at step 2 and the trial with x=2
 # is better than the one with x=1.
@@ -172,3 +172,29 @@ def test_core_api_delete_tells_the_master(cluster, tmp_path):
 def checkpoints_by_uuid(cluster, exp_id):
     listed = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
     return {c["uuid"]: (c["training"]["trialId"], c["metadata"]["steps_completed"], c["state"]) for c in listed}
+
+
+def test_a_paused_trial_whose_latest_checkpoint_is_deleted_resumes_from_the_one_before(cluster, tmp_path):
+    exp_id, trial_id = cluster.run_script(tmp_path, "stepper", stepper(300))
+
+    def pause_and_resume_count(count):
+        wait_for(lambda: cluster.trial_logs(trial_id).count("running from step") == count, "the trial to run",
+                 timeout=120)
+        cluster.det("experiment", "pause", str(exp_id))
+        wait_for(lambda: cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_PAUSED"
+                 and cluster.trial_logs(trial_id).count("stopped at step") == count, "paused", timeout=120)
+
+    pause_and_resume_count(1)
+    cluster.det("experiment", "activate", str(exp_id))
+    pause_and_resume_count(2)
+    listed = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
+    by_step = sorted((c["metadata"]["steps_completed"], c["uuid"]) for c in listed)
+    assert len(by_step) == 2, by_step
+    (first_step, _), (_, latest) = by_step
+    cluster.det("checkpoint", "delete", latest, "--yes")
+    wait_for(lambda: cluster.get(f"/api/v1/checkpoints/{latest}")["checkpoint"]["state"] == "STATE_DELETED",
+             "the deletion")
+    cluster.det("experiment", "activate", str(exp_id))
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    logs = cluster.trial_logs(trial_id)
+    assert logs.count(f"resumed at step {first_step}") == 2, logs[-3000:]
