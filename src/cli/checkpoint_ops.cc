@@ -11,10 +11,10 @@
 #include "absl/strings/str_split.h"
 #include "api/wire.h"
 #include "cli/checkpoint_location.h"
-#include "common/status_macros.h"
 #include "cli/format.h"
 #include "cli/session.h"
 #include "client/rest_client.h"
+#include "common/status_macros.h"
 #include "harness/storage_manager.h"
 
 namespace det::cli {

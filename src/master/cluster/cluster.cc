@@ -621,9 +621,29 @@ void Cluster::CollectCheckpoints(int64_t experiment_id) {
   options_.checkpoint_gc->Schedule(experiment_id, std::move(warm_starts));
 }
 
-void Cluster::RecollectCheckpoints(int64_t experiment_id) {
-  loop_.Post([this, experiment_id] {
-    if (!experiments_.contains(experiment_id)) CollectCheckpoints(experiment_id);  // a live one's GC runs when it ends
+void Cluster::SetCheckpointPolicy(int64_t experiment_id, json policy, std::function<void(absl::Status)> done) {
+  loop_.Post([this, experiment_id, policy = std::move(policy), done = std::move(done)] {
+    auto live = experiments_.find(experiment_id);
+    std::string config_json;
+    if (live != experiments_.end()) {
+      config_json = live->second->experiment.config_json;
+    } else {
+      absl::StatusOr<api::Experiment> stored = store_.GetExperiment(experiment_id);
+      if (!stored.ok()) return done(stored.status());
+      config_json = stored->config_json;
+    }
+    json config = json::parse(config_json, nullptr, false);
+    if (!config.is_object()) return done(absl::DataLossError(absl::StrCat("experiment ", experiment_id, ": bad stored config")));
+    config["checkpoint_storage"].update(policy);
+    ExperimentPatch patch;
+    patch.config_json = config.dump();
+    if (absl::Status st = store_.PatchExperiment(experiment_id, patch).status(); !st.ok()) return done(st);
+    if (live != experiments_.end()) {
+      live->second->experiment.config_json = live->second->config.full_json = *patch.config_json;
+    } else {
+      CollectCheckpoints(experiment_id);
+    }
+    done(absl::OkStatus());
   });
 }
 

@@ -180,10 +180,12 @@ class Cluster {
   // Task log lines as they arrive: matched against the experiment's log_policies (cancel_retries,
   // exclude_node), which decide how the trial is retried after a failure.
   void ObserveTaskLogs(std::vector<api::TaskLog> logs);
-  // Checkpoint storage clean-up, on the GC worker (checkpoint_gc.h): a finished experiment's policy
-  // again (its checkpoint_storage changed), checkpoints a user named, and an experiment the store
-  // marked DELETING (its checkpoints, then its records).
-  void RecollectCheckpoints(int64_t experiment_id);
+  // A new GC policy ({save_experiment_best, save_trial_best, save_trial_latest}) into the experiment's
+  // stored config (and a live one's in memory, which later job changes write back). A finished
+  // experiment's checkpoints are collected again under it; a live one's when it ends.
+  void SetCheckpointPolicy(int64_t experiment_id, nlohmann::json policy, std::function<void(absl::Status)> done);
+  // Checkpoint storage clean-up, on the GC worker (checkpoint_gc.h): checkpoints a user named, and an
+  // experiment the store marked DELETING (its checkpoints, then its records).
   void DeleteCheckpoints(int64_t experiment_id, std::set<std::string> uuids);
   void DeleteExperiment(int64_t experiment_id);
 

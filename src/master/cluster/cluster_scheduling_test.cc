@@ -124,6 +124,23 @@ TEST_F(ClusterSchedulingTest, TheStoredConfigNamesTheResolvedPool) {
   EXPECT_EQ(config["resources"]["resource_pool"], "default");
 }
 
+TEST_F(ClusterSchedulingTest, ALiveExperimentKeepsANewGcPolicyThroughLaterJobChanges) {
+  int64_t id = CreateExperimentFrom(Yaml("{slots_per_trial: 1}"));
+  absl::Status set = absl::UnknownError("not run");
+  cluster_->SetCheckpointPolicy(id, {{"save_trial_latest", 0}}, [&](absl::Status s) { set = s; });
+  loop_.RunPending();
+  ASSERT_TRUE(set.ok()) << set;
+  ASSERT_TRUE(Update(JobId(id), {.priority = 7}).ok());
+  auto config = nlohmann::json::parse(store_->GetExperiment(id)->config_json);
+  EXPECT_EQ(config["checkpoint_storage"]["save_trial_latest"], 0) << "the job change wrote the live config back";
+  EXPECT_EQ(config["checkpoint_storage"]["type"], "shared_fs") << "the rest of the storage config stays";
+  EXPECT_EQ(config["resources"]["priority"], 7);
+
+  cluster_->SetCheckpointPolicy(999, {{"save_trial_latest", 0}}, [&](absl::Status s) { set = s; });
+  loop_.RunPending();
+  EXPECT_EQ(set.code(), absl::StatusCode::kNotFound);
+}
+
 TEST_F(ClusterSchedulingTest, AGangStartsOneProcessPerAgentAtOnce) {
   auto c1 = ConnectAgent("a1", 1);
   auto c2 = ConnectAgent("a2", 1);

@@ -116,35 +116,31 @@ void PatchExperiment(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r
   if (!gc_policy.ok()) return ReplyError(r, gc_policy.status());
   absl::StatusOr<api::Experiment> e = ExperimentForChange(ctx.store, req, *id);
   if (!e.ok()) return ReplyError(r, e.status());
-  if (*gc_policy) {
-    // The new policy goes into the config; a finished experiment's checkpoints are collected again
-    // under it, a live one's when it ends.
-    json config = json::parse(e->config_json, nullptr, false);
-    if (!config.is_object()) config = json::object();
-    config["checkpoint_storage"].update(**gc_policy);
-    patch->config_json = config.dump();
-  }
-  auto finish = [&ctx, r, id = *id, patch = *patch, recollect = gc_policy->has_value()] {
-    bool empty = !patch.name && !patch.description && !patch.notes && !patch.labels && !patch.config_json;
+  // In turn: the GC policy, the job's resources (both through the cluster, which owns a live
+  // experiment's config), then the plain fields; store work stays off the cluster's loop.
+  auto finish = [&ctx, r, id = *id, patch = *patch] {
+    bool empty = !patch.name && !patch.description && !patch.notes && !patch.labels;
     absl::StatusOr<api::Experiment> updated =
         empty ? ctx.store.GetExperiment(id) : ctx.store.PatchExperiment(id, patch);
     if (!updated.ok()) return ReplyError(r, updated.status());
-    if (recollect) ctx.cluster.RecollectCheckpoints(id);
     ReplyJson(r, {{"experiment", api::ToJson(*updated)}});
   };
-  if (!*resources) return finish();
-  ctx.cluster.UpdateJob(e->job_id, **resources,
-                        [&ctx, r, finish, id = *id, state = e->state](absl::Status st) {
-                          if (absl::IsNotFound(st)) {
-                            st = absl::FailedPreconditionError(absl::StrCat(
-                                "experiment ", id, " is ", state,
-                                "; its resources can be changed only while it is active or "
-                                "paused"));
-                          }
-                          if (!st.ok()) return ReplyError(r, st);
-                          // Store work stays off the cluster's loop.
-                          ctx.stream_loop.Post(finish);
-                        });
+  auto change_resources = [&ctx, r, finish, change = *resources, id = *id, state = e->state, job_id = e->job_id] {
+    if (!change) return finish();
+    ctx.cluster.UpdateJob(job_id, *change, [&ctx, r, finish, id, state](absl::Status st) {
+      if (absl::IsNotFound(st)) {
+        st = absl::FailedPreconditionError(absl::StrCat(
+            "experiment ", id, " is ", state, "; its resources can be changed only while it is active or paused"));
+      }
+      if (!st.ok()) return ReplyError(r, st);
+      ctx.stream_loop.Post(finish);
+    });
+  };
+  if (!*gc_policy) return change_resources();
+  ctx.cluster.SetCheckpointPolicy(*id, **gc_policy, [&ctx, r, change_resources](absl::Status st) {
+    if (!st.ok()) return ReplyError(r, st);
+    ctx.stream_loop.Post(change_resources);
+  });
 }
 
 }  // namespace
