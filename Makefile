@@ -6,7 +6,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 # Unity builds: each target's sources compile in batches of 8, so the shared headers (nlohmann/json,
 # abseil, gtest) are parsed and their templates compiled once a batch instead of once a file. On 2 cores
-# a full build takes about 7 minutes instead of 18. The two Beast TUs stay alone (their CMakeLists).
+# a full build takes about 8 minutes instead of 18. The two Beast TUs stay alone (their CMakeLists).
 # For quick edit-compile cycles, configure your own build directory without it.
 UNITY ?= -DCMAKE_UNITY_BUILD=ON
 

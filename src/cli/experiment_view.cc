@@ -90,8 +90,9 @@ Table TrialsTable(const json& trials) {
   return t;
 }
 
-int64_t CheckpointBytes(const json& checkpoint) {
-  const json& resources = Field(checkpoint, "resources");
+int64_t CheckpointBytes(const json& checkpoint) { return ResourcesBytes(Field(checkpoint, "resources")); }
+
+int64_t ResourcesBytes(const json& resources) {
   if (!resources.is_object()) return 0;
   int64_t total = 0;
   for (const auto& [path, size] : resources.items()) {

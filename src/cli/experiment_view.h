@@ -36,5 +36,7 @@ std::string RenderExperimentDescription(const nlohmann::json& get_experiment,
 const nlohmann::json& CheckpointStorageOf(const nlohmann::json& get_experiment);
 // Sum of a checkpoint's `resources` sizes (int64 values as strings or numbers).
 int64_t CheckpointBytes(const nlohmann::json& checkpoint);
+// The same for a {path: size} resources object.
+int64_t ResourcesBytes(const nlohmann::json& resources);
 
 }  // namespace det::cli

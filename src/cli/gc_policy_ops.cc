@@ -1,9 +1,9 @@
 #include "cli/gc_policy_ops.h"
 
 #include <nlohmann/json.hpp>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cli/experiment_view.h"
 #include "cli/format.h"
 #include "cli/session.h"
 #include "cli/table.h"
@@ -17,9 +17,8 @@ using nlohmann::json;
 // "3 files, 1.2 KB" from a checkpoint's {path: size} resources.
 std::string ResourcesCell(const json& resources) {
   if (!resources.is_object() || resources.empty()) return "no files";
-  int64_t bytes = 0;
-  for (const auto& [_, size] : resources.items()) bytes += size.is_number_integer() ? size.get<int64_t>() : 0;
-  return absl::StrCat(resources.size(), resources.size() == 1 ? " file, " : " files, ", FormatBytes(bytes));
+  return absl::StrCat(resources.size(), resources.size() == 1 ? " file, " : " files, ",
+                      FormatBytes(ResourcesBytes(resources)));
 }
 
 absl::Status PrintPreview(Session& session, int experiment_id, const GcPolicy& policy, std::ostream& out) {
@@ -52,11 +51,6 @@ absl::Status PrintPreview(Session& session, int experiment_id, const GcPolicy& p
 absl::StatusOr<int> SetGcPolicy(Session& session, int experiment_id, const GcPolicy& policy, bool yes,
                                 const std::function<bool(const std::string& question)>& confirm,
                                 std::ostream& out) {
-  for (auto [name, count] : {std::pair{"--save-experiment-best", policy.save_experiment_best},
-                             std::pair{"--save-trial-best", policy.save_trial_best},
-                             std::pair{"--save-trial-latest", policy.save_trial_latest}}) {
-    if (count < 0) return absl::InvalidArgumentError(absl::StrCat(name, ": must be a count >= 0, got ", count));
-  }
   if (!yes) {
     RETURN_IF_ERROR(PrintPreview(session, experiment_id, policy, out));
     if (!confirm("Do you wish to proceed?")) {

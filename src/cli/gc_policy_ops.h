@@ -20,8 +20,8 @@ struct GcPolicy {
 };
 
 // Without `yes`, prints the checkpoints the policy would delete and asks `confirm` (false: "Aborting
-// operations.", nothing changes). Then prints "Set GC policy of experiment ID to\n{...}". Negative
-// counts are InvalidArgument before anything is sent.
+// operations.", nothing changes). Then prints "Set GC policy of experiment ID to\n{...}". The master
+// refuses negative counts, naming the field.
 absl::StatusOr<int> SetGcPolicy(Session& session, int experiment_id, const GcPolicy& policy, bool yes,
                                 const std::function<bool(const std::string& question)>& confirm,
                                 std::ostream& out);

@@ -75,13 +75,5 @@ TEST_F(GcPolicyOpsTest, ANoChangesNothingAndYesSkipsThePreview) {
   EXPECT_EQ(patches_.size(), 1u);
 }
 
-TEST_F(GcPolicyOpsTest, NegativeCountsAreRefusedBeforeAnythingIsSent) {
-  std::ostringstream out;
-  absl::Status st = SetGcPolicy(*session_, 3, {0, -1, 0}, true, [](const std::string&) { return true; }, out).status();
-  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(st.message(), HasSubstr("--save-trial-best"));
-  EXPECT_TRUE(patches_.empty());
-}
-
 }  // namespace
 }  // namespace det::cli

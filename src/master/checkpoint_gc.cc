@@ -16,11 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-int64_t PolicyValue(const json& storage, const char* key, int64_t fallback) {
-  auto it = storage.find(key);
-  return it != storage.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
-}
-
 json StorageConfig(const api::Experiment& experiment) {
   json config = json::parse(experiment.config_json, nullptr, false);
   return config.is_object() ? config.value("checkpoint_storage", json::object()) : json::object();
@@ -36,9 +31,12 @@ absl::StatusOr<std::vector<api::Checkpoint>> CompletedCheckpoints(Store& store, 
 
 CheckpointGcPolicy GcPolicyOf(const api::Experiment& experiment) {
   const json storage = StorageConfig(experiment);
-  return {.save_experiment_best = PolicyValue(storage, "save_experiment_best", 0),
-          .save_trial_best = PolicyValue(storage, "save_trial_best", 1),
-          .save_trial_latest = PolicyValue(storage, "save_trial_latest", 1)};
+  CheckpointGcPolicy policy;
+  for (auto [key, count] : kGcPolicyFields) {
+    auto it = storage.find(key);
+    if (it != storage.end() && it->is_number_integer()) policy.*count = it->get<int64_t>();
+  }
+  return policy;
 }
 
 absl::StatusOr<std::vector<RankedCheckpoint>> CheckpointsPolicyLetsGo(Store& store, const api::Experiment& experiment,

@@ -4,19 +4,28 @@
 //   ((experiment_rank > save_experiment_best AND trial_rank > save_trial_best) OR no validation at its step)
 //   AND trial_order_rank > save_trial_latest
 // and no live trial starts from it.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace det::master {
 
-struct CheckpointGcPolicy {
+struct CheckpointGcPolicy {  // upstream's defaults
   int64_t save_experiment_best = 0;
   int64_t save_trial_best = 1;
   int64_t save_trial_latest = 1;
 };
+
+// The counts by their checkpoint_storage keys, for whoever reads or writes them.
+inline constexpr std::array<std::pair<const char*, int64_t CheckpointGcPolicy::*>, 3> kGcPolicyFields = {{
+    {"save_experiment_best", &CheckpointGcPolicy::save_experiment_best},
+    {"save_trial_best", &CheckpointGcPolicy::save_trial_best},
+    {"save_trial_latest", &CheckpointGcPolicy::save_trial_latest},
+}};
 
 struct GcCheckpoint {
   std::string uuid;

@@ -621,8 +621,9 @@ void Cluster::CollectCheckpoints(int64_t experiment_id) {
   options_.checkpoint_gc->Schedule(experiment_id, std::move(warm_starts));
 }
 
-void Cluster::SetCheckpointPolicy(int64_t experiment_id, json policy, std::function<void(absl::Status)> done) {
-  loop_.Post([this, experiment_id, policy = std::move(policy), done = std::move(done)] {
+void Cluster::SetCheckpointPolicy(int64_t experiment_id, CheckpointGcPolicy policy,
+                                  std::function<void(absl::Status)> done) {
+  loop_.Post([this, experiment_id, policy, done = std::move(done)] {
     auto live = experiments_.find(experiment_id);
     std::string config_json;
     if (live != experiments_.end()) {
@@ -634,7 +635,7 @@ void Cluster::SetCheckpointPolicy(int64_t experiment_id, json policy, std::funct
     }
     json config = json::parse(config_json, nullptr, false);
     if (!config.is_object()) return done(absl::DataLossError(absl::StrCat("experiment ", experiment_id, ": bad stored config")));
-    config["checkpoint_storage"].update(policy);
+    for (auto [key, count] : kGcPolicyFields) config["checkpoint_storage"][key] = policy.*count;
     ExperimentPatch patch;
     patch.config_json = config.dump();
     if (absl::Status st = store_.PatchExperiment(experiment_id, patch).status(); !st.ok()) return done(st);

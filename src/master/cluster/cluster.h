@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "api/agent_protocol.h"
 #include "config/experiment_config.h"
+#include "master/checkpoint_gc_policy.h"
 #include "master/cluster/pending_writes.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
@@ -180,10 +181,10 @@ class Cluster {
   // Task log lines as they arrive: matched against the experiment's log_policies (cancel_retries,
   // exclude_node), which decide how the trial is retried after a failure.
   void ObserveTaskLogs(std::vector<api::TaskLog> logs);
-  // A new GC policy ({save_experiment_best, save_trial_best, save_trial_latest}) into the experiment's
-  // stored config (and a live one's in memory, which later job changes write back). A finished
-  // experiment's checkpoints are collected again under it; a live one's when it ends.
-  void SetCheckpointPolicy(int64_t experiment_id, nlohmann::json policy, std::function<void(absl::Status)> done);
+  // A new GC policy into the experiment's stored config (and a live one's in memory, which later job
+  // changes write back). A finished experiment's checkpoints are collected again under it; a live
+  // one's when it ends.
+  void SetCheckpointPolicy(int64_t experiment_id, CheckpointGcPolicy policy, std::function<void(absl::Status)> done);
   // Checkpoint storage clean-up, on the GC worker (checkpoint_gc.h): checkpoints a user named, and an
   // experiment the store marked DELETING (its checkpoints, then its records).
   void DeleteCheckpoints(int64_t experiment_id, std::set<std::string> uuids);

@@ -127,7 +127,7 @@ TEST_F(ClusterSchedulingTest, TheStoredConfigNamesTheResolvedPool) {
 TEST_F(ClusterSchedulingTest, ALiveExperimentKeepsANewGcPolicyThroughLaterJobChanges) {
   int64_t id = CreateExperimentFrom(Yaml("{slots_per_trial: 1}"));
   absl::Status set = absl::UnknownError("not run");
-  cluster_->SetCheckpointPolicy(id, {{"save_trial_latest", 0}}, [&](absl::Status s) { set = s; });
+  cluster_->SetCheckpointPolicy(id, {.save_trial_latest = 0}, [&](absl::Status s) { set = s; });
   loop_.RunPending();
   ASSERT_TRUE(set.ok()) << set;
   ASSERT_TRUE(Update(JobId(id), {.priority = 7}).ok());
@@ -136,7 +136,7 @@ TEST_F(ClusterSchedulingTest, ALiveExperimentKeepsANewGcPolicyThroughLaterJobCha
   EXPECT_EQ(config["checkpoint_storage"]["type"], "shared_fs") << "the rest of the storage config stays";
   EXPECT_EQ(config["resources"]["priority"], 7);
 
-  cluster_->SetCheckpointPolicy(999, {{"save_trial_latest", 0}}, [&](absl::Status s) { set = s; });
+  cluster_->SetCheckpointPolicy(999, {.save_trial_latest = 0}, [&](absl::Status s) { set = s; });
   loop_.RunPending();
   EXPECT_EQ(set.code(), absl::StatusCode::kNotFound);
 }

@@ -163,27 +163,23 @@ absl::StatusOr<json> PreviewGc(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
   ASSIGN_OR_RETURN(api::Experiment experiment, ctx.store.GetExperiment(id));
   CheckpointGcPolicy policy;
-  for (auto [name, count] : {std::pair{"save_experiment_best", &policy.save_experiment_best},
-                             std::pair{"save_trial_best", &policy.save_trial_best},
-                             std::pair{"save_trial_latest", &policy.save_trial_latest}}) {
-    ASSIGN_OR_RETURN(*count, QueryInt(req, name, 0));
-    if (*count < 0) return absl::InvalidArgumentError(absl::StrCat(name, ": must be a count >= 0, got ", *count));
+  for (auto [key, count] : kGcPolicyFields) {
+    ASSIGN_OR_RETURN(policy.*count, QueryInt(req, key, 0));
+    if (policy.*count < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(key, ": must be a count >= 0, got ", policy.*count));
+    }
   }
   ASSIGN_OR_RETURN(std::vector<RankedCheckpoint> let_go, CheckpointsPolicyLetsGo(ctx.store, experiment, policy, {}));
   json checkpoints = json::array();
   for (const RankedCheckpoint& ranked : let_go) {
     const api::Checkpoint& c = ranked.checkpoint;
-    json resources = json::parse(c.resources_json, nullptr, false);
-    int64_t size = 0;
-    for (const auto& [_, bytes] : resources.items()) size += bytes.is_number_integer() ? bytes.get<int64_t>() : 0;
     checkpoints.push_back({{"UUID", c.uuid},
                            {"TaskID", c.task_id},
                            {"AllocationID", c.allocation_id},
                            {"ReportTime", FormatRfc3339(c.report_time)},
                            {"State", c.state},
-                           {"Resources", resources},
+                           {"Resources", json::parse(c.resources_json, nullptr, false)},
                            {"Metadata", json::parse(c.metadata_json, nullptr, false)},
-                           {"Size", size},
                            {"TrialID", c.trial_id},
                            {"ExperimentID", c.experiment_id},
                            {"StepsCompleted", c.steps_completed},

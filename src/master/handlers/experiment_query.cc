@@ -155,16 +155,17 @@ absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const json& body, int64_t e
   return patch;
 }
 
-absl::StatusOr<std::optional<json>> ParseCheckpointStoragePatch(const json& body) {
+absl::StatusOr<std::optional<CheckpointGcPolicy>> ParseCheckpointStoragePatch(const json& body) {
   const json* storage = api::FindField(body, "checkpoint_storage");
   if (storage == nullptr || storage->is_null()) return std::nullopt;
   if (!storage->is_object()) {
     return absl::InvalidArgumentError(
         "checkpointStorage: expected an object with saveExperimentBest, saveTrialBest and saveTrialLatest");
   }
-  json policy = json::object();
-  for (const char* key : {"save_experiment_best", "save_trial_best", "save_trial_latest"}) {
-    int64_t value = 0;  // an absent field is 0, as in the proto3 message
+  CheckpointGcPolicy policy;
+  for (auto [key, count] : kGcPolicyFields) {
+    int64_t& value = policy.*count;
+    value = 0;  // an absent field is 0, as in the proto3 message
     if (const json* v = api::FindField(*storage, key); v != nullptr && !v->is_null()) {
       ASSIGN_OR_RETURN(value, api::ReadInt64(*v, absl::StrCat("checkpointStorage.", key)));
     }
@@ -172,7 +173,6 @@ absl::StatusOr<std::optional<json>> ParseCheckpointStoragePatch(const json& body
       return absl::InvalidArgumentError(
           absl::StrCat("checkpointStorage.", key, ": must be a count >= 0, got ", value));
     }
-    policy[key] = value;
   }
   return policy;
 }

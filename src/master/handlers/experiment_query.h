@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "master/checkpoint_gc_policy.h"
 #include "master/db/store.h"
 #include "master/http/http_types.h"
 
@@ -35,9 +36,9 @@ absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& 
 absl::StatusOr<ExperimentPatch> ParseExperimentPatch(const nlohmann::json& body,
                                                      int64_t experiment_id);
 
-// The PATCH body's `checkpointStorage` as the config's GC policy {save_experiment_best,
-// save_trial_best, save_trial_latest}: counts >= 0, an absent one 0; nullopt when not in the body.
-absl::StatusOr<std::optional<nlohmann::json>> ParseCheckpointStoragePatch(const nlohmann::json& body);
+// The PATCH body's `checkpointStorage` {saveExperimentBest, saveTrialBest, saveTrialLatest}: counts
+// >= 0, an absent one 0; nullopt when not in the body.
+absl::StatusOr<std::optional<CheckpointGcPolicy>> ParseCheckpointStoragePatch(const nlohmann::json& body);
 
 // `labels` with `label` added (at the end, once) or removed.
 std::vector<std::string> WithLabel(std::vector<std::string> labels, const std::string& label,

@@ -89,10 +89,13 @@ TEST(ExperimentPatchTest, ParsesFieldsAndNullMeansUnchanged) {
 TEST(CheckpointStoragePatchTest, ReadsTheThreeCountsAbsentOnesZero) {
   EXPECT_EQ(*ParseCheckpointStoragePatch(json::object()), std::nullopt);
   EXPECT_EQ(*ParseCheckpointStoragePatch(json{{"checkpointStorage", nullptr}}), std::nullopt);
-  EXPECT_EQ(ParseCheckpointStoragePatch(json{{"checkpointStorage", {{"saveTrialBest", 2}, {"save_trial_latest", 3}}}})
-                ->value(),
-            (json{{"save_experiment_best", 0}, {"save_trial_best", 2}, {"save_trial_latest", 3}}));
-  absl::StatusOr<std::optional<json>> negative =
+  CheckpointGcPolicy read =
+      ParseCheckpointStoragePatch(json{{"checkpointStorage", {{"saveTrialBest", 2}, {"save_trial_latest", 3}}}})
+          ->value();
+  EXPECT_EQ(read.save_experiment_best, 0) << "absent: 0, not the config default";
+  EXPECT_EQ(read.save_trial_best, 2);
+  EXPECT_EQ(read.save_trial_latest, 3);
+  absl::StatusOr<std::optional<CheckpointGcPolicy>> negative =
       ParseCheckpointStoragePatch(json{{"checkpointStorage", {{"saveExperimentBest", -1}}}});
   EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(negative.status().message()), ::testing::HasSubstr("save_experiment_best"));

@@ -112,7 +112,7 @@ void PatchExperiment(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r
   if (!patch.ok()) return ReplyError(r, patch.status());
   absl::StatusOr<std::optional<JobChange>> resources = ParseResourcesPatch(*body);
   if (!resources.ok()) return ReplyError(r, resources.status());
-  absl::StatusOr<std::optional<json>> gc_policy = ParseCheckpointStoragePatch(*body);
+  absl::StatusOr<std::optional<CheckpointGcPolicy>> gc_policy = ParseCheckpointStoragePatch(*body);
   if (!gc_policy.ok()) return ReplyError(r, gc_policy.status());
   absl::StatusOr<api::Experiment> e = ExperimentForChange(ctx.store, req, *id);
   if (!e.ok()) return ReplyError(r, e.status());
