@@ -1,4 +1,5 @@
 #include "agent/agent.h"
+#include "agent/task_mounts.h"
 
 #include <optional>
 #include <system_error>
@@ -175,7 +176,14 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
     return finish();
   }
 
-  TaskSpec spec{id, start.entrypoint, BuildTaskEnv(start, config_.env, task_dir), task_dir,
+  absl::Status mounted = ApplyMounts(start.mounts, task_dir);
+  absl::StatusOr<std::filesystem::path> work_dir =
+      mounted.ok() ? TaskWorkDir(start.work_dir, task_dir) : absl::StatusOr<std::filesystem::path>(mounted);
+  if (!work_dir.ok()) {
+    FailTask(task, std::string(work_dir.status().message()));
+    return finish();
+  }
+  TaskSpec spec{id, start.entrypoint, BuildTaskEnv(start, config_.env, task_dir), *work_dir,
                 api::Encode(api::MasterMessage(start))};
   absl::StatusOr<int> pid = deps_.runtime->Start(spec, Callbacks(task));
   if (!pid.ok()) {

@@ -53,6 +53,27 @@ absl::StatusOr<T> Get(const json& j, const char* key) {
   }
 }
 
+json MountsJson(const std::vector<TaskMount>& mounts) {
+  json out = json::array();
+  for (const TaskMount& m : mounts) {
+    out.push_back({{"host_path", m.host_path}, {"container_path", m.container_path}, {"read_only", m.read_only}});
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<TaskMount>> MountsFromJson(const json& mounts) {
+  if (!mounts.is_array()) return absl::InvalidArgumentError("agent protocol: field mounts: expected a list");
+  std::vector<TaskMount> out;
+  for (const json& m : mounts) {
+    TaskMount mount;
+    ASSIGN_OR_RETURN(mount.host_path, Get<std::string>(m, "host_path"));
+    ASSIGN_OR_RETURN(mount.container_path, Get<std::string>(m, "container_path"));
+    ASSIGN_OR_RETURN(mount.read_only, Get<bool>(m, "read_only"));
+    out.push_back(std::move(mount));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string Encode(const AgentMessage& msg) {
@@ -90,7 +111,9 @@ std::string Encode(const MasterMessage& msg) {
                                         {"env", m.env},
                                         {"slot_ids", m.slot_ids},
                                         {"session_token", m.session_token},
-                                        {"download_context", m.download_context}};
+                                        {"download_context", m.download_context},
+                                        {"work_dir", m.work_dir},
+                                        {"mounts", MountsJson(m.mounts)}};
                           },
                           [](const KillTask& m) {
                             return json{{"type", "kill_task"},
@@ -147,6 +170,13 @@ absl::StatusOr<MasterMessage> DecodeMasterMessage(const std::string& text) {
     ASSIGN_OR_RETURN(m.slot_ids, Get<std::vector<int>>(j, "slot_ids"));
     ASSIGN_OR_RETURN(m.session_token, Get<std::string>(j, "session_token"));
     ASSIGN_OR_RETURN(m.download_context, Get<bool>(j, "download_context"));
+    // Absent from masters that predate commands.
+    if (j.contains("work_dir")) {
+      ASSIGN_OR_RETURN(m.work_dir, Get<std::string>(j, "work_dir"));
+    }
+    if (j.contains("mounts")) {
+      ASSIGN_OR_RETURN(m.mounts, MountsFromJson(j["mounts"]));
+    }
     return m;
   }
   if (type == "kill_task") {

@@ -41,6 +41,16 @@ struct TaskExited {
   std::string error;   // why it could not start, or ""
 };
 
+// A host path made visible to the task (bind_mounts): the agent links container_path to host_path,
+// a relative container_path inside the task directory.
+struct TaskMount {
+  std::string host_path;
+  std::string container_path;
+  bool read_only = false;
+
+  bool operator==(const TaskMount&) const = default;
+};
+
 struct StartTask {
   std::string allocation_id;
   std::string task_id;
@@ -50,6 +60,8 @@ struct StartTask {
   std::vector<int> slot_ids;
   std::string session_token;  // the allocation token, also in env as DET_SESSION_TOKEN
   bool download_context = true;  // fetch GET /api/v1/tasks/{task_id}/context_directory into the workdir
+  std::string work_dir;          // where the process starts; "" = the task directory, relative = inside it
+  std::vector<TaskMount> mounts;
 };
 
 struct KillTask {

@@ -7,7 +7,7 @@
 
 namespace det::master {
 
-std::string GenerateExperimentName() {
+std::string GeneratePetName() {
   static constexpr std::array<const char*, 16> kAdjectives = {
       "brave", "calm", "eager", "fancy", "gentle", "happy", "jolly", "kind",
       "lively", "merry", "nimble", "proud", "quick", "silly", "witty", "zesty"};
@@ -16,7 +16,9 @@ std::string GenerateExperimentName() {
       "panda", "quail", "raven", "seal", "tapir", "walrus", "yak", "zebra"};
   thread_local std::mt19937 rng{std::random_device{}()};
   auto pick = [](const auto& words) { return words[rng() % words.size()]; };
-  return absl::StrCat("Experiment (", pick(kAdjectives), "-", pick(kNouns), "-", pick(kNouns), ")");
+  return absl::StrCat(pick(kAdjectives), "-", pick(kNouns), "-", pick(kNouns));
 }
+
+std::string GenerateExperimentName() { return absl::StrCat("Experiment (", GeneratePetName(), ")"); }
 
 }  // namespace det::master

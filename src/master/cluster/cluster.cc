@@ -46,7 +46,7 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   request.config.resource_pool = pool;
   config["resources"]["resource_pool"] = pool;
   request.config.full_json = config.dump();
-  auto exp = std::make_unique<ExperimentState>();
+  auto exp = std::make_unique<LiveExperiment>();
   api::Experiment& e = exp->experiment;
   e.name = request.config.name;
   e.description = request.config.description;
@@ -67,7 +67,7 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), owner.id,
                                     std::chrono::system_clock::now() + options_.user_session_lifetime));
   int64_t id = e.id;
-  ExperimentState& ref = *exp;
+  LiveExperiment& ref = *exp;
   experiments_[id] = std::move(exp);
   spdlog::info("experiment {} created: {}", id, ref.experiment.name);
   ApplyActions(id, ref.searcher->InitialActions());
@@ -97,7 +97,7 @@ absl::StatusOr<std::string> Cluster::WarmStartCheckpoint(const json& config) {
   return std::string();
 }
 
-void Cluster::SaveSearcher(ExperimentState& exp) {
+void Cluster::SaveSearcher(LiveExperiment& exp) {
   int64_t id = exp.experiment.id;
   (void)Persist(absl::StrCat("experiment ", id, " searcher state"),
                 [this, id, snapshot = DumpJson(exp.searcher->Snapshot())] {
@@ -125,6 +125,10 @@ absl::Status Cluster::SaveAllocation(const Allocation& record) {
                  [this, record] { return store_.UpdateAllocation(record); });
 }
 
+absl::Status Cluster::SaveTask(const Task& task) {
+  return Persist(absl::StrCat("task ", task.task_id), [this, task] { return store_.UpdateTask(task); });
+}
+
 absl::Status Cluster::SaveTrial(const api::Trial& trial) {
   return Persist(absl::StrCat("trial ", trial.id), [this, trial] { return store_.UpdateTrialLifecycle(trial); });
 }
@@ -146,7 +150,7 @@ void Cluster::ApplyActions(int64_t experiment_id, const std::vector<searcher::Ac
     // Every action may end trials and, through them, the experiment: look it up again each time.
     auto e = experiments_.find(experiment_id);
     if (e == experiments_.end()) return;
-    ExperimentState& exp = *e->second;
+    LiveExperiment& exp = *e->second;
     switch (action.kind) {
       case searcher::Action::Kind::kCreateTrial:
         if (absl::Status st = CreateTrial(exp, action); !st.ok()) {
@@ -161,7 +165,7 @@ void Cluster::ApplyActions(int64_t experiment_id, const std::vector<searcher::Ac
         auto id = exp.trial_by_request.find(action.request_id);
         auto t = id == exp.trial_by_request.end() ? trials_.end() : trials_.find(id->second);
         if (t == trials_.end() || IsStopping(t->second->trial.state)) break;
-        MasterLog(t->second->trial.task_id, t->second->allocation_id,
+        MasterLog(t->second->trial.task_id, t->second->task->allocation_id,
                   absl::StrCat("Trial ", t->first, " is stopped by the searcher"));
         StopTrial(*t->second, "STOPPING_COMPLETED");
         break;
@@ -178,8 +182,8 @@ void Cluster::ApplyActions(int64_t experiment_id, const std::vector<searcher::Ac
   if (auto e = experiments_.find(experiment_id); e != experiments_.end()) SaveSearcher(*e->second);
 }
 
-absl::Status Cluster::CreateTrial(ExperimentState& exp, const searcher::Action& action) {
-  auto state = std::make_unique<TrialState>();
+absl::Status Cluster::CreateTrial(LiveExperiment& exp, const searcher::Action& action) {
+  auto state = std::make_unique<LiveTrial>();
   api::Trial& t = state->trial;
   t.experiment_id = exp.experiment.id;
   t.request_id = action.request_id;
@@ -188,56 +192,83 @@ absl::Status Cluster::CreateTrial(ExperimentState& exp, const searcher::Action& 
   t.hparams_json = action.hparams_json;
   t.seed = action.seed;
   t.start_time = std::chrono::system_clock::now();
+  Task task{.task_id = t.task_id,
+            .type = TaskType::kTrial,
+            .owner_id = exp.experiment.owner_id,
+            .job_id = exp.experiment.job_id,
+            .start_time = t.start_time};
+  RETURN_IF_ERROR(store_.InsertTask(task, ""));
   ASSIGN_OR_RETURN(t.id, store_.InsertTrial(t));
   exp.trial_by_request[action.request_id] = t.id;
-  TrialState& ref = *state;
+  LiveTrial& ref = *state;
   trials_[t.id] = std::move(state);
+  AddTrialTask(ref, exp, std::move(task));
   if (ref.trial.state == "ACTIVE") RETURN_IF_ERROR(RequestAllocation(ref));
   return absl::OkStatus();
 }
 
-absl::Status Cluster::RequestAllocation(TrialState& trial) {
-  ExperimentState& exp = *experiments_.at(trial.trial.experiment_id);
-  auto alloc = std::make_unique<AllocationState>();
+Cluster::LiveTask& Cluster::AddTrialTask(LiveTrial& trial, const LiveExperiment& exp, Task record) {
+  auto task = std::make_unique<LiveTask>();
+  task->record = std::move(record);
+  task->record.username = exp.experiment.username;
+  task->spec = std::make_unique<TrialSpec>(*this, trial.trial.id);
+  task->user_token = exp.user_token;
+  task->runs = trial.trial.run_id;
+  trial.task = task.get();
+  std::string id = task->record.task_id;
+  return *(tasks_[id] = std::move(task));
+}
+
+absl::Status Cluster::RequestAllocation(LiveTrial& trial) {
+  const LiveExperiment& exp = *experiments_.at(trial.trial.experiment_id);
   trial.trial.run_id += 1;
   RETURN_IF_ERROR(store_.UpdateTrialLifecycle(trial.trial));
-  alloc->record.allocation_id = absl::StrCat(trial.trial.task_id, ".", trial.trial.run_id);
-  alloc->record.task_id = trial.trial.task_id;
-  alloc->record.trial_id = trial.trial.id;
-  alloc->record.state = "QUEUED";
+  RETURN_IF_ERROR(RequestTaskAllocation(*trial.task, trial.trial.run_id, exp.config.slots_per_trial));
+  MasterLog(trial.trial.task_id, trial.task->allocation_id,
+            absl::StrCat("Trial ", trial.trial.id, " queued: waiting for ", exp.config.slots_per_trial, " slot(s)"));
+  return absl::OkStatus();
+}
+
+absl::Status Cluster::RequestTaskAllocation(LiveTask& task, int run, int slots) {
+  auto alloc = std::make_unique<LiveAllocation>();
+  alloc->record.allocation_id = absl::StrCat(task.record.task_id, ".", run);
+  alloc->record.task_id = task.record.task_id;
+  alloc->record.state = AllocationState::kQueued;
   alloc->token = RandomHex(32);
   alloc->record.token_hash = Sha256Hex(alloc->token);
-  alloc->record.slots = exp.config.slots_per_trial;
+  alloc->record.slots = slots;
   alloc->record.start_time = std::chrono::system_clock::now();
-  alloc->experiment_id = exp.experiment.id;
   alloc->request_order = next_request_order_++;
   RETURN_IF_ERROR(store_.InsertAllocation(alloc->record));
-  trial.allocation_id = alloc->record.allocation_id;
+  task.runs = run;
+  task.allocation_id = alloc->record.allocation_id;
   pending_.push_back(alloc->record.allocation_id);
-  MasterLog(alloc->record.task_id, alloc->record.allocation_id,
-            absl::StrCat("Trial ", trial.trial.id, " queued: waiting for ", alloc->record.slots, " slot(s)"));
   allocations_[alloc->record.allocation_id] = std::move(alloc);
   return absl::OkStatus();
 }
 
-std::map<std::string, std::string> Cluster::TrialEnvironment(const AllocationState& alloc, const TrialState& trial,
-                                                             const ExperimentState& exp) {
-  const api::Trial& t = trial.trial;
-  std::map<std::string, std::string> env = {
-      {"DET_TASK_ID", t.task_id},
-      {"DET_ALLOCATION_ID", alloc.record.allocation_id},
-      {"DET_RESOURCES_ID", alloc.record.allocation_id},
-      {"DET_CONTAINER_ID", alloc.record.allocation_id},
+std::map<std::string, std::string> Cluster::CommonEnvironment(const LiveAllocation& alloc, const LiveTask& task) const {
+  const std::string& id = alloc.record.allocation_id;
+  return {
+      {"DET_TASK_ID", task.record.task_id},
+      {"DET_ALLOCATION_ID", id},
+      {"DET_RESOURCES_ID", id},
+      {"DET_CONTAINER_ID", id},
       {"DET_SESSION_TOKEN", alloc.token},
-      {"DET_USER_TOKEN", exp.user_token},
-      {"DET_USER", exp.experiment.username},
-      {"DET_TASK_TYPE", "TRIAL"},
+      {"DET_USER_TOKEN", task.user_token},
+      {"DET_USER", task.record.username},
+      {"DET_TASK_TYPE", std::string(Name(task.record.type))},
       {"DET_RESOURCES_TYPE", "process"},
       {"DET_USE_TLS", "false"},
       {"DET_CLUSTER_ID", options_.cluster_id},
       {"DET_MASTER_ID", options_.master_id},
-      {"DET_TASK_LOGGING_METADATA",
-       json{{"allocation_id", alloc.record.allocation_id}, {"task_id", t.task_id}}.dump()},
+      {"DET_TASK_LOGGING_METADATA", json{{"allocation_id", id}, {"task_id", task.record.task_id}}.dump()},
+  };
+}
+
+std::map<std::string, std::string> Cluster::TrialEnvironment(const LiveTrial& trial, const LiveExperiment& exp) {
+  const api::Trial& t = trial.trial;
+  std::map<std::string, std::string> env = {
       {"DET_EXPERIMENT_ID", std::to_string(t.experiment_id)},
       {"DET_TRIAL_ID", std::to_string(t.id)},
       {"DET_TRIAL_RUN_ID", std::to_string(t.run_id)},
@@ -270,18 +301,43 @@ std::map<std::string, std::string> Cluster::TrialEnvironment(const AllocationSta
   return env;
 }
 
-void Cluster::StartAllocation(AllocationState& alloc, const std::vector<scheduler::SlotPlacement>& placements,
-                              bool backfilled, const std::string& pool) {
-  TrialState& trial = *trials_.at(alloc.record.trial_id);
-  ExperimentState& exp = *experiments_.at(alloc.experiment_id);
+JobAttributes Cluster::TrialJob(int64_t trial_id) const {
+  const LiveTrial& trial = *trials_.at(trial_id);
+  const LiveExperiment& exp = *experiments_.at(trial.trial.experiment_id);
+  JobAttributes job;
+  job.job_id = exp.experiment.job_id;
+  job.submission_order = ToUnixMicros(exp.experiment.start_time);
+  job.priority = PriorityOf(exp.config);
+  job.weight = exp.config.weight;
+  job.max_slots = exp.config.max_slots;
+  job.queue_position = exp.experiment.queue_position;
+  job.resource_pool = exp.config.resource_pool;
+  job.slots = exp.config.slots_per_trial;
+  job.single_node = exp.config.is_single_node;
+  job.preemptible = true;
+  job.preemption_timeout = std::chrono::seconds(exp.config.preemption_timeout);
+  job.blocked_agents.assign(trial.blocked_agents.begin(), trial.blocked_agents.end());
+  return job;
+}
+
+absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id, const Allocation& allocation) {
+  LiveTrial& trial = *trials_.at(trial_id);
+  const LiveExperiment& exp = *experiments_.at(trial.trial.experiment_id);
   // Refresh the trial from the store: checkpoints reported by an earlier run changed it.
   if (auto fresh = store_.GetTrial(trial.trial.id); fresh.ok()) {
     trial.trial.latest_checkpoint_uuid = fresh->latest_checkpoint_uuid;
   }
-  const std::string& id = alloc.record.allocation_id;
+  (void)allocation;
+  return LaunchSpec{.entrypoint = exp.config.entrypoint, .env = TrialEnvironment(trial, exp), .download_context = true};
+}
+
+void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
+                              bool backfilled, const std::string& pool) {
+  LiveTask& task = *tasks_.at(alloc.record.task_id);
+  const std::string id = alloc.record.allocation_id;
   alloc.record.placements.clear();
-  alloc.record.state = "ASSIGNED";
-  alloc.pool = pool;
+  alloc.record.state = AllocationState::kAssigned;
+  alloc.record.resource_pool = pool;
   alloc.backfilled = backfilled;
   alloc.start_order = next_start_order_++;
   for (const scheduler::SlotPlacement& p : placements) {
@@ -292,7 +348,14 @@ void Cluster::StartAllocation(AllocationState& alloc, const std::vector<schedule
     if (p.slot_ids.empty()) agent.zero_slot_allocations.insert(id);
   }
   (void)SaveAllocation(alloc.record);
-  std::map<std::string, std::string> env = TrialEnvironment(alloc, trial, exp);
+  absl::StatusOr<LaunchSpec> launch = task.spec->Launch(alloc.record);
+  if (!launch.ok()) {
+    alloc.running_on.clear();
+    return AllocationEnded(alloc, 1, ExitKind::kProcessExited,
+                           absl::StrCat("could not be started: ", launch.status().message()));
+  }
+  std::map<std::string, std::string> env = CommonEnvironment(alloc, task);
+  env.insert(launch->env.begin(), launch->env.end());
   // Where the processes find each other (upstream's rendezvous.json): the agents' addresses and slot counts
   // in rank order, the chief first.
   json rendezvous = {{"container_addrs", json::array()}, {"container_slot_counts", json::array()}};
@@ -307,8 +370,8 @@ void Cluster::StartAllocation(AllocationState& alloc, const std::vector<schedule
     api::StartTask start;
     start.allocation_id = id;
     start.task_id = alloc.record.task_id;
-    start.task_type = "TRIAL";
-    start.entrypoint = exp.config.entrypoint;
+    start.task_type = std::string(Name(task.record.type));
+    start.entrypoint = launch->entrypoint;
     start.env = env;
     if (placements.size() > 1) {
       start.env["DET_RESOURCES_ID"] = start.env["DET_CONTAINER_ID"] = absl::StrCat(id, ".", rank);
@@ -317,15 +380,17 @@ void Cluster::StartAllocation(AllocationState& alloc, const std::vector<schedule
     start.env["DET_RENDEZVOUS_INFO"] = rendezvous.dump();
     start.slot_ids = p.slot_ids;
     start.session_token = alloc.token;
-    start.download_context = true;
+    start.download_context = launch->download_context;
+    start.work_dir = launch->work_dir;
+    start.mounts = launch->mounts;
     MasterLog(alloc.record.task_id, id,
-              absl::StrCat("Trial ", trial.trial.id, " (run ", trial.trial.run_id, ") assigned to agent ", p.agent_id,
-                           ", slots [", absl::StrJoin(p.slot_ids, ","), "]", backfilled ? " (backfilled)" : ""));
+              absl::StrCat(task.spec->Label(), " (run ", task.runs, ") assigned to agent ", p.agent_id, ", slots [",
+                           absl::StrJoin(p.slot_ids, ","), "]", backfilled ? " (backfilled)" : ""));
     agents_.at(p.agent_id)->connection->Send(api::Encode(api::MasterMessage(start)));
   }
 }
 
-void Cluster::KillProcesses(const AllocationState& alloc) {
+void Cluster::KillProcesses(const LiveAllocation& alloc) {
   for (const std::string& agent_id : alloc.running_on) {
     if (auto agent = agents_.find(agent_id); agent != agents_.end() && agent->second->connection) {
       agent->second->connection->Send(
@@ -410,7 +475,7 @@ void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& tex
   } else if (auto* started = std::get_if<api::TaskStarted>(&*msg)) {
     auto a = allocations_.find(started->allocation_id);
     if (a == allocations_.end()) return;
-    a->second->record.state = "RUNNING";
+    a->second->record.state = AllocationState::kRunning;
     (void)SaveAllocation(a->second->record);
     MasterLog(a->second->record.task_id, started->allocation_id,
               absl::StrCat("Process started on agent ", agent_id, " (pid ", started->pid, ")"));
@@ -467,7 +532,7 @@ void Cluster::ForgetAgent(const std::string& agent_id, const std::string& why) {
 void Cluster::OnTaskExited(const std::string& agent_id, const api::TaskExited& exited) {
   auto it = allocations_.find(exited.allocation_id);
   if (it == allocations_.end()) return;
-  AllocationState& alloc = *it->second;
+  LiveAllocation& alloc = *it->second;
   alloc.running_on.erase(agent_id);
   // A gang ends with its first failure: the other processes are killed, and the first failure is
   // what the allocation reports.
@@ -490,7 +555,7 @@ void Cluster::OnTaskExited(const std::string& agent_id, const api::TaskExited& e
   Schedule();
 }
 
-void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind kind, const std::string& why) {
+void Cluster::AllocationEnded(LiveAllocation& alloc, int exit_code, ExitKind kind, const std::string& why) {
   std::string alloc_id = alloc.record.allocation_id;
   // Processes still running elsewhere (a gang that lost an agent) are stopped.
   KillProcesses(alloc);
@@ -500,20 +565,37 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
     for (int s : p.slot_ids) agent->second->slot_allocations.erase(s);
     agent->second->zero_slot_allocations.erase(alloc_id);
   }
-  alloc.record.state = "TERMINATED";
+  alloc.record.state = AllocationState::kTerminated;
   alloc.record.end_time = std::chrono::system_clock::now();
   alloc.record.exit_code = exit_code;
   (void)SaveAllocation(alloc.record);
   ResolvePreemptionWaiters(alloc, true);
   MasterLog(alloc.record.task_id, alloc_id, absl::StrCat("Allocation ", alloc_id, " ", why));
-  auto t = trials_.find(alloc.record.trial_id);
-  bool preempted = alloc.preempt && alloc.preemption_acked;
-  // Released by the scheduler: resume later, unless the process finished its work on its own.
-  bool requeue = alloc.released && !(kind == ExitKind::kProcessExited && exit_code == 0 && !alloc.preemption_acked);
+  AllocationOutcome outcome{.allocation_id = alloc_id,
+                            .exit_code = exit_code,
+                            .kind = kind,
+                            .why = why,
+                            .released = alloc.released,
+                            .preempt = alloc.preempt,
+                            .preemption_acked = alloc.preemption_acked};
+  std::string task_id = alloc.record.task_id;
   allocations_.erase(alloc_id);  // `alloc` is gone from here on
+  auto t = tasks_.find(task_id);
+  if (t == tasks_.end()) return;
+  if (t->second->allocation_id == alloc_id) t->second->allocation_id.clear();
+  t->second->spec->AllocationEnded(outcome);
+}
+
+void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& outcome) {
+  auto t = trials_.find(trial_id);
   if (t == trials_.end()) return;
-  TrialState& trial = *t->second;
-  trial.allocation_id.clear();
+  LiveTrial& trial = *t->second;
+  const int exit_code = outcome.exit_code;
+  const ExitKind kind = outcome.kind;
+  bool preempted = outcome.preempt && outcome.preemption_acked;
+  // Released by the scheduler: resume later, unless the process finished its work on its own.
+  bool requeue =
+      outcome.released && !(kind == ExitKind::kProcessExited && exit_code == 0 && !outcome.preemption_acked);
   // A trial the user stopped settles in its terminal (or paused) state whatever the exit.
   if (IsStopping(trial.trial.state)) return FinishTrial(trial, TerminalStateOf(trial.trial.state));
   if (requeue && trial.trial.state == "ACTIVE") {
@@ -538,7 +620,7 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   }
   // A lost agent is not the trial's fault: retry without counting a restart. A failing process is
   // retried from the latest checkpoint until it has used up max_restarts.
-  const ExperimentState& exp = *experiments_.at(trial.trial.experiment_id);
+  const LiveExperiment& exp = *experiments_.at(trial.trial.experiment_id);
   if (kind == ExitKind::kProcessExited) {
     if (trial.cancel_retries) {
       MasterLog(trial.trial.task_id, "",
@@ -572,18 +654,23 @@ void Cluster::AllocationEnded(AllocationState& alloc, int exit_code, ExitKind ki
   }
 }
 
-void Cluster::FinishTrial(TrialState& trial, const std::string& state) {
+void Cluster::FinishTrial(LiveTrial& trial, const std::string& state) {
   trial.trial.state = state;
   trial.trial.end_time = std::chrono::system_clock::now();
   (void)SaveTrial(trial.trial);
   MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is ", state));
+  Task& task = trial.task->record;
+  task.state = ParseTaskState(state).value_or(TaskState::kError);
+  task.end_time = trial.trial.end_time;
+  (void)SaveTask(task);
   auto e = experiments_.find(trial.trial.experiment_id);
   std::string request_id = trial.trial.request_id;
   int64_t experiment_id = trial.trial.experiment_id;
   bool invalid_hp = trial.early_exit_reason == kInvalidHpReason;
+  tasks_.erase(trial.trial.task_id);
   trials_.erase(trial.trial.id);  // `trial` is gone from here on
   if (e == experiments_.end()) return;
-  ExperimentState& exp = *e->second;
+  LiveExperiment& exp = *e->second;
   if (IsStopping(exp.experiment.state)) {
     if (!HasLiveTrials(experiment_id)) FinishExperiment(exp, TerminalStateOf(exp.experiment.state));
     return;
@@ -601,7 +688,7 @@ void Cluster::FinishTrial(TrialState& trial, const std::string& state) {
   ApplyActions(experiment_id, actions);
 }
 
-void Cluster::FinishExperiment(ExperimentState& exp, const std::string& state) {
+void Cluster::FinishExperiment(LiveExperiment& exp, const std::string& state) {
   int64_t id = exp.experiment.id;
   exp.experiment.state = state;
   if (state == "COMPLETED") exp.experiment.progress = 1.0;
@@ -682,7 +769,7 @@ void Cluster::WaitForPreemption(const std::string& allocation_id, std::chrono::s
   });
 }
 
-void Cluster::ResolvePreemptionWaiters(AllocationState& alloc, bool preempt) {
+void Cluster::ResolvePreemptionWaiters(LiveAllocation& alloc, bool preempt) {
   auto waiters = std::move(alloc.preemption_waiters);
   alloc.preemption_waiters.clear();
   for (auto& [id, cb] : waiters) cb(preempt);
@@ -721,7 +808,7 @@ absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, const std::str
     if (target == "STOPPING_CANCELED" || target == "STOPPING_KILLED") return absl::OkStatus();
     return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", stored.state));
   }
-  ExperimentState& exp = *e->second;
+  LiveExperiment& exp = *e->second;
   const std::string current = exp.experiment.state;
   if (current == target) return absl::OkStatus();
   bool allowed = (target == "PAUSED" && current == "ACTIVE") || (target == "ACTIVE" && current == "PAUSED") ||
@@ -746,7 +833,7 @@ absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, const std::str
     if (t == trials_.end()) continue;
     if (target == "ACTIVE") {
       t->second->trial.state = "ACTIVE";
-      if (t->second->allocation_id.empty()) RETURN_IF_ERROR(RequestAllocation(*t->second));
+      if (t->second->task->allocation_id.empty()) RETURN_IF_ERROR(RequestAllocation(*t->second));
     } else {
       // An experiment that errs cancels its trials; the others pass their own stop on.
       StopTrial(*t->second, target == "STOPPING_ERROR" ? "STOPPING_CANCELED" : target);
@@ -773,31 +860,31 @@ void Cluster::KillTrial(int64_t trial_id, std::function<void(absl::Status)> done
   });
 }
 
-void Cluster::DropQueuedAllocation(TrialState& trial) {
-  auto it = std::find(pending_.begin(), pending_.end(), trial.allocation_id);
+void Cluster::DropQueuedAllocation(LiveTask& task) {
+  auto it = std::find(pending_.begin(), pending_.end(), task.allocation_id);
   if (it == pending_.end()) return;
   pending_.erase(it);
-  auto a = allocations_.find(trial.allocation_id);
+  auto a = allocations_.find(task.allocation_id);
   if (a != allocations_.end()) {
-    a->second->record.state = "TERMINATED";
+    a->second->record.state = AllocationState::kTerminated;
     a->second->record.end_time = std::chrono::system_clock::now();
     (void)SaveAllocation(a->second->record);
     ResolvePreemptionWaiters(*a->second, true);
     allocations_.erase(a);
   }
-  trial.allocation_id.clear();
+  task.allocation_id.clear();
 }
 
-void Cluster::StopTrial(TrialState& trial, const std::string& state) {
+void Cluster::StopTrial(LiveTrial& trial, const std::string& state) {
   if (trial.trial.state == "STOPPING_KILLED" && state != "STOPPING_KILLED") return;  // kill wins
   trial.trial.state = state;
   (void)SaveTrial(trial.trial);
-  DropQueuedAllocation(trial);
-  if (trial.allocation_id.empty()) {
+  DropQueuedAllocation(*trial.task);
+  if (trial.task->allocation_id.empty()) {
     if (state != "PAUSED") FinishTrial(trial, TerminalStateOf(state));
     return;
   }
-  AllocationState& alloc = *allocations_.at(trial.allocation_id);
+  LiveAllocation& alloc = *allocations_.at(trial.task->allocation_id);
   if (state == "STOPPING_KILLED") {
     MasterLog(trial.trial.task_id, alloc.record.allocation_id, "Killing the trial's process");
     return KillProcesses(alloc);
@@ -808,16 +895,16 @@ void Cluster::StopTrial(TrialState& trial, const std::string& state) {
   SignalPreemption(alloc);
 }
 
-void Cluster::SignalPreemption(AllocationState& alloc) {
+void Cluster::SignalPreemption(LiveAllocation& alloc) {
   alloc.preempt = true;
   ResolvePreemptionWaiters(alloc, true);
   // A process that ignores the signal is killed after the experiment's preemption_timeout.
   std::string alloc_id = alloc.record.allocation_id;
-  loop_.PostAfter(std::chrono::seconds(experiments_.at(alloc.experiment_id)->config.preemption_timeout),
+  loop_.PostAfter(JobOf(alloc).preemption_timeout,
                   [this, alloc_id] {
     auto a = allocations_.find(alloc_id);
     if (a == allocations_.end()) return;
-    MasterLog(a->second->record.task_id, alloc_id, "The trial did not exit within preemption_timeout; killing it");
+    MasterLog(a->second->record.task_id, alloc_id, "The process did not exit within preemption_timeout; killing it");
     KillProcesses(*a->second);
   });
 }
@@ -843,7 +930,7 @@ void Cluster::ReportEarlyExit(int64_t trial_id, const std::string& reason, std::
       return done(absl::InvalidArgumentError(absl::StrCat("trial ", trial_id, " already reported an early exit")));
     }
     t->second->early_exit_reason = reason;
-    MasterLog(t->second->trial.task_id, t->second->allocation_id, absl::StrCat("Trial ", trial_id, " exits early: ", reason));
+    MasterLog(t->second->trial.task_id, t->second->task->allocation_id, absl::StrCat("Trial ", trial_id, " exits early: ", reason));
     done(absl::OkStatus());
   });
 }
@@ -870,7 +957,7 @@ void Cluster::ReportValidation(int64_t trial_id, std::string metrics_json) {
     if (!actions.ok()) {
       std::string why = absl::StrCat("Trial ", trial_id, ": ", actions.status().message(),
                                      "; the experiment stops with an error");
-      MasterLog(t->second->trial.task_id, t->second->allocation_id, why);
+      MasterLog(t->second->trial.task_id, t->second->task->allocation_id, why);
       spdlog::error("experiment {}: {}", experiment_id, why);
       (void)DoSetExperimentState(experiment_id, "STOPPING_ERROR");
       return;

@@ -17,11 +17,13 @@
 
 #include "absl/status/statusor.h"
 #include "api/agent_protocol.h"
+#include "config/command_config.h"
 #include "config/experiment_config.h"
 #include "master/checkpoint_gc_policy.h"
 #include "master/cluster/pending_writes.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
+#include "master/task/task_spec.h"
 #include "master/http/http_types.h"
 #include "scheduler/snapshot.h"
 #include "searcher/searcher.h"
@@ -66,6 +68,15 @@ struct NewExperiment {
   bool activate = true;
 };
 
+// A command or generic task to start (upstream's LaunchCommand / CreateGenericTask).
+struct NewTask {
+  TaskType type = TaskType::kCommand;
+  config::CommandConfig config;
+  std::string context_tgz;  // its context directory, "" for none
+  int64_t owner_id = 0;
+  std::string forked_from;
+};
+
 struct AgentIdentity {
   std::string id;
   std::string resource_pool;
@@ -83,10 +94,12 @@ struct AgentSummary {
   bool draining = false;  // disabled with drain: its running work finishes
 };
 
-// A job (an experiment) in a pool's queue (upstream jobv1.Job).
+// A job (an experiment, a command, a generic task) in a pool's queue (upstream jobv1.Job).
 struct JobInfo {
   std::string job_id;
-  int64_t experiment_id = 0;
+  std::string type = "TYPE_EXPERIMENT";  // TYPE_COMMAND, TYPE_GENERIC, ...
+  std::string entity_id;                 // the experiment's id, or the task's
+  int64_t experiment_id = 0;             // 0 for other jobs
   std::string name;
   std::string username;
   int64_t user_id = 0;
@@ -173,6 +186,15 @@ class Cluster {
   void ReportProgress(int64_t trial_id, double progress, std::function<void(absl::Status)> done);
   // The trial says it is exiting early (e.g. invalid hyperparameters); a second report is refused.
   void ReportEarlyExit(int64_t trial_id, const std::string& reason, std::function<void(absl::Status)> done);
+  // Stores a command or generic task and queues it. Refused before anything is stored: an unknown
+  // pool, or more slots than the pool can ever hold (InvalidArgument naming the field).
+  void LaunchTask(NewTask request, std::function<void(absl::StatusOr<Task>)> done);
+  // Kills a task of any type: its process is killed and it ends CANCELED (a trial: as KillTrial). A
+  // task that already ended is left as it is. NotFound for an unknown id.
+  void KillTask(const std::string& task_id, std::function<void(absl::Status)> done);
+  // Generic tasks: pause stops the process and leaves the task PAUSED; unpause queues it again.
+  // FailedPrecondition for other task types or a task that has ended.
+  void SetTaskPaused(const std::string& task_id, bool paused, std::function<void(absl::Status)> done);
   // Free-form status text shown as the trial's runnerState.
   void SetRunnerState(int64_t trial_id, const std::string& state, std::function<void(absl::Status)> done);
   // A validation report arrived for the trial: its `avgMetrics` object, fed to the experiment's searcher.
@@ -192,17 +214,20 @@ class Cluster {
 
  private:
   struct AgentState;
-  struct AllocationState;
-  struct TrialState;
-  struct ExperimentState;
+  struct LiveTask;
+  class TrialSpec;
+  class CommandSpec;
+  struct LiveAllocation;
+  struct LiveTrial;
+  struct LiveExperiment;
 
   // Everything below runs on the loop only.
   absl::Status RecoverExperiment(api::Experiment stored);
-  absl::Status RecoverTrialAllocation(ExperimentState& exp, TrialState& trial);
+  absl::Status RecoverTrialAllocation(LiveExperiment& exp, LiveTrial& trial);
   absl::StatusOr<int64_t> DoCreateExperiment(NewExperiment& request);
   // Carries out the searcher's actions for the experiment (which may end during them).
   void ApplyActions(int64_t experiment_id, const std::vector<searcher::Action>& actions);
-  void SaveSearcher(ExperimentState& exp);
+  void SaveSearcher(LiveExperiment& exp);
   // Saves an entity's current state. A write the database refuses is kept and made again every
   // second until it succeeds (pending_writes.h); the error is still returned.
   absl::Status Persist(const std::string& key, PendingWrites::Write write);
@@ -214,13 +239,30 @@ class Cluster {
   // source, or a source trial without checkpoints, is InvalidArgument.
   absl::StatusOr<std::string> WarmStartCheckpoint(const nlohmann::json& config);
   bool HasLiveTrials(int64_t experiment_id) const;
-  absl::Status CreateTrial(ExperimentState& exp, const searcher::Action& action);
-  absl::Status RequestAllocation(TrialState& trial);
+  absl::Status CreateTrial(LiveExperiment& exp, const searcher::Action& action);
+  // The trial's task in the live state; `record` as stored.
+  LiveTask& AddTrialTask(LiveTrial& trial, const LiveExperiment& exp, Task record);
+  absl::Status RequestAllocation(LiveTrial& trial);
+  // Queues a new allocation of the task (its id: TASK_ID.RUN), for `slots` slots.
+  absl::Status RequestTaskAllocation(LiveTask& task, int run, int slots);
+  absl::StatusOr<Task> DoLaunchTask(NewTask& request);
+  absl::Status SaveTask(const Task& task);
+  // Ends a command or generic task: its record is saved and it leaves the live state.
+  void FinishTask(LiveTask& task, TaskState state, const std::string& exit_status, std::optional<int> exit_code);
+  void CommandAllocationEnded(LiveTask& task, const AllocationOutcome& outcome);
+  JobAttributes TrialJob(int64_t trial_id) const;
+  absl::StatusOr<LaunchSpec> TrialLaunch(int64_t trial_id, const Allocation& allocation);
+  void TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& outcome);
+  // The job attributes of the task an allocation belongs to.
+  JobAttributes JobOf(const LiveAllocation& alloc) const;
+  absl::Status RecoverTask(Task stored);
+  // Puts an allocation that was running before a restart back on its agents' slots.
+  void RestoreRunningAllocation(const Allocation& record, bool stopping);
   // Scheduling (cluster_scheduling.cc): every pool's policy over a snapshot of the pool.
   void Schedule();
   void SchedulePool(const PoolOptions& pool);
   scheduler::PoolSnapshot PoolSnapshotOf(const std::string& pool) const;
-  scheduler::PendingRequest PendingRequestOf(const AllocationState& alloc, const ExperimentState& exp) const;
+  scheduler::PendingRequest PendingRequestOf(const LiveAllocation& alloc, JobAttributes job) const;
   // The pool work of `config` goes to: resources.resource_pool, else the default compute (slots >
   // 0) or aux pool. InvalidArgument for an unknown pool.
   absl::StatusOr<std::string> ResolvePool(const std::string& requested, int slots) const;
@@ -230,14 +272,27 @@ class Cluster {
                          const std::set<std::string>& blocked = {}) const;
   // What the master derives from an experiment's config (creation, recovery): its pool resolved
   // (configs stored before pools were resolved name none) and its log policies compiled.
-  void PrepareConfig(ExperimentState& exp);
+  void PrepareConfig(LiveExperiment& exp);
   absl::Status DoUpdateJob(const std::string& job_id, const JobChange& change);
+  // A job's scheduling attributes, as stored.
+  struct JobSettings {
+    std::optional<int> priority;
+    std::optional<double> position;
+    double weight = 1;
+    std::optional<int> max_slots;
+    std::string pool;
+  };
+  // `current` with `change` applied: the range rules, the new pool (which must hold `slots`), and a
+  // queue move resolved against the pool's queue.
+  absl::StatusOr<JobSettings> ChangedJobSettings(const std::string& job_id, JobSettings current, int slots,
+                                                 bool single_node, const JobChange& change) const;
+  absl::Status UpdateTaskJob(LiveTask& task, const JobChange& change);
   // Asks the allocation to give its slots back (preemption signal, then kill after
   // preemption_timeout); its trial is requeued.
-  void ReleaseAllocation(AllocationState& alloc, const std::string& why);
-  void StartAllocation(AllocationState& alloc, const std::vector<scheduler::SlotPlacement>& placements,
+  void ReleaseAllocation(LiveAllocation& alloc, const std::string& why);
+  void StartAllocation(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
                        bool backfilled, const std::string& pool);
-  void KillProcesses(const AllocationState& alloc);
+  void KillProcesses(const LiveAllocation& alloc);
   void OnAgentMessage(const std::string& agent_id, const std::string& text);
   void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
   void ForgetAgent(const std::string& agent_id, const std::string& why);
@@ -246,33 +301,34 @@ class Cluster {
   std::chrono::milliseconds ReconnectWait(const AgentState& agent) const;
   void OnTaskExited(const std::string& agent_id, const api::TaskExited& exited);
   AgentSummary SummaryOf(const AgentState& agent) const;
-  // Why an allocation ended decides what happens to its trial (reference §7.3).
-  enum class ExitKind { kProcessExited, kAgentLost };
-  void AllocationEnded(AllocationState& alloc, int exit_code, ExitKind kind, const std::string& why);
-  void FinishTrial(TrialState& trial, const std::string& state);
-  void FinishExperiment(ExperimentState& exp, const std::string& state);
+  // Frees the allocation's slots and hands how it ended to its task's spec.
+  void AllocationEnded(LiveAllocation& alloc, int exit_code, ExitKind kind, const std::string& why);
+  void FinishTrial(LiveTrial& trial, const std::string& state);
+  void FinishExperiment(LiveExperiment& exp, const std::string& state);
   // Hands an ended experiment to the checkpoint GC, sparing the checkpoints live trials start from.
   void CollectCheckpoints(int64_t experiment_id);
-  void ResolvePreemptionWaiters(AllocationState& alloc, bool preempt);
+  void ResolvePreemptionWaiters(LiveAllocation& alloc, bool preempt);
   // Moves a live trial to `state` (PAUSED, STOPPING_CANCELED, STOPPING_KILLED) and stops its process
   // gracefully (preemption signal) or by force; a trial with no process running settles at once.
-  void StopTrial(TrialState& trial, const std::string& state);
+  void StopTrial(LiveTrial& trial, const std::string& state);
   // Sends the preemption signal; a process that ignores it is killed after preemption_timeout.
-  void SignalPreemption(AllocationState& alloc);
-  void DropQueuedAllocation(TrialState& trial);
+  void SignalPreemption(LiveAllocation& alloc);
+  void DropQueuedAllocation(LiveTask& task);
   absl::Status DoSetExperimentState(int64_t experiment_id, const std::string& target);
   void MasterLog(const std::string& task_id, const std::string& allocation_id, const std::string& text);
-  std::map<std::string, std::string> TrialEnvironment(const AllocationState& alloc, const TrialState& trial,
-                                                      const ExperimentState& exp);
+  std::map<std::string, std::string> TrialEnvironment(const LiveTrial& trial, const LiveExperiment& exp);
+  // The contract every task process gets (DET_TASK_ID, DET_ALLOCATION_ID, DET_SESSION_TOKEN, ...).
+  std::map<std::string, std::string> CommonEnvironment(const LiveAllocation& alloc, const LiveTask& task) const;
 
   Store& store_;
   EventLoop& loop_;
   ClusterOptions options_;
   std::map<std::string, PoolOptions> pools_;
   std::map<std::string, std::unique_ptr<AgentState>> agents_;
-  std::map<std::string, std::unique_ptr<AllocationState>> allocations_;
-  std::map<int64_t, std::unique_ptr<TrialState>> trials_;
-  std::map<int64_t, std::unique_ptr<ExperimentState>> experiments_;
+  std::map<std::string, std::unique_ptr<LiveAllocation>> allocations_;
+  std::map<std::string, std::unique_ptr<LiveTask>> tasks_;  // by task id: every live task, trials too
+  std::map<int64_t, std::unique_ptr<LiveTrial>> trials_;
+  std::map<int64_t, std::unique_ptr<LiveExperiment>> experiments_;
   std::deque<std::string> pending_;  // allocation ids waiting for slots, oldest first
   uint64_t next_waiter_id_ = 1;
   int64_t next_request_order_ = 1;

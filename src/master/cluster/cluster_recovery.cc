@@ -29,6 +29,24 @@ absl::Status Cluster::Recover() {
       CollectCheckpoints(id);
     }
   }
+  // Commands and generic tasks that had not ended, in the order they were submitted.
+  ASSIGN_OR_RETURN(std::vector<Task> tasks, store_.ListTasks({.types = {TaskType::kCommand, TaskType::kGeneric},
+                                                              .live_only = true}));
+  for (const Task& t : tasks) {
+    absl::Status st = RecoverTask(t);
+    if (st.ok()) continue;
+    spdlog::error("task {} cannot be recovered and fails: {}", t.task_id, st.ToString());
+    std::string why = absl::StrCat("could not be recovered: ", st.message());
+    if (auto live = tasks_.find(t.task_id); live != tasks_.end()) {
+      FinishTask(*live->second, TaskState::kError, why, std::nullopt);
+    } else {
+      Task failed = t;
+      failed.state = TaskState::kError;
+      failed.end_time = std::chrono::system_clock::now();
+      failed.exit_status = why;
+      (void)SaveTask(failed);
+    }
+  }
   // Checkpoint GC that an earlier master did not finish.
   if (auto pending = store_.ListCheckpointGcPending(); pending.ok()) {
     for (int64_t id : *pending) CollectCheckpoints(id);
@@ -47,8 +65,8 @@ absl::Status Cluster::Recover() {
       }
     });
   }
-  spdlog::info("recovered {} experiment(s), {} trial(s), {} allocation(s)", experiments_.size(), trials_.size(),
-               allocations_.size());
+  spdlog::info("recovered {} experiment(s), {} trial(s), {} other task(s), {} allocation(s)", experiments_.size(),
+               trials_.size(), tasks_.size() - trials_.size(), allocations_.size());
   return absl::OkStatus();
 }
 
@@ -60,7 +78,7 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   absl::StatusOr<std::string> snapshot = store_.GetSearcherSnapshot(stored.id);
   if (!snapshot.ok() && !absl::IsNotFound(snapshot.status())) return snapshot.status();
 
-  auto exp = std::make_unique<ExperimentState>();
+  auto exp = std::make_unique<LiveExperiment>();
   if (snapshot.ok()) {
     ASSIGN_OR_RETURN(exp->searcher, searcher::Searcher::Restore(config, json::parse(*snapshot, nullptr, false)));
   } else {
@@ -77,17 +95,20 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), exp->experiment.owner_id,
                                     std::chrono::system_clock::now() + options_.user_session_lifetime));
   int64_t id = exp->experiment.id;
-  ExperimentState& ref = *exp;
+  LiveExperiment& ref = *exp;
   experiments_[id] = std::move(exp);
 
   ASSIGN_OR_RETURN(std::vector<api::Trial> trials, store_.ListTrials(id));
   for (api::Trial& t : trials) {
     ref.trial_by_request[t.request_id] = t.id;
     if (IsTerminalExperimentState(t.state)) continue;
-    auto state = std::make_unique<TrialState>();
+    auto state = std::make_unique<LiveTrial>();
     state->trial = std::move(t);
-    TrialState& trial = *state;
+    LiveTrial& trial = *state;
     trials_[trial.trial.id] = std::move(state);
+    absl::StatusOr<Task> task = store_.GetTask(trial.trial.task_id);
+    if (!task.ok()) return task.status();
+    AddTrialTask(trial, ref, std::move(*task));
     RETURN_IF_ERROR(RecoverTrialAllocation(ref, trial));
   }
   if (trials.empty()) ApplyActions(id, ref.searcher->InitialActions());  // stopped before its first trial
@@ -98,37 +119,22 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   return absl::OkStatus();
 }
 
-absl::Status Cluster::RecoverTrialAllocation(ExperimentState& exp, TrialState& trial) {
+absl::Status Cluster::RecoverTrialAllocation(LiveExperiment& exp, LiveTrial& trial) {
   absl::StatusOr<Allocation> last =
       store_.GetAllocation(absl::StrCat(trial.trial.task_id, ".", trial.trial.run_id));
-  bool running = last.ok() && (last->state == "RUNNING" || last->state == "ASSIGNED") && !last->placements.empty();
+  bool running = last.ok() && !last->placements.empty() &&
+                 (last->state == AllocationState::kRunning || last->state == AllocationState::kAssigned);
   if (running) {
+    if (last->resource_pool.empty()) last->resource_pool = exp.config.resource_pool;  // stored before pools were
     // The processes may still be running on their agents: keep their slots until the agents report in.
-    auto alloc = std::make_unique<AllocationState>();
-    alloc->record = *last;
-    alloc->experiment_id = exp.experiment.id;
-    alloc->pool = exp.config.resource_pool;
-    alloc->start_order = next_start_order_++;
-    alloc->preempt = trial.trial.state != "ACTIVE";  // it was being paused or stopped
-    for (const AgentSlots& p : last->placements) {
-      std::unique_ptr<AgentState>& agent = agents_[p.agent_id];
-      if (!agent) {
-        agent = std::make_unique<AgentState>();
-        agent->identity.id = p.agent_id;
-        agent->registered_time = std::chrono::system_clock::now();
-      }
-      for (int slot : p.slot_ids) agent->slot_allocations[slot] = last->allocation_id;
-      if (p.slot_ids.empty()) agent->zero_slot_allocations.insert(last->allocation_id);
-      alloc->running_on.insert(p.agent_id);
-    }
-    trial.allocation_id = last->allocation_id;
-    allocations_[last->allocation_id] = std::move(alloc);
+    RestoreRunningAllocation(*last, /*stopping=*/trial.trial.state != "ACTIVE");
+    trial.task->allocation_id = last->allocation_id;
     return absl::OkStatus();
   }
-  if (last.ok() && last->state != "TERMINATED") {
+  if (last.ok() && last->state != AllocationState::kTerminated) {
     // Queued, or placed on no agent: its token is lost with the old master, so it is queued anew.
     Allocation ended = *last;
-    ended.state = "TERMINATED";
+    ended.state = AllocationState::kTerminated;
     ended.end_time = std::chrono::system_clock::now();
     RETURN_IF_ERROR(store_.UpdateAllocation(ended));
   }
@@ -138,6 +144,25 @@ absl::Status Cluster::RecoverTrialAllocation(ExperimentState& exp, TrialState& t
   }
   if (trial.trial.state == "ACTIVE") return RequestAllocation(trial);
   return absl::OkStatus();  // paused: resumes on activate
+}
+
+void Cluster::RestoreRunningAllocation(const Allocation& record, bool stopping) {
+  auto alloc = std::make_unique<LiveAllocation>();
+  alloc->record = record;
+  alloc->start_order = next_start_order_++;
+  alloc->preempt = stopping;  // it was being paused or stopped
+  for (const AgentSlots& p : record.placements) {
+    std::unique_ptr<AgentState>& agent = agents_[p.agent_id];
+    if (!agent) {
+      agent = std::make_unique<AgentState>();
+      agent->identity.id = p.agent_id;
+      agent->registered_time = std::chrono::system_clock::now();
+    }
+    for (int slot : p.slot_ids) agent->slot_allocations[slot] = record.allocation_id;
+    if (p.slot_ids.empty()) agent->zero_slot_allocations.insert(record.allocation_id);
+    alloc->running_on.insert(p.agent_id);
+  }
+  allocations_[record.allocation_id] = std::move(alloc);
 }
 
 }  // namespace det::master

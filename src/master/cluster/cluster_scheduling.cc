@@ -18,10 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-int64_t SubmissionOrder(const api::Experiment& e) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(e.start_time.time_since_epoch()).count();
-}
-
 std::string PolicyName(scheduler::SchedulerType type) {
   switch (type) {
     case scheduler::SchedulerType::kFairShare:
@@ -85,7 +81,7 @@ absl::Status Cluster::CheckFits(const std::string& pool, int slots, bool single_
                                                     absl::StrJoin(blocked, ", "), ": ", fits.message()));
 }
 
-void Cluster::PrepareConfig(ExperimentState& exp) {
+void Cluster::PrepareConfig(LiveExperiment& exp) {
   config::ExperimentConfig& c = exp.config;
   c.resource_pool = ResolvePool(c.resource_pool, c.slots_per_trial).value_or(options_.default_compute_pool);
   exp.log_policies.clear();
@@ -106,7 +102,7 @@ void Cluster::ObserveTaskLogs(std::vector<api::TaskLog> logs) {
     auto t = std::find_if(trials_.begin(), trials_.end(),
                           [&](const auto& kv) { return kv.second->trial.task_id == logs.front().task_id; });
     if (t == trials_.end()) return;
-    TrialState& trial = *t->second;
+    LiveTrial& trial = *t->second;
     auto e = experiments_.find(trial.trial.experiment_id);
     if (e == experiments_.end() || e->second->log_policies.empty()) return;
     for (const api::TaskLog& line : logs) {
@@ -133,22 +129,24 @@ void Cluster::ObserveTaskLogs(std::vector<api::TaskLog> logs) {
   });
 }
 
-scheduler::PendingRequest Cluster::PendingRequestOf(const AllocationState& alloc, const ExperimentState& exp) const {
+JobAttributes Cluster::JobOf(const LiveAllocation& alloc) const {
+  return tasks_.at(alloc.record.task_id)->spec->Job();
+}
+
+scheduler::PendingRequest Cluster::PendingRequestOf(const LiveAllocation& alloc, JobAttributes job) const {
   scheduler::PendingRequest r;
   r.allocation_id = alloc.record.allocation_id;
-  r.job_id = exp.experiment.job_id;
-  r.job_submission = SubmissionOrder(exp.experiment);
+  r.job_id = job.job_id;
+  r.job_submission = job.submission_order;
   r.request_order = alloc.request_order;
-  r.queue_position = exp.experiment.queue_position;
+  r.queue_position = job.queue_position;
   r.slots = alloc.record.slots;
-  r.single_node = exp.config.is_single_node;
-  r.preemptible = true;  // only trials run here, and trials are preemptible
-  r.priority = PriorityOf(exp.config);
-  r.weight = exp.config.weight;
-  r.max_slots = exp.config.max_slots;
-  if (auto t = trials_.find(alloc.record.trial_id); t != trials_.end()) {
-    r.blocked_agents.assign(t->second->blocked_agents.begin(), t->second->blocked_agents.end());
-  }
+  r.single_node = job.single_node;
+  r.preemptible = job.preemptible;
+  r.priority = job.priority;
+  r.weight = job.weight;
+  r.max_slots = job.max_slots;
+  r.blocked_agents = std::move(job.blocked_agents);
   return r;
 }
 
@@ -172,28 +170,26 @@ scheduler::PoolSnapshot Cluster::PoolSnapshotOf(const std::string& pool) const {
     s.agents.push_back(std::move(a));
   }
   for (const auto& [id, alloc] : allocations_) {
-    if (alloc->record.placements.empty() || alloc->pool != pool) continue;  // queued: below
-    auto e = experiments_.find(alloc->experiment_id);
-    if (e == experiments_.end()) continue;
-    const ExperimentState& exp = *e->second;
+    if (alloc->record.placements.empty() || alloc->record.resource_pool != pool) continue;  // queued: below
+    JobAttributes job = JobOf(*alloc);
     scheduler::RunningAllocation r;
     r.allocation_id = id;
-    r.job_id = exp.experiment.job_id;
-    r.job_submission = SubmissionOrder(exp.experiment);
-    r.queue_position = exp.experiment.queue_position;
+    r.job_id = job.job_id;
+    r.job_submission = job.submission_order;
+    r.queue_position = job.queue_position;
     r.slots = alloc->record.slots;
     for (const AgentSlots& p : alloc->record.placements) r.placements.push_back({p.agent_id, p.slot_ids});
-    r.priority = PriorityOf(exp.config);
-    r.weight = exp.config.weight;
-    r.max_slots = exp.config.max_slots;
+    r.preemptible = job.preemptible;
+    r.priority = job.priority;
+    r.weight = job.weight;
+    r.max_slots = job.max_slots;
     r.start_order = alloc->start_order;
     s.running.push_back(std::move(r));
   }
   for (const std::string& id : pending_) {
-    const AllocationState& alloc = *allocations_.at(id);
-    auto e = experiments_.find(alloc.experiment_id);
-    if (e == experiments_.end() || e->second->config.resource_pool != pool) continue;
-    s.pending.push_back(PendingRequestOf(alloc, *e->second));
+    const LiveAllocation& alloc = *allocations_.at(id);
+    JobAttributes job = JobOf(alloc);
+    if (job.resource_pool == pool) s.pending.push_back(PendingRequestOf(alloc, std::move(job)));
   }
   return s;
 }
@@ -210,7 +206,7 @@ void Cluster::SchedulePool(const PoolOptions& pool) {
     auto a = allocations_.find(id);
     if (a == allocations_.end()) continue;
     ReleaseAllocation(*a->second, absl::StrCat("The ", PolicyName(pool.scheduler.type), " scheduler of pool ",
-                                               pool.name, " preempts this trial to give its slots to other work"));
+                                               pool.name, " preempts this task to give its slots to other work"));
   }
   for (const scheduler::StartDecision& start : decision.to_start) {
     auto a = allocations_.find(start.allocation_id);
@@ -229,7 +225,7 @@ void Cluster::SchedulePool(const PoolOptions& pool) {
   }
 }
 
-void Cluster::ReleaseAllocation(AllocationState& alloc, const std::string& why) {
+void Cluster::ReleaseAllocation(LiveAllocation& alloc, const std::string& why) {
   if (alloc.preempt) return;  // already asked to stop
   alloc.released = true;
   MasterLog(alloc.record.task_id, alloc.record.allocation_id, absl::StrCat(why, " (preemption signal)"));
@@ -256,9 +252,9 @@ void Cluster::SetAgentEnabled(const std::string& agent_id, bool enabled, bool dr
       std::set<std::string> running(agent.zero_slot_allocations.begin(), agent.zero_slot_allocations.end());
       for (const auto& [slot, id] : agent.slot_allocations) running.insert(id);
       for (const std::string& id : running) {
-        AllocationState& alloc = *allocations_.at(id);
+        LiveAllocation& alloc = *allocations_.at(id);
         alloc.released = true;
-        MasterLog(alloc.record.task_id, id, absl::StrCat("Agent ", agent_id, " was disabled; killing the trial's process"));
+        MasterLog(alloc.record.task_id, id, absl::StrCat("Agent ", agent_id, " was disabled; killing the task's process"));
         KillProcesses(alloc);
       }
     }
@@ -269,38 +265,56 @@ void Cluster::SetAgentEnabled(const std::string& agent_id, bool enabled, bool dr
 
 void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
   loop_.Post([this, done = std::move(done)] {
-    std::map<std::string, const ExperimentState*> by_job;
-    for (const auto& [id, exp] : experiments_) by_job[exp->experiment.job_id] = exp.get();
+    // What each job is: an experiment, or a task that is a job of its own (a command, a generic task).
+    std::map<std::string, JobInfo> by_job;
+    for (const auto& [id, exp] : experiments_) {
+      JobInfo& job = by_job[exp->experiment.job_id];
+      job.experiment_id = exp->experiment.id;
+      job.entity_id = std::to_string(exp->experiment.id);
+      job.name = exp->experiment.name;
+      job.username = exp->experiment.username;
+      job.user_id = exp->experiment.owner_id;
+      job.submission_time = exp->experiment.start_time;
+      job.progress = exp->experiment.progress;
+    }
+    for (const auto& [id, task] : tasks_) {
+      if (task->record.type == TaskType::kTrial) continue;
+      JobInfo& job = by_job[task->record.job_id];
+      job.type = absl::StrCat("TYPE_", Name(task->record.type));
+      job.entity_id = id;
+      job.name = task->record.description;
+      job.username = task->record.username;
+      job.user_id = task->record.owner_id;
+      job.submission_time = task->record.start_time;
+    }
     std::vector<JobInfo> out;
     for (const auto& [name, pool] : pools_) {
       scheduler::PoolSnapshot snapshot = PoolSnapshotOf(name);
       std::map<std::string, int> ahead = scheduler::JobsAhead(pool.scheduler, snapshot);
       for (const scheduler::QueuedJob& queued : scheduler::JobQueue(pool.scheduler, snapshot)) {
-        const ExperimentState& exp = *by_job.at(queued.job_id);
-        JobInfo job;
+        JobInfo job = by_job.at(queued.job_id);
         job.job_id = queued.job_id;
-        job.experiment_id = exp.experiment.id;
-        job.name = exp.experiment.name;
-        job.username = exp.experiment.username;
-        job.user_id = exp.experiment.owner_id;
         job.resource_pool = name;
-        job.submission_time = exp.experiment.start_time;
-        job.priority = scheduler::EffectivePriority(PriorityOf(exp.config), pool.scheduler);
-        job.weight = exp.config.weight;
         job.jobs_ahead = ahead.at(queued.job_id);
-        job.progress = exp.experiment.progress;
         bool backfilled = false;
+        bool scheduled = false;
         for (const scheduler::RunningAllocation& r : snapshot.running) {
           if (r.job_id != queued.job_id) continue;
           job.requested_slots += r.slots;
           job.allocated_slots += r.slots;
+          job.priority = scheduler::EffectivePriority(r.priority, pool.scheduler);
+          job.weight = r.weight;
+          job.preemptible = r.preemptible;
+          scheduled = true;
           backfilled = backfilled || allocations_.at(r.allocation_id)->backfilled;
         }
         for (const scheduler::PendingRequest& p : snapshot.pending) {
-          if (p.job_id == queued.job_id) job.requested_slots += p.slots;
+          if (p.job_id != queued.job_id) continue;
+          job.requested_slots += p.slots;
+          job.priority = scheduler::EffectivePriority(p.priority, pool.scheduler);
+          job.weight = p.weight;
+          job.preemptible = p.preemptible;
         }
-        bool scheduled = std::any_of(snapshot.running.begin(), snapshot.running.end(),
-                                     [&](const auto& r) { return r.job_id == queued.job_id; });
         job.state = !scheduled ? "STATE_QUEUED" : backfilled ? "STATE_SCHEDULED_BACKFILLED" : "STATE_SCHEDULED";
         out.push_back(std::move(job));
       }
@@ -313,68 +327,109 @@ void Cluster::UpdateJob(const std::string& job_id, JobChange change, std::functi
   loop_.Post([this, job_id, change = std::move(change), done = std::move(done)] { done(DoUpdateJob(job_id, change)); });
 }
 
+absl::StatusOr<Cluster::JobSettings> Cluster::ChangedJobSettings(const std::string& job_id, JobSettings current,
+                                                                 int slots, bool single_node,
+                                                                 const JobChange& change) const {
+  RETURN_IF_ERROR(ValidateJobChange(change));
+  JobSettings out = std::move(current);
+  if (change.resource_pool) {
+    ASSIGN_OR_RETURN(out.pool, ResolvePool(*change.resource_pool, slots));
+    RETURN_IF_ERROR(CheckFits(out.pool, slots, single_node));
+  }
+  if (change.priority) {
+    out.priority = change.priority;
+    out.position.reset();  // a new priority puts the job back in submission order (upstream)
+  }
+  if (change.ahead_of || change.behind_of) {
+    const std::string& anchor = change.ahead_of ? *change.ahead_of : *change.behind_of;
+    std::vector<scheduler::QueuedJob> queue = scheduler::JobQueue(pools_.at(out.pool).scheduler, PoolSnapshotOf(out.pool));
+    ASSIGN_OR_RETURN(scheduler::QueueMove move, change.ahead_of ? scheduler::MoveAheadOf(queue, job_id, anchor)
+                                                               : scheduler::MoveBehindOf(queue, job_id, anchor));
+    out.priority = move.priority;
+    out.position = move.position;
+  }
+  if (change.weight) out.weight = *change.weight;
+  if (change.max_slots) out.max_slots = *change.max_slots > 0 ? change.max_slots : std::nullopt;
+  return out;
+}
+
 absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& change) {
   auto e = std::find_if(experiments_.begin(), experiments_.end(),
                         [&](const auto& kv) { return kv.second->experiment.job_id == job_id; });
   if (e == experiments_.end()) {
-    return absl::NotFoundError(absl::StrCat("job ", job_id, " is not in the queue (no running experiment has that job id)"));
+    auto t = std::find_if(tasks_.begin(), tasks_.end(), [&](const auto& kv) {
+      return kv.second->record.type != TaskType::kTrial && kv.second->record.job_id == job_id;
+    });
+    if (t == tasks_.end()) {
+      return absl::NotFoundError(
+          absl::StrCat("job ", job_id, " is not in the queue (no live experiment, command or task has that job id)"));
+    }
+    return UpdateTaskJob(*t->second, change);
   }
-  ExperimentState& exp = *e->second;
-  RETURN_IF_ERROR(ValidateJobChange(change));
-  std::string pool = exp.config.resource_pool;
-  if (change.resource_pool) {
-    ASSIGN_OR_RETURN(pool, ResolvePool(*change.resource_pool, exp.config.slots_per_trial));
-    RETURN_IF_ERROR(CheckFits(pool, exp.config.slots_per_trial, exp.config.is_single_node));
-  }
-  std::optional<scheduler::QueueMove> move;
-  if (change.ahead_of || change.behind_of) {
-    const std::string& anchor = change.ahead_of ? *change.ahead_of : *change.behind_of;
-    const PoolOptions& options = pools_.at(pool);
-    std::vector<scheduler::QueuedJob> queue = scheduler::JobQueue(options.scheduler, PoolSnapshotOf(pool));
-    ASSIGN_OR_RETURN(move, change.ahead_of ? scheduler::MoveAheadOf(queue, job_id, anchor)
-                                           : scheduler::MoveBehindOf(queue, job_id, anchor));
-  }
-
+  LiveExperiment& exp = *e->second;
+  ASSIGN_OR_RETURN(JobSettings next,
+                   ChangedJobSettings(job_id,
+                                      {PriorityOf(exp.config), exp.experiment.queue_position, exp.config.weight,
+                                       exp.config.max_slots, exp.config.resource_pool},
+                                      exp.config.slots_per_trial, exp.config.is_single_node, change));
   // The new attributes, stored first (in the config, where a restarted master finds them), then used.
-  std::optional<int> priority = PriorityOf(exp.config);
-  std::optional<double> position = exp.experiment.queue_position;
-  if (change.priority) {
-    priority = change.priority;
-    position.reset();  // a new priority puts the job back in submission order (upstream)
-  }
-  if (move) {
-    priority = move->priority;
-    position = move->position;
-  }
-  double weight = change.weight.value_or(exp.config.weight);
-  std::optional<int> max_slots = exp.config.max_slots;
-  if (change.max_slots) max_slots = *change.max_slots > 0 ? change.max_slots : std::nullopt;
   json config = json::parse(exp.experiment.config_json, nullptr, false);
   if (!config.is_object()) return absl::DataLossError(absl::StrCat("experiment ", exp.experiment.id, ": bad stored config"));
   json& resources = config["resources"];
-  if (priority) resources["priority"] = *priority;
-  resources["weight"] = weight;
-  resources["max_slots"] = max_slots ? json(*max_slots) : json();
-  resources["resource_pool"] = pool;
+  if (next.priority) resources["priority"] = *next.priority;
+  resources["weight"] = next.weight;
+  resources["max_slots"] = next.max_slots ? json(*next.max_slots) : json();
+  resources["resource_pool"] = next.pool;
   ExperimentPatch patch;
   patch.config_json = config.dump();
-  patch.queue_position = position;
+  patch.queue_position = next.position;
   RETURN_IF_ERROR(store_.PatchExperiment(exp.experiment.id, patch).status());
   exp.experiment.config_json = exp.config.full_json = *patch.config_json;
-  exp.config.priority = priority.value_or(0);
-  exp.config.weight = weight;
-  exp.config.max_slots = max_slots;
-  exp.experiment.queue_position = position;
-  if (pool != exp.config.resource_pool) {
-    exp.config.resource_pool = pool;
+  exp.config.priority = next.priority.value_or(0);
+  exp.config.weight = next.weight;
+  exp.config.max_slots = next.max_slots;
+  exp.experiment.queue_position = next.position;
+  if (next.pool != exp.config.resource_pool) {
+    exp.config.resource_pool = next.pool;
     // Running trials move too: they checkpoint and are queued again in the new pool.
     for (auto& [id, alloc] : allocations_) {
-      if (alloc->experiment_id == exp.experiment.id && !alloc->record.placements.empty() && alloc->pool != pool) {
-        ReleaseAllocation(*alloc, absl::StrCat("The experiment moved to resource pool ", pool));
+      auto t = tasks_.find(alloc->record.task_id);
+      if (t == tasks_.end() || t->second->record.job_id != job_id) continue;
+      if (!alloc->record.placements.empty() && alloc->record.resource_pool != next.pool) {
+        ReleaseAllocation(*alloc, absl::StrCat("The experiment moved to resource pool ", next.pool));
       }
     }
   }
   spdlog::info("job {} (experiment {}) updated", job_id, exp.experiment.id);
+  Schedule();
+  return absl::OkStatus();
+}
+
+absl::Status Cluster::UpdateTaskJob(LiveTask& task, const JobChange& change) {
+  config::CommandConfig& c = static_cast<CommandSpec&>(*task.spec).config;
+  ASSIGN_OR_RETURN(JobSettings next,
+                   ChangedJobSettings(task.record.job_id,
+                                      {c.priority, task.record.queue_position, c.weight, c.max_slots, c.resource_pool},
+                                      c.slots, c.is_single_node, change));
+  Task record = task.record;
+  json config = json::parse(record.config_json, nullptr, false);
+  if (!config.is_object()) config = c.full;
+  json& resources = config["resources"];
+  resources["priority"] = next.priority ? json(*next.priority) : json();
+  resources["weight"] = next.weight;
+  resources["max_slots"] = next.max_slots ? json(*next.max_slots) : json();
+  resources["resource_pool"] = next.pool;
+  record.config_json = config.dump();
+  record.queue_position = next.position;
+  RETURN_IF_ERROR(store_.UpdateTask(record));
+  task.record = std::move(record);
+  c.full = std::move(config);
+  c.priority = next.priority;
+  c.weight = next.weight;
+  c.max_slots = next.max_slots;
+  // A running command is not preemptible: it finishes where it runs; a queued one waits in the new pool.
+  c.resource_pool = next.pool;
+  spdlog::info("job {} ({} {}) updated", task.record.job_id, std::string(Name(task.record.type)), task.record.task_id);
   Schedule();
   return absl::OkStatus();
 }

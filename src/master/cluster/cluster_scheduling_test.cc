@@ -165,9 +165,9 @@ TEST_F(ClusterSchedulingTest, AGangStartsOneProcessPerAgentAtOnce) {
   Exit("a1", s1.allocation_id, 1);
   ASSERT_EQ(c2->sent.size(), before + 1);
   EXPECT_TRUE(std::holds_alternative<api::KillTask>(*api::DecodeMasterMessage(c2->sent.back())));
-  EXPECT_EQ(store_->GetAllocation(s1.allocation_id)->state, "ASSIGNED");
+  EXPECT_EQ(store_->GetAllocation(s1.allocation_id)->state, AllocationState::kAssigned);
   Exit("a2", s2.allocation_id, 137);
-  EXPECT_EQ(store_->GetAllocation(s1.allocation_id)->state, "TERMINATED");
+  EXPECT_EQ(store_->GetAllocation(s1.allocation_id)->state, AllocationState::kTerminated);
   EXPECT_EQ(store_->GetAllocation(s1.allocation_id)->exit_code, 1) << "the first failure is reported";
 }
 
@@ -282,9 +282,9 @@ TEST_F(ClusterSchedulingTest, ADisconnectedAgentKeepsItsWorkForItsPoolsReconnect
   handlers_["f1"].on_close();
   loop_.RunPending();
   loop_.AdvanceBy(std::chrono::seconds(61));
-  EXPECT_EQ(store_->GetAllocation(alloc)->state, "ASSIGNED") << "the pool waits two minutes";
+  EXPECT_EQ(store_->GetAllocation(alloc)->state, AllocationState::kAssigned) << "the pool waits two minutes";
   loop_.AdvanceBy(std::chrono::seconds(60));
-  EXPECT_EQ(store_->GetAllocation(alloc)->state, "TERMINATED");
+  EXPECT_EQ(store_->GetAllocation(alloc)->state, AllocationState::kTerminated);
 }
 
 TEST_F(ClusterSchedulingTest, LogPolicyCancelRetriesMakesAFailureFinal) {

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "master/cluster/cluster.h"
+#include "master/task/task_spec.h"
 
 namespace det::master {
 
@@ -51,11 +53,58 @@ struct Cluster::AgentState {
   bool draining = false;
 };
 
-struct Cluster::AllocationState {
+// A task that has not ended, of any type. What its type means is its spec's business.
+struct Cluster::LiveTask {
+  Task record;
+  std::unique_ptr<TaskSpec> spec;
+  std::string allocation_id;  // the live allocation, or ""
+  int runs = 0;               // allocations it has had
+  std::string user_token;     // the owner's session, for DET_USER_TOKEN (trials: the experiment's)
+};
+
+// A trial as a task: the experiment and its searcher decide what its allocations mean.
+class Cluster::TrialSpec : public TaskSpec {
+ public:
+  TrialSpec(Cluster& cluster, int64_t trial_id) : cluster_(cluster), trial_id_(trial_id) {}
+  std::string Label() const override { return absl::StrCat("Trial ", trial_id_); }
+  JobAttributes Job() const override { return cluster_.TrialJob(trial_id_); }
+  absl::StatusOr<LaunchSpec> Launch(const Allocation& allocation) override {
+    return cluster_.TrialLaunch(trial_id_, allocation);
+  }
+  void AllocationEnded(const AllocationOutcome& outcome) override {
+    cluster_.TrialAllocationEnded(trial_id_, outcome);
+  }
+
+ private:
+  Cluster& cluster_;
+  int64_t trial_id_;
+};
+
+// A command or generic task: one process that runs its entrypoint once; its exit ends the task
+// (a generic task being paused waits for unpause instead). Not preemptible.
+class Cluster::CommandSpec : public TaskSpec {
+ public:
+  CommandSpec(Cluster& cluster, LiveTask& task, config::CommandConfig config)
+      : cluster_(cluster), task_(task), config(std::move(config)) {}
+  std::string Label() const override;
+  JobAttributes Job() const override;
+  absl::StatusOr<LaunchSpec> Launch(const Allocation& allocation) override;
+  void AllocationEnded(const AllocationOutcome& outcome) override {
+    cluster_.CommandAllocationEnded(task_, outcome);
+  }
+
+ private:
+  Cluster& cluster_;
+  LiveTask& task_;
+
+ public:
+  config::CommandConfig config;  // resources change with job updates (priority, weight, pool)
+  bool has_context = false;      // the agent fetches its context directory
+};
+
+struct Cluster::LiveAllocation {
   Allocation record;
   std::string token;  // plaintext, for the process's environment; empty for recovered allocations
-  int64_t experiment_id = 0;
-  std::string pool;            // where it runs, once started
   int64_t request_order = 0;   // when it was queued (a counter)
   int64_t start_order = 0;     // when it started (a counter; larger = newer)
   bool backfilled = false;     // started below a blocked priority level
@@ -71,9 +120,9 @@ struct Cluster::AllocationState {
   std::map<uint64_t, std::function<void(absl::StatusOr<bool>)>> preemption_waiters;
 };
 
-struct Cluster::TrialState {
+struct Cluster::LiveTrial {
   api::Trial trial;
-  std::string allocation_id;  // the live allocation, or ""
+  LiveTask* task = nullptr;  // its task (tasks_), erased together with the trial
   std::string early_exit_reason;
   // What the experiment's log_policies matched in its logs: a failure is final (cancel_retries),
   // and retries avoid these agents (exclude_node).
@@ -81,7 +130,7 @@ struct Cluster::TrialState {
   std::set<std::string> blocked_agents;
 };
 
-struct Cluster::ExperimentState {
+struct Cluster::LiveExperiment {
   api::Experiment experiment;
   config::ExperimentConfig config;
   std::unique_ptr<searcher::Searcher> searcher;

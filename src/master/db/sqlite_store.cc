@@ -89,7 +89,7 @@ const std::string& ExperimentColumns() {
       "e.notes, e.queue_position, ", kCheckpointSizeSql, ", ", kCheckpointCountSql, ", ",
       // 2: an allocation is running, 1: one is queued (reference §1b, display-only states)
       "(SELECT max(CASE a.state WHEN 'RUNNING' THEN 2 WHEN 'QUEUED' THEN 1 ELSE 0 END) FROM trials t "
-      "JOIN allocations a ON a.trial_id = t.id WHERE t.experiment_id = e.id)",
+      "JOIN allocations a ON a.task_id = t.task_id WHERE t.experiment_id = e.id)",
       " FROM experiments e JOIN users u ON u.id = e.owner_id ");
   return columns;
 }
@@ -138,7 +138,7 @@ constexpr char kTrialColumns[] =
     "SELECT id, experiment_id, request_id, task_id, state, hparams, seed, restarts, run_id, start_time, "
     "end_time, total_batches, latest_validation, best_validation, summary_metrics, "
     "searcher_metric_value, runner_state, latest_checkpoint, checkpoint_count, total_checkpoint_size, "
-    "(SELECT a.state FROM allocations a WHERE a.trial_id = trials.id ORDER BY a.start_time DESC, a.rowid DESC "
+    "(SELECT a.state FROM allocations a WHERE a.task_id = trials.task_id ORDER BY a.start_time DESC, a.rowid DESC "
     "LIMIT 1) "
     "FROM trials ";
 
@@ -169,16 +169,42 @@ Trial ReadTrial(const SqliteStatement& s) {
   return t;
 }
 
+constexpr char kTaskColumns[] =
+    "SELECT k.task_id, k.task_type, k.owner_id, u.username, k.job_id, k.workspace_id, k.description, k.config, "
+    "k.state, k.start_time, k.end_time, k.exit_status, k.exit_code, k.queue_position, k.forked_from "
+    "FROM tasks k JOIN users u ON u.id = k.owner_id ";
+
+Task ReadTask(const SqliteStatement& s) {
+  Task t;
+  t.task_id = s.Text(0);
+  t.type = ParseTaskType(s.Text(1)).value_or(TaskType::kCommand);
+  t.owner_id = s.Int(2);
+  t.username = s.Text(3);
+  t.job_id = s.Text(4);
+  t.workspace_id = s.Int(5);
+  t.description = s.Text(6);
+  t.config_json = s.Text(7);
+  t.state = ParseTaskState(s.Text(8)).value_or(TaskState::kError);
+  t.start_time = FromUnixMicros(s.Int(9));
+  t.end_time = OptTime(s, 10);
+  t.exit_status = s.Text(11);
+  if (auto code = s.OptInt(12)) t.exit_code = static_cast<int>(*code);
+  if (!s.IsNull(13)) t.queue_position = s.Double(13);
+  t.forked_from = s.Text(14);
+  return t;
+}
+
 constexpr char kAllocationColumns[] =
-    "SELECT allocation_id, task_id, trial_id, state, token_hash, agent_id, slots, start_time, end_time, "
+    "SELECT allocation_id, task_id, resource_pool, state, token_hash, agent_id, slots, start_time, end_time, "
     "exit_code, slot_ids FROM allocations ";
 
 Allocation ReadAllocation(const SqliteStatement& s) {
   Allocation a;
   a.allocation_id = s.Text(0);
   a.task_id = s.Text(1);
-  a.trial_id = s.Int(2);
-  a.state = s.Text(3);
+  a.resource_pool = s.Text(2);
+  // Rows of older masters may say ASSIGNED or RUNNING in words this build also reads.
+  a.state = ParseAllocationState(s.Text(3)).value_or(AllocationState::kTerminated);
   a.token_hash = s.Text(4);
   std::string first_agent = s.Text(5);
   a.slots = static_cast<int>(s.Int(6));
@@ -578,9 +604,10 @@ absl::Status SqliteStore::InsertAllocation(const Allocation& a) {
   std::lock_guard lock(mu_);
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
                                db_,
-                               "INSERT INTO allocations (allocation_id, task_id, trial_id, state, token_hash, "
+                               "INSERT INTO allocations (allocation_id, task_id, resource_pool, state, token_hash, "
                                "agent_id, slots, start_time, end_time, exit_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-  s.Bind(1, a.allocation_id).Bind(2, a.task_id).Bind(3, a.trial_id).Bind(4, a.state).Bind(5, a.token_hash);
+  s.Bind(1, a.allocation_id).Bind(2, a.task_id).Bind(3, a.resource_pool).Bind(4, std::string(Name(a.state)));
+  s.Bind(5, a.token_hash);
   s.Bind(6, FirstAgent(a)).Bind(7, a.slots).Bind(8, Micros(a.start_time)).Bind(9, Micros(a.end_time));
   s.Bind(10, a.exit_code ? std::optional<int64_t>(*a.exit_code) : std::nullopt);
   return s.Run();
@@ -591,12 +618,12 @@ absl::Status SqliteStore::UpdateAllocation(const Allocation& a) {
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
                                db_,
                                "UPDATE allocations SET state = ?, agent_id = ?, end_time = ?, exit_code = ?, "
-                               "slot_ids = ? WHERE allocation_id = ?"));
-  s.Bind(1, a.state).Bind(2, FirstAgent(a)).Bind(3, Micros(a.end_time));
+                               "slot_ids = ?, resource_pool = ? WHERE allocation_id = ?"));
+  s.Bind(1, std::string(Name(a.state))).Bind(2, FirstAgent(a)).Bind(3, Micros(a.end_time));
   s.Bind(4, a.exit_code ? std::optional<int64_t>(*a.exit_code) : std::nullopt);
   nlohmann::json placements = nlohmann::json::array();
   for (const AgentSlots& p : a.placements) placements.push_back({{"agent_id", p.agent_id}, {"slot_ids", p.slot_ids}});
-  s.Bind(5, placements.dump()).Bind(6, a.allocation_id);
+  s.Bind(5, placements.dump()).Bind(6, a.resource_pool).Bind(7, a.allocation_id);
   return s.Run();
 }
 
@@ -612,6 +639,96 @@ absl::StatusOr<Allocation> SqliteStore::GetAllocationByTokenHash(const std::stri
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kAllocationColumns, "WHERE token_hash = ?").c_str()));
   s.Bind(1, token_hash);
   return One<Allocation>(s, ReadAllocation, "allocation token");
+}
+
+absl::StatusOr<std::vector<Allocation>> SqliteStore::ListAllocations(const std::string& task_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_, absl::StrCat(kAllocationColumns, "WHERE task_id = ? ORDER BY start_time, rowid").c_str()));
+  s.Bind(1, task_id);
+  return All<Allocation>(s, ReadAllocation);
+}
+
+absl::Status SqliteStore::InsertTask(const Task& t, const std::string& context_tgz) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "INSERT INTO tasks (task_id, task_type, owner_id, job_id, workspace_id, description, "
+                               "config, state, start_time, end_time, exit_status, exit_code, queue_position, "
+                               "forked_from, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  s.Bind(1, t.task_id).Bind(2, std::string(Name(t.type))).Bind(3, t.owner_id).Bind(4, t.job_id);
+  s.Bind(5, t.workspace_id).Bind(6, t.description).Bind(7, t.config_json).Bind(8, std::string(Name(t.state)));
+  s.Bind(9, Micros(t.start_time)).Bind(10, Micros(t.end_time)).Bind(11, t.exit_status);
+  s.Bind(12, t.exit_code ? std::optional<int64_t>(*t.exit_code) : std::nullopt).Bind(13, t.queue_position);
+  s.Bind(14, t.forked_from).BindBlob(15, context_tgz);
+  return s.Run();
+}
+
+absl::Status SqliteStore::UpdateTask(const Task& t) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
+                               db_,
+                               "UPDATE tasks SET state = ?, end_time = ?, exit_status = ?, exit_code = ?, config = ?, "
+                               "description = ?, queue_position = ? WHERE task_id = ?"));
+  s.Bind(1, std::string(Name(t.state))).Bind(2, Micros(t.end_time)).Bind(3, t.exit_status);
+  s.Bind(4, t.exit_code ? std::optional<int64_t>(*t.exit_code) : std::nullopt).Bind(5, t.config_json);
+  s.Bind(6, t.description).Bind(7, t.queue_position).Bind(8, t.task_id);
+  RETURN_IF_ERROR(s.Run());
+  if (sqlite3_changes(db_) == 0) return absl::NotFoundError(absl::StrCat("task ", t.task_id, " not found"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Task> SqliteStore::GetTask(const std::string& task_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, absl::StrCat(kTaskColumns, "WHERE k.task_id = ?").c_str()));
+  s.Bind(1, task_id);
+  return One<Task>(s, ReadTask, absl::StrCat("task ", task_id));
+}
+
+absl::StatusOr<std::vector<Task>> SqliteStore::ListTasks(const TaskFilter& f) {
+  std::vector<std::string> where;
+  std::vector<std::string> binds;  // all text, in order
+  if (!f.types.empty()) {
+    std::vector<std::string> marks;
+    for (TaskType type : f.types) {
+      marks.push_back("?");
+      binds.emplace_back(Name(type));
+    }
+    where.push_back(absl::StrCat("k.task_type IN (", absl::StrJoin(marks, ","), ")"));
+  }
+  if (f.live_only) where.push_back("k.state NOT IN ('COMPLETED', 'CANCELED', 'ERROR')");
+  if (!f.owner_ids.empty() || !f.usernames.empty()) {
+    std::vector<std::string> who;
+    for (int64_t id : f.owner_ids) who.push_back(absl::StrCat("k.owner_id = ", id));
+    for (const std::string& name : f.usernames) {
+      who.push_back("u.username = ?");
+      binds.push_back(name);
+    }
+    where.push_back(absl::StrCat("(", absl::StrJoin(who, " OR "), ")"));
+  }
+  std::string order = f.sort == TaskSort::kDescription ? "k.description"
+                      : f.sort == TaskSort::kStartTime ? "k.start_time"
+                      : f.sort == TaskSort::kWorkspaceId ? "k.workspace_id"
+                                                        : "k.rowid";
+  const char* dir = f.descending ? " DESC" : "";
+  std::string sql = absl::StrCat(kTaskColumns, where.empty() ? "" : "WHERE ", absl::StrJoin(where, " AND "),
+                                 " ORDER BY ", order, dir, ", k.rowid", dir);
+  if (f.limit > 0 || f.offset > 0) {
+    absl::StrAppend(&sql, " LIMIT ", f.limit > 0 ? f.limit : -1, " OFFSET ", std::max<int64_t>(f.offset, 0));
+  }
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, sql.c_str()));
+  for (size_t i = 0; i < binds.size(); ++i) s.Bind(static_cast<int>(i + 1), binds[i]);
+  return All<Task>(s, ReadTask);
+}
+
+absl::StatusOr<std::string> SqliteStore::GetTaskContext(const std::string& task_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "SELECT context FROM tasks WHERE task_id = ?"));
+  s.Bind(1, task_id);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return absl::NotFoundError(absl::StrCat("task ", task_id, " not found"));
+  return s.Text(0);
 }
 
 absl::StatusOr<std::vector<int64_t>> SqliteStore::AddMetrics(
@@ -1212,7 +1329,8 @@ absl::Status SqliteStore::DeleteExperiment(int64_t id) {
       "DELETE FROM metrics WHERE trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM checkpoints WHERE experiment_id = ?1 OR trial_id IN "
       "(SELECT id FROM trials WHERE experiment_id = ?1)",
-      "DELETE FROM allocations WHERE trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1)",
+      "DELETE FROM allocations WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
+      "DELETE FROM tasks WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM searcher_snapshots WHERE experiment_id = ?1",
       "DELETE FROM trials WHERE experiment_id = ?1",
       "DELETE FROM experiments WHERE id = ?1",

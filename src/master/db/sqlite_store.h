@@ -55,6 +55,13 @@ class SqliteStore : public Store {
   absl::StatusOr<api::Trial> GetTrialByTaskId(const std::string& task_id) override;
   absl::StatusOr<std::vector<api::Trial>> ListTrials(int64_t experiment_id) override;
 
+  absl::Status InsertTask(const Task& task, const std::string& context_tgz) override;
+  absl::Status UpdateTask(const Task& task) override;
+  absl::StatusOr<Task> GetTask(const std::string& task_id) override;
+  absl::StatusOr<std::vector<Task>> ListTasks(const TaskFilter& filter) override;
+  absl::StatusOr<std::string> GetTaskContext(const std::string& task_id) override;
+  absl::StatusOr<std::vector<Allocation>> ListAllocations(const std::string& task_id) override;
+
   absl::Status InsertAllocation(const Allocation& allocation) override;
   absl::Status UpdateAllocation(const Allocation& allocation) override;
   absl::StatusOr<Allocation> GetAllocation(const std::string& allocation_id) override;

@@ -118,18 +118,96 @@ TEST_F(SqliteStoreTest, ExperimentsTrialsAndModelDefinition) {
   EXPECT_EQ(store_->GetTrial(trial_id)->state, "COMPLETED");
 }
 
+TEST_F(SqliteStoreTest, TasksRoundTripFilterAndKeepTheirContext) {
+  Task cmd{.task_id = "c1", .type = TaskType::kCommand, .owner_id = 2, .job_id = "j1", .description = "Command (a-b-c)",
+           .config_json = R"({"entrypoint":["true"]})", .start_time = WallTime(std::chrono::seconds(5))};
+  ASSERT_TRUE(store_->InsertTask(cmd, "tgz").ok());
+  Task generic{.task_id = "g1", .type = TaskType::kGeneric, .owner_id = 1, .job_id = "j2",
+               .start_time = WallTime(std::chrono::seconds(6))};
+  ASSERT_TRUE(store_->InsertTask(generic, "").ok());
+  absl::StatusOr<Task> read = store_->GetTask("c1");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->type, TaskType::kCommand);
+  EXPECT_EQ(read->username, "determined");
+  EXPECT_EQ(read->state, TaskState::kActive);
+  EXPECT_EQ(read->config_json, cmd.config_json);
+  EXPECT_EQ(*store_->GetTaskContext("c1"), "tgz");
+  EXPECT_EQ(*store_->GetTaskContext("g1"), "");
+  EXPECT_TRUE(absl::IsNotFound(store_->GetTask("nope").status()));
+
+  read->state = TaskState::kError;
+  read->exit_code = 3;
+  read->exit_status = "exited with code 3";
+  read->end_time = WallTime(std::chrono::seconds(9));
+  ASSERT_TRUE(store_->UpdateTask(*read).ok());
+  EXPECT_EQ(store_->GetTask("c1")->exit_code, 3);
+  EXPECT_EQ(store_->GetTask("c1")->state, TaskState::kError);
+  EXPECT_TRUE(absl::IsNotFound(store_->UpdateTask(Task{.task_id = "nope"})));
+
+  auto ids = [&](const TaskFilter& f) {
+    std::vector<std::string> out;
+    absl::StatusOr<std::vector<Task>> tasks = store_->ListTasks(f);
+    EXPECT_TRUE(tasks.ok()) << tasks.status();
+    if (tasks.ok()) {
+      for (const Task& t : *tasks) out.push_back(t.task_id);
+    }
+    return out;
+  };
+  EXPECT_EQ(ids({}), (std::vector<std::string>{"c1", "g1"}));
+  EXPECT_EQ(ids({.live_only = true}), (std::vector<std::string>{"g1"}));
+  EXPECT_EQ(ids({.types = {TaskType::kCommand}}), (std::vector<std::string>{"c1"}));
+  EXPECT_EQ(ids({.usernames = {"admin"}}), (std::vector<std::string>{"g1"}));
+  EXPECT_EQ(ids({.owner_ids = {2}}), (std::vector<std::string>{"c1"}));
+  EXPECT_EQ(ids({.descending = true, .limit = 1}), (std::vector<std::string>{"g1"}));
+  EXPECT_EQ(ids({.offset = 1}), (std::vector<std::string>{"g1"}));
+
+  ASSERT_TRUE(store_->InsertAllocation({.allocation_id = "c1.1", .task_id = "c1", .token_hash = "x1", .slots = 1,
+                                        .start_time = WallTime(std::chrono::seconds(7))})
+                  .ok());
+  ASSERT_TRUE(store_->InsertAllocation({.allocation_id = "c1.2", .task_id = "c1", .token_hash = "x2", .slots = 1,
+                                        .resource_pool = "p", .start_time = WallTime(std::chrono::seconds(8))})
+                  .ok());
+  absl::StatusOr<std::vector<Allocation>> allocations = store_->ListAllocations("c1");
+  ASSERT_EQ(allocations->size(), 2u);
+  EXPECT_EQ(allocations->back().resource_pool, "p");
+  EXPECT_EQ(allocations->back().state, AllocationState::kQueued);
+}
+
+// Migration 0008 gives every trial stored before it a TRIAL task owned by its experiment's owner.
+TEST_F(SqliteStoreTest, TheTasksMigrationCarriesOverExistingTrials) {
+  int64_t trial_id = 0;
+  AddExperimentWithTrial(&trial_id);
+  const std::string task_id = store_->GetTrial(trial_id)->task_id;
+  store_.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "det.db").string().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TABLE tasks; ALTER TABLE allocations DROP COLUMN resource_pool; "
+                         "DELETE FROM schema_migrations WHERE version = 8",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto again = SqliteStore::Open((dir_ / "det.db").string());
+  ASSERT_TRUE(again.ok()) << again.status();
+  absl::StatusOr<Task> task = (*again)->GetTask(task_id);
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ(task->type, TaskType::kTrial);
+  EXPECT_EQ(task->owner_id, 2);
+  EXPECT_EQ(task->job_id, "job");
+  EXPECT_EQ(task->state, TaskState::kActive);
+}
+
 TEST_F(SqliteStoreTest, AllocationPlacementsRoundTripAndOldRowsStillRead) {
   int64_t trial_id = 0;
   AddExperimentWithTrial(&trial_id);
   Allocation a;
   a.allocation_id = "t.1";
   a.task_id = "t";
-  a.trial_id = trial_id;
   a.slots = 3;
   a.start_time = std::chrono::system_clock::now();
   ASSERT_TRUE(store_->InsertAllocation(a).ok());
   EXPECT_TRUE(store_->GetAllocation("t.1")->placements.empty());
-  a.state = "RUNNING";
+  a.state = AllocationState::kRunning;
   a.placements = {{"a1", {0, 1}}, {"a2", {}}};
   ASSERT_TRUE(store_->UpdateAllocation(a).ok());
   EXPECT_EQ(store_->GetAllocation("t.1")->placements, a.placements);
@@ -345,19 +423,20 @@ TEST_F(SqliteStoreTest, ActiveTrialsAndExperimentsShowRunningOrQueued) {
   int64_t exp_id = AddExperimentWithTrial(&trial_id);
   EXPECT_EQ(store_->GetExperiment(exp_id)->display_state, "QUEUED") << "no allocation yet";
   EXPECT_EQ(store_->GetTrial(trial_id)->display_state, "QUEUED");
-  Allocation a{.allocation_id = "a.1", .task_id = "t", .trial_id = trial_id, .state = "QUEUED", .token_hash = "h1",
+  const std::string task_id = store_->GetTrial(trial_id)->task_id;  // allocations name their task
+  Allocation a{.allocation_id = "a.1", .task_id = task_id, .state = AllocationState::kQueued, .token_hash = "h1",
                .slots = 1, .start_time = WallTime(std::chrono::seconds(10))};
   ASSERT_TRUE(store_->InsertAllocation(a).ok());
   EXPECT_EQ(store_->GetExperiment(exp_id)->display_state, "QUEUED");
-  a.state = "RUNNING";
+  a.state = AllocationState::kRunning;
   ASSERT_TRUE(store_->UpdateAllocation(a).ok());
   EXPECT_EQ(store_->GetExperiment(exp_id)->display_state, "RUNNING");
   EXPECT_EQ(store_->ListTrials(exp_id)->front().display_state, "RUNNING");
   EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE") << "the stored state is unchanged";
   // A restart: the latest allocation decides.
-  a.state = "TERMINATED";
+  a.state = AllocationState::kTerminated;
   ASSERT_TRUE(store_->UpdateAllocation(a).ok());
-  ASSERT_TRUE(store_->InsertAllocation({.allocation_id = "a.2", .task_id = "t", .trial_id = trial_id, .state = "QUEUED",
+  ASSERT_TRUE(store_->InsertAllocation({.allocation_id = "a.2", .task_id = task_id, .state = AllocationState::kQueued,
                                         .token_hash = "h2", .slots = 1, .start_time = WallTime(std::chrono::seconds(20))})
                   .ok());
   EXPECT_EQ(store_->GetTrial(trial_id)->display_state, "QUEUED");

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "api/types.h"
+#include "master/task/task_states.h"
 
 namespace det::master {
 
@@ -20,17 +21,50 @@ struct AgentSlots {
   bool operator==(const AgentSlots&) const = default;
 };
 
+// One run of a task on the cluster; it knows its task, not what the task is.
 struct Allocation {
   std::string allocation_id;
   std::string task_id;
-  int64_t trial_id = 0;
-  std::string state = "QUEUED";  // QUEUED, RUNNING, TERMINATED
+  AllocationState state = AllocationState::kQueued;
   std::string token_hash;
   int slots = 0;
+  std::string resource_pool;  // where it runs, once placed
   std::vector<AgentSlots> placements;  // once placed: one entry per agent, one process each
   WallTime start_time;
   std::optional<WallTime> end_time;
   std::optional<int> exit_code;
+};
+
+// A workload of any type (task_states.h): a trial, a command, a generic task, ...
+struct Task {
+  std::string task_id;
+  TaskType type = TaskType::kCommand;
+  int64_t owner_id = 0;
+  std::string username;  // the owner's, read from users (ignored on write)
+  std::string job_id;    // "" for tasks that are not jobs of their own (trials: the experiment's)
+  int64_t workspace_id = 1;
+  std::string description;
+  std::string config_json = "{}";  // the task's resolved config (trials: "{}", see the experiment)
+  TaskState state = TaskState::kActive;
+  WallTime start_time;
+  std::optional<WallTime> end_time;
+  std::string exit_status;  // why it ended, for people ("exited with code 3", "killed by admin")
+  std::optional<int> exit_code;
+  std::optional<double> queue_position;  // a job-queue move (see ExperimentPatch)
+  std::string forked_from;
+};
+
+enum class TaskSort { kId, kDescription, kStartTime, kWorkspaceId };
+
+struct TaskFilter {
+  std::vector<TaskType> types;       // empty = any
+  bool live_only = false;            // only tasks not in a terminal state
+  std::vector<int64_t> owner_ids;    // OR'ed with usernames; both empty = anyone
+  std::vector<std::string> usernames;
+  TaskSort sort = TaskSort::kId;
+  bool descending = false;
+  int64_t offset = 0;
+  int64_t limit = 0;  // 0 = all
 };
 
 // Experiment list order (upstream's GetExperimentsRequest.SortBy, without the SORT_BY_ prefix).
@@ -218,6 +252,18 @@ class Store {
   virtual absl::StatusOr<api::Trial> GetTrial(int64_t id) = 0;
   virtual absl::StatusOr<api::Trial> GetTrialByTaskId(const std::string& task_id) = 0;
   virtual absl::StatusOr<std::vector<api::Trial>> ListTrials(int64_t experiment_id) = 0;
+
+  // Tasks. `context_tgz` is the task's context directory ("" = none).
+  virtual absl::Status InsertTask(const Task& task, const std::string& context_tgz) = 0;
+  // Writes what changes over a task's life: state, end time, exit status and code, config,
+  // description, queue position.
+  virtual absl::Status UpdateTask(const Task& task) = 0;
+  // NotFound `task ID not found`.
+  virtual absl::StatusOr<Task> GetTask(const std::string& task_id) = 0;
+  virtual absl::StatusOr<std::vector<Task>> ListTasks(const TaskFilter& filter) = 0;
+  virtual absl::StatusOr<std::string> GetTaskContext(const std::string& task_id) = 0;
+  // A task's allocations, oldest first.
+  virtual absl::StatusOr<std::vector<Allocation>> ListAllocations(const std::string& task_id) = 0;
 
   // Allocations.
   virtual absl::Status InsertAllocation(const Allocation& allocation) = 0;

@@ -78,7 +78,7 @@ absl::Status CheckCanDeleteCheckpointsOf(Store& store, const HttpRequest& req, i
   const std::string& allocation_id = req.principal->allocation_id;
   if (allocation_id.empty()) return ExperimentForChange(store, req, experiment_id).status();
   ASSIGN_OR_RETURN(Allocation allocation, store.GetAllocation(allocation_id));
-  ASSIGN_OR_RETURN(api::Trial trial, store.GetTrial(allocation.trial_id));
+  ASSIGN_OR_RETURN(api::Trial trial, store.GetTrialByTaskId(allocation.task_id));
   if (trial.experiment_id != experiment_id) {
     return absl::PermissionDeniedError(absl::StrCat("allocation ", allocation_id, " belongs to experiment ",
                                                     trial.experiment_id, ", not to experiment ", experiment_id));

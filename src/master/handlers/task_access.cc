@@ -9,7 +9,8 @@ absl::Status CheckTaskOwnsTrial(Store& store, const HttpRequest& request, int64_
   const std::string& alloc_id = request.principal->allocation_id;
   if (alloc_id.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(Allocation alloc, store.GetAllocation(alloc_id));
-  if (alloc.trial_id != trial_id) {
+  absl::StatusOr<api::Trial> trial = store.GetTrial(trial_id);
+  if (!trial.ok() || alloc.task_id != trial->task_id) {
     return absl::PermissionDeniedError(absl::StrCat("allocation ", alloc_id, " does not belong to trial ", trial_id));
   }
   return absl::OkStatus();

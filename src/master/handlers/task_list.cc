@@ -49,9 +49,11 @@ json SummaryJson(Store& store, const std::string& allocation_id, const RunningAl
   if (alloc.ok()) {
     task_id = alloc->task_id;
     registered = FormatRfc3339(alloc->start_time);
-    absl::StatusOr<api::Trial> trial = store.GetTrial(alloc->trial_id);
-    if (trial.ok())
+    if (absl::StatusOr<api::Trial> trial = store.GetTrialByTaskId(alloc->task_id); trial.ok()) {
       name = absl::StrCat("Trial ", trial->id, " (Experiment ", trial->experiment_id, ")");
+    } else if (absl::StatusOr<Task> task = store.GetTask(alloc->task_id); task.ok()) {
+      name = task->description;
+    }
   }
   json agent_devices = json::object();
   for (const auto& [agent, devices] : running.devices_by_agent)

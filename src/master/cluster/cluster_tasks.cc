@@ -1,0 +1,267 @@
+// The cluster actor's commands and generic tasks: tasks that run one entrypoint on the shared task
+// core (allocation lifecycle in cluster.cc, scheduling in cluster_scheduling.cc).
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "common/crypto.h"
+#include "common/random_id.h"
+#include "common/status_macros.h"
+#include "common/time_util.h"
+#include "master/cluster/cluster.h"
+#include "master/cluster/cluster_state.h"
+#include "master/naming.h"
+
+namespace det::master {
+
+using nlohmann::json;
+
+std::string Cluster::CommandSpec::Label() const {
+  return absl::StrCat(task_.record.type == TaskType::kGeneric ? "Task " : "Command ", task_.record.task_id);
+}
+
+JobAttributes Cluster::CommandSpec::Job() const {
+  JobAttributes job;
+  job.job_id = task_.record.job_id;
+  job.submission_order = ToUnixMicros(task_.record.start_time);
+  job.priority = config.priority;
+  job.weight = config.weight;
+  job.max_slots = config.max_slots;
+  job.queue_position = task_.record.queue_position;
+  job.resource_pool = config.resource_pool;
+  job.slots = config.slots;
+  job.single_node = true;  // one process
+  job.preemptible = false;
+  job.preemption_timeout = std::chrono::seconds(config.preemption_timeout);
+  return job;
+}
+
+absl::StatusOr<LaunchSpec> Cluster::CommandSpec::Launch(const Allocation&) {
+  LaunchSpec launch;
+  launch.entrypoint = config.entrypoint;
+  for (const std::string& kv : config.environment_variables) {
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) launch.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  launch.download_context = has_context;
+  launch.work_dir = config.work_dir;
+  for (const config::BindMount& m : config.bind_mounts) launch.mounts.push_back({m.host_path, m.container_path, m.read_only});
+  return launch;
+}
+
+void Cluster::LaunchTask(NewTask request, std::function<void(absl::StatusOr<Task>)> done) {
+  loop_.Post([this, request = std::move(request), done = std::move(done)]() mutable { done(DoLaunchTask(request)); });
+}
+
+absl::StatusOr<Task> Cluster::DoLaunchTask(NewTask& request) {
+  ASSIGN_OR_RETURN(api::User owner, store_.GetUser(request.owner_id));
+  config::CommandConfig& c = request.config;
+  // Work that could never start is refused now rather than queued forever.
+  ASSIGN_OR_RETURN(c.resource_pool, ResolvePool(c.resource_pool, c.slots));
+  RETURN_IF_ERROR(CheckFits(c.resource_pool, c.slots, /*single_node=*/true));
+  c.full["resources"]["resource_pool"] = c.resource_pool;
+  if (c.description.empty()) {
+    c.description = absl::StrCat(request.type == TaskType::kGeneric ? "Task (" : "Command (", GeneratePetName(), ")");
+  }
+  c.full["description"] = c.description;
+
+  auto task = std::make_unique<LiveTask>();
+  Task& t = task->record;
+  t.task_id = NewUuid();
+  t.type = request.type;
+  t.owner_id = owner.id;
+  t.username = owner.username;
+  t.job_id = NewUuid();
+  t.description = c.description;
+  t.config_json = c.full.dump();
+  t.state = TaskState::kActive;
+  t.start_time = std::chrono::system_clock::now();
+  t.forked_from = request.forked_from;
+  RETURN_IF_ERROR(store_.InsertTask(t, request.context_tgz));
+  task->user_token = RandomHex(32);
+  RETURN_IF_ERROR(store_.AddSession(Sha256Hex(task->user_token), owner.id,
+                                    std::chrono::system_clock::now() + options_.user_session_lifetime));
+  auto spec = std::make_unique<CommandSpec>(*this, *task, std::move(request.config));
+  spec->has_context = !request.context_tgz.empty();
+  task->spec = std::move(spec);
+  LiveTask& ref = *task;
+  tasks_[t.task_id] = std::move(task);
+  const int slots = static_cast<CommandSpec&>(*ref.spec).config.slots;
+  if (absl::Status st = RequestTaskAllocation(ref, 1, slots); !st.ok()) {
+    FinishTask(ref, TaskState::kError, absl::StrCat("could not be queued: ", st.message()), std::nullopt);
+    return st;
+  }
+  MasterLog(ref.record.task_id, ref.allocation_id,
+            absl::StrCat(ref.spec->Label(), " queued: waiting for ", slots, " slot(s) in pool ",
+                         static_cast<CommandSpec&>(*ref.spec).config.resource_pool));
+  spdlog::info("{} created by {}", ref.spec->Label(), owner.username);
+  Task created = ref.record;
+  Schedule();
+  return created;
+}
+
+void Cluster::CommandAllocationEnded(LiveTask& task, const AllocationOutcome& outcome) {
+  if (task.record.state == TaskState::kStoppingPaused) {
+    task.record.state = TaskState::kPaused;
+    (void)SaveTask(task.record);
+    MasterLog(task.record.task_id, "", absl::StrCat(task.spec->Label(), " is paused"));
+    return;
+  }
+  if (task.record.state == TaskState::kStoppingCanceled) {
+    return FinishTask(task, TaskState::kCanceled, "killed by request", std::nullopt);
+  }
+  if (outcome.kind == ExitKind::kAgentLost) {
+    return FinishTask(task, TaskState::kError, absl::StrCat("its agent was lost (", outcome.why, ")"), std::nullopt);
+  }
+  TaskState state = outcome.exit_code == 0 ? TaskState::kCompleted : TaskState::kError;
+  FinishTask(task, state, outcome.why, outcome.exit_code);
+}
+
+void Cluster::FinishTask(LiveTask& task, TaskState state, const std::string& exit_status, std::optional<int> exit_code) {
+  DropQueuedAllocation(task);
+  task.record.state = state;
+  task.record.end_time = std::chrono::system_clock::now();
+  task.record.exit_status = exit_status;
+  task.record.exit_code = exit_code;
+  (void)SaveTask(task.record);
+  (void)store_.DeleteSession(Sha256Hex(task.user_token));
+  MasterLog(task.record.task_id, "", absl::StrCat(task.spec->Label(), " is ", Name(state), ": ", exit_status));
+  spdlog::info("{} is {}: {}", task.spec->Label(), std::string(Name(state)), exit_status);
+  tasks_.erase(task.record.task_id);  // `task` is gone from here on
+}
+
+void Cluster::KillTask(const std::string& task_id, std::function<void(absl::Status)> done) {
+  loop_.Post([this, task_id, done = std::move(done)] {
+    auto t = tasks_.find(task_id);
+    if (t == tasks_.end()) {
+      absl::StatusOr<Task> stored = store_.GetTask(task_id);
+      return done(stored.ok() ? absl::OkStatus() : stored.status());  // already ended: nothing to do
+    }
+    LiveTask& task = *t->second;
+    if (task.record.type == TaskType::kTrial) {
+      auto trial = std::find_if(trials_.begin(), trials_.end(), [&](const auto& kv) { return kv.second->task == &task; });
+      if (trial != trials_.end()) StopTrial(*trial->second, "STOPPING_KILLED");
+      return done(absl::OkStatus());
+    }
+    task.record.state = TaskState::kStoppingCanceled;
+    (void)SaveTask(task.record);
+    auto a = allocations_.find(task.allocation_id);
+    if (a == allocations_.end() || a->second->record.placements.empty()) {
+      // Queued (or paused): nothing runs, so it ends now.
+      FinishTask(task, TaskState::kCanceled, "killed by request", std::nullopt);
+      Schedule();
+      return done(absl::OkStatus());
+    }
+    MasterLog(task_id, task.allocation_id, "Killing the task's process");
+    KillProcesses(*a->second);
+    done(absl::OkStatus());
+  });
+}
+
+void Cluster::SetTaskPaused(const std::string& task_id, bool paused, std::function<void(absl::Status)> done) {
+  loop_.Post([this, task_id, paused, done = std::move(done)] {
+    auto t = tasks_.find(task_id);
+    if (t == tasks_.end()) {
+      absl::StatusOr<Task> stored = store_.GetTask(task_id);
+      if (!stored.ok()) return done(stored.status());
+      return done(absl::FailedPreconditionError(
+          absl::StrCat("task ", task_id, " has ended (", Name(stored->state), "); only a live generic task can be ",
+                       paused ? "paused" : "unpaused")));
+    }
+    LiveTask& task = *t->second;
+    if (task.record.type != TaskType::kGeneric) {
+      return done(absl::FailedPreconditionError(absl::StrCat("task ", task_id, " is a ", Name(task.record.type),
+                                                             " task; only generic tasks can be paused")));
+    }
+    TaskState target = paused ? TaskState::kStoppingPaused : TaskState::kActive;
+    TaskState current = task.record.state;
+    if (paused && (current == TaskState::kPaused || current == TaskState::kStoppingPaused)) return done(absl::OkStatus());
+    if (!paused && current == TaskState::kActive) return done(absl::OkStatus());
+    if (!CanTransition(current, target) || (!paused && current != TaskState::kPaused)) {
+      return done(absl::FailedPreconditionError(
+          absl::StrCat("task ", task_id, " is ", Name(current), "; it cannot be ", paused ? "paused" : "unpaused")));
+    }
+    if (!paused) {
+      task.record.state = TaskState::kActive;
+      if (absl::Status st = SaveTask(task.record); !st.ok()) return done(st);
+      const config::CommandConfig& c = static_cast<CommandSpec&>(*task.spec).config;
+      if (absl::Status st = RequestTaskAllocation(task, task.runs + 1, c.slots); !st.ok()) return done(st);
+      MasterLog(task_id, task.allocation_id, absl::StrCat(task.spec->Label(), " is unpaused: queued again"));
+      Schedule();
+      return done(absl::OkStatus());
+    }
+    auto a = allocations_.find(task.allocation_id);
+    if (a == allocations_.end() || a->second->record.placements.empty()) {
+      DropQueuedAllocation(task);
+      task.record.state = TaskState::kPaused;
+      (void)SaveTask(task.record);
+      MasterLog(task_id, "", absl::StrCat(task.spec->Label(), " is paused"));
+      Schedule();
+      return done(absl::OkStatus());
+    }
+    task.record.state = TaskState::kStoppingPaused;
+    (void)SaveTask(task.record);
+    MasterLog(task_id, task.allocation_id, absl::StrCat("Pausing ", task.spec->Label(), ": stopping its process"));
+    SignalPreemption(*a->second);
+    done(absl::OkStatus());
+  });
+}
+
+absl::Status Cluster::RecoverTask(Task stored) {
+  json tmpl = json(nullptr);
+  json config = json::parse(stored.config_json, nullptr, false);
+  // The stored config is resolved: reading it again needs no defaults and no template.
+  ASSIGN_OR_RETURN(config::CommandConfig parsed, config::ParseCommandConfig(json::object(), tmpl, config));
+  auto task = std::make_unique<LiveTask>();
+  task->record = std::move(stored);
+  task->user_token = RandomHex(32);
+  RETURN_IF_ERROR(store_.AddSession(Sha256Hex(task->user_token), task->record.owner_id,
+                                    std::chrono::system_clock::now() + options_.user_session_lifetime));
+  const std::string id = task->record.task_id;
+  auto spec = std::make_unique<CommandSpec>(*this, *task, std::move(parsed));
+  ASSIGN_OR_RETURN(std::string context, store_.GetTaskContext(id));
+  spec->has_context = !context.empty();
+  task->spec = std::move(spec);
+  LiveTask& ref = *task;
+  tasks_[id] = std::move(task);
+  ASSIGN_OR_RETURN(std::vector<Allocation> allocations, store_.ListAllocations(id));
+  ref.runs = static_cast<int>(allocations.size());
+  std::optional<Allocation> last;
+  if (!allocations.empty()) last = allocations.back();
+  bool running = last && !last->placements.empty() &&
+                 (last->state == AllocationState::kRunning || last->state == AllocationState::kAssigned);
+  if (running) {
+    RestoreRunningAllocation(*last, ref.record.state != TaskState::kActive);
+    ref.allocation_id = last->allocation_id;
+    return absl::OkStatus();
+  }
+  if (last && last->state != AllocationState::kTerminated) {
+    // Queued when the master stopped: its token is lost, so it is queued anew (in the same order).
+    Allocation ended = *last;
+    ended.state = AllocationState::kTerminated;
+    ended.end_time = std::chrono::system_clock::now();
+    RETURN_IF_ERROR(store_.UpdateAllocation(ended));
+  }
+  switch (ref.record.state) {
+    case TaskState::kStoppingCanceled:
+      FinishTask(ref, TaskState::kCanceled, "killed by request", std::nullopt);
+      return absl::OkStatus();
+    case TaskState::kStoppingPaused:
+      ref.record.state = TaskState::kPaused;
+      return SaveTask(ref.record);
+    case TaskState::kPaused:
+      return absl::OkStatus();
+    default:
+      break;
+  }
+  if (last && last->state == AllocationState::kTerminated) {
+    // It ended while the master was away and nobody was told: the exit is unknown.
+    FinishTask(ref, TaskState::kError, "its process ended while the master was down; its exit is unknown",
+               last->exit_code);
+    return absl::OkStatus();
+  }
+  return RequestTaskAllocation(ref, ref.runs + 1, static_cast<CommandSpec&>(*ref.spec).config.slots);
+}
+
+}  // namespace det::master

@@ -1,0 +1,74 @@
+#pragma once
+// What differs between task types, behind one interface. The task core (the cluster actor's
+// allocation lifecycle: queueing, the scheduler's snapshot, start on agents, kill, preemption, exit,
+// restore after a restart) is written once and asks a task's TaskSpec only these questions. The
+// trial is one implementation; commands and generic tasks are another (cluster/*_spec.cc).
+//
+// All methods are called on the cluster strand.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "api/agent_protocol.h"
+#include "master/db/store.h"
+
+namespace det::master {
+
+// How the scheduler sees the job a task's allocations belong to.
+struct JobAttributes {
+  std::string job_id;
+  int64_t submission_order = 0;  // the job's submission time, microseconds
+  std::optional<int> priority;   // unset: the pool's default
+  double weight = 1;
+  std::optional<int> max_slots;
+  std::optional<double> queue_position;
+  std::string resource_pool;
+  int slots = 0;
+  bool single_node = false;
+  bool preemptible = true;
+  // How long a process that was asked to stop may take before it is killed.
+  std::chrono::seconds preemption_timeout{3600};
+  std::vector<std::string> blocked_agents;  // agents its allocations must avoid
+};
+
+
+// What every process of one allocation runs.
+struct LaunchSpec {
+  std::vector<std::string> entrypoint;
+  // Type-specific variables, on top of the contract every task gets (DET_TASK_ID, DET_ALLOCATION_ID,
+  // DET_SESSION_TOKEN, ...).
+  std::map<std::string, std::string> env;
+  bool download_context = true;
+  std::string work_dir;  // "" = the task directory (where the context is unpacked)
+  std::vector<api::TaskMount> mounts;
+};
+
+enum class ExitKind { kProcessExited, kAgentLost };
+
+// How an allocation ended.
+struct AllocationOutcome {
+  std::string allocation_id;
+  int exit_code = 0;
+  ExitKind kind = ExitKind::kProcessExited;
+  std::string why;                // "exited with code 1", "agent a1 was lost", ...
+  bool released = false;          // the scheduler or a disabled agent took its slots away
+  bool preempt = false;           // it was asked to stop
+  bool preemption_acked = false;  // and said it would
+};
+
+class TaskSpec {
+ public:
+  virtual ~TaskSpec() = default;
+  // What the task's log lines and messages call it: "Trial 4", "Command 7f3e...".
+  virtual std::string Label() const = 0;
+  virtual JobAttributes Job() const = 0;
+  virtual absl::StatusOr<LaunchSpec> Launch(const Allocation& allocation) = 0;
+  // The allocation is over (its slots are free again): the task ends, waits, or asks for another.
+  virtual void AllocationEnded(const AllocationOutcome& outcome) = 0;
+};
+
+}  // namespace det::master
