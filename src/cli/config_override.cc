@@ -97,15 +97,17 @@ absl::Status ApplyConfigOverride(json& config, const std::string& key_equals_val
 
 absl::StatusOr<std::string> ConfigTextWithOverrides(const std::string& yaml_text,
                                                     const std::vector<std::string>& overrides,
-                                                    const std::string& path) {
+                                                    const std::string& path,
+                                                    std::string_view what) {
   absl::StatusOr<json> config = ParseYaml(yaml_text);
   if (!config.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("invalid experiment config file ", path, ": ", config.status().message()));
+        absl::StrCat("invalid ", std::string(what), " ", path, ": ", config.status().message()));
   }
   if (!config->is_object() || config->empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("invalid experiment config file ", path,
-                                                   ": expected a YAML mapping of settings"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid ", std::string(what), " ", path,
+                     ": expected a YAML mapping of settings"));
   }
   if (overrides.empty()) return yaml_text;
   for (const std::string& o : overrides) {

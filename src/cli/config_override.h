@@ -10,6 +10,7 @@
 //  - object values are merged into existing objects, other values replace.
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -19,11 +20,11 @@ namespace det::cli {
 
 absl::Status ApplyConfigOverride(nlohmann::json& config, const std::string& key_equals_value);
 
-// Parses an experiment config file's text. Without overrides the text is returned unchanged
-// (keeping the user's comments, as upstream does); with overrides it is re-dumped as YAML. `path`
-// names the file in errors. The config must be a YAML mapping.
-absl::StatusOr<std::string> ConfigTextWithOverrides(const std::string& yaml_text,
-                                                    const std::vector<std::string>& overrides,
-                                                    const std::string& path);
+// Parses a config file's text. Without overrides the text is returned unchanged (keeping the
+// user's comments, as upstream does); with overrides it is re-dumped as YAML. Errors name the file
+// as "invalid <what> <path>". The config must be a non-empty YAML mapping.
+absl::StatusOr<std::string> ConfigTextWithOverrides(
+    const std::string& yaml_text, const std::vector<std::string>& overrides,
+    const std::string& path, std::string_view what = "experiment config file");
 
 }  // namespace det::cli

@@ -20,20 +20,20 @@ namespace {
 
 using nlohmann::json;
 
-void PrintLaunchWarnings(const json& resp) {
+}  // namespace
+
+void PrintLaunchWarnings(const json& resp, std::ostream& err) {
   auto it = resp.find("warnings");
   if (it == resp.end() || !it->is_array()) return;
   for (const json& w : *it) {
     if (w == "LAUNCH_WARNING_CURRENT_SLOTS_EXCEEDED") {
-      std::cerr << "Warning: The requested job requires more slots than currently available. You "
-                   "may need to increase cluster resources in order for the job to run.\n";
+      err << "Warning: The requested job requires more slots than currently available. You "
+             "may need to increase cluster resources in order for the job to run.\n";
     } else if (w.is_string()) {
-      std::cerr << "Warning: " << w.get<std::string>() << "\n";
+      err << "Warning: " << w.get<std::string>() << "\n";
     }
   }
 }
-
-}  // namespace
 
 absl::StatusOr<json> BuildCreateExperimentRequest(const CreateExperimentArgs& args,
                                                   std::vector<std::string>* warnings) {
@@ -80,7 +80,7 @@ absl::StatusOr<int> CreateExperiment(Session& session, const CreateExperimentArg
   if (!id.ok()) return id.status();
   out << "Created experiment " << *id << "\n";
   out.flush();
-  PrintLaunchWarnings(*resp);
+  PrintLaunchWarnings(*resp, std::cerr);
   if (args.paused || !args.follow) return 0;
   return FollowExperiment(session, static_cast<int>(*id), out, args.live_progress);
 }

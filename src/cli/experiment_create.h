@@ -35,6 +35,10 @@ absl::StatusOr<nlohmann::json> BuildCreateExperimentRequest(const CreateExperime
 absl::StatusOr<int> CreateExperiment(Session& session, const CreateExperimentArgs& args,
                                      std::ostream& out);
 
+// Prints the `warnings` of a launch response (CreateExperiment, LaunchCommand, ...) to `err`, one
+// "Warning: ..." line each, in upstream's words for the ones it knows.
+void PrintLaunchWarnings(const nlohmann::json& resp, std::ostream& err);
+
 // Waits for the experiment's first trial, streams its logs until the trial ends, then shows a
 // progress line per trial (WatchTrials) until the experiment ends and prints its final state.
 // Returns 0 iff it COMPLETED.
