@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   det::cli::AddResourcePoolCommands(app, ctx);
   det::cli::AddJobCommands(app, ctx);
   det::cli::AddTaskCommands(app, ctx);
+  det::cli::AddCommandCommands(app, ctx);
   det::cli::AddCheckpointCommands(app, ctx);
   det::cli::AddCompletionCommand(app, ctx);
 
