@@ -2,17 +2,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "master/task/authz.h"
 
 namespace det::master {
 
 absl::Status CheckCanModifyExperiment(const Principal& who, const api::Experiment& experiment) {
-  if (!who.allocation_id.empty()) {
-    return absl::PermissionDeniedError("tasks cannot change experiments with an allocation token");
-  }
-  if (who.admin || who.user_id == experiment.owner_id) return absl::OkStatus();
-  return absl::PermissionDeniedError(absl::StrCat("user ", who.username,
-                                                  " is not the owner of experiment ", experiment.id,
-                                                  " and is not an admin"));
+  return DefaultAuthz().CanChange(who, {"experiment", std::to_string(experiment.id), experiment.owner_id});
 }
 
 absl::StatusOr<api::Experiment> ExperimentForChange(Store& store, const HttpRequest& request,

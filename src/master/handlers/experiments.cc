@@ -8,6 +8,7 @@
 #include "common/base64.h"
 #include "common/status_macros.h"
 #include "master/experiment_template.h"
+#include "master/handlers/context_files.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/experiment_query.h"
 #include "master/handlers/handler_util.h"
@@ -20,59 +21,12 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kTarTypeRegular = 48;    // '0'
-constexpr int kTarTypeDirectory = 53;  // '5'
-
-// Upstream's `File` list (paths, tar type flags, base64 content) -> archive entries. The decoded size
-// is limited like upstream's client (96 MiB - 1 MiB).
-absl::StatusOr<std::vector<ArchiveEntry>> ModelDefinition(const json& files, int64_t max_bytes) {
-  std::vector<ArchiveEntry> out;
-  if (files.is_null()) return out;
-  if (!files.is_array()) return absl::InvalidArgumentError("modelDefinition must be a list of files");
-  int64_t total = 0;
-  for (const json& f : files) {
-    ArchiveEntry e;
-    e.path = api::StringField(f, "path");
-    if (e.path.empty()) return absl::InvalidArgumentError("modelDefinition[]: every file needs a path");
-    int64_t type = kTarTypeRegular;
-    if (const json* t = api::FindField(f, "type")) {
-      ASSIGN_OR_RETURN(type, api::ReadInt64(*t, "modelDefinition[].type"));
-    }
-    e.is_directory = type == kTarTypeDirectory;
-    if (const json* m = api::FindField(f, "mode")) {
-      ASSIGN_OR_RETURN(int64_t mode, api::ReadInt64(*m, "modelDefinition[].mode"));
-      e.mode = static_cast<uint32_t>(mode);
-    } else {
-      e.mode = e.is_directory ? 0755 : 0644;
-    }
-    if (const json* m = api::FindField(f, "mtime")) {
-      ASSIGN_OR_RETURN(e.mtime, api::ReadInt64(*m, "modelDefinition[].mtime"));
-    }
-    if (!e.is_directory) {
-      absl::StatusOr<std::string> content = Base64Decode(api::StringField(f, "content"));
-      if (!content.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("modelDefinition: ", e.path, ": content is not valid base64"));
-      }
-      e.content = std::move(*content);
-      total += static_cast<int64_t>(e.content.size());
-    }
-    out.push_back(std::move(e));
-  }
-  if (total > max_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model definition is too large: ", total / (1 << 20), " MiB of files; the limit is ", max_bytes / (1 << 20),
-        " MiB. Add large files (data, checkpoints) to .detignore and load them at run time instead"));
-  }
-  return out;
-}
-
 absl::StatusOr<NewExperiment> ParseCreateRequest(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   const json* config = api::FindField(body, "config");
   if (config == nullptr || !config->is_string()) {
     return absl::InvalidArgumentError("config is required: the experiment configuration as YAML text");
   }
-  ASSIGN_OR_RETURN(std::vector<ArchiveEntry> files, ModelDefinition(body.value("modelDefinition", body.value("model_definition", json())), ctx.max_context_bytes));
   config::ExperimentDefaults defaults{
       .checkpoint_storage_json = ctx.default_checkpoint_storage_json,
       .seed = static_cast<uint32_t>(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())),
@@ -87,7 +41,9 @@ absl::StatusOr<NewExperiment> ParseCreateRequest(MasterContext& ctx, const HttpR
   }
   ASSIGN_OR_RETURN(std::string effective_yaml, ApplyTemplate(ctx.store, out.original_yaml, template_name));
   ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfig(effective_yaml, defaults));
-  ASSIGN_OR_RETURN(out.model_definition_tgz, CreateTarGz(files));
+  ASSIGN_OR_RETURN(out.model_definition_tgz,
+                   ContextTarGz(body.value("modelDefinition", body.value("model_definition", json())),
+                                "modelDefinition", ctx.max_context_bytes));
   const json* activate = api::FindField(body, "activate");
   out.activate = activate == nullptr || !activate->is_boolean() || activate->get<bool>();
   out.owner_id = req.principal->user_id;

@@ -1,4 +1,5 @@
 #include "master/handlers/job_queue_request.h"
+#include "master/task/authz.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -110,7 +111,7 @@ json JobSummaryJson(const JobInfo& job) {
 
 json JobJson(const JobInfo& job) {
   return {{"summary", JobSummaryJson(job)},
-          {"type", "TYPE_EXPERIMENT"},
+          {"type", job.type},
           {"submissionTime", FormatRfc3339(job.submission_time)},
           {"username", job.username},
           {"userId", job.user_id},
@@ -118,7 +119,7 @@ json JobJson(const JobInfo& job) {
           {"isPreemptible", job.preemptible},
           {"priority", job.priority},
           {"weight", job.weight},
-          {"entityId", std::to_string(job.experiment_id)},
+          {"entityId", job.entity_id},
           {"jobId", job.job_id},
           {"requestedSlots", job.requested_slots},
           {"allocatedSlots", job.allocated_slots},
@@ -187,13 +188,7 @@ absl::Status JoinErrors(const std::vector<absl::Status>& errors) {
 }
 
 absl::Status CheckCanModifyJob(const Principal& who, const JobInfo& job) {
-  if (!who.allocation_id.empty()) {
-    return absl::PermissionDeniedError("tasks cannot change jobs with an allocation token");
-  }
-  if (who.admin || who.user_id == job.user_id) return absl::OkStatus();
-  return absl::PermissionDeniedError(
-      absl::StrCat("user ", who.username, " is not the owner of job ", job.job_id, " (experiment ",
-                   job.experiment_id, ", owned by ", job.username, ") and is not an admin"));
+  return DefaultAuthz().CanChange(who, {"job", job.job_id, job.user_id});
 }
 
 absl::StatusOr<JobInfo> FindJob(const std::vector<JobInfo>& jobs, const std::string& job_id) {

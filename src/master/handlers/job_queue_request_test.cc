@@ -46,6 +46,7 @@ TEST(JobJsonTest, UpstreamJobFields) {
   JobInfo j;
   j.job_id = "job-1";
   j.experiment_id = 7;
+  j.entity_id = "7";
   j.name = "mnist";
   j.username = "alice";
   j.user_id = 3;

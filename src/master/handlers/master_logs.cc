@@ -13,8 +13,8 @@
 namespace det::master {
 namespace {
 
-constexpr size_t kBatch = 1000;
-constexpr auto kPollInterval = std::chrono::milliseconds(200);
+constexpr size_t kMasterLogBatch = 1000;
+constexpr auto kMasterLogPollInterval = std::chrono::milliseconds(200);
 
 nlohmann::json LogEntryJson(const MasterLogEntry& e) {
   return {{"logEntry",
@@ -35,7 +35,7 @@ class MasterLogStream : public std::enable_shared_from_this<MasterLogStream> {
 
  private:
   void Pump() {
-    size_t want = kBatch;
+    size_t want = kMasterLogBatch;
     if (limit_ > 0) want = std::min<size_t>(want, static_cast<size_t>(limit_ - sent_));
     std::vector<MasterLogEntry> entries = want > 0 ? ctx_.master_log->After(last_id_, want) : std::vector<MasterLogEntry>{};
     std::string chunk;
@@ -47,7 +47,7 @@ class MasterLogStream : public std::enable_shared_from_this<MasterLogStream> {
     }
     bool full_batch = want > 0 && entries.size() == want;
     bool done = (limit_ > 0 && sent_ >= limit_) || (!full_batch && !follow_);
-    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, full_batch, kPollInterval,
+    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, full_batch, kMasterLogPollInterval,
                    [self = shared_from_this()] { self->Pump(); });
   }
 

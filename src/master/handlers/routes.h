@@ -24,6 +24,7 @@ void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
 void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx);
 void RegisterJobQueueRoutes(Router& router, MasterContext& ctx);
 void RegisterTaskListRoutes(Router& router, MasterContext& ctx);
+void RegisterCommandRoutes(Router& router, MasterContext& ctx);
 
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   RegisterMasterInfoRoutes(router, ctx);
@@ -37,6 +38,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterTrialRoutes(router, ctx);
   RegisterTrialReportRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx);
+  RegisterCommandRoutes(router, ctx);
   RegisterCheckpointRoutes(router, ctx);
   RegisterAllocationRoutes(router, ctx);
   RegisterAgentRoutes(router, server, ctx);

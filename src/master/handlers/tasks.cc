@@ -18,8 +18,14 @@ using nlohmann::json;
 absl::StatusOr<json> ContextDirectory(MasterContext& ctx, const HttpRequest& req) {
   const std::string& task_id = req.path_params.at("task_id");
   RETURN_IF_ERROR(CheckTaskOwnsTask(ctx.store, req, task_id));
-  ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrialByTaskId(task_id));
-  ASSIGN_OR_RETURN(std::string tgz, ctx.store.GetModelDefinition(trial.experiment_id));
+  ASSIGN_OR_RETURN(Task task, ctx.store.GetTask(task_id));
+  std::string tgz;
+  if (task.type == TaskType::kTrial) {
+    ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrialByTaskId(task_id));
+    ASSIGN_OR_RETURN(tgz, ctx.store.GetModelDefinition(trial.experiment_id));
+  } else {
+    ASSIGN_OR_RETURN(tgz, ctx.store.GetTaskContext(task_id));
+  }
   return json{{"b64Tgz", Base64Encode(tgz)}};
 }
 
@@ -44,11 +50,10 @@ absl::StatusOr<json> PostTaskLogs(MasterContext& ctx, const HttpRequest& req) {
   return json::object();
 }
 
-// Tasks are trials' for now: a task ends with its trial.
 std::function<bool()> TaskIsTerminal(MasterContext& ctx, const std::string& task_id) {
   return [&ctx, task_id] {
-    absl::StatusOr<api::Trial> t = ctx.store.GetTrialByTaskId(task_id);
-    return !t.ok() || api::IsTerminalState(t->state);
+    absl::StatusOr<Task> t = ctx.store.GetTask(task_id);
+    return !t.ok() || IsTerminal(t->state);
   };
 }
 
@@ -61,8 +66,9 @@ void RegisterTaskRoutes(Router& router, MasterContext& ctx) {
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PostTaskLogs(ctx, req)); });
   router.Add("GET", "/api/v1/tasks/{task_id}/logs", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
     std::string task_id = req.path_params.at("task_id");
-    absl::StatusOr<api::Trial> trial = ctx.store.GetTrialByTaskId(task_id);
-    if (!trial.ok()) return ReplyError(r, absl::NotFoundError(absl::StrCat("task ", task_id, " not found")));
+    if (!ctx.store.GetTask(task_id).ok()) {
+      return ReplyError(r, absl::NotFoundError(absl::StrCat("task ", task_id, " not found")));
+    }
     absl::StatusOr<LogStreamOptions> options = LogStreamOptionsFromRequest(req, task_id, 0);
     if (!options.ok()) return ReplyError(r, options.status());
     StreamTaskLogs(ctx, *options, TaskIsTerminal(ctx, task_id), r);
@@ -70,7 +76,7 @@ void RegisterTaskRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/tasks/{task_id}/logs/fields", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
                std::string task_id = req.path_params.at("task_id");
-               if (!ctx.store.GetTrialByTaskId(task_id).ok()) {
+               if (!ctx.store.GetTask(task_id).ok()) {
                  return ReplyError(r, absl::NotFoundError(absl::StrCat("task ", task_id, " not found")));
                }
                StreamTaskLogFields(ctx, req, task_id, /*with_allocations=*/true, TaskIsTerminal(ctx, task_id), r);

@@ -1,0 +1,212 @@
+// Commands and generic tasks on the task core, with a fake agent: start and exit, sharing slots with
+// trials, kill, priorities, pause/unpause, and a master restart.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "master/cluster/cluster_test_fixture.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+class ClusterTasksTest : public ClusterTest {
+ protected:
+  absl::StatusOr<Task> Launch(const json& config, TaskType type = TaskType::kCommand) {
+    absl::StatusOr<config::CommandConfig> parsed = config::ParseCommandConfig({}, nullptr, config);
+    if (!parsed.ok()) return parsed.status();
+    absl::StatusOr<Task> result = absl::UnknownError("not run");
+    cluster_->LaunchTask({.type = type, .config = *parsed, .owner_id = 2}, [&](absl::StatusOr<Task> t) { result = t; });
+    loop_.RunPending();
+    return result;
+  }
+
+  Task Stored(const std::string& id) { return *store_->GetTask(id); }
+
+  absl::Status Kill(const std::string& id) {
+    absl::Status result = absl::UnknownError("not run");
+    cluster_->KillTask(id, [&](absl::Status s) { result = s; });
+    loop_.RunPending();
+    return result;
+  }
+
+  absl::Status Pause(const std::string& id, bool pause) {
+    absl::Status result = absl::UnknownError("not run");
+    cluster_->SetTaskPaused(id, pause, [&](absl::Status s) { result = s; });
+    loop_.RunPending();
+    return result;
+  }
+
+  static std::vector<api::KillTask> Kills(const RecordingConnection& conn) {
+    std::vector<api::KillTask> out;
+    for (const std::string& text : conn.sent) {
+      auto msg = api::DecodeMasterMessage(text);
+      if (msg.ok() && std::holds_alternative<api::KillTask>(*msg)) out.push_back(std::get<api::KillTask>(*msg));
+    }
+    return out;
+  }
+};
+
+TEST_F(ClusterTasksTest, ACommandRunsItsEntrypointAndItsExitEndsIt) {
+  auto conn = ConnectAgent("a1", 2);
+  absl::StatusOr<Task> ok = Launch({{"entrypoint", {"echo", "hello"}}});
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->description.rfind("Command (", 0), 0u) << ok->description;
+  ASSERT_EQ(Starts(*conn).size(), 1u);
+  api::StartTask start = Starts(*conn)[0];
+  EXPECT_EQ(start.task_type, "COMMAND");
+  EXPECT_EQ(start.entrypoint, (std::vector<std::string>{"echo", "hello"}));
+  EXPECT_EQ(start.env.at("DET_TASK_TYPE"), "COMMAND");
+  EXPECT_EQ(start.env.at("DET_TASK_ID"), ok->task_id);
+  EXPECT_FALSE(start.env.contains("DET_TRIAL_ID"));
+  EXPECT_FALSE(start.download_context) << "no context was sent";
+  EXPECT_EQ(start.slot_ids.size(), 1u);
+  Exit("a1", start.allocation_id, 0);
+  EXPECT_EQ(Stored(ok->task_id).state, TaskState::kCompleted);
+  EXPECT_EQ(Stored(ok->task_id).exit_code, 0);
+
+  absl::StatusOr<Task> failing = Launch({{"entrypoint", "exit 3"}, {"resources", {{"slots", 0}}}});
+  ASSERT_TRUE(failing.ok());
+  api::StartTask second = Starts(*conn).back();
+  EXPECT_TRUE(second.slot_ids.empty()) << "0 slots: an aux task";
+  Exit("a1", second.allocation_id, 3);
+  Task failed = Stored(failing->task_id);
+  EXPECT_EQ(failed.state, TaskState::kError);
+  EXPECT_EQ(failed.exit_code, 3);
+  EXPECT_EQ(failed.exit_status, "exited with code 3");
+}
+
+TEST_F(ClusterTasksTest, ACommandWaitsForTheSlotARunningTrialHolds) {
+  auto conn = ConnectAgent("a1", 1);
+  CreateExperiment();
+  ASSERT_EQ(Starts(*conn).size(), 1u);
+  api::StartTask trial = Starts(*conn)[0];
+  absl::StatusOr<Task> cmd = Launch({{"entrypoint", {"true"}}});
+  ASSERT_TRUE(cmd.ok());
+  EXPECT_EQ(Starts(*conn).size(), 1u) << "the one slot is the trial's";
+  std::vector<JobInfo> jobs;
+  cluster_->ListJobs([&](std::vector<JobInfo> j) { jobs = std::move(j); });
+  loop_.RunPending();
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[1].type, "TYPE_COMMAND");
+  EXPECT_EQ(jobs[1].entity_id, cmd->task_id);
+  EXPECT_EQ(jobs[1].state, "STATE_QUEUED");
+  EXPECT_FALSE(jobs[1].preemptible);
+  Exit("a1", trial.allocation_id, 0);
+  ASSERT_EQ(Starts(*conn).size(), 2u);
+  EXPECT_EQ(Starts(*conn)[1].task_id, cmd->task_id);
+  EXPECT_EQ(Starts(*conn)[1].slot_ids, trial.slot_ids);
+}
+
+TEST_F(ClusterTasksTest, KillEndsAQueuedCommandAtOnceAndARunningOneWhenItsProcessStops) {
+  auto conn = ConnectAgent("a1", 1);
+  absl::StatusOr<Task> running = Launch({{"entrypoint", {"sleep", "100"}}});
+  absl::StatusOr<Task> queued = Launch({{"entrypoint", {"sleep", "100"}}});
+  ASSERT_TRUE(running.ok() && queued.ok());
+  ASSERT_TRUE(Kill(queued->task_id).ok());
+  EXPECT_EQ(Stored(queued->task_id).state, TaskState::kCanceled);
+  EXPECT_EQ(Starts(*conn).size(), 1u);
+
+  ASSERT_TRUE(Kill(running->task_id).ok());
+  ASSERT_EQ(Kills(*conn).size(), 1u);
+  EXPECT_EQ(Stored(running->task_id).state, TaskState::kStoppingCanceled);
+  Exit("a1", Starts(*conn)[0].allocation_id, 143);
+  EXPECT_EQ(Stored(running->task_id).state, TaskState::kCanceled);
+  EXPECT_EQ(Stored(running->task_id).exit_status, "killed by request");
+  EXPECT_TRUE(Kill(running->task_id).ok()) << "killing an ended task does nothing";
+  EXPECT_TRUE(absl::IsNotFound(Kill("nope")));
+}
+
+TEST_F(ClusterTasksTest, PrioritiesReorderQueuedCommands) {
+  auto conn = ConnectAgent("a1", 1);
+  absl::StatusOr<Task> first = Launch({{"entrypoint", {"a"}}});
+  absl::StatusOr<Task> low = Launch({{"entrypoint", {"b"}}, {"resources", {{"priority", 60}}}});
+  absl::StatusOr<Task> high = Launch({{"entrypoint", {"c"}}, {"resources", {{"priority", 40}}}});
+  absl::StatusOr<Task> later = Launch({{"entrypoint", {"d"}}, {"resources", {{"priority", 60}}}});
+  ASSERT_TRUE(first.ok() && low.ok() && high.ok() && later.ok());
+  // `later` jumps ahead of everything through a job update (det cmd set priority).
+  absl::Status updated = absl::UnknownError("not run");
+  cluster_->UpdateJob(later->job_id, JobChange{.priority = 10}, [&](absl::Status s) { updated = s; });
+  loop_.RunPending();
+  ASSERT_TRUE(updated.ok()) << updated;
+  std::vector<std::string> order;
+  for (int i = 0; i < 4; ++i) {
+    api::StartTask start = Starts(*conn).back();
+    order.push_back(start.entrypoint[0]);
+    Exit("a1", start.allocation_id, 0);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"a", "d", "c", "b"}));
+  EXPECT_NE(Stored(later->task_id).config_json.find("\"priority\":10"), std::string::npos);
+}
+
+TEST_F(ClusterTasksTest, AGenericTaskPausesAndUnpauses) {
+  auto conn = ConnectAgent("a1", 1);
+  absl::StatusOr<Task> task = Launch({{"entrypoint", {"python3", "t.py"}}, {"preemption_timeout", 5}}, TaskType::kGeneric);
+  ASSERT_TRUE(task.ok());
+  api::StartTask first = Starts(*conn)[0];
+  EXPECT_EQ(first.task_type, "GENERIC");
+  ASSERT_TRUE(Pause(task->task_id, true).ok());
+  EXPECT_TRUE(Preempted(first.allocation_id));
+  EXPECT_EQ(Stored(task->task_id).state, TaskState::kStoppingPaused);
+  loop_.AdvanceBy(std::chrono::seconds(6));  // it ignores the signal: killed after preemption_timeout
+  EXPECT_EQ(Kills(*conn).size(), 1u);
+  Exit("a1", first.allocation_id, 137);
+  EXPECT_EQ(Stored(task->task_id).state, TaskState::kPaused);
+  EXPECT_TRUE(Pause(task->task_id, true).ok()) << "pausing a paused task does nothing";
+
+  ASSERT_TRUE(Pause(task->task_id, false).ok());
+  ASSERT_EQ(Starts(*conn).size(), 2u);
+  EXPECT_EQ(Starts(*conn)[1].allocation_id, task->task_id + ".2");
+  Exit("a1", Starts(*conn)[1].allocation_id, 0);
+  EXPECT_EQ(Stored(task->task_id).state, TaskState::kCompleted);
+  EXPECT_TRUE(absl::IsFailedPrecondition(Pause(task->task_id, false)));
+
+  absl::StatusOr<Task> command = Launch({{"entrypoint", {"true"}}});
+  EXPECT_TRUE(absl::IsFailedPrecondition(Pause(command->task_id, true))) << "only generic tasks pause";
+}
+
+TEST_F(ClusterTasksTest, BadRequestsStoreAndStartNothing) {
+  ConnectAgent("a1", 2);
+  absl::Status pool = Launch({{"entrypoint", {"x"}}, {"resources", {{"resource_pool", "gpu"}}}}).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(pool));
+  EXPECT_NE(pool.message().find("no resource pool named \"gpu\""), std::string::npos) << pool;
+  absl::Status slots = Launch({{"entrypoint", {"x"}}, {"resources", {{"slots", 3}}}}).status();
+  EXPECT_FALSE(slots.ok());
+  EXPECT_NE(slots.message().find("3"), std::string::npos) << slots;
+  EXPECT_TRUE(store_->ListTasks({.types = {TaskType::kCommand}})->empty());
+}
+
+TEST_F(ClusterTasksTest, ARestartedMasterKeepsARunningCommandAndItsQueue) {
+  auto conn = ConnectAgent("a1", 1);
+  absl::StatusOr<Task> running = Launch({{"entrypoint", {"sleep", "5"}}});
+  absl::StatusOr<Task> queued1 = Launch({{"entrypoint", {"q1"}}});
+  absl::StatusOr<Task> queued2 = Launch({{"entrypoint", {"q2"}}});
+  ASSERT_TRUE(running.ok() && queued1.ok() && queued2.ok());
+  api::StartTask start = Starts(*conn)[0];
+
+  cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m2"});
+  handlers_.clear();
+  ASSERT_TRUE(cluster_->Recover().ok());
+  loop_.RunPending();
+  auto conn2 = std::make_shared<RecordingConnection>();
+  auto handlers = cluster_->ConnectAgent({.id = "a1", .resource_pool = "", .hostname = "h", .version = "v"}, conn2);
+  ASSERT_TRUE(handlers.ok());
+  handlers_["a1"] = *handlers;
+  api::AgentHello hello;
+  hello.slots = {{0, "cpu", "cpu"}};
+  hello.running_allocations = {start.allocation_id};
+  handlers->on_message(api::Encode(api::AgentMessage(hello)));
+  loop_.RunPending();
+  EXPECT_TRUE(Starts(*conn2).empty()) << "the running command is not started again";
+  EXPECT_EQ(Stored(running->task_id).state, TaskState::kActive);
+  Exit("a1", start.allocation_id, 0);
+  EXPECT_EQ(Stored(running->task_id).state, TaskState::kCompleted);
+  ASSERT_EQ(Starts(*conn2).size(), 1u);
+  EXPECT_EQ(Starts(*conn2)[0].entrypoint[0], "q1") << "queued commands keep their order";
+  Exit("a1", Starts(*conn2)[0].allocation_id, 0);
+  EXPECT_EQ(Starts(*conn2).back().entrypoint[0], "q2");
+}
+
+}  // namespace
+}  // namespace det::master

@@ -1,0 +1,70 @@
+#include "master/handlers/command_request.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "master/db/temp_sqlite_store.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+config::MasterConfig MasterWithDefaults() {
+  config::MasterConfig m;
+  m.task_container_defaults_json = R"({"work_dir": "/srv", "environment_variables": ["FROM=master"]})";
+  config::ResourcePoolConfig gpu;
+  gpu.pool_name = "gpu";
+  gpu.task_container_defaults_json = R"({"environment_variables": ["FROM=pool"]})";
+  m.resource_pools = {gpu};
+  return m;
+}
+
+TEST(CommandRequestTest, LayersTheMasterDefaultsTheTemplateAndTheConfig) {
+  TempSqliteStore store("det_command_request_test");
+  ASSERT_TRUE(store->InsertTemplate({.name = "t", .config_json = R"({"resources": {"priority": 7}})"}).ok());
+  config::MasterConfig master = MasterWithDefaults();
+  absl::StatusOr<NewTask> task = ParseLaunchCommand(
+      *store, master, {{"config", {{"entrypoint", {"echo", "hi"}}}}, {"templateName", "t"}}, 1 << 20);
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ(task->config.priority, 7);
+  EXPECT_EQ(task->config.work_dir, "/srv");
+  EXPECT_EQ(task->config.environment_variables, (std::vector<std::string>{"FROM=master"}));
+  EXPECT_TRUE(task->context_tgz.empty());
+
+  absl::StatusOr<NewTask> pooled = ParseLaunchCommand(
+      *store, master, {{"config", {{"entrypoint", {"x"}}, {"resources", {{"resource_pool", "gpu"}}}}}}, 1 << 20);
+  ASSERT_TRUE(pooled.ok());
+  EXPECT_EQ(pooled->config.environment_variables, (std::vector<std::string>{"FROM=pool"}));
+}
+
+TEST(CommandRequestTest, RefusesAnUnknownTemplateAndAContextOverTheLimit) {
+  TempSqliteStore store("det_command_request_test2");
+  absl::Status missing =
+      ParseLaunchCommand(*store, {}, {{"config", {{"entrypoint", {"x"}}}}, {"templateName", "nope"}}, 1 << 20).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(missing));
+  EXPECT_THAT(missing.message(), HasSubstr("templateName: no template named \"nope\""));
+  json files = json::array({{{"path", "big.bin"}, {"type", 48}, {"content", std::string(4000, 'A')}}});
+  absl::Status big = ParseLaunchCommand(*store, {}, {{"config", {{"entrypoint", {"x"}}}}, {"files", files}}, 1000).status();
+  EXPECT_THAT(big.message(), HasSubstr("files is too large"));
+}
+
+TEST(CommandRequestTest, GenericTaskConfigIsYamlText) {
+  absl::StatusOr<NewTask> task = ParseCreateGenericTask(
+      {}, {{"config", "entrypoint: [\"echo\", \"task ran\"]\n"}, {"forkedFrom", "parent"}}, 1 << 20);
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ(task->type, TaskType::kGeneric);
+  EXPECT_EQ(task->config.entrypoint, (std::vector<std::string>{"echo", "task ran"}));
+  EXPECT_EQ(task->forked_from, "parent");
+  EXPECT_THAT(ParseCreateGenericTask({}, {{"config", "entrypoint: [1, 2"}}, 1 << 20).status().message(),
+              HasSubstr("config"));
+  EXPECT_THAT(ParseCreateGenericTask({}, json::object(), 1 << 20).status().message(), HasSubstr("config: required"));
+  EXPECT_THAT(ParseCreateGenericTask({}, {{"config", "entrypoint: [x]\nbogus: 1\n"}}, 1 << 20).status().message(),
+              HasSubstr("bogus"));
+}
+
+}  // namespace
+}  // namespace det::master

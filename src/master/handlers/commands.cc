@@ -1,0 +1,236 @@
+// Commands (upstream's /api/v1/commands) and generic tasks (/api/v1/generic-tasks, /api/v1/tasks/{id}/
+// config|kill|pause|unpause, GET /api/v1/tasks/{id}): tasks started, killed and changed through the
+// cluster actor; read from the store.
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "api/wire.h"
+#include "common/json_yaml.h"
+#include "common/status_macros.h"
+#include "master/handlers/command_request.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/routes.h"
+#include "master/handlers/task_json.h"
+#include "master/task/authz.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+std::optional<Allocation> LatestAllocation(Store& store, const std::string& task_id) {
+  absl::StatusOr<std::vector<Allocation>> all = store.ListAllocations(task_id);
+  if (!all.ok() || all->empty()) return std::nullopt;
+  return all->back();
+}
+
+OwnedResource ResourceOf(const Task& task) {
+  return {task.type == TaskType::kCommand ? "command" : "task", task.task_id, task.owner_id};
+}
+
+// The task `id` of `type`; NotFound names the kind ("command abc not found").
+absl::StatusOr<Task> TaskOfType(Store& store, const std::string& id, TaskType type) {
+  absl::StatusOr<Task> task = store.GetTask(id);
+  if (!task.ok() || task->type != type) {
+    return absl::NotFoundError(
+        absl::StrCat(type == TaskType::kCommand ? "command " : "task ", id, " not found"));
+  }
+  return task;
+}
+
+json CommandResponse(Store& store, const Task& task) {
+  json config = json::parse(task.config_json, nullptr, false);
+  return {{"command", CommandJson(task, LatestAllocation(store, task.task_id))}, {"config", config}};
+}
+
+// The task again after a change through the cluster, in `shape`.
+void ReplyWithTask(MasterContext& ctx, const ResponderPtr& r, const std::string& id, absl::Status st, bool command) {
+  if (!st.ok()) return ReplyError(r, st);
+  absl::StatusOr<Task> task = ctx.store.GetTask(id);
+  if (!task.ok()) return ReplyError(r, task.status());
+  if (!command) return ReplyJson(r, json::object());
+  json body = CommandResponse(ctx.store, *task);
+  body.erase("config");
+  ReplyJson(r, body);
+}
+
+absl::StatusOr<TaskFilter> ParseCommandListQuery(const HttpRequest& req) {
+  TaskFilter f;
+  f.types = {TaskType::kCommand};
+  f.usernames = req.QueryAll("users");
+  for (const std::string& raw : req.QueryAll("user_ids")) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(raw, &v)) {
+      return absl::InvalidArgumentError(absl::StrCat("userIds: expected a user id, got \"", raw, "\""));
+    }
+    f.owner_ids.push_back(v);
+  }
+  std::string sort = req.Query("sort_by").value_or("SORT_BY_ID");
+  if (sort == "SORT_BY_ID" || sort == "1" || sort == "SORT_BY_UNSPECIFIED" || sort == "0") {
+    f.sort = TaskSort::kId;
+  } else if (sort == "SORT_BY_DESCRIPTION" || sort == "2") {
+    f.sort = TaskSort::kDescription;
+  } else if (sort == "SORT_BY_START_TIME" || sort == "4") {
+    f.sort = TaskSort::kStartTime;
+  } else if (sort == "SORT_BY_WORKSPACE_ID" || sort == "5") {
+    f.sort = TaskSort::kWorkspaceId;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sortBy: unknown order \"", sort,
+        "\"; use SORT_BY_ID, SORT_BY_DESCRIPTION, SORT_BY_START_TIME or SORT_BY_WORKSPACE_ID"));
+  }
+  ASSIGN_OR_RETURN(f.descending, QueryOrderDescending(req));
+  ASSIGN_OR_RETURN(f.offset, QueryInt(req, "offset", 0));
+  ASSIGN_OR_RETURN(f.limit, QueryInt(req, "limit", 0));
+  if (f.offset < 0) return absl::InvalidArgumentError(absl::StrCat("offset: must be >= 0, got ", f.offset));
+  if (f.limit < 0) return absl::InvalidArgumentError(absl::StrCat("limit: must be >= 0, got ", f.limit));
+  return f;
+}
+
+absl::StatusOr<json> ListCommands(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(TaskFilter filter, ParseCommandListQuery(req));
+  TaskFilter all = filter;
+  all.offset = 0;
+  all.limit = 0;
+  ASSIGN_OR_RETURN(std::vector<Task> page, ctx.store.ListTasks(filter));
+  ASSIGN_OR_RETURN(std::vector<Task> total, ctx.store.ListTasks(all));
+  json commands = json::array();
+  for (const Task& t : page) commands.push_back(CommandJson(t, LatestAllocation(ctx.store, t.task_id)));
+  return json{{"commands", commands},
+              {"pagination", Pagination(filter.offset, filter.limit, static_cast<int64_t>(page.size()),
+                                        static_cast<int64_t>(total.size()))}};
+}
+
+// A task the caller may change, of `type`.
+absl::StatusOr<Task> TaskForChange(MasterContext& ctx, const HttpRequest& req, const std::string& id, TaskType type) {
+  ASSIGN_OR_RETURN(Task task, TaskOfType(ctx.store, id, type));
+  RETURN_IF_ERROR(DefaultAuthz().CanChange(*req.principal, ResourceOf(task)));
+  return task;
+}
+
+void LaunchCommand(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
+  absl::StatusOr<json> body = JsonBody(req);
+  if (!body.ok()) return ReplyError(r, body.status());
+  absl::StatusOr<NewTask> request = ParseLaunchCommand(ctx.store, ctx.config, *body, ctx.max_context_bytes);
+  if (!request.ok()) return ReplyError(r, request.status());
+  request->owner_id = req.principal->user_id;
+  ctx.cluster.LaunchTask(std::move(*request), [&ctx, r](absl::StatusOr<Task> task) {
+    if (!task.ok()) return ReplyError(r, task.status());
+    json out = CommandResponse(ctx.store, *task);
+    out["warnings"] = json::array();
+    ReplyJson(r, out);
+  });
+}
+
+void CreateGenericTask(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
+  absl::StatusOr<json> body = JsonBody(req);
+  if (!body.ok()) return ReplyError(r, body.status());
+  absl::StatusOr<NewTask> request = ParseCreateGenericTask(ctx.config, *body, ctx.max_context_bytes);
+  if (!request.ok()) return ReplyError(r, request.status());
+  if (!request->forked_from.empty()) {
+    // A fork runs in its parent's context unless it brings its own.
+    absl::StatusOr<Task> parent = ctx.store.GetTask(request->forked_from);
+    if (!parent.ok()) {
+      return ReplyError(r, absl::InvalidArgumentError(
+                               absl::StrCat("forkedFrom: no task ", request->forked_from, " to fork from")));
+    }
+    if (request->context_tgz.empty()) {
+      absl::StatusOr<std::string> context = ctx.store.GetTaskContext(parent->task_id);
+      if (!context.ok()) return ReplyError(r, context.status());
+      request->context_tgz = std::move(*context);
+    }
+  }
+  request->owner_id = req.principal->user_id;
+  ctx.cluster.LaunchTask(std::move(*request), [r](absl::StatusOr<Task> task) {
+    if (!task.ok()) return ReplyError(r, task.status());
+    ReplyJson(r, {{"taskId", task->task_id}, {"warnings", json::array()}});
+  });
+}
+
+}  // namespace
+
+void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
+  router.Add("POST", "/api/v1/commands", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { LaunchCommand(ctx, req, r); });
+  router.Add("GET", "/api/v1/commands", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ListCommands(ctx, req)); });
+  router.Add("GET", "/api/v1/commands/{command_id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    absl::StatusOr<Task> task = TaskOfType(ctx.store, req.path_params.at("command_id"), TaskType::kCommand);
+    Reply(r, task.ok() ? absl::StatusOr<json>(CommandResponse(ctx.store, *task)) : task.status());
+  });
+  router.Add("POST", "/api/v1/commands/{command_id}/kill", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               std::string id = req.path_params.at("command_id");
+               absl::StatusOr<Task> task = TaskForChange(ctx, req, id, TaskType::kCommand);
+               if (!task.ok()) return ReplyError(r, task.status());
+               ctx.cluster.KillTask(id, [&ctx, r, id](absl::Status st) { ReplyWithTask(ctx, r, id, st, true); });
+             });
+  router.Add("POST", "/api/v1/commands/{command_id}/set_priority", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               std::string id = req.path_params.at("command_id");
+               absl::StatusOr<Task> task = TaskForChange(ctx, req, id, TaskType::kCommand);
+               if (!task.ok()) return ReplyError(r, task.status());
+               absl::StatusOr<json> body = JsonBody(req);
+               if (!body.ok()) return ReplyError(r, body.status());
+               const json* priority = api::FindField(*body, "priority");
+               if (priority == nullptr || !priority->is_number_integer()) {
+                 return ReplyError(r, absl::InvalidArgumentError("priority: required, an integer from 1 to 99"));
+               }
+               JobChange change;
+               change.priority = priority->get<int>();
+               ctx.cluster.UpdateJob(task->job_id, change,
+                                     [&ctx, r, id](absl::Status st) { ReplyWithTask(ctx, r, id, st, true); });
+             });
+
+  router.Add("POST", "/api/v1/generic-tasks", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { CreateGenericTask(ctx, req, r); });
+  router.Add("GET", "/api/v1/tasks/{task_id}/config", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    absl::StatusOr<Task> task = ctx.store.GetTask(req.path_params.at("task_id"));
+    if (!task.ok()) return ReplyError(r, task.status());
+    json config = json::parse(task->config_json, nullptr, false);
+    ReplyJson(r, {{"config", ToYaml(config)}});
+  });
+  router.Add("POST", "/api/v1/tasks/{task_id}/kill", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    std::string id = req.path_params.at("task_id");
+    absl::StatusOr<Task> task = ctx.store.GetTask(id);
+    if (!task.ok()) return ReplyError(r, task.status());
+    if (absl::Status st = DefaultAuthz().CanChange(*req.principal, ResourceOf(*task)); !st.ok()) return ReplyError(r, st);
+    ctx.cluster.KillTask(id, [&ctx, r, id](absl::Status st) { ReplyWithTask(ctx, r, id, st, false); });
+  });
+  for (const char* verb : {"pause", "unpause"}) {
+    bool pause = std::string(verb) == "pause";
+    router.Add("POST", absl::StrCat("/api/v1/tasks/{task_id}/", verb), Access::kAuthenticated,
+               [&ctx, pause](HttpRequest& req, ResponderPtr r) {
+                 std::string id = req.path_params.at("task_id");
+                 absl::StatusOr<Task> task = TaskForChange(ctx, req, id, TaskType::kGeneric);
+                 if (!task.ok()) return ReplyError(r, task.status());
+                 ctx.cluster.SetTaskPaused(id, pause,
+                                           [&ctx, r, id](absl::Status st) { ReplyWithTask(ctx, r, id, st, false); });
+               });
+  }
+  router.Add("GET", "/api/v1/tasks/count", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {
+    absl::StatusOr<std::vector<Task>> live = ctx.store.ListTasks({.live_only = true});
+    if (!live.ok()) return ReplyError(r, live.status());
+    json counts = {{"commands", 0}, {"notebooks", 0}, {"shells", 0}, {"tensorboards", 0}};
+    for (const Task& t : *live) {
+      std::optional<Allocation> latest = LatestAllocation(ctx.store, t.task_id);
+      if (TaskDisplayState(t, latest) != "STATE_RUNNING") continue;
+      if (t.type == TaskType::kCommand) counts["commands"] = counts["commands"].get<int>() + 1;
+      if (t.type == TaskType::kNotebook) counts["notebooks"] = counts["notebooks"].get<int>() + 1;
+      if (t.type == TaskType::kShell) counts["shells"] = counts["shells"].get<int>() + 1;
+      if (t.type == TaskType::kTensorboard) counts["tensorboards"] = counts["tensorboards"].get<int>() + 1;
+    }
+    ReplyJson(r, counts);
+  });
+  router.Add("GET", "/api/v1/tasks/{task_id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    absl::StatusOr<Task> task = ctx.store.GetTask(req.path_params.at("task_id"));
+    if (!task.ok()) return ReplyError(r, task.status());
+    absl::StatusOr<std::vector<Allocation>> allocations = ctx.store.ListAllocations(task->task_id);
+    if (!allocations.ok()) return ReplyError(r, allocations.status());
+    ReplyJson(r, {{"task", TaskJson(*task, *allocations)}});
+  });
+}
+
+}  // namespace det::master

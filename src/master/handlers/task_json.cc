@@ -1,0 +1,91 @@
+#include "master/handlers/task_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "common/time_util.h"
+
+namespace det::master {
+
+using nlohmann::json;
+
+std::string TaskDisplayState(const Task& task, const std::optional<Allocation>& latest) {
+  if (IsTerminal(task.state)) return "STATE_TERMINATED";
+  bool stopping = task.state == TaskState::kStoppingCanceled || task.state == TaskState::kStoppingPaused;
+  if (!latest || IsTerminal(latest->state)) return task.state == TaskState::kPaused ? "STATE_TERMINATED" : "STATE_QUEUED";
+  switch (latest->state) {
+    case AllocationState::kQueued:
+    case AllocationState::kAssigned:
+      return stopping ? "STATE_TERMINATING" : "STATE_QUEUED";
+    case AllocationState::kRunning:
+    case AllocationState::kTerminating:
+      return stopping || latest->state == AllocationState::kTerminating ? "STATE_TERMINATING" : "STATE_RUNNING";
+    case AllocationState::kTerminated:
+      break;
+  }
+  return "STATE_TERMINATED";
+}
+
+namespace {
+
+json ContainerJson(const Task& task, const std::optional<Allocation>& latest) {
+  if (!latest || latest->placements.empty()) return nullptr;
+  return {{"parent", latest->placements.front().agent_id},
+          {"id", latest->allocation_id},
+          {"state", TaskDisplayState(task, latest)},
+          {"devices", json::array()},
+          {"permissionDenied", false}};
+}
+
+json AllocationJson(const Allocation& a) {
+  return {{"taskId", a.task_id},
+          {"allocationId", a.allocation_id},
+          {"state", absl::StrCat("STATE_", a.state == AllocationState::kQueued ? "PENDING" : Name(a.state))},
+          {"isReady", a.state == AllocationState::kRunning},
+          {"startTime", FormatRfc3339(a.start_time)},
+          {"endTime", a.end_time ? json(FormatRfc3339(*a.end_time)) : json(nullptr)},
+          {"resourcePool", a.resource_pool},
+          {"exitCode", a.exit_code ? json(*a.exit_code) : json(nullptr)}};
+}
+
+}  // namespace
+
+json CommandJson(const Task& task, const std::optional<Allocation>& latest) {
+  json config = json::parse(task.config_json, nullptr, false);
+  std::string pool;
+  if (config.is_object() && config.contains("resources") && config["resources"].is_object()) {
+    pool = config["resources"].value("resource_pool", "");
+  }
+  return {{"id", task.task_id},
+          {"description", task.description},
+          {"state", TaskDisplayState(task, latest)},
+          {"startTime", FormatRfc3339(task.start_time)},
+          {"container", ContainerJson(task, latest)},
+          {"displayName", task.username},
+          {"userId", task.owner_id},
+          {"username", task.username},
+          {"resourcePool", pool},
+          {"exitStatus", task.exit_status},
+          {"jobId", task.job_id},
+          {"workspaceId", task.workspace_id},
+          {"exitCode", task.exit_code ? json(*task.exit_code) : json(nullptr)}};
+}
+
+json TaskJson(const Task& task, const std::vector<Allocation>& allocations) {
+  json allocs = json::array();
+  for (const Allocation& a : allocations) allocs.push_back(AllocationJson(a));
+  return {{"taskId", task.task_id},
+          {"taskType", absl::StrCat("TASK_TYPE_", Name(task.type))},
+          {"allocations", allocs},
+          {"startTime", FormatRfc3339(task.start_time)},
+          {"endTime", task.end_time ? json(FormatRfc3339(*task.end_time)) : json(nullptr)},
+          {"taskState", absl::StrCat("TASK_STATE_", Name(task.state))},
+          {"forkedFrom", task.forked_from.empty() ? json(nullptr) : json(task.forked_from)},
+          {"parentId", nullptr},
+          {"noPause", task.type != TaskType::kGeneric},
+          {"description", task.description},
+          {"exitStatus", task.exit_status},
+          {"exitCode", task.exit_code ? json(*task.exit_code) : json(nullptr)}};
+}
+
+}  // namespace det::master
