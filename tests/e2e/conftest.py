@@ -4,6 +4,7 @@ import json
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import time
 
@@ -90,6 +91,30 @@ class Cluster:
                 return state
             time.sleep(0.5)
         raise AssertionError(f"experiment {exp_id} still {state} after {timeout}s")
+
+
+def restart_master(cluster):
+    """SIGKILLs the master and starts a new one on the same port and data directory."""
+    record_file = cluster.data_dir / "cluster.json"
+    record = json.loads(record_file.read_text())
+    os.kill(record["master_pid"], signal.SIGKILL)
+    port = int(record["master_url"].rsplit(":", 1)[1])
+    time.sleep(0.5)
+    log = open(cluster.data_dir / "master-restarted.log", "ab")
+    master = subprocess.Popen([str(BIN / "determined-master"), "--data-dir", str(cluster.data_dir),
+                               "--host", "127.0.0.1", "--port", str(port)],
+                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    record["master_pid"] = master.pid  # so that cluster-down stops the new master
+    record_file.write_text(json.dumps(record))
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            if requests.get(f"{record['master_url']}/health", timeout=2).ok:
+                return
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("the restarted master did not come up")
 
 
 def wait_for(predicate, what, timeout=60):

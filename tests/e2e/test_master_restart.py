@@ -1,15 +1,9 @@
 """The master killed with SIGKILL mid-experiment and started again on the same data: the running trial
 process keeps running (no restart), the searcher continues where it was, and nothing reported before
 the kill is lost."""
-import json
-import os
-import signal
-import subprocess
 import time
 
-import requests
-
-from conftest import BIN, wait_for
+from conftest import restart_master, wait_for
 
 STEPPER = """
 import time
@@ -29,30 +23,6 @@ with det.core.init() as ctx:
         ctx.train.report_validation_metrics(steps_completed=80, metrics={"loss": 0.5})
         print("finished", flush=True)
 """
-
-
-def restart_master(cluster):
-    """SIGKILLs the master and starts a new one on the same port and data directory."""
-    record_file = cluster.data_dir / "cluster.json"
-    record = json.loads(record_file.read_text())
-    os.kill(record["master_pid"], signal.SIGKILL)
-    port = int(record["master_url"].rsplit(":", 1)[1])
-    time.sleep(0.5)
-    log = open(cluster.data_dir / "master-restarted.log", "ab")
-    master = subprocess.Popen([str(BIN / "determined-master"), "--data-dir", str(cluster.data_dir),
-                               "--host", "127.0.0.1", "--port", str(port)],
-                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    record["master_pid"] = master.pid  # so that cluster-down stops the new master
-    record_file.write_text(json.dumps(record))
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            if requests.get(f"{record['master_url']}/health", timeout=2).ok:
-                return
-        except requests.ConnectionError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError("the restarted master did not come up")
 
 
 def create(cluster, tmp_path, searcher):

@@ -145,7 +145,7 @@ def stored_states(db_dir, exp_id, scratch):
         exp = db.execute("SELECT state FROM experiments WHERE id = ?", (exp_id,)).fetchone()[0]
         trials = [r[0] for r in db.execute("SELECT state FROM trials WHERE experiment_id = ?", (exp_id,))]
         allocations = [r[0] for r in db.execute(
-            "SELECT a.state FROM allocations a JOIN trials t ON a.trial_id = t.id WHERE t.experiment_id = ?",
+            "SELECT a.state FROM allocations a JOIN trials t ON a.task_id = t.task_id WHERE t.experiment_id = ?",
             (exp_id,))]
         return exp, trials, allocations
     finally:

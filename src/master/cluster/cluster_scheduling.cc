@@ -205,8 +205,10 @@ void Cluster::SchedulePool(const PoolOptions& pool) {
   for (const std::string& id : decision.to_preempt) {
     auto a = allocations_.find(id);
     if (a == allocations_.end()) continue;
+    bool trial = tasks_.at(a->second->record.task_id)->record.type == TaskType::kTrial;
     ReleaseAllocation(*a->second, absl::StrCat("The ", PolicyName(pool.scheduler.type), " scheduler of pool ",
-                                               pool.name, " preempts this task to give its slots to other work"));
+                                               pool.name, " preempts this ", trial ? "trial" : "task",
+                                               " to give its slots to other work"));
   }
   for (const scheduler::StartDecision& start : decision.to_start) {
     auto a = allocations_.find(start.allocation_id);

@@ -58,7 +58,7 @@ absl::StatusOr<NewTask> ParseLaunchCommand(Store& store, const config::MasterCon
   ASSIGN_OR_RETURN(out.config, config::ParseCommandConfig(DefaultsFor(master, submitted, tmpl), tmpl, submitted));
   if (const json* files = api::FindField(body, "files"); files != nullptr && !files->is_null() &&
                                                          !(files->is_array() && files->empty())) {
-    ASSIGN_OR_RETURN(out.context_tgz, ContextTarGz(*files, "files", max_context_bytes));
+    ASSIGN_OR_RETURN(out.context_tgz, ContextTarGz(*files, "files", "context directory", max_context_bytes));
   }
   return out;
 }
@@ -76,7 +76,7 @@ absl::StatusOr<NewTask> ParseCreateGenericTask(const config::MasterConfig& maste
   ASSIGN_OR_RETURN(out.config,
                    config::ParseCommandConfig(DefaultsFor(master, *submitted, nullptr), nullptr, *submitted, "task"));
   if (const json* files = api::FindField(body, "contextDirectory"); files != nullptr && !files->is_null()) {
-    ASSIGN_OR_RETURN(out.context_tgz, ContextTarGz(*files, "contextDirectory", max_context_bytes));
+    ASSIGN_OR_RETURN(out.context_tgz, ContextTarGz(*files, "contextDirectory", "context directory", max_context_bytes));
   }
   if (const json* fork = api::FindField(body, "forkedFrom"); fork != nullptr && fork->is_string()) {
     out.forked_from = *fork;

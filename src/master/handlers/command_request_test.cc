@@ -49,7 +49,7 @@ TEST(CommandRequestTest, RefusesAnUnknownTemplateAndAContextOverTheLimit) {
   EXPECT_THAT(missing.message(), HasSubstr("templateName: no template named \"nope\""));
   json files = json::array({{{"path", "big.bin"}, {"type", 48}, {"content", std::string(4000, 'A')}}});
   absl::Status big = ParseLaunchCommand(*store, {}, {{"config", {{"entrypoint", {"x"}}}}, {"files", files}}, 1000).status();
-  EXPECT_THAT(big.message(), HasSubstr("files is too large"));
+  EXPECT_THAT(big.message(), HasSubstr("context directory is too large"));
 }
 
 TEST(CommandRequestTest, GenericTaskConfigIsYamlText) {

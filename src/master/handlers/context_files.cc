@@ -18,7 +18,8 @@ constexpr int kTarTypeDirectory = 53;  // '5'
 
 }  // namespace
 
-absl::StatusOr<std::string> ContextTarGz(const json& files, const std::string& field, int64_t max_bytes) {
+absl::StatusOr<std::string> ContextTarGz(const json& files, const std::string& field, const std::string& what,
+                                         int64_t max_bytes) {
   std::vector<ArchiveEntry> out;
   if (files.is_null()) return std::string();
   if (!files.is_array()) return absl::InvalidArgumentError(absl::StrCat(field, " must be a list of files"));
@@ -53,7 +54,7 @@ absl::StatusOr<std::string> ContextTarGz(const json& files, const std::string& f
   }
   if (total > max_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
-        field, " is too large: ", total / (1 << 20), " MiB of files; the limit is ", max_bytes / (1 << 20),
+        what, " is too large: ", total / (1 << 20), " MiB of files; the limit is ", max_bytes / (1 << 20),
         " MiB. Add large files (data, checkpoints) to .detignore and load them at run time instead"));
   }
   return CreateTarGz(out);

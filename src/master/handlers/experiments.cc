@@ -43,7 +43,7 @@ absl::StatusOr<NewExperiment> ParseCreateRequest(MasterContext& ctx, const HttpR
   ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfig(effective_yaml, defaults));
   ASSIGN_OR_RETURN(out.model_definition_tgz,
                    ContextTarGz(body.value("modelDefinition", body.value("model_definition", json())),
-                                "modelDefinition", ctx.max_context_bytes));
+                                "modelDefinition", "model definition", ctx.max_context_bytes));
   const json* activate = api::FindField(body, "activate");
   out.activate = activate == nullptr || !activate->is_boolean() || activate->get<bool>();
   out.owner_id = req.principal->user_id;
