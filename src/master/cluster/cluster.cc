@@ -320,14 +320,13 @@ JobAttributes Cluster::TrialJob(int64_t trial_id) const {
   return job;
 }
 
-absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id, const Allocation& allocation) {
+absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
   LiveTrial& trial = *trials_.at(trial_id);
   const LiveExperiment& exp = *experiments_.at(trial.trial.experiment_id);
   // Refresh the trial from the store: checkpoints reported by an earlier run changed it.
   if (auto fresh = store_.GetTrial(trial.trial.id); fresh.ok()) {
     trial.trial.latest_checkpoint_uuid = fresh->latest_checkpoint_uuid;
   }
-  (void)allocation;
   return LaunchSpec{.entrypoint = exp.config.entrypoint, .env = TrialEnvironment(trial, exp), .download_context = true};
 }
 

@@ -251,11 +251,14 @@ class Cluster {
   void FinishTask(LiveTask& task, TaskState state, const std::string& exit_status, std::optional<int> exit_code);
   void CommandAllocationEnded(LiveTask& task, const AllocationOutcome& outcome);
   JobAttributes TrialJob(int64_t trial_id) const;
-  absl::StatusOr<LaunchSpec> TrialLaunch(int64_t trial_id, const Allocation& allocation);
+  absl::StatusOr<LaunchSpec> TrialLaunch(int64_t trial_id);
   void TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& outcome);
   // The job attributes of the task an allocation belongs to.
   JobAttributes JobOf(const LiveAllocation& alloc) const;
   absl::Status RecoverTask(Task stored);
+  // Drops what recovery had rebuilt of an experiment that could not be recovered: its trials, their
+  // tasks and allocations (an agent that still runs one is told to kill it when it reports in).
+  void ForgetLiveTrials(int64_t experiment_id);
   // Puts an allocation that was running before a restart back on its agents' slots.
   void RestoreRunningAllocation(const Allocation& record, bool stopping);
   // Scheduling (cluster_scheduling.cc): every pool's policy over a snapshot of the pool.

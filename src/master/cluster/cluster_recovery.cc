@@ -22,6 +22,7 @@ absl::Status Cluster::Recover() {
     if (absl::Status st = RecoverExperiment(std::move(e)); !st.ok()) {
       spdlog::error("experiment {} cannot be recovered and fails: {}", id, st.ToString());
       experiments_.erase(id);
+      ForgetLiveTrials(id);
       api::Experiment failed;
       failed.id = id;
       failed.state = "ERROR";
@@ -107,6 +108,14 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
     LiveTrial& trial = *state;
     trials_[trial.trial.id] = std::move(state);
     absl::StatusOr<Task> task = store_.GetTask(trial.trial.task_id);
+    if (absl::IsNotFound(task.status())) {  // a row lost since migration 0008 wrote it: written again
+      task = Task{.task_id = trial.trial.task_id,
+                  .type = TaskType::kTrial,
+                  .owner_id = ref.experiment.owner_id,
+                  .job_id = ref.experiment.job_id,
+                  .start_time = trial.trial.start_time};
+      RETURN_IF_ERROR(store_.InsertTask(*task, ""));
+    }
     if (!task.ok()) return task.status();
     AddTrialTask(trial, ref, std::move(*task));
     RETURN_IF_ERROR(RecoverTrialAllocation(ref, trial));
@@ -144,6 +153,29 @@ absl::Status Cluster::RecoverTrialAllocation(LiveExperiment& exp, LiveTrial& tri
   }
   if (trial.trial.state == "ACTIVE") return RequestAllocation(trial);
   return absl::OkStatus();  // paused: resumes on activate
+}
+
+void Cluster::ForgetLiveTrials(int64_t experiment_id) {
+  for (auto t = trials_.begin(); t != trials_.end();) {
+    if (t->second->trial.experiment_id != experiment_id) {
+      ++t;
+      continue;
+    }
+    if (LiveTask* task = t->second->task) {
+      if (auto a = allocations_.find(task->allocation_id); a != allocations_.end()) {
+        std::erase(pending_, task->allocation_id);
+        for (const AgentSlots& p : a->second->record.placements) {
+          if (auto agent = agents_.find(p.agent_id); agent != agents_.end()) {
+            for (int slot : p.slot_ids) agent->second->slot_allocations.erase(slot);
+            agent->second->zero_slot_allocations.erase(task->allocation_id);
+          }
+        }
+        allocations_.erase(a);
+      }
+      tasks_.erase(task->record.task_id);
+    }
+    t = trials_.erase(t);
+  }
 }
 
 void Cluster::RestoreRunningAllocation(const Allocation& record, bool stopping) {

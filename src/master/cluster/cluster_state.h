@@ -68,9 +68,7 @@ class Cluster::TrialSpec : public TaskSpec {
   TrialSpec(Cluster& cluster, int64_t trial_id) : cluster_(cluster), trial_id_(trial_id) {}
   std::string Label() const override { return absl::StrCat("Trial ", trial_id_); }
   JobAttributes Job() const override { return cluster_.TrialJob(trial_id_); }
-  absl::StatusOr<LaunchSpec> Launch(const Allocation& allocation) override {
-    return cluster_.TrialLaunch(trial_id_, allocation);
-  }
+  absl::StatusOr<LaunchSpec> Launch(const Allocation&) override { return cluster_.TrialLaunch(trial_id_); }
   void AllocationEnded(const AllocationOutcome& outcome) override {
     cluster_.TrialAllocationEnded(trial_id_, outcome);
   }

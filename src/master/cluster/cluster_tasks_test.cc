@@ -208,5 +208,31 @@ TEST_F(ClusterTasksTest, ARestartedMasterKeepsARunningCommandAndItsQueue) {
   EXPECT_EQ(Starts(*conn2).back().entrypoint[0], "q2");
 }
 
+TEST_F(ClusterTasksTest, AnExperimentThatCannotBeRecoveredGivesItsSlotBack) {
+  auto conn = ConnectAgent("a1", 1);
+  int64_t exp_id = CreateExperiment();
+  api::StartTask trial = Starts(*conn)[0];
+  ASSERT_TRUE(store_->SaveSearcherSnapshot(exp_id, "not a snapshot").ok());
+
+  cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m2"});
+  handlers_.clear();
+  ASSERT_TRUE(cluster_->Recover().ok());
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
+  auto conn2 = std::make_shared<RecordingConnection>();
+  auto handlers = cluster_->ConnectAgent({.id = "a1", .resource_pool = "", .hostname = "h", .version = "v"}, conn2);
+  ASSERT_TRUE(handlers.ok());
+  handlers_["a1"] = *handlers;
+  api::AgentHello hello;
+  hello.slots = {{0, "cpu", "cpu"}};
+  hello.running_allocations = {trial.allocation_id};
+  handlers->on_message(api::Encode(api::AgentMessage(hello)));
+  loop_.RunPending();
+  ASSERT_EQ(Kills(*conn2).size(), 1u) << "the agent is told to stop the orphaned trial";
+  EXPECT_EQ(Kills(*conn2)[0].allocation_id, trial.allocation_id);
+  ASSERT_TRUE(Launch({{"entrypoint", {"true"}}}).ok());
+  EXPECT_EQ(Starts(*conn2).size(), 1u) << "its slot is free for other work";
+}
+
 }  // namespace
 }  // namespace det::master
