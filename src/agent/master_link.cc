@@ -126,6 +126,9 @@ struct MasterLink::Impl {
                                  results, [this, s](beast::error_code ec, const tcp::endpoint&) {
                                    if (s != pending) return;
                                    if (ec) return ConnectFailed("connect", ec);
+                                   // Task starts and exits go out at once, not after Nagle's wait.
+                                   beast::error_code ignored;
+                                   s->lowest().socket().set_option(tcp::no_delay(true), ignored);
                                    if (options.tls) return TlsHandshake(s);
                                    Handshake(s);
                                  });

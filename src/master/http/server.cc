@@ -473,6 +473,10 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   }
 
   void StartSession(tcp::socket socket) {
+    // Small messages (agent commands, long-poll answers) go out at once, not after Nagle's wait for
+    // the peer's delayed ACK (up to 40 ms a round trip).
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
     if (tls) {
       std::make_shared<HttpSession<TlsStream>>(TlsStream(std::move(socket), *tls), router, websockets, max_body)
           ->Start();
