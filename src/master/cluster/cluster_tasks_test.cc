@@ -37,15 +37,6 @@ class ClusterTasksTest : public ClusterTest {
     loop_.RunPending();
     return result;
   }
-
-  static std::vector<api::KillTask> Kills(const RecordingConnection& conn) {
-    std::vector<api::KillTask> out;
-    for (const std::string& text : conn.sent) {
-      auto msg = api::DecodeMasterMessage(text);
-      if (msg.ok() && std::holds_alternative<api::KillTask>(*msg)) out.push_back(std::get<api::KillTask>(*msg));
-    }
-    return out;
-  }
 };
 
 TEST_F(ClusterTasksTest, ACommandRunsItsEntrypointAndItsExitEndsIt) {
@@ -185,19 +176,8 @@ TEST_F(ClusterTasksTest, ARestartedMasterKeepsARunningCommandAndItsQueue) {
   ASSERT_TRUE(running.ok() && queued1.ok() && queued2.ok());
   api::StartTask start = Starts(*conn)[0];
 
-  cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m2"});
-  handlers_.clear();
-  ASSERT_TRUE(cluster_->Recover().ok());
-  loop_.RunPending();
-  auto conn2 = std::make_shared<RecordingConnection>();
-  auto handlers = cluster_->ConnectAgent({.id = "a1", .resource_pool = "", .hostname = "h", .version = "v"}, conn2);
-  ASSERT_TRUE(handlers.ok());
-  handlers_["a1"] = *handlers;
-  api::AgentHello hello;
-  hello.slots = {{0, "cpu", "cpu"}};
-  hello.running_allocations = {start.allocation_id};
-  handlers->on_message(api::Encode(api::AgentMessage(hello)));
-  loop_.RunPending();
+  RestartMaster();
+  auto conn2 = ReconnectAgent("a1", 1, {start.allocation_id});
   EXPECT_TRUE(Starts(*conn2).empty()) << "the running command is not started again";
   EXPECT_EQ(Stored(running->task_id).state, TaskState::kActive);
   Exit("a1", start.allocation_id, 0);
@@ -214,20 +194,9 @@ TEST_F(ClusterTasksTest, AnExperimentThatCannotBeRecoveredGivesItsSlotBack) {
   api::StartTask trial = Starts(*conn)[0];
   ASSERT_TRUE(store_->SaveSearcherSnapshot(exp_id, "not a snapshot").ok());
 
-  cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m2"});
-  handlers_.clear();
-  ASSERT_TRUE(cluster_->Recover().ok());
-  loop_.RunPending();
+  RestartMaster();
   EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
-  auto conn2 = std::make_shared<RecordingConnection>();
-  auto handlers = cluster_->ConnectAgent({.id = "a1", .resource_pool = "", .hostname = "h", .version = "v"}, conn2);
-  ASSERT_TRUE(handlers.ok());
-  handlers_["a1"] = *handlers;
-  api::AgentHello hello;
-  hello.slots = {{0, "cpu", "cpu"}};
-  hello.running_allocations = {trial.allocation_id};
-  handlers->on_message(api::Encode(api::AgentMessage(hello)));
-  loop_.RunPending();
+  auto conn2 = ReconnectAgent("a1", 1, {trial.allocation_id});
   ASSERT_EQ(Kills(*conn2).size(), 1u) << "the agent is told to stop the orphaned trial";
   EXPECT_EQ(Kills(*conn2)[0].allocation_id, trial.allocation_id);
   ASSERT_TRUE(Launch({{"entrypoint", {"true"}}}).ok());

@@ -57,14 +57,40 @@ class ClusterTest : public ::testing::Test {
     return conn;
   }
 
-  // The StartTask messages sent on `conn`, in order.
-  static std::vector<api::StartTask> Starts(const RecordingConnection& conn) {
-    std::vector<api::StartTask> out;
+  // The messages of type M (StartTask, KillTask) sent on `conn`, in order.
+  template <typename M>
+  static std::vector<M> Sent(const RecordingConnection& conn) {
+    std::vector<M> out;
     for (const std::string& text : conn.sent) {
       auto msg = api::DecodeMasterMessage(text);
-      if (msg.ok() && std::holds_alternative<api::StartTask>(*msg)) out.push_back(std::get<api::StartTask>(*msg));
+      if (msg.ok() && std::holds_alternative<M>(*msg)) out.push_back(std::get<M>(*msg));
     }
     return out;
+  }
+  static std::vector<api::StartTask> Starts(const RecordingConnection& conn) { return Sent<api::StartTask>(conn); }
+  static std::vector<api::KillTask> Kills(const RecordingConnection& conn) { return Sent<api::KillTask>(conn); }
+
+  // The master dies: a new cluster actor over the same database, recovered.
+  void RestartMaster() {
+    cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m2"});
+    handlers_.clear();
+    ASSERT_TRUE(cluster_->Recover().ok());
+    loop_.RunPending();
+  }
+
+  // An agent connecting again with `slots` slots, still running `running`.
+  std::shared_ptr<RecordingConnection> ReconnectAgent(const std::string& id, int slots,
+                                                      const std::vector<std::string>& running) {
+    auto conn = std::make_shared<RecordingConnection>();
+    auto handlers = cluster_->ConnectAgent({.id = id, .resource_pool = "", .hostname = "h", .version = "v"}, conn);
+    EXPECT_TRUE(handlers.ok());
+    handlers_[id] = *handlers;
+    api::AgentHello hello;
+    for (int i = 0; i < slots; ++i) hello.slots.push_back({i, "cpu", "cpu"});
+    hello.running_allocations = running;
+    handlers->on_message(api::Encode(api::AgentMessage(hello)));
+    loop_.RunPending();
+    return conn;
   }
 
   bool Preempted(const std::string& allocation_id) {
