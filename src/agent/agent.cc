@@ -231,6 +231,9 @@ TaskCallbacks Agent::Callbacks(const std::shared_ptr<Task>& task) {
     spdlog::info("allocation {}: exited with code {}", id, exit_code);
     shipper->Close();  // every line reaches the master before it learns of the exit
     ReportExit(task, exit_code, "");
+    // Its directory (context, links) is not needed again: a later run of the task starts afresh.
+    std::error_code ec;
+    std::filesystem::remove_all(config_.work_dir / "tasks" / id, ec);
   };
   return callbacks;
 }

@@ -169,6 +169,11 @@ TEST_F(AgentTest, RunsTaskAndReportsExitAfterItsLogs) {
   EXPECT_EQ(meta_.task_id, "task-a1");
   EXPECT_EQ(meta_.allocation_id, "a1");
   EXPECT_EQ(meta_.agent_id, "agent-1");
+  // The task's directory goes once its exit is reported.
+  for (int i = 0; i < 100 && std::filesystem::exists(workdir); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_FALSE(std::filesystem::exists(workdir));
 }
 
 TEST_F(AgentTest, RecoverAdoptsATaskAnEarlierAgentLeftRunning) {
