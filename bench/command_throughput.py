@@ -67,8 +67,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--commands", type=int, default=500)
     parser.add_argument("--rss-total", type=int, default=0, help="go on until this many commands have finished")
+    parser.add_argument("--tmp-root", default=None,
+                        help="where the cluster's data and the agent's task directories go (default: the system's "
+                             "temporary directory; /dev/shm takes the disk's inode allocation out of the figure)")
     args = parser.parse_args()
-    with local_cluster(str(BIN / "det"), agents=1, slots=2) as cluster:
+    with local_cluster(str(BIN / "det"), agents=1, slots=2, tmp_root=args.tmp_root) as cluster:
         rss_start = rss_mib(cluster.master_pid)
         start = time.monotonic()
         ids = submit(cluster, args.commands)
