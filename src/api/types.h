@@ -6,12 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "api/experiment_states.h"
 #include "common/time_util.h"
 
 namespace det::api {
-
-// Stored without the "STATE_" prefix, as upstream's database does ("ACTIVE", "COMPLETED", ...).
-bool IsTerminalState(const std::string& state);  // COMPLETED, CANCELED, ERROR (and DELETED)
 
 struct User {
   int64_t id = 0;
@@ -29,7 +27,7 @@ struct Experiment {
   std::string description;
   std::string notes;
   std::vector<std::string> labels;
-  std::string state = "ACTIVE";
+  ExperimentState state = ExperimentState::kActive;
   bool archived = false;
   std::string config_json;       // fully defaulted config
   std::string original_config;   // the user's YAML text
@@ -47,7 +45,8 @@ struct Experiment {
   int64_t model_definition_size = 0;
   int64_t checkpoint_size = 0;   // the trials' total, in bytes
   int64_t checkpoint_count = 0;  // the trials' total
-  // What the API shows instead of an ACTIVE state (RUNNING, QUEUED: display-only); "" = `state`.
+  // What the API shows instead of an ACTIVE state (RUNNING, QUEUED: display-only, not a state of
+  // the enum); "" = `state`.
   std::string display_state;
   // The master's own, not on the wire: the job's queue position set by ahead-of/behind-of (null:
   // submission order).
@@ -59,7 +58,7 @@ struct Trial {
   int64_t experiment_id = 0;
   std::string request_id;
   std::string task_id;
-  std::string state = "ACTIVE";
+  TrialState state = TrialState::kActive;
   std::string hparams_json = "{}";
   uint32_t seed = 0;
   int restarts = 0;
@@ -75,7 +74,8 @@ struct Trial {
   std::string latest_checkpoint_uuid;
   int64_t checkpoint_count = 0;
   int64_t total_checkpoint_size = 0;
-  // What the API shows instead of an ACTIVE state (RUNNING, QUEUED: display-only); "" = `state`.
+  // What the API shows instead of an ACTIVE state (RUNNING, QUEUED: display-only, not a state of
+  // the enum); "" = `state`.
   std::string display_state;
 };
 

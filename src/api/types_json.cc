@@ -34,11 +34,9 @@ json ResourcesJson(const std::string& text) {
 
 }  // namespace
 
-bool IsTerminalState(const std::string& state) {
-  return state == "COMPLETED" || state == "CANCELED" || state == "ERROR" || state == "DELETED";
-}
-
 std::string StateEnumName(const std::string& state) { return absl::StrCat("STATE_", state); }
+std::string StateEnumName(ExperimentState state) { return absl::StrCat("STATE_", Name(state)); }
+std::string StateEnumName(TrialState state) { return absl::StrCat("STATE_", Name(state)); }
 
 json ToJson(const User& u) {
   return {{"id", u.id},
@@ -59,7 +57,7 @@ json ToJson(const Experiment& e) {
           {"labels", e.labels},
           {"startTime", FormatRfc3339(e.start_time)},
           {"endTime", TimeOrNull(e.end_time)},
-          {"state", StateEnumName(e.display_state.empty() ? e.state : e.display_state)},
+          {"state", e.display_state.empty() ? StateEnumName(e.state) : StateEnumName(e.display_state)},
           {"archived", e.archived},
           {"numTrials", e.trial_ids.size()},
           {"trialIds", e.trial_ids},
@@ -94,7 +92,7 @@ json ToJson(const Trial& t) {
             {"experimentId", t.experiment_id},
             {"startTime", FormatRfc3339(t.start_time)},
             {"endTime", TimeOrNull(t.end_time)},
-            {"state", StateEnumName(t.display_state.empty() ? t.state : t.display_state)},
+            {"state", t.display_state.empty() ? StateEnumName(t.state) : StateEnumName(t.display_state)},
             {"restarts", t.restarts},
             {"hparams", ParsedOr(t.hparams_json, json::object())},
             {"totalBatchesProcessed", t.total_batches},

@@ -17,8 +17,10 @@ nlohmann::json ToJson(const MetricsReport& m);
 nlohmann::json TrialLogJson(const TaskLog& l, int64_t trial_id);
 nlohmann::json TaskLogJson(const TaskLog& l);
 
-// "ACTIVE" -> "STATE_ACTIVE".
+// "ACTIVE" -> "STATE_ACTIVE"; the string form is for checkpoint and display-only states.
 std::string StateEnumName(const std::string& state);
+std::string StateEnumName(ExperimentState state);
+std::string StateEnumName(TrialState state);
 // Parses an input TaskLog (PostTaskLogs); both field spellings accepted.
 absl::StatusOr<TaskLog> TaskLogFromJson(const nlohmann::json& j);
 

@@ -11,7 +11,7 @@ TEST(TypesJsonTest, ExperimentUsesUpstreamNames) {
   Experiment e;
   e.id = 7;
   e.name = "digits";
-  e.state = "COMPLETED";
+  e.state = ExperimentState::kCompleted;
   e.config_json = R"({"hyperparameters":{"lr":0.1}})";
   e.trial_ids = {1};
   nlohmann::json j = ToJson(e);
@@ -20,6 +20,18 @@ TEST(TypesJsonTest, ExperimentUsesUpstreamNames) {
   EXPECT_TRUE(j["endTime"].is_null());
   EXPECT_EQ(j["hyperparameters"]["lr"], 0.1);
   EXPECT_EQ(j["checkpointSize"], "0");
+}
+
+TEST(TypesJsonTest, StatesAreEnumNamesAndDisplayStatesWin) {
+  Trial t;
+  t.state = TrialState::kStoppingKilled;
+  EXPECT_EQ(ToJson(t)["state"], "STATE_STOPPING_KILLED");
+  t.state = TrialState::kActive;
+  t.display_state = "RUNNING";
+  EXPECT_EQ(ToJson(t)["state"], "STATE_RUNNING");
+  Experiment e;
+  e.state = ExperimentState::kDeleteFailed;
+  EXPECT_EQ(ToJson(e)["state"], "STATE_DELETE_FAILED");
 }
 
 TEST(TypesJsonTest, CheckpointResourcesAreStrings) {

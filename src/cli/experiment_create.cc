@@ -100,12 +100,9 @@ absl::StatusOr<int> FollowExperiment(Session& session, int experiment_id, std::o
     // An experiment can end (e.g. an invalid config, or a kill) before any trial exists.
     if (std::chrono::steady_clock::now() - last_state_check > std::chrono::seconds(2)) {
       last_state_check = std::chrono::steady_clock::now();
-      absl::StatusOr<std::string> state = ExperimentState(session, experiment_id);
+      absl::StatusOr<api::ExperimentState> state = FetchExperimentState(session, experiment_id);
       if (!state.ok()) return state.status();
-      if (IsTerminalExperimentState(*state)) {
-        out << "Experiment " << experiment_id << " terminated with state " << *state << "\n";
-        return *state == "COMPLETED" ? 0 : 1;
-      }
+      if (api::IsTerminal(*state)) return ReportExperimentEnd(experiment_id, *state, out);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }

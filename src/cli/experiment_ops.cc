@@ -46,13 +46,6 @@ absl::StatusOr<Described> Describe(Session& session, int id) {
 
 }  // namespace
 
-bool IsTerminalExperimentState(std::string_view state) {
-  absl::string_view s(state.data(), state.size());
-  absl::ConsumePrefix(&s, "STATE_");
-  return s == "COMPLETED" || s == "CANCELED" || s == "ERROR" || s == "DELETED" || s == "DELETING" ||
-         s == "DELETE_FAILED";
-}
-
 absl::StatusOr<int> ListExperiments(Session& session, const ListExperimentsArgs& args,
                                     std::ostream& out) {
   std::string path = "/api/v1/experiments";
@@ -115,7 +108,7 @@ absl::StatusOr<int> DescribeExperiments(Session& session, const std::string& ids
   return 0;
 }
 
-absl::StatusOr<std::string> ExperimentState(Session& session, int experiment_id) {
+absl::StatusOr<api::ExperimentState> FetchExperimentState(Session& session, int experiment_id) {
   absl::StatusOr<json> resp = session.Get(ExperimentPath(experiment_id));
   if (!resp.ok()) return resp.status();
   auto exp = resp->find("experiment");
@@ -123,20 +116,23 @@ absl::StatusOr<std::string> ExperimentState(Session& session, int experiment_id)
     return absl::InternalError(
         absl::StrCat("GetExperiment ", experiment_id, " returned no experiment"));
   }
-  return StripStatePrefix(Str(*exp, "state"));
+  return api::ParseExperimentState(StripStatePrefix(Str(*exp, "state")))
+      .value_or(api::ExperimentState::kActive);
+}
+
+int ReportExperimentEnd(int experiment_id, api::ExperimentState state, std::ostream& out) {
+  out << "Experiment " << experiment_id << " terminated with state " << api::Name(state) << "\n";
+  out.flush();
+  return state == api::ExperimentState::kCompleted ? 0 : 1;
 }
 
 absl::StatusOr<int> WaitForExperiment(Session& session, int experiment_id, double poll_seconds,
                                       std::ostream& out) {
   if (poll_seconds <= 0) poll_seconds = 1;
   while (true) {
-    absl::StatusOr<std::string> state = ExperimentState(session, experiment_id);
+    absl::StatusOr<api::ExperimentState> state = FetchExperimentState(session, experiment_id);
     if (!state.ok()) return state.status();
-    if (IsTerminalExperimentState(*state)) {
-      out << "Experiment " << experiment_id << " terminated with state " << *state << "\n";
-      out.flush();
-      return *state == "COMPLETED" ? 0 : 1;
-    }
+    if (api::IsTerminal(*state)) return ReportExperimentEnd(experiment_id, *state, out);
     std::this_thread::sleep_for(std::chrono::duration<double>(poll_seconds));
   }
 }

@@ -7,14 +7,12 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "api/experiment_states.h"
 #include "cli/experiment_view.h"
 
 namespace det::cli {
 
 class Session;
-
-// COMPLETED, CANCELED, ERROR, and the deletion states (the experiment is gone or going).
-bool IsTerminalExperimentState(std::string_view state);  // with or without "STATE_"
 
 struct ListExperimentsArgs {
   bool all = false;  // include archived experiments and other users'
@@ -30,8 +28,8 @@ absl::StatusOr<int> ListExperiments(Session& session, const ListExperimentsArgs&
 absl::StatusOr<int> DescribeExperiments(Session& session, const std::string& ids,
                                         OutputFormat format, std::ostream& out);
 
-// Polls every `poll_seconds` until the experiment is terminal; prints the final state and returns
-// 0 iff it COMPLETED.
+// Polls every `poll_seconds` until the experiment is terminal (api::IsTerminal: the deletion states
+// included); prints the final state and returns 0 iff it COMPLETED.
 absl::StatusOr<int> WaitForExperiment(Session& session, int experiment_id, double poll_seconds,
                                       std::ostream& out);
 
@@ -57,7 +55,13 @@ absl::StatusOr<int> SetExperimentField(Session& session, int experiment_id, cons
 absl::StatusOr<int> EditExperimentLabel(Session& session, int experiment_id, const std::string& label,
                                         bool add, std::ostream& out);
 
-// The experiment's state without the "STATE_" prefix.
-absl::StatusOr<std::string> ExperimentState(Session& session, int experiment_id);
+// The experiment's state, read from GetExperiment's "STATE_X". What names no experiment state (the
+// display-only RUNNING, QUEUED, ... of an active experiment, or a newer master's state) reads as
+// ACTIVE: the experiment has not ended.
+absl::StatusOr<api::ExperimentState> FetchExperimentState(Session& session, int experiment_id);
+
+// How a wait for an ended experiment finishes: prints "Experiment ID terminated with state X" and
+// returns the exit code, 0 iff it COMPLETED.
+int ReportExperimentEnd(int experiment_id, api::ExperimentState state, std::ostream& out);
 
 }  // namespace det::cli

@@ -87,7 +87,7 @@ absl::StatusOr<int> WatchTrials(Session& session, int experiment_id, double poll
   ProgressBoard board(out, live);
   while (true) {
     // The state is read first: trials read after it already show the end of a finished experiment.
-    absl::StatusOr<std::string> state = ExperimentState(session, experiment_id);
+    absl::StatusOr<api::ExperimentState> state = FetchExperimentState(session, experiment_id);
     if (!state.ok()) return state.status();
     absl::StatusOr<json> trials =
         session.Get(absl::StrCat("/api/v1/experiments/", experiment_id, "/trials?limit=1000"));
@@ -98,11 +98,7 @@ absl::StatusOr<int> WatchTrials(Session& session, int experiment_id, double poll
       for (const json& t : list) lines.push_back(TrialProgressLine(t, metric));
     }
     board.Show(lines);
-    if (IsTerminalExperimentState(*state)) {
-      out << "Experiment " << experiment_id << " terminated with state " << *state << "\n";
-      out.flush();
-      return *state == "COMPLETED" ? 0 : 1;
-    }
+    if (api::IsTerminal(*state)) return ReportExperimentEnd(experiment_id, *state, out);
     std::this_thread::sleep_for(std::chrono::duration<double>(poll_seconds));
   }
 }

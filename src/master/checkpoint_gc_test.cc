@@ -32,7 +32,7 @@ class CheckpointGcTest : public ::testing::Test {
     e.config_json.replace(e.config_json.find("HOST"), 4, host_path_.string());
     e.searcher_metric = "loss";
     e.smaller_is_better = true;
-    e.state = "COMPLETED";
+    e.state = api::ExperimentState::kCompleted;
     e.owner_id = 2;  // the built-in user "determined"
     e.job_id = "job";
     e.start_time = std::chrono::system_clock::now();
@@ -203,7 +203,7 @@ TEST_F(CheckpointGcTest, AnExperimentWhoseCheckpointsStorageKeepsIsDeleteFailedA
   CheckpointGc gc(*store_, Flaky(failures, 2));
   gc.DeleteExperiment(id);
   gc.WaitIdle();
-  EXPECT_EQ(store_->GetExperiment(id)->state, "DELETE_FAILED");
+  EXPECT_EQ(store_->GetExperiment(id)->state, api::ExperimentState::kDeleteFailed);
   EXPECT_EQ(OnDisk().size(), 3u);
   EXPECT_EQ(States(id).size(), 3u);
 }

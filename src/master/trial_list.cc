@@ -76,7 +76,8 @@ absl::StatusOr<TrialSort> ParseTrialSort(const std::string& raw) {
 std::vector<api::Trial> ListTrialsFor(std::vector<api::Trial> trials, const TrialListQuery& query) {
   if (!query.states.empty()) {
     std::erase_if(trials, [&](const api::Trial& t) {
-      return std::find(query.states.begin(), query.states.end(), t.state) == query.states.end();
+      return std::none_of(query.states.begin(), query.states.end(),
+                          [&](api::ExperimentState s) { return api::TrialStateOf(s) == t.state; });
     });
   }
   struct Keyed {
@@ -88,8 +89,10 @@ std::vector<api::Trial> ListTrialsFor(std::vector<api::Trial> trials, const Tria
   for (api::Trial& t : trials) keyed.push_back({SortValue(t, query), std::move(t)});
   bool by_state = query.sort == TrialSort::kState;
   std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
-    if (by_state && a.trial.state != b.trial.state) {
-      return query.descending ? a.trial.state > b.trial.state : a.trial.state < b.trial.state;
+    if (by_state && a.trial.state != b.trial.state) {  // by name, as the stored text sorts
+      absl::string_view x = Name(a.trial.state);
+      absl::string_view y = Name(b.trial.state);
+      return query.descending ? x > y : x < y;
     }
     if (!by_state) {
       if (a.value.has_value() != b.value.has_value()) return a.value.has_value();  // missing last

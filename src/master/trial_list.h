@@ -29,7 +29,9 @@ enum class TrialSort {
 absl::StatusOr<TrialSort> ParseTrialSort(const std::string& raw);
 
 struct TrialListQuery {
-  std::vector<std::string> states;  // stored form ("COMPLETED"); empty = any
+  // Upstream's request names trial states as experimentv1.State: a trial matches the state of the
+  // same name (the deletion states match none). Empty = any.
+  std::vector<api::ExperimentState> states;
   TrialSort sort = TrialSort::kId;
   bool descending = false;
   std::string searcher_metric;  // for the validation metric orders

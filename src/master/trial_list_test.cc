@@ -5,10 +5,12 @@
 namespace det::master {
 namespace {
 
-api::Trial MakeTrial(int64_t id, std::string state, int64_t batches, std::optional<double> best) {
+using api::TrialState;
+
+api::Trial MakeTrial(int64_t id, TrialState state, int64_t batches, std::optional<double> best) {
   api::Trial t;
   t.id = id;
-  t.state = std::move(state);
+  t.state = state;
   t.total_batches = batches;
   t.searcher_metric_value = best;
   t.start_time = WallTime(std::chrono::seconds(100 + id));
@@ -24,8 +26,10 @@ std::vector<int64_t> Ids(const std::vector<api::Trial>& trials) {
 using TrialIds = std::vector<int64_t>;
 
 std::vector<api::Trial> Sample() {
-  std::vector<api::Trial> trials = {MakeTrial(1, "COMPLETED", 30, 0.5), MakeTrial(2, "ACTIVE", 10, std::nullopt),
-                                    MakeTrial(3, "COMPLETED", 20, 0.2), MakeTrial(4, "ERROR", 20, 0.9)};
+  std::vector<api::Trial> trials = {MakeTrial(1, TrialState::kCompleted, 30, 0.5),
+                                    MakeTrial(2, TrialState::kActive, 10, std::nullopt),
+                                    MakeTrial(3, TrialState::kCompleted, 20, 0.2),
+                                    MakeTrial(4, TrialState::kError, 20, 0.9)};
   trials[0].latest_validation_json = R"({"metrics":{"avgMetrics":{"loss":0.7}}})";
   trials[0].end_time = WallTime(std::chrono::seconds(500));
   trials[2].end_time = WallTime(std::chrono::seconds(200));
@@ -48,7 +52,11 @@ TEST(TrialListTest, SortsByTheRequestedFieldMissingValuesLast) {
 }
 
 TEST(TrialListTest, FiltersByState) {
-  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.states = {"COMPLETED", "ERROR"}})), (TrialIds{1, 3, 4}));
+  using api::ExperimentState;
+  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.states = {ExperimentState::kCompleted, ExperimentState::kError}})),
+            (TrialIds{1, 3, 4}));
+  // A state trials do not have matches none (it does not mean "any").
+  EXPECT_EQ(Ids(ListTrialsFor(Sample(), {.states = {ExperimentState::kDeleting}})), TrialIds{});
 }
 
 TEST(TrialListTest, ParsesSortByNameOrNumber) {

@@ -51,7 +51,7 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   e.name = request.config.name;
   e.description = request.config.description;
   e.labels = request.config.labels;
-  e.state = request.activate ? "ACTIVE" : "PAUSED";
+  e.state = request.activate ? api::ExperimentState::kActive : api::ExperimentState::kPaused;
   e.config_json = request.config.full_json;
   e.original_config = request.original_yaml;
   e.owner_id = owner.id;
@@ -156,7 +156,7 @@ void Cluster::ApplyActions(int64_t experiment_id, const std::vector<searcher::Ac
         if (absl::Status st = CreateTrial(exp, action); !st.ok()) {
           spdlog::error("experiment {}: creating a trial failed: {}", experiment_id, st.ToString());
           SaveSearcher(exp);
-          FinishExperiment(exp, "ERROR");
+          FinishExperiment(exp, api::ExperimentState::kError);
           return;
         }
         exp.searcher->TrialCreated(action.request_id);
@@ -167,14 +167,19 @@ void Cluster::ApplyActions(int64_t experiment_id, const std::vector<searcher::Ac
         if (t == trials_.end() || IsStopping(t->second->trial.state)) break;
         MasterLog(t->second->trial.task_id, t->second->task->allocation_id,
                   absl::StrCat("Trial ", t->first, " is stopped by the searcher"));
-        StopTrial(*t->second, "STOPPING_COMPLETED");
+        StopTrial(*t->second, api::TrialState::kStoppingCompleted);
         break;
       }
       case searcher::Action::Kind::kShutdown: {
-        std::string state = action.failure ? "ERROR" : action.cancel ? "CANCELED" : "COMPLETED";
         SaveSearcher(exp);
-        if (!HasLiveTrials(experiment_id)) return FinishExperiment(exp, state);
-        (void)DoSetExperimentState(experiment_id, absl::StrCat("STOPPING_", state));
+        if (!HasLiveTrials(experiment_id)) {
+          return FinishExperiment(exp, action.failure  ? api::ExperimentState::kError
+                                       : action.cancel ? api::ExperimentState::kCanceled
+                                                       : api::ExperimentState::kCompleted);
+        }
+        (void)DoSetExperimentState(experiment_id, action.failure  ? api::ExperimentState::kStoppingError
+                                                  : action.cancel ? api::ExperimentState::kStoppingCanceled
+                                                                  : api::ExperimentState::kStoppingCompleted);
         return;
       }
     }
@@ -188,7 +193,7 @@ absl::Status Cluster::CreateTrial(LiveExperiment& exp, const searcher::Action& a
   t.experiment_id = exp.experiment.id;
   t.request_id = action.request_id;
   t.task_id = absl::StrCat(exp.experiment.id, ".", NewUuid());
-  t.state = exp.experiment.state == "ACTIVE" ? "ACTIVE" : "PAUSED";
+  t.state = exp.experiment.state == api::ExperimentState::kActive ? api::TrialState::kActive : api::TrialState::kPaused;
   t.hparams_json = action.hparams_json;
   t.seed = action.seed;
   t.start_time = std::chrono::system_clock::now();
@@ -203,7 +208,7 @@ absl::Status Cluster::CreateTrial(LiveExperiment& exp, const searcher::Action& a
   LiveTrial& ref = *state;
   trials_[t.id] = std::move(state);
   AddTrialTask(ref, exp, std::move(task));
-  if (ref.trial.state == "ACTIVE") RETURN_IF_ERROR(RequestAllocation(ref));
+  if (ref.trial.state == api::TrialState::kActive) RETURN_IF_ERROR(RequestAllocation(ref));
   return absl::OkStatus();
 }
 
@@ -597,25 +602,25 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
       outcome.released && !(kind == ExitKind::kProcessExited && exit_code == 0 && !outcome.preemption_acked);
   // A trial the user stopped settles in its terminal (or paused) state whatever the exit.
   if (IsStopping(trial.trial.state)) return FinishTrial(trial, TerminalStateOf(trial.trial.state));
-  if (requeue && trial.trial.state == "ACTIVE") {
+  if (requeue && trial.trial.state == api::TrialState::kActive) {
     MasterLog(trial.trial.task_id, "",
               absl::StrCat("Trial ", trial.trial.id, " gave its slots back; it resumes from its latest checkpoint "
                                                      "when it is scheduled again"));
-    if (absl::Status st = RequestAllocation(trial); !st.ok()) FinishTrial(trial, "ERROR");
+    if (absl::Status st = RequestAllocation(trial); !st.ok()) FinishTrial(trial, api::TrialState::kError);
     return;
   }
   // Exiting after acknowledging the preemption signal means "resume me later", not "done".
   if (preempted && kind == ExitKind::kProcessExited && exit_code == 0) {
-    if (trial.trial.state == "PAUSED") {
+    if (trial.trial.state == api::TrialState::kPaused) {
       MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is paused"));
       return;
     }
-    if (absl::Status st = RequestAllocation(trial); !st.ok()) FinishTrial(trial, "ERROR");
+    if (absl::Status st = RequestAllocation(trial); !st.ok()) FinishTrial(trial, api::TrialState::kError);
     return;
   }
   // A clean exit completes the trial (an early exit, e.g. invalid hyperparameters, is reported first).
   if (kind == ExitKind::kProcessExited && exit_code == 0) {
-    return FinishTrial(trial, "COMPLETED");
+    return FinishTrial(trial, api::TrialState::kCompleted);
   }
   // A lost agent is not the trial's fault: retry without counting a restart. A failing process is
   // retried from the latest checkpoint until it has used up max_restarts.
@@ -625,19 +630,19 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
       MasterLog(trial.trial.task_id, "",
                 absl::StrCat("Trial ", trial.trial.id, " failed; a log policy with cancel_retries matched its logs, "
                                                        "so it is not retried"));
-      return FinishTrial(trial, "ERROR");
+      return FinishTrial(trial, api::TrialState::kError);
     }
     if (trial.trial.restarts >= exp.config.max_restarts) {
       MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " failed and used up max_restarts (",
                                                       exp.config.max_restarts, ")"));
-      return FinishTrial(trial, "ERROR");
+      return FinishTrial(trial, api::TrialState::kError);
     }
     trial.trial.restarts += 1;
   }
   MasterLog(trial.trial.task_id, "",
             absl::StrCat("Trial ", trial.trial.id, " restarts from its latest checkpoint (restart ", trial.trial.restarts,
                          " of ", experiments_.at(trial.trial.experiment_id)->config.max_restarts, ")"));
-  if (trial.trial.state != "ACTIVE") {  // paused: resumes on activate
+  if (trial.trial.state != api::TrialState::kActive) {  // paused: resumes on activate
     (void)SaveTrial(trial.trial);
     return;
   }
@@ -645,21 +650,21 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
                                     trial.blocked_agents);
       !fits.ok()) {
     MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " cannot be retried: ", fits.message()));
-    return FinishTrial(trial, "ERROR");
+    return FinishTrial(trial, api::TrialState::kError);
   }
   if (absl::Status st = RequestAllocation(trial); !st.ok()) {
     spdlog::error("trial {}: cannot restart: {}", trial.trial.id, st.ToString());
-    FinishTrial(trial, "ERROR");
+    FinishTrial(trial, api::TrialState::kError);
   }
 }
 
-void Cluster::FinishTrial(LiveTrial& trial, const std::string& state) {
+void Cluster::FinishTrial(LiveTrial& trial, api::TrialState state) {
   trial.trial.state = state;
   trial.trial.end_time = std::chrono::system_clock::now();
   (void)SaveTrial(trial.trial);
-  MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is ", state));
+  MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is ", Name(state)));
   Task& task = trial.task->record;
-  task.state = ParseTaskState(state).value_or(TaskState::kError);
+  task.state = TaskStateOfEndedTrial(state);
   task.end_time = trial.trial.end_time;
   (void)SaveTask(task);
   auto e = experiments_.find(trial.trial.experiment_id);
@@ -675,9 +680,9 @@ void Cluster::FinishTrial(LiveTrial& trial, const std::string& state) {
     return;
   }
   std::vector<searcher::Action> actions;
-  if (state == "ERROR") {
+  if (state == api::TrialState::kError) {
     actions = exp.searcher->TrialExitedEarly(request_id, searcher::ExitReason::kErrored);
-  } else if (state == "CANCELED") {
+  } else if (state == api::TrialState::kCanceled) {
     actions = exp.searcher->TrialExitedEarly(request_id, searcher::ExitReason::kUserCanceled);
   } else if (invalid_hp) {
     actions = exp.searcher->TrialExitedEarly(request_id, searcher::ExitReason::kInvalidHP);
@@ -687,13 +692,13 @@ void Cluster::FinishTrial(LiveTrial& trial, const std::string& state) {
   ApplyActions(experiment_id, actions);
 }
 
-void Cluster::FinishExperiment(LiveExperiment& exp, const std::string& state) {
+void Cluster::FinishExperiment(LiveExperiment& exp, api::ExperimentState state) {
   int64_t id = exp.experiment.id;
   exp.experiment.state = state;
-  if (state == "COMPLETED") exp.experiment.progress = 1.0;
+  if (state == api::ExperimentState::kCompleted) exp.experiment.progress = 1.0;
   (void)SaveExperimentState(exp.experiment, std::chrono::system_clock::now());
   (void)store_.DeleteSession(Sha256Hex(exp.user_token));
-  spdlog::info("experiment {} is {}", id, state);
+  spdlog::info("experiment {} is {}", id, std::string(Name(state)));
   experiments_.erase(id);
   CollectCheckpoints(id);
 }
@@ -793,36 +798,37 @@ void Cluster::ListAgents(std::function<void(std::vector<AgentSummary>)> done) {
   });
 }
 
-void Cluster::SetExperimentState(int64_t experiment_id, const std::string& target,
+void Cluster::SetExperimentState(int64_t experiment_id, api::ExperimentState target,
                                  std::function<void(absl::Status)> done) {
   loop_.Post([this, experiment_id, target, done = std::move(done)] {
     done(DoSetExperimentState(experiment_id, target));
   });
 }
 
-absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, const std::string& target) {
+absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, api::ExperimentState target) {
   auto e = experiments_.find(experiment_id);
   if (e == experiments_.end()) {
     ASSIGN_OR_RETURN(api::Experiment stored, store_.GetExperiment(experiment_id));
-    if (target == "STOPPING_CANCELED" || target == "STOPPING_KILLED") return absl::OkStatus();
-    return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", stored.state));
+    if (target == api::ExperimentState::kStoppingCanceled || target == api::ExperimentState::kStoppingKilled) {
+      return absl::OkStatus();
+    }
+    return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", Name(stored.state)));
   }
   LiveExperiment& exp = *e->second;
-  const std::string current = exp.experiment.state;
+  const api::ExperimentState current = exp.experiment.state;
   if (current == target) return absl::OkStatus();
-  bool allowed = (target == "PAUSED" && current == "ACTIVE") || (target == "ACTIVE" && current == "PAUSED") ||
-                 (target == "STOPPING_CANCELED" && (current == "ACTIVE" || current == "PAUSED")) ||
-                 (target == "STOPPING_KILLED" && current != "STOPPING_KILLED") ||
-                 // the searcher's own ends: an error (bad validation) or a shutdown with trials still live
-                 ((target == "STOPPING_ERROR" || target == "STOPPING_COMPLETED") && !IsStopping(current));
-  if (!allowed) {
-    if (target == "STOPPING_CANCELED" && IsStopping(current)) return absl::OkStatus();  // already stopping
-    return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", current));
+  // Pause, activate, cancel (of a running or paused experiment), kill (of any live one) and the
+  // searcher's own ends (an error, or a shutdown with trials still live). Terminal states are
+  // reached only through FinishExperiment.
+  if (IsTerminal(target) || !CanTransition(current, target)) {
+    // Canceling an experiment that is stopping already changes nothing.
+    if (target == api::ExperimentState::kStoppingCanceled && IsStopping(current)) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", Name(current)));
   }
   // Saved first: a refused write leaves the experiment as it was, in memory and on disk.
   RETURN_IF_ERROR(store_.UpdateExperimentState(experiment_id, target, std::nullopt, exp.experiment.progress));
   exp.experiment.state = target;
-  spdlog::info("experiment {}: {} -> {}", experiment_id, current, target);
+  spdlog::info("experiment {}: {} -> {}", experiment_id, std::string(Name(current)), std::string(Name(target)));
   std::vector<int64_t> live;
   for (const auto& [id, trial] : trials_) {
     if (trial->trial.experiment_id == experiment_id) live.push_back(id);
@@ -830,12 +836,12 @@ absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, const std::str
   for (int64_t id : live) {
     auto t = trials_.find(id);
     if (t == trials_.end()) continue;
-    if (target == "ACTIVE") {
-      t->second->trial.state = "ACTIVE";
+    if (target == api::ExperimentState::kActive) {
+      t->second->trial.state = api::TrialState::kActive;
       if (t->second->task->allocation_id.empty()) RETURN_IF_ERROR(RequestAllocation(*t->second));
     } else {
-      // An experiment that errs cancels its trials; the others pass their own stop on.
-      StopTrial(*t->second, target == "STOPPING_ERROR" ? "STOPPING_CANCELED" : target);
+      // An experiment that errs cancels its trials; the others pass their own stop (or pause) on.
+      StopTrial(*t->second, TrialStopOf(target));
     }
   }
   // A stopping experiment without live trials is done at once.
@@ -854,7 +860,7 @@ void Cluster::KillTrial(int64_t trial_id, std::function<void(absl::Status)> done
       absl::StatusOr<api::Trial> stored = store_.GetTrial(trial_id);
       return done(stored.ok() ? absl::OkStatus() : stored.status());  // already finished: nothing to do
     }
-    StopTrial(*t->second, "STOPPING_KILLED");
+    StopTrial(*t->second, api::TrialState::kStoppingKilled);
     done(absl::OkStatus());
   });
 }
@@ -874,17 +880,18 @@ void Cluster::DropQueuedAllocation(LiveTask& task) {
   task.allocation_id.clear();
 }
 
-void Cluster::StopTrial(LiveTrial& trial, const std::string& state) {
-  if (trial.trial.state == "STOPPING_KILLED" && state != "STOPPING_KILLED") return;  // kill wins
+void Cluster::StopTrial(LiveTrial& trial, api::TrialState state) {
+  // Kill wins.
+  if (trial.trial.state == api::TrialState::kStoppingKilled && state != api::TrialState::kStoppingKilled) return;
   trial.trial.state = state;
   (void)SaveTrial(trial.trial);
   DropQueuedAllocation(*trial.task);
   if (trial.task->allocation_id.empty()) {
-    if (state != "PAUSED") FinishTrial(trial, TerminalStateOf(state));
+    if (state != api::TrialState::kPaused) FinishTrial(trial, TerminalStateOf(state));
     return;
   }
   LiveAllocation& alloc = *allocations_.at(trial.task->allocation_id);
-  if (state == "STOPPING_KILLED") {
+  if (state == api::TrialState::kStoppingKilled) {
     MasterLog(trial.trial.task_id, alloc.record.allocation_id, "Killing the trial's process");
     return KillProcesses(alloc);
   }
@@ -958,7 +965,7 @@ void Cluster::ReportValidation(int64_t trial_id, std::string metrics_json) {
                                      "; the experiment stops with an error");
       MasterLog(t->second->trial.task_id, t->second->task->allocation_id, why);
       spdlog::error("experiment {}: {}", experiment_id, why);
-      (void)DoSetExperimentState(experiment_id, "STOPPING_ERROR");
+      (void)DoSetExperimentState(experiment_id, api::ExperimentState::kStoppingError);
       return;
     }
     ApplyActions(experiment_id, *actions);

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "api/agent_protocol.h"
+#include "api/experiment_states.h"
 #include "config/command_config.h"
 #include "config/experiment_config.h"
 #include "master/checkpoint_gc_policy.h"
@@ -175,11 +176,13 @@ class Cluster {
   // new values are stored in the experiment's config. NotFound when no live job has that id.
   void UpdateJob(const std::string& job_id, JobChange change, std::function<void(absl::Status)> done);
   void ListResourcePools(std::function<void(std::vector<PoolSummary>)> done);
-  // User requests on an experiment (reference §7.1): "ACTIVE" (activate), "PAUSED" (pause: running
-  // trials are asked to checkpoint and exit), "STOPPING_CANCELED" (cancel: the same, then CANCELED),
-  // "STOPPING_KILLED" (kill: processes are killed, then CANCELED). Cancel and kill of a finished
-  // experiment do nothing; activate and pause of one are FailedPrecondition.
-  void SetExperimentState(int64_t experiment_id, const std::string& target, std::function<void(absl::Status)> done);
+  // User requests on an experiment (reference §7.1): ACTIVE (activate), PAUSED (pause: running
+  // trials are asked to checkpoint and exit), STOPPING_CANCELED (cancel: the same, then CANCELED),
+  // STOPPING_KILLED (kill: processes are killed, then CANCELED). Cancel and kill of a finished
+  // experiment do nothing; activate and pause of one are FailedPrecondition, and so is any move
+  // api::CanTransition refuses or a terminal target.
+  void SetExperimentState(int64_t experiment_id, api::ExperimentState target,
+                          std::function<void(absl::Status)> done);
   // Kills one trial (its process is killed; the trial ends CANCELED).
   void KillTrial(int64_t trial_id, std::function<void(absl::Status)> done);
   // The trial's own progress report (0..1); folded into its experiment's progress.
@@ -306,18 +309,19 @@ class Cluster {
   AgentSummary SummaryOf(const AgentState& agent) const;
   // Frees the allocation's slots and hands how it ended to its task's spec.
   void AllocationEnded(LiveAllocation& alloc, int exit_code, ExitKind kind, const std::string& why);
-  void FinishTrial(LiveTrial& trial, const std::string& state);
-  void FinishExperiment(LiveExperiment& exp, const std::string& state);
+  // Ends a trial (or experiment) in terminal `state`: saved, and it leaves the live state.
+  void FinishTrial(LiveTrial& trial, api::TrialState state);
+  void FinishExperiment(LiveExperiment& exp, api::ExperimentState state);
   // Hands an ended experiment to the checkpoint GC, sparing the checkpoints live trials start from.
   void CollectCheckpoints(int64_t experiment_id);
   void ResolvePreemptionWaiters(LiveAllocation& alloc, bool preempt);
   // Moves a live trial to `state` (PAUSED, STOPPING_CANCELED, STOPPING_KILLED) and stops its process
   // gracefully (preemption signal) or by force; a trial with no process running settles at once.
-  void StopTrial(LiveTrial& trial, const std::string& state);
+  void StopTrial(LiveTrial& trial, api::TrialState state);
   // Sends the preemption signal; a process that ignores it is killed after preemption_timeout.
   void SignalPreemption(LiveAllocation& alloc);
   void DropQueuedAllocation(LiveTask& task);
-  absl::Status DoSetExperimentState(int64_t experiment_id, const std::string& target);
+  absl::Status DoSetExperimentState(int64_t experiment_id, api::ExperimentState target);
   void MasterLog(const std::string& task_id, const std::string& allocation_id, const std::string& text);
   std::map<std::string, std::string> TrialEnvironment(const LiveTrial& trial, const LiveExperiment& exp);
   // The contract every task process gets (DET_TASK_ID, DET_ALLOCATION_ID, DET_SESSION_TOKEN, ...).

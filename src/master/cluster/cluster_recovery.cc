@@ -17,7 +17,7 @@ using nlohmann::json;
 absl::Status Cluster::Recover() {
   ASSIGN_OR_RETURN(std::vector<api::Experiment> experiments, store_.ListExperiments({}));
   for (api::Experiment& e : experiments) {
-    if (IsTerminalExperimentState(e.state)) continue;
+    if (IsTerminal(e.state)) continue;
     int64_t id = e.id;
     if (absl::Status st = RecoverExperiment(std::move(e)); !st.ok()) {
       spdlog::error("experiment {} cannot be recovered and fails: {}", id, st.ToString());
@@ -25,7 +25,7 @@ absl::Status Cluster::Recover() {
       ForgetLiveTrials(id);
       api::Experiment failed;
       failed.id = id;
-      failed.state = "ERROR";
+      failed.state = api::ExperimentState::kError;
       (void)SaveExperimentState(failed, std::chrono::system_clock::now());
       CollectCheckpoints(id);
     }
@@ -54,7 +54,7 @@ absl::Status Cluster::Recover() {
   }
   // Deletions an earlier master did not finish.
   for (const api::Experiment& e : experiments) {
-    if (e.state == "DELETING") DeleteExperiment(e.id);
+    if (e.state == api::ExperimentState::kDeleting) DeleteExperiment(e.id);
   }
   // Agents that held allocations get the usual grace to come back before their work counts as lost.
   for (auto& [agent_id, agent] : agents_) {
@@ -102,7 +102,7 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   ASSIGN_OR_RETURN(std::vector<api::Trial> trials, store_.ListTrials(id));
   for (api::Trial& t : trials) {
     ref.trial_by_request[t.request_id] = t.id;
-    if (IsTerminalExperimentState(t.state)) continue;
+    if (IsTerminal(t.state)) continue;
     auto state = std::make_unique<LiveTrial>();
     state->trial = std::move(t);
     LiveTrial& trial = *state;
@@ -136,7 +136,7 @@ absl::Status Cluster::RecoverTrialAllocation(LiveExperiment& exp, LiveTrial& tri
   if (running) {
     if (last->resource_pool.empty()) last->resource_pool = exp.config.resource_pool;  // stored before pools were
     // The processes may still be running on their agents: keep their slots until the agents report in.
-    RestoreRunningAllocation(*last, /*stopping=*/trial.trial.state != "ACTIVE");
+    RestoreRunningAllocation(*last, /*stopping=*/trial.trial.state != api::TrialState::kActive);
     trial.task->allocation_id = last->allocation_id;
     return absl::OkStatus();
   }
@@ -151,7 +151,7 @@ absl::Status Cluster::RecoverTrialAllocation(LiveExperiment& exp, LiveTrial& tri
     FinishTrial(trial, TerminalStateOf(trial.trial.state));
     return absl::OkStatus();
   }
-  if (trial.trial.state == "ACTIVE") return RequestAllocation(trial);
+  if (trial.trial.state == api::TrialState::kActive) return RequestAllocation(trial);
   return absl::OkStatus();  // paused: resumes on activate
 }
 

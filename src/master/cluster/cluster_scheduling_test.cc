@@ -74,7 +74,7 @@ TEST_F(ClusterSchedulingTest, AHigherPriorityJobPreemptsALowerOneWhichResumesAft
   api::StartTask high_start = Starts(*conn)[1];
   EXPECT_EQ(high_start.env.at("DET_EXPERIMENT_ID"), std::to_string(high));
   auto low_trial = (*store_->ListTrials(low))[0];
-  EXPECT_EQ(low_trial.state, "ACTIVE");
+  EXPECT_EQ(low_trial.state, api::TrialState::kActive);
   EXPECT_EQ(low_trial.restarts, 0) << "a preemption is not a failure";
   EXPECT_EQ(low_trial.run_id, 2);
 
@@ -82,8 +82,8 @@ TEST_F(ClusterSchedulingTest, AHigherPriorityJobPreemptsALowerOneWhichResumesAft
   ASSERT_EQ(Starts(*conn).size(), 3u);
   EXPECT_EQ(Starts(*conn)[2].env.at("DET_EXPERIMENT_ID"), std::to_string(low));
   Exit("a1", Starts(*conn)[2].allocation_id, 0);
-  EXPECT_EQ(store_->GetExperiment(low)->state, "COMPLETED");
-  EXPECT_EQ(store_->GetExperiment(high)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetExperiment(low)->state, api::ExperimentState::kCompleted);
+  EXPECT_EQ(store_->GetExperiment(high)->state, api::ExperimentState::kCompleted);
 }
 
 TEST_F(ClusterSchedulingTest, APreemptedTrialKilledAfterTheTimeoutStillResumesWithoutARestart) {
@@ -96,7 +96,7 @@ TEST_F(ClusterSchedulingTest, APreemptedTrialKilledAfterTheTimeoutStillResumesWi
   ASSERT_TRUE(kill.ok() && std::holds_alternative<api::KillTask>(*kill));
   Exit("a1", low_alloc, 137);
   auto trial = (*store_->ListTrials(low))[0];
-  EXPECT_EQ(trial.state, "ACTIVE");
+  EXPECT_EQ(trial.state, api::TrialState::kActive);
   EXPECT_EQ(trial.restarts, 0);
 }
 
@@ -185,7 +185,7 @@ TEST_F(ClusterSchedulingTest, DisablingAnAgentKillsItsWorkUnlessDrainingAndEnabl
   EXPECT_TRUE(std::holds_alternative<api::KillTask>(*api::DecodeMasterMessage(conn->sent.back())));
   Exit("a1", alloc, 137);
   auto trial = (*store_->ListTrials(id))[0];
-  EXPECT_EQ(trial.state, "ACTIVE") << "requeued, not failed, although max_restarts is 0";
+  EXPECT_EQ(trial.state, api::TrialState::kActive) << "requeued, not failed, although max_restarts is 0";
   EXPECT_EQ(Starts(*conn).size(), 1u) << "nothing starts on a disabled agent";
   ASSERT_EQ(Jobs().size(), 1u);
   EXPECT_EQ(Jobs()[0].state, "STATE_QUEUED");
@@ -203,7 +203,7 @@ TEST_F(ClusterSchedulingTest, DisablingAnAgentKillsItsWorkUnlessDrainingAndEnabl
   CreateExperimentFrom(Yaml("{slots_per_trial: 0}"));
   EXPECT_EQ(Starts(*conn).size(), 2u);
   Exit("a1", second, 0);
-  EXPECT_EQ(store_->GetExperiment(id)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetExperiment(id)->state, api::ExperimentState::kCompleted);
 
   cluster_->SetAgentEnabled("nope", false, false, [&](absl::StatusOr<AgentSummary> s) { summary = s; });
   loop_.RunPending();
@@ -298,7 +298,7 @@ TEST_F(ClusterSchedulingTest, LogPolicyCancelRetriesMakesAFailureFinal) {
   loop_.RunPending();
   Exit("a1", start.allocation_id, 1);
   auto trial = (*store_->ListTrials(id))[0];
-  EXPECT_EQ(trial.state, "ERROR");
+  EXPECT_EQ(trial.state, api::TrialState::kError);
   EXPECT_EQ(trial.restarts, 0);
   EXPECT_EQ(Starts(*conn).size(), 1u);
 }
@@ -322,7 +322,7 @@ TEST_F(ClusterSchedulingTest, LogPolicyExcludeNodeMovesRetriesElsewhereUntilNone
   loop_.RunPending();
   Exit("a2", second.allocation_id, 1);
   auto trial = (*store_->ListTrials(id))[0];
-  EXPECT_EQ(trial.state, "ERROR") << "no agent is left to retry on";
+  EXPECT_EQ(trial.state, api::TrialState::kError) << "no agent is left to retry on";
   auto logs = store_->GetTaskLogs(trial.task_id, 0, 100, {});
   bool explained = false;
   for (const api::TaskLog& l : *logs) explained = explained || l.log.find("excluded agent(s) a1, a2") != std::string::npos;

@@ -12,25 +12,29 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "api/experiment_states.h"
 #include "master/cluster/cluster.h"
 #include "master/task/task_spec.h"
 
 namespace det::master {
 
-inline bool IsStopping(const std::string& state) { return state.rfind("STOPPING_", 0) == 0; }
-
-// States an experiment or trial never leaves.
-inline bool IsTerminalExperimentState(const std::string& state) {
-  return state == "COMPLETED" || state == "CANCELED" || state == "ERROR" || state == "DELETING" ||
-         state == "DELETED" || state == "DELETE_FAILED";
+// What a paused or stopping experiment asks of its live trials: the same, except that an
+// experiment that errs cancels its trials. REQUIRES: `target` is PAUSED or a stopping state.
+inline api::TrialState TrialStopOf(api::ExperimentState target) {
+  if (target == api::ExperimentState::kStoppingError) return api::TrialState::kStoppingCanceled;
+  return api::TrialStateOf(target).value_or(api::TrialState::kStoppingCanceled);
 }
 
-// Where a stopping experiment or trial settles (reference §7.1): a search that completed completes,
-// an error errs, and canceling or killing ends CANCELED.
-inline std::string TerminalStateOf(const std::string& stopping) {
-  if (stopping == "STOPPING_COMPLETED") return "COMPLETED";
-  if (stopping == "STOPPING_ERROR") return "ERROR";
-  return "CANCELED";
+// The state a trial's task record ends in when the trial ends in terminal `state`.
+inline TaskState TaskStateOfEndedTrial(api::TrialState state) {
+  switch (state) {
+    case api::TrialState::kCompleted:
+      return TaskState::kCompleted;
+    case api::TrialState::kCanceled:
+      return TaskState::kCanceled;
+    default:
+      return TaskState::kError;
+  }
 }
 
 // resources.priority, where 0 means unset (the pool's default_priority applies).

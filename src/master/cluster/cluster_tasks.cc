@@ -141,7 +141,7 @@ void Cluster::KillTask(const std::string& task_id, std::function<void(absl::Stat
     LiveTask& task = *t->second;
     if (task.record.type == TaskType::kTrial) {
       auto trial = std::find_if(trials_.begin(), trials_.end(), [&](const auto& kv) { return kv.second->task == &task; });
-      if (trial != trials_.end()) StopTrial(*trial->second, "STOPPING_KILLED");
+      if (trial != trials_.end()) StopTrial(*trial->second, api::TrialState::kStoppingKilled);
       return done(absl::OkStatus());
     }
     task.record.state = TaskState::kStoppingCanceled;

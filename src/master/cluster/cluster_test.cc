@@ -32,9 +32,9 @@ TEST_F(ClusterTest, RunsASingleTrialToCompletion) {
 
   handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{start.allocation_id, 0, ""})));
   loop_.RunPending();
-  EXPECT_EQ(store_->GetTrial((*trials)[0].id)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetTrial((*trials)[0].id)->state, api::TrialState::kCompleted);
   auto exp = store_->GetExperiment(exp_id);
-  EXPECT_EQ(exp->state, "COMPLETED");
+  EXPECT_EQ(exp->state, api::ExperimentState::kCompleted);
   EXPECT_TRUE(exp->end_time.has_value());
   EXPECT_EQ(exp->progress, 1.0);
   // The master wrote its own lifecycle lines into the trial's log.
@@ -49,7 +49,7 @@ TEST_F(ClusterTest, NonZeroExitErrorsTheTrialAndExperiment) {
   api::StartTask start = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent.at(0)));
   handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{start.allocation_id, 3, ""})));
   loop_.RunPending();
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kError);
 }
 
 TEST_F(ClusterTest, WaitsForSlotsAndPlacesWhenAnAgentArrives) {
@@ -58,7 +58,7 @@ TEST_F(ClusterTest, WaitsForSlotsAndPlacesWhenAnAgentArrives) {
   cluster_->ListAgents([&](std::vector<AgentSummary> a) { agents = std::move(a); });
   loop_.RunPending();
   EXPECT_TRUE(agents.empty());
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kActive);
   auto conn = ConnectAgent("agent-1", 1);
   EXPECT_EQ(conn->sent.size(), 1u);
   cluster_->ListAgents([&](std::vector<AgentSummary> a) { agents = std::move(a); });
@@ -75,7 +75,7 @@ TEST_F(ClusterTest, LostAgentRequeuesItsTrialWithoutCountingARestart) {
   EXPECT_EQ(store_->GetTrial(store_->ListTrials(exp_id)->at(0).id)->run_id, 1);  // waiting for a reconnect
   loop_.AdvanceBy(std::chrono::seconds(61));
   auto trial = store_->GetTrial(store_->ListTrials(exp_id)->at(0).id);
-  EXPECT_EQ(trial->state, "ACTIVE");
+  EXPECT_EQ(trial->state, api::TrialState::kActive);
   EXPECT_EQ(trial->restarts, 0);
   EXPECT_EQ(trial->run_id, 2);  // queued again for whichever agent comes next
   auto conn = ConnectAgent("agent-2", 1);
@@ -107,8 +107,8 @@ TEST_F(ClusterTest, FailingTrialRestartsFromItsLatestCheckpointUpToMaxRestarts) 
 
   handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{second.allocation_id, 1, ""})));
   loop_.RunPending();
-  EXPECT_EQ(store_->GetTrial(trial_id)->state, "ERROR");
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
+  EXPECT_EQ(store_->GetTrial(trial_id)->state, api::TrialState::kError);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kError);
 }
 
 TEST_F(ClusterTest, ReconnectingAgentKeepsItsTaskAndOrphansAreKilled) {
@@ -125,14 +125,14 @@ TEST_F(ClusterTest, ReconnectingAgentKeepsItsTaskAndOrphansAreKilled) {
   handlers->on_message(api::Encode(api::AgentMessage(hello)));
   loop_.RunPending();
   loop_.AdvanceBy(std::chrono::seconds(61));
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kActive);
   ASSERT_EQ(second->sent.size(), 1u);
   auto kill = std::get<api::KillTask>(*api::DecodeMasterMessage(second->sent[0]));
   EXPECT_EQ(kill.allocation_id, "stale.1");
 
   handlers->on_message(api::Encode(api::AgentMessage(api::TaskExited{start.allocation_id, 0, ""})));
   loop_.RunPending();
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted);
 }
 
 TEST_F(ClusterTest, PreemptionLongPollTimesOutFalseAndEndsTrueAfterExit) {
@@ -161,36 +161,37 @@ TEST_F(ClusterTest, PauseSignalsPreemptionAndActivateResumes) {
   std::optional<bool> preempt;
   cluster_->WaitForPreemption(first.allocation_id, std::chrono::seconds(60), [&](absl::StatusOr<bool> p) { preempt = *p; });
   std::vector<absl::Status> results;
-  cluster_->SetExperimentState(exp_id, "PAUSED", [&](absl::Status st) { results.push_back(st); });
+  cluster_->SetExperimentState(exp_id, api::ExperimentState::kPaused, [&](absl::Status st) { results.push_back(st); });
   loop_.RunPending();
   ASSERT_TRUE(preempt.has_value());
   EXPECT_TRUE(*preempt);
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "PAUSED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kPaused);
   cluster_->AckPreemption(first.allocation_id, [&](absl::Status st) { results.push_back(st); });
   loop_.RunPending();
   handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{first.allocation_id, 0, ""})));
   loop_.RunPending();
   int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
-  EXPECT_EQ(store_->GetTrial(trial_id)->state, "PAUSED");
+  EXPECT_EQ(store_->GetTrial(trial_id)->state, api::TrialState::kPaused);
   EXPECT_EQ(conn->sent.size(), 1u);  // nothing restarted while paused
 
-  cluster_->SetExperimentState(exp_id, "PAUSED", [&](absl::Status st) { results.push_back(st); });  // no-op
-  cluster_->SetExperimentState(exp_id, "ACTIVE", [&](absl::Status st) { results.push_back(st); });
+  // A no-op:
+  cluster_->SetExperimentState(exp_id, api::ExperimentState::kPaused, [&](absl::Status st) { results.push_back(st); });
+  cluster_->SetExperimentState(exp_id, api::ExperimentState::kActive, [&](absl::Status st) { results.push_back(st); });
   loop_.RunPending();
   ASSERT_EQ(conn->sent.size(), 2u);
   api::StartTask second = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent[1]));
   EXPECT_EQ(second.env.at("DET_TRIAL_RUN_ID"), "2");
   handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{second.allocation_id, 0, ""})));
   loop_.RunPending();
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted);
   for (const absl::Status& st : results) EXPECT_TRUE(st.ok()) << st;
   // A finished experiment can be neither paused nor activated; cancel and kill do nothing.
   absl::Status late;
-  cluster_->SetExperimentState(exp_id, "PAUSED", [&](absl::Status st) { late = st; });
+  cluster_->SetExperimentState(exp_id, api::ExperimentState::kPaused, [&](absl::Status st) { late = st; });
   loop_.RunPending();
   EXPECT_EQ(late.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(late.message().find("STATE_COMPLETED"), std::string::npos);
-  cluster_->SetExperimentState(exp_id, "STOPPING_KILLED", [&](absl::Status st) { late = st; });
+  cluster_->SetExperimentState(exp_id, api::ExperimentState::kStoppingKilled, [&](absl::Status st) { late = st; });
   loop_.RunPending();
   EXPECT_TRUE(late.ok());
 }
@@ -199,22 +200,23 @@ TEST_F(ClusterTest, KillKillsTheProcessAndCancelsTheExperiment) {
   int64_t exp_id = CreateExperiment(/*max_restarts=*/3);
   auto conn = ConnectAgent("agent-1", 1);
   api::StartTask start = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent.at(0)));
-  cluster_->SetExperimentState(exp_id, "STOPPING_KILLED", [](absl::Status) {});
+  cluster_->SetExperimentState(exp_id, api::ExperimentState::kStoppingKilled, [](absl::Status) {});
   loop_.RunPending();
   ASSERT_EQ(conn->sent.size(), 2u);
   EXPECT_EQ(std::get<api::KillTask>(*api::DecodeMasterMessage(conn->sent[1])).allocation_id, start.allocation_id);
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "STOPPING_KILLED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kStoppingKilled);
   handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{start.allocation_id, 143, ""})));
   loop_.RunPending();
-  EXPECT_EQ(store_->GetTrial(store_->ListTrials(exp_id)->at(0).id)->state, "CANCELED");  // not restarted
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "CANCELED");
+  EXPECT_EQ(store_->GetTrial(store_->ListTrials(exp_id)->at(0).id)->state, api::TrialState::kCanceled)
+      << "not restarted";
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCanceled);
 }
 
 TEST_F(ClusterTest, CancelOfAQueuedExperimentEndsItAtOnce) {
   int64_t exp_id = CreateExperiment();
-  cluster_->SetExperimentState(exp_id, "STOPPING_CANCELED", [](absl::Status) {});
+  cluster_->SetExperimentState(exp_id, api::ExperimentState::kStoppingCanceled, [](absl::Status) {});
   loop_.RunPending();
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "CANCELED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCanceled);
   auto conn = ConnectAgent("agent-1", 1);
   EXPECT_TRUE(conn->sent.empty());  // the queued allocation was dropped
 }
@@ -260,17 +262,17 @@ TEST_F(ClusterTest, TrialsTheSearcherStopsArePreemptedAndComplete) {
   loop_.RunPending();
   EXPECT_FALSE(Preempted(starts[0].allocation_id));  // promoted
   EXPECT_TRUE(Preempted(starts[1].allocation_id));   // worse half of rung 0: stopped
-  EXPECT_EQ(store_->GetTrial(bad)->state, "STOPPING_COMPLETED");
+  EXPECT_EQ(store_->GetTrial(bad)->state, api::TrialState::kStoppingCompleted);
   Exit("agent-1", starts[1].allocation_id);
-  EXPECT_EQ(store_->GetTrial(bad)->state, "COMPLETED");
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE");
+  EXPECT_EQ(store_->GetTrial(bad)->state, api::TrialState::kCompleted);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kActive);
 
   cluster_->ReportValidation(good, R"({"loss": 0.5, "batches": 100})");  // the top rung: done
   loop_.RunPending();
   EXPECT_TRUE(Preempted(starts[0].allocation_id));
   Exit("agent-1", starts[0].allocation_id);
-  EXPECT_EQ(store_->GetTrial(good)->state, "COMPLETED");
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetTrial(good)->state, api::TrialState::kCompleted);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted);
   EXPECT_TRUE(store_->GetSearcherSnapshot(exp_id).ok());
 }
 
@@ -281,10 +283,10 @@ TEST_F(ClusterTest, ValidationWithoutTheSearcherMetricErrorsTheExperiment) {
   int64_t trial_id = std::stoll(start.env.at("DET_TRIAL_ID"));
   cluster_->ReportValidation(trial_id, R"({"loss": 1.0})");
   loop_.RunPending();
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "STOPPING_ERROR");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kStoppingError);
   EXPECT_TRUE(Preempted(start.allocation_id));
   Exit("agent-1", start.allocation_id);
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kError);
   auto logs = store_->GetTaskLogs(start.task_id, 0, 100, {});
   bool named = false;
   for (const api::TaskLog& l : *logs) named |= l.log.find("\"accuracy\"") != std::string::npos;
@@ -293,7 +295,8 @@ TEST_F(ClusterTest, ValidationWithoutTheSearcherMetricErrorsTheExperiment) {
 
 TEST_F(ClusterTest, ARestartedMasterFinishesADeletionAnEarlierOneBegan) {
   int64_t exp_id = CreateExperiment();
-  ASSERT_TRUE(store_->UpdateExperimentState(exp_id, "CANCELED", std::chrono::system_clock::now(), 0).ok());
+  ASSERT_TRUE(
+      store_->UpdateExperimentState(exp_id, api::ExperimentState::kCanceled, std::chrono::system_clock::now(), 0).ok());
   ASSERT_TRUE(store_->MarkExperimentDeleting(exp_id).ok());
 
   // The master died while deleting: a new cluster actor, with a GC worker, over the same database.
@@ -321,7 +324,7 @@ TEST_F(ClusterTest, ARestartedMasterKeepsRunningTrialsAndTheSearch) {
   handlers_.clear();
   ASSERT_TRUE(cluster_->Recover().ok());
   loop_.RunPending();
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kActive);
 
   // The agent reconnects still running both processes: nothing is restarted or started again.
   auto conn2 = std::make_shared<RecordingConnection>();
@@ -346,7 +349,7 @@ TEST_F(ClusterTest, ARestartedMasterKeepsRunningTrialsAndTheSearch) {
   cluster_->ReportValidation(first, R"({"loss": 0.5, "batches": 100})");
   loop_.RunPending();
   Exit("agent-1", starts[0].allocation_id);
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted);
   EXPECT_EQ(store_->GetTrial(first)->restarts, 0);
   EXPECT_EQ(store_->GetTrial(first)->run_id, 1);
 }
@@ -375,7 +378,7 @@ TEST_F(ClusterTest, ARestartedMasterPlacesNewTrialsOnTheReconnectedAgent) {
   std::vector<api::StartTask> starts = Starts(*conn2);
   ASSERT_EQ(starts.size(), 1u) << "the searcher's next trial runs on the agent that came back";
   Exit("agent-1", starts[0].allocation_id);
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted);
   EXPECT_EQ(store_->ListTrials(exp_id)->size(), 2u);
 }
 
@@ -390,13 +393,13 @@ TEST_F(ClusterTest, ARestartedMasterRequeuesWorkOfAnAgentThatNeverReturns) {
   ASSERT_TRUE(cluster_->Recover().ok());
   loop_.AdvanceBy(std::chrono::seconds(61));
   auto trial = store_->GetTrial(trial_id);
-  EXPECT_EQ(trial->state, "ACTIVE");
+  EXPECT_EQ(trial->state, api::TrialState::kActive);
   EXPECT_EQ(trial->restarts, 0);  // a lost agent is not the trial's fault
   EXPECT_EQ(trial->run_id, 2);
   auto conn2 = ConnectAgent("agent-2", 1);
   ASSERT_EQ(Starts(*conn2).size(), 1u);
   Exit("agent-2", Starts(*conn2)[0].allocation_id);
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted);
 }
 
 TEST_F(ClusterTest, WarmStartedTrialsBeginFromTheSourceTrialsCheckpoint) {
@@ -433,7 +436,7 @@ TEST_F(ClusterTest, ATrialThatIgnoresPreemptionIsKilledAfterPreemptionTimeout) {
   auto conn = ConnectAgent("agent-1", 1);
   api::StartTask start = Starts(*conn).at(0);
   absl::Status paused = absl::UnknownError("not run");
-  cluster_->SetExperimentState(exp_id, "PAUSED", [&](absl::Status st) { paused = st; });
+  cluster_->SetExperimentState(exp_id, api::ExperimentState::kPaused, [&](absl::Status st) { paused = st; });
   loop_.RunPending();
   ASSERT_TRUE(paused.ok()) << paused;
   auto kills = [&] {

@@ -105,7 +105,7 @@ Experiment ReadExperiment(const SqliteStatement& s) {
       if (l.is_string()) e.labels.push_back(l);
     }
   }
-  e.state = s.Text(4);
+  e.state = api::ParseExperimentState(s.Text(4)).value_or(api::ExperimentState::kError);
   e.archived = s.Int(5) != 0;
   e.config_json = s.Text(6);
   e.original_config = s.Text(7);
@@ -120,7 +120,7 @@ Experiment ReadExperiment(const SqliteStatement& s) {
   if (!s.IsNull(16)) e.queue_position = s.Double(16);
   e.checkpoint_size = s.Int(17);
   e.checkpoint_count = s.Int(18);
-  if (e.state == "ACTIVE") e.display_state = s.Int(19) == 2 ? "RUNNING" : "QUEUED";
+  if (e.state == api::ExperimentState::kActive) e.display_state = s.Int(19) == 2 ? "RUNNING" : "QUEUED";
   nlohmann::json config = nlohmann::json::parse(e.config_json, nullptr, false);
   if (config.is_object()) {
     const auto& searcher = config.value("searcher", nlohmann::json::object());
@@ -148,7 +148,7 @@ Trial ReadTrial(const SqliteStatement& s) {
   t.experiment_id = s.Int(1);
   t.request_id = s.Text(2);
   t.task_id = s.Text(3);
-  t.state = s.Text(4);
+  t.state = api::ParseTrialState(s.Text(4)).value_or(api::TrialState::kError);
   t.hparams_json = s.Text(5);
   t.seed = static_cast<uint32_t>(s.Int(6));
   t.restarts = static_cast<int>(s.Int(7));
@@ -165,7 +165,7 @@ Trial ReadTrial(const SqliteStatement& s) {
   t.checkpoint_count = s.Int(18);
   t.total_checkpoint_size = s.Int(19);
   // Display-only (reference §1b): an active trial is RUNNING while its latest allocation runs, else QUEUED.
-  if (t.state == "ACTIVE") t.display_state = s.Text(20) == "RUNNING" ? "RUNNING" : "QUEUED";
+  if (t.state == api::TrialState::kActive) t.display_state = s.Text(20) == "RUNNING" ? "RUNNING" : "QUEUED";
   return t;
 }
 
@@ -375,7 +375,7 @@ absl::StatusOr<int64_t> SqliteStore::InsertExperiment(const Experiment& e, const
                                "INSERT INTO experiments (name, description, labels, state, archived, config, "
                                "original_config, model_definition, owner_id, start_time, end_time, progress, job_id) "
                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-  s.Bind(1, e.name).Bind(2, e.description).Bind(3, nlohmann::json(e.labels).dump()).Bind(4, e.state);
+  s.Bind(1, e.name).Bind(2, e.description).Bind(3, nlohmann::json(e.labels).dump()).Bind(4, std::string(Name(e.state)));
   s.Bind(5, e.archived ? 1 : 0).Bind(6, e.config_json).Bind(7, e.original_config).BindBlob(8, model_definition_tgz);
   s.Bind(9, e.owner_id).Bind(10, Micros(e.start_time)).Bind(11, Micros(e.end_time)).Bind(12, e.progress);
   s.Bind(13, e.job_id);
@@ -383,12 +383,12 @@ absl::StatusOr<int64_t> SqliteStore::InsertExperiment(const Experiment& e, const
   return sqlite3_last_insert_rowid(db_);
 }
 
-absl::Status SqliteStore::UpdateExperimentState(int64_t id, const std::string& state,
+absl::Status SqliteStore::UpdateExperimentState(int64_t id, api::ExperimentState state,
                                                 std::optional<WallTime> end_time, double progress) {
   std::lock_guard lock(mu_);
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
                                db_, "UPDATE experiments SET state = ?, end_time = ?, progress = ? WHERE id = ?"));
-  s.Bind(1, state).Bind(2, Micros(end_time)).Bind(3, progress).Bind(4, id);
+  s.Bind(1, std::string(Name(state))).Bind(2, Micros(end_time)).Bind(3, progress).Bind(4, id);
   return s.Run();
 }
 
@@ -444,7 +444,7 @@ std::pair<std::string, std::vector<std::string>> ExperimentWhere(const Experimen
   if (!filter.states.empty()) {
     std::vector<std::string> marks(filter.states.size(), "?");
     clauses.push_back(absl::StrCat("e.state IN (", absl::StrJoin(marks, ", "), ")"));
-    for (const std::string& st : filter.states) binds.push_back(st);
+    for (api::ExperimentState st : filter.states) binds.push_back(std::string(Name(st)));
   }
   for (const std::string& label : filter.labels) {
     clauses.push_back("EXISTS (SELECT 1 FROM json_each(e.labels) WHERE json_each.value = ?)");
@@ -560,7 +560,8 @@ absl::StatusOr<int64_t> SqliteStore::InsertTrial(const Trial& t) {
                                db_,
                                "INSERT INTO trials (experiment_id, request_id, task_id, state, hparams, seed, "
                                "restarts, run_id, start_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-  s.Bind(1, t.experiment_id).Bind(2, t.request_id).Bind(3, t.task_id).Bind(4, t.state).Bind(5, t.hparams_json);
+  s.Bind(1, t.experiment_id).Bind(2, t.request_id).Bind(3, t.task_id).Bind(4, std::string(Name(t.state)));
+  s.Bind(5, t.hparams_json);
   s.Bind(6, static_cast<int64_t>(t.seed)).Bind(7, t.restarts).Bind(8, t.run_id).Bind(9, Micros(t.start_time));
   RETURN_IF_ERROR(s.Run());
   return sqlite3_last_insert_rowid(db_);
@@ -572,7 +573,8 @@ absl::Status SqliteStore::UpdateTrialLifecycle(const Trial& t) {
                                db_,
                                "UPDATE trials SET state = ?, restarts = ?, run_id = ?, end_time = ?, "
                                "runner_state = ? WHERE id = ?"));
-  s.Bind(1, t.state).Bind(2, t.restarts).Bind(3, t.run_id).Bind(4, Micros(t.end_time)).Bind(5, t.runner_state);
+  s.Bind(1, std::string(Name(t.state))).Bind(2, t.restarts).Bind(3, t.run_id).Bind(4, Micros(t.end_time));
+  s.Bind(5, t.runner_state);
   s.Bind(6, t.id);
   return s.Run();
 }
@@ -1157,16 +1159,18 @@ std::string UserOrderBy(const UserFilter& filter) {
   return absl::StrCat("ORDER BY ", key, dir, ", id", dir, " ");
 }
 
-bool IsTerminalState(const std::string& state) {
-  return state == "COMPLETED" || state == "CANCELED" || state == "ERROR" || state == "DELETE_FAILED";
+// A finished experiment that is not being deleted (COMPLETED, CANCELED, ERROR, DELETE_FAILED): it
+// may be archived, and marked DELETING.
+bool IsSettled(api::ExperimentState state) {
+  return state != api::ExperimentState::kDeleting && CanTransition(state, api::ExperimentState::kDeleting);
 }
 
 // Deletion needs a finished experiment (or, with `or_deleting`, one already being deleted); the
 // error is upstream's.
 absl::Status CheckDeletable(const Experiment& e, bool or_deleting) {
-  if (IsTerminalState(e.state) || (or_deleting && e.state == "DELETING")) return absl::OkStatus();
+  if (IsSettled(e.state) || (or_deleting && e.state == api::ExperimentState::kDeleting)) return absl::OkStatus();
   return absl::FailedPreconditionError(
-      absl::StrCat("experiment in non terminal state 'STATE_", e.state, "', try again later"));
+      absl::StrCat("experiment in non terminal state 'STATE_", Name(e.state), "', try again later"));
 }
 
 }  // namespace
@@ -1286,10 +1290,10 @@ absl::StatusOr<Experiment> SqliteStore::PatchExperiment(int64_t id, const Experi
 absl::Status SqliteStore::SetExperimentArchived(int64_t id, bool archived) {
   std::lock_guard lock(mu_);
   ASSIGN_OR_RETURN(Experiment e, GetExperimentLocked(id));
-  if (!IsTerminalState(e.state)) {
+  if (!IsSettled(e.state)) {
     return absl::FailedPreconditionError(absl::StrCat("cannot ", archived ? "archive" : "unarchive",
                                                       " experiment ", id, " in non-terminal state STATE_",
-                                                      e.state, ": only finished experiments can be ",
+                                                      Name(e.state), ": only finished experiments can be ",
                                                       archived ? "archived" : "unarchived"));
   }
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "UPDATE experiments SET archived = ? WHERE id = ?"));
@@ -1303,18 +1307,18 @@ absl::Status SqliteStore::MarkExperimentDeleting(int64_t id) {
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(Experiment e, GetExperimentLocked(id));
   RETURN_IF_ERROR(CheckDeletable(e, /*or_deleting=*/false));
-  RETURN_IF_ERROR(SetExperimentStateLocked(id, "DELETING"));
+  RETURN_IF_ERROR(SetExperimentStateLocked(id, api::ExperimentState::kDeleting));
   return tx.Commit();
 }
 
 absl::Status SqliteStore::MarkExperimentDeleteFailed(int64_t id) {
   std::lock_guard lock(mu_);
-  return SetExperimentStateLocked(id, "DELETE_FAILED");
+  return SetExperimentStateLocked(id, api::ExperimentState::kDeleteFailed);
 }
 
-absl::Status SqliteStore::SetExperimentStateLocked(int64_t id, const std::string& state) {
+absl::Status SqliteStore::SetExperimentStateLocked(int64_t id, api::ExperimentState state) {
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, "UPDATE experiments SET state = ? WHERE id = ?"));
-  s.Bind(1, state).Bind(2, id);
+  s.Bind(1, std::string(Name(state))).Bind(2, id);
   return s.Run();
 }
 

@@ -34,7 +34,7 @@ class SqliteStore : public Store {
 
   absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
                                            const std::string& model_definition_tgz) override;
-  absl::Status UpdateExperimentState(int64_t id, const std::string& state,
+  absl::Status UpdateExperimentState(int64_t id, api::ExperimentState state,
                                      std::optional<WallTime> end_time, double progress) override;
   absl::StatusOr<api::Experiment> GetExperiment(int64_t id) override;
   absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) override;
@@ -100,7 +100,7 @@ class SqliteStore : public Store {
   absl::Status Migrate();
   absl::StatusOr<api::User> GetUserLocked(int64_t id);
   absl::StatusOr<api::Experiment> GetExperimentLocked(int64_t id);
-  absl::Status SetExperimentStateLocked(int64_t experiment_id, const std::string& state);
+  absl::Status SetExperimentStateLocked(int64_t experiment_id, api::ExperimentState state);
   absl::StatusOr<api::Trial> GetTrialLocked(const char* where, const std::string& key);
   absl::StatusOr<std::vector<int64_t>> TrialIdsLocked(int64_t experiment_id);
 

@@ -103,8 +103,9 @@ TEST_F(SqliteStoreTest, ExperimentsTrialsAndModelDefinition) {
   EXPECT_EQ(e->trial_ids, std::vector<int64_t>{trial_id});
   EXPECT_EQ(e->model_definition_size, 9);
   EXPECT_EQ(*store_->GetModelDefinition(exp_id), "tgz-bytes");
-  ASSERT_TRUE(store_->UpdateExperimentState(exp_id, "COMPLETED", std::chrono::system_clock::now(), 1.0).ok());
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "COMPLETED");
+  ASSERT_TRUE(
+      store_->UpdateExperimentState(exp_id, api::ExperimentState::kCompleted, std::chrono::system_clock::now(), 1.0).ok());
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted);
   EXPECT_EQ(store_->ListExperiments({})->size(), 1u);
   EXPECT_EQ(*store_->CountExperiments({}), 1);
   EXPECT_EQ(store_->ListExperiments({.usernames = {"determined"}})->size(), 1u);
@@ -112,10 +113,10 @@ TEST_F(SqliteStoreTest, ExperimentsTrialsAndModelDefinition) {
   EXPECT_EQ(*store_->CountExperiments({.user_ids = {1, 2}}), 1);
   auto t = store_->GetTrialByTaskId(std::to_string(exp_id) + ".1");
   ASSERT_TRUE(t.ok());
-  t->state = "COMPLETED";
+  t->state = api::TrialState::kCompleted;
   t->run_id = 1;
   ASSERT_TRUE(store_->UpdateTrialLifecycle(*t).ok());
-  EXPECT_EQ(store_->GetTrial(trial_id)->state, "COMPLETED");
+  EXPECT_EQ(store_->GetTrial(trial_id)->state, api::TrialState::kCompleted);
 }
 
 TEST_F(SqliteStoreTest, TasksRoundTripFilterAndKeepTheirContext) {
@@ -432,7 +433,7 @@ TEST_F(SqliteStoreTest, ActiveTrialsAndExperimentsShowRunningOrQueued) {
   ASSERT_TRUE(store_->UpdateAllocation(a).ok());
   EXPECT_EQ(store_->GetExperiment(exp_id)->display_state, "RUNNING");
   EXPECT_EQ(store_->ListTrials(exp_id)->front().display_state, "RUNNING");
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ACTIVE") << "the stored state is unchanged";
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kActive) << "the stored state is unchanged";
   // A restart: the latest allocation decides.
   a.state = AllocationState::kTerminated;
   ASSERT_TRUE(store_->UpdateAllocation(a).ok());
@@ -440,7 +441,7 @@ TEST_F(SqliteStoreTest, ActiveTrialsAndExperimentsShowRunningOrQueued) {
                                         .token_hash = "h2", .slots = 1, .start_time = WallTime(std::chrono::seconds(20))})
                   .ok());
   EXPECT_EQ(store_->GetTrial(trial_id)->display_state, "QUEUED");
-  ASSERT_TRUE(store_->UpdateExperimentState(exp_id, "PAUSED", std::nullopt, 0).ok());
+  ASSERT_TRUE(store_->UpdateExperimentState(exp_id, api::ExperimentState::kPaused, std::nullopt, 0).ok());
   EXPECT_EQ(store_->GetExperiment(exp_id)->display_state, "") << "only ACTIVE has display states";
 }
 
@@ -700,7 +701,7 @@ TEST_F(SqliteStoreTest, DeleteUserSessionsRevokesOnlyThatUser) {
 
 class ExperimentQueryTest : public SqliteStoreTest {
  protected:
-  int64_t Add(const std::string& name, int64_t owner, const std::string& state, std::vector<std::string> labels,
+  int64_t Add(const std::string& name, int64_t owner, api::ExperimentState state, std::vector<std::string> labels,
               int minutes_ago, const std::string& description = "") {
     api::Experiment e;
     e.name = name;
@@ -725,13 +726,13 @@ class ExperimentQueryTest : public SqliteStoreTest {
 };
 
 TEST_F(ExperimentQueryTest, FiltersByStateOwnerLabelsNameAndArchived) {
-  int64_t a = Add("mnist-a", 1, "ACTIVE", {"x", "y"}, 3);
-  int64_t b = Add("mnist-b", 2, "COMPLETED", {"y"}, 2, "a Description");
-  int64_t c = Add("cifar", 2, "PAUSED", {}, 1);
+  int64_t a = Add("mnist-a", 1, api::ExperimentState::kActive, {"x", "y"}, 3);
+  int64_t b = Add("mnist-b", 2, api::ExperimentState::kCompleted, {"y"}, 2, "a Description");
+  int64_t c = Add("cifar", 2, api::ExperimentState::kPaused, {}, 1);
   ASSERT_TRUE(store_->SetExperimentArchived(b, true).ok());
 
   ExperimentFilter f;
-  f.states = {"ACTIVE", "PAUSED"};
+  f.states = {api::ExperimentState::kActive, api::ExperimentState::kPaused};
   EXPECT_EQ(Ids(f), (std::vector<int64_t>{a, c}));
 
   f = {};
@@ -766,9 +767,9 @@ TEST_F(ExperimentQueryTest, FiltersByStateOwnerLabelsNameAndArchived) {
 }
 
 TEST_F(ExperimentQueryTest, SortsAndPages) {
-  int64_t a = Add("bravo", 2, "PAUSED", {}, 1);
-  int64_t b = Add("alpha", 1, "ACTIVE", {}, 3);
-  int64_t c = Add("charlie", 2, "COMPLETED", {}, 2);
+  int64_t a = Add("bravo", 2, api::ExperimentState::kPaused, {}, 1);
+  int64_t b = Add("alpha", 1, api::ExperimentState::kActive, {}, 3);
+  int64_t c = Add("charlie", 2, api::ExperimentState::kCompleted, {}, 2);
   ExperimentFilter f;
   f.sort = ExperimentSort::kName;
   EXPECT_EQ(Ids(f), (std::vector<int64_t>{b, a, c}));
@@ -793,7 +794,7 @@ TEST_F(ExperimentQueryTest, SortsAndPages) {
 }
 
 TEST_F(ExperimentQueryTest, PatchChangesNameDescriptionNotesAndLabels) {
-  int64_t id = Add("old", 2, "ACTIVE", {"a"}, 1);
+  int64_t id = Add("old", 2, api::ExperimentState::kActive, {"a"}, 1);
   ExperimentPatch p;
   p.name = "new";
   p.notes = "some notes";
@@ -813,7 +814,7 @@ TEST_F(ExperimentQueryTest, PatchChangesNameDescriptionNotesAndLabels) {
 }
 
 TEST_F(ExperimentQueryTest, ArchiveAndDeleteNeedATerminalState) {
-  int64_t live = Add("live", 2, "ACTIVE", {}, 1);
+  int64_t live = Add("live", 2, api::ExperimentState::kActive, {}, 1);
   absl::Status st = store_->SetExperimentArchived(live, true);
   EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store_->DeleteExperiment(live).code(), absl::StatusCode::kFailedPrecondition);
@@ -821,7 +822,8 @@ TEST_F(ExperimentQueryTest, ArchiveAndDeleteNeedATerminalState) {
 
   int64_t trial_id = 0;
   int64_t done = AddExperimentWithTrial(&trial_id);
-  ASSERT_TRUE(store_->UpdateExperimentState(done, "COMPLETED", std::chrono::system_clock::now(), 1.0).ok());
+  ASSERT_TRUE(
+      store_->UpdateExperimentState(done, api::ExperimentState::kCompleted, std::chrono::system_clock::now(), 1.0).ok());
   ASSERT_TRUE(store_->SetExperimentArchived(done, true).ok());
   EXPECT_TRUE(store_->GetExperiment(done)->archived);
   ASSERT_TRUE(store_->SetExperimentArchived(done, false).ok());
@@ -833,21 +835,22 @@ TEST_F(ExperimentQueryTest, ArchiveAndDeleteNeedATerminalState) {
 }
 
 TEST_F(ExperimentQueryTest, OnlyAFinishedExperimentBecomesDeletingAndAFailedDeletionCanBeRetried) {
-  int64_t live = Add("live", 2, "ACTIVE", {}, 1);
+  int64_t live = Add("live", 2, api::ExperimentState::kActive, {}, 1);
   absl::Status refused = store_->MarkExperimentDeleting(live);
   EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(refused.message(), "experiment in non terminal state 'STATE_ACTIVE', try again later");
 
   int64_t trial_id = 0;
   int64_t done = AddExperimentWithTrial(&trial_id);
-  ASSERT_TRUE(store_->UpdateExperimentState(done, "CANCELED", std::chrono::system_clock::now(), 0.5).ok());
+  ASSERT_TRUE(
+      store_->UpdateExperimentState(done, api::ExperimentState::kCanceled, std::chrono::system_clock::now(), 0.5).ok());
   ASSERT_TRUE(store_->MarkExperimentDeleting(done).ok());
-  EXPECT_EQ(store_->GetExperiment(done)->state, "DELETING");
+  EXPECT_EQ(store_->GetExperiment(done)->state, api::ExperimentState::kDeleting);
   EXPECT_EQ(store_->MarkExperimentDeleting(done).code(), absl::StatusCode::kFailedPrecondition) << "already deleting";
   EXPECT_EQ(store_->SetExperimentArchived(done, true).code(), absl::StatusCode::kFailedPrecondition);
 
   ASSERT_TRUE(store_->MarkExperimentDeleteFailed(done).ok());
-  EXPECT_EQ(store_->GetExperiment(done)->state, "DELETE_FAILED");
+  EXPECT_EQ(store_->GetExperiment(done)->state, api::ExperimentState::kDeleteFailed);
   ASSERT_TRUE(store_->MarkExperimentDeleting(done).ok()) << "a failed deletion can be asked for again";
   ASSERT_TRUE(store_->DeleteExperiment(done).ok());
   EXPECT_EQ(store_->GetExperiment(done).status().code(), absl::StatusCode::kNotFound);

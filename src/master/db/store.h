@@ -89,7 +89,7 @@ struct ExperimentFilter {
   std::optional<bool> archived;          // exactly this archived flag (wins over include_archived)
   std::vector<std::string> usernames;    // owners (OR'ed with user_ids); empty = anyone
   std::vector<int64_t> user_ids;         // owners; empty = anyone
-  std::vector<std::string> states;       // stored form ("ACTIVE"); empty = any
+  std::vector<api::ExperimentState> states;  // empty = any
   std::vector<std::string> labels;       // the experiment has every one of them
   std::string name_contains;             // case-insensitive substring of the name
   std::string description_contains;     // case-insensitive substring of the description
@@ -220,7 +220,7 @@ class Store {
   // Experiments. `experiment.id` is assigned.
   virtual absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
                                                    const std::string& model_definition_tgz) = 0;
-  virtual absl::Status UpdateExperimentState(int64_t id, const std::string& state,
+  virtual absl::Status UpdateExperimentState(int64_t id, api::ExperimentState state,
                                              std::optional<WallTime> end_time, double progress) = 0;
   virtual absl::StatusOr<api::Experiment> GetExperiment(int64_t id) = 0;
   virtual absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) = 0;
@@ -231,7 +231,8 @@ class Store {
   virtual absl::StatusOr<SearcherMetric> GetSearcherMetric(int64_t experiment_id) = 0;
   // Name, description, notes, labels; NotFound `experiment ID not found`.
   virtual absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) = 0;
-  // Only terminal experiments (COMPLETED, CANCELED, ERROR) can be (un)archived; else FailedPrecondition.
+  // Only finished experiments not being deleted (COMPLETED, CANCELED, ERROR, DELETE_FAILED) can be
+  // (un)archived; else FailedPrecondition.
   virtual absl::Status SetExperimentArchived(int64_t id, bool archived) = 0;
   // Deleting an experiment: a terminal (or DELETE_FAILED) experiment becomes DELETING while its
   // checkpoints are deleted from storage; FailedPrecondition `experiment in non terminal state

@@ -19,24 +19,26 @@ namespace {
 
 using nlohmann::json;
 
-// experimentv1.State numbers -> stored state.
-const std::map<int, std::string>& StateNumbers() {
-  static const std::map<int, std::string> m = {{1, "ACTIVE"},
-                                               {2, "PAUSED"},
-                                               {3, "STOPPING_COMPLETED"},
-                                               {4, "STOPPING_CANCELED"},
-                                               {5, "STOPPING_ERROR"},
-                                               {6, "COMPLETED"},
-                                               {7, "CANCELED"},
-                                               {8, "ERROR"},
-                                               {9, "DELETED"},
-                                               {10, "DELETING"},
-                                               {11, "DELETE_FAILED"},
-                                               {12, "STOPPING_KILLED"},
-                                               {13, "ACTIVE"},
-                                               {14, "ACTIVE"},
-                                               {15, "ACTIVE"},
-                                               {16, "ACTIVE"}};
+// experimentv1.State numbers -> state; 13..16 are the display-only QUEUED, PULLING, STARTING and
+// RUNNING, which are ACTIVE.
+const std::map<int, api::ExperimentState>& StateNumbers() {
+  using S = api::ExperimentState;
+  static const std::map<int, S> m = {{1, S::kActive},
+                                     {2, S::kPaused},
+                                     {3, S::kStoppingCompleted},
+                                     {4, S::kStoppingCanceled},
+                                     {5, S::kStoppingError},
+                                     {6, S::kCompleted},
+                                     {7, S::kCanceled},
+                                     {8, S::kError},
+                                     {9, S::kDeleted},
+                                     {10, S::kDeleting},
+                                     {11, S::kDeleteFailed},
+                                     {12, S::kStoppingKilled},
+                                     {13, S::kActive},
+                                     {14, S::kActive},
+                                     {15, S::kActive},
+                                     {16, S::kActive}};
   return m;
 }
 
@@ -77,7 +79,7 @@ absl::StatusOr<ExperimentSort> ParseSort(const std::string& raw) {
 
 }  // namespace
 
-absl::StatusOr<std::string> ParseExperimentState(const std::string& raw) {
+absl::StatusOr<api::ExperimentState> ParseExperimentStateQuery(const std::string& raw) {
   int n = 0;
   if (absl::SimpleAtoi(raw, &n)) {
     auto it = StateNumbers().find(n);
@@ -85,12 +87,8 @@ absl::StatusOr<std::string> ParseExperimentState(const std::string& raw) {
   } else {
     absl::string_view v = raw;
     absl::ConsumePrefix(&v, "STATE_");
-    std::string name(v);
-    if (name == "QUEUED" || name == "PULLING" || name == "STARTING" || name == "RUNNING")
-      return std::string("ACTIVE");
-    for (const auto& [num, state] : StateNumbers()) {
-      if (state == name) return name;
-    }
+    if (v == "QUEUED" || v == "PULLING" || v == "STARTING" || v == "RUNNING") return api::ExperimentState::kActive;
+    if (std::optional<api::ExperimentState> state = api::ParseExperimentState(v)) return *state;
   }
   return absl::InvalidArgumentError(absl::StrCat("states: unknown experiment state \"", raw, "\""));
 }
@@ -99,7 +97,7 @@ absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& 
   ExperimentListQuery q;
   ExperimentFilter& f = q.filter;
   for (const std::string& raw : request.QueryAll("states")) {
-    ASSIGN_OR_RETURN(std::string state, ParseExperimentState(raw));
+    ASSIGN_OR_RETURN(api::ExperimentState state, ParseExperimentStateQuery(raw));
     if (std::find(f.states.begin(), f.states.end(), state) == f.states.end())
       f.states.push_back(state);
   }

@@ -19,9 +19,9 @@ struct ExperimentListQuery {
   int64_t offset = 0;       // as requested; negative = from the end
 };
 
-// One `states` value (experimentv1.State: STATE_X, X or the number) in the stored form; the
-// display-only QUEUED..RUNNING mean ACTIVE. InvalidArgument names the bad value.
-absl::StatusOr<std::string> ParseExperimentState(const std::string& raw);
+// One `states` query value (experimentv1.State: STATE_X, X or the number); the display-only
+// QUEUED..RUNNING mean ACTIVE. InvalidArgument names the bad value.
+absl::StatusOr<api::ExperimentState> ParseExperimentStateQuery(const std::string& raw);
 
 // Query parameters (both spellings): states[] (STATE_X, X or the enum number; the display-only
 // QUEUED..RUNNING mean ACTIVE), users[], userIds[], labels[], name, description, archived

@@ -28,7 +28,8 @@ TEST(ExperimentListQueryTest, ParsesUpstreamParameters) {
                                                {"offset", "-2"},
                                                {"limit", "5"}}));
   ASSERT_TRUE(q.ok()) << q.status();
-  EXPECT_EQ(q->filter.states, (std::vector<std::string>{"ACTIVE", "PAUSED"}));
+  EXPECT_EQ(q->filter.states,
+            (std::vector<api::ExperimentState>{api::ExperimentState::kActive, api::ExperimentState::kPaused}));
   EXPECT_EQ(q->filter.usernames, (std::vector<std::string>{"alice"}));
   EXPECT_EQ(q->filter.user_ids, (std::vector<int64_t>{7}));
   EXPECT_EQ(q->filter.labels, (std::vector<std::string>{"x", "y"}));

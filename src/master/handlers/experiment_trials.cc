@@ -21,8 +21,8 @@ absl::StatusOr<json> ListExperimentTrials(MasterContext& ctx, const HttpRequest&
   ASSIGN_OR_RETURN(query.sort, ParseTrialSort(req.Query("sort_by").value_or("")));
   ASSIGN_OR_RETURN(query.descending, QueryOrderDescending(req));
   for (const std::string& raw : req.QueryAll("states")) {
-    ASSIGN_OR_RETURN(std::string state, ParseExperimentState(raw));
-    query.states.push_back(std::move(state));
+    ASSIGN_OR_RETURN(api::ExperimentState state, ParseExperimentStateQuery(raw));
+    query.states.push_back(state);
   }
   ASSIGN_OR_RETURN(int64_t offset, QueryInt(req, "offset", 0));
   ASSIGN_OR_RETURN(int64_t limit, QueryInt(req, "limit", 0));

@@ -86,7 +86,8 @@ void PatchExperiment(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r
     ctx.cluster.UpdateJob(job_id, *change, [&ctx, r, finish, id, state](absl::Status st) {
       if (absl::IsNotFound(st)) {
         st = absl::FailedPreconditionError(absl::StrCat(
-            "experiment ", id, " is ", state, "; its resources can be changed only while it is active or paused"));
+            "experiment ", id, " is ", Name(state),
+            "; its resources can be changed only while it is active or paused"));
       }
       if (!st.ok()) return ReplyError(r, st);
       ctx.stream_loop.Post(finish);
@@ -147,7 +148,7 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                absl::StatusOr<api::Experiment> e = ctx.store.GetExperiment(*id);
                if (!e.ok()) return ReplyError(r, e.status());
                json resp = ExperimentResponse(*e);
-               if (api::IsTerminalState(e->state)) return ReplyJson(r, resp);
+               if (api::IsTerminal(e->state)) return ReplyJson(r, resp);
                // A live experiment's job: where it stands in the queue (reference §1b jobSummary).
                ctx.cluster.ListJobs([r, resp = std::move(resp), job_id = e->job_id](std::vector<JobInfo> jobs) mutable {
                  for (const JobInfo& job : jobs) {
@@ -171,8 +172,11 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
              });
 
   // activate / pause / cancel / kill: the experiment state a user may request (reference §7.1).
-  for (auto [verb, target] : std::vector<std::pair<std::string, std::string>>{
-           {"activate", "ACTIVE"}, {"pause", "PAUSED"}, {"cancel", "STOPPING_CANCELED"}, {"kill", "STOPPING_KILLED"}}) {
+  for (auto [verb, target] : std::vector<std::pair<std::string, api::ExperimentState>>{
+           {"activate", api::ExperimentState::kActive},
+           {"pause", api::ExperimentState::kPaused},
+           {"cancel", api::ExperimentState::kStoppingCanceled},
+           {"kill", api::ExperimentState::kStoppingKilled}}) {
     router.Add("POST", "/api/v1/experiments/{experiment_id}/" + verb, Access::kAuthenticated,
                [&ctx, target](HttpRequest& req, ResponderPtr r) {
                  if (!req.principal->allocation_id.empty()) {

@@ -142,7 +142,11 @@ class MetricNamesStream : public std::enable_shared_from_this<MetricNamesStream>
         failed = true;  // deleted meanwhile, or unreadable: the stream ends
         break;
       }
-      all_terminal = all_terminal && api::IsTerminalState(exp->state);
+      // An experiment being deleted keeps the stream open, as it always has: DELETING until its
+      // record goes (the stream then ends as failed), DELETE_FAILED until it is deleted again.
+      all_terminal = all_terminal && api::IsTerminal(exp->state) &&
+                     exp->state != api::ExperimentState::kDeleting &&
+                     exp->state != api::ExperimentState::kDeleteFailed;
       if (!exp->searcher_metric.empty()) names.searcher.insert(exp->searcher_metric);
       for (const api::Trial& t : *trials) {
         json summary = json::parse(t.summary_metrics_json, nullptr, /*allow_exceptions=*/false);

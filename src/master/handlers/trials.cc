@@ -167,7 +167,7 @@ absl::StatusOr<json> GetTrialWorkloads(MasterContext& ctx, const HttpRequest& re
 std::function<bool()> TrialIsTerminal(MasterContext& ctx, int64_t trial_id) {
   return [&ctx, trial_id] {
     absl::StatusOr<api::Trial> t = ctx.store.GetTrial(trial_id);
-    return !t.ok() || api::IsTerminalState(t->state);
+    return !t.ok() || api::IsTerminal(t->state);
   };
 }
 
