@@ -195,7 +195,7 @@ TEST_F(ClusterTasksTest, AnExperimentThatCannotBeRecoveredGivesItsSlotBack) {
   ASSERT_TRUE(store_->SaveSearcherSnapshot(exp_id, "not a snapshot").ok());
 
   RestartMaster();
-  EXPECT_EQ(store_->GetExperiment(exp_id)->state, "ERROR");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kError);
   auto conn2 = ReconnectAgent("a1", 1, {trial.allocation_id});
   ASSERT_EQ(Kills(*conn2).size(), 1u) << "the agent is told to stop the orphaned trial";
   EXPECT_EQ(Kills(*conn2)[0].allocation_id, trial.allocation_id);
