@@ -490,7 +490,6 @@ void ProcessRuntime::Supervise(std::shared_ptr<Process> p, TaskCallbacks callbac
   }
   out.Finish();
   err.Finish();
-  CloseFd(inotify_fd);
   CloseFd(p->pidfd);
 
   // The shim records the program's status; without a record the shim itself was killed.
@@ -512,6 +511,9 @@ void ProcessRuntime::Supervise(std::shared_ptr<Process> p, TaskCallbacks callbac
     running_.erase(p->id);
   }
   if (callbacks.on_exit) callbacks.on_exit(exit_code);
+  // Only after the exit is reported: closing an inotify instance waits for an RCU grace period
+  // (10-15 ms), which would otherwise delay every task's exit by as much.
+  CloseFd(inotify_fd);
   p->state.Remove();
 
   std::lock_guard lock(mu_);
