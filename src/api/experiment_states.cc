@@ -1,16 +1,13 @@
 #include "api/experiment_states.h"
 
-#include <array>
 #include <ostream>
-#include <utility>
+
+#include "common/enum_names.h"
 
 namespace det::api {
 namespace {
 
-template <typename E, size_t N>
-using StateNames = std::array<std::pair<E, absl::string_view>, N>;
-
-constexpr StateNames<ExperimentState, 12> kExperimentStateNames = {{
+constexpr EnumNames<ExperimentState, 12> kExperimentStateNames = {{
     {ExperimentState::kActive, "ACTIVE"},
     {ExperimentState::kPaused, "PAUSED"},
     {ExperimentState::kStoppingCanceled, "STOPPING_CANCELED"},
@@ -25,7 +22,7 @@ constexpr StateNames<ExperimentState, 12> kExperimentStateNames = {{
     {ExperimentState::kDeleteFailed, "DELETE_FAILED"},
 }};
 
-constexpr StateNames<TrialState, 9> kTrialStateNames = {{
+constexpr EnumNames<TrialState, 9> kTrialStateNames = {{
     {TrialState::kActive, "ACTIVE"},
     {TrialState::kPaused, "PAUSED"},
     {TrialState::kStoppingCanceled, "STOPPING_CANCELED"},
@@ -36,22 +33,6 @@ constexpr StateNames<TrialState, 9> kTrialStateNames = {{
     {TrialState::kCanceled, "CANCELED"},
     {TrialState::kError, "ERROR"},
 }};
-
-template <typename E, size_t N>
-absl::string_view StateNameOf(const StateNames<E, N>& names, E value) {
-  for (const auto& [v, text] : names) {
-    if (v == value) return text;
-  }
-  return "UNSPECIFIED";
-}
-
-template <typename E, size_t N>
-std::optional<E> StateByName(const StateNames<E, N>& names, absl::string_view name) {
-  for (const auto& [value, text] : names) {
-    if (text == name) return value;
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -130,15 +111,15 @@ std::optional<TrialState> TrialStateOf(ExperimentState state) {
   return std::nullopt;
 }
 
-absl::string_view Name(ExperimentState state) { return StateNameOf(kExperimentStateNames, state); }
-absl::string_view Name(TrialState state) { return StateNameOf(kTrialStateNames, state); }
+absl::string_view Name(ExperimentState state) { return NameIn(kExperimentStateNames, state); }
+absl::string_view Name(TrialState state) { return NameIn(kTrialStateNames, state); }
 
 std::optional<ExperimentState> ParseExperimentState(absl::string_view name) {
-  return StateByName(kExperimentStateNames, name);
+  return ValueIn(kExperimentStateNames, name);
 }
 
 std::optional<TrialState> ParseTrialState(absl::string_view name) {
-  return StateByName(kTrialStateNames, name);
+  return ValueIn(kTrialStateNames, name);
 }
 
 std::ostream& operator<<(std::ostream& out, ExperimentState state) { return out << Name(state); }

@@ -1,28 +1,11 @@
 #include "master/task/task_states.h"
 
-#include <array>
-#include <utility>
+#include "common/enum_names.h"
 
 namespace det::master {
 namespace {
 
-template <typename E, size_t N>
-std::optional<E> ParseName(const std::array<std::pair<E, absl::string_view>, N>& names, absl::string_view name) {
-  for (const auto& [value, text] : names) {
-    if (text == name) return value;
-  }
-  return std::nullopt;
-}
-
-template <typename E, size_t N>
-absl::string_view NameOf(const std::array<std::pair<E, absl::string_view>, N>& names, E value) {
-  for (const auto& [v, text] : names) {
-    if (v == value) return text;
-  }
-  return "UNSPECIFIED";
-}
-
-constexpr std::array<std::pair<TaskType, absl::string_view>, 7> kTaskTypes = {{
+constexpr EnumNames<TaskType, 7> kTaskTypes = {{
     {TaskType::kTrial, "TRIAL"},
     {TaskType::kCommand, "COMMAND"},
     {TaskType::kNotebook, "NOTEBOOK"},
@@ -32,7 +15,7 @@ constexpr std::array<std::pair<TaskType, absl::string_view>, 7> kTaskTypes = {{
     {TaskType::kCheckpointGc, "CHECKPOINT_GC"},
 }};
 
-constexpr std::array<std::pair<TaskState, absl::string_view>, 7> kTaskStates = {{
+constexpr EnumNames<TaskState, 7> kTaskStates = {{
     {TaskState::kActive, "ACTIVE"},
     {TaskState::kPaused, "PAUSED"},
     {TaskState::kStoppingPaused, "STOPPING_PAUSED"},
@@ -42,7 +25,7 @@ constexpr std::array<std::pair<TaskState, absl::string_view>, 7> kTaskStates = {
     {TaskState::kError, "ERROR"},
 }};
 
-constexpr std::array<std::pair<AllocationState, absl::string_view>, 5> kAllocationStates = {{
+constexpr EnumNames<AllocationState, 5> kAllocationStates = {{
     {AllocationState::kQueued, "QUEUED"},
     {AllocationState::kAssigned, "ASSIGNED"},
     {AllocationState::kRunning, "RUNNING"},
@@ -58,13 +41,13 @@ bool IsTerminal(TaskState state) {
 
 bool IsTerminal(AllocationState state) { return state == AllocationState::kTerminated; }
 
-absl::string_view Name(TaskType type) { return NameOf(kTaskTypes, type); }
-absl::string_view Name(TaskState state) { return NameOf(kTaskStates, state); }
-absl::string_view Name(AllocationState state) { return NameOf(kAllocationStates, state); }
-std::optional<TaskType> ParseTaskType(absl::string_view name) { return ParseName(kTaskTypes, name); }
-std::optional<TaskState> ParseTaskState(absl::string_view name) { return ParseName(kTaskStates, name); }
+absl::string_view Name(TaskType type) { return NameIn(kTaskTypes, type); }
+absl::string_view Name(TaskState state) { return NameIn(kTaskStates, state); }
+absl::string_view Name(AllocationState state) { return NameIn(kAllocationStates, state); }
+std::optional<TaskType> ParseTaskType(absl::string_view name) { return ValueIn(kTaskTypes, name); }
+std::optional<TaskState> ParseTaskState(absl::string_view name) { return ValueIn(kTaskStates, name); }
 std::optional<AllocationState> ParseAllocationState(absl::string_view name) {
-  return ParseName(kAllocationStates, name);
+  return ValueIn(kAllocationStates, name);
 }
 
 bool CanTransition(TaskState from, TaskState to) {
