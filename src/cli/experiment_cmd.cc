@@ -103,11 +103,13 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
       ->add_option("-i,--include", create_args->includes,
                    "additional file or directory to copy into the task (repeatable)")
       ->expected(1)
+      ->allow_extra_args(false)  // one value per occurrence: the positionals after it stay positionals
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   create
       ->add_option("--config", create_args->overrides,
                    "config override KEY=VALUE, dotted keys for nesting (repeatable)")
       ->expected(1)
+      ->allow_extra_args(false)  // one value per occurrence: the positionals after it stay positionals
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   CLI::Option* follow = create->add_flag("-f,--follow-first-trial,--follow", create_args->follow,
                                          "follow the logs of the first trial that is created");

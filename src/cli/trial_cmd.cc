@@ -19,7 +19,8 @@ struct LogsFlags {
 std::shared_ptr<LogsFlags> AddLogsFlags(CLI::App& cmd) {
   auto f = std::make_shared<LogsFlags>();
   auto repeatable = [](CLI::Option* o) {
-    o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    // One value per occurrence, so a repeated flag never swallows the positionals after it.
+    o->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   };
   CLI::Option* follow = cmd.add_flag("-f,--follow", f->args.follow,
                                      "follow the logs of a running trial, like tail -f");
