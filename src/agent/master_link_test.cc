@@ -171,6 +171,9 @@ TEST(MasterLinkTest, KeepsRetryingUntilTheMasterAppears) {
   std::unique_ptr<WebSocket> ws = master.Accept();
   EXPECT_EQ(Read(*ws), "hello-1");
   EXPECT_EQ(Read(*ws), "queued before any connection");
+  // The link counts the message sent once its write completes, which may be just after the master
+  // read it (the socket sends at once: TCP_NODELAY).
+  for (int i = 0; i < 100 && link.queued() != 0; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(link.queued(), 0u);
   StopWhileMasterReads(link, *ws);
 }
