@@ -1,6 +1,7 @@
 #include "searcher/searcher_config.h"
 
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -17,22 +18,34 @@ absl::Status FieldError(const std::string& key, const std::string& what) {
 bool Present(const json& s, const char* key) { return s.contains(key) && !s[key].is_null(); }
 
 // An integer field (integral JSON numbers only) >= min; `out` keeps its default when absent.
+// A 64-bit integer (the config schema's int64 fields, e.g. max_time); a float with no fraction counts.
 absl::Status ReadInt(const json& s, const char* key, int64_t min, int64_t& out) {
   if (!Present(s, key)) return absl::OkStatus();
   const json& v = s[key];
-  if (!v.is_number() || v.get<double>() != std::floor(v.get<double>()) ||
-      std::fabs(v.get<double>()) > 2.0e9) {
+  int64_t i = 0;
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return FieldError(key, "must be an integer");
+    }
+    i = static_cast<int64_t>(v.get<uint64_t>());
+  } else if (v.is_number_integer()) {
+    i = v.get<int64_t>();
+  } else if (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()) &&
+             std::fabs(v.get<double>()) < 9.0e15) {
+    i = static_cast<int64_t>(v.get<double>());
+  } else {
     return FieldError(key, "must be an integer");
   }
-  int64_t i = static_cast<int64_t>(v.get<double>());
   if (i < min) return FieldError(key, absl::StrCat("must be >= ", min, ", got ", i));
   out = i;
   return absl::OkStatus();
 }
 
+// A 32-bit integer.
 absl::Status ReadInt(const json& s, const char* key, int64_t min, int& out) {
   int64_t v = out;
   RETURN_IF_ERROR(ReadInt(s, key, min, v));
+  if (v > std::numeric_limits<int>::max()) return FieldError(key, "must be an integer");
   out = static_cast<int>(v);
   return absl::OkStatus();
 }

@@ -258,3 +258,21 @@ TEST(SearcherTest, RequestIdsAreVersion4Uuids) {
 
 }  // namespace
 }  // namespace det::searcher
+
+namespace det::searcher {
+namespace {
+
+// The config schema takes max_time as a 64-bit integer; the searcher must too (a fuzzer found
+// 1021474836480 accepted by one and refused by the other).
+TEST(SearcherConfigTest, MaxTimeIsA64BitIntegerAndInt32FieldsStayInRange) {
+  nlohmann::json config = {{"searcher",
+                            {{"name", "async_halving"}, {"metric", "loss"}, {"time_metric", "batches"},
+                             {"max_time", 1021474836480LL}, {"num_rungs", 3}, {"max_trials", 2}, {"divisor", 2}}},
+                           {"hyperparameters", nlohmann::json::object()}};
+  EXPECT_TRUE(Searcher::Create(config).ok()) << Searcher::Create(config).status();
+  config["searcher"]["max_trials"] = 4294967296LL;
+  EXPECT_FALSE(Searcher::Create(config).ok());
+}
+
+}  // namespace
+}  // namespace det::searcher
