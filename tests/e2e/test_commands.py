@@ -1,7 +1,7 @@
 """Commands on a real 1-slot cluster: `det cmd run` prints the output and exits with the command's status,
 a command waits behind a running trial for the one slot, priorities reorder queued commands, kill,
 context upload, bad input, and a command that survives a SIGKILLed master with its whole output."""
-import pathlib
+import json
 import re
 import time
 
@@ -63,12 +63,14 @@ def test_a_command_waits_for_the_slot_a_running_trial_holds(cluster, tmp_path):
     assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
     ended = wait_terminated(cluster, cmd_id)
     assert ended["exitCode"] == 0
+    assert "after the trial" in cluster.det("cmd", "logs", cmd_id).stdout
+    assert cluster.get(f"/api/v1/tasks/{cmd_id}")["task"]["taskType"] == "TASK_TYPE_COMMAND"
+    # Its process started only once the trial had ended (RFC 3339 UTC strings compare as times).
     trial_end = cluster.get(f"/api/v1/trials/{trial['id']}")["trial"]["endTime"]
-    logs = cluster.det("cmd", "logs", cmd_id).stdout
-    assert "after the trial" in logs
-    started = cluster.get(f"/api/v1/tasks/{cmd_id}")["task"]
-    assert started["taskType"] == "TASK_TYPE_COMMAND"
-    assert trial_end is not None
+    resp = cluster.session.get(f"{cluster.master_url}/api/v1/tasks/{cmd_id}/logs", timeout=60)
+    started = [json.loads(line)["result"] for line in resp.text.splitlines() if line]
+    started = [entry["timestamp"] for entry in started if "Process started" in entry["log"]]
+    assert len(started) == 1 and started[0] >= trial_end, (started, trial_end)
 
 
 def test_priorities_reorder_queued_commands(cluster, tmp_path):
