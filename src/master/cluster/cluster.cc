@@ -228,20 +228,20 @@ absl::Status Cluster::RequestAllocation(LiveTrial& trial) {
   const LiveExperiment& exp = *experiments_.at(trial.trial.experiment_id);
   trial.trial.run_id += 1;
   RETURN_IF_ERROR(store_.UpdateTrialLifecycle(trial.trial));
-  RETURN_IF_ERROR(RequestTaskAllocation(*trial.task, trial.trial.run_id, exp.config.slots_per_trial));
+  RETURN_IF_ERROR(RequestTaskAllocation(*trial.task, trial.trial.run_id));
   MasterLog(trial.trial.task_id, trial.task->allocation_id,
             absl::StrCat("Trial ", trial.trial.id, " queued: waiting for ", exp.config.slots_per_trial, " slot(s)"));
   return absl::OkStatus();
 }
 
-absl::Status Cluster::RequestTaskAllocation(LiveTask& task, int run, int slots) {
+absl::Status Cluster::RequestTaskAllocation(LiveTask& task, int run) {
   auto alloc = std::make_unique<LiveAllocation>();
   alloc->record.allocation_id = absl::StrCat(task.record.task_id, ".", run);
   alloc->record.task_id = task.record.task_id;
   alloc->record.state = AllocationState::kQueued;
   alloc->token = RandomHex(32);
   alloc->record.token_hash = Sha256Hex(alloc->token);
-  alloc->record.slots = slots;
+  alloc->record.slots = task.spec->Job().slots;
   alloc->record.start_time = std::chrono::system_clock::now();
   alloc->request_order = next_request_order_++;
   RETURN_IF_ERROR(store_.InsertAllocation(alloc->record));
@@ -295,14 +295,11 @@ std::map<std::string, std::string> Cluster::TrialEnvironment(const LiveTrial& tr
   json vars = config.is_object() ? config.value("environment", json::object()).value("environment_variables", json())
                                  : json();
   if (vars.is_object()) vars = vars.value("cpu", json::array());
-  if (vars.is_array()) {
-    for (const json& kv : vars) {
-      if (!kv.is_string()) continue;
-      std::string s = kv;
-      size_t eq = s.find('=');
-      if (eq != std::string::npos) env[s.substr(0, eq)] = s.substr(eq + 1);
-    }
+  std::vector<std::string> entries;
+  for (const json& kv : vars.is_array() ? vars : json::array()) {
+    if (kv.is_string()) entries.push_back(kv);
   }
+  AddEnvironmentVariables(entries, env);
   return env;
 }
 
@@ -575,8 +572,7 @@ void Cluster::AllocationEnded(LiveAllocation& alloc, int exit_code, ExitKind kin
   (void)SaveAllocation(alloc.record);
   ResolvePreemptionWaiters(alloc, true);
   MasterLog(alloc.record.task_id, alloc_id, absl::StrCat("Allocation ", alloc_id, " ", why));
-  AllocationOutcome outcome{.allocation_id = alloc_id,
-                            .exit_code = exit_code,
+  AllocationOutcome outcome{.exit_code = exit_code,
                             .kind = kind,
                             .why = why,
                             .released = alloc.released,

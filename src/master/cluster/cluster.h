@@ -100,7 +100,6 @@ struct JobInfo {
   std::string job_id;
   std::string type = "TYPE_EXPERIMENT";  // TYPE_COMMAND, TYPE_GENERIC, ...
   std::string entity_id;                 // the experiment's id, or the task's
-  int64_t experiment_id = 0;             // 0 for other jobs
   std::string name;
   std::string username;
   int64_t user_id = 0;
@@ -190,7 +189,8 @@ class Cluster {
   // The trial says it is exiting early (e.g. invalid hyperparameters); a second report is refused.
   void ReportEarlyExit(int64_t trial_id, const std::string& reason, std::function<void(absl::Status)> done);
   // Stores a command or generic task and queues it. Refused before anything is stored: an unknown
-  // pool, or more slots than the pool can ever hold (InvalidArgument naming the field).
+  // pool, more slots than the pool can ever hold, an unknown forked_from (InvalidArgument naming the
+  // field). A fork without a context of its own runs in its parent's.
   void LaunchTask(NewTask request, std::function<void(absl::StatusOr<Task>)> done);
   // Kills a task of any type: its process is killed and it ends CANCELED (a trial: as KillTrial). A
   // task that already ended is left as it is. NotFound for an unknown id.
@@ -246,8 +246,8 @@ class Cluster {
   // The trial's task in the live state; `record` as stored.
   LiveTask& AddTrialTask(LiveTrial& trial, const LiveExperiment& exp, Task record);
   absl::Status RequestAllocation(LiveTrial& trial);
-  // Queues a new allocation of the task (its id: TASK_ID.RUN), for `slots` slots.
-  absl::Status RequestTaskAllocation(LiveTask& task, int run, int slots);
+  // Queues a new allocation of the task (its id: TASK_ID.RUN) for the slots its job asks.
+  absl::Status RequestTaskAllocation(LiveTask& task, int run);
   absl::StatusOr<Task> DoLaunchTask(NewTask& request);
   absl::Status SaveTask(const Task& task);
   // Ends a command or generic task: its record is saved and it leaves the live state.

@@ -271,7 +271,6 @@ void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
     std::map<std::string, JobInfo> by_job;
     for (const auto& [id, exp] : experiments_) {
       JobInfo& job = by_job[exp->experiment.job_id];
-      job.experiment_id = exp->experiment.id;
       job.entity_id = std::to_string(exp->experiment.id);
       job.name = exp->experiment.name;
       job.username = exp->experiment.username;

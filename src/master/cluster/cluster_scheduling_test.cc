@@ -217,29 +217,29 @@ TEST_F(ClusterSchedulingTest, TheJobQueueShowsOrderStateAndJobsAheadAndUpdatesRe
   int64_t third = CreateExperimentFrom(Yaml("{}"));
   std::vector<JobInfo> jobs = Jobs();
   ASSERT_EQ(jobs.size(), 3u);
-  EXPECT_EQ(jobs[0].experiment_id, first);
+  EXPECT_EQ(jobs[0].entity_id, std::to_string(first));
   EXPECT_EQ(jobs[0].state, "STATE_SCHEDULED");
   EXPECT_EQ(jobs[0].allocated_slots, 1);
-  EXPECT_EQ(jobs[1].experiment_id, second);
+  EXPECT_EQ(jobs[1].entity_id, std::to_string(second));
   EXPECT_EQ(jobs[1].state, "STATE_QUEUED");
   EXPECT_EQ(jobs[1].jobs_ahead, 1);
-  EXPECT_EQ(jobs[2].experiment_id, third);
+  EXPECT_EQ(jobs[2].entity_id, std::to_string(third));
   EXPECT_EQ(jobs[2].priority, 42) << "the pool's default priority";
 
   // Preemption is on: raising the third job above the running one preempts it.
   ASSERT_TRUE(Update(JobId(third), {.priority = 5}).ok());
-  EXPECT_EQ(Jobs()[0].experiment_id, third);
+  EXPECT_EQ(Jobs()[0].entity_id, std::to_string(third));
   EXPECT_TRUE(Preempted(Starts(*conn)[0].allocation_id));
   auto config = nlohmann::json::parse(store_->GetExperiment(third)->config_json);
   EXPECT_EQ(config["resources"]["priority"], 5) << "stored, for a restarted master";
 
   ASSERT_TRUE(Update(JobId(second), {.behind_of = JobId(first)}).ok());
   jobs = Jobs();
-  EXPECT_EQ(jobs[1].experiment_id, first);
-  EXPECT_EQ(jobs[2].experiment_id, second);
+  EXPECT_EQ(jobs[1].entity_id, std::to_string(first));
+  EXPECT_EQ(jobs[2].entity_id, std::to_string(second));
   ASSERT_TRUE(Update(JobId(second), {.ahead_of = JobId(first)}).ok());
   jobs = Jobs();
-  EXPECT_EQ(jobs[1].experiment_id, second);
+  EXPECT_EQ(jobs[1].entity_id, std::to_string(second));
   EXPECT_EQ(jobs[1].priority, 30) << "moving ahead of a job takes its priority";
 
   // A restarted master restores the queue as it was, positions included.
@@ -250,7 +250,7 @@ TEST_F(ClusterSchedulingTest, TheJobQueueShowsOrderStateAndJobsAheadAndUpdatesRe
   std::vector<JobInfo> restored = Jobs();
   ASSERT_EQ(restored.size(), jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
-    EXPECT_EQ(restored[i].experiment_id, jobs[i].experiment_id) << i;
+    EXPECT_EQ(restored[i].entity_id, jobs[i].entity_id) << i;
     EXPECT_EQ(restored[i].priority, jobs[i].priority) << i;
   }
 
@@ -343,7 +343,7 @@ TEST_F(ClusterSchedulingTest, FairShareDividesSlotsByDemandAndWeight) {
   b_yaml.replace(b_yaml.find("weight: 3"), 9, "weight: 1");
   int64_t b = CreateExperimentFrom(b_yaml);
   std::map<int64_t, int> slots;
-  for (const JobInfo& job : Jobs()) slots[job.experiment_id] = job.allocated_slots;
+  for (const JobInfo& job : Jobs()) slots[std::stoll(job.entity_id)] = job.allocated_slots;
   // The first experiment took all 8 slots before the second arrived; fair share preempts down to
   // its share as the second's requests wait.
   int running_a = 0;

@@ -40,10 +40,7 @@ JobAttributes Cluster::CommandSpec::Job() const {
 absl::StatusOr<LaunchSpec> Cluster::CommandSpec::Launch(const Allocation&) {
   LaunchSpec launch;
   launch.entrypoint = config.entrypoint;
-  for (const std::string& kv : config.environment_variables) {
-    size_t eq = kv.find('=');
-    if (eq != std::string::npos) launch.env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  AddEnvironmentVariables(config.environment_variables, launch.env);
   launch.download_context = has_context;
   launch.work_dir = config.work_dir;
   for (const config::BindMount& m : config.bind_mounts) launch.mounts.push_back({m.host_path, m.container_path, m.read_only});
@@ -56,6 +53,15 @@ void Cluster::LaunchTask(NewTask request, std::function<void(absl::StatusOr<Task
 
 absl::StatusOr<Task> Cluster::DoLaunchTask(NewTask& request) {
   ASSIGN_OR_RETURN(api::User owner, store_.GetUser(request.owner_id));
+  if (!request.forked_from.empty()) {
+    // A fork runs in its parent's context unless it brings its own.
+    if (!store_.GetTask(request.forked_from).ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("forkedFrom: no task ", request.forked_from, " to fork from"));
+    }
+    if (request.context_tgz.empty()) {
+      ASSIGN_OR_RETURN(request.context_tgz, store_.GetTaskContext(request.forked_from));
+    }
+  }
   config::CommandConfig& c = request.config;
   // Work that could never start is refused now rather than queued forever.
   ASSIGN_OR_RETURN(c.resource_pool, ResolvePool(c.resource_pool, c.slots));
@@ -87,14 +93,13 @@ absl::StatusOr<Task> Cluster::DoLaunchTask(NewTask& request) {
   task->spec = std::move(spec);
   LiveTask& ref = *task;
   tasks_[t.task_id] = std::move(task);
-  const int slots = static_cast<CommandSpec&>(*ref.spec).config.slots;
-  if (absl::Status st = RequestTaskAllocation(ref, 1, slots); !st.ok()) {
+  const JobAttributes job = ref.spec->Job();
+  if (absl::Status st = RequestTaskAllocation(ref, 1); !st.ok()) {
     FinishTask(ref, TaskState::kError, absl::StrCat("could not be queued: ", st.message()), std::nullopt);
     return st;
   }
   MasterLog(ref.record.task_id, ref.allocation_id,
-            absl::StrCat(ref.spec->Label(), " queued: waiting for ", slots, " slot(s) in pool ",
-                         static_cast<CommandSpec&>(*ref.spec).config.resource_pool));
+            absl::StrCat(ref.spec->Label(), " queued: waiting for ", job.slots, " slot(s) in pool ", job.resource_pool));
   spdlog::info("{} created by {}", ref.spec->Label(), owner.username);
   Task created = ref.record;
   Schedule();
@@ -185,8 +190,9 @@ void Cluster::SetTaskPaused(const std::string& task_id, bool paused, std::functi
     if (!paused) {
       task.record.state = TaskState::kActive;
       if (absl::Status st = SaveTask(task.record); !st.ok()) return done(st);
-      const config::CommandConfig& c = static_cast<CommandSpec&>(*task.spec).config;
-      if (absl::Status st = RequestTaskAllocation(task, task.runs + 1, c.slots); !st.ok()) return done(st);
+      if (absl::Status st = RequestTaskAllocation(task, task.runs + 1); !st.ok()) {
+        return done(st);
+      }
       MasterLog(task_id, task.allocation_id, absl::StrCat(task.spec->Label(), " is unpaused: queued again"));
       Schedule();
       return done(absl::OkStatus());
@@ -261,7 +267,7 @@ absl::Status Cluster::RecoverTask(Task stored) {
                last->exit_code);
     return absl::OkStatus();
   }
-  return RequestTaskAllocation(ref, ref.runs + 1, static_cast<CommandSpec&>(*ref.spec).config.slots);
+  return RequestTaskAllocation(ref, ref.runs + 1);
 }
 
 }  // namespace det::master

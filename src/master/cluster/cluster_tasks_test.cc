@@ -168,6 +168,31 @@ TEST_F(ClusterTasksTest, BadRequestsStoreAndStartNothing) {
   EXPECT_TRUE(store_->ListTasks({.types = {TaskType::kCommand}})->empty());
 }
 
+TEST_F(ClusterTasksTest, AForkRunsInItsParentsContextUnlessItBringsItsOwn) {
+  ConnectAgent("a1", 2);
+  auto parsed = config::ParseCommandConfig({}, nullptr, {{"entrypoint", {"true"}}});
+  ASSERT_TRUE(parsed.ok());
+  auto launch = [&](std::string context, std::string parent) {
+    absl::StatusOr<Task> result = absl::UnknownError("not run");
+    cluster_->LaunchTask({.type = TaskType::kGeneric, .config = *parsed, .context_tgz = std::move(context),
+                          .owner_id = 2, .forked_from = std::move(parent)},
+                         [&](absl::StatusOr<Task> t) { result = t; });
+    loop_.RunPending();
+    return result;
+  };
+  absl::StatusOr<Task> parent = launch("parent-tgz", "");
+  ASSERT_TRUE(parent.ok()) << parent.status();
+  absl::StatusOr<Task> fork = launch("", parent->task_id);
+  ASSERT_TRUE(fork.ok()) << fork.status();
+  EXPECT_EQ(*store_->GetTaskContext(fork->task_id), "parent-tgz");
+  EXPECT_EQ(fork->forked_from, parent->task_id);
+  absl::StatusOr<Task> own = launch("own-tgz", parent->task_id);
+  EXPECT_EQ(*store_->GetTaskContext(own->task_id), "own-tgz");
+  absl::Status unknown = launch("", "nope").status();
+  EXPECT_TRUE(absl::IsInvalidArgument(unknown));
+  EXPECT_NE(unknown.message().find("forkedFrom: no task nope"), std::string::npos) << unknown;
+}
+
 TEST_F(ClusterTasksTest, ARestartedMasterKeepsARunningCommandAndItsQueue) {
   auto conn = ConnectAgent("a1", 1);
   absl::StatusOr<Task> running = Launch({{"entrypoint", {"sleep", "5"}}});

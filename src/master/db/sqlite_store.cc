@@ -687,18 +687,29 @@ absl::StatusOr<Task> SqliteStore::GetTask(const std::string& task_id) {
   return One<Task>(s, ReadTask, absl::StrCat("task ", task_id));
 }
 
-absl::StatusOr<std::vector<Task>> SqliteStore::ListTasks(const TaskFilter& f) {
+namespace {
+
+// The WHERE clause of a task query (empty or starting with "WHERE ") and its text binds, in order.
+std::pair<std::string, std::vector<std::string>> TaskWhere(const TaskFilter& f) {
   std::vector<std::string> where;
-  std::vector<std::string> binds;  // all text, in order
+  std::vector<std::string> binds;
+  auto in = [&](const char* column, const std::vector<std::string>& values, bool negate) {
+    where.push_back(absl::StrCat(column, negate ? " NOT IN (" : " IN (",
+                                 absl::StrJoin(std::vector<std::string>(values.size(), "?"), ","), ")"));
+    binds.insert(binds.end(), values.begin(), values.end());
+  };
   if (!f.types.empty()) {
-    std::vector<std::string> marks;
-    for (TaskType type : f.types) {
-      marks.push_back("?");
-      binds.emplace_back(Name(type));
-    }
-    where.push_back(absl::StrCat("k.task_type IN (", absl::StrJoin(marks, ","), ")"));
+    std::vector<std::string> types;
+    for (TaskType type : f.types) types.emplace_back(Name(type));
+    in("k.task_type", types, false);
   }
-  if (f.live_only) where.push_back("k.state NOT IN ('COMPLETED', 'CANCELED', 'ERROR')");
+  if (f.live_only) {
+    std::vector<std::string> terminal;
+    for (TaskState state : kTaskStates) {
+      if (IsTerminal(state)) terminal.emplace_back(Name(state));
+    }
+    in("k.state", terminal, true);
+  }
   if (!f.owner_ids.empty() || !f.usernames.empty()) {
     std::vector<std::string> who;
     for (int64_t id : f.owner_ids) who.push_back(absl::StrCat("k.owner_id = ", id));
@@ -708,13 +719,19 @@ absl::StatusOr<std::vector<Task>> SqliteStore::ListTasks(const TaskFilter& f) {
     }
     where.push_back(absl::StrCat("(", absl::StrJoin(who, " OR "), ")"));
   }
+  return {where.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(where, " AND ")), std::move(binds)};
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Task>> SqliteStore::ListTasks(const TaskFilter& f) {
+  auto [where, binds] = TaskWhere(f);
   std::string order = f.sort == TaskSort::kDescription ? "k.description"
                       : f.sort == TaskSort::kStartTime ? "k.start_time"
                       : f.sort == TaskSort::kWorkspaceId ? "k.workspace_id"
                                                         : "k.rowid";
   const char* dir = f.descending ? " DESC" : "";
-  std::string sql = absl::StrCat(kTaskColumns, where.empty() ? "" : "WHERE ", absl::StrJoin(where, " AND "),
-                                 " ORDER BY ", order, dir, ", k.rowid", dir);
+  std::string sql = absl::StrCat(kTaskColumns, where, " ORDER BY ", order, dir, ", k.rowid", dir);
   if (f.limit > 0 || f.offset > 0) {
     absl::StrAppend(&sql, " LIMIT ", f.limit > 0 ? f.limit : -1, " OFFSET ", std::max<int64_t>(f.offset, 0));
   }
@@ -722,6 +739,16 @@ absl::StatusOr<std::vector<Task>> SqliteStore::ListTasks(const TaskFilter& f) {
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, sql.c_str()));
   for (size_t i = 0; i < binds.size(); ++i) s.Bind(static_cast<int>(i + 1), binds[i]);
   return All<Task>(s, ReadTask);
+}
+
+absl::StatusOr<int64_t> SqliteStore::CountTasks(const TaskFilter& f) {
+  auto [where, binds] = TaskWhere(f);
+  std::string sql = absl::StrCat("SELECT count(*) FROM tasks k JOIN users u ON u.id = k.owner_id ", where);
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(db_, sql.c_str()));
+  for (size_t i = 0; i < binds.size(); ++i) s.Bind(static_cast<int>(i + 1), binds[i]);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  return row ? s.Int(0) : 0;
 }
 
 absl::StatusOr<std::string> SqliteStore::GetTaskContext(const std::string& task_id) {

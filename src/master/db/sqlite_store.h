@@ -59,6 +59,7 @@ class SqliteStore : public Store {
   absl::Status UpdateTask(const Task& task) override;
   absl::StatusOr<Task> GetTask(const std::string& task_id) override;
   absl::StatusOr<std::vector<Task>> ListTasks(const TaskFilter& filter) override;
+  absl::StatusOr<int64_t> CountTasks(const TaskFilter& filter) override;
   absl::StatusOr<std::string> GetTaskContext(const std::string& task_id) override;
   absl::StatusOr<std::vector<Allocation>> ListAllocations(const std::string& task_id) override;
 

@@ -161,6 +161,9 @@ TEST_F(SqliteStoreTest, TasksRoundTripFilterAndKeepTheirContext) {
   EXPECT_EQ(ids({.owner_ids = {2}}), (std::vector<std::string>{"c1"}));
   EXPECT_EQ(ids({.descending = true, .limit = 1}), (std::vector<std::string>{"g1"}));
   EXPECT_EQ(ids({.offset = 1}), (std::vector<std::string>{"g1"}));
+  EXPECT_EQ(*store_->CountTasks({.offset = 1, .limit = 1}), 2) << "paging does not change the count";
+  EXPECT_EQ(*store_->CountTasks({.live_only = true}), 1);
+  EXPECT_EQ(*store_->CountTasks({.types = {TaskType::kGeneric}, .usernames = {"determined"}}), 0);
 
   ASSERT_TRUE(store_->InsertAllocation({.allocation_id = "c1.1", .task_id = "c1", .token_hash = "x1", .slots = 1,
                                         .start_time = WallTime(std::chrono::seconds(7))})

@@ -262,6 +262,8 @@ class Store {
   // NotFound `task ID not found`.
   virtual absl::StatusOr<Task> GetTask(const std::string& task_id) = 0;
   virtual absl::StatusOr<std::vector<Task>> ListTasks(const TaskFilter& filter) = 0;
+  // How many tasks match, offset and limit ignored.
+  virtual absl::StatusOr<int64_t> CountTasks(const TaskFilter& filter) = 0;
   virtual absl::StatusOr<std::string> GetTaskContext(const std::string& task_id) = 0;
   // A task's allocations, oldest first.
   virtual absl::StatusOr<std::vector<Allocation>> ListAllocations(const std::string& task_id) = 0;

@@ -45,15 +45,17 @@ json CommandResponse(Store& store, const Task& task) {
   return {{"command", CommandJson(task, LatestAllocation(store, task.task_id))}, {"config", config}};
 }
 
-// The task again after a change through the cluster, in `shape`.
-void ReplyWithTask(MasterContext& ctx, const ResponderPtr& r, const std::string& id, absl::Status st, bool command) {
+// {"command": ...} as it is after a change through the cluster.
+void ReplyWithCommand(MasterContext& ctx, const ResponderPtr& r, const std::string& id, absl::Status st) {
   if (!st.ok()) return ReplyError(r, st);
   absl::StatusOr<Task> task = ctx.store.GetTask(id);
   if (!task.ok()) return ReplyError(r, task.status());
-  if (!command) return ReplyJson(r, json::object());
-  json body = CommandResponse(ctx.store, *task);
-  body.erase("config");
-  ReplyJson(r, body);
+  ReplyJson(r, {{"command", CommandJson(*task, LatestAllocation(ctx.store, id))}});
+}
+
+// {} once a change through the cluster is done (the generic-task routes answer nothing else).
+void ReplyDone(const ResponderPtr& r, absl::Status st) {
+  Reply(r, st.ok() ? absl::StatusOr<json>(json::object()) : absl::StatusOr<json>(st));
 }
 
 absl::StatusOr<TaskFilter> ParseCommandListQuery(const HttpRequest& req) {
@@ -91,16 +93,12 @@ absl::StatusOr<TaskFilter> ParseCommandListQuery(const HttpRequest& req) {
 
 absl::StatusOr<json> ListCommands(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(TaskFilter filter, ParseCommandListQuery(req));
-  TaskFilter all = filter;
-  all.offset = 0;
-  all.limit = 0;
   ASSIGN_OR_RETURN(std::vector<Task> page, ctx.store.ListTasks(filter));
-  ASSIGN_OR_RETURN(std::vector<Task> total, ctx.store.ListTasks(all));
+  ASSIGN_OR_RETURN(int64_t total, ctx.store.CountTasks(filter));
   json commands = json::array();
   for (const Task& t : page) commands.push_back(CommandJson(t, LatestAllocation(ctx.store, t.task_id)));
   return json{{"commands", commands},
-              {"pagination", Pagination(filter.offset, filter.limit, static_cast<int64_t>(page.size()),
-                                        static_cast<int64_t>(total.size()))}};
+              {"pagination", Pagination(filter.offset, filter.limit, static_cast<int64_t>(page.size()), total)}};
 }
 
 // A task the caller may change, of `type`.
@@ -129,19 +127,6 @@ void CreateGenericTask(MasterContext& ctx, HttpRequest& req, const ResponderPtr&
   if (!body.ok()) return ReplyError(r, body.status());
   absl::StatusOr<NewTask> request = ParseCreateGenericTask(ctx.config, *body, ctx.max_context_bytes);
   if (!request.ok()) return ReplyError(r, request.status());
-  if (!request->forked_from.empty()) {
-    // A fork runs in its parent's context unless it brings its own.
-    absl::StatusOr<Task> parent = ctx.store.GetTask(request->forked_from);
-    if (!parent.ok()) {
-      return ReplyError(r, absl::InvalidArgumentError(
-                               absl::StrCat("forkedFrom: no task ", request->forked_from, " to fork from")));
-    }
-    if (request->context_tgz.empty()) {
-      absl::StatusOr<std::string> context = ctx.store.GetTaskContext(parent->task_id);
-      if (!context.ok()) return ReplyError(r, context.status());
-      request->context_tgz = std::move(*context);
-    }
-  }
   request->owner_id = req.principal->user_id;
   ctx.cluster.LaunchTask(std::move(*request), [r](absl::StatusOr<Task> task) {
     if (!task.ok()) return ReplyError(r, task.status());
@@ -165,7 +150,7 @@ void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
                std::string id = req.path_params.at("command_id");
                absl::StatusOr<Task> task = TaskForChange(ctx, req, id, TaskType::kCommand);
                if (!task.ok()) return ReplyError(r, task.status());
-               ctx.cluster.KillTask(id, [&ctx, r, id](absl::Status st) { ReplyWithTask(ctx, r, id, st, true); });
+               ctx.cluster.KillTask(id, [&ctx, r, id](absl::Status st) { ReplyWithCommand(ctx, r, id, st); });
              });
   router.Add("POST", "/api/v1/commands/{command_id}/set_priority", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
@@ -181,7 +166,7 @@ void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
                JobChange change;
                change.priority = priority->get<int>();
                ctx.cluster.UpdateJob(task->job_id, change,
-                                     [&ctx, r, id](absl::Status st) { ReplyWithTask(ctx, r, id, st, true); });
+                                     [&ctx, r, id](absl::Status st) { ReplyWithCommand(ctx, r, id, st); });
              });
 
   router.Add("POST", "/api/v1/generic-tasks", Access::kAuthenticated,
@@ -197,7 +182,7 @@ void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
     absl::StatusOr<Task> task = ctx.store.GetTask(id);
     if (!task.ok()) return ReplyError(r, task.status());
     if (absl::Status st = DefaultAuthz().CanChange(*req.principal, ResourceOf(*task)); !st.ok()) return ReplyError(r, st);
-    ctx.cluster.KillTask(id, [&ctx, r, id](absl::Status st) { ReplyWithTask(ctx, r, id, st, false); });
+    ctx.cluster.KillTask(id, [r](absl::Status st) { ReplyDone(r, st); });
   });
   for (const char* verb : {"pause", "unpause"}) {
     bool pause = std::string(verb) == "pause";
@@ -207,7 +192,7 @@ void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
                  absl::StatusOr<Task> task = TaskForChange(ctx, req, id, TaskType::kGeneric);
                  if (!task.ok()) return ReplyError(r, task.status());
                  ctx.cluster.SetTaskPaused(id, pause,
-                                           [&ctx, r, id](absl::Status st) { ReplyWithTask(ctx, r, id, st, false); });
+                                           [r](absl::Status st) { ReplyDone(r, st); });
                });
   }
   router.Add("GET", "/api/v1/tasks/count", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {

@@ -45,7 +45,6 @@ TEST(JobListQueryTest, ParsesAndSelects) {
 TEST(JobJsonTest, UpstreamJobFields) {
   JobInfo j;
   j.job_id = "job-1";
-  j.experiment_id = 7;
   j.entity_id = "7";
   j.name = "mnist";
   j.username = "alice";
@@ -149,7 +148,7 @@ TEST(ResourcesPatchTest, PriorityWeightMaxSlots) {
 }
 
 TEST(JobAccessTest, OwnerOrAdmin) {
-  JobInfo j{.job_id = "j", .experiment_id = 4, .username = "alice", .user_id = 2};
+  JobInfo j{.job_id = "j", .username = "alice", .user_id = 2};
   EXPECT_TRUE(CheckCanModifyJob(Principal{.user_id = 2, .username = "alice"}, j).ok());
   EXPECT_TRUE(
       CheckCanModifyJob(Principal{.user_id = 9, .username = "root", .admin = true}, j).ok());

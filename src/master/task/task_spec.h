@@ -47,11 +47,18 @@ struct LaunchSpec {
   std::vector<api::TaskMount> mounts;
 };
 
+// Adds environment_variables entries ("K=V"; an entry without '=' is skipped) to `env`.
+inline void AddEnvironmentVariables(const std::vector<std::string>& entries, std::map<std::string, std::string>& env) {
+  for (const std::string& kv : entries) {
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+}
+
 enum class ExitKind { kProcessExited, kAgentLost };
 
 // How an allocation ended.
 struct AllocationOutcome {
-  std::string allocation_id;
   int exit_code = 0;
   ExitKind kind = ExitKind::kProcessExited;
   std::string why;                // "exited with code 1", "agent a1 was lost", ...

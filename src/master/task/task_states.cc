@@ -5,7 +5,7 @@
 namespace det::master {
 namespace {
 
-constexpr EnumNames<TaskType, 7> kTaskTypes = {{
+constexpr EnumNames<TaskType, 7> kTaskTypeNames = {{
     {TaskType::kTrial, "TRIAL"},
     {TaskType::kCommand, "COMMAND"},
     {TaskType::kNotebook, "NOTEBOOK"},
@@ -15,7 +15,7 @@ constexpr EnumNames<TaskType, 7> kTaskTypes = {{
     {TaskType::kCheckpointGc, "CHECKPOINT_GC"},
 }};
 
-constexpr EnumNames<TaskState, 7> kTaskStates = {{
+constexpr EnumNames<TaskState, 7> kTaskStateNames = {{
     {TaskState::kActive, "ACTIVE"},
     {TaskState::kPaused, "PAUSED"},
     {TaskState::kStoppingPaused, "STOPPING_PAUSED"},
@@ -25,7 +25,7 @@ constexpr EnumNames<TaskState, 7> kTaskStates = {{
     {TaskState::kError, "ERROR"},
 }};
 
-constexpr EnumNames<AllocationState, 5> kAllocationStates = {{
+constexpr EnumNames<AllocationState, 5> kAllocationStateNames = {{
     {AllocationState::kQueued, "QUEUED"},
     {AllocationState::kAssigned, "ASSIGNED"},
     {AllocationState::kRunning, "RUNNING"},
@@ -41,13 +41,13 @@ bool IsTerminal(TaskState state) {
 
 bool IsTerminal(AllocationState state) { return state == AllocationState::kTerminated; }
 
-absl::string_view Name(TaskType type) { return NameIn(kTaskTypes, type); }
-absl::string_view Name(TaskState state) { return NameIn(kTaskStates, state); }
-absl::string_view Name(AllocationState state) { return NameIn(kAllocationStates, state); }
-std::optional<TaskType> ParseTaskType(absl::string_view name) { return ValueIn(kTaskTypes, name); }
-std::optional<TaskState> ParseTaskState(absl::string_view name) { return ValueIn(kTaskStates, name); }
+absl::string_view Name(TaskType type) { return NameIn(kTaskTypeNames, type); }
+absl::string_view Name(TaskState state) { return NameIn(kTaskStateNames, state); }
+absl::string_view Name(AllocationState state) { return NameIn(kAllocationStateNames, state); }
+std::optional<TaskType> ParseTaskType(absl::string_view name) { return ValueIn(kTaskTypeNames, name); }
+std::optional<TaskState> ParseTaskState(absl::string_view name) { return ValueIn(kTaskStateNames, name); }
 std::optional<AllocationState> ParseAllocationState(absl::string_view name) {
-  return ValueIn(kAllocationStates, name);
+  return ValueIn(kAllocationStateNames, name);
 }
 
 bool CanTransition(TaskState from, TaskState to) {

@@ -25,6 +25,12 @@ enum class TaskState {
 // One run of a task on the cluster (upstream's allocation states, QUEUED = PENDING).
 enum class AllocationState { kQueued, kAssigned, kRunning, kTerminating, kTerminated };
 
+// Every TaskState, in declaration order.
+inline constexpr TaskState kTaskStates[] = {TaskState::kActive,           TaskState::kPaused,
+                                            TaskState::kStoppingPaused,   TaskState::kStoppingCanceled,
+                                            TaskState::kCompleted,        TaskState::kCanceled,
+                                            TaskState::kError};
+
 bool IsTerminal(TaskState state);
 bool IsTerminal(AllocationState state);
 

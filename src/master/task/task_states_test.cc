@@ -5,12 +5,8 @@
 namespace det::master {
 namespace {
 
-constexpr TaskState kAll[] = {TaskState::kActive,           TaskState::kPaused,    TaskState::kStoppingPaused,
-                              TaskState::kStoppingCanceled, TaskState::kCompleted, TaskState::kCanceled,
-                              TaskState::kError};
-
 TEST(TaskStatesTest, NamesRoundTrip) {
-  for (TaskState s : kAll) EXPECT_EQ(ParseTaskState(Name(s)), s);
+  for (TaskState s : kTaskStates) EXPECT_EQ(ParseTaskState(Name(s)), s);
   for (TaskType t : {TaskType::kTrial, TaskType::kCommand, TaskType::kNotebook, TaskType::kShell,
                      TaskType::kTensorboard, TaskType::kGeneric, TaskType::kCheckpointGc}) {
     EXPECT_EQ(ParseTaskType(Name(t)), t);
@@ -34,7 +30,7 @@ TEST(TaskStatesTest, TerminalStates) {
 }
 
 // Every (from, to) pair of the task state machine, as a table: rows are `from`, columns `to`, in
-// kAll's order (A P SP SC C X E).
+// kTaskStates's order (A P SP SC C X E).
 TEST(TaskStatesTest, TransitionTable) {
   constexpr const char* kTable[] = {
       // A  P  SP SC C  X  E
@@ -46,14 +42,14 @@ TEST(TaskStatesTest, TransitionTable) {
       "0  0  0  0  0  1  0",  // CANCELED
       "0  0  0  0  0  0  1",  // ERROR
   };
-  for (size_t from = 0; from < std::size(kAll); ++from) {
+  for (size_t from = 0; from < std::size(kTaskStates); ++from) {
     std::string row;
     for (char c : std::string(kTable[from])) {
       if (c != ' ') row += c;
     }
-    for (size_t to = 0; to < std::size(kAll); ++to) {
-      EXPECT_EQ(CanTransition(kAll[from], kAll[to]), row[to] == '1')
-          << Name(kAll[from]) << " -> " << Name(kAll[to]);
+    for (size_t to = 0; to < std::size(kTaskStates); ++to) {
+      EXPECT_EQ(CanTransition(kTaskStates[from], kTaskStates[to]), row[to] == '1')
+          << Name(kTaskStates[from]) << " -> " << Name(kTaskStates[to]);
     }
   }
 }
