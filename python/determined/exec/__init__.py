@@ -1,0 +1,1 @@
+"""Programs that run inside tasks: the notebook, shell and TensorBoard runners."""
