@@ -24,4 +24,15 @@ int64_t ToUnixMicros(WallTime t) {
 
 WallTime FromUnixMicros(int64_t micros) { return WallTime(std::chrono::microseconds(micros)); }
 
+absl::StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& text) {
+  absl::Duration d;
+  // absl's parser takes Go's syntax; bare numbers (Go takes "0") and negative durations are refused.
+  const bool bare_number = text.find_first_not_of("0123456789.") == std::string::npos;
+  if (bare_number || !absl::ParseDuration(text, &d) || d < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "\"", text, "\" is not a duration; write a number with a unit, e.g. 30s, 5m, 1h30m (units: ms, s, m, h)"));
+  }
+  return absl::ToChronoMilliseconds(d);
+}
+
 }  // namespace det

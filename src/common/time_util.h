@@ -15,4 +15,8 @@ absl::StatusOr<WallTime> ParseRfc3339(const std::string& text);
 int64_t ToUnixMicros(WallTime t);
 WallTime FromUnixMicros(int64_t micros);
 
+// A Go-style duration ("30s", "5m", "1h30m", "250ms", "1.5h"; units ns, us, ms, s, m, h), as
+// upstream's configs write them. InvalidArgument naming the text otherwise (a bare number too).
+absl::StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& text);
+
 }  // namespace det

@@ -15,4 +15,17 @@ TEST(TimeUtilTest, FormatsAndParsesRfc3339) {
 }
 
 }  // namespace
+TEST(TimeUtilTest, ParsesGoDurations) {
+  EXPECT_EQ(*ParseDuration("30s"), std::chrono::seconds(30));
+  EXPECT_EQ(*ParseDuration("5m"), std::chrono::minutes(5));
+  EXPECT_EQ(*ParseDuration("1h30m"), std::chrono::minutes(90));
+  EXPECT_EQ(*ParseDuration("250ms"), std::chrono::milliseconds(250));
+  EXPECT_EQ(*ParseDuration("1.5h"), std::chrono::minutes(90));
+  for (const char* bad : {"", "30", "5 m", "m", "3x", "-1s"}) {
+    absl::StatusOr<std::chrono::milliseconds> d = ParseDuration(bad);
+    EXPECT_FALSE(d.ok()) << bad;
+    if (!d.ok()) EXPECT_NE(d.status().message().find("is not a duration"), std::string::npos);
+  }
+}
+
 }  // namespace det

@@ -1,6 +1,7 @@
 #include "config/command_config.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/time_util.h"
 #include "config/environment_schema.h"
 #include "config/resources_schema.h"
 #include "config/schema_fields.h"
@@ -20,7 +21,7 @@ const std::vector<Field>& CommandFields() {
       {.name = "tensorboard_args", .kind = Kind::kStringList, .default_value = json::array()},
       {.name = "idle_timeout", .kind = Kind::kString},
       {.name = "notebook_idle_type", .kind = Kind::kEnum, .default_value = "kernels_or_terminals",
-       .allowed = {"kernels", "kernels_or_terminals", "activity"}},
+       .allowed = {"kernels_or_terminals", "kernel_connections", "activity"}},
       {.name = "work_dir", .kind = Kind::kString},
       {.name = "debug", .kind = Kind::kBool, .default_value = false},
       {.name = "pbs", .kind = Kind::kObject, .default_value = json::object()},
@@ -128,6 +129,14 @@ absl::StatusOr<CommandConfig> ParseCommandConfig(const json& defaults, const jso
   if (out.entrypoint.empty() && p.empty()) {
     p.Add("entrypoint", "the command is empty; give the program to run and its arguments");
   }
+  if (config["idle_timeout"].is_string()) {
+    absl::StatusOr<std::chrono::milliseconds> idle = ParseDuration(config["idle_timeout"].get<std::string>());
+    if (idle.ok()) {
+      out.idle_timeout = *idle;
+    } else {
+      p.Add("idle_timeout", std::string(idle.status().message()));
+    }
+  }
   if (!p.empty()) return p.ToStatus();
 
   const json& resources = config["resources"];
@@ -140,6 +149,8 @@ absl::StatusOr<CommandConfig> ParseCommandConfig(const json& defaults, const jso
   out.description = config["description"].get<std::string>();
   if (config["work_dir"].is_string()) out.work_dir = config["work_dir"];
   out.preemption_timeout = config["preemption_timeout"].get<int>();
+  out.notebook_idle_type = config["notebook_idle_type"].get<std::string>();
+  for (const json& a : config["tensorboard_args"]) out.tensorboard_args.push_back(a);
   for (const json& v : config["environment"]["environment_variables"].value("cpu", json::array())) {
     if (v.is_string()) out.environment_variables.push_back(v);
   }

@@ -3,6 +3,7 @@
 // layering (reference §3.3): the master's task_container_defaults, then a template (unknown keys
 // tolerated), then the submitted config (unknown keys refused), each overlaid on the one before:
 // present scalars replace, objects merge key by key, lists are replaced.
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ struct CommandConfig {
   std::string work_dir;
   std::vector<BindMount> bind_mounts;
   int preemption_timeout = 30;  // seconds a stopping process gets before it is killed
+  // Notebooks and TensorBoards: killed after this long without use (unset: never, or the master's
+  // notebook_timeout / tensorboard_timeout).
+  std::optional<std::chrono::milliseconds> idle_timeout;
+  std::string notebook_idle_type = "kernels_or_terminals";
+  std::vector<std::string> tensorboard_args;
 };
 
 // Overlays `top` onto `base` in place (see above).

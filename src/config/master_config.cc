@@ -676,6 +676,9 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
   const bool port_given = top.Has("port");
   out.cluster_name = top.String("cluster_name", "determined");
   out.tensorboard_timeout = static_cast<int>(top.Int("tensorboard_timeout", 300, 0, INT32_MAX));
+  // Seconds; unset (upstream's default) or 0: notebooks without an idle_timeout of their own run on.
+  out.notebook_timeout = static_cast<int>(top.Int("notebook_timeout", 0, 0, INT32_MAX));
+  eff["notebook_timeout"] = out.notebook_timeout > 0 ? nlohmann::json(out.notebook_timeout) : nlohmann::json(nullptr);
   eff.update({{"config_file", out.config_file},
               {"data_dir", out.data_dir},
               {"host", out.host},

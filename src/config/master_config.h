@@ -96,7 +96,8 @@ struct MasterConfig {
   std::string checkpoint_storage_json;       // effective default checkpoint storage
   std::string task_container_defaults_json;  // with upstream defaults filled in
   std::string logging_json;                  // task-log backend, {type: default}
-  int tensorboard_timeout = 300;
+  int tensorboard_timeout = 300;  // seconds a TensorBoard without requests lives (0: forever)
+  int notebook_timeout = 0;       // seconds an unused notebook lives unless it says otherwise (0: forever)
   ResourceManagerConfig resource_manager;
   std::vector<ResourcePoolConfig> resource_pools;  // never empty
   std::vector<std::string> warnings;               // deprecated or unused keys that were accepted

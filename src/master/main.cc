@@ -26,6 +26,8 @@
 #include "master/db/sqlite_store.h"
 #include "master/handlers/routes.h"
 #include "master/http/server.h"
+#include "master/proxy/proxy_resolver.h"
+#include "master/proxy/service_registry.h"
 #include "scheduler/schedule.h"
 #include "master/master_flags.h"
 #include "master/master_log.h"
@@ -129,6 +131,10 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   }
   CheckpointGc checkpoint_gc(**store);
   cluster_options.checkpoint_gc = &checkpoint_gc;
+  ServiceRegistry services;
+  cluster_options.services = &services;
+  cluster_options.notebook_timeout = std::chrono::seconds(config.notebook_timeout);
+  cluster_options.tensorboard_timeout = std::chrono::seconds(config.tensorboard_timeout);
   Cluster cluster(**store, *cluster_loop, std::move(cluster_options));
   if (absl::Status st = cluster.Recover(); !st.ok()) {
     spdlog::error("recovering the cluster state: {}", st.ToString());
@@ -146,6 +152,7 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   Router router(authenticator);
   HttpServer server(io, router, kMaxBodyBytes);
   RegisterAllRoutes(router, server, ctx);
+  server.AddRelay(kProxyPrefix, MakeProxyResolver(services, authenticator, DefaultAuthz()));
   if (config.security.tls_enabled()) {
     if (absl::Status st = server.EnableTls(config.security.tls_cert, config.security.tls_key);
         !st.ok()) {

@@ -571,6 +571,7 @@ void Cluster::AllocationEnded(LiveAllocation& alloc, int exit_code, ExitKind kin
   alloc.record.exit_code = exit_code;
   (void)SaveAllocation(alloc.record);
   ResolvePreemptionWaiters(alloc, true);
+  UnregisterService(alloc);
   MasterLog(alloc.record.task_id, alloc_id, absl::StrCat("Allocation ", alloc_id, " ", why));
   AllocationOutcome outcome{.exit_code = exit_code,
                             .kind = kind,

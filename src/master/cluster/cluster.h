@@ -32,6 +32,7 @@
 namespace det::master {
 
 class CheckpointGc;
+class ServiceRegistry;
 
 // One resource pool the master schedules (config::ResourcePoolConfig, resolved).
 struct PoolOptions {
@@ -59,6 +60,13 @@ struct ClusterOptions {
   // Collects an experiment's checkpoints when it ends (and, after a restart, what was left) and deletes
   // them on request; none (tests): no GC, and a deleted experiment's checkpoints stay in storage.
   CheckpointGc* checkpoint_gc = nullptr;
+  // Where ready allocations' services are registered for the master's proxy; none (tests): nowhere.
+  ServiceRegistry* services = nullptr;
+  // Idle limits of notebooks and TensorBoards without an idle_timeout of their own (0: none), and
+  // how often they are checked.
+  std::chrono::seconds notebook_timeout{0};
+  std::chrono::seconds tensorboard_timeout{300};
+  std::chrono::milliseconds idle_check_interval{1000};
 };
 
 struct NewExperiment {
@@ -69,13 +77,15 @@ struct NewExperiment {
   bool activate = true;
 };
 
-// A command or generic task to start (upstream's LaunchCommand / CreateGenericTask).
+// A command, generic task, notebook, shell or TensorBoard to start (upstream's LaunchCommand,
+// CreateGenericTask, LaunchNotebook, ...).
 struct NewTask {
   TaskType type = TaskType::kCommand;
   config::CommandConfig config;
   std::string context_tgz;  // its context directory, "" for none
   int64_t owner_id = 0;
   std::string forked_from;
+  std::string service_json = "{}";  // Task::service_json
 };
 
 struct AgentIdentity {
@@ -198,6 +208,14 @@ class Cluster {
   // Generic tasks: pause stops the process and leaves the task PAUSED; unpause queues it again.
   // FailedPrecondition for other task types or a task that has ended.
   void SetTaskPaused(const std::string& task_id, bool paused, std::function<void(absl::Status)> done);
+  // The allocation's process serves on `port` of its agent (POST /api/v1/allocations/{id}/ready):
+  // the allocation is ready, and its task's service is registered with the proxy (and stored, so
+  // a restarted master registers it again) until the allocation ends. FailedPrecondition when the
+  // allocation is not running.
+  void AllocationReady(const std::string& allocation_id, int port, std::string user,
+                       std::function<void(absl::Status)> done);
+  // A notebook's report from inside (report_idle): not idle counts as use now, for its idle timeout.
+  void ReportIdle(const std::string& task_id, bool idle, std::function<void(absl::Status)> done);
   // Free-form status text shown as the trial's runnerState.
   void SetRunnerState(int64_t trial_id, const std::string& state, std::function<void(absl::Status)> done);
   // A validation report arrived for the trial: its `avgMetrics` object, fed to the experiment's searcher.
@@ -253,6 +271,13 @@ class Cluster {
   // Ends a command or generic task: its record is saved and it leaves the live state.
   void FinishTask(LiveTask& task, TaskState state, const std::string& exit_status, std::optional<int> exit_code);
   void CommandAllocationEnded(LiveTask& task, const AllocationOutcome& outcome);
+  // The proxy's view of a ready allocation (cluster_services.cc).
+  void RegisterService(const LiveAllocation& alloc);
+  void UnregisterService(const LiveAllocation& alloc);
+  // Kills notebooks and TensorBoards unused for longer than their idle timeout; runs every
+  // idle_check_interval while one is ready.
+  void CheckIdleTasks();
+  void ArmIdleCheck();
   JobAttributes TrialJob(int64_t trial_id) const;
   absl::StatusOr<LaunchSpec> TrialLaunch(int64_t trial_id);
   void TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& outcome);
@@ -342,6 +367,7 @@ class Cluster {
   int64_t next_start_order_ = 1;
   PendingWrites pending_writes_;
   bool pending_writes_retry_scheduled_ = false;
+  bool idle_check_armed_ = false;
 };
 
 }  // namespace det::master

@@ -30,9 +30,12 @@ absl::Status Cluster::Recover() {
       CollectCheckpoints(id);
     }
   }
-  // Commands and generic tasks that had not ended, in the order they were submitted.
-  ASSIGN_OR_RETURN(std::vector<Task> tasks, store_.ListTasks({.types = {TaskType::kCommand, TaskType::kGeneric},
-                                                              .live_only = true}));
+  // Commands, generic tasks, notebooks, shells and TensorBoards that had not ended, in the order
+  // they were submitted.
+  ASSIGN_OR_RETURN(std::vector<Task> tasks,
+                   store_.ListTasks({.types = {TaskType::kCommand, TaskType::kGeneric, TaskType::kNotebook,
+                                               TaskType::kShell, TaskType::kTensorboard},
+                                     .live_only = true}));
   for (const Task& t : tasks) {
     absl::Status st = RecoverTask(t);
     if (st.ok()) continue;
@@ -194,6 +197,12 @@ void Cluster::RestoreRunningAllocation(const Allocation& record, bool stopping) 
     if (p.slot_ids.empty()) agent->zero_slot_allocations.insert(record.allocation_id);
     alloc->running_on.insert(p.agent_id);
   }
+  // Unlike upstream (#3762), its service is reachable again at once (if its agent comes back).
+  RegisterService(*alloc);
+  if (auto t = tasks_.find(record.task_id); t != tasks_.end()) {
+    t->second->last_reported_activity = std::chrono::steady_clock::now();
+  }
+  if (alloc->record.ready) ArmIdleCheck();
   allocations_[record.allocation_id] = std::move(alloc);
 }
 

@@ -64,7 +64,16 @@ struct Cluster::LiveTask {
   std::string allocation_id;  // the live allocation, or ""
   int runs = 0;               // allocations it has had
   std::string user_token;     // the owner's session, for DET_USER_TOKEN (trials: the experiment's)
+  // The last use its process reported (report_idle with idle false); the proxy keeps the other half.
+  std::chrono::steady_clock::time_point last_reported_activity;
+  std::string stop_reason;  // why it is being stopped, when not by request ("killed after 5m0s without use ...")
+  std::optional<std::chrono::milliseconds> idle_timeout;  // notebooks and TensorBoards (IdleTimeoutFor)
 };
+
+// How long a task of `type` may go unused before it is killed: its config's idle_timeout, else the
+// master's notebook_timeout / tensorboard_timeout; nullopt for other types, or no limit.
+std::optional<std::chrono::milliseconds> IdleTimeoutFor(TaskType type, const config::CommandConfig& config,
+                                                        const ClusterOptions& options);
 
 // A trial as a task: the experiment and its searcher decide what its allocations mean.
 class Cluster::TrialSpec : public TaskSpec {

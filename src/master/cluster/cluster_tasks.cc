@@ -17,8 +17,50 @@ namespace det::master {
 
 using nlohmann::json;
 
+namespace {
+
+// "Command", "Notebook", ...: how messages and default descriptions name a task of `type`.
+const char* KindName(TaskType type) {
+  switch (type) {
+    case TaskType::kGeneric:
+      return "Task";
+    case TaskType::kNotebook:
+      return "Notebook";
+    case TaskType::kShell:
+      return "Shell";
+    case TaskType::kTensorboard:
+      return "TensorBoard";
+    default:
+      return "Command";
+  }
+}
+
+// What the runner inside a notebook, shell or TensorBoard reads (docs/interactive.md).
+void AddServiceEnvironment(const Task& task, const config::CommandConfig& config,
+                           std::map<std::string, std::string>& env) {
+  json extra = json::parse(task.service_json, nullptr, false);
+  if (!extra.is_object()) extra = json::object();
+  switch (task.type) {
+    case TaskType::kNotebook:
+      env["DET_NOTEBOOK_TOKEN"] = extra.value("token", "");
+      env["DET_NOTEBOOK_IDLE_TYPE"] = config.notebook_idle_type;
+      break;
+    case TaskType::kShell:
+      env["DET_SHELL_AUTHORIZED_KEY"] = extra.value("public_key", "");
+      break;
+    case TaskType::kTensorboard:
+      env["DET_TENSORBOARD_SOURCES"] = extra.value("sources", json::array()).dump();
+      env["DET_TENSORBOARD_ARGS"] = json(config.tensorboard_args).dump();
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
 std::string Cluster::CommandSpec::Label() const {
-  return absl::StrCat(task_.record.type == TaskType::kGeneric ? "Task " : "Command ", task_.record.task_id);
+  return absl::StrCat(KindName(task_.record.type), " ", task_.record.task_id);
 }
 
 JobAttributes Cluster::CommandSpec::Job() const {
@@ -41,6 +83,7 @@ absl::StatusOr<LaunchSpec> Cluster::CommandSpec::Launch(const Allocation&) {
   LaunchSpec launch;
   launch.entrypoint = config.entrypoint;
   AddEnvironmentVariables(config.environment_variables, launch.env);
+  AddServiceEnvironment(task_.record, config, launch.env);
   launch.download_context = has_context;
   launch.work_dir = config.work_dir;
   for (const config::BindMount& m : config.bind_mounts) launch.mounts.push_back({m.host_path, m.container_path, m.read_only});
@@ -68,7 +111,7 @@ absl::StatusOr<Task> Cluster::DoLaunchTask(NewTask& request) {
   RETURN_IF_ERROR(CheckFits(c.resource_pool, c.slots, /*single_node=*/true));
   c.full["resources"]["resource_pool"] = c.resource_pool;
   if (c.description.empty()) {
-    c.description = absl::StrCat(request.type == TaskType::kGeneric ? "Task (" : "Command (", GeneratePetName(), ")");
+    c.description = absl::StrCat(KindName(request.type), " (", GeneratePetName(), ")");
   }
   c.full["description"] = c.description;
 
@@ -84,7 +127,9 @@ absl::StatusOr<Task> Cluster::DoLaunchTask(NewTask& request) {
   t.state = TaskState::kActive;
   t.start_time = std::chrono::system_clock::now();
   t.forked_from = request.forked_from;
+  t.service_json = request.service_json;
   RETURN_IF_ERROR(store_.InsertTask(t, request.context_tgz));
+  task->idle_timeout = IdleTimeoutFor(t.type, c, options_);
   task->user_token = RandomHex(32);
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(task->user_token), owner.id,
                                     std::chrono::system_clock::now() + options_.user_session_lifetime));
@@ -114,7 +159,8 @@ void Cluster::CommandAllocationEnded(LiveTask& task, const AllocationOutcome& ou
     return;
   }
   if (task.record.state == TaskState::kStoppingCanceled) {
-    return FinishTask(task, TaskState::kCanceled, "killed by request", std::nullopt);
+    return FinishTask(task, TaskState::kCanceled, task.stop_reason.empty() ? "killed by request" : task.stop_reason,
+                      std::nullopt);
   }
   if (outcome.kind == ExitKind::kAgentLost) {
     return FinishTask(task, TaskState::kError, absl::StrCat("its agent was lost (", outcome.why, ")"), std::nullopt);
@@ -225,6 +271,7 @@ absl::Status Cluster::RecoverTask(Task stored) {
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(task->user_token), task->record.owner_id,
                                     std::chrono::system_clock::now() + options_.user_session_lifetime));
   const std::string id = task->record.task_id;
+  task->idle_timeout = IdleTimeoutFor(task->record.type, parsed, options_);
   auto spec = std::make_unique<CommandSpec>(*this, *task, std::move(parsed));
   ASSIGN_OR_RETURN(std::string context, store_.GetTaskContext(id));
   spec->has_context = !context.empty();

@@ -171,7 +171,7 @@ Trial ReadTrial(const SqliteStatement& s) {
 
 constexpr char kTaskColumns[] =
     "SELECT k.task_id, k.task_type, k.owner_id, u.username, k.job_id, k.workspace_id, k.description, k.config, "
-    "k.state, k.start_time, k.end_time, k.exit_status, k.exit_code, k.queue_position, k.forked_from "
+    "k.state, k.start_time, k.end_time, k.exit_status, k.exit_code, k.queue_position, k.forked_from, k.service "
     "FROM tasks k JOIN users u ON u.id = k.owner_id ";
 
 Task ReadTask(const SqliteStatement& s) {
@@ -191,12 +191,13 @@ Task ReadTask(const SqliteStatement& s) {
   if (auto code = s.OptInt(12)) t.exit_code = static_cast<int>(*code);
   if (!s.IsNull(13)) t.queue_position = s.Double(13);
   t.forked_from = s.Text(14);
+  t.service_json = s.Text(15);
   return t;
 }
 
 constexpr char kAllocationColumns[] =
     "SELECT allocation_id, task_id, resource_pool, state, token_hash, agent_id, slots, start_time, end_time, "
-    "exit_code, slot_ids FROM allocations ";
+    "exit_code, slot_ids, is_ready, service_address, service_user FROM allocations ";
 
 Allocation ReadAllocation(const SqliteStatement& s) {
   Allocation a;
@@ -211,6 +212,9 @@ Allocation ReadAllocation(const SqliteStatement& s) {
   a.start_time = FromUnixMicros(s.Int(7));
   a.end_time = OptTime(s, 8);
   if (auto code = s.OptInt(9)) a.exit_code = static_cast<int>(*code);
+  a.ready = s.Int(11) != 0;
+  a.service_address = s.Text(12);
+  a.service_user = s.Text(13);
   // slot_ids holds [{"agent_id", "slot_ids"}, ...]; rows written before gang placement hold the
   // device ids on agent_id only.
   nlohmann::json slots = nlohmann::json::parse(s.Text(10), nullptr, false);
@@ -620,12 +624,14 @@ absl::Status SqliteStore::UpdateAllocation(const Allocation& a) {
   ASSIGN_OR_RETURN(auto s, SqliteStatement::Prepare(
                                db_,
                                "UPDATE allocations SET state = ?, agent_id = ?, end_time = ?, exit_code = ?, "
-                               "slot_ids = ?, resource_pool = ? WHERE allocation_id = ?"));
+                               "slot_ids = ?, resource_pool = ?, is_ready = ?, service_address = ?, service_user = ? "
+                               "WHERE allocation_id = ?"));
   s.Bind(1, std::string(Name(a.state))).Bind(2, FirstAgent(a)).Bind(3, Micros(a.end_time));
   s.Bind(4, a.exit_code ? std::optional<int64_t>(*a.exit_code) : std::nullopt);
   nlohmann::json placements = nlohmann::json::array();
   for (const AgentSlots& p : a.placements) placements.push_back({{"agent_id", p.agent_id}, {"slot_ids", p.slot_ids}});
-  s.Bind(5, placements.dump()).Bind(6, a.resource_pool).Bind(7, a.allocation_id);
+  s.Bind(5, placements.dump()).Bind(6, a.resource_pool).Bind(7, a.ready ? 1 : 0).Bind(8, a.service_address);
+  s.Bind(9, a.service_user).Bind(10, a.allocation_id);
   return s.Run();
 }
 
@@ -657,12 +663,12 @@ absl::Status SqliteStore::InsertTask(const Task& t, const std::string& context_t
                                db_,
                                "INSERT INTO tasks (task_id, task_type, owner_id, job_id, workspace_id, description, "
                                "config, state, start_time, end_time, exit_status, exit_code, queue_position, "
-                               "forked_from, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                               "forked_from, context, service) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   s.Bind(1, t.task_id).Bind(2, std::string(Name(t.type))).Bind(3, t.owner_id).Bind(4, t.job_id);
   s.Bind(5, t.workspace_id).Bind(6, t.description).Bind(7, t.config_json).Bind(8, std::string(Name(t.state)));
   s.Bind(9, Micros(t.start_time)).Bind(10, Micros(t.end_time)).Bind(11, t.exit_status);
   s.Bind(12, t.exit_code ? std::optional<int64_t>(*t.exit_code) : std::nullopt).Bind(13, t.queue_position);
-  s.Bind(14, t.forked_from).BindBlob(15, context_tgz);
+  s.Bind(14, t.forked_from).BindBlob(15, context_tgz).Bind(16, t.service_json);
   return s.Run();
 }
 

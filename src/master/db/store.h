@@ -33,6 +33,9 @@ struct Allocation {
   WallTime start_time;
   std::optional<WallTime> end_time;
   std::optional<int> exit_code;
+  bool ready = false;           // its process said it is serving (POST .../ready)
+  std::string service_address;  // "host:port" it serves on, for the proxy; "" for none
+  std::string service_user;     // the OS user it serves as (a shell's sshd lets only that user in)
 };
 
 // A workload of any type (task_states.h): a trial, a command, a generic task, ...
@@ -52,6 +55,9 @@ struct Task {
   std::optional<int> exit_code;
   std::optional<double> queue_position;  // a job-queue move (see ExperimentPatch)
   std::string forked_from;
+  // What an interactive task was made with, as JSON (written once, at insert): a notebook's
+  // {"token"}, a shell's {"private_key", "public_key"}, a TensorBoard's {"experiment_ids", "trial_ids"}.
+  std::string service_json = "{}";
 };
 
 enum class TaskSort { kId, kDescription, kStartTime, kWorkspaceId };

@@ -1,4 +1,5 @@
 #include "absl/strings/str_cat.h"
+#include "api/wire.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 
@@ -38,6 +39,34 @@ void RegisterAllocationRoutes(Router& router, MasterContext& ctx) {
                                                if (!preempt.ok()) return ReplyError(r, preempt.status());
                                                ReplyJson(r, {{"preempt", *preempt}});
                                              });
+             });
+  // Ours beyond upstream's empty body: {"port": N} registers the service the process serves on port
+  // N of its agent with the proxy (docs/interactive.md); {"user": NAME} is the OS user it runs as.
+  router.Add("POST", "/api/v1/allocations/{allocation_id}/ready", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               if (absl::Status st = CheckOwnAllocation(req); !st.ok()) return ReplyError(r, st);
+               if (req.principal->allocation_id.empty() && !req.principal->admin) {
+                 return ReplyError(r, absl::PermissionDeniedError(
+                                          "only the allocation's own process (its token) reports it ready"));
+               }
+               int port = 0;
+               std::string user;
+               if (!req.body.empty()) {
+                 absl::StatusOr<nlohmann::json> body = JsonBody(req);
+                 if (!body.ok()) return ReplyError(r, body.status());
+                 if (const nlohmann::json* p = api::FindField(*body, "port"); p != nullptr && !p->is_null()) {
+                   if (!p->is_number_integer() || p->get<int64_t>() < 0 || p->get<int64_t>() > 65535) {
+                     return ReplyError(r, absl::InvalidArgumentError(
+                                              absl::StrCat("port: must be a TCP port from 1 to 65535, got ", p->dump())));
+                   }
+                   port = p->get<int>();
+                 }
+                 if (const nlohmann::json* u = api::FindField(*body, "user"); u != nullptr && u->is_string()) user = *u;
+               }
+               ctx.cluster.AllocationReady(req.path_params.at("allocation_id"), port, user, [r](absl::Status st) {
+                 if (!st.ok()) return ReplyError(r, st);
+                 ReplyJson(r, nlohmann::json::object());
+               });
              });
   router.Add("POST", "/api/v1/allocations/{allocation_id}/signals/ack_preemption", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {

@@ -2,7 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/random_id.h"
+#include "common/ssh_keys.h"
 #include "api/wire.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
@@ -34,11 +38,22 @@ json DefaultsFor(const config::MasterConfig& config, const json& submitted, cons
 }
 
 absl::StatusOr<NewTask> ParseLaunchCommand(Store& store, const config::MasterConfig& master, const json& body,
-                                           int64_t max_context_bytes) {
+                                           int64_t max_context_bytes, TaskType type) {
+  const std::string kind = absl::AsciiStrToLower(Name(type));
   json submitted = json::object();
   if (const json* c = api::FindField(body, "config"); c != nullptr && !c->is_null()) {
-    if (!c->is_object()) return absl::InvalidArgumentError("config: must be an object (the command's configuration)");
+    if (!c->is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat("config: must be an object (the ", kind, "'s configuration)"));
+    }
     submitted = *c;
+  }
+  // A notebook, shell or TensorBoard runs its runner (docs/interactive.md), whatever the config says;
+  // a TensorBoard holds no slots.
+  if (type != TaskType::kCommand) {
+    submitted["entrypoint"] = {"python3", "-m", absl::StrCat("determined.exec.", kind)};
+  }
+  if (type == TaskType::kTensorboard && (!submitted.contains("resources") || submitted["resources"].is_object())) {
+    submitted["resources"]["slots"] = 0;
   }
   json tmpl = nullptr;
   if (const json* t = api::FindField(body, "templateName"); t != nullptr && !t->is_null()) {
@@ -54,8 +69,9 @@ absl::StatusOr<NewTask> ParseLaunchCommand(Store& store, const config::MasterCon
     }
   }
   NewTask out;
-  out.type = TaskType::kCommand;
-  ASSIGN_OR_RETURN(out.config, config::ParseCommandConfig(DefaultsFor(master, submitted, tmpl), tmpl, submitted));
+  out.type = type;
+  ASSIGN_OR_RETURN(out.config,
+                   config::ParseCommandConfig(DefaultsFor(master, submitted, tmpl), tmpl, submitted, kind));
   if (const json* files = api::FindField(body, "files"); files != nullptr && !files->is_null() &&
                                                          !(files->is_array() && files->empty())) {
     ASSIGN_OR_RETURN(out.context_tgz, ContextTarGz(*files, "files", "context directory", max_context_bytes));
@@ -82,6 +98,78 @@ absl::StatusOr<NewTask> ParseCreateGenericTask(const config::MasterConfig& maste
     out.forked_from = *fork;
   }
   return out;
+}
+
+namespace {
+
+// The ids in body[field] (numbers or numeric strings, as gateways send int64s).
+absl::StatusOr<std::vector<int64_t>> IdList(const json& body, const char* field) {
+  std::vector<int64_t> ids;
+  const json* list = api::FindField(body, field);
+  if (list == nullptr || list->is_null()) return ids;
+  if (!list->is_array()) return absl::InvalidArgumentError(absl::StrCat(field, ": must be a list of ids"));
+  for (const json& v : *list) {
+    int64_t id = 0;
+    if (v.is_number_integer()) {
+      id = v.get<int64_t>();
+    } else if (!v.is_string() || !absl::SimpleAtoi(v.get<std::string>(), &id)) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": expected ids, got ", v.dump()));
+    }
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+// A TensorBoard's sources: every trial of the experiments, and the trials named, each with its
+// experiment's checkpoint storage (where the harness uploads the trial's event files).
+absl::StatusOr<json> TensorboardSources(Store& store, const json& body) {
+  ASSIGN_OR_RETURN(std::vector<int64_t> experiment_ids, IdList(body, "experimentIds"));
+  ASSIGN_OR_RETURN(std::vector<int64_t> trial_ids, IdList(body, "trialIds"));
+  if (experiment_ids.empty() && trial_ids.empty()) {
+    return absl::InvalidArgumentError("experimentIds or trialIds: give the experiments or trials to show");
+  }
+  std::vector<api::Trial> trials;
+  for (int64_t id : experiment_ids) {
+    absl::StatusOr<std::vector<api::Trial>> of = store.ListTrials(id);
+    if (!store.GetExperiment(id).ok()) return absl::NotFoundError(absl::StrCat("experiment ", id, " not found"));
+    RETURN_IF_ERROR(of.status());
+    trials.insert(trials.end(), of->begin(), of->end());
+  }
+  for (int64_t id : trial_ids) {
+    absl::StatusOr<api::Trial> trial = store.GetTrial(id);
+    if (!trial.ok()) return absl::NotFoundError(absl::StrCat("trial ", id, " not found"));
+    trials.push_back(*trial);
+  }
+  json sources = json::array();
+  std::map<int64_t, json> storage_of;
+  for (const api::Trial& t : trials) {
+    if (!storage_of.count(t.experiment_id)) {
+      ASSIGN_OR_RETURN(api::Experiment exp, store.GetExperiment(t.experiment_id));
+      json config = json::parse(exp.config_json, nullptr, false);
+      storage_of[t.experiment_id] = config.is_object() ? config.value("checkpoint_storage", json()) : json();
+    }
+    sources.push_back({{"experiment_id", t.experiment_id}, {"trial_id", t.id}, {"storage", storage_of[t.experiment_id]}});
+  }
+  return json{{"experiment_ids", experiment_ids}, {"trial_ids", trial_ids}, {"sources", sources}};
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ServiceDataFor(Store& store, TaskType type, const json& body) {
+  switch (type) {
+    case TaskType::kNotebook:
+      return json{{"token", RandomHex(32)}}.dump();
+    case TaskType::kShell: {
+      ASSIGN_OR_RETURN(SshKeyPair keys, GenerateSshKeyPair());
+      return json{{"private_key", keys.private_key}, {"public_key", keys.public_key}}.dump();
+    }
+    case TaskType::kTensorboard: {
+      ASSIGN_OR_RETURN(json sources, TensorboardSources(store, body));
+      return sources.dump();
+    }
+    default:
+      return std::string("{}");
+  }
 }
 
 }  // namespace det::master

@@ -17,10 +17,18 @@ namespace det::master {
 nlohmann::json DefaultsFor(const config::MasterConfig& config, const nlohmann::json& submitted,
                            const nlohmann::json& tmpl);
 
-// POST /api/v1/commands: {config, templateName|template_name, files, data, workspaceId}. The
-// template's config comes from the store (an unknown name is InvalidArgument naming templateName).
+// POST /api/v1/commands (and notebooks, shells, tensorboards, for `type`): {config,
+// templateName|template_name, files, data, workspaceId}. The template's config comes from the store
+// (an unknown name is InvalidArgument naming templateName). Notebooks, shells and TensorBoards run
+// their runner (python3 -m determined.exec.<kind>) whatever the entrypoint; TensorBoards hold 0 slots.
 absl::StatusOr<NewTask> ParseLaunchCommand(Store& store, const config::MasterConfig& config,
-                                           const nlohmann::json& body, int64_t max_context_bytes);
+                                           const nlohmann::json& body, int64_t max_context_bytes,
+                                           TaskType type = TaskType::kCommand);
+
+// What a new task of `type` is made with (Task::service_json): a notebook's token, a shell's key
+// pair, a TensorBoard's sources from the body's experimentIds/trialIds (InvalidArgument when both
+// are empty, NotFound for an unknown id); "{}" for other types.
+absl::StatusOr<std::string> ServiceDataFor(Store& store, TaskType type, const nlohmann::json& body);
 
 // POST /api/v1/generic-tasks: {config: YAML text, contextDirectory: [File], projectId, forkedFrom}.
 absl::StatusOr<NewTask> ParseCreateGenericTask(const config::MasterConfig& config, const nlohmann::json& body,

@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
@@ -26,31 +27,53 @@ std::optional<Allocation> LatestAllocation(Store& store, const std::string& task
   return all->back();
 }
 
-OwnedResource ResourceOf(const Task& task) {
-  return {task.type == TaskType::kCommand ? "command" : "task", task.task_id, task.owner_id};
+// Commands and the interactive kinds share their routes: /api/v1/{plural}[/{id}[/kill|set_priority]].
+struct Kind {
+  TaskType type;
+  const char* plural;    // the path and the list's key
+  const char* singular;  // the object's key and messages
+};
+constexpr Kind kCommandKind{TaskType::kCommand, "commands", "command"};
+constexpr Kind kGenericKind{TaskType::kGeneric, "generic-tasks", "task"};
+constexpr Kind kNotebookKind{TaskType::kNotebook, "notebooks", "notebook"};
+constexpr Kind kKinds[] = {kCommandKind,
+                           kNotebookKind,
+                           {TaskType::kShell, "shells", "shell"},
+                           {TaskType::kTensorboard, "tensorboards", "tensorboard"}};
+
+const char* SingularOf(TaskType type) {
+  for (const Kind& k : kKinds) {
+    if (k.type == type) return k.singular;
+  }
+  return "task";
 }
 
-// The task `id` of `type`; NotFound names the kind ("command abc not found").
-absl::StatusOr<Task> TaskOfType(Store& store, const std::string& id, TaskType type) {
+OwnedResource ResourceOf(const Task& task) { return {SingularOf(task.type), task.task_id, task.owner_id}; }
+
+// The task `id` of `kind`; NotFound names the kind ("command abc not found").
+absl::StatusOr<Task> TaskOfKind(Store& store, const std::string& id, const Kind& kind) {
   absl::StatusOr<Task> task = store.GetTask(id);
-  if (!task.ok() || task->type != type) {
-    return absl::NotFoundError(
-        absl::StrCat(type == TaskType::kCommand ? "command " : "task ", id, " not found"));
-  }
+  if (!task.ok() || task->type != kind.type) return absl::NotFoundError(absl::StrCat(kind.singular, " ", id, " not found"));
   return task;
 }
 
-json CommandResponse(Store& store, const Task& task) {
-  json config = json::parse(task.config_json, nullptr, false);
-  return {{"command", CommandJson(task, LatestAllocation(store, task.task_id))}, {"config", config}};
+json ObjectJson(Store& store, const Task& task) {
+  std::optional<Allocation> latest = LatestAllocation(store, task.task_id);
+  return task.type == TaskType::kCommand ? CommandJson(task, latest) : ServiceTaskJson(task, latest);
 }
 
-// {"command": ...} as it is after a change through the cluster.
-void ReplyWithCommand(MasterContext& ctx, const ResponderPtr& r, const std::string& id, absl::Status st) {
+json KindResponse(Store& store, const Kind& kind, const Task& task) {
+  json config = json::parse(task.config_json, nullptr, false);
+  return {{kind.singular, ObjectJson(store, task)}, {"config", config}};
+}
+
+// {"<kind>": ...} as it is after a change through the cluster.
+void ReplyWithObject(MasterContext& ctx, const ResponderPtr& r, const Kind& kind, const std::string& id,
+                     absl::Status st) {
   if (!st.ok()) return ReplyError(r, st);
   absl::StatusOr<Task> task = ctx.store.GetTask(id);
   if (!task.ok()) return ReplyError(r, task.status());
-  ReplyJson(r, {{"command", CommandJson(*task, LatestAllocation(ctx.store, id))}});
+  ReplyJson(r, {{kind.singular, ObjectJson(ctx.store, *task)}});
 }
 
 // {} once a change through the cluster is done (the generic-task routes answer nothing else).
@@ -58,9 +81,9 @@ void ReplyDone(const ResponderPtr& r, absl::Status st) {
   Reply(r, st.ok() ? absl::StatusOr<json>(json::object()) : absl::StatusOr<json>(st));
 }
 
-absl::StatusOr<TaskFilter> ParseCommandListQuery(const HttpRequest& req) {
+absl::StatusOr<TaskFilter> ParseListQuery(const HttpRequest& req, TaskType type) {
   TaskFilter f;
-  f.types = {TaskType::kCommand};
+  f.types = {type};
   f.usernames = req.QueryAll("users");
   for (const std::string& raw : req.QueryAll("user_ids")) {
     int64_t v = 0;
@@ -91,35 +114,76 @@ absl::StatusOr<TaskFilter> ParseCommandListQuery(const HttpRequest& req) {
   return f;
 }
 
-absl::StatusOr<json> ListCommands(MasterContext& ctx, const HttpRequest& req) {
-  ASSIGN_OR_RETURN(TaskFilter filter, ParseCommandListQuery(req));
+absl::StatusOr<json> ListKind(MasterContext& ctx, const HttpRequest& req, const Kind& kind) {
+  ASSIGN_OR_RETURN(TaskFilter filter, ParseListQuery(req, kind.type));
   ASSIGN_OR_RETURN(std::vector<Task> page, ctx.store.ListTasks(filter));
   ASSIGN_OR_RETURN(int64_t total, ctx.store.CountTasks(filter));
-  json commands = json::array();
-  for (const Task& t : page) commands.push_back(CommandJson(t, LatestAllocation(ctx.store, t.task_id)));
-  return json{{"commands", commands},
+  json objects = json::array();
+  for (const Task& t : page) objects.push_back(ObjectJson(ctx.store, t));
+  return json{{kind.plural, objects},
               {"pagination", Pagination(filter.offset, filter.limit, static_cast<int64_t>(page.size()), total)}};
 }
 
-// A task the caller may change, of `type`.
-absl::StatusOr<Task> TaskForChange(MasterContext& ctx, const HttpRequest& req, const std::string& id, TaskType type) {
-  ASSIGN_OR_RETURN(Task task, TaskOfType(ctx.store, id, type));
+// A task the caller may change, of `kind`.
+absl::StatusOr<Task> TaskForChange(MasterContext& ctx, const HttpRequest& req, const std::string& id, const Kind& kind) {
+  ASSIGN_OR_RETURN(Task task, TaskOfKind(ctx.store, id, kind));
   RETURN_IF_ERROR(DefaultAuthz().CanChange(*req.principal, ResourceOf(task)));
   return task;
 }
 
-void LaunchCommand(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
+void Launch(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, const Kind& kind) {
   absl::StatusOr<json> body = JsonBody(req);
   if (!body.ok()) return ReplyError(r, body.status());
-  absl::StatusOr<NewTask> request = ParseLaunchCommand(ctx.store, ctx.config, *body, ctx.max_context_bytes);
+  absl::StatusOr<NewTask> request = ParseLaunchCommand(ctx.store, ctx.config, *body, ctx.max_context_bytes, kind.type);
   if (!request.ok()) return ReplyError(r, request.status());
+  if (const json* preview = api::FindField(*body, "preview"); preview != nullptr && preview->is_boolean() &&
+                                                              preview->get<bool>() && kind.type == TaskType::kNotebook) {
+    return ReplyJson(r, {{kind.singular, json::object()}, {"config", request->config.full}});
+  }
+  absl::StatusOr<std::string> service = ServiceDataFor(ctx.store, kind.type, *body);
+  if (!service.ok()) return ReplyError(r, service.status());
+  request->service_json = *std::move(service);
   request->owner_id = req.principal->user_id;
-  ctx.cluster.LaunchTask(std::move(*request), [&ctx, r](absl::StatusOr<Task> task) {
+  ctx.cluster.LaunchTask(std::move(*request), [&ctx, r, kind](absl::StatusOr<Task> task) {
     if (!task.ok()) return ReplyError(r, task.status());
-    json out = CommandResponse(ctx.store, *task);
+    json out = KindResponse(ctx.store, kind, *task);
     out["warnings"] = json::array();
     ReplyJson(r, out);
   });
+}
+
+void RegisterKindRoutes(Router& router, MasterContext& ctx, const Kind& kind) {
+  const std::string base = absl::StrCat("/api/v1/", kind.plural);
+  router.Add("POST", base, Access::kAuthenticated,
+             [&ctx, kind](HttpRequest& req, ResponderPtr r) { Launch(ctx, req, r, kind); });
+  router.Add("GET", base, Access::kAuthenticated,
+             [&ctx, kind](HttpRequest& req, ResponderPtr r) { Reply(r, ListKind(ctx, req, kind)); });
+  router.Add("GET", base + "/{id}", Access::kAuthenticated, [&ctx, kind](HttpRequest& req, ResponderPtr r) {
+    absl::StatusOr<Task> task = TaskOfKind(ctx.store, req.path_params.at("id"), kind);
+    Reply(r, task.ok() ? absl::StatusOr<json>(KindResponse(ctx.store, kind, *task)) : task.status());
+  });
+  router.Add("POST", base + "/{id}/kill", Access::kAuthenticated, [&ctx, kind](HttpRequest& req, ResponderPtr r) {
+    std::string id = req.path_params.at("id");
+    absl::StatusOr<Task> task = TaskForChange(ctx, req, id, kind);
+    if (!task.ok()) return ReplyError(r, task.status());
+    ctx.cluster.KillTask(id, [&ctx, r, kind, id](absl::Status st) { ReplyWithObject(ctx, r, kind, id, st); });
+  });
+  router.Add("POST", base + "/{id}/set_priority", Access::kAuthenticated,
+             [&ctx, kind](HttpRequest& req, ResponderPtr r) {
+               std::string id = req.path_params.at("id");
+               absl::StatusOr<Task> task = TaskForChange(ctx, req, id, kind);
+               if (!task.ok()) return ReplyError(r, task.status());
+               absl::StatusOr<json> body = JsonBody(req);
+               if (!body.ok()) return ReplyError(r, body.status());
+               const json* priority = api::FindField(*body, "priority");
+               if (priority == nullptr || !priority->is_number_integer()) {
+                 return ReplyError(r, absl::InvalidArgumentError("priority: required, an integer from 1 to 99"));
+               }
+               JobChange change;
+               change.priority = priority->get<int>();
+               ctx.cluster.UpdateJob(task->job_id, change,
+                                     [&ctx, r, kind, id](absl::Status st) { ReplyWithObject(ctx, r, kind, id, st); });
+             });
 }
 
 void CreateGenericTask(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
@@ -137,36 +201,27 @@ void CreateGenericTask(MasterContext& ctx, HttpRequest& req, const ResponderPtr&
 }  // namespace
 
 void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
-  router.Add("POST", "/api/v1/commands", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { LaunchCommand(ctx, req, r); });
-  router.Add("GET", "/api/v1/commands", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ListCommands(ctx, req)); });
-  router.Add("GET", "/api/v1/commands/{command_id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<Task> task = TaskOfType(ctx.store, req.path_params.at("command_id"), TaskType::kCommand);
-    Reply(r, task.ok() ? absl::StatusOr<json>(CommandResponse(ctx.store, *task)) : task.status());
-  });
-  router.Add("POST", "/api/v1/commands/{command_id}/kill", Access::kAuthenticated,
+  for (const Kind& kind : kKinds) RegisterKindRoutes(router, ctx, kind);
+  router.Add("PUT", "/api/v1/notebooks/{id}/report_idle", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               std::string id = req.path_params.at("command_id");
-               absl::StatusOr<Task> task = TaskForChange(ctx, req, id, TaskType::kCommand);
-               if (!task.ok()) return ReplyError(r, task.status());
-               ctx.cluster.KillTask(id, [&ctx, r, id](absl::Status st) { ReplyWithCommand(ctx, r, id, st); });
-             });
-  router.Add("POST", "/api/v1/commands/{command_id}/set_priority", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               std::string id = req.path_params.at("command_id");
-               absl::StatusOr<Task> task = TaskForChange(ctx, req, id, TaskType::kCommand);
-               if (!task.ok()) return ReplyError(r, task.status());
+               std::string id = req.path_params.at("id");
                absl::StatusOr<json> body = JsonBody(req);
                if (!body.ok()) return ReplyError(r, body.status());
-               const json* priority = api::FindField(*body, "priority");
-               if (priority == nullptr || !priority->is_number_integer()) {
-                 return ReplyError(r, absl::InvalidArgumentError("priority: required, an integer from 1 to 99"));
+               const json* idle = api::FindField(*body, "idle");
+               if (idle == nullptr || !idle->is_boolean()) {
+                 return ReplyError(r, absl::InvalidArgumentError("idle: required, true or false"));
                }
-               JobChange change;
-               change.priority = priority->get<int>();
-               ctx.cluster.UpdateJob(task->job_id, change,
-                                     [&ctx, r, id](absl::Status st) { ReplyWithCommand(ctx, r, id, st); });
+               absl::StatusOr<Task> task = TaskOfKind(ctx.store, id, kNotebookKind);
+               if (!task.ok()) return ReplyError(r, task.status());
+               // From inside the notebook (its allocation token), or its owner.
+               const Principal& who = *req.principal;
+               if (who.allocation_id.empty()) {
+                 if (absl::Status st = DefaultAuthz().CanChange(who, ResourceOf(*task)); !st.ok()) return ReplyError(r, st);
+               } else if (!absl::StartsWith(who.allocation_id, absl::StrCat(id, "."))) {
+                 return ReplyError(r, absl::PermissionDeniedError(
+                                          absl::StrCat("allocation token is not valid for notebook ", id)));
+               }
+               ctx.cluster.ReportIdle(id, idle->get<bool>(), [r](absl::Status st) { ReplyDone(r, st); });
              });
 
   router.Add("POST", "/api/v1/generic-tasks", Access::kAuthenticated,
@@ -189,7 +244,7 @@ void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
     router.Add("POST", absl::StrCat("/api/v1/tasks/{task_id}/", verb), Access::kAuthenticated,
                [&ctx, pause](HttpRequest& req, ResponderPtr r) {
                  std::string id = req.path_params.at("task_id");
-                 absl::StatusOr<Task> task = TaskForChange(ctx, req, id, TaskType::kGeneric);
+                 absl::StatusOr<Task> task = TaskForChange(ctx, req, id, kGenericKind);
                  if (!task.ok()) return ReplyError(r, task.status());
                  ctx.cluster.SetTaskPaused(id, pause,
                                            [r](absl::Status st) { ReplyDone(r, st); });

@@ -37,11 +37,18 @@ json ContainerJson(const Task& task, const std::optional<Allocation>& latest) {
           {"permissionDenied", false}};
 }
 
-json AllocationJson(const Allocation& a) {
+// Whether the task's process says when it is ready (it serves something), rather than being ready
+// as soon as it runs.
+bool ReportsReadiness(TaskType type) {
+  return type == TaskType::kNotebook || type == TaskType::kShell || type == TaskType::kTensorboard;
+}
+
+json AllocationJson(const Allocation& a, TaskType type) {
+  const bool running = a.state == AllocationState::kRunning;
   return {{"taskId", a.task_id},
           {"allocationId", a.allocation_id},
           {"state", absl::StrCat("STATE_", a.state == AllocationState::kQueued ? "PENDING" : Name(a.state))},
-          {"isReady", a.state == AllocationState::kRunning},
+          {"isReady", running && (a.ready || !ReportsReadiness(type))},
           {"startTime", FormatRfc3339(a.start_time)},
           {"endTime", a.end_time ? json(FormatRfc3339(*a.end_time)) : json(nullptr)},
           {"resourcePool", a.resource_pool},
@@ -73,7 +80,7 @@ json CommandJson(const Task& task, const std::optional<Allocation>& latest) {
 
 json TaskJson(const Task& task, const std::vector<Allocation>& allocations) {
   json allocs = json::array();
-  for (const Allocation& a : allocations) allocs.push_back(AllocationJson(a));
+  for (const Allocation& a : allocations) allocs.push_back(AllocationJson(a, task.type));
   return {{"taskId", task.task_id},
           {"taskType", absl::StrCat("TASK_TYPE_", Name(task.type))},
           {"allocations", allocs},
@@ -86,6 +93,41 @@ json TaskJson(const Task& task, const std::vector<Allocation>& allocations) {
           {"description", task.description},
           {"exitStatus", task.exit_status},
           {"exitCode", task.exit_code ? json(*task.exit_code) : json(nullptr)}};
+}
+
+json ServiceTaskJson(const Task& task, const std::optional<Allocation>& latest) {
+  json out = CommandJson(task, latest);
+  json extra = json::parse(task.service_json, nullptr, false);
+  if (!extra.is_object()) extra = json::object();
+  const std::string address = absl::StrCat("/proxy/", task.task_id, "/");
+  switch (task.type) {
+    case TaskType::kNotebook:
+      out["serviceAddress"] = absl::StrCat(address, "?token=", extra.value("token", ""));
+      break;
+    case TaskType::kTensorboard:
+      out["serviceAddress"] = address;
+      out["experimentIds"] = extra.value("experiment_ids", json::array());
+      out["trialIds"] = extra.value("trial_ids", json::array());
+      break;
+    case TaskType::kShell: {
+      out["privateKey"] = extra.value("private_key", "");
+      out["publicKey"] = extra.value("public_key", "");
+      json addresses = json::array();
+      const bool serving = latest && latest->ready && !latest->service_address.empty() && !IsTerminal(latest->state);
+      if (serving) {
+        size_t colon = latest->service_address.rfind(':');
+        addresses.push_back({{"host", latest->service_address.substr(0, colon)},
+                             {"port", std::stoi(latest->service_address.substr(colon + 1))}});
+      }
+      out["addresses"] = addresses;
+      const std::string user = latest && !latest->service_user.empty() ? latest->service_user : "root";
+      out["agentUserGroup"] = {{"user", user}, {"group", user}};
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
 }
 
 }  // namespace det::master

@@ -20,6 +20,11 @@ std::string TaskDisplayState(const Task& task, const std::optional<Allocation>& 
 // `det cmd run` can exit with the command's status.
 nlohmann::json CommandJson(const Task& task, const std::optional<Allocation>& latest);
 
+// A notebook, shell or TensorBoard: CommandJson and its kind's fields (docs/interactive.md):
+// notebook serviceAddress (with ?token=); TensorBoard serviceAddress, experimentIds, trialIds; shell
+// privateKey, publicKey, addresses ([{host, port}] while it serves), agentUserGroup.
+nlohmann::json ServiceTaskJson(const Task& task, const std::optional<Allocation>& latest);
+
 // {taskId, taskType: "TASK_TYPE_COMMAND", allocations: [...], startTime, endTime, taskState,
 // forkedFrom, parentId, noPause}.
 nlohmann::json TaskJson(const Task& task, const std::vector<Allocation>& allocations);

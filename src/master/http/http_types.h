@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace det::master {
@@ -63,6 +64,21 @@ class WebSocketConnection {
   virtual void Send(std::string text) = 0;
   virtual void Close() = 0;
 };
+
+// Where the server relays a request whose path is under a relay prefix (the proxy, /proxy/...).
+struct RelayTarget {
+  std::string host;  // an IP address or a host name
+  int port = 0;
+  // The client's WebSocket carries a raw TCP stream to the backend (binary messages both ways);
+  // otherwise the request itself (HTTP, or a WebSocket upgrade passed through) goes to the backend.
+  bool tcp_over_websocket = false;
+  std::vector<std::string> remove_headers;                       // lower-case names
+  std::vector<std::pair<std::string, std::string>> set_headers;  // added after removal
+  std::string name;  // for errors: "service 7f3e..."
+};
+
+// Decides from a request's head (its body not read yet) where it goes, or answers it (401, 404...).
+using RelayResolver = std::function<std::variant<RelayTarget, HttpResponse>(const HttpRequest& head)>;
 
 struct WebSocketHandlers {
   std::function<void(std::string text)> on_message;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/json_yaml.h"
 #include "api/errors.h"
@@ -52,10 +53,15 @@ void Router::Dispatch(HttpRequest& request, ResponderPtr responder) const {
   std::vector<std::string> segments = Split(request.path);
   bool path_matched = false;
   for (const Route& route : routes_) {
-    if (route.segments.size() != segments.size()) continue;
+    const bool prefix = !route.segments.empty() && route.segments.back() == "*";
+    const size_t fixed = prefix ? route.segments.size() - 1 : route.segments.size();
+    if (prefix ? segments.size() < fixed : segments.size() != fixed) continue;
     std::map<std::string, std::string> params;
+    if (prefix) {
+      params["*"] = absl::StrJoin(segments.begin() + static_cast<std::ptrdiff_t>(fixed), segments.end(), "/");
+    }
     bool match = true;
-    for (size_t i = 0; i < segments.size() && match; ++i) {
+    for (size_t i = 0; i < fixed && match; ++i) {
       const std::string& want = route.segments[i];
       if (want.size() > 2 && want.front() == '{' && want.back() == '}') {
         params[want.substr(1, want.size() - 2)] = segments[i];

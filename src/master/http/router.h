@@ -1,5 +1,7 @@
 #pragma once
 // Maps (method, path pattern) to handlers. Patterns use `{name}` segments: /api/v1/trials/{trial_id}.
+// A last segment `*` makes a prefix route: /det/* takes /det and everything under it, the rest of the
+// path ("a/b.js", or "") in path_params["*"].
 #include <functional>
 #include <string>
 #include <vector>

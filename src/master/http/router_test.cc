@@ -83,5 +83,25 @@ TEST(RouterTest, QueryAcceptsBothSpellings) {
   EXPECT_EQ(*req.Query("timeout_seconds"), "5");
 }
 
+TEST(RouterTest, PrefixRouteTakesEverythingUnderIt) {
+  FakeAuthenticator auth;
+  Router router(auth);
+  std::vector<std::string> rests;
+  router.Add("GET", "/det/*", Access::kPublic, [&](HttpRequest& req, ResponderPtr r) {
+    rests.push_back(req.path_params["*"]);
+    r->Send(JsonResponse(200, "{}"));
+  });
+  auto r = std::make_shared<CapturingResponder>();
+  for (const char* path : {"/det", "/det/index.html", "/det/static/js/a.js"}) {
+    HttpRequest req{.method = "GET", .path = path};
+    router.Dispatch(req, r);
+    EXPECT_EQ(r->response.status, 200) << path;
+  }
+  EXPECT_EQ(rests, (std::vector<std::string>{"", "index.html", "static/js/a.js"}));
+  HttpRequest other{.method = "GET", .path = "/detx/a"};
+  router.Dispatch(other, r);
+  EXPECT_EQ(r->response.status, 404);
+}
+
 }  // namespace
 }  // namespace det::master

@@ -11,14 +11,19 @@
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
 #include <deque>
+#include <limits>
 #include <map>
 #include <type_traits>
 
+#include "master/http/relay_pipes.h"
 #include "master/http/tls_context.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace det::master {
 namespace {
@@ -36,6 +41,14 @@ constexpr bool kIsTls = std::is_same_v<Stream, TlsStream>;
 
 constexpr auto kIdleTimeout = std::chrono::seconds(600);
 constexpr auto kHandshakeTimeout = std::chrono::seconds(30);
+// Request and relayed response heads larger than this are refused (431 / 502).
+constexpr uint32_t kMaxHeaderBytes = 64 << 10;
+constexpr auto kBackendConnectTimeout = std::chrono::seconds(10);
+// Relayed bodies have no size limit. (Boost 1.74's parser takes boost::none for "no limit" but then
+// compares a Content-Length against the empty optional and refuses every sized body.)
+constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
+
+using Relays = std::vector<std::pair<std::string, RelayResolver>>;
 
 std::string PercentDecode(absl::string_view s) {
   std::string out;
@@ -53,7 +66,9 @@ std::string PercentDecode(absl::string_view s) {
   return out;
 }
 
-HttpRequest ToHttpRequest(const http::request<http::string_body>& req) {
+// Everything but the body.
+template <class Body>
+HttpRequest ToHttpRequest(const http::request<Body>& req) {
   HttpRequest out;
   out.method = std::string(req.method_string());
   std::string target(req.target());
@@ -71,8 +86,28 @@ HttpRequest ToHttpRequest(const http::request<http::string_body>& req) {
   for (const auto& field : req) {
     out.headers[absl::AsciiStrToLower(std::string(field.name_string()))] = std::string(field.value());
   }
-  out.body = req.body();
   return out;
+}
+
+// The relay for `path`, or null. A prefix "/proxy/" takes "/proxy/x/..." and "/proxy/x".
+const RelayResolver* FindRelay(const Relays& relays, const std::string& path) {
+  for (const auto& [prefix, resolver] : relays) {
+    absl::string_view bare = absl::string_view(prefix);
+    if (!bare.empty() && bare.back() == '/') bare.remove_suffix(1);
+    if (path == bare || absl::StartsWith(path, prefix)) return &resolver;
+  }
+  return nullptr;
+}
+
+// The Cookie header without the master's own `auth` cookie (backends never see master sessions).
+std::string WithoutAuthCookie(absl::string_view cookies) {
+  std::vector<std::string> kept;
+  for (absl::string_view part : absl::StrSplit(cookies, ';', absl::SkipWhitespace())) {
+    absl::string_view trimmed = absl::StripLeadingAsciiWhitespace(part);
+    if (absl::StartsWith(trimmed, "auth=")) continue;
+    kept.emplace_back(trimmed);
+  }
+  return absl::StrJoin(kept, "; ");
 }
 
 template <class Stream>
@@ -170,8 +205,8 @@ template <class Stream>
 class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
   HttpSession(Stream stream, const Router& router,
-              const std::map<std::string, WebSocketAcceptor>& websockets, size_t max_body)
-      : stream_(std::move(stream)), router_(router), websockets_(websockets), max_body_(max_body) {}
+              const std::map<std::string, WebSocketAcceptor>& websockets, const Relays& relays, size_t max_body)
+      : stream_(std::move(stream)), router_(router), websockets_(websockets), relays_(relays), max_body_(max_body) {}
 
   void Start() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
@@ -342,17 +377,37 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     return address.to_string();
   }
 
+  // The head first: a relayed request streams its body to the backend; any other is read whole.
   void DoRead() {
-    parser_.emplace();
-    parser_->body_limit(max_body_);
+    head_.emplace();
+    head_->header_limit(kMaxHeaderBytes);
     beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
-    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
-      self->OnRead(ec);
+    http::async_read_header(stream_, buffer_, *head_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->OnHeader(ec);
     });
   }
 
-  void OnRead(beast::error_code ec) {
+  void OnHeader(beast::error_code ec) {
     if (ec == http::error::end_of_stream) return Shutdown();
+    if (ec == http::error::header_limit) {
+      HttpResponse r = ErrorResponse(absl::InvalidArgumentError(
+          absl::StrCat("request header exceeds the master's limit of ", kMaxHeaderBytes >> 10, " KiB")));
+      r.status = 431;
+      return WriteResponse(std::move(r), false, 11);
+    }
+    if (ec) return Shutdown();
+    HttpRequest request = ToHttpRequest(head_->get());
+    request.remote_address = PeerAddress();
+    if (const RelayResolver* relay = FindRelay(relays_, request.path)) return Relay(request, *relay);
+    parser_.emplace(std::move(*head_));
+    parser_->body_limit(max_body_);
+    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this(), request = std::move(request)](
+                                                     beast::error_code ec, size_t) mutable {
+      self->OnRead(ec, std::move(request));
+    });
+  }
+
+  void OnRead(beast::error_code ec, HttpRequest request) {
     if (ec == http::error::body_limit) {
       HttpResponse r = ErrorResponse(absl::InvalidArgumentError(absl::StrCat(
           "request body exceeds the master's limit of ", max_body_ / (1 << 20), " MiB")));
@@ -360,8 +415,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     }
     if (ec) return Shutdown();
     http::request<http::string_body> req = parser_->release();
-    HttpRequest request = ToHttpRequest(req);
-    request.remote_address = PeerAddress();
+    request.body = std::move(req.body());
     if (websocket::is_upgrade(req)) {
       auto it = websockets_.find(request.path);
       if (it == websockets_.end()) {
@@ -384,6 +438,239 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     router_.Dispatch(request, responder);
   }
 
+  // --- the relay (HttpServer::AddRelay) ---
+
+  void Relay(const HttpRequest& request, const RelayResolver& resolve) {
+    auto& req = head_->get();
+    std::variant<RelayTarget, HttpResponse> decision = resolve(request);
+    if (auto* answer = std::get_if<HttpResponse>(&decision)) {
+      // A body left unread would be taken for the next request: the connection closes instead.
+      bool has_body = req.chunked() || (req.has_content_length() && req[http::field::content_length] != "0");
+      return WriteResponse(std::move(*answer), req.keep_alive() && !has_body, req.version());
+    }
+    target_ = std::get<RelayTarget>(std::move(decision));
+    upgrade_ = websocket::is_upgrade(req);
+    if (target_.tcp_over_websocket && !upgrade_) {
+      return WriteResponse(ErrorResponse(absl::InvalidArgumentError(absl::StrCat(
+                               target_.name, " is a TCP service: connect with a WebSocket (det shell, det tunnel)"))),
+                           false, req.version());
+    }
+    client_keep_alive_ = req.keep_alive();
+    head_only_ = req.method() == http::verb::head;
+    SetForwardingHeaders(req, request.remote_address);
+    backend_.emplace(stream_.get_executor());
+    backend_->expires_after(kBackendConnectTimeout);
+    beast::error_code bad_address;
+    net::ip::address address = net::ip::make_address(target_.host, bad_address);
+    auto connected = [self = shared_from_this()](beast::error_code ec) { self->OnBackendConnected(ec); };
+    if (!bad_address) {
+      backend_->async_connect(tcp::endpoint(address, static_cast<unsigned short>(target_.port)), connected);
+      return;
+    }
+    auto resolver = std::make_shared<tcp::resolver>(stream_.get_executor());
+    resolver->async_resolve(target_.host, std::to_string(target_.port),
+                            [self = shared_from_this(), resolver, connected](beast::error_code ec,
+                                                                            tcp::resolver::results_type results) {
+                              if (ec) return self->OnBackendConnected(ec);
+                              self->backend_->async_connect(
+                                  results, [connected](beast::error_code ec, const tcp::endpoint&) { connected(ec); });
+                            });
+  }
+
+  void SetForwardingHeaders(http::request<http::empty_body>& req, const std::string& peer) {
+    std::string forwarded_for(req["X-Forwarded-For"]);
+    req.set("X-Forwarded-For", forwarded_for.empty() ? peer : absl::StrCat(forwarded_for, ", ", peer));
+    req.set("X-Real-IP", peer);
+    req.set("X-Forwarded-Proto", kIsTls<Stream> ? (upgrade_ ? "wss" : "https") : (upgrade_ ? "ws" : "http"));
+    if (req.find(http::field::host) != req.end()) req.set("X-Forwarded-Host", req[http::field::host]);
+    if (req.find(http::field::cookie) != req.end()) {
+      std::string cookies = WithoutAuthCookie(std::string(req[http::field::cookie]));
+      if (cookies.empty()) {
+        req.erase(http::field::cookie);
+      } else {
+        req.set(http::field::cookie, cookies);
+      }
+    }
+    for (const std::string& name : target_.remove_headers) req.erase(name);
+    for (const auto& [name, value] : target_.set_headers) req.set(name, value);
+    // One backend connection per request; the client's connection lives on.
+    if (!upgrade_) req.keep_alive(false);
+  }
+
+  HttpResponse BadGateway(const std::string& what) {
+    HttpResponse r = ErrorResponse(absl::UnavailableError(absl::StrCat(target_.name, " at ", target_.host, ":",
+                                                                       target_.port, " ", what)));
+    r.status = 502;
+    return r;
+  }
+
+  void OnBackendConnected(beast::error_code ec) {
+    unsigned version = head_->get().version();
+    if (ec) {
+      backend_.reset();
+      return WriteResponse(BadGateway(absl::StrCat("is not reachable: ", ec.message())), false, version);
+    }
+    backend_->socket().set_option(tcp::no_delay(true), ec);
+    if (target_.tcp_over_websocket) {
+      auto bridge = std::make_shared<relay::WebSocketTcpBridge<Stream>>(std::move(stream_), std::move(*backend_));
+      bridge->Start(head_->get());
+      return;
+    }
+    relay_request_.emplace(std::move(*head_));
+    relay_request_->body_limit(kUnlimited);
+    request_writer_.emplace(relay_request_->get());
+    backend_->expires_after(kIdleTimeout);
+    http::async_write_header(*backend_, *request_writer_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->RelayFailed(self->BadGateway(absl::StrCat("broke off: ", ec.message())));
+      self->RelayRequestBody();
+    });
+  }
+
+  // Copies the request body to the backend a buffer at a time (Beast's relay pattern).
+  void RelayRequestBody() {
+    auto& body = relay_request_->get().body();
+    if (relay_request_->is_done()) {
+      body.data = nullptr;
+      body.size = 0;
+      body.more = false;
+      return WriteRequestBody();
+    }
+    body.data = chunk_.data();
+    body.size = chunk_.size();
+    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
+    http::async_read(stream_, buffer_, *relay_request_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec == http::error::need_buffer) ec = {};
+      if (ec) return self->EndRelay();  // the client went away mid-request
+      auto& body = self->relay_request_->get().body();
+      body.size = self->chunk_.size() - body.size;
+      body.data = self->chunk_.data();
+      body.more = !self->relay_request_->is_done();
+      self->WriteRequestBody();
+    });
+  }
+
+  void WriteRequestBody() {
+    backend_->expires_after(kIdleTimeout);
+    http::async_write(*backend_, *request_writer_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec == http::error::need_buffer) ec = {};
+      if (ec) return self->RelayFailed(self->BadGateway(absl::StrCat("broke off: ", ec.message())));
+      if (!self->relay_request_->is_done() && !self->request_writer_->is_done()) return self->RelayRequestBody();
+      self->ReadResponseHead();
+    });
+  }
+
+  void ReadResponseHead() {
+    relay_response_.emplace();
+    relay_response_->header_limit(kMaxHeaderBytes);
+    relay_response_->body_limit(kUnlimited);
+    if (head_only_) relay_response_->skip(true);
+    backend_->expires_after(kIdleTimeout);
+    http::async_read_header(*backend_, backend_buffer_, *relay_response_,
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (ec) return self->RelayFailed(self->BadGateway(absl::StrCat("gave no answer: ", ec.message())));
+                              self->OnResponseHead();
+                            });
+  }
+
+  void OnResponseHead() {
+    auto& res = relay_response_->get();
+    response_started_ = true;
+    if (upgrade_ && res.result() == http::status::switching_protocols) {
+      response_head_writer_.emplace(res);
+      beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
+      return http::async_write_header(stream_, *response_head_writer_,
+                                      [self = shared_from_this()](beast::error_code ec, size_t) {
+                                        if (ec) return self->EndRelay();
+                                        self->StartPipe();
+                                      });
+    }
+    const int status = res.result_int();
+    const bool bodiless = head_only_ || status / 100 == 1 || status == 204 || status == 304;
+    res.keep_alive(client_keep_alive_ && !upgrade_);
+    // A body that ends when the backend closes is chunked for a client that keeps its connection.
+    if (!bodiless && !res.chunked() && !res.has_content_length() && res.keep_alive()) res.chunked(true);
+    response_writer_.emplace(res);
+    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
+    http::async_write_header(stream_, *response_writer_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->EndRelay();
+      self->RelayResponseBody();
+    });
+  }
+
+  void RelayResponseBody() {
+    auto& body = relay_response_->get().body();
+    if (relay_response_->is_done()) {
+      body.data = nullptr;
+      body.size = 0;
+      body.more = false;
+      return WriteResponseBody();
+    }
+    body.data = chunk_.data();
+    body.size = chunk_.size();
+    backend_->expires_after(kIdleTimeout);
+    http::async_read(*backend_, backend_buffer_, *relay_response_,
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       if (ec == http::error::need_buffer) ec = {};
+                       if (ec) return self->EndRelay();  // the client cannot be told: the head is out
+                       auto& body = self->relay_response_->get().body();
+                       body.size = self->chunk_.size() - body.size;
+                       body.data = self->chunk_.data();
+                       body.more = !self->relay_response_->is_done();
+                       self->WriteResponseBody();
+                     });
+  }
+
+  void WriteResponseBody() {
+    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
+    http::async_write(stream_, *response_writer_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec == http::error::need_buffer) ec = {};
+      if (ec) return self->EndRelay();
+      if (!self->relay_response_->is_done() && !self->response_writer_->is_done()) return self->RelayResponseBody();
+      const bool keep_alive = self->relay_response_->get().keep_alive();
+      self->FinishRelay();
+      if (!keep_alive) return self->Shutdown();
+      self->DoRead();
+    });
+  }
+
+  // After the backend's 101: bytes both ways, with what either side already sent.
+  void StartPipe() {
+    std::string to_backend = beast::buffers_to_string(buffer_.data());
+    std::string to_client = beast::buffers_to_string(backend_buffer_.data());
+    auto pipe = std::make_shared<relay::BytePipe<Stream>>(std::move(stream_), std::move(*backend_),
+                                                          std::move(to_backend), std::move(to_client));
+    FinishRelay();
+    pipe->Start();
+  }
+
+  // The backend failed: an answer when none has started, else the connection ends.
+  void RelayFailed(HttpResponse answer) {
+    if (response_started_) return EndRelay();
+    FinishRelay();
+    WriteResponse(std::move(answer), false, 11);
+  }
+
+  void EndRelay() {
+    FinishRelay();
+    relay::CloseLowest(stream_);
+  }
+
+  void FinishRelay() {
+    if (backend_) {
+      beast::error_code ignored;
+      backend_->socket().shutdown(tcp::socket::shutdown_both, ignored);
+      backend_->close();
+    }
+    backend_.reset();
+    response_writer_.reset();
+    response_head_writer_.reset();
+    relay_response_.reset();
+    request_writer_.reset();
+    relay_request_.reset();
+    backend_buffer_.consume(backend_buffer_.size());
+    response_started_ = false;
+  }
+
   void Shutdown() {
     if constexpr (kIsTls<Stream>) {
       // close_notify, then the socket; a peer that never answers is cut off by the timeout.
@@ -400,10 +687,26 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
 
   Stream stream_;
   beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::empty_body>> head_;
   std::optional<http::request_parser<http::string_body>> parser_;
   const Router& router_;
   const std::map<std::string, WebSocketAcceptor>& websockets_;
+  const Relays& relays_;
   size_t max_body_;
+  // The relay's state, for the one request being relayed.
+  RelayTarget target_;
+  bool upgrade_ = false;
+  bool client_keep_alive_ = false;
+  bool head_only_ = false;
+  bool response_started_ = false;
+  std::optional<beast::tcp_stream> backend_;
+  beast::flat_buffer backend_buffer_;
+  std::optional<http::request_parser<http::buffer_body>> relay_request_;
+  std::optional<http::request_serializer<http::buffer_body>> request_writer_;
+  std::optional<http::response_parser<http::buffer_body>> relay_response_;
+  std::optional<http::response_serializer<http::buffer_body>> response_writer_;
+  std::optional<http::response_serializer<http::buffer_body>> response_head_writer_;
+  std::array<char, relay::kChunkBytes> chunk_{};
   std::deque<Chunk> chunks_;
   bool header_written_ = false;
   bool writing_chunk_ = false;
@@ -478,11 +781,12 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     beast::error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);
     if (tls) {
-      std::make_shared<HttpSession<TlsStream>>(TlsStream(std::move(socket), *tls), router, websockets, max_body)
+      std::make_shared<HttpSession<TlsStream>>(TlsStream(std::move(socket), *tls), router, websockets, relays,
+                                               max_body)
           ->Start();
     } else {
       std::make_shared<HttpSession<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), router, websockets,
-                                                       max_body)
+                                                       relays, max_body)
           ->Start();
     }
   }
@@ -493,6 +797,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   const Router& router;
   size_t max_body;
   std::map<std::string, WebSocketAcceptor> websockets;
+  Relays relays;
 };
 
 HttpServer::HttpServer(net::io_context& io, const Router& router, size_t max_body_bytes)
@@ -502,6 +807,10 @@ HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::AddWebSocket(std::string path, WebSocketAcceptor acceptor) {
   impl_->websockets[std::move(path)] = std::move(acceptor);
+}
+
+void HttpServer::AddRelay(std::string prefix, RelayResolver resolver) {
+  impl_->relays.emplace_back(std::move(prefix), std::move(resolver));
 }
 
 absl::Status HttpServer::EnableTls(const std::string& cert_file, const std::string& key_file) {

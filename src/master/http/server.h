@@ -27,6 +27,11 @@ class HttpServer {
   ~HttpServer();
 
   void AddWebSocket(std::string path, WebSocketAcceptor acceptor);
+  // Relays every request whose path is `prefix` or under it ("/proxy/": any method, any depth) to
+  // where `resolver` says, streaming bodies both ways (nothing is read whole into memory), passing
+  // WebSocket upgrades through, and setting X-Forwarded-For/-Proto/-Host and X-Real-IP. The path
+  // is forwarded unchanged.
+  void AddRelay(std::string prefix, RelayResolver resolver);
   // Serves HTTPS/WSS with the PEM certificate chain and private key in these files (call before
   // Listen). InvalidArgument naming the file when one cannot be read or they do not match.
   absl::Status EnableTls(const std::string& cert_file, const std::string& key_file);

@@ -1,0 +1,148 @@
+// The cluster actor's side of the proxy: ready allocations' services (registered with the proxy
+// and stored with the allocation), notebooks' idle reports, and the idle timeout of notebooks and
+// TensorBoards.
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "master/cluster/cluster.h"
+#include "master/cluster/cluster_state.h"
+#include "master/proxy/service_registry.h"
+
+namespace det::master {
+namespace {
+
+std::string FormatDuration(std::chrono::milliseconds d) {
+  return absl::FormatDuration(absl::Trunc(absl::FromChrono(d), absl::Seconds(1)));
+}
+
+// "host:port" (the host may be an IPv6 address) into its parts.
+std::optional<std::pair<std::string, int>> SplitAddress(const std::string& address) {
+  size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port)) return std::nullopt;
+  return std::make_pair(address.substr(0, colon), port);
+}
+
+}  // namespace
+
+void Cluster::AllocationReady(const std::string& allocation_id, int port, std::string user,
+                              std::function<void(absl::Status)> done) {
+  loop_.Post([this, allocation_id, port, user = std::move(user), done = std::move(done)] {
+    auto a = allocations_.find(allocation_id);
+    if (a == allocations_.end()) {
+      return done(absl::FailedPreconditionError(absl::StrCat("allocation ", allocation_id, " is not running")));
+    }
+    LiveAllocation& alloc = *a->second;
+    if (alloc.record.placements.empty()) {
+      return done(absl::FailedPreconditionError(absl::StrCat("allocation ", allocation_id, " has not started")));
+    }
+    auto agent = agents_.find(alloc.record.placements.front().agent_id);
+    if (agent == agents_.end() || agent->second->identity.address.empty()) {
+      return done(absl::FailedPreconditionError(
+          absl::StrCat("allocation ", allocation_id, ": the address of its agent is not known")));
+    }
+    alloc.record.ready = true;
+    // Port 0: ready, serving nothing through the proxy.
+    if (port > 0) alloc.record.service_address = absl::StrCat(agent->second->identity.address, ":", port);
+    alloc.record.service_user = user;
+    if (absl::Status st = SaveAllocation(alloc.record); !st.ok()) return done(st);
+    RegisterService(alloc);
+    if (auto t = tasks_.find(alloc.record.task_id); t != tasks_.end()) {
+      t->second->last_reported_activity = std::chrono::steady_clock::now();
+      MasterLog(alloc.record.task_id, allocation_id,
+                port == 0 ? absl::StrCat(t->second->spec->Label(), " is ready")
+                          : absl::StrCat(t->second->spec->Label(), " is ready: serving on ",
+                                         alloc.record.service_address, ", reached at /proxy/",
+                                         alloc.record.task_id, "/"));
+    }
+    ArmIdleCheck();
+    done(absl::OkStatus());
+  });
+}
+
+void Cluster::ReportIdle(const std::string& task_id, bool idle, std::function<void(absl::Status)> done) {
+  loop_.Post([this, task_id, idle, done = std::move(done)] {
+    auto t = tasks_.find(task_id);
+    if (t == tasks_.end()) return done(absl::FailedPreconditionError(absl::StrCat("task ", task_id, " is not running")));
+    if (!idle) t->second->last_reported_activity = std::chrono::steady_clock::now();
+    done(absl::OkStatus());
+  });
+}
+
+void Cluster::RegisterService(const LiveAllocation& alloc) {
+  if (options_.services == nullptr || !alloc.record.ready) return;
+  auto t = tasks_.find(alloc.record.task_id);
+  std::optional<std::pair<std::string, int>> address = SplitAddress(alloc.record.service_address);
+  if (t == tasks_.end() || !address) return;
+  const Task& task = t->second->record;
+  Service service;
+  service.id = task.task_id;
+  service.owner_id = task.owner_id;
+  service.host = address->first;
+  service.port = address->second;
+  service.tcp = task.type == TaskType::kShell;
+  service.unauthenticated = task.type == TaskType::kShell;
+  if (task.type == TaskType::kNotebook) {
+    nlohmann::json extra = nlohmann::json::parse(task.service_json, nullptr, false);
+    if (extra.is_object()) service.token = extra.value("token", "");
+  }
+  options_.services->Register(std::move(service));
+}
+
+void Cluster::UnregisterService(const LiveAllocation& alloc) {
+  if (options_.services != nullptr && alloc.record.ready) options_.services->Unregister(alloc.record.task_id);
+}
+
+std::optional<std::chrono::milliseconds> IdleTimeoutFor(TaskType type, const config::CommandConfig& config,
+                                                        const ClusterOptions& options) {
+  if (type != TaskType::kNotebook && type != TaskType::kTensorboard) return std::nullopt;
+  if (config.idle_timeout) return config.idle_timeout;
+  std::chrono::seconds fallback = type == TaskType::kNotebook ? options.notebook_timeout : options.tensorboard_timeout;
+  if (fallback.count() <= 0) return std::nullopt;
+  return fallback;
+}
+
+void Cluster::ArmIdleCheck() {
+  if (idle_check_armed_ || options_.services == nullptr) return;
+  idle_check_armed_ = true;
+  loop_.PostAfter(options_.idle_check_interval, [this] {
+    idle_check_armed_ = false;
+    CheckIdleTasks();
+  });
+}
+
+void Cluster::CheckIdleTasks() {
+  const auto now = std::chrono::steady_clock::now();
+  bool watching = false;
+  std::vector<std::pair<LiveTask*, LiveAllocation*>> idle;
+  for (auto& [id, task] : tasks_) {
+    if (!task->idle_timeout || task->record.state != TaskState::kActive) continue;
+    auto a = allocations_.find(task->allocation_id);
+    if (a == allocations_.end() || !a->second->record.ready) continue;
+    auto last = std::max(task->last_reported_activity,
+                         options_.services->LastRequested(id).value_or(task->last_reported_activity));
+    if (now - last <= *task->idle_timeout) {
+      watching = true;
+      continue;
+    }
+    task->stop_reason = absl::StrCat(
+        "killed after ", FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(now - last)),
+        " without use (idle_timeout ", FormatDuration(*task->idle_timeout), ")");
+    idle.emplace_back(task.get(), a->second.get());
+  }
+  for (auto [task, alloc] : idle) {
+    MasterLog(task->record.task_id, alloc->record.allocation_id,
+              absl::StrCat(task->spec->Label(), " is idle: ", task->stop_reason));
+    spdlog::info("{} is idle: {}", task->spec->Label(), task->stop_reason);
+    task->record.state = TaskState::kStoppingCanceled;
+    (void)SaveTask(task->record);
+    KillProcesses(*alloc);
+  }
+  if (watching) ArmIdleCheck();
+}
+
+}  // namespace det::master
