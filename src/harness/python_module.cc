@@ -9,7 +9,6 @@
 #include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 
@@ -27,6 +26,7 @@
 #include "harness/session.h"
 #include "harness/shared_fs_storage.h"
 #include "harness/storage_manager.h"
+#include "harness/tensorboard_sync.h"
 #include "harness/train_context.h"
 #include "harness/worker_group.h"
 
@@ -329,6 +329,85 @@ class PyCheckpointContext {
   std::unique_ptr<CheckpointContext> ctx_;
 };
 
+// Files under key prefixes of a checkpoint storage (the TensorBoard runner's downloads).
+class PyStorageManager {
+ public:
+  explicit PyStorageManager(const std::string& storage_json)
+      : storage_(Check(MakeStorageManager(Check(ParseJson(storage_json))))) {}
+
+  int UploadDirectory(const std::string& local_dir, const std::string& prefix) {
+    return Check(NoGil([&] { return storage_->UploadDirectory(local_dir, prefix); }));
+  }
+  void UploadFile(const std::string& local_file, const std::string& prefix,
+                  const std::string& name) {
+    Check(NoGil([&] { return storage_->UploadFile(local_file, prefix, name); }));
+  }
+  // [{"path", "size", "version"}], sorted by path.
+  py::list ListFiles(const std::string& prefix) {
+    std::vector<StoredFile> files = Check(NoGil([&] { return storage_->ListFiles(prefix); }));
+    py::list out;
+    for (const StoredFile& f : files) {
+      py::dict d;
+      d["path"] = f.path;
+      d["size"] = f.size;
+      d["version"] = f.version;
+      out.append(d);
+    }
+    return out;
+  }
+  void DownloadFiles(const std::string& prefix, const std::vector<std::string>& files,
+                     const std::string& local_dir) {
+    Check(NoGil([&] { return storage_->DownloadFiles(prefix, files, local_dir); }));
+  }
+  int DownloadPrefix(const std::string& prefix, const std::string& local_dir) {
+    return Check(NoGil([&] { return storage_->DownloadPrefix(prefix, local_dir); }));
+  }
+  std::string Describe() { return storage_->Describe(); }
+
+ private:
+  std::unique_ptr<StorageManager> storage_;
+};
+
+class PyTensorboardSync {
+ public:
+  PyTensorboardSync(const std::string& storage_json, const std::string& local_dir,
+                    const std::string& key_prefix) {
+    std::shared_ptr<StorageManager> storage =
+        Check(MakeStorageManager(Check(ParseJson(storage_json))));
+    sync_ = Check(TensorboardSync::Create(std::move(storage), local_dir, key_prefix));
+  }
+  int SyncNow() {
+    return Check(NoGil([&] { return sync_->SyncNow(); }));
+  }
+  // `files`: (local path, name under the prefix) pairs.
+  int SyncFiles(const std::vector<std::pair<std::string, std::string>>& files) {
+    std::vector<TensorboardSync::FileToUpload> chosen;
+    for (const auto& [local, name] : files) chosen.push_back({local, name});
+    return Check(NoGil([&] { return sync_->SyncFiles(chosen); }));
+  }
+  void RequestSync() {
+    Check(NoGil([&] { return sync_->RequestSync(); }));
+  }
+  void Flush() {
+    Check(NoGil([&] { return sync_->Flush(); }));
+  }
+  void Close() {
+    Check(NoGil([&] { return sync_->Close(); }));
+  }
+  py::dict Stats() {
+    TensorboardSync::Stats st = sync_->stats();
+    py::dict d;
+    d["syncs"] = st.syncs;
+    d["files_uploaded"] = st.files_uploaded;
+    d["bytes_uploaded"] = st.bytes_uploaded;
+    return d;
+  }
+  std::string KeyPrefix() { return sync_->key_prefix(); }
+
+ private:
+  std::unique_ptr<TensorboardSync> sync_;
+};
+
 class PyPreemptContext {
  public:
   PyPreemptContext(const std::string& master_url, const std::string& token,
@@ -411,6 +490,33 @@ PYBIND11_MODULE(_determined, m) {
       .def("get_metadata", &PyCheckpointContext::GetMetadata, py::arg("uuid"))
       .def("delete", &PyCheckpointContext::Delete, py::arg("uuid"))
       .def("describe", &PyCheckpointContext::Describe);
+
+  m.def("tensorboard_key_prefix", &TensorboardKeyPrefix, py::arg("experiment_id"),
+        py::arg("trial_id"), "tensorboard/experiment/E/trial/T");
+
+  py::class_<PyStorageManager>(m, "StorageManager")
+      .def(py::init<const std::string&>(), py::arg("storage_json"))
+      .def("upload_directory", &PyStorageManager::UploadDirectory, py::arg("local_dir"),
+           py::arg("prefix"))
+      .def("upload_file", &PyStorageManager::UploadFile, py::arg("local_file"), py::arg("prefix"),
+           py::arg("name"))
+      .def("list_files", &PyStorageManager::ListFiles, py::arg("prefix"))
+      .def("download_files", &PyStorageManager::DownloadFiles, py::arg("prefix"), py::arg("files"),
+           py::arg("local_dir"))
+      .def("download_prefix", &PyStorageManager::DownloadPrefix, py::arg("prefix"),
+           py::arg("local_dir"))
+      .def("describe", &PyStorageManager::Describe);
+
+  py::class_<PyTensorboardSync>(m, "TensorboardSync")
+      .def(py::init<const std::string&, const std::string&, const std::string&>(),
+           py::arg("storage_json"), py::arg("local_dir"), py::arg("key_prefix"))
+      .def("sync_now", &PyTensorboardSync::SyncNow)
+      .def("sync_files", &PyTensorboardSync::SyncFiles, py::arg("files"))
+      .def("request_sync", &PyTensorboardSync::RequestSync)
+      .def("flush", &PyTensorboardSync::Flush)
+      .def("close", &PyTensorboardSync::Close)
+      .def("stats", &PyTensorboardSync::Stats)
+      .def_property_readonly("key_prefix", &PyTensorboardSync::KeyPrefix);
 
   py::class_<PyWorkerGroup>(m, "WorkerGroup")
       .def(py::init<int, int, const std::string&, int, double>(), py::arg("rank"), py::arg("size"),

@@ -94,10 +94,11 @@ std::string XmlUnescape(absl::string_view s) {
   return out;
 }
 
-// The unescaped text of every <tag>...</tag> in `xml`, in order. S3's answers are flat enough
-// that this suffices: <Key> appears only in <Contents>, <Code>/<Message> only in <Error>.
-std::vector<std::string> XmlElements(absl::string_view xml, absl::string_view tag) {
-  std::vector<std::string> out;
+// The raw (still escaped) content of every <tag>...</tag> in `xml`, in order. S3's answers are
+// flat enough that this suffices: <Key> appears only in <Contents>, <Code>/<Message> only in
+// <Error>, and <Contents> does not nest.
+std::vector<absl::string_view> XmlRawElements(absl::string_view xml, absl::string_view tag) {
+  std::vector<absl::string_view> out;
   std::string open = absl::StrCat("<", tag, ">");
   std::string close = absl::StrCat("</", tag, ">");
   size_t pos = 0;
@@ -105,9 +106,16 @@ std::vector<std::string> XmlElements(absl::string_view xml, absl::string_view ta
     size_t start = pos + open.size();
     size_t end = xml.find(close, start);
     if (end == absl::string_view::npos) break;
-    out.push_back(XmlUnescape(xml.substr(start, end - start)));
+    out.push_back(xml.substr(start, end - start));
     pos = end + close.size();
   }
+  return out;
+}
+
+// The unescaped text of every <tag>...</tag> in `xml`, in order.
+std::vector<std::string> XmlElements(absl::string_view xml, absl::string_view tag) {
+  std::vector<std::string> out;
+  for (absl::string_view raw : XmlRawElements(xml, tag)) out.push_back(XmlUnescape(raw));
   return out;
 }
 
@@ -410,8 +418,9 @@ absl::Status S3Storage::HttpError(const std::string& method, const std::string& 
   return absl::Status(status_code, msg);
 }
 
-absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(const std::string& key_prefix) {
-  std::vector<std::string> keys;
+absl::StatusOr<std::vector<S3Storage::ObjectInfo>> S3Storage::ListObjects(
+    const std::string& key_prefix) {
+  std::vector<ObjectInfo> objects;
   std::string token;
   while (true) {
     std::vector<std::pair<std::string, std::string>> query = {
@@ -421,7 +430,13 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(const std::string& 
     if (r.status < 200 || r.status >= 300) {
       return HttpError("GET (list)", key_prefix, r);
     }
-    for (std::string& k : XmlElements(r.body, "Key")) keys.push_back(std::move(k));
+    for (absl::string_view contents : XmlRawElements(r.body, "Contents")) {
+      ObjectInfo o;
+      o.key = XmlElement(contents, "Key");
+      if (!absl::SimpleAtoi(XmlElement(contents, "Size"), &o.size)) o.size = 0;
+      o.etag = XmlElement(contents, "ETag");
+      objects.push_back(std::move(o));
+    }
     bool truncated = XmlElement(r.body, "IsTruncated") == "true";
     token = XmlElement(r.body, "NextContinuationToken");
     if (!truncated) break;
@@ -431,6 +446,14 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(const std::string& 
                        ": the answer is truncated but carries no NextContinuationToken"));
     }
   }
+  return objects;
+}
+
+absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(const std::string& key_prefix) {
+  ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, ListObjects(key_prefix));
+  std::vector<std::string> keys;
+  keys.reserve(objects.size());
+  for (ObjectInfo& o : objects) keys.push_back(std::move(o.key));
   return keys;
 }
 
@@ -561,6 +584,64 @@ absl::Status S3Storage::Delete(const std::string& uuid) {
       return absl::Status(st.code(),
                           absl::StrCat("deleting checkpoint ", uuid, ": ", st.message()));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status S3Storage::UploadFile(const fs::path& local_file, const std::string& prefix,
+                                   const std::string& name) {
+  ASSIGN_OR_RETURN(std::string p, NormalizeKeyPrefix(prefix));
+  RETURN_IF_ERROR(ValidateRelativeKey(name));
+  std::error_code ec;
+  absl::Status st = fs::is_regular_file(local_file, ec)
+                        ? Upload(ObjectKey(p, name), local_file)
+                        : absl::NotFoundError(absl::StrCat("no file ", local_file.string()));
+  if (!st.ok()) {
+    return absl::Status(st.code(), absl::StrCat("uploading ", local_file.string(), " as ", p, "/",
+                                                name, " to ", Describe(), ": ", st.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<StoredFile>> S3Storage::ListFiles(const std::string& prefix) {
+  ASSIGN_OR_RETURN(std::string p, NormalizeKeyPrefix(prefix));
+  std::string key_prefix = ObjectKey(p, "");
+  auto objects = ListObjects(key_prefix);
+  if (!objects.ok()) {
+    return absl::Status(objects.status().code(), absl::StrCat("listing ", p, "/ in ", Describe(),
+                                                              ": ", objects.status().message()));
+  }
+  std::vector<StoredFile> out;
+  for (ObjectInfo& o : *objects) {
+    std::string rel = o.key.substr(key_prefix.size());
+    if (!ValidateRelativeKey(rel).ok()) continue;  // a directory marker, or not a path we write
+    out.push_back(StoredFile{std::move(rel), o.size, std::move(o.etag)});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const StoredFile& a, const StoredFile& b) { return a.path < b.path; });
+  return out;
+}
+
+absl::Status S3Storage::DownloadFile(const std::string& prefix, const std::string& name,
+                                     const fs::path& local_file) {
+  ASSIGN_OR_RETURN(std::string p, NormalizeKeyPrefix(prefix));
+  RETURN_IF_ERROR(ValidateRelativeKey(name));
+  // Into a hidden sibling first: a reader of `local_file` (TensorBoard) never sees a part.
+  fs::path partial = PartialSibling(local_file);
+  absl::Status st = MakeDirs(local_file.parent_path());
+  if (st.ok()) st = Download(ObjectKey(p, name), partial);
+  std::error_code ec;
+  if (st.ok()) {
+    fs::rename(partial, local_file, ec);
+    if (ec) {
+      st = absl::InternalError(absl::StrCat("renaming ", partial.string(), " to ",
+                                            local_file.string(), ": ", ec.message()));
+    }
+  }
+  if (!st.ok()) {
+    fs::remove(partial, ec);
+    return absl::Status(st.code(), absl::StrCat("downloading ", p, "/", name, " from ", Describe(),
+                                                " to ", local_file.string(), ": ", st.message()));
   }
   return absl::OkStatus();
 }

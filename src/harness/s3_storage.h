@@ -60,9 +60,27 @@ class S3Storage : public StorageManager {
   // "s3 at s3://bucket/prefix (endpoint http://127.0.0.1:9000)".
   std::string Describe() const override;
 
-  // The object key of `relative` in checkpoint `uuid`: "prefix/UUID/relative".
+  // Files under key prefix P are the objects `prefix/P/relative/path` (PutObject, ListObjectsV2,
+  // GetObject). ListFiles leaves out directory markers ("name/") and keys that are not clean
+  // relative paths under P/; a file's version is its ETag.
+  absl::Status UploadFile(const std::filesystem::path& local_file, const std::string& prefix,
+                          const std::string& name) override;
+  absl::StatusOr<std::vector<StoredFile>> ListFiles(const std::string& prefix) override;
+  absl::Status DownloadFile(const std::string& prefix, const std::string& name,
+                            const std::filesystem::path& local_file) override;
+
+  // The object key of `relative` in checkpoint `uuid`: "prefix/UUID/relative" (also under a key
+  // prefix: "prefix/P/relative").
   std::string ObjectKey(const std::string& uuid, const std::string& relative) const;
-  // Every key starting with `key_prefix` (ListObjectsV2, following continuation tokens).
+  // One object of a listing.
+  struct ObjectInfo {
+    std::string key;
+    int64_t size = 0;
+    std::string etag;
+  };
+  // Every object whose key starts with `key_prefix` (ListObjectsV2, following continuation tokens).
+  absl::StatusOr<std::vector<ObjectInfo>> ListObjects(const std::string& key_prefix);
+  // The keys of ListObjects.
   absl::StatusOr<std::vector<std::string>> ListKeys(const std::string& key_prefix);
 
   const S3Config& config() const { return config_; }

@@ -25,6 +25,7 @@
 
 #include "absl/strings/match.h"
 #include "common/file_util.h"
+#include "harness/storage_files_conformance.h"
 #include "harness/test_util.h"
 
 namespace det::harness {
@@ -209,6 +210,39 @@ TEST_F(S3StorageTest, StoreRestoreDeleteRoundTrip) {
   EXPECT_EQ(storage.DownloadTo(uuid, out.path() / "y").code(), absl::StatusCode::kNotFound);
   EXPECT_FALSE(fs::exists(out.path() / "y"));
   EXPECT_TRUE(storage.Delete(uuid).ok()) << "deleting a deleted checkpoint is not an error";
+}
+
+TEST_F(S3StorageTest, FilesUnderAPrefix) {
+  S3Storage storage(Config("tb-test"));
+  storage.SetListPageSizeForTest(2);  // several ListObjectsV2 pages
+  ExpectFilesUnderPrefixConform(storage);
+  // Objects `prefix/P/name`, beside the checkpoints; no directory markers.
+  auto keys = storage.ListKeys("tb-test/");
+  ASSERT_TRUE(keys.ok()) << keys.status();
+  std::sort(keys->begin(), keys->end());
+  EXPECT_EQ(*keys, (std::vector<std::string>{
+                       "tb-test/tensorboard/experiment/1/trial/1/empty",
+                       "tb-test/tensorboard/experiment/1/trial/1/events.out.tfevents.1.host",
+                       "tb-test/tensorboard/experiment/1/trial/1/odd name $&+=.txt",
+                       "tb-test/tensorboard/experiment/1/trial/1/plugins/profile/run.pb",
+                       "tb-test/tensorboard/experiment/1/trial/10/other",
+                   }));
+  ASSERT_TRUE(storage.Delete("tensorboard").ok());
+}
+
+TEST_F(S3StorageTest, ListingLeavesOutDirectoryMarkers) {
+  S3Storage storage(Config("tb-markers"));
+  // A checkpoint-style upload writes "dir/" markers; they are not files.
+  auto dir = storage.StorePath("p");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  WriteAll(*dir / "sub" / "f", "data");
+  ASSERT_TRUE(storage.PostStore("p", *dir).ok());
+  auto files = storage.ListFiles("p");
+  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_EQ(files->size(), 1u);
+  EXPECT_EQ((*files)[0].path, "sub/f");
+  EXPECT_EQ((*files)[0].size, 4);
+  ASSERT_TRUE(storage.Delete("p").ok());
 }
 
 TEST_F(S3StorageTest, DeleteLeavesOtherCheckpointsAlone) {

@@ -23,6 +23,14 @@ class SharedFsStorage : public StorageManager {
   absl::Status Delete(const std::string& uuid) override;
   std::string Describe() const override;
 
+  // Files under `base/prefix/`. Uploads and downloads copy to a hidden sibling and rename it into
+  // place; ListFiles skips such partial copies (another writer's, in flight).
+  absl::Status UploadFile(const std::filesystem::path& local_file, const std::string& prefix,
+                          const std::string& name) override;
+  absl::StatusOr<std::vector<StoredFile>> ListFiles(const std::string& prefix) override;
+  absl::Status DownloadFile(const std::string& prefix, const std::string& name,
+                            const std::filesystem::path& local_file) override;
+
   const std::filesystem::path& base() const { return base_; }
 
  private:

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/storage_files_conformance.h"
 #include "harness/test_util.h"
 
 namespace det::harness {
@@ -38,6 +39,44 @@ TEST(SharedFsStorageTest, StorageIdsCannotEscapeTheBase) {
   EXPECT_EQ(s.StorePath("../x").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.RestorePath("..").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.Delete("").code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SharedFsStorageTest, FilesUnderAPrefix) {
+  TempDir tmp;
+  SharedFsStorage s(tmp.path() / "base");
+  ExpectFilesUnderPrefixConform(s);
+  // Files sit at base/prefix/name, beside the checkpoints.
+  EXPECT_EQ(
+      ReadFileForTest(tmp.path() / "base/tensorboard/experiment/1/trial/1/plugins/profile/run.pb"),
+      std::string(70000, 'p'));
+  EXPECT_TRUE(fs::exists(tmp.path() / "base/tensorboard/experiment/1/trial/10/other"));
+}
+
+TEST(SharedFsStorageTest, ListingSkipsPartialCopies) {
+  TempDir tmp;
+  SharedFsStorage s(tmp.path());
+  WriteFileForTest(tmp.path() / "p" / "a", "a");
+  WriteFileForTest(PartialSibling(tmp.path() / "p" / "b"), "being written");
+  auto files = s.ListFiles("p");
+  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_EQ(files->size(), 1u);
+  EXPECT_EQ((*files)[0].path, "a");
+}
+
+TEST(StorageKeysTest, PrefixesAndNames) {
+  EXPECT_EQ(*NormalizeKeyPrefix("tensorboard/experiment/1/trial/2/"),
+            "tensorboard/experiment/1/trial/2");
+  EXPECT_EQ(*NormalizeKeyPrefix("a"), "a");
+  for (const std::string& bad : std::vector<std::string>{"", "/", "a//", "/a", "a/./b", "a/../b",
+                                                         "..", std::string("a\0b", 3)}) {
+    auto r = NormalizeKeyPrefix(bad);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+  EXPECT_TRUE(ValidateRelativeKey("a/b.txt").ok());
+  EXPECT_EQ(ValidateRelativeKey("a/").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(IsPartialName(PartialSibling("/x/events.1").filename().string()));
+  EXPECT_FALSE(IsPartialName("events.1"));
+  EXPECT_EQ(PartialSibling("/x/events.1").parent_path(), fs::path("/x"));
 }
 
 TEST(MakeStorageManagerTest, BuildsByType) {

@@ -160,6 +160,31 @@ def _storage_config(
     raise TypeError("checkpoint_storage must be a string, dictionary, or None")
 
 
+def _tensorboard_sync(info: "det.ClusterInfo", tensorboard_path: pathlib.Path) -> Any:
+    """
+    The native uploader of a trial's TensorBoard files into its experiment's checkpoint storage
+    (always the experiment's, even when ``init(checkpoint_storage=...)`` overrides where
+    checkpoints go: the TensorBoard task reads the experiment's), or None with a warning when that
+    storage cannot be used.
+    """
+    import json
+
+    trial = info.trial
+    storage = trial._config.get("checkpoint_storage")
+    lib = native()
+    try:
+        if not isinstance(storage, dict):
+            raise ValueError("the experiment config has no checkpoint_storage section")
+        return lib.TensorboardSync(
+            json.dumps(storage),
+            str(tensorboard_path),
+            lib.tensorboard_key_prefix(trial.experiment_id, trial.trial_id),
+        )
+    except Exception as e:
+        logger.warning(f"TensorBoard files will not be uploaded: {e}")
+        return None
+
+
 def _dummy_init(
     *,
     distributed: Optional[DistributedContext] = None,
@@ -212,14 +237,15 @@ def init(
         checkpoint_storage: a directory path, an ``s3://bucket/prefix`` URL, or a checkpoint_storage
             config dict (not ``shared_fs``), overriding the experiment's checkpoint storage.
         preempt_mode: see :class:`PreemptMode`.
-        tensorboard_mode: see :class:`TensorboardMode` (accepted; TensorBoard files are not
-            written).
+        tensorboard_mode: see :class:`TensorboardMode`: whether the chief uploads the files under
+            ``core_context.train.get_tensorboard_path()`` by itself (AUTO) or only when
+            ``upload_tensorboard_files()`` is called (MANUAL).
         async_checkpointing: accepted for compatibility; checkpoints on local or shared file systems
             are written in place, so there is nothing to upload asynchronously.
     """
     import json
 
-    TensorboardMode(tensorboard_mode)
+    tensorboard_mode = TensorboardMode(tensorboard_mode)
     info = det.get_cluster_info()
     if info is None:
         return _dummy_init(
@@ -264,6 +290,10 @@ def init(
         ),
         trial.trial_id,
         tensorboard_path,
+        _tensorboard_sync(info, tensorboard_path),
+        rank=distributed.rank,
+        # As upstream: in AUTO mode the chief uploads its files; MANUAL leaves it to the user.
+        auto_upload=tensorboard_mode is TensorboardMode.AUTO and distributed.rank == 0,
     )
     storage = _storage_config(checkpoint_storage, info)
     checkpoint = CheckpointContext(
