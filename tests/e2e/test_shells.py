@@ -1,0 +1,91 @@
+"""Shells with a real sshd and a real ssh client, reached only through the master: TCP over the proxy's
+WebSocket with determined.cli.tunnel (upstream's command line and framing) as the ProxyCommand, `det shell`,
+the task's environment in SSH sessions, and a raw client speaking upstream's framing (binary WebSocket
+frames carrying the TCP stream)."""
+import os
+import shutil
+import socket
+import subprocess
+
+import pytest
+
+from conftest import BIN, REPO, local_cluster, wait_for
+
+websocket = pytest.importorskip("websocket", reason="python3-websocket is not installed")
+if not os.path.exists("/usr/sbin/sshd") or not shutil.which("ssh"):
+    pytest.skip("openssh-server/client are not installed (scripts/install-deps.sh installs them)",
+                allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    with local_cluster(tmp_path_factory.mktemp("shell-cluster"), agents=1, slots=1) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def shell(cluster, tmp_path_factory):
+    resp = cluster.session.post(cluster.master_url + "/api/v1/shells",
+                                json={"config": {"environment": {"environment_variables": ["MY_VAR=from the config"]}}},
+                                timeout=60)
+    assert resp.status_code == 200, resp.text
+    sid = resp.json()["shell"]["id"]
+    wait_for(lambda: cluster.get(f"/api/v1/tasks/{sid}")["task"]["allocations"][-1]["isReady"], "the shell",
+             timeout=60)
+    shell = cluster.get(f"/api/v1/shells/{sid}")["shell"]
+    key = tmp_path_factory.mktemp("key") / "id_rsa"
+    key.write_text(shell["privateKey"])
+    key.chmod(0o600)
+    shell["key_file"] = str(key)
+    yield shell
+    cluster.session.post(f"{cluster.master_url}/api/v1/shells/{sid}/kill", timeout=30)
+
+
+def ssh_through_tunnel(cluster, shell, *command):
+    proxy = f"/usr/bin/python3 -m determined.cli.tunnel {cluster.master_url} %h"
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    return subprocess.run(
+        ["ssh", "-o", f"ProxyCommand={proxy}", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+         "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-i", shell["key_file"],
+         f"{shell['agentUserGroup']['user']}@{shell['id']}", *command],
+        capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_ssh_through_the_tunnel_reaches_the_shell_with_its_environment(cluster, shell):
+    assert shell["publicKey"].startswith("ssh-rsa ") and "PRIVATE KEY" in shell["privateKey"]
+    assert shell["addresses"] and shell["addresses"][0]["port"] > 0
+    out = ssh_through_tunnel(cluster, shell, "hostname; echo \"$MY_VAR\"; echo $DET_TASK_ID")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [socket.gethostname(), "from the config", shell["id"]], out.stdout
+
+
+def test_a_client_speaking_upstreams_framing_reaches_sshd(cluster, shell):
+    # Upstream's tunnel: a WebSocket to /proxy/{id}/ whose binary frames carry the raw TCP stream; no session.
+    ws = websocket.create_connection(cluster.master_url.replace("http://", "ws://") + f"/proxy/{shell['id']}/",
+                                     timeout=30)
+    try:
+        ws.send_binary(b"SSH-2.0-upstream-framing-test\r\n")
+        opcode, data = ws.recv_data()
+        assert opcode == websocket.ABNF.OPCODE_BINARY
+        assert data.startswith(b"SSH-2.0-OpenSSH"), data
+    finally:
+        ws.close()
+    # Plain HTTP to a TCP service is refused with a clear message.
+    plain = cluster.session.get(cluster.master_url + f"/proxy/{shell['id']}/", timeout=30)
+    assert plain.status_code == 400 and "TCP service" in plain.text, plain.text
+
+
+def det_has_shell():
+    return "show-ssh-command" in subprocess.run([str(BIN / "det"), "shell", "--help"], capture_output=True, text=True).stdout
+
+
+@pytest.mark.skipif(not det_has_shell(), reason="this det has no shell command")
+def test_det_shell_start_runs_a_command_and_show_ssh_command_runs_as_shown(cluster, shell):
+    started = cluster.det("shell", "start", "--", "hostname", timeout=120)
+    assert socket.gethostname() in started.stdout.splitlines(), started.stdout + started.stderr
+    shown = cluster.det("shell", "show-ssh-command", shell["id"]).stdout.strip().splitlines()[-1]
+    env = dict(os.environ, DET_MASTER=cluster.master_url, DET_AUTH_FILE=str(cluster.auth_file),
+               PATH=f"{BIN}:{os.environ['PATH']}")
+    ran = subprocess.run(f"{shown} -o BatchMode=yes echo shown-command-works", shell=True, capture_output=True,
+                         text=True, timeout=60, env=env)
+    assert "shown-command-works" in ran.stdout, ran.stdout + ran.stderr
