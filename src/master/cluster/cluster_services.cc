@@ -15,8 +15,10 @@
 namespace det::master {
 namespace {
 
+// "4s", "5m", "1h30m"; "150ms" below a second.
 std::string FormatDuration(std::chrono::milliseconds d) {
-  return absl::FormatDuration(absl::Trunc(absl::FromChrono(d), absl::Seconds(1)));
+  absl::Duration unit = d < std::chrono::seconds(1) ? absl::Milliseconds(1) : absl::Seconds(1);
+  return absl::FormatDuration(absl::Trunc(absl::FromChrono(d), unit));
 }
 
 // "host:port" (the host may be an IPv6 address) into its parts.

@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "master/cluster/cluster_test_fixture.h"
+#include "master/proxy/service_registry.h"
+
+#include <thread>
 
 namespace det::master {
 namespace {
@@ -226,6 +229,93 @@ TEST_F(ClusterTasksTest, AnExperimentThatCannotBeRecoveredGivesItsSlotBack) {
   EXPECT_EQ(Kills(*conn2)[0].allocation_id, trial.allocation_id);
   ASSERT_TRUE(Launch({{"entrypoint", {"true"}}}).ok());
   EXPECT_EQ(Starts(*conn2).size(), 1u) << "its slot is free for other work";
+}
+
+class ClusterServicesTest : public ClusterTasksTest {
+ protected:
+  ClusterOptions Options() override {
+    ClusterOptions options = ClusterTasksTest::Options();
+    options.services = &services_;
+    options.idle_check_interval = std::chrono::milliseconds(10);
+    return options;
+  }
+
+  absl::Status Ready(const std::string& allocation_id, int port) {
+    absl::Status result = absl::UnknownError("not run");
+    cluster_->AllocationReady(allocation_id, port, "someone", [&](absl::Status s) { result = s; });
+    loop_.RunPending();
+    return result;
+  }
+
+  ServiceRegistry services_;
+};
+
+TEST_F(ClusterServicesTest, AReadyNotebookIsServedUntilItEndsAndAgainAfterARestart) {
+  auto conn = ConnectAgent("a1", 1);
+  absl::StatusOr<Task> nb = Launch({{"entrypoint", {"x"}}}, TaskType::kNotebook);
+  ASSERT_TRUE(nb.ok()) << nb.status();
+  EXPECT_EQ(nb->description.rfind("Notebook (", 0), 0u) << nb->description;
+  api::StartTask start = Starts(*conn)[0];
+  EXPECT_EQ(start.env.at("DET_NOTEBOOK_IDLE_TYPE"), "kernels_or_terminals");
+  EXPECT_FALSE(services_.Use(nb->task_id)) << "not before it is ready";
+  ASSERT_TRUE(Ready(start.allocation_id, 2900).ok());
+  std::optional<Service> service = services_.Use(nb->task_id);
+  ASSERT_TRUE(service);
+  EXPECT_EQ(service->host, "ip-a1");
+  EXPECT_EQ(service->port, 2900);
+  EXPECT_FALSE(service->tcp);
+  Allocation stored = *store_->GetAllocation(start.allocation_id);
+  EXPECT_TRUE(stored.ready);
+  EXPECT_EQ(stored.service_address, "ip-a1:2900");
+  EXPECT_EQ(stored.service_user, "someone");
+
+  services_.Unregister(nb->task_id);  // what a master that died forgets
+  RestartMaster();
+  EXPECT_TRUE(services_.Use(nb->task_id)) << "registered again from the store";
+  ReconnectAgent("a1", 1, {start.allocation_id});
+  Exit("a1", start.allocation_id, 0);
+  EXPECT_FALSE(services_.Use(nb->task_id)) << "gone with its allocation";
+  EXPECT_EQ(Ready("no-such-allocation", 1).code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(ClusterServicesTest, AnUnusedNotebookIsKilledAfterItsIdleTimeoutAndAUsedOneIsNot) {
+  auto conn = ConnectAgent("a1", 2);
+  absl::StatusOr<Task> unused = Launch({{"entrypoint", {"x"}}, {"idle_timeout", "150ms"}}, TaskType::kNotebook);
+  absl::StatusOr<Task> used = Launch({{"entrypoint", {"x"}}, {"idle_timeout", "150ms"}}, TaskType::kNotebook);
+  ASSERT_TRUE(unused.ok() && used.ok());
+  ASSERT_EQ(Starts(*conn).size(), 2u);
+  ASSERT_TRUE(Ready(Starts(*conn)[0].allocation_id, 2900).ok());
+  ASSERT_TRUE(Ready(Starts(*conn)[1].allocation_id, 2901).ok());
+  for (int i = 0; i < 6; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    cluster_->ReportIdle(used->task_id, false, [](absl::Status) {});
+    loop_.AdvanceBy(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(Kills(*conn).size(), 1u);
+  EXPECT_EQ(Kills(*conn)[0].allocation_id, Starts(*conn)[0].allocation_id);
+  Exit("a1", Starts(*conn)[0].allocation_id, 143);
+  Task ended = Stored(unused->task_id);
+  EXPECT_EQ(ended.state, TaskState::kCanceled);
+  EXPECT_NE(ended.exit_status.find("without use (idle_timeout 150ms)"), std::string::npos) << ended.exit_status;
+  EXPECT_EQ(Stored(used->task_id).state, TaskState::kActive);
+}
+
+TEST_F(ClusterServicesTest, AShellIsATcpServiceAndGetsItsKey) {
+  auto conn = ConnectAgent("a1", 1);
+  config::CommandConfig config = *config::ParseCommandConfig({}, nullptr, {{"entrypoint", {"x"}}});
+  absl::StatusOr<Task> shell = absl::UnknownError("not run");
+  cluster_->LaunchTask({.type = TaskType::kShell, .config = config, .owner_id = 2,
+                        .service_json = R"({"public_key": "ssh-rsa AAAA k"})"},
+                       [&](absl::StatusOr<Task> t) { shell = t; });
+  loop_.RunPending();
+  ASSERT_TRUE(shell.ok()) << shell.status();
+  api::StartTask start = Starts(*conn)[0];
+  EXPECT_EQ(start.env.at("DET_SHELL_AUTHORIZED_KEY"), "ssh-rsa AAAA k");
+  ASSERT_TRUE(Ready(start.allocation_id, 3200).ok());
+  std::optional<Service> service = services_.Use(shell->task_id);
+  ASSERT_TRUE(service);
+  EXPECT_TRUE(service->tcp);
+  EXPECT_TRUE(service->unauthenticated);
 }
 
 }  // namespace

@@ -72,7 +72,9 @@ class ClusterTest : public ::testing::Test {
 
   // The master dies: a new cluster actor over the same database, recovered.
   void RestartMaster() {
-    cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m2"});
+    ClusterOptions options = Options();
+    options.master_id = "m2";
+    cluster_ = std::make_unique<Cluster>(*store_, loop_, std::move(options));
     handlers_.clear();
     ASSERT_TRUE(cluster_->Recover().ok());
     loop_.RunPending();
