@@ -235,7 +235,9 @@ def test_launch_ready_refresh_and_sigterm_with_a_stand_in(tmp_path):
         assert _wait_for(lambda: _ReadyRecorder.posts), "no ready report"
         path, headers, body = _ReadyRecorder.posts[0]
         assert path == "/api/v1/allocations/tb-task-1.1/ready"
-        assert headers["Authorization"] == "Bearer alloc-token"
+        assert headers["Authorization"] == "Bearer alloc-token"  # docs/interactive.md
+        # The header the master's authenticator reads allocation tokens from today.
+        assert headers["Grpc-Metadata-x-allocation-token"] == "Bearer alloc-token"
         argv = json.loads(argv_file.read_text())
         port = argv[argv.index("--port") + 1]
         assert body == {"port": int(port)}

@@ -232,7 +232,8 @@ def post_ready(env: Mapping[str, str], port: int, attempts: int = 5) -> None:
     """
     POST {DET_MASTER}/api/v1/allocations/{DET_ALLOCATION_ID}/ready {"port": port}, retrying
     failures with backoff; raises RuntimeError after the last attempt. The allocation token goes as
-    `Authorization: Bearer` (docs/interactive.md) and as the harness's x-allocation-token header.
+    `Authorization: Bearer` (docs/interactive.md) and as `Grpc-Metadata-x-allocation-token: Bearer`,
+    the header the harness sends and the master's authenticator reads allocation tokens from.
     """
     url = urllib.parse.urlsplit(env["DET_MASTER"].rstrip("/"))
     path = f"{url.path}/api/v1/allocations/{urllib.parse.quote(env['DET_ALLOCATION_ID'], safe='')}/ready"
