@@ -1,6 +1,7 @@
 """Tests of the task runners (determined.exec.notebook, determined.exec.shell) and of the tunnel
 (determined.cli.tunnel): their pure parts, and the real programs (Jupyter, sshd, ssh) against a fake
 master and a small WebSocket echo server. The end-to-end tests with the real master live elsewhere."""
+import getpass
 import base64
 import datetime
 import hashlib
@@ -134,7 +135,7 @@ def ready_port(master: FakeMaster, proc: subprocess.Popen, logs: Path) -> Tuple[
         return master.matching("POST", path)
 
     calls = wait_for(ready, 120, "the ready POST")
-    assert set(calls[0][3]) == {"port"}
+    assert set(calls[0][3]) == {"port", "user"}
     return int(calls[0][3]["port"]), calls[0][2]
 
 
@@ -159,7 +160,7 @@ def test_report_ready_retries_5xx_and_stops_on_4xx(master: FakeMaster) -> None:
     path = "/api/v1/allocations/a1/ready"
     master.statuses[path] = [503, 502]
     assert _runner.report_ready(client, "a1", 1234, delay=0.01) is True
-    assert [c[3] for c in master.matching("POST", path)] == [{"port": 1234}] * 3
+    assert [c[3] for c in master.matching("POST", path)] == [{"port": 1234, "user": getpass.getuser()}] * 3
     master.statuses[path] = [404]
     assert _runner.report_ready(client, "a1", 1234, delay=0.01) is False
     assert len(master.matching("POST", path)) == 4

@@ -3,6 +3,7 @@ the server's output into the task's logs, and ending the server with everything 
 
 Only the standard library is used, so the runners work with any Python the task PATH offers.
 """
+import getpass
 import json
 import os
 import signal
@@ -103,13 +104,14 @@ def quote_id(value: str) -> str:
 
 def report_ready(master: MasterClient, allocation_id: str, port: int, attempts: int = 8,
                  delay: float = 0.5) -> bool:
-    """``POST /api/v1/allocations/{allocation_id}/ready {"port": port}``. Retries with backoff
+    """``POST /api/v1/allocations/{allocation_id}/ready {"port": port, "user": <this OS user>}``
+    (the user is the one a shell's sshd lets in: the shell's agentUserGroup). Retries with backoff
     (0.5 s doubling to 8 s) while the master cannot be reached or answers 5xx, 408 or 429; another
     4xx is final. Prints what happened; returns whether the master accepted it."""
     path = f"/api/v1/allocations/{quote_id(allocation_id)}/ready"
     for attempt in range(1, attempts + 1):
         try:
-            status, text = master.call("POST", path, {"port": port})
+            status, text = master.call("POST", path, {"port": port, "user": getpass.getuser()})
         except OSError as e:
             status, text = 0, str(e)
         if 200 <= status < 300:

@@ -25,21 +25,18 @@ What it does:
    ends TensorBoard. Exits with TensorBoard's exit status (128 + N when signal N ended it).
 """
 
-import http.client
 import importlib.util
 import json
 import os
 import pathlib
 import shutil
 import signal
-import socket
-import ssl
 import subprocess
 import sys
 import threading
-import time
-import urllib.parse
 from typing import Any, Callable, Dict, IO, List, Mapping, Optional, Tuple
+
+from determined.exec import _runner
 
 DEFAULT_REFRESH_SECONDS = 20.0
 
@@ -193,12 +190,6 @@ def find_tensorboard() -> Optional[List[str]]:
     return None
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("", 0))
-        return int(s.getsockname()[1])
-
-
 def tensorboard_command(
     tensorboard: List[str], logdir: pathlib.Path, port: int, task_id: str, extra_args: List[str]
 ) -> List[str]:
@@ -213,70 +204,6 @@ def tensorboard_command(
 
 def is_serving_line(line: str) -> bool:
     return "TensorBoard" in line and "http://" in line
-
-
-class _HTTPSConnection(http.client.HTTPSConnection):
-    """Verifies the master's certificate for DET_MASTER_CERT_NAME instead of the URL's host."""
-
-    def __init__(self, host: str, port: Optional[int], context: ssl.SSLContext, server_name: str, timeout: float):
-        super().__init__(host, port, context=context, timeout=timeout)
-        self._det_context = context
-        self._det_server_name = server_name
-
-    def connect(self) -> None:
-        sock = socket.create_connection((self.host, self.port), self.timeout)
-        self.sock = self._det_context.wrap_socket(sock, server_hostname=self._det_server_name)
-
-
-def post_ready(env: Mapping[str, str], port: int, attempts: int = 5) -> None:
-    """
-    POST {DET_MASTER}/api/v1/allocations/{DET_ALLOCATION_ID}/ready {"port": port}, retrying
-    failures with backoff; raises RuntimeError after the last attempt. The allocation token goes as
-    `Authorization: Bearer` (docs/interactive.md) and as `Grpc-Metadata-x-allocation-token: Bearer`,
-    the header the harness sends and the master's authenticator reads allocation tokens from.
-    """
-    url = urllib.parse.urlsplit(env["DET_MASTER"].rstrip("/"))
-    path = f"{url.path}/api/v1/allocations/{urllib.parse.quote(env['DET_ALLOCATION_ID'], safe='')}/ready"
-    body = json.dumps({"port": port}).encode()
-    token = env["DET_SESSION_TOKEN"]
-    headers = {
-        "Content-Type": "application/json",
-        "Authorization": f"Bearer {token}",
-        "Grpc-Metadata-x-allocation-token": f"Bearer {token}",
-    }
-    last = ""
-    for attempt in range(attempts):
-        try:
-            if url.scheme == "https":
-                cert_file = env.get("DET_MASTER_CERT_FILE", "")
-                if cert_file == "noverify":
-                    context = ssl.create_default_context()
-                    context.check_hostname = False
-                    context.verify_mode = ssl.CERT_NONE
-                else:
-                    context = ssl.create_default_context(cafile=cert_file or None)
-                server_name = env.get("DET_MASTER_CERT_NAME") or url.hostname or ""
-                conn: http.client.HTTPConnection = _HTTPSConnection(
-                    url.hostname or "", url.port, context, server_name, 30
-                )
-            else:
-                conn = http.client.HTTPConnection(url.hostname or "", url.port, timeout=30)
-            try:
-                conn.request("POST", path, body=body, headers=headers)
-                resp = conn.getresponse()
-                text = resp.read().decode(errors="replace")
-            finally:
-                conn.close()
-            if 200 <= resp.status < 300:
-                return
-            last = f"HTTP {resp.status}: {text.strip()[:500]}"
-            if 400 <= resp.status < 500 and resp.status not in (408, 429):
-                break  # the master refused: trying again will not help
-        except (OSError, http.client.HTTPException) as e:
-            last = str(e)
-        if attempt + 1 < attempts:
-            time.sleep(min(2**attempt, 10))
-    raise RuntimeError(f"POST {env['DET_MASTER']}{path[len(url.path):]} failed: {last}")
 
 
 def _forward(stream: IO[str], out: IO[str], on_line: Callable[[str], None]) -> None:
@@ -308,7 +235,9 @@ def run(env: Mapping[str, str]) -> int:
         log_error(MISSING_TENSORBOARD.format(python=sys.executable))
         return 1
 
-    port = free_port()
+    port = _runner.free_port()
+    master = _runner.MasterClient(env["DET_MASTER"], env["DET_SESSION_TOKEN"], env.get("DET_MASTER_CERT_FILE"),
+                                  env.get("DET_MASTER_CERT_NAME"))
     cmd = tensorboard_command(tensorboard, logdir, port, env["DET_TASK_ID"], extra_args)
     log(f"running {' '.join(cmd)}")
     proc = subprocess.Popen(
@@ -331,11 +260,8 @@ def run(env: Mapping[str, str]) -> int:
             if ready["sent"]:
                 return
             ready["sent"] = True
-        try:
-            post_ready(env, port)
-            log(f"TensorBoard is ready on port {port}; reported to the master")
-        except RuntimeError as e:
-            log_error(f"cannot tell the master that TensorBoard is ready: {e}")
+        if not _runner.report_ready(master, env["DET_ALLOCATION_ID"], port):
+            log_error("cannot tell the master that TensorBoard is ready; stopping it")
             ready["failed"] = True
             end_tensorboard()
 
