@@ -7,6 +7,7 @@ message and exit status when TensorBoard is missing, and (with a stand-in script
 refresh and the end on SIGTERM.
 """
 
+import getpass
 import http.server
 import importlib.util
 import json
@@ -183,7 +184,7 @@ class _ReadyRecorder(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers["Content-Length"]))
-        _ReadyRecorder.posts.append((self.path, dict(self.headers), json.loads(body)))
+        _ReadyRecorder.posts.append((self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(body)))
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", "2")
@@ -235,12 +236,12 @@ def test_launch_ready_refresh_and_sigterm_with_a_stand_in(tmp_path):
         assert _wait_for(lambda: _ReadyRecorder.posts), "no ready report"
         path, headers, body = _ReadyRecorder.posts[0]
         assert path == "/api/v1/allocations/tb-task-1.1/ready"
-        assert headers["Authorization"] == "Bearer alloc-token"  # docs/interactive.md
+        assert headers["authorization"] == "Bearer alloc-token"  # docs/interactive.md
         # The header the master's authenticator reads allocation tokens from today.
-        assert headers["Grpc-Metadata-x-allocation-token"] == "Bearer alloc-token"
+        assert headers["grpc-metadata-x-allocation-token"] == "Bearer alloc-token"
         argv = json.loads(argv_file.read_text())
         port = argv[argv.index("--port") + 1]
-        assert body == {"port": int(port)}
+        assert body == {"port": int(port), "user": getpass.getuser()}
         assert argv == [
             "--logdir", str(work / "logs"),
             "--port", port,
