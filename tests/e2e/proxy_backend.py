@@ -98,8 +98,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = bytes(b ^ mask[i % 4] for i, b in enumerate(self.rfile.read(length)))
             if opcode == 8:
                 return
-            header = bytes([0x80 | opcode]) + (bytes([length]) if length < 126 else
-                                               bytes([126]) + struct.pack(">H", length))
+            if length < 126:
+                size = bytes([length])
+            elif length < 1 << 16:
+                size = bytes([126]) + struct.pack(">H", length)
+            else:
+                size = bytes([127]) + struct.pack(">Q", length)
+            header = bytes([0x80 | opcode]) + size
             self.wfile.write(header + data)
             self.wfile.flush()
 

@@ -381,6 +381,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   void DoRead() {
     head_.emplace();
     head_->header_limit(kMaxHeaderBytes);
+    // The body's limit is the reader's: none for a relayed one, max_body_ for the rest (OnHeader).
+    head_->body_limit(kUnlimited);
     beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
     http::async_read_header(stream_, buffer_, *head_, [self = shared_from_this()](beast::error_code ec, size_t) {
       self->OnHeader(ec);
