@@ -86,8 +86,15 @@ def main():
     args = parser.parse_args()
 
     direct = subprocess.Popen(["/usr/bin/python3", str(BACKEND), "--direct"], stdout=subprocess.PIPE, text=True)
-    direct_port = int(direct.stdout.readline())
-    with local_cluster(str(BIN), agents=1, slots=1) as cluster, tempfile.TemporaryDirectory() as ctx:
+    try:
+        rows, starts = measure(args, int(direct.stdout.readline()))
+    finally:
+        direct.terminate()
+    report(rows, starts)
+
+
+def measure(args, direct_port):
+    with local_cluster(str(BIN / "det"), agents=1, slots=1) as cluster, tempfile.TemporaryDirectory() as ctx:
         shutil.copy(BACKEND, ctx)
         task = subprocess.run([str(BIN / "det"), "cmd", "run", "-d", "--config", "resources.slots=0", "-c", ctx,
                                "python3", "proxy_backend.py"], env=cluster.env, check=True, capture_output=True,
@@ -128,8 +135,10 @@ def main():
             while cluster.session.get(f"{cluster.master}/api/v1/notebooks/{nb}").json()["notebook"]["state"] != \
                     "STATE_TERMINATED":
                 time.sleep(0.1)
-    direct.terminate()
+    return rows, starts
 
+
+def report(rows, starts):
     print(f"{'':32} {'direct':>10} {'proxy':>10} {'proxy - direct':>15} {'proxy / direct':>15}")
     for name, d, p in rows:
         print(f"{name:32} {d:10.3f} {p:10.3f} {p - d:15.3f} {p / d:15.2f}")
