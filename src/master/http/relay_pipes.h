@@ -26,7 +26,10 @@ namespace net = boost::asio;
 namespace websocket = beast::websocket;
 using tcp = net::ip::tcp;
 
-inline constexpr size_t kChunkBytes = 64 << 10;
+// A relayed HTTP body moves in pieces of this size (larger pieces: fewer trips through the event loop for
+// a big download); the byte pipes (WebSockets, shells) carry interactive traffic in smaller ones.
+inline constexpr size_t kChunkBytes = 256 << 10;
+inline constexpr size_t kPipeBytes = 64 << 10;
 
 // Closes the TCP connection under any stream (plain, TLS, WebSocket).
 template <class Stream>
@@ -65,7 +68,7 @@ class BytePipe : public std::enable_shared_from_this<BytePipe<ClientStream>> {
   }
 
   template <class In, class Out>
-  void Copy(In& in, Out& out, std::array<char, kChunkBytes>& buf) {
+  void Copy(In& in, Out& out, std::array<char, kPipeBytes>& buf) {
     in.async_read_some(net::buffer(buf), [self = this->shared_from_this(), &in, &out, &buf](beast::error_code ec,
                                                                                              size_t n) {
       if (ec) return self->End();
@@ -86,8 +89,8 @@ class BytePipe : public std::enable_shared_from_this<BytePipe<ClientStream>> {
   ClientStream client_;
   beast::tcp_stream backend_;
   std::string pending_[2];
-  std::array<char, kChunkBytes> up_{};
-  std::array<char, kChunkBytes> down_{};
+  std::array<char, kPipeBytes> up_{};
+  std::array<char, kPipeBytes> down_{};
   bool ended_ = false;
 };
 
@@ -145,7 +148,7 @@ class WebSocketTcpBridge : public std::enable_shared_from_this<WebSocketTcpBridg
   websocket::stream<ClientStream> ws_;
   beast::tcp_stream backend_;
   beast::flat_buffer from_client_;
-  std::array<char, kChunkBytes> from_backend_{};
+  std::array<char, kPipeBytes> from_backend_{};
   bool ended_ = false;
 };
 
