@@ -533,37 +533,66 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     });
   }
 
-  // Copies the request body to the backend a buffer at a time (Beast's relay pattern).
-  void RelayRequestBody() {
-    auto& body = relay_request_->get().body();
-    if (relay_request_->is_done()) {
+  // How a body's relay ends: `done`, or `failed` with the error and whether it came from reading.
+  struct BodyRelay {
+    std::function<void()> done;
+    std::function<void(beast::error_code ec, bool reading)> failed;
+  };
+
+  // Streams a message body from `in` (parsed by `parser`) to `out` (written by `writer`, whose head is
+  // out already) a piece at a time: Beast's relay pattern.
+  template <class In, class Parser, class Out, class Writer>
+  void RelayBody(In& in, beast::flat_buffer& buffer, Parser& parser, Out& out, Writer& writer, BodyRelay relay) {
+    ReadPiece(in, buffer, parser, out, writer, std::make_shared<BodyRelay>(std::move(relay)));
+  }
+
+  template <class In, class Parser, class Out, class Writer>
+  void ReadPiece(In& in, beast::flat_buffer& buffer, Parser& parser, Out& out, Writer& writer,
+                 std::shared_ptr<BodyRelay> relay) {
+    auto& body = parser.get().body();
+    if (parser.is_done()) {
       body.data = nullptr;
       body.size = 0;
       body.more = false;
-      return WriteRequestBody();
+      return WritePiece(in, buffer, parser, out, writer, std::move(relay));
     }
     body.data = chunk_.data();
     body.size = chunk_.size();
-    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
-    http::async_read(stream_, buffer_, *relay_request_, [self = shared_from_this()](beast::error_code ec, size_t) {
+    beast::get_lowest_layer(in).expires_after(kIdleTimeout);
+    http::async_read(in, buffer, parser, [self = shared_from_this(), &in, &buffer, &parser, &out, &writer, relay](
+                                             beast::error_code ec, size_t) {
       if (ec == http::error::need_buffer) ec = {};
-      if (ec) return self->EndRelay();  // the client went away mid-request
-      auto& body = self->relay_request_->get().body();
+      if (ec) return relay->failed(ec, true);
+      auto& body = parser.get().body();
       body.size = self->chunk_.size() - body.size;
       body.data = self->chunk_.data();
-      body.more = !self->relay_request_->is_done();
-      self->WriteRequestBody();
+      body.more = !parser.is_done();
+      self->WritePiece(in, buffer, parser, out, writer, relay);
     });
   }
 
-  void WriteRequestBody() {
-    backend_->expires_after(kIdleTimeout);
-    http::async_write(*backend_, *request_writer_, [self = shared_from_this()](beast::error_code ec, size_t) {
+  template <class In, class Parser, class Out, class Writer>
+  void WritePiece(In& in, beast::flat_buffer& buffer, Parser& parser, Out& out, Writer& writer,
+                  std::shared_ptr<BodyRelay> relay) {
+    beast::get_lowest_layer(out).expires_after(kIdleTimeout);
+    http::async_write(out, writer, [self = shared_from_this(), &in, &buffer, &parser, &out, &writer, relay](
+                                       beast::error_code ec, size_t) {
       if (ec == http::error::need_buffer) ec = {};
-      if (ec) return self->RelayFailed(self->BadGateway(absl::StrCat("broke off: ", ec.message())));
-      if (!self->relay_request_->is_done() && !self->request_writer_->is_done()) return self->RelayRequestBody();
-      self->ReadResponseHead();
+      if (ec) return relay->failed(ec, false);
+      if (!parser.is_done() && !writer.is_done()) return self->ReadPiece(in, buffer, parser, out, writer, relay);
+      relay->done();
     });
+  }
+
+  void RelayRequestBody() {
+    auto self = shared_from_this();
+    RelayBody(stream_, buffer_, *relay_request_, *backend_, *request_writer_,
+              {.done = [self] { self->ReadResponseHead(); },
+               .failed = [self](beast::error_code ec, bool reading) {
+                 // The client went away mid-request, or the backend did.
+                 if (reading) return self->EndRelay();
+                 self->RelayFailed(self->BadGateway(absl::StrCat("broke off: ", ec.message())));
+               }});
   }
 
   void ReadResponseHead() {
@@ -605,39 +634,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   }
 
   void RelayResponseBody() {
-    auto& body = relay_response_->get().body();
-    if (relay_response_->is_done()) {
-      body.data = nullptr;
-      body.size = 0;
-      body.more = false;
-      return WriteResponseBody();
-    }
-    body.data = chunk_.data();
-    body.size = chunk_.size();
-    backend_->expires_after(kIdleTimeout);
-    http::async_read(*backend_, backend_buffer_, *relay_response_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       if (ec == http::error::need_buffer) ec = {};
-                       if (ec) return self->EndRelay();  // the client cannot be told: the head is out
-                       auto& body = self->relay_response_->get().body();
-                       body.size = self->chunk_.size() - body.size;
-                       body.data = self->chunk_.data();
-                       body.more = !self->relay_response_->is_done();
-                       self->WriteResponseBody();
-                     });
-  }
-
-  void WriteResponseBody() {
-    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
-    http::async_write(stream_, *response_writer_, [self = shared_from_this()](beast::error_code ec, size_t) {
-      if (ec == http::error::need_buffer) ec = {};
-      if (ec) return self->EndRelay();
-      if (!self->relay_response_->is_done() && !self->response_writer_->is_done()) return self->RelayResponseBody();
-      const bool keep_alive = self->relay_response_->get().keep_alive();
-      self->FinishRelay();
-      if (!keep_alive) return self->Shutdown();
-      self->DoRead();
-    });
+    auto self = shared_from_this();
+    RelayBody(*backend_, backend_buffer_, *relay_response_, stream_, *response_writer_,
+              {.done =
+                   [self] {
+                     const bool keep_alive = self->relay_response_->get().keep_alive();
+                     self->FinishRelay();
+                     if (!keep_alive) return self->Shutdown();
+                     self->DoRead();
+                   },
+               // The head is out: the client cannot be told, the connection ends.
+               .failed = [self](beast::error_code, bool) { self->EndRelay(); }});
   }
 
   // After the backend's 101: bytes both ways, with what either side already sent.
