@@ -177,7 +177,27 @@ TEST_F(SqliteStoreTest, TasksRoundTripFilterAndKeepTheirContext) {
   EXPECT_EQ(allocations->back().state, AllocationState::kQueued);
 }
 
-// Migration 0008 gives every trial stored before it a TRIAL task owned by its experiment's owner.
+TEST_F(SqliteStoreTest, ServiceFieldsRoundTrip) {
+  Task t{.task_id = "n1", .type = TaskType::kNotebook, .owner_id = 2, .description = "nb",
+         .start_time = WallTime(std::chrono::seconds(5)), .service_json = R"({"token":"t"})"};
+  ASSERT_TRUE(store_->InsertTask(t, "").ok());
+  EXPECT_EQ(store_->GetTask("n1")->service_json, R"({"token":"t"})");
+  Allocation a{.allocation_id = "n1.1", .task_id = "n1", .token_hash = "h", .slots = 1,
+               .start_time = WallTime(std::chrono::seconds(6))};
+  ASSERT_TRUE(store_->InsertAllocation(a).ok());
+  EXPECT_FALSE(store_->GetAllocation("n1.1")->ready);
+  a.ready = true;
+  a.service_address = "10.0.0.2:2900";
+  a.service_user = "someone";
+  ASSERT_TRUE(store_->UpdateAllocation(a).ok());
+  Allocation read = *store_->GetAllocation("n1.1");
+  EXPECT_TRUE(read.ready);
+  EXPECT_EQ(read.service_address, "10.0.0.2:2900");
+  EXPECT_EQ(read.service_user, "someone");
+}
+
+// Migration 0008 gives every trial stored before it a TRIAL task owned by its experiment's owner (0009,
+// which adds columns to its table, is undone and made again with it).
 TEST_F(SqliteStoreTest, TheTasksMigrationCarriesOverExistingTrials) {
   int64_t trial_id = 0;
   AddExperimentWithTrial(&trial_id);
@@ -187,7 +207,10 @@ TEST_F(SqliteStoreTest, TheTasksMigrationCarriesOverExistingTrials) {
   ASSERT_EQ(sqlite3_open((dir_ / "det.db").string().c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
                          "DROP TABLE tasks; ALTER TABLE allocations DROP COLUMN resource_pool; "
-                         "DELETE FROM schema_migrations WHERE version = 8",
+                         "ALTER TABLE allocations DROP COLUMN is_ready; "
+                         "ALTER TABLE allocations DROP COLUMN service_address; "
+                         "ALTER TABLE allocations DROP COLUMN service_user; "
+                         "DELETE FROM schema_migrations WHERE version IN (8, 9)",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
