@@ -66,5 +66,36 @@ TEST(CommandRequestTest, GenericTaskConfigIsYamlText) {
               HasSubstr("bogus"));
 }
 
+TEST(CommandRequestTest, InteractiveTasksRunTheirRunnerAndTensorboardsHoldNoSlots) {
+  TempSqliteStore store("det_command_request_test4");
+  absl::StatusOr<NewTask> nb = ParseLaunchCommand(
+      *store, {}, {{"config", {{"entrypoint", {"ignored"}}, {"idle_timeout", "5m"}}}}, 1 << 20, TaskType::kNotebook);
+  ASSERT_TRUE(nb.ok()) << nb.status();
+  EXPECT_EQ(nb->type, TaskType::kNotebook);
+  EXPECT_EQ(nb->config.entrypoint, (std::vector<std::string>{"python3", "-m", "determined.exec.notebook"}));
+  EXPECT_EQ(nb->config.idle_timeout, std::chrono::minutes(5));
+  absl::StatusOr<NewTask> tb = ParseLaunchCommand(*store, {}, {{"config", {{"resources", {{"slots", 2}}}}}}, 1 << 20,
+                                                  TaskType::kTensorboard);
+  ASSERT_TRUE(tb.ok()) << tb.status();
+  EXPECT_EQ(tb->config.slots, 0);
+  absl::Status bad_idle = ParseLaunchCommand(*store, {}, {{"config", {{"idle_timeout", "soon"}}}}, 1 << 20,
+                                             TaskType::kNotebook)
+                              .status();
+  EXPECT_THAT(bad_idle.message(), HasSubstr("idle_timeout: \"soon\" is not a duration"));
+}
+
+TEST(CommandRequestTest, ServiceDataPerType) {
+  TempSqliteStore store("det_command_request_test5");
+  json notebook = json::parse(*ServiceDataFor(*store, TaskType::kNotebook, json::object()));
+  EXPECT_EQ(notebook["token"].get<std::string>().size(), 64u);
+  json shell = json::parse(*ServiceDataFor(*store, TaskType::kShell, json::object()));
+  EXPECT_THAT(shell["public_key"].get<std::string>(), HasSubstr("ssh-rsa "));
+  absl::StatusOr<std::string> none = ServiceDataFor(*store, TaskType::kTensorboard, json::object());
+  EXPECT_TRUE(absl::IsInvalidArgument(none.status()));
+  absl::StatusOr<std::string> unknown = ServiceDataFor(*store, TaskType::kTensorboard, {{"experimentIds", {42}}});
+  EXPECT_TRUE(absl::IsNotFound(unknown.status())) << unknown.status();
+  EXPECT_EQ(*ServiceDataFor(*store, TaskType::kCommand, json::object()), "{}");
+}
+
 }  // namespace
 }  // namespace det::master

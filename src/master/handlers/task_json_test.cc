@@ -39,5 +39,33 @@ TEST(TaskJsonTest, TaskListsItsAllocations) {
   EXPECT_EQ(TaskDisplayState(t, std::nullopt), "STATE_TERMINATED");
 }
 
+TEST(TaskJsonTest, InteractiveKindsShowTheirServiceAndAreReadyWhenTheySaySo) {
+  Task nb{.task_id = "n", .type = TaskType::kNotebook, .service_json = R"({"token":"tok"})"};
+  Allocation running{.allocation_id = "n.1", .task_id = "n", .state = AllocationState::kRunning,
+                     .placements = {{"agent-1", {0}}}};
+  EXPECT_EQ(ServiceTaskJson(nb, running)["serviceAddress"], "/proxy/n/?token=tok");
+  EXPECT_EQ(TaskJson(nb, {running})["allocations"][0]["isReady"], false) << "running is not serving";
+  running.ready = true;
+  EXPECT_EQ(TaskJson(nb, {running})["allocations"][0]["isReady"], true);
+  Task cmd{.task_id = "c", .type = TaskType::kCommand};
+  Allocation cmd_running{.allocation_id = "c.1", .task_id = "c", .state = AllocationState::kRunning};
+  EXPECT_EQ(TaskJson(cmd, {cmd_running})["allocations"][0]["isReady"], true) << "a command is ready as it runs";
+
+  Task shell{.task_id = "s", .type = TaskType::kShell,
+             .service_json = R"({"private_key":"PEM","public_key":"ssh-rsa AAAA"})"};
+  Allocation serving{.allocation_id = "s.1", .task_id = "s", .state = AllocationState::kRunning,
+                     .ready = true, .service_address = "10.0.0.2:3200", .service_user = "alice"};
+  nlohmann::json j = ServiceTaskJson(shell, serving);
+  EXPECT_EQ(j["privateKey"], "PEM");
+  EXPECT_EQ(j["addresses"], nlohmann::json::parse(R"([{"host":"10.0.0.2","port":3200}])"));
+  EXPECT_EQ(j["agentUserGroup"]["user"], "alice");
+  EXPECT_TRUE(ServiceTaskJson(shell, std::nullopt)["addresses"].empty());
+
+  Task tb{.task_id = "t", .type = TaskType::kTensorboard, .service_json = R"({"experiment_ids":[3],"trial_ids":[]})"};
+  nlohmann::json t = ServiceTaskJson(tb, std::nullopt);
+  EXPECT_EQ(t["serviceAddress"], "/proxy/t/");
+  EXPECT_EQ(t["experimentIds"], nlohmann::json::array({3}));
+}
+
 }  // namespace
 }  // namespace det::master
