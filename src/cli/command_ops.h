@@ -11,35 +11,21 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cli/experiment_view.h"
-#include "cli/table.h"
+#include "cli/ntsc_ops.h"
 
 namespace det::cli {
 
 class Session;
 struct TrialLogsArgs;
 
-struct RunCommandArgs {
-  std::optional<std::string> config_file;  // --config-file: a YAML mapping
-  std::vector<std::string> overrides;      // --config KEY=VALUE, applied in order
-  std::optional<std::string> context_dir;  // -c/--context
-  std::vector<std::string> includes;       // -i/--include
-  std::string template_name;               // --template; "" = none
-  bool detach = false;                     // -d/--detach: print the id, do not wait
-  std::vector<std::string> volumes;        // -v/--volume HOST:CONTAINER[:ro]
-  std::vector<std::string> entrypoint;     // CMD ARGS...; empty = the config's entrypoint
+struct RunCommandArgs : LaunchArgs {
+  std::vector<std::string> entrypoint;  // CMD ARGS...; empty = the config's entrypoint
   // Between checks of the command's state once its log stream has ended.
   std::chrono::milliseconds poll_interval{500};
 };
 
-// One -v/--volume as a bind mount: "HOST:CONTAINER" or "HOST:CONTAINER:ro" (":rw" is accepted too)
-// -> {"host_path", "container_path", "read_only"}. InvalidArgument when a path is missing.
-absl::StatusOr<nlohmann::json> ParseVolume(const std::string& spec);
-
-// The LaunchCommand body {"config": {...}, "templateName"?: T, "files"?: [File...]}: the config
-// file (or {}), then the overrides, then the entrypoint (argv list), then the volumes appended to
-// `bind_mounts`. `files` is sent only when a context or an include is given. No network.
-// Unreadable context files are skipped with a message in `warnings`.
+// The LaunchCommand body (BuildLaunchRequest) with the entrypoint (argv list) set after the
+// overrides; InvalidArgument when neither the arguments nor the config give one. No network.
 absl::StatusOr<nlohmann::json> BuildRunCommandRequest(const RunCommandArgs& args,
                                                       std::vector<std::string>* warnings);
 
@@ -55,30 +41,29 @@ absl::StatusOr<int> RunCommand(Session& session, const RunCommandArgs& args, std
 // after telling why on `err` (the command's exitStatus when it has one).
 int CommandExitCode(const nlohmann::json& command, std::ostream& err);
 
-struct ListCommandsArgs {
-  bool all = false;    // -a/--all: every user's commands, not just the session user's
-  bool quiet = false;  // -q/--quiet: ids only, one per line
-  OutputFormat format = OutputFormat::kTable;
-};
-// GET /api/v1/commands (all pages; without `all`, users=<session user>). Table: ID, Owner,
-// Description, State (without "STATE_"), Exit Status, Resource Pool. --json: the commands, with
-// the states shortened the same way, as upstream prints them.
-absl::StatusOr<int> ListCommands(Session& session, const ListCommandsArgs& args, std::ostream& out);
-// The rows of ListCommands for a `commands` array, exposed for tests.
-Table CommandTable(const nlohmann::json& commands);
-
-// GET /api/v1/commands/{id}; prints its `config` as YAML.
-absl::StatusOr<int> PrintCommandConfig(Session& session, const std::string& id_or_prefix,
-                                       std::ostream& out);
-// `det task logs` for the command's id.
-absl::StatusOr<int> PrintCommandLogs(Session& session, const std::string& id_or_prefix,
-                                     const TrialLogsArgs& args, std::ostream& out);
-// POST /api/v1/commands/{id}/kill for each; prints "Killed command ID" for each one killed. Every
-// id is tried; the error of a failed one (all of them, joined, when several failed) is returned.
-absl::StatusOr<int> KillCommands(Session& session, const std::vector<std::string>& ids_or_prefixes,
-                                 std::ostream& out);
-// POST /api/v1/commands/{id}/set_priority {"priority": N}; says "Set priority of command ID to N".
-absl::StatusOr<int> SetCommandPriority(Session& session, const std::string& id_or_prefix,
-                                       int priority, std::ostream& out);
+// The shared operations (ntsc_ops.h) on /api/v1/commands.
+using ListCommandsArgs = ListNtscArgs;
+inline absl::StatusOr<int> ListCommands(Session& session, const ListCommandsArgs& args,
+                                        std::ostream& out) {
+  return ListNtsc(session, kCommandListing, args, out);
+}
+inline Table CommandTable(const nlohmann::json& commands) { return NtscTable(commands); }
+inline absl::StatusOr<int> PrintCommandConfig(Session& session, const std::string& id_or_prefix,
+                                              std::ostream& out) {
+  return PrintNtscConfig(session, kCommandListing, id_or_prefix, out);
+}
+inline absl::StatusOr<int> PrintCommandLogs(Session& session, const std::string& id_or_prefix,
+                                            const TrialLogsArgs& args, std::ostream& out) {
+  return PrintNtscLogs(session, kCommandListing, id_or_prefix, args, out);
+}
+inline absl::StatusOr<int> KillCommands(Session& session,
+                                        const std::vector<std::string>& ids_or_prefixes,
+                                        std::ostream& out) {
+  return KillNtsc(session, kCommandListing, ids_or_prefixes, out);
+}
+inline absl::StatusOr<int> SetCommandPriority(Session& session, const std::string& id_or_prefix,
+                                              int priority, std::ostream& out) {
+  return SetNtscPriority(session, kCommandListing, id_or_prefix, priority, out);
+}
 
 }  // namespace det::cli

@@ -26,12 +26,16 @@ void AddJobCommands(CLI::App& det, CommandContext& ctx);
 void AddTaskCommands(CLI::App& det, CommandContext& ctx);
 void AddCommandCommands(CLI::App& det, CommandContext& ctx);  // det cmd (alias command)
 void AddCheckpointCommands(CLI::App& det, CommandContext& ctx);
+void AddNotebookCommands(CLI::App& det, CommandContext& ctx);     // det notebook
+void AddShellCommands(CLI::App& det, CommandContext& ctx);        // det shell
+void AddTensorboardCommands(CLI::App& det, CommandContext& ctx);  // det tensorboard
+void AddTunnelCommand(CLI::App& det, CommandContext& ctx);        // det tunnel (hidden)
 // Last: the script it prints is made from every command added before it.
 void AddCompletionCommand(CLI::App& det, CommandContext& ctx);
 
 // The log filter flags shared by `det trial logs`, `det experiment logs`, `det task logs` and
-// `det cmd logs` (-f, --head, --tail, --agent-id, ...), parsed into LogsFlags; FinishLogsFlags
-// turns them into TrialLogsArgs.
+// `det cmd|notebook|shell|tensorboard logs` (-f, --head, --tail, --agent-id, ...), parsed into
+// LogsFlags; FinishLogsFlags turns them into TrialLogsArgs.
 struct LogsFlags;
 std::shared_ptr<LogsFlags> AddLogsFlags(CLI::App& cmd);
 TrialLogsArgs FinishLogsFlags(const LogsFlags& flags);

@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
   det::cli::AddTaskCommands(app, ctx);
   det::cli::AddCommandCommands(app, ctx);
   det::cli::AddCheckpointCommands(app, ctx);
+  det::cli::AddNotebookCommands(app, ctx);
+  det::cli::AddShellCommands(app, ctx);
+  det::cli::AddTensorboardCommands(app, ctx);
+  det::cli::AddTunnelCommand(app, ctx);
   det::cli::AddCompletionCommand(app, ctx);
 
   try {
