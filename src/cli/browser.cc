@@ -1,4 +1,5 @@
 #include "cli/browser.h"
+#include "cli/env.h"
 
 #include <unistd.h>
 
@@ -9,15 +10,6 @@
 #include "cli/process_util.h"
 
 namespace det::cli {
-namespace {
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? std::string() : std::string(v);
-}
-
-}  // namespace
-
 BrowserEnvironment BrowserEnvironment::FromProcess() {
   return {Env("BROWSER"), Env("DISPLAY"), Env("WAYLAND_DISPLAY"), Env("PATH")};
 }

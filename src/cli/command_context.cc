@@ -1,4 +1,5 @@
 #include "cli/command_context.h"
+#include "cli/env.h"
 
 #include <cstdlib>
 
@@ -7,15 +8,6 @@
 #include "cli/token_cache.h"
 
 namespace det::cli {
-namespace {
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? std::string() : std::string(v);
-}
-
-}  // namespace
-
 std::string CommandContext::MasterUrl() const {
   std::string url = flags.master;
   if (url.empty()) url = Env("DET_MASTER");

@@ -1,4 +1,5 @@
 #include "cli/interactive_ops.h"
+#include "cli/env.h"
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -20,11 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? std::string() : std::string(v);
-}
 
 // POSTs the launch body; returns the new task's object after printing the launch warnings.
 absl::StatusOr<json> Launch(Session& session, const TaskListing& kind, const json& body,
