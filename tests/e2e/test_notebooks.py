@@ -150,3 +150,16 @@ def test_a_notebook_survives_a_master_restart(cluster):
              timeout=90)
     assert notebook_state(cluster, nb["id"])["state"] == "STATE_RUNNING"
     cluster.session.post(f"{cluster.master_url}/api/v1/notebooks/{nb['id']}/kill").raise_for_status()
+
+
+def test_det_notebook_start_prints_a_url_that_opens_the_notebook(cluster):
+    started = cluster.det("notebook", "start", "--no-browser", timeout=120)
+    url = started.stdout.strip().splitlines()[-1]
+    assert url.startswith(f"{cluster.master_url}/proxy/") and "?token=" in url, started.stdout + started.stderr
+    nid = url.split("/proxy/")[1].split("/")[0]
+    api = requests.get(url.replace("/?token=", "/api?token="), timeout=30)
+    assert api.status_code == 200 and "version" in api.json(), api.text
+    listed = cluster.det("notebook", "list", "--json").stdout
+    assert nid in listed
+    cluster.det("notebook", "kill", nid[:8])
+    wait_for(lambda: notebook_state(cluster, nid)["state"] == "STATE_TERMINATED", "the notebook to end")

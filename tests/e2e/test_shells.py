@@ -19,7 +19,7 @@ if not os.path.exists("/usr/sbin/sshd") or not shutil.which("ssh"):
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with local_cluster(tmp_path_factory.mktemp("shell-cluster"), agents=1, slots=1) as c:
+    with local_cluster(tmp_path_factory.mktemp("shell-cluster"), agents=1, slots=2) as c:
         yield c
 
 

@@ -66,3 +66,10 @@ def test_bad_tensorboard_requests_name_the_field(cluster):
     unknown = cluster.session.post(f"{cluster.master_url}/api/v1/tensorboards", json={"experimentIds": [9999]},
                                    timeout=30)
     assert unknown.status_code == 404 and "experiment 9999 not found" in unknown.text, unknown.text
+
+
+@pytest.mark.skipif(shutil.which("tensorboard") is not None, reason="TensorBoard is installed here")
+def test_det_tensorboard_start_says_why_it_failed(cluster, experiment):
+    started = cluster.det("tensorboard", "start", str(experiment), "--no-browser", check=False, timeout=120)
+    assert started.returncode == 1, started.stdout + started.stderr
+    assert "tensorboard is not installed" in started.stdout + started.stderr
