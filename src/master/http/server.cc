@@ -401,6 +401,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     HttpRequest request = ToHttpRequest(head_->get());
     request.remote_address = PeerAddress();
     if (const RelayResolver* relay = FindRelay(relays_, request.path)) return Relay(request, *relay);
+    if (auto declared = head_->content_length(); declared && *declared > max_body_) {
+      // Refused at once, before any of it is read.
+      return WriteResponse(BodyTooLarge(), false, head_->get().version());
+    }
     parser_.emplace(std::move(*head_));
     parser_->body_limit(max_body_);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this(), request = std::move(request)](
@@ -409,12 +413,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     });
   }
 
+  HttpResponse BodyTooLarge() const {
+    return ErrorResponse(absl::InvalidArgumentError(
+        absl::StrCat("request body exceeds the master's limit of ", max_body_ / (1 << 20), " MiB")));
+  }
+
   void OnRead(beast::error_code ec, HttpRequest request) {
-    if (ec == http::error::body_limit) {
-      HttpResponse r = ErrorResponse(absl::InvalidArgumentError(absl::StrCat(
-          "request body exceeds the master's limit of ", max_body_ / (1 << 20), " MiB")));
-      return WriteResponse(std::move(r), false, 11);
-    }
+    if (ec == http::error::body_limit) return WriteResponse(BodyTooLarge(), false, 11);
     if (ec) return Shutdown();
     http::request<http::string_body> req = parser_->release();
     request.body = std::move(req.body());
