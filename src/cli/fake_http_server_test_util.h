@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "cli/loopback_listener_test_util.h"
+
 namespace det::cli {
 
 struct FakeRequest {
@@ -32,18 +34,7 @@ class FakeHttpServer {
   using Handler = std::function<FakeResponse(const FakeRequest&)>;
 
   explicit FakeHttpServer(Handler handler) : handler_(std::move(handler)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    ::listen(fd_, 16);
-    socklen_t len = sizeof(addr);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    fd_ = ListenOnLoopback(&port_);
     thread_ = std::thread([this] { Serve(); });
   }
 

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/loopback_listener_test_util.h"
 #include "common/base64.h"
 
 namespace det::cli {
@@ -35,17 +36,7 @@ struct FakeWsServerOptions {
 class FakeWsServer {
  public:
   explicit FakeWsServer(FakeWsServerOptions options = {}) : options_(std::move(options)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    ::listen(fd_, 16);
-    socklen_t len = sizeof(addr);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    fd_ = ListenOnLoopback(&port_);
     accept_thread_ = std::thread([this] { AcceptLoop(); });
   }
 

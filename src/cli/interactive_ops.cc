@@ -35,13 +35,13 @@ absl::StatusOr<json> Launch(Session& session, const TaskListing& kind, const jso
   return object;
 }
 
-// After a launch: -d prints the id; else says what is being scheduled and waits for the service.
+// Launches; then -d prints the id, else it says what is being scheduled and waits for the service.
 // nullopt with `*code` set when the command is done (detached, or the task ended).
-absl::StatusOr<std::optional<json>> WaitAfterLaunch(Session& session, const TaskListing& kind,
-                                                    const json& launched, bool detach,
-                                                    const InteractiveEnvironment& env,
-                                                    std::ostream& out, std::ostream& err,
-                                                    int* code) {
+absl::StatusOr<std::optional<json>> LaunchAndWait(Session& session, const TaskListing& kind,
+                                                  const json& body, bool detach,
+                                                  const InteractiveEnvironment& env,
+                                                  std::ostream& out, std::ostream& err, int* code) {
+  ASSIGN_OR_RETURN(json launched, Launch(session, kind, body, err));
   std::string id = Str(launched, "id");
   if (detach) {
     out << id << "\n";
@@ -187,10 +187,9 @@ absl::StatusOr<int> StartNotebook(Session& session, const StartNotebookArgs& arg
     out << ToYaml(config.is_null() ? json::object() : config);
     return 0;
   }
-  ASSIGN_OR_RETURN(json launched, Launch(session, kNotebookListing, body, err));
   int code = 0;
-  ASSIGN_OR_RETURN(std::optional<json> ready, WaitAfterLaunch(session, kNotebookListing, launched,
-                                                              args.detach, env, out, err, &code));
+  ASSIGN_OR_RETURN(std::optional<json> ready,
+                   LaunchAndWait(session, kNotebookListing, body, args.detach, env, out, err, &code));
   if (!ready.has_value()) return code;
   return ShowUrl(ServiceUrl(session.master_url(), *ready), args.no_browser, env, out);
 }
@@ -201,11 +200,9 @@ absl::StatusOr<int> StartTensorboard(Session& session, const StartTensorboardArg
   std::vector<std::string> warnings;
   ASSIGN_OR_RETURN(json body, BuildTensorboardRequest(args, &warnings));
   for (const std::string& w : warnings) err << w << "\n";
-  ASSIGN_OR_RETURN(json launched, Launch(session, kTensorboardListing, body, err));
   int code = 0;
-  ASSIGN_OR_RETURN(
-      std::optional<json> ready,
-      WaitAfterLaunch(session, kTensorboardListing, launched, args.detach, env, out, err, &code));
+  ASSIGN_OR_RETURN(std::optional<json> ready,
+                   LaunchAndWait(session, kTensorboardListing, body, args.detach, env, out, err, &code));
   if (!ready.has_value()) return code;
   return ShowUrl(ServiceUrl(session.master_url(), *ready), args.no_browser, env, out);
 }
@@ -226,10 +223,9 @@ absl::StatusOr<int> StartShell(Session& session, const StartShellArgs& args,
   std::vector<std::string> warnings;
   ASSIGN_OR_RETURN(json body, BuildShellRequest(args, &warnings));
   for (const std::string& w : warnings) err << w << "\n";
-  ASSIGN_OR_RETURN(json launched, Launch(session, kShellListing, body, err));
   int code = 0;
-  ASSIGN_OR_RETURN(std::optional<json> ready, WaitAfterLaunch(session, kShellListing, launched,
-                                                              args.detach, env, out, err, &code));
+  ASSIGN_OR_RETURN(std::optional<json> ready,
+                   LaunchAndWait(session, kShellListing, body, args.detach, env, out, err, &code));
   if (!ready.has_value()) return code;
   return ConnectShell(session, *ready, args.ssh_args, args.show_ssh_command, env, out);
 }

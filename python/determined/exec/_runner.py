@@ -255,3 +255,42 @@ def supervise(proc: "subprocess.Popen[bytes]", grace: float, whole_tree_at_once:
             pass
         if stop.is_set():
             return end_process_tree(proc, grace, whole_tree_at_once)
+
+
+def run_server(name: str, cmd: List[str], port: int, ready_marker: str, master: MasterClient,
+               allocation_id: str, grace: float, whole_tree_at_once: bool,
+               proc_env: Optional[Dict[str, str]] = None, redact: bytes = b"",
+               while_ready: Optional[Callable[[threading.Event], None]] = None) -> int:
+    """Runs the server a task serves (Jupyter, sshd) on ``port`` until it exits or the runner is
+    told to stop: forwards its output (``redact`` hidden), reports ready once a line contains
+    ``ready_marker``, then runs ``while_ready(stop)`` (e.g. idle reports) on a thread. Returns the
+    server's exit status, or 1 when the master refused the ready report (the server is then ended)."""
+    stop, started, failed = threading.Event(), threading.Event(), threading.Event()
+    stop_on_signals(stop)
+    log(f"starting {name} on port {port}: {' '.join(cmd)}")
+    proc = subprocess.Popen(cmd, env=proc_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+    def after_ready() -> None:
+        if not report_ready(master, allocation_id, port):
+            log(f"the master did not take the ready report; ending {name}")
+            failed.set()
+            stop.set()
+            return
+        if while_ready is not None:
+            while_ready(stop)
+
+    def on_line(line: str) -> None:
+        if not started.is_set() and ready_marker in line:
+            started.set()
+            threading.Thread(target=after_ready, daemon=True).start()
+
+    assert proc.stdout is not None and proc.stderr is not None
+    copiers = [forward(proc.stdout, sys.stdout.buffer, redact, on_line),
+               forward(proc.stderr, sys.stderr.buffer, redact, on_line)]
+    code = supervise(proc, grace=grace, whole_tree_at_once=whole_tree_at_once, stop=stop)
+    stop.set()
+    for t in copiers:
+        t.join(timeout=2.0)
+    log(f"{name} exited with status {code}")
+    return 1 if failed.is_set() else code

@@ -16,7 +16,6 @@ import datetime
 import json
 import os
 import shutil
-import subprocess
 import sys
 import threading
 import urllib.error
@@ -183,36 +182,11 @@ def main() -> int:
     port = _runner.free_port()
     cmd = jupyter_command(jupyter, port, task_id, cwd, os.geteuid() == 0)
     proc_env = jupyter_env(dict(os.environ), os.environ.get("DET_WORKDIR") or cwd, token)
-    stop, started, failed = threading.Event(), threading.Event(), threading.Event()
-    _runner.stop_on_signals(stop)
-    _runner.log(f"starting Jupyter on port {port}: {' '.join(cmd)}")
-    proc = subprocess.Popen(cmd, env=proc_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-
-    def after_ready() -> None:
-        if not _runner.report_ready(master, env["DET_ALLOCATION_ID"], port):
-            _runner.log("the master did not take the ready report; ending the notebook")
-            failed.set()
-            stop.set()
-            return
-        report_idle_loop(master, JupyterClient(port, task_id, token), task_id, idle_type, period,
-                         stop)
-
-    def on_line(line: str) -> None:
-        if not started.is_set() and "is running at" in line:
-            started.set()
-            threading.Thread(target=after_ready, daemon=True).start()
-
-    redact = token.encode()
-    assert proc.stdout is not None and proc.stderr is not None
-    copiers = [_runner.forward(proc.stdout, sys.stdout.buffer, redact, on_line),
-               _runner.forward(proc.stderr, sys.stderr.buffer, redact, on_line)]
-    code = _runner.supervise(proc, grace=15.0, whole_tree_at_once=False, stop=stop)
-    stop.set()
-    for t in copiers:
-        t.join(timeout=2.0)
-    _runner.log(f"Jupyter exited with status {code}")
-    return 1 if failed.is_set() else code
+    client = JupyterClient(port, task_id, token)
+    return _runner.run_server(
+        "Jupyter", cmd, port, "is running at", master, env["DET_ALLOCATION_ID"], grace=15.0,
+        whole_tree_at_once=False, proc_env=proc_env, redact=token.encode(),
+        while_ready=lambda stop: report_idle_loop(master, client, task_id, idle_type, period, stop))
 
 
 if __name__ == "__main__":

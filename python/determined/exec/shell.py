@@ -25,7 +25,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from determined.exec import _runner
@@ -152,32 +151,9 @@ def main() -> int:
     config, skipped = prepare(state_dir, port, env["DET_SHELL_AUTHORIZED_KEY"], os.environ)
     if skipped:
         _runner.log(f"not set in SSH sessions (sshd cannot carry these values): {', '.join(skipped)}")
-    stop, started, failed = threading.Event(), threading.Event(), threading.Event()
-    _runner.stop_on_signals(stop)
     cmd = [SSHD, "-D", "-e", "-f", config]
-    _runner.log(f"starting sshd on port {port}: {' '.join(cmd)}")
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-
-    def after_ready() -> None:
-        if not _runner.report_ready(master, env["DET_ALLOCATION_ID"], port):
-            _runner.log("the master did not take the ready report; ending the shell")
-            failed.set()
-            stop.set()
-
-    def on_line(line: str) -> None:
-        if not started.is_set() and "Server listening on" in line:
-            started.set()
-            threading.Thread(target=after_ready, daemon=True).start()
-
-    assert proc.stdout is not None and proc.stderr is not None
-    copiers = [_runner.forward(proc.stdout, sys.stdout.buffer, on_line=on_line),
-               _runner.forward(proc.stderr, sys.stderr.buffer, on_line=on_line)]
-    code = _runner.supervise(proc, grace=5.0, whole_tree_at_once=True, stop=stop)
-    for t in copiers:
-        t.join(timeout=2.0)
-    _runner.log(f"sshd exited with status {code}")
-    return 1 if failed.is_set() else code
+    return _runner.run_server("sshd", cmd, port, "Server listening on", master, env["DET_ALLOCATION_ID"],
+                              grace=5.0, whole_tree_at_once=True)
 
 
 if __name__ == "__main__":
