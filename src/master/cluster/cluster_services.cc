@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "master/cluster/cluster.h"
@@ -19,14 +18,6 @@ namespace {
 std::string FormatDuration(std::chrono::milliseconds d) {
   absl::Duration unit = d < std::chrono::seconds(1) ? absl::Milliseconds(1) : absl::Seconds(1);
   return absl::FormatDuration(absl::Trunc(absl::FromChrono(d), unit));
-}
-
-// "host:port" (the host may be an IPv6 address) into its parts.
-std::optional<std::pair<std::string, int>> SplitAddress(const std::string& address) {
-  size_t colon = address.rfind(':');
-  int port = 0;
-  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port)) return std::nullopt;
-  return std::make_pair(address.substr(0, colon), port);
 }
 
 }  // namespace
@@ -78,7 +69,7 @@ void Cluster::ReportIdle(const std::string& task_id, bool idle, std::function<vo
 void Cluster::RegisterService(const LiveAllocation& alloc) {
   if (options_.services == nullptr || !alloc.record.ready) return;
   auto t = tasks_.find(alloc.record.task_id);
-  std::optional<std::pair<std::string, int>> address = SplitAddress(alloc.record.service_address);
+  std::optional<std::pair<std::string, int>> address = SplitServiceAddress(alloc.record.service_address);
   if (t == tasks_.end() || !address) return;
   const Task& task = t->second->record;
   Service service;
@@ -87,7 +78,6 @@ void Cluster::RegisterService(const LiveAllocation& alloc) {
   service.host = address->first;
   service.port = address->second;
   service.tcp = task.type == TaskType::kShell;
-  service.unauthenticated = task.type == TaskType::kShell;
   if (task.type == TaskType::kNotebook) {
     nlohmann::json extra = nlohmann::json::parse(task.service_json, nullptr, false);
     if (extra.is_object()) service.token = extra.value("token", "");

@@ -315,7 +315,6 @@ TEST_F(ClusterServicesTest, AShellIsATcpServiceAndGetsItsKey) {
   std::optional<Service> service = services_.Use(shell->task_id);
   ASSERT_TRUE(service);
   EXPECT_TRUE(service->tcp);
-  EXPECT_TRUE(service->unauthenticated);
 }
 
 }  // namespace

@@ -3,11 +3,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "api/types.h"
 #include "master/task/task_states.h"
 
@@ -37,6 +39,15 @@ struct Allocation {
   std::string service_address;  // "host:port" it serves on, for the proxy; "" for none
   std::string service_user;     // the OS user it serves as (a shell's sshd lets only that user in)
 };
+
+// An allocation's service_address ("host:port", the host maybe an IPv6 address) in parts; nullopt
+// for "" or anything else without a port.
+inline std::optional<std::pair<std::string, int>> SplitServiceAddress(const std::string& address) {
+  size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port)) return std::nullopt;
+  return std::make_pair(address.substr(0, colon), port);
+}
 
 // A workload of any type (task_states.h): a trial, a command, a generic task, ...
 struct Task {

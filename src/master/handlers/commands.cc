@@ -4,7 +4,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
@@ -217,7 +216,8 @@ void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
                const Principal& who = *req.principal;
                if (who.allocation_id.empty()) {
                  if (absl::Status st = DefaultAuthz().CanChange(who, ResourceOf(*task)); !st.ok()) return ReplyError(r, st);
-               } else if (!absl::StartsWith(who.allocation_id, absl::StrCat(id, "."))) {
+               } else if (absl::StatusOr<Allocation> a = ctx.store.GetAllocation(who.allocation_id);
+                          !a.ok() || a->task_id != id) {
                  return ReplyError(r, absl::PermissionDeniedError(
                                           absl::StrCat("allocation token is not valid for notebook ", id)));
                }

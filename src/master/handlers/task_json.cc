@@ -113,11 +113,10 @@ json ServiceTaskJson(const Task& task, const std::optional<Allocation>& latest) 
       out["privateKey"] = extra.value("private_key", "");
       out["publicKey"] = extra.value("public_key", "");
       json addresses = json::array();
-      const bool serving = latest && latest->ready && !latest->service_address.empty() && !IsTerminal(latest->state);
-      if (serving) {
-        size_t colon = latest->service_address.rfind(':');
-        addresses.push_back({{"host", latest->service_address.substr(0, colon)},
-                             {"port", std::stoi(latest->service_address.substr(colon + 1))}});
+      if (latest && latest->ready && !IsTerminal(latest->state)) {
+        if (auto address = SplitServiceAddress(latest->service_address)) {
+          addresses.push_back({{"host", address->first}, {"port", address->second}});
+        }
       }
       out["addresses"] = addresses;
       const std::string user = latest && !latest->service_user.empty() ? latest->service_user : "root";

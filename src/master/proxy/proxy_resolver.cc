@@ -35,7 +35,7 @@ RelayResolver MakeProxyResolver(ServiceRegistry& services, Authenticator& authen
     std::optional<Service> service = services.Use(id);
     if (!service) return NotFound(id);
     const bool token_ok = !service->token.empty() && PresentedToken(head) == service->token;
-    if (!service->unauthenticated && !token_ok) {
+    if (!service->tcp && !token_ok) {
       absl::StatusOr<Principal> who = authenticator.Authenticate(head);
       if (!who.ok()) return ErrorResponse(who.status());
       if (!who->allocation_id.empty()) return NotFound(id);  // a task's token opens no service

@@ -1,7 +1,7 @@
 #pragma once
 // The proxy's rules for `/proxy/{serviceId}/...` (HttpServer::AddRelay does the relaying):
 //  - an unknown service is a 404 naming it;
-//  - unless the service is unauthenticated (shells), the caller needs a session (Authorization:
+//  - unless the service is TCP (shells, whose SSH key authenticates), the caller needs a session (Authorization:
 //    Bearer, or the `auth` cookie) or, for a notebook, the notebook's own token (`?token=` or
 //    `Authorization: token ...`); without one, a 401;
 //  - a session whose user may not use the service (using a service acts as its owner: the owner or

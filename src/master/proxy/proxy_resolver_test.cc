@@ -22,8 +22,7 @@ class ProxyResolverTest : public ::testing::Test {
  protected:
   ProxyResolverTest() {
     services_.Register({.id = "nb", .owner_id = 7, .host = "10.0.0.2", .port = 2900, .token = "secret"});
-    services_.Register({.id = "sh", .owner_id = 7, .host = "10.0.0.3", .port = 3200, .tcp = true,
-                        .unauthenticated = true});
+    services_.Register({.id = "sh", .owner_id = 7, .host = "10.0.0.3", .port = 3200, .tcp = true});
   }
 
   std::variant<RelayTarget, HttpResponse> Resolve(const std::string& path, const std::string& auth = "",
@@ -90,7 +89,6 @@ TEST(ServiceRegistryTest, UseRecordsTheLastRequestAndUnregisterForgets) {
   EXPECT_GE(*registry.LastRequested("x"), *registered);
   registry.Register({.id = "x", .port = 2});  // replaced, e.g. after a restart
   EXPECT_EQ(registry.Use("x")->port, 2);
-  EXPECT_EQ(registry.size(), 1u);
   registry.Unregister("x");
   EXPECT_FALSE(registry.Use("x"));
   EXPECT_FALSE(registry.LastRequested("x"));

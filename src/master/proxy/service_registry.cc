@@ -30,9 +30,4 @@ std::optional<ServiceRegistry::Clock::time_point> ServiceRegistry::LastRequested
   return it->second.last_requested;
 }
 
-size_t ServiceRegistry::size() const {
-  std::lock_guard lock(mu_);
-  return services_.size();
-}
-
 }  // namespace det::master

@@ -17,9 +17,9 @@ struct Service {
   int64_t owner_id = 0;
   std::string host;  // the agent's address as the master sees it
   int port = 0;
-  bool tcp = false;  // raw TCP over the client's WebSocket (shells); else HTTP
-  // No session needed (shells: the SSH key is the authentication, as upstream).
-  bool unauthenticated = false;
+  // Raw TCP over the client's WebSocket (shells), needing no session: what is tunnelled
+  // authenticates itself (a shell's SSH key), as upstream. Else HTTP.
+  bool tcp = false;
   // The notebook's own token: accepted instead of a session for this service only, and what the
   // proxy shows Jupyter (which demands it) in place of the caller's credentials. "" for none.
   std::string token;
@@ -36,7 +36,6 @@ class ServiceRegistry {
   std::optional<Service> Use(const std::string& id);
   // When the service last had a request (or was registered); nullopt when none is registered.
   std::optional<Clock::time_point> LastRequested(const std::string& id) const;
-  size_t size() const;
 
  private:
   struct Entry {
