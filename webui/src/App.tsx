@@ -1,0 +1,64 @@
+import { lazy, Suspense } from 'react';
+import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { useAuth } from './auth';
+import { Layout } from './components/Layout';
+import { Spinner } from './components/Feedback';
+import { SignIn } from './pages/SignIn';
+import { ExperimentList } from './pages/ExperimentList';
+
+// The list is the landing page and loads with the app; the rest load on first visit.
+const ExperimentDetail = lazy(() => import('./pages/ExperimentDetail'));
+const TrialDetail = lazy(() => import('./pages/TrialDetail'));
+const JobQueue = lazy(() => import('./pages/JobQueue'));
+const Cluster = lazy(() => import('./pages/Cluster'));
+const Tasks = lazy(() => import('./pages/Tasks'));
+const AdminUsers = lazy(() => import('./pages/AdminUsers'));
+
+export function App() {
+  const { user } = useAuth();
+  const location = useLocation();
+  if (user === undefined) return <Spinner label="Loading" />;
+  if (user === null) {
+    if (location.pathname === '/login') return <SignIn />;
+    const redirect = location.pathname + location.search;
+    return <Navigate to={`/login?redirect=${encodeURIComponent(redirect)}`} replace />;
+  }
+  return (
+    <Layout>
+      <Suspense fallback={<Spinner label="Loading page" />}>
+        <Routes>
+          <Route path="/" element={<Navigate to="/experiments" replace />} />
+          <Route path="/login" element={<Navigate to="/experiments" replace />} />
+          <Route path="/experiments" element={<ExperimentList />} />
+          <Route path="/projects/:projectId/experiments" element={<ExperimentList />} />
+          <Route path="/experiments/:id" element={<ExperimentDetail />} />
+          <Route path="/experiments/:id/:tab" element={<ExperimentDetail />} />
+          <Route path="/trials/:id" element={<TrialDetail />} />
+          <Route path="/trials/:id/:tab" element={<TrialDetail />} />
+          <Route path="/experiments/:expId/trials/:id" element={<TrialDetail />} />
+          <Route path="/experiments/:expId/trials/:id/:tab" element={<TrialDetail />} />
+          <Route path="/jobs" element={<JobQueue />} />
+          <Route path="/clusters/queue" element={<JobQueue />} />
+          <Route path="/clusters" element={<Cluster />} />
+          <Route path="/clusters/:tab" element={<Cluster />} />
+          <Route path="/tasks" element={<Tasks />} />
+          <Route path="/admin" element={<Navigate to="/admin/users" replace />} />
+          <Route path="/admin/users" element={<AdminUsers />} />
+          <Route path="*" element={<NotFound />} />
+        </Routes>
+      </Suspense>
+    </Layout>
+  );
+}
+
+function NotFound() {
+  const location = useLocation();
+  return (
+    <div className="page">
+      <h1>Page not found</h1>
+      <p>
+        Nothing lives at <code>/det{location.pathname}</code>.
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { errorMessage, parseLines, request, withQuery, ApiError } from './api';
+import { mockFetch } from './test/fetchMock';
+
+describe('errorMessage', () => {
+  it('reads the master error shapes', () => {
+    expect(errorMessage(400, { error: { code: 3, reason: 'Bad Request', error: 'limit must be >= 0' } })).toBe('limit must be >= 0');
+    expect(errorMessage(500, { error: { message: 'disk full' } })).toBe('disk full');
+    expect(errorMessage(404, { message: 'experiment 9 not found' })).toBe('experiment 9 not found');
+  });
+  it('falls back to a sentence about the status', () => {
+    expect(errorMessage(503, null)).toMatch(/internal error/);
+    expect(errorMessage(403, 'x')).toMatch(/permission/);
+    expect(errorMessage(0, null)).toMatch(/could not be reached/);
+  });
+});
+
+describe('withQuery', () => {
+  it('repeats arrays and drops empty values', () => {
+    expect(withQuery('/a', { states: ['STATE_ACTIVE', 'STATE_PAUSED'], name: '', limit: 5, x: undefined })).toBe(
+      '/a?states=STATE_ACTIVE&states=STATE_PAUSED&limit=5',
+    );
+  });
+});
+
+describe('parseLines', () => {
+  it('collects results and stops at an error line', () => {
+    const text = '{"result":{"id":"1"}}\n{"result":{"id":"2"}}\n{"error":{"message":"gone"}}\n';
+    expect(parseLines<{ id: string }>(text)).toEqual({ items: [{ id: '1' }, { id: '2' }], error: 'gone' });
+  });
+});
+
+describe('request', () => {
+  it('throws an ApiError with the server message', async () => {
+    mockFetch(() => ({ status: 400, body: { error: { error: 'sortBy: unknown sort key "X"' } } }));
+    await expect(request('/api/v1/experiments')).rejects.toEqual(new ApiError('sortBy: unknown sort key "X"', 400));
+  });
+});

@@ -1,0 +1,82 @@
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter } from 'react-router-dom';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StaticAuthProvider } from '../auth';
+import { experiment, mockFetch } from '../test/fetchMock';
+import { ExperimentList, listQuery, readParams } from './ExperimentList';
+
+const me = { id: 2, username: 'determined', admin: true, active: true };
+
+function renderList(path = '/experiments') {
+  return render(
+    <MemoryRouter initialEntries={[path]}>
+      <StaticAuthProvider user={me}>
+        <ExperimentList />
+      </StaticAuthProvider>
+    </MemoryRouter>,
+  );
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('listQuery', () => {
+  it('maps the URL to the master query', () => {
+    const q = listQuery(readParams(new URLSearchParams('state=PAUSED&user=alice&label=l1&name=mn&sort=name&order=asc&page=3&limit=50')));
+    expect(q).toEqual({
+      name: 'mn', states: ['STATE_PAUSED'], users: ['alice'], labels: ['l1'], archived: 'false',
+      sortBy: 'SORT_BY_NAME', orderBy: 'ORDER_BY_ASC', offset: 100, limit: 50,
+    });
+  });
+  it('ignores values it does not know', () => {
+    const p = readParams(new URLSearchParams('sort=bogus&limit=7&page=-1&order=sideways'));
+    expect(p).toMatchObject({ sort: 'id', limit: 100, page: 1, order: 'desc' });
+  });
+});
+
+describe('ExperimentList', () => {
+  it('shows rows from the server and sorts by a column on the server', async () => {
+    const calls = mockFetch((c) =>
+      c.url.startsWith('/api/v1/experiments?')
+        ? { body: { experiments: [experiment(1), experiment(2, { state: 'STATE_COMPLETED', progress: 1 })], pagination: { total: 2 } } }
+        : undefined,
+    );
+    renderList();
+    expect(await screen.findByText('exp-1')).toBeInTheDocument();
+    expect(screen.getByText('2 experiments')).toBeInTheDocument();
+    expect(screen.getByText('Completed')).toBeInTheDocument();
+    expect(calls[0]!.url).toContain('sortBy=SORT_BY_ID&orderBy=ORDER_BY_DESC&offset=0&limit=100');
+    await userEvent.click(screen.getByRole('button', { name: /Name/ }));
+    await waitFor(() => expect(calls[calls.length - 1]!.url).toContain('sortBy=SORT_BY_NAME&orderBy=ORDER_BY_ASC'));
+  });
+
+  it('filters by state on the server', async () => {
+    const calls = mockFetch(() => ({ body: { experiments: [], pagination: { total: 0 } } }));
+    renderList();
+    await screen.findByText('No experiments match these filters.');
+    await userEvent.selectOptions(screen.getByLabelText('State'), 'paused');
+    await waitFor(() => expect(calls[calls.length - 1]!.url).toContain('states=STATE_PAUSED'));
+  });
+
+  it('kills the selected experiments and reports the ones that failed', async () => {
+    vi.spyOn(window, 'confirm').mockReturnValue(true);
+    const calls = mockFetch((c) => {
+      if (c.url.startsWith('/api/v1/experiments?')) return { body: { experiments: [experiment(1), experiment(2)], pagination: { total: 2 } } };
+      if (c.url === '/api/v1/experiments/1/kill') return { body: {} };
+      if (c.url === '/api/v1/experiments/2/kill') return { status: 403, body: { error: { error: 'only the owner or an admin may kill experiment 2' } } };
+      return undefined;
+    });
+    renderList();
+    await screen.findByText('exp-1');
+    await userEvent.click(screen.getByLabelText('Select all on this page'));
+    await userEvent.click(within(screen.getByRole('toolbar')).getByRole('button', { name: 'Kill' }));
+    expect(await screen.findByText('Experiment 2: only the owner or an admin may kill experiment 2')).toBeInTheDocument();
+    expect(calls.filter((c) => c.method === 'POST').map((c) => c.url).sort()).toEqual(['/api/v1/experiments/1/kill', '/api/v1/experiments/2/kill']);
+  });
+
+  it('shows an API error instead of a blank page', async () => {
+    mockFetch(() => ({ status: 500, body: { error: { error: 'database is locked' } } }));
+    renderList();
+    expect(await screen.findByRole('alert')).toHaveTextContent('database is locked');
+  });
+});

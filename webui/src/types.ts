@@ -1,0 +1,166 @@
+// The subset of upstream's JSON messages the UI reads.
+
+export type ExperimentState =
+  | 'STATE_ACTIVE'
+  | 'STATE_PAUSED'
+  | 'STATE_STOPPING_COMPLETED'
+  | 'STATE_STOPPING_CANCELED'
+  | 'STATE_STOPPING_ERROR'
+  | 'STATE_COMPLETED'
+  | 'STATE_CANCELED'
+  | 'STATE_ERROR'
+  | 'STATE_DELETING'
+  | 'STATE_DELETE_FAILED'
+  | 'STATE_QUEUED'
+  | 'STATE_PULLING'
+  | 'STATE_STARTING'
+  | 'STATE_RUNNING'
+  | string;
+
+export interface User {
+  id: number;
+  username: string;
+  admin: boolean;
+  active: boolean;
+  displayName?: string;
+  modifiedAt?: string;
+}
+
+export interface Pagination {
+  offset?: number;
+  limit?: number;
+  startIndex?: number;
+  endIndex?: number;
+  total?: number;
+}
+
+export interface Experiment {
+  id: number;
+  name: string;
+  description: string;
+  labels: string[];
+  startTime: string;
+  endTime: string | null;
+  state: ExperimentState;
+  archived: boolean;
+  numTrials: number;
+  trialIds: number[];
+  username: string;
+  userId: number;
+  resourcePool: string;
+  searcherType: string;
+  searcherMetric: string;
+  progress: number | null;
+  jobId: string;
+  config: Record<string, unknown> | null;
+  originalConfig?: string;
+  checkpointCount?: number;
+  checkpointSize?: string;
+  bestTrialSearcherMetric?: number | null;
+}
+
+export interface ExperimentList {
+  experiments: Experiment[];
+  pagination: Pagination;
+}
+
+export interface MetricStats {
+  count?: number;
+  last?: number | string | null;
+  min?: number;
+  max?: number;
+  mean?: number;
+  type?: string;
+}
+
+export interface Trial {
+  id: number;
+  experimentId: number;
+  startTime: string;
+  endTime: string | null;
+  state: string;
+  restarts: number;
+  hparams: Record<string, unknown>;
+  totalBatchesProcessed: number;
+  bestValidation: { metrics?: Record<string, unknown> } | null;
+  latestValidation: { metrics?: Record<string, unknown> } | null;
+  taskId: string;
+  checkpointCount: number;
+  summaryMetrics: Record<string, Record<string, MetricStats>>;
+  searcherMetricValue?: number;
+}
+
+export interface MetricPoint {
+  batches: number;
+  values: Record<string, unknown>;
+  time: string;
+  epoch?: number;
+}
+
+export interface TrialSeries {
+  trial: Trial;
+  metrics: { data: MetricPoint[]; type: string; group: string }[];
+}
+
+export interface LogEntry {
+  id: string;
+  timestamp: string;
+  message: string;
+  level: string;
+  source?: string;
+  stdtype?: string;
+  rankId?: number;
+  agentId?: string;
+}
+
+export interface Checkpoint {
+  uuid: string;
+  state: string;
+  reportTime: string;
+  resources: Record<string, string>;
+  metadata: Record<string, unknown>;
+  training: { trialId: number; experimentId: number };
+}
+
+export interface Job {
+  jobId: string;
+  type: string;
+  name: string;
+  entityId: string;
+  summary?: { state: string; jobsAhead: number };
+  submissionTime: string;
+  username: string;
+  resourcePool: string;
+  isPreemptible?: boolean;
+  priority?: number;
+  weight?: number;
+  requestedSlots: number;
+  allocatedSlots: number;
+  progress?: number;
+}
+
+export interface Agent {
+  id: string;
+  registeredTime?: string;
+  slots: Record<string, { id: string; device?: { type?: string; brand?: string }; enabled: boolean; container?: unknown; draining?: boolean }>;
+  resourcePools: string[];
+  addresses?: string[];
+  enabled: boolean;
+  draining: boolean;
+}
+
+export interface ResourcePool {
+  name: string;
+  description: string;
+  type: string;
+  numAgents: number;
+  slotsAvailable: number;
+  slotsUsed: number;
+  slotType: string;
+  auxContainerCapacity?: number;
+  auxContainersRunning?: number;
+  defaultComputePool?: boolean;
+  defaultAuxPool?: boolean;
+  schedulerType?: string;
+  schedulerFittingPolicy?: string;
+}
