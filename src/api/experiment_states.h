@@ -23,7 +23,7 @@
 //    response is the same.
 //  - Archiving, and marking for deletion, need a finished experiment that is not being deleted:
 //    COMPLETED, CANCELED, ERROR or DELETE_FAILED, i.e. CanTransition(state, kDeleting) without
-//    staying DELETING (removing the records also accepts DELETING). Checked in the store.
+//    staying DELETING (removing the records also accepts DELETING). Checked in master/experiment_rules.cc.
 //  - The metric-names stream (trial_series.cc) ends when every experiment is terminal, except
 //    that DELETING and DELETE_FAILED keep it open as they always did (a DELETING experiment's
 //    stream ends when its record goes). Spelled out at that call site.

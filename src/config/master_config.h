@@ -1,7 +1,7 @@
 #pragma once
 // The master's configuration (reference §4.1-4.3): a YAML file (`--config-file`), overridden by
 // `DET_<FLAG>` environment variables, overridden by flags. Parsing, defaults and validation only;
-// main() decides what this build can run (it refuses db.type postgres, for example).
+// main() decides what this build can run.
 //
 // Departures from upstream 0.38, each deliberate:
 //  - our own keys: `data_dir` (default /var/lib/determined), `host` (bind address, 0.0.0.0),

@@ -10,6 +10,7 @@
 #include "api/types.h"
 #include "common/status_macros.h"
 #include "master/metric_summary.h"
+#include "master/experiment_rules.h"
 
 namespace det::master {
 namespace {
@@ -135,7 +136,7 @@ void CheckpointGc::Collect(const Job& job) {
       if (job.scope == Scope::kExperiment) {
         spdlog::error("deleting experiment {} failed {} times, it is DELETE_FAILED: {}", job.experiment_id,
                       attempt, st.ToString());
-        if (absl::Status marked = store_.MarkExperimentDeleteFailed(job.experiment_id); !marked.ok()) {
+        if (absl::Status marked = MarkExperimentDeleteFailed(store_, job.experiment_id); !marked.ok()) {
           spdlog::error("experiment {} stays DELETING: {}", job.experiment_id, marked.ToString());
         }
       } else {
@@ -174,7 +175,7 @@ absl::Status CheckpointGc::RunOnce(const Job& job) {
   }
   RETURN_IF_ERROR(DeleteFromStorage(exp, doomed));
   if (job.scope == Scope::kListed) return absl::OkStatus();
-  RETURN_IF_ERROR(store_.DeleteExperiment(job.experiment_id));
+  RETURN_IF_ERROR(DeleteExperimentRecords(store_, job.experiment_id));
   spdlog::info("experiment {} is deleted", job.experiment_id);
   return absl::OkStatus();
 }

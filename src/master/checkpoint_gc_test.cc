@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "master/db/temp_sqlite_store.h"
+#include "master/experiment_rules.h"
 
 namespace det::master {
 namespace {
@@ -188,7 +189,7 @@ TEST_F(CheckpointGcTest, NamedCheckpointsAreDeletedAndNothingElse) {
 
 TEST_F(CheckpointGcTest, ADeletedExperimentLosesItsCheckpointsThenItsRecords) {
   int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
-  ASSERT_TRUE(store_->MarkExperimentDeleting(id).ok());
+  ASSERT_TRUE(StartDeletingExperiment(*store_, id).ok());
   CheckpointGc gc(*store_);
   gc.DeleteExperiment(id);
   gc.WaitIdle();
@@ -198,7 +199,7 @@ TEST_F(CheckpointGcTest, ADeletedExperimentLosesItsCheckpointsThenItsRecords) {
 
 TEST_F(CheckpointGcTest, AnExperimentWhoseCheckpointsStorageKeepsIsDeleteFailedAndKept) {
   int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
-  ASSERT_TRUE(store_->MarkExperimentDeleting(id).ok());
+  ASSERT_TRUE(StartDeletingExperiment(*store_, id).ok());
   std::atomic<int> failures = 100;
   CheckpointGc gc(*store_, Flaky(failures, 2));
   gc.DeleteExperiment(id);

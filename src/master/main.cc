@@ -23,7 +23,7 @@
 #include "config/settings_overlay.h"
 #include "master/checkpoint_gc.h"
 #include "master/cluster/cluster.h"
-#include "master/db/sqlite_store.h"
+#include "master/db/open_store.h"
 #include "master/handlers/routes.h"
 #include "master/http/server.h"
 #include "master/proxy/proxy_resolver.h"
@@ -39,20 +39,10 @@ constexpr size_t kMaxBodyBytes = 200u << 20;  // base64 of a 95 MiB context plus
 
 constexpr char kDefaultConfigFile[] = "/etc/determined/master.yaml";
 
-// What this build cannot do, refused before anything starts (never silently ignored).
-absl::Status CheckSupported(const det::config::MasterConfig& config) {
-  if (config.db.type != "sqlite") {
-    return absl::UnimplementedError(absl::StrCat(
-        "db.type: ", config.db.type,
-        " is not supported by this build (only the embedded SQLite database is); remove the "
-        "PostgreSQL settings (db.host, db.name, ... or DET_DB_* variables) or set db.type: sqlite"));
-  }
-  return absl::OkStatus();
-}
 
 // Upstream's rule: security.initial_user_password is the password of admin and determined when
 // they are first created, i.e. when the database is new. Later changes to it have no effect.
-absl::Status ApplyInitialUserPassword(det::master::SqliteStore& store, const std::string& password) {
+absl::Status ApplyInitialUserPassword(det::master::SqlStore& store, const std::string& password) {
   if (password.empty()) return absl::OkStatus();
   if (!store.created()) {
     spdlog::info("security.initial_user_password is ignored: the users already exist");
@@ -90,11 +80,12 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
     spdlog::error("{}", st.ToString());
     return 1;
   }
-  auto store = SqliteStore::Open(config.db.path);
+  auto store = OpenStore(config.db);
   if (!store.ok()) {
-    spdlog::error("{}", store.status().ToString());
+    spdlog::error("database {}: {}", DescribeStore(config.db), store.status().ToString());
     return 1;
   }
+  spdlog::info("database: {}", DescribeStore(config.db));
   if (absl::Status st = ApplyInitialUserPassword(**store, config.security.initial_user_password);
       !st.ok()) {
     spdlog::error("security.initial_user_password: {}", st.ToString());
@@ -215,10 +206,6 @@ int main(int argc, char** argv) {
   auto master_log = std::make_shared<det::master::MasterLog>();
   spdlog::default_logger()->sinks().push_back(std::make_shared<det::master::MasterLogSink>(master_log));
   for (const std::string& warning : config.warnings) spdlog::warn("config: {}", warning);
-  if (absl::Status st = CheckSupported(config); !st.ok()) {
-    spdlog::error("{}", std::string(st.message()));
-    return 2;
-  }
   RaiseOpenFileLimit();
   return Run(config, startup->port_file, std::move(master_log));
 }

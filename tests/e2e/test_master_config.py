@@ -112,13 +112,14 @@ def test_config_endpoint_needs_authentication(master):
     assert resp.status_code == 401
 
 
-def test_master_refuses_postgres_and_bad_config(tmp_path):
+def test_master_names_an_unreachable_postgres_and_refuses_bad_config(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("DET_")}
-    env.update({"DET_DB_HOST": "db.example.com", "DET_DB_NAME": "determined"})
+    env.update({"DET_DB_HOST": "127.0.0.1", "DET_DB_PORT": "1", "DET_DB_NAME": "determined", "DET_DB_USER": "det"})
     proc = subprocess.run([str(BIN / "determined-master"), "--data-dir", str(tmp_path), "--port", "0"],
                           env=env, capture_output=True, text=True, timeout=30)
-    assert proc.returncode == 2
-    assert "postgres is not supported by this build" in proc.stderr
+    assert proc.returncode == 1
+    assert "postgres://det@127.0.0.1:1/determined" in proc.stderr
+    assert "database is unreachable" in proc.stderr
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("resource_pools:\n  - pool_name: a\n  - pool_name: a\nbogus: 1\n")

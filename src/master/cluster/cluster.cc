@@ -14,6 +14,7 @@
 #include "common/status_macros.h"
 #include "master/checkpoint_gc.h"
 #include "searcher/searcher.h"
+#include "master/experiment_rules.h"
 
 namespace det::master {
 
@@ -742,7 +743,7 @@ void Cluster::DeleteCheckpoints(int64_t experiment_id, std::set<std::string> uui
 
 void Cluster::DeleteExperiment(int64_t experiment_id) {
   if (options_.checkpoint_gc != nullptr) return options_.checkpoint_gc->DeleteExperiment(experiment_id);
-  if (absl::Status st = store_.DeleteExperiment(experiment_id); !st.ok()) {
+  if (absl::Status st = DeleteExperimentRecords(store_, experiment_id); !st.ok()) {
     spdlog::error("deleting experiment {}: {}", experiment_id, st.ToString());
   }
 }

@@ -6,6 +6,7 @@
 
 #include "master/checkpoint_gc.h"
 #include "master/cluster/cluster_test_fixture.h"
+#include "master/experiment_rules.h"
 
 namespace det::master {
 namespace {
@@ -297,7 +298,7 @@ TEST_F(ClusterTest, ARestartedMasterFinishesADeletionAnEarlierOneBegan) {
   int64_t exp_id = CreateExperiment();
   ASSERT_TRUE(
       store_->UpdateExperimentState(exp_id, api::ExperimentState::kCanceled, std::chrono::system_clock::now(), 0).ok());
-  ASSERT_TRUE(store_->MarkExperimentDeleting(exp_id).ok());
+  ASSERT_TRUE(StartDeletingExperiment(*store_, exp_id).ok());
 
   // The master died while deleting: a new cluster actor, with a GC worker, over the same database.
   CheckpointGc gc(*store_);

@@ -1,114 +1,13 @@
 #pragma once
+// The embedded default: a Store on a SQLite file (WAL) under the master's data dir.
 #include <memory>
-#include <mutex>
 #include <string>
 
-#include "master/db/storage_health.h"
-#include "master/db/store.h"
-
-struct sqlite3;
+#include "master/db/sql_store.h"
 
 namespace det::master {
 
-// Store on an embedded SQLite database (WAL). One connection guarded by a mutex: SQLite serializes
-// writers anyway, and the master's reads are short.
-class SqliteStore : public Store {
- public:
-  // Opens (creating if needed) the database at `path` and applies pending migrations.
-  static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(const std::string& path);
-  ~SqliteStore() override;
-
-  // True when this Open created the schema (and with it the admin and determined users).
-  bool created() const { return created_; }
-
-  absl::StatusOr<api::User> GetUserByName(const std::string& username) override;
-  absl::StatusOr<api::User> GetUser(int64_t id) override;
-  absl::Status AddSession(const std::string& token_hash, int64_t user_id, WallTime expiry) override;
-  absl::StatusOr<int64_t> LookupSession(const std::string& token_hash, WallTime now) override;
-  absl::Status DeleteSession(const std::string& token_hash) override;
-  absl::Status SetUserPasswordHash(int64_t user_id, const std::optional<std::string>& hash) override;
-  absl::StatusOr<api::User> InsertUser(const api::User& user) override;
-  absl::StatusOr<api::User> UpdateUser(int64_t id, const UserPatch& patch) override;
-  absl::StatusOr<UserPage> ListUsers(const UserFilter& filter) override;
-  absl::Status DeleteUserSessions(int64_t user_id) override;
-
-  absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
-                                           const std::string& model_definition_tgz) override;
-  absl::Status UpdateExperimentState(int64_t id, api::ExperimentState state,
-                                     std::optional<WallTime> end_time, double progress) override;
-  absl::StatusOr<api::Experiment> GetExperiment(int64_t id) override;
-  absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) override;
-  absl::StatusOr<int64_t> CountExperiments(const ExperimentFilter& filter) override;
-  absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) override;
-  absl::StatusOr<SearcherMetric> GetSearcherMetric(int64_t experiment_id) override;
-  absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) override;
-  absl::Status SetExperimentArchived(int64_t id, bool archived) override;
-  absl::Status MarkExperimentDeleting(int64_t id) override;
-  absl::Status MarkExperimentDeleteFailed(int64_t id) override;
-  absl::Status DeleteExperiment(int64_t id) override;
-  absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) override;
-  absl::StatusOr<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
-
-  absl::StatusOr<int64_t> InsertTrial(const api::Trial& trial) override;
-  absl::Status UpdateTrialLifecycle(const api::Trial& trial) override;
-  absl::StatusOr<api::Trial> GetTrial(int64_t id) override;
-  absl::StatusOr<api::Trial> GetTrialByTaskId(const std::string& task_id) override;
-  absl::StatusOr<std::vector<api::Trial>> ListTrials(int64_t experiment_id) override;
-
-  absl::Status InsertTask(const Task& task, const std::string& context_tgz) override;
-  absl::Status UpdateTask(const Task& task) override;
-  absl::StatusOr<Task> GetTask(const std::string& task_id) override;
-  absl::StatusOr<std::vector<Task>> ListTasks(const TaskFilter& filter) override;
-  absl::StatusOr<int64_t> CountTasks(const TaskFilter& filter) override;
-  absl::StatusOr<std::string> GetTaskContext(const std::string& task_id) override;
-  absl::StatusOr<std::vector<Allocation>> ListAllocations(const std::string& task_id) override;
-
-  absl::Status InsertAllocation(const Allocation& allocation) override;
-  absl::Status UpdateAllocation(const Allocation& allocation) override;
-  absl::StatusOr<Allocation> GetAllocation(const std::string& allocation_id) override;
-  absl::StatusOr<Allocation> GetAllocationByTokenHash(const std::string& token_hash) override;
-
-  absl::StatusOr<std::vector<int64_t>> AddMetrics(
-      const std::vector<api::MetricsReport>& reports,
-      const std::function<void(api::Trial&, const api::MetricsReport&)>& update_summary) override;
-  absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
-                                                             const BatchRange& range) override;
-
-  absl::Status AddCheckpoint(const api::Checkpoint& checkpoint, int64_t size_bytes) override;
-  absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) override;
-  absl::StatusOr<std::vector<api::Checkpoint>> ListCheckpoints(int64_t experiment_id) override;
-  absl::Status MarkCheckpointDeleted(const std::string& uuid) override;
-  absl::Status SetCheckpointGcPending(int64_t experiment_id, bool pending) override;
-  absl::StatusOr<std::vector<int64_t>> ListCheckpointGcPending() override;
-
-  absl::Status AddTaskLogs(const std::vector<api::TaskLog>& logs) override;
-  absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogs(const std::string& task_id, int64_t after_id,
-                                                        int limit, const TaskLogFilter& filter) override;
-  absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogsNewestFirst(const std::string& task_id, int64_t before_id,
-                                                                   int limit, const TaskLogFilter& filter) override;
-  absl::StatusOr<TaskLogFields> GetTaskLogFields(const std::string& task_id) override;
-
-  absl::Status InsertTemplate(const Template& tpl) override;
-  absl::Status PutTemplate(const Template& tpl) override;
-  absl::StatusOr<Template> GetTemplate(const std::string& name) override;
-  absl::StatusOr<TemplatePage> ListTemplates(const TemplateFilter& filter) override;
-  absl::Status UpdateTemplateConfig(const std::string& name, const std::string& config_json) override;
-  absl::Status RenameTemplate(const std::string& old_name, const std::string& new_name) override;
-  absl::Status DeleteTemplate(const std::string& name) override;
-
- private:
-  SqliteStore(sqlite3* db, const std::string& path) : db_(db), health_(path) {}
-  absl::Status Migrate();
-  absl::StatusOr<api::User> GetUserLocked(int64_t id);
-  absl::StatusOr<api::Experiment> GetExperimentLocked(int64_t id);
-  absl::Status SetExperimentStateLocked(int64_t experiment_id, api::ExperimentState state);
-  absl::StatusOr<api::Trial> GetTrialLocked(const char* where, const std::string& key);
-  absl::StatusOr<std::vector<int64_t>> TrialIdsLocked(int64_t experiment_id);
-
-  std::mutex mu_;
-  sqlite3* db_;
-  StorageHealth health_;  // refuses writes while storage fails (storage_health.h)
-  bool created_ = false;
-};
+// Opens (creating if needed) the database at `path` and applies pending migrations.
+absl::StatusOr<std::unique_ptr<SqlStore>> OpenSqliteStore(const std::string& path);
 
 }  // namespace det::master

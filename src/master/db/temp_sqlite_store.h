@@ -19,7 +19,7 @@ class TempSqliteStore {
              (prefix + "_" + std::to_string(getpid()) + "_" +
               ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
     std::filesystem::create_directories(dir_);
-    auto store = SqliteStore::Open((dir_ / "det.db").string());
+    auto store = OpenSqliteStore((dir_ / "det.db").string());
     EXPECT_TRUE(store.ok()) << store.status();
     if (store.ok()) store_ = std::move(*store);
   }
@@ -30,13 +30,13 @@ class TempSqliteStore {
   TempSqliteStore(const TempSqliteStore&) = delete;
   TempSqliteStore& operator=(const TempSqliteStore&) = delete;
 
-  SqliteStore& operator*() { return *store_; }
-  SqliteStore* operator->() { return store_.get(); }
+  SqlStore& operator*() { return *store_; }
+  SqlStore* operator->() { return store_.get(); }
   const std::filesystem::path& dir() const { return dir_; }
 
  private:
   std::filesystem::path dir_;
-  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<SqlStore> store_;
 };
 
 }  // namespace det::master

@@ -15,6 +15,7 @@
 #include "master/handlers/job_queue_request.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
+#include "master/experiment_rules.h"
 
 namespace det::master {
 namespace {
@@ -202,7 +203,7 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                  if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
                    return ReplyError(r, st);
                  }
-                 if (absl::Status st = ctx.store.SetExperimentArchived(*id, archived); !st.ok()) {
+                 if (absl::Status st = ArchiveExperiment(ctx.store, *id, archived); !st.ok()) {
                    return ReplyError(r, st);
                  }
                  ReplyJson(r, json::object());
@@ -218,7 +219,7 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                }
                // DELETING until its checkpoints are gone from storage; then its records go (async, as
                // upstream: the reply does not wait).
-               if (absl::Status st = ctx.store.MarkExperimentDeleting(*id); !st.ok()) return ReplyError(r, st);
+               if (absl::Status st = StartDeletingExperiment(ctx.store, *id); !st.ok()) return ReplyError(r, st);
                ctx.cluster.DeleteExperiment(*id);
                ReplyJson(r, json::object());
              });

@@ -1,4 +1,4 @@
-#include "master/db/storage_health.h"
+#include "master/db/sqlite/storage_health.h"
 
 #include <sqlite3.h>
 

@@ -1,4 +1,4 @@
-#include "master/db/sqlite_regexp.h"
+#include "master/db/sqlite/sqlite_regexp.h"
 
 #include <sqlite3.h>
 

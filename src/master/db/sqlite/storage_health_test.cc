@@ -1,4 +1,4 @@
-#include "master/db/storage_health.h"
+#include "master/db/sqlite/storage_health.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 
 #include <thread>
 
-#include "master/db/sqlite_statement.h"
+#include "master/db/sqlite/sqlite_database.h"
 
 namespace det::master {
 namespace {
@@ -44,17 +44,14 @@ TEST(StorageHealthTest, ClassifiesSqliteResults) {
 class WatchedDatabaseTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_EQ(sqlite3_open(":memory:", &db_), SQLITE_OK);
-    WatchStorage(db_, &health_);
+    auto db = SqliteConnection::Open(":memory:", 200ms);
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = std::move(*db);
     ASSERT_TRUE(Run("CREATE TABLE t (v TEXT)").ok());
-  }
-  void TearDown() override {
-    UnwatchStorage(db_);
-    sqlite3_close(db_);
   }
 
   absl::Status Run(const std::string& sql) {
-    absl::StatusOr<SqliteStatement> s = SqliteStatement::Prepare(db_, sql.c_str());
+    absl::StatusOr<SqlStatement> s = db_->Prepare(sql);
     if (!s.ok()) return s.status();
     return s->Run();
   }
@@ -65,42 +62,41 @@ class WatchedDatabaseTest : public ::testing::Test {
     }
     return absl::OkStatus();
   }
+  const StorageHealth& health() const { return db_->health(); }
 
-  sqlite3* db_ = nullptr;
-  StorageHealth health_{"test.db", 200ms};
+  std::unique_ptr<SqliteConnection> db_;
 };
 
 TEST_F(WatchedDatabaseTest, AFullDatabaseRefusesWritesAndRecovers) {
-  ASSERT_EQ(sqlite3_exec(db_, "PRAGMA max_page_count = 20", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(db_->Exec("PRAGMA max_page_count = 20"), absl::OkStatus());
   absl::Status full = Fill();
   ASSERT_EQ(full.code(), absl::StatusCode::kUnavailable) << full;
   EXPECT_THAT(full.message(), HasSubstr("full"));
-  EXPECT_TRUE(health_.problem().has_value());
+  EXPECT_TRUE(health().problem().has_value());
 
   // Refused at once, before SQLite is asked, with the same error; reads go on.
   absl::Status refused = Run("DELETE FROM t");
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(refused.message(), full.message());
-  absl::StatusOr<SqliteStatement> count = SqliteStatement::Prepare(db_, "SELECT count(*) FROM t");
+  absl::StatusOr<SqlStatement> count = db_->Prepare("SELECT count(*) FROM t");
   ASSERT_TRUE(count.ok());
   ASSERT_TRUE(*count->Step());
   int rows = static_cast<int>(count->Int(0));
   EXPECT_GT(rows, 0);
 
   // Room again (a bigger limit); after the interval the next write goes through and ends it.
-  ASSERT_EQ(sqlite3_exec(db_, "PRAGMA max_page_count = 100000", nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(db_->Exec("PRAGMA max_page_count = 100000"), absl::OkStatus());
   EXPECT_EQ(Run("INSERT INTO t VALUES ('x')").code(), absl::StatusCode::kUnavailable);
   std::this_thread::sleep_for(250ms);
   EXPECT_TRUE(Run("INSERT INTO t VALUES ('x')").ok());
-  EXPECT_EQ(health_.problem(), std::nullopt);
+  EXPECT_EQ(health().problem(), std::nullopt);
   EXPECT_TRUE(Run("DELETE FROM t").ok());
 }
 
 TEST_F(WatchedDatabaseTest, OtherErrorsStayInternal) {
   absl::Status st = Run("INSERT INTO nowhere VALUES (1)");
   EXPECT_EQ(st.code(), absl::StatusCode::kInternal);
-  EXPECT_EQ(health_.problem(), std::nullopt);
+  EXPECT_EQ(health().problem(), std::nullopt);
 }
 
 }  // namespace

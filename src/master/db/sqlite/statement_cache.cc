@@ -1,4 +1,4 @@
-#include "master/db/statement_cache.h"
+#include "master/db/sqlite/statement_cache.h"
 
 #include <mutex>
 #include <string>

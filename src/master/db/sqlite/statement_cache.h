@@ -1,6 +1,6 @@
 #pragma once
 // Prepared statements kept per connection and reused by their SQL text: preparing was a third of the
-// cost of a metrics report. Used only by SqliteStatement.
+// cost of a metrics report. Used only by SqliteConnection.
 #include <sqlite3.h>
 
 namespace det::master {

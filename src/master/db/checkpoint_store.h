@@ -1,0 +1,33 @@
+#pragma once
+// Checkpoint records.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "api/types.h"
+
+namespace det::master {
+
+class CheckpointStore {
+ public:
+  virtual ~CheckpointStore() = default;
+
+  // Checkpoints: inserting also updates the trial's latest checkpoint, count and total size.
+  virtual absl::Status AddCheckpoint(const api::Checkpoint& checkpoint, int64_t size_bytes) = 0;
+  virtual absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) = 0;
+  virtual absl::StatusOr<std::vector<api::Checkpoint>> ListCheckpoints(int64_t experiment_id) = 0;
+  // After storage confirmed the deletion: the checkpoint becomes DELETED and leaves its trial's count and
+  // total size (the sum of its resources); if it was the trial's latest, the latest one reported before
+  // it that is left takes its place (none: ""). Deleting a DELETED checkpoint changes nothing.
+  virtual absl::Status MarkCheckpointDeleted(const std::string& uuid) = 0;
+  // Terminal experiments whose checkpoint GC has not finished yet.
+  virtual absl::Status SetCheckpointGcPending(int64_t experiment_id, bool pending) = 0;
+  virtual absl::StatusOr<std::vector<int64_t>> ListCheckpointGcPending() = 0;
+};
+
+}  // namespace det::master

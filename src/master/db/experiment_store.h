@@ -1,0 +1,105 @@
+#pragma once
+// Experiments, their trials and their searcher state.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "api/types.h"
+
+namespace det::master {
+
+// Experiment list order (upstream's GetExperimentsRequest.SortBy, without the SORT_BY_ prefix).
+enum class ExperimentSort {
+  kId,
+  kDescription,
+  kStartTime,
+  kEndTime,
+  kState,
+  kNumTrials,
+  kProgress,
+  kUser,
+  kName,
+  kResourcePool,
+  kCheckpointSize,
+  kCheckpointCount,
+};
+
+// All set conditions must hold. Filtering, sorting and paging happen in SQL.
+struct ExperimentFilter {
+  bool include_archived = true;          // false = only unarchived
+  std::optional<bool> archived;          // exactly this archived flag (wins over include_archived)
+  std::vector<std::string> usernames;    // owners (OR'ed with user_ids); empty = anyone
+  std::vector<int64_t> user_ids;         // owners; empty = anyone
+  std::vector<api::ExperimentState> states;  // empty = any
+  std::vector<std::string> labels;       // the experiment has every one of them
+  std::string name_contains;             // case-insensitive substring of the name
+  std::string description_contains;     // case-insensitive substring of the description
+  ExperimentSort sort = ExperimentSort::kId;
+  bool descending = false;               // ties break by id in the same direction
+  int64_t offset = 0;                    // >= 0
+  int64_t limit = 0;  // 0 = all
+};
+
+struct SearcherMetric {
+  std::string name;
+  bool smaller_is_better = true;
+};
+
+// The fields of PATCH /api/v1/experiments/{id}; unset = unchanged.
+struct ExperimentPatch {
+  std::optional<std::string> name;
+  std::optional<std::string> description;
+  std::optional<std::string> notes;
+  std::optional<std::vector<std::string>> labels;
+  std::optional<std::string> config_json;  // the whole (expanded) config, as JSON
+  std::optional<std::optional<double>> queue_position;  // set, or cleared with nullopt inside
+};
+
+class ExperimentStore {
+ public:
+  virtual ~ExperimentStore() = default;
+
+  // Experiments. `experiment.id` is assigned.
+  virtual absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
+                                                   const std::string& model_definition_tgz) = 0;
+  virtual absl::Status UpdateExperimentState(int64_t id, api::ExperimentState state,
+                                             std::optional<WallTime> end_time, double progress) = 0;
+  virtual absl::StatusOr<api::Experiment> GetExperiment(int64_t id) = 0;
+  virtual absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) = 0;
+  virtual absl::StatusOr<int64_t> CountExperiments(const ExperimentFilter& filter) = 0;
+  virtual absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) = 0;
+  // The experiment's searcher.metric and searcher.smaller_is_better, without reading the whole
+  // experiment (every metrics report needs them).
+  virtual absl::StatusOr<SearcherMetric> GetSearcherMetric(int64_t experiment_id) = 0;
+  // Name, description, notes, labels; NotFound `experiment ID not found`.
+  virtual absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) = 0;
+  // The conditional writes below act only while the experiment's state is one of `only_in` (the
+  // master's rules decide which: experiment_rules.h) and return the state they found, changed or not;
+  // NotFound `experiment ID not found`.
+  virtual absl::StatusOr<api::ExperimentState> SetExperimentArchived(
+      int64_t id, bool archived, const std::vector<api::ExperimentState>& only_in) = 0;
+  virtual absl::StatusOr<api::ExperimentState> SetExperimentState(
+      int64_t id, api::ExperimentState state, const std::vector<api::ExperimentState>& only_in) = 0;
+  // Removes the experiment with its trials, their tasks, allocations, metrics, checkpoint records,
+  // logs and searcher state.
+  virtual absl::StatusOr<api::ExperimentState> DeleteExperiment(
+      int64_t id, const std::vector<api::ExperimentState>& only_in) = 0;
+  // The experiment's searcher state (JSON text), replaced on every save; NotFound before the first.
+  virtual absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) = 0;
+  virtual absl::StatusOr<std::string> GetSearcherSnapshot(int64_t experiment_id) = 0;
+
+  // Trials. `trial.id` is assigned.
+  virtual absl::StatusOr<int64_t> InsertTrial(const api::Trial& trial) = 0;
+  // Writes the lifecycle fields: state, restarts, run_id, end_time, runner_state.
+  virtual absl::Status UpdateTrialLifecycle(const api::Trial& trial) = 0;
+  virtual absl::StatusOr<api::Trial> GetTrial(int64_t id) = 0;
+  virtual absl::StatusOr<api::Trial> GetTrialByTaskId(const std::string& task_id) = 0;
+  virtual absl::StatusOr<std::vector<api::Trial>> ListTrials(int64_t experiment_id) = 0;
+};
+
+}  // namespace det::master

@@ -1,0 +1,308 @@
+#include "master/db/postgres/postgres_database.h"
+
+#include <libpq-fe.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <optional>
+#include <unordered_map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace det::master {
+namespace {
+
+constexpr Oid kByteaOid = 17;
+constexpr Oid kBoolOid = 16;
+// Statements kept per connection; queries with IN lists have as many texts as list lengths.
+constexpr size_t kMaxPreparedStatements = 512;
+
+std::string Trimmed(const char* message) {
+  std::string m = message == nullptr ? "" : message;
+  while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
+  return m;
+}
+
+bool IsConnectionSqlState(const std::string& code) {
+  // Class 08: connection exceptions; 57P01..57P03: the server shuts down or cannot take connections.
+  return absl::StartsWith(code, "08") || code == "57P01" || code == "57P02" || code == "57P03";
+}
+
+}  // namespace
+
+struct PostgresConnection::Impl {
+  std::string conninfo;
+  PGconn* conn = nullptr;
+  std::unordered_map<std::string, std::string> prepared;  // SQL text -> statement name
+  int next_statement = 0;
+  bool in_transaction = false;
+
+  ~Impl() {
+    if (conn != nullptr) PQfinish(conn);
+  }
+
+  absl::Status Unreachable() const {
+    return absl::UnavailableError(absl::StrCat("database is unreachable: ", Trimmed(PQerrorMessage(conn))));
+  }
+
+  absl::Status Healthy() {
+    if (PQstatus(conn) == CONNECTION_OK) return absl::OkStatus();
+    // Inside a transaction the work so far is gone with the connection: fail until ROLLBACK.
+    if (in_transaction) return Unreachable();
+    PQreset(conn);
+    prepared.clear();
+    if (PQstatus(conn) != CONNECTION_OK) return Unreachable();
+    return absl::OkStatus();
+  }
+
+  // The name `sql` is prepared under on this session, preparing it first if needed.
+  absl::StatusOr<std::string> PreparedName(const std::string& sql);
+
+  // The status of a finished command; clears `res` on failure.
+  absl::Status Check(PGresult* res, const std::string& what) {
+    ExecStatusType st = PQresultStatus(res);
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return absl::OkStatus();
+    const char* state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    std::string code = state == nullptr ? "" : state;
+    std::string message = Trimmed(res != nullptr ? PQresultErrorMessage(res) : PQerrorMessage(conn));
+    if (res != nullptr) PQclear(res);
+    if (code == "23505") return absl::AlreadyExistsError(message);
+    if (PQstatus(conn) != CONNECTION_OK || IsConnectionSqlState(code)) {
+      return absl::UnavailableError(absl::StrCat("database is unreachable: ", message));
+    }
+    return absl::InternalError(absl::StrCat("postgres ", what, ": ", message));
+  }
+};
+
+namespace {
+
+class PostgresStatementImpl : public SqlStatementImpl {
+ public:
+  PostgresStatementImpl(PostgresConnection::Impl* connection, std::string sql, int params)
+      : connection_(connection), sql_(std::move(sql)), values_(params), formats_(params, 0) {}
+  ~PostgresStatementImpl() override { Clear(); }
+
+  void BindInt(int i, int64_t v) override { Set(i, std::to_string(v), 0); }
+  void BindDouble(int i, double v) override {
+    char buf[32];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    Set(i, std::string(buf, end), 0);
+  }
+  void BindText(int i, std::string_view v) override { Set(i, std::string(v), 0); }
+  void BindBlob(int i, std::string_view v) override { Set(i, std::string(v), 1); }
+  void BindNull(int i) override {
+    if (i >= 1 && i <= static_cast<int>(values_.size())) values_[i - 1].reset();
+  }
+
+  absl::StatusOr<bool> Step() override {
+    if (result_ == nullptr) {
+      ASSIGN_OR_RETURN(PGresult * res, Execute());
+      result_ = res;
+      rows_ = PQntuples(res);
+      row_ = -1;
+      const char* changed = PQcmdTuples(res);
+      changes_ = 0;
+      if (changed != nullptr && *changed != '\0') (void)absl::SimpleAtoi(changed, &changes_);
+    }
+    return ++row_ < rows_;
+  }
+  void Reset() override {
+    Clear();
+    for (auto& v : values_) v.reset();
+    std::fill(formats_.begin(), formats_.end(), 0);
+  }
+  int64_t Changes() const override { return changes_; }
+
+  bool IsNull(int col) const override { return PQgetisnull(result_, row_, col) != 0; }
+  int64_t Int(int col) const override {
+    const char* v = PQgetvalue(result_, row_, col);
+    if (PQftype(result_, col) == kBoolOid) return v[0] == 't' ? 1 : 0;
+    int64_t out = 0;
+    if (absl::SimpleAtoi(v, &out)) return out;
+    return static_cast<int64_t>(std::strtod(v, nullptr));  // numeric (sum of bigints)
+  }
+  double Double(int col) const override { return std::strtod(PQgetvalue(result_, row_, col), nullptr); }
+  std::string Text(int col) const override {
+    const char* v = PQgetvalue(result_, row_, col);
+    if (PQftype(result_, col) != kByteaOid) return std::string(v, static_cast<size_t>(PQgetlength(result_, row_, col)));
+    size_t n = 0;
+    unsigned char* bytes = PQunescapeBytea(reinterpret_cast<const unsigned char*>(v), &n);
+    std::string out(reinterpret_cast<const char*>(bytes), n);
+    PQfreemem(bytes);
+    return out;
+  }
+
+ private:
+  void Set(int i, std::string v, int format) {
+    if (i < 1 || i > static_cast<int>(values_.size())) return;
+    values_[i - 1] = std::move(v);
+    formats_[i - 1] = format;
+  }
+  void Clear() {
+    if (result_ != nullptr) PQclear(result_);
+    result_ = nullptr;
+    rows_ = 0;
+    row_ = -1;
+  }
+
+  // Runs the statement. A query whose connection broke outside a transaction runs once more on a
+  // new one; a write does not (it may have been committed before the connection went), and fails
+  // with Unavailable for its caller to retry.
+  absl::StatusOr<PGresult*> Execute() {
+    absl::StatusOr<PGresult*> res = ExecuteOnce();
+    if (!absl::IsUnavailable(res.status()) || connection_->in_transaction || !IsQuery()) return res;
+    return ExecuteOnce();
+  }
+  absl::StatusOr<PGresult*> ExecuteOnce() {
+    RETURN_IF_ERROR(connection_->Healthy());
+    ASSIGN_OR_RETURN(std::string name, connection_->PreparedName(sql_));
+    std::vector<const char*> values(values_.size());
+    std::vector<int> lengths(values_.size());
+    for (size_t i = 0; i < values_.size(); ++i) {
+      values[i] = values_[i] ? values_[i]->data() : nullptr;
+      lengths[i] = values_[i] ? static_cast<int>(values_[i]->size()) : 0;
+    }
+    PGresult* res = PQexecPrepared(connection_->conn, name.c_str(), static_cast<int>(values.size()), values.data(),
+                                   lengths.data(), formats_.data(), 0);
+    RETURN_IF_ERROR(connection_->Check(res, "statement"));
+    return res;
+  }
+  bool IsQuery() const { return absl::StartsWithIgnoreCase(sql_, "SELECT"); }
+
+  PostgresConnection::Impl* connection_;
+  std::string sql_;
+  std::vector<std::optional<std::string>> values_;
+  std::vector<int> formats_;
+  PGresult* result_ = nullptr;
+  int rows_ = 0;
+  int row_ = -1;
+  int64_t changes_ = 0;
+};
+
+void IgnoreNotice(void*, const char*) {}
+
+}  // namespace
+
+std::string ToPostgresPlaceholders(const std::string& sql) {
+  std::string out;
+  out.reserve(sql.size() + 16);
+  int next = 1;
+  char quote = 0;
+  for (size_t i = 0; i < sql.size(); ++i) {
+    char c = sql[i];
+    if (quote != 0) {
+      out += c;
+      if (c == quote) quote = 0;  // a doubled quote closes and opens again: same result
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      out += c;
+      continue;
+    }
+    if (c != '?') {
+      out += c;
+      continue;
+    }
+    size_t digits = i + 1;
+    while (digits < sql.size() && sql[digits] >= '0' && sql[digits] <= '9') ++digits;
+    if (digits > i + 1) {
+      absl::StrAppend(&out, "$", sql.substr(i + 1, digits - i - 1));
+      i = digits - 1;
+    } else {
+      absl::StrAppend(&out, "$", next++);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> PostgresConnection::Impl::PreparedName(const std::string& sql) {
+  auto it = prepared.find(sql);
+  if (it != prepared.end()) return it->second;
+  // Beyond the cap, the unnamed statement (prepared again each time).
+  bool keep = prepared.size() < kMaxPreparedStatements;
+  std::string name = keep ? absl::StrCat("s", next_statement++) : "";
+  PGresult* res = PQprepare(conn, name.c_str(), ToPostgresPlaceholders(sql).c_str(), 0, nullptr);
+  RETURN_IF_ERROR(Check(res, absl::StrCat("prepare of ", sql)));
+  PQclear(res);
+  if (keep) prepared.emplace(sql, name);
+  return name;
+}
+
+PostgresConnection::PostgresConnection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PostgresConnection::~PostgresConnection() = default;
+
+std::unique_ptr<PostgresConnection> PostgresConnection::Connect(const std::string& conninfo) {
+  auto impl = std::make_unique<Impl>();
+  impl->conninfo = conninfo;
+  impl->conn = PQconnectdb(conninfo.c_str());
+  PQsetNoticeProcessor(impl->conn, IgnoreNotice, nullptr);
+  return std::unique_ptr<PostgresConnection>(new PostgresConnection(std::move(impl)));
+}
+
+absl::Status PostgresConnection::Healthy() { return impl_->Healthy(); }
+
+absl::StatusOr<SqlStatement> PostgresConnection::Prepare(const std::string& sql) {
+  RETURN_IF_ERROR(impl_->Healthy());
+  std::string translated = ToPostgresPlaceholders(sql);  // only to count the parameters
+  int params = 0;
+  for (size_t i = 0; i + 1 < translated.size(); ++i) {
+    if (translated[i] != '$') continue;
+    int n = 0;
+    size_t j = i + 1;
+    while (j < translated.size() && translated[j] >= '0' && translated[j] <= '9') n = n * 10 + (translated[j++] - '0');
+    params = std::max(params, n);
+  }
+  RETURN_IF_ERROR(impl_->PreparedName(sql).status());  // errors in the SQL show here
+  return SqlStatement(std::make_unique<PostgresStatementImpl>(impl_.get(), sql, params));
+}
+
+absl::Status PostgresConnection::Exec(const std::string& sql) {
+  bool ends_transaction = sql == "COMMIT" || sql == "ROLLBACK";
+  if (ends_transaction && PQstatus(impl_->conn) != CONNECTION_OK) {
+    impl_->in_transaction = false;  // nothing to end: the server rolled it back with the connection
+    return sql == "ROLLBACK" ? absl::OkStatus() : impl_->Unreachable();
+  }
+  RETURN_IF_ERROR(impl_->Healthy());
+  PGresult* res = PQexec(impl_->conn, sql.c_str());
+  absl::Status st = impl_->Check(res, "exec");
+  if (st.ok()) PQclear(res);
+  if (sql == "BEGIN" && st.ok()) impl_->in_transaction = true;
+  if (ends_transaction) impl_->in_transaction = false;
+  return st;
+}
+
+absl::StatusOr<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Open(const std::string& conninfo,
+                                                                        int max_readers) {
+  std::unique_ptr<PostgresConnection> writer = PostgresConnection::Connect(conninfo);
+  RETURN_IF_ERROR(writer->Healthy());
+  return std::unique_ptr<PostgresDatabase>(new PostgresDatabase(conninfo, max_readers, std::move(writer)));
+}
+
+SqlLease PostgresDatabase::Writer() {
+  writer_mu_.lock();
+  return SqlLease(writer_.get(), [this] { writer_mu_.unlock(); });
+}
+
+SqlLease PostgresDatabase::Reader() {
+  std::unique_lock lock(readers_mu_);
+  if (idle_readers_.empty() && static_cast<int>(readers_.size()) < max_readers_) {
+    readers_.push_back(PostgresConnection::Connect(conninfo_));
+    idle_readers_.push_back(readers_.back().get());
+  }
+  reader_returned_.wait(lock, [this] { return !idle_readers_.empty(); });
+  PostgresConnection* reader = idle_readers_.back();
+  idle_readers_.pop_back();
+  return SqlLease(reader, [this, reader] {
+    {
+      std::lock_guard returned(readers_mu_);
+      idle_readers_.push_back(reader);
+    }
+    reader_returned_.notify_one();
+  });
+}
+
+}  // namespace det::master

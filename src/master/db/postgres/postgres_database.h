@@ -1,0 +1,68 @@
+#pragma once
+// SqlConnection and SqlDatabase on PostgreSQL through libpq (docs/decisions.md: why libpq).
+//  - Statements are prepared once per connection and kept by their SQL text (`?` and `?N`
+//    placeholders become `$N`); binds travel as text, blobs as binary.
+//  - Writes go through one connection at a time, as on SQLite; reads use a small pool.
+//  - A connection that breaks is opened again on its next use, except inside a transaction, which
+//    fails (Unavailable) until it is rolled back: nothing of it can run outside it.
+//  - Errors by SQLSTATE: 23505 AlreadyExists, connection failures Unavailable ("database is
+//    unreachable"), anything else Internal.
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "master/db/sql/sql_connection.h"
+
+namespace det::master {
+
+class PostgresConnection : public SqlConnection {
+ public:
+  // Connects with a libpq connection string ("host=... port=... dbname=..." or a postgres:// URL).
+  // A connection that fails is still made: it tries again on each use (Healthy says why not).
+  static std::unique_ptr<PostgresConnection> Connect(const std::string& conninfo);
+  // OK when connected (connecting again first if the connection broke); else Unavailable.
+  absl::Status Healthy();
+  ~PostgresConnection() override;
+
+  SqlDialect dialect() const override { return SqlDialect::kPostgres; }
+  absl::StatusOr<SqlStatement> Prepare(const std::string& sql) override;
+  absl::Status Exec(const std::string& sql) override;
+  absl::Status BeginWrite() override { return Exec("BEGIN"); }
+
+  struct Impl;
+
+ private:
+  explicit PostgresConnection(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// `sql` with `?` and `?N` placeholders written as `$N` (quoted text left alone).
+std::string ToPostgresPlaceholders(const std::string& sql);
+
+class PostgresDatabase : public SqlDatabase {
+ public:
+  // Opens the writer at once (so a wrong address fails at start); readers as they are needed.
+  static absl::StatusOr<std::unique_ptr<PostgresDatabase>> Open(const std::string& conninfo, int max_readers = 4);
+
+  SqlDialect dialect() const override { return SqlDialect::kPostgres; }
+  SqlLease Writer() override;
+  SqlLease Reader() override;
+
+ private:
+  PostgresDatabase(std::string conninfo, int max_readers, std::unique_ptr<PostgresConnection> writer)
+      : conninfo_(std::move(conninfo)), max_readers_(max_readers), writer_(std::move(writer)) {}
+
+  const std::string conninfo_;
+  const int max_readers_;
+  std::mutex writer_mu_;
+  std::unique_ptr<PostgresConnection> writer_;
+
+  std::mutex readers_mu_;
+  std::condition_variable reader_returned_;
+  std::vector<std::unique_ptr<PostgresConnection>> readers_;  // every reader opened
+  std::vector<PostgresConnection*> idle_readers_;
+};
+
+}  // namespace det::master

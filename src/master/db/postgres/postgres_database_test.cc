@@ -1,0 +1,79 @@
+#include "master/db/postgres/postgres_database.h"
+
+#include <gtest/gtest.h>
+
+#include "master/db/store_test_backends.h"
+
+namespace det::master {
+namespace {
+
+TEST(PostgresPlaceholdersTest, NumbersEachMarkAndKeepsQuotedText) {
+  EXPECT_EQ(ToPostgresPlaceholders("SELECT a FROM t WHERE b = ? AND c IN (?, ?)"),
+            "SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)");
+  EXPECT_EQ(ToPostgresPlaceholders("UPDATE t SET a = ?1 WHERE b = ?2 OR c = ?1"),
+            "UPDATE t SET a = $1 WHERE b = $2 OR c = $1");
+  EXPECT_EQ(ToPostgresPlaceholders("SELECT '?', \"a?\" FROM t WHERE x = ? AND y LIKE 'it''s ?'"),
+            "SELECT '?', \"a?\" FROM t WHERE x = $1 AND y LIKE 'it''s ?'");
+}
+
+// A connection killed under the store: the next use connects again; a transaction it was in fails
+// as a whole and nothing of it is left.
+TEST(PostgresConnectionTest, AKilledConnectionReconnectsAndItsTransactionIsLost) {
+  PostgresTestBackend backend;
+  auto db = PostgresDatabase::Open(backend.ConnectionString());
+  ASSERT_TRUE(db.ok()) << db.status();
+  SqlLease writer = (*db)->Writer();
+  ASSERT_TRUE(writer->Exec("CREATE TABLE t (v BIGINT)").ok());
+  auto kill = [&] {
+    auto admin = PostgresConnection::Connect(backend.ConnectionString());
+    auto s = admin->Prepare(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+        "AND pid <> pg_backend_pid()");
+    ASSERT_TRUE(s.ok()) << s.status();
+    ASSERT_TRUE(s->Run().ok());
+  };
+
+  {
+    SqlTransaction tx(*writer);
+    ASSERT_TRUE(tx.Begin().ok());
+    auto insert = writer->Prepare("INSERT INTO t VALUES (?)");
+    ASSERT_TRUE(insert.ok());
+    ASSERT_TRUE(insert->Bind(1, int64_t{1}).Run().ok());
+    kill();
+    auto second = writer->Prepare("INSERT INTO t VALUES (?)");
+    absl::Status st = second.ok() ? second->Bind(1, int64_t{2}).Run() : second.status();
+    EXPECT_EQ(st.code(), absl::StatusCode::kUnavailable) << st;
+    EXPECT_NE(st.message().find("database is unreachable"), std::string::npos) << st;
+  }  // rolled back
+  auto count = writer->Prepare("SELECT count(*) FROM t");
+  ASSERT_TRUE(count.ok()) << count.status();
+  ASSERT_TRUE(*count->Step());
+  EXPECT_EQ(count->Int(0), 0) << "nothing of the lost transaction was committed";
+
+  // Outside a transaction a query runs again on a new connection by itself; a write fails once
+  // (it may have been committed before the connection went) and works when retried.
+  kill();
+  auto query = writer->Prepare("SELECT count(*) FROM t");
+  ASSERT_TRUE(query.ok()) << query.status();
+  absl::StatusOr<bool> row = query->Step();
+  ASSERT_TRUE(row.ok()) << row.status();
+  kill();
+  auto insert = [&] {
+    auto s = writer->Prepare("INSERT INTO t VALUES (3)");
+    return s.ok() ? s->Run() : s.status();
+  };
+  EXPECT_EQ(insert().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(insert().ok());
+}
+
+TEST(PostgresConnectionTest, UniqueViolationsAreAlreadyExistsAndOthersInternal) {
+  PostgresTestBackend backend;
+  auto connection = PostgresConnection::Connect(backend.ConnectionString());
+  ASSERT_TRUE(connection->Exec("CREATE TABLE u (k TEXT PRIMARY KEY)").ok());
+  ASSERT_TRUE(connection->Exec("INSERT INTO u VALUES ('a')").ok());
+  EXPECT_EQ(connection->Exec("INSERT INTO u VALUES ('a')").code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(connection->Exec("INSERT INTO nowhere VALUES (1)").code(), absl::StatusCode::kInternal);
+}
+
+}  // namespace
+}  // namespace det::master

@@ -1,0 +1,143 @@
+#pragma once
+// The few things the store needs from a SQL database, the same over SQLite and PostgreSQL: prepared
+// statements with typed binds and columns, transactions, and errors mapped to status codes by the
+// database's error code (never its message text):
+//   AlreadyExists  a unique or primary key constraint was violated
+//   Unavailable    the database cannot be reached or written now (HTTP 503; callers retry)
+//   Internal       anything else, with the database's message
+// SQL is written once, with `?` (or `?N`) placeholders; sql_dialect.h has the few spellings that differ.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace det::master {
+
+enum class SqlDialect { kSqlite, kPostgres };
+
+// One execution of a prepared statement: binds (1-based), then rows (columns 0-based).
+class SqlStatementImpl {
+ public:
+  virtual ~SqlStatementImpl() = default;
+  virtual void BindInt(int i, int64_t v) = 0;
+  virtual void BindDouble(int i, double v) = 0;
+  virtual void BindText(int i, std::string_view v) = 0;
+  virtual void BindBlob(int i, std::string_view v) = 0;
+  virtual void BindNull(int i) = 0;
+  // Runs the statement on the first call; true while a row is available.
+  virtual absl::StatusOr<bool> Step() = 0;
+  // Ready to run again with new binds.
+  virtual void Reset() = 0;
+  // Rows changed by the last run of an INSERT, UPDATE or DELETE.
+  virtual int64_t Changes() const = 0;
+  virtual bool IsNull(int col) const = 0;
+  virtual int64_t Int(int col) const = 0;
+  virtual double Double(int col) const = 0;
+  virtual std::string Text(int col) const = 0;  // text or blob
+};
+
+// A prepared statement with chained binds: `s.Bind(1, id).Bind(2, name)`.
+class SqlStatement {
+ public:
+  explicit SqlStatement(std::unique_ptr<SqlStatementImpl> impl) : impl_(std::move(impl)) {}
+
+  SqlStatement& Bind(int i, int64_t v) { return impl_->BindInt(i, v), *this; }
+  SqlStatement& Bind(int i, int v) { return Bind(i, static_cast<int64_t>(v)); }
+  SqlStatement& Bind(int i, double v) { return impl_->BindDouble(i, v), *this; }
+  SqlStatement& Bind(int i, const std::string& v) { return impl_->BindText(i, v), *this; }
+  SqlStatement& BindBlob(int i, const std::string& v) { return impl_->BindBlob(i, v), *this; }
+  SqlStatement& BindNull(int i) { return impl_->BindNull(i), *this; }
+  template <class T>
+  SqlStatement& Bind(int i, const std::optional<T>& v) {
+    return v ? Bind(i, *v) : BindNull(i);
+  }
+
+  absl::StatusOr<bool> Step() { return impl_->Step(); }
+  absl::Status Run() {
+    auto r = Step();
+    return r.ok() ? absl::OkStatus() : r.status();
+  }
+  void Reset() { impl_->Reset(); }
+  int64_t Changes() const { return impl_->Changes(); }
+
+  bool IsNull(int col) const { return impl_->IsNull(col); }
+  int64_t Int(int col) const { return impl_->Int(col); }
+  double Double(int col) const { return impl_->Double(col); }
+  std::string Text(int col) const { return impl_->Text(col); }
+  std::optional<int64_t> OptInt(int col) const {
+    return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col));
+  }
+
+ private:
+  std::unique_ptr<SqlStatementImpl> impl_;
+};
+
+// One connection; used by one thread at a time (SqlDatabase hands them out).
+class SqlConnection {
+ public:
+  virtual ~SqlConnection() = default;
+  virtual SqlDialect dialect() const = 0;
+  virtual absl::StatusOr<SqlStatement> Prepare(const std::string& sql) = 0;
+  // Runs one or more statements without binds (migrations, BEGIN, COMMIT).
+  virtual absl::Status Exec(const std::string& sql) = 0;
+  // Starts a transaction that writes: once begun, no other writer runs until it ends.
+  virtual absl::Status BeginWrite() = 0;
+};
+
+// BeginWrite ... Commit, rolled back unless Commit() is called.
+class SqlTransaction {
+ public:
+  explicit SqlTransaction(SqlConnection& db) : db_(db) {}
+  SqlTransaction(const SqlTransaction&) = delete;
+  SqlTransaction& operator=(const SqlTransaction&) = delete;
+  absl::Status Begin() { return db_.BeginWrite(); }
+  absl::Status Commit() {
+    done_ = true;
+    return db_.Exec("COMMIT");
+  }
+  ~SqlTransaction() {
+    if (!done_) (void)db_.Exec("ROLLBACK");
+  }
+
+ private:
+  SqlConnection& db_;
+  bool done_ = false;
+};
+
+// A connection borrowed from a SqlDatabase, given back when the lease goes.
+class SqlLease {
+ public:
+  SqlLease(SqlConnection* connection, std::function<void()> give_back)
+      : connection_(connection), give_back_(std::move(give_back)) {}
+  SqlLease(SqlLease&& o) noexcept : connection_(o.connection_), give_back_(std::move(o.give_back_)) {
+    o.give_back_ = nullptr;
+  }
+  SqlLease& operator=(SqlLease&&) = delete;
+  ~SqlLease() {
+    if (give_back_) give_back_();
+  }
+  SqlConnection& operator*() const { return *connection_; }
+  SqlConnection* operator->() const { return connection_; }
+
+ private:
+  SqlConnection* connection_;
+  std::function<void()> give_back_;
+};
+
+// The connections of one database. Writes go through one connection at a time (SQLite serializes
+// writers anyway; on PostgreSQL it gives the same guarantees: each write transaction sees every
+// earlier one); reads may use others.
+class SqlDatabase {
+ public:
+  virtual ~SqlDatabase() = default;
+  virtual SqlDialect dialect() const = 0;
+  virtual SqlLease Writer() = 0;
+  virtual SqlLease Reader() = 0;
+};
+
+}  // namespace det::master

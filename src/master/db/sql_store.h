@@ -1,0 +1,110 @@
+#pragma once
+// Store over a SqlDatabase: the same SQL on SQLite and PostgreSQL (sql/sql_dialect.h has the few
+// spellings that differ). Each area's methods live in sql_store_<area>.cc.
+#include <memory>
+#include <string>
+
+#include "master/db/migrations.h"
+#include "master/db/sql/sql_connection.h"
+#include "master/db/store.h"
+
+namespace det::master {
+
+class SqlStore : public Store {
+ public:
+  // Applies the pending migrations of the database's dialect.
+  static absl::StatusOr<std::unique_ptr<SqlStore>> Open(std::unique_ptr<SqlDatabase> db);
+
+  SqlDialect dialect() const { return db_->dialect(); }
+  SqlDatabase& database() { return *db_; }
+  // True when this Open created the schema (and with it the admin and determined users).
+  bool created() const { return created_; }
+
+  absl::StatusOr<api::User> GetUserByName(const std::string& username) override;
+  absl::StatusOr<api::User> GetUser(int64_t id) override;
+  absl::Status AddSession(const std::string& token_hash, int64_t user_id, WallTime expiry) override;
+  absl::StatusOr<int64_t> LookupSession(const std::string& token_hash, WallTime now) override;
+  absl::Status DeleteSession(const std::string& token_hash) override;
+  absl::Status SetUserPasswordHash(int64_t user_id, const std::optional<std::string>& hash) override;
+  absl::StatusOr<api::User> InsertUser(const api::User& user) override;
+  absl::StatusOr<api::User> UpdateUser(int64_t id, const UserPatch& patch) override;
+  absl::StatusOr<UserPage> ListUsers(const UserFilter& filter) override;
+  absl::Status DeleteUserSessions(int64_t user_id) override;
+
+  absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
+                                           const std::string& model_definition_tgz) override;
+  absl::Status UpdateExperimentState(int64_t id, api::ExperimentState state,
+                                     std::optional<WallTime> end_time, double progress) override;
+  absl::StatusOr<api::Experiment> GetExperiment(int64_t id) override;
+  absl::StatusOr<std::vector<api::Experiment>> ListExperiments(const ExperimentFilter& filter) override;
+  absl::StatusOr<int64_t> CountExperiments(const ExperimentFilter& filter) override;
+  absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) override;
+  absl::StatusOr<SearcherMetric> GetSearcherMetric(int64_t experiment_id) override;
+  absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) override;
+  absl::StatusOr<api::ExperimentState> SetExperimentArchived(
+      int64_t id, bool archived, const std::vector<api::ExperimentState>& only_in) override;
+  absl::StatusOr<api::ExperimentState> SetExperimentState(
+      int64_t id, api::ExperimentState state, const std::vector<api::ExperimentState>& only_in) override;
+  absl::StatusOr<api::ExperimentState> DeleteExperiment(int64_t id,
+                                                        const std::vector<api::ExperimentState>& only_in) override;
+  absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) override;
+  absl::StatusOr<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
+
+  absl::StatusOr<int64_t> InsertTrial(const api::Trial& trial) override;
+  absl::Status UpdateTrialLifecycle(const api::Trial& trial) override;
+  absl::StatusOr<api::Trial> GetTrial(int64_t id) override;
+  absl::StatusOr<api::Trial> GetTrialByTaskId(const std::string& task_id) override;
+  absl::StatusOr<std::vector<api::Trial>> ListTrials(int64_t experiment_id) override;
+
+  absl::Status InsertTask(const Task& task, const std::string& context_tgz) override;
+  absl::Status UpdateTask(const Task& task) override;
+  absl::StatusOr<Task> GetTask(const std::string& task_id) override;
+  absl::StatusOr<std::vector<Task>> ListTasks(const TaskFilter& filter) override;
+  absl::StatusOr<int64_t> CountTasks(const TaskFilter& filter) override;
+  absl::StatusOr<std::string> GetTaskContext(const std::string& task_id) override;
+  absl::StatusOr<std::vector<Allocation>> ListAllocations(const std::string& task_id) override;
+
+  absl::Status InsertAllocation(const Allocation& allocation) override;
+  absl::Status UpdateAllocation(const Allocation& allocation) override;
+  absl::StatusOr<Allocation> GetAllocation(const std::string& allocation_id) override;
+  absl::StatusOr<Allocation> GetAllocationByTokenHash(const std::string& token_hash) override;
+
+  absl::StatusOr<std::vector<int64_t>> AddMetrics(
+      const std::vector<api::MetricsReport>& reports,
+      const std::function<void(api::Trial&, const api::MetricsReport&)>& update_summary) override;
+  absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
+                                                             const BatchRange& range) override;
+
+  absl::Status AddCheckpoint(const api::Checkpoint& checkpoint, int64_t size_bytes) override;
+  absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) override;
+  absl::StatusOr<std::vector<api::Checkpoint>> ListCheckpoints(int64_t experiment_id) override;
+  absl::Status MarkCheckpointDeleted(const std::string& uuid) override;
+  absl::Status SetCheckpointGcPending(int64_t experiment_id, bool pending) override;
+  absl::StatusOr<std::vector<int64_t>> ListCheckpointGcPending() override;
+
+  absl::Status AddTaskLogs(const std::vector<api::TaskLog>& logs) override;
+  absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogs(const std::string& task_id, int64_t after_id,
+                                                        int limit, const TaskLogFilter& filter) override;
+  absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogsNewestFirst(const std::string& task_id, int64_t before_id,
+                                                                   int limit, const TaskLogFilter& filter) override;
+  absl::StatusOr<TaskLogFields> GetTaskLogFields(const std::string& task_id) override;
+
+  absl::Status InsertTemplate(const Template& tpl) override;
+  absl::Status PutTemplate(const Template& tpl) override;
+  absl::StatusOr<Template> GetTemplate(const std::string& name) override;
+  absl::StatusOr<TemplatePage> ListTemplates(const TemplateFilter& filter) override;
+  absl::Status UpdateTemplateConfig(const std::string& name, const std::string& config_json) override;
+  absl::Status RenameTemplate(const std::string& old_name, const std::string& new_name) override;
+  absl::Status DeleteTemplate(const std::string& name) override;
+
+ private:
+  explicit SqlStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}
+  absl::Status Migrate(const std::vector<Migration>& migrations);
+  SqlLease Writer() { return db_->Writer(); }
+  SqlLease Reader() { return db_->Reader(); }
+
+  std::unique_ptr<SqlDatabase> db_;
+  bool created_ = false;
+};
+
+}  // namespace det::master

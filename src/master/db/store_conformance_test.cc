@@ -1,0 +1,821 @@
+#include "master/db/store_test_backends.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace det::master {
+namespace {
+
+template <class Backend>
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = backend_.Open();
+    ASSERT_TRUE(s.ok()) << s.status();
+    store_ = std::move(*s);
+  }
+  // Closes the store and opens the same database again.
+  std::unique_ptr<SqlStore> Reopen() {
+    store_.reset();
+    auto again = backend_.Open();
+    EXPECT_TRUE(again.ok()) << again.status();
+    return again.ok() ? std::move(*again) : nullptr;
+  }
+
+  int64_t AddExperimentWithTrial(int64_t* trial_id) {
+    api::Experiment e;
+    e.name = "exp";
+    e.config_json = R"({"searcher":{"name":"single","metric":"acc"}})";
+    e.original_config = "name: exp\n";
+    e.owner_id = 2;
+    e.job_id = "job";
+    e.start_time = std::chrono::system_clock::now();
+    auto id = this->store_->InsertExperiment(e, "tgz-bytes");
+    EXPECT_TRUE(id.ok()) << id.status();
+    api::Trial t;
+    t.experiment_id = *id;
+    t.request_id = "r";
+    t.task_id = std::to_string(*id) + ".1";
+    t.start_time = e.start_time;
+    auto tid = this->store_->InsertTrial(t);
+    EXPECT_TRUE(tid.ok()) << tid.status();
+    *trial_id = *tid;
+    return *id;
+  }
+
+  Backend backend_;
+  std::unique_ptr<SqlStore> store_;
+};
+
+struct BackendNames {
+  template <class T>
+  static std::string GetName(int) {
+    return T::kName;
+  }
+};
+using Backends = ::testing::Types<SqliteTestBackend, PostgresTestBackend>;
+TYPED_TEST_SUITE(StoreTest, Backends, BackendNames);
+
+TYPED_TEST(StoreTest, BuiltInUsersHaveBlankPasswords) {
+  auto admin = this->store_->GetUserByName("admin");
+  ASSERT_TRUE(admin.ok());
+  EXPECT_TRUE(admin->admin);
+  EXPECT_FALSE(admin->password_hash.has_value());
+  EXPECT_TRUE(this->store_->GetUserByName("determined").ok());
+  EXPECT_EQ(this->store_->GetUserByName("nobody").status().code(), absl::StatusCode::kNotFound);
+}
+
+TYPED_TEST(StoreTest, MigrationsAreIdempotentAcrossReopen) {
+  int64_t trial_id;
+  this->AddExperimentWithTrial(&trial_id);
+  auto again = this->Reopen();
+  ASSERT_NE(again, nullptr);
+  EXPECT_TRUE(again->GetTrial(trial_id).ok());
+}
+
+TYPED_TEST(StoreTest, CreatedOnlyOnFirstOpenAndPasswordsCanBeSet) {
+  EXPECT_TRUE(this->store_->created());
+  ASSERT_TRUE(this->store_->SetUserPasswordHash(1, std::string("$2b$hash")).ok());
+  EXPECT_EQ(this->store_->SetUserPasswordHash(99, std::nullopt).code(), absl::StatusCode::kNotFound);
+  auto again = this->Reopen();
+  ASSERT_NE(again, nullptr);
+  EXPECT_FALSE(again->created());
+  auto admin = again->GetUserByName("admin");
+  ASSERT_TRUE(admin.ok());
+  EXPECT_EQ(admin->password_hash, std::optional<std::string>("$2b$hash"));
+  ASSERT_TRUE(again->SetUserPasswordHash(1, std::nullopt).ok());
+  EXPECT_FALSE(again->GetUser(1)->password_hash.has_value());
+}
+
+TYPED_TEST(StoreTest, SessionsExpire) {
+  auto now = std::chrono::system_clock::now();
+  ASSERT_TRUE(this->store_->AddSession("h", 1, now + std::chrono::hours(1)).ok());
+  EXPECT_EQ(*this->store_->LookupSession("h", now), 1);
+  EXPECT_FALSE(this->store_->LookupSession("h", now + std::chrono::hours(2)).ok());
+  ASSERT_TRUE(this->store_->DeleteSession("h").ok());
+  EXPECT_FALSE(this->store_->LookupSession("h", now).ok());
+}
+
+TYPED_TEST(StoreTest, ExperimentsTrialsAndModelDefinition) {
+  int64_t trial_id;
+  int64_t exp_id = this->AddExperimentWithTrial(&trial_id);
+  auto e = this->store_->GetExperiment(exp_id);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->username, "determined");
+  EXPECT_EQ(e->searcher_type, "single");
+  EXPECT_EQ(e->trial_ids, std::vector<int64_t>{trial_id});
+  EXPECT_EQ(e->model_definition_size, 9);
+  EXPECT_EQ(*this->store_->GetModelDefinition(exp_id), "tgz-bytes");
+  ASSERT_TRUE(
+      this->store_->UpdateExperimentState(exp_id, api::ExperimentState::kCompleted, std::chrono::system_clock::now(), 1.0).ok());
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted);
+  EXPECT_EQ(this->store_->ListExperiments({})->size(), 1u);
+  EXPECT_EQ(*this->store_->CountExperiments({}), 1);
+  EXPECT_EQ(this->store_->ListExperiments({.usernames = {"determined"}})->size(), 1u);
+  EXPECT_EQ(this->store_->ListExperiments({.usernames = {"admin"}})->size(), 0u);
+  EXPECT_EQ(*this->store_->CountExperiments({.user_ids = {1, 2}}), 1);
+  auto t = this->store_->GetTrialByTaskId(std::to_string(exp_id) + ".1");
+  ASSERT_TRUE(t.ok());
+  t->state = api::TrialState::kCompleted;
+  t->run_id = 1;
+  ASSERT_TRUE(this->store_->UpdateTrialLifecycle(*t).ok());
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->state, api::TrialState::kCompleted);
+}
+
+TYPED_TEST(StoreTest, TasksRoundTripFilterAndKeepTheirContext) {
+  Task cmd{.task_id = "c1", .type = TaskType::kCommand, .owner_id = 2, .job_id = "j1", .description = "Command (a-b-c)",
+           .config_json = R"({"entrypoint":["true"]})", .start_time = WallTime(std::chrono::seconds(5))};
+  ASSERT_TRUE(this->store_->InsertTask(cmd, "tgz").ok());
+  Task generic{.task_id = "g1", .type = TaskType::kGeneric, .owner_id = 1, .job_id = "j2",
+               .start_time = WallTime(std::chrono::seconds(6))};
+  ASSERT_TRUE(this->store_->InsertTask(generic, "").ok());
+  absl::StatusOr<Task> read = this->store_->GetTask("c1");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->type, TaskType::kCommand);
+  EXPECT_EQ(read->username, "determined");
+  EXPECT_EQ(read->state, TaskState::kActive);
+  EXPECT_EQ(read->config_json, cmd.config_json);
+  EXPECT_EQ(*this->store_->GetTaskContext("c1"), "tgz");
+  EXPECT_EQ(*this->store_->GetTaskContext("g1"), "");
+  EXPECT_TRUE(absl::IsNotFound(this->store_->GetTask("nope").status()));
+
+  read->state = TaskState::kError;
+  read->exit_code = 3;
+  read->exit_status = "exited with code 3";
+  read->end_time = WallTime(std::chrono::seconds(9));
+  ASSERT_TRUE(this->store_->UpdateTask(*read).ok());
+  EXPECT_EQ(this->store_->GetTask("c1")->exit_code, 3);
+  EXPECT_EQ(this->store_->GetTask("c1")->state, TaskState::kError);
+  EXPECT_TRUE(absl::IsNotFound(this->store_->UpdateTask(Task{.task_id = "nope"})));
+
+  auto ids = [&](const TaskFilter& f) {
+    std::vector<std::string> out;
+    absl::StatusOr<std::vector<Task>> tasks = this->store_->ListTasks(f);
+    EXPECT_TRUE(tasks.ok()) << tasks.status();
+    if (tasks.ok()) {
+      for (const Task& t : *tasks) out.push_back(t.task_id);
+    }
+    return out;
+  };
+  EXPECT_EQ(ids({}), (std::vector<std::string>{"c1", "g1"}));
+  EXPECT_EQ(ids({.live_only = true}), (std::vector<std::string>{"g1"}));
+  EXPECT_EQ(ids({.types = {TaskType::kCommand}}), (std::vector<std::string>{"c1"}));
+  EXPECT_EQ(ids({.usernames = {"admin"}}), (std::vector<std::string>{"g1"}));
+  EXPECT_EQ(ids({.owner_ids = {2}}), (std::vector<std::string>{"c1"}));
+  EXPECT_EQ(ids({.descending = true, .limit = 1}), (std::vector<std::string>{"g1"}));
+  EXPECT_EQ(ids({.offset = 1}), (std::vector<std::string>{"g1"}));
+  EXPECT_EQ(*this->store_->CountTasks({.offset = 1, .limit = 1}), 2) << "paging does not change the count";
+  EXPECT_EQ(*this->store_->CountTasks({.live_only = true}), 1);
+  EXPECT_EQ(*this->store_->CountTasks({.types = {TaskType::kGeneric}, .usernames = {"determined"}}), 0);
+
+  ASSERT_TRUE(this->store_->InsertAllocation({.allocation_id = "c1.1", .task_id = "c1", .token_hash = "x1", .slots = 1,
+                                        .start_time = WallTime(std::chrono::seconds(7))})
+                  .ok());
+  ASSERT_TRUE(this->store_->InsertAllocation({.allocation_id = "c1.2", .task_id = "c1", .token_hash = "x2", .slots = 1,
+                                        .resource_pool = "p", .start_time = WallTime(std::chrono::seconds(8))})
+                  .ok());
+  absl::StatusOr<std::vector<Allocation>> allocations = this->store_->ListAllocations("c1");
+  ASSERT_EQ(allocations->size(), 2u);
+  EXPECT_EQ(allocations->back().resource_pool, "p");
+  EXPECT_EQ(allocations->back().state, AllocationState::kQueued);
+}
+
+TYPED_TEST(StoreTest, ServiceFieldsRoundTrip) {
+  Task t{.task_id = "n1", .type = TaskType::kNotebook, .owner_id = 2, .description = "nb",
+         .start_time = WallTime(std::chrono::seconds(5)), .service_json = R"({"token":"t"})"};
+  ASSERT_TRUE(this->store_->InsertTask(t, "").ok());
+  EXPECT_EQ(this->store_->GetTask("n1")->service_json, R"({"token":"t"})");
+  Allocation a{.allocation_id = "n1.1", .task_id = "n1", .token_hash = "h", .slots = 1,
+               .start_time = WallTime(std::chrono::seconds(6))};
+  ASSERT_TRUE(this->store_->InsertAllocation(a).ok());
+  EXPECT_FALSE(this->store_->GetAllocation("n1.1")->ready);
+  a.ready = true;
+  a.service_address = "10.0.0.2:2900";
+  a.service_user = "someone";
+  ASSERT_TRUE(this->store_->UpdateAllocation(a).ok());
+  Allocation read = *this->store_->GetAllocation("n1.1");
+  EXPECT_TRUE(read.ready);
+  EXPECT_EQ(read.service_address, "10.0.0.2:2900");
+  EXPECT_EQ(read.service_user, "someone");
+}
+
+TYPED_TEST(StoreTest, SearcherSnapshotIsReplacedOnEverySave) {
+  int64_t trial_id = 0;
+  int64_t exp_id = this->AddExperimentWithTrial(&trial_id);
+  EXPECT_EQ(this->store_->GetSearcherSnapshot(exp_id).status().code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(this->store_->SaveSearcherSnapshot(exp_id, R"({"v":1})").ok());
+  ASSERT_TRUE(this->store_->SaveSearcherSnapshot(exp_id, R"({"v":2})").ok());
+  absl::StatusOr<std::string> got = this->store_->GetSearcherSnapshot(exp_id);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, R"({"v":2})");
+}
+
+TYPED_TEST(StoreTest, MetricsUpdateSummaryInOneTransaction) {
+  int64_t trial_id;
+  this->AddExperimentWithTrial(&trial_id);
+  api::MetricsReport m;
+  m.trial_id = trial_id;
+  m.group = "validation";
+  m.total_batches = 10;
+  m.metrics_json = R"({"acc":0.9})";
+  auto id = this->store_->AddMetrics({m}, [](api::Trial& t, const api::MetricsReport&) {
+    t.total_batches = 10;
+    t.searcher_metric_value = 0.9;
+  });
+  ASSERT_TRUE(id.ok()) << id.status();
+  auto reports = this->store_->GetMetrics(trial_id, "validation", {});
+  ASSERT_TRUE(reports.ok());
+  ASSERT_EQ(reports->size(), 1u);
+  EXPECT_EQ((*reports)[0].metrics_json, R"({"acc":0.9})");
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->total_batches, 10);
+  EXPECT_EQ(*this->store_->GetTrial(trial_id)->searcher_metric_value, 0.9);
+  m.trial_id = 999;
+  EXPECT_EQ(this->store_->AddMetrics({m}, [](api::Trial&, const api::MetricsReport&) {}).status().code(), absl::StatusCode::kNotFound);
+}
+
+TYPED_TEST(StoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
+  int64_t trial_id;
+  this->AddExperimentWithTrial(&trial_id);
+  std::vector<api::MetricsReport> batch(3);
+  for (int i = 0; i < 3; ++i) {
+    batch[i].trial_id = trial_id;
+    batch[i].group = "training";
+    batch[i].total_batches = (i + 1) * 10;
+    batch[i].metrics_json = R"({"loss":1})";
+  }
+  std::vector<int64_t> seen;
+  auto ids = this->store_->AddMetrics(batch, [&](api::Trial& t, const api::MetricsReport& m) {
+    seen.push_back(m.total_batches);
+    t.total_batches = m.total_batches;
+  });
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_EQ(ids->size(), 3u);
+  EXPECT_EQ(seen, (std::vector<int64_t>{10, 20, 30}));
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->total_batches, 30);
+  EXPECT_EQ(this->store_->GetMetrics(trial_id, "training", {})->size(), 3u);
+
+  // One bad report (another trial) stores none of the batch.
+  batch[1].trial_id = 999;
+  EXPECT_EQ(this->store_->AddMetrics(batch, [](api::Trial&, const api::MetricsReport&) {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(this->store_->GetMetrics(trial_id, "training", {})->size(), 3u);
+  EXPECT_TRUE(this->store_->AddMetrics({}, [](api::Trial&, const api::MetricsReport&) {})->empty());
+}
+
+TYPED_TEST(StoreTest, CheckpointsAndLogs) {
+  int64_t trial_id;
+  int64_t exp_id = this->AddExperimentWithTrial(&trial_id);
+  api::Checkpoint c;
+  c.uuid = "u1";
+  c.trial_id = trial_id;
+  c.experiment_id = exp_id;
+  c.resources_json = R"({"a":3})";
+  ASSERT_TRUE(this->store_->AddCheckpoint(c, 3).ok());
+  EXPECT_EQ(this->store_->AddCheckpoint(c, 3).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->latest_checkpoint_uuid, "u1");
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->total_checkpoint_size, 3);
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->checkpoint_size, 3) << "the trials' total";
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->checkpoint_count, 1);
+  EXPECT_EQ(this->store_->ListCheckpoints(exp_id)->size(), 1u);
+
+  ASSERT_TRUE(this->store_->MarkCheckpointDeleted("u1").ok());
+  EXPECT_EQ(this->store_->GetCheckpoint("u1")->state, "DELETED");
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->checkpoint_count, 0);
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->checkpoint_size, 0);
+  ASSERT_TRUE(this->store_->MarkCheckpointDeleted("u1").ok()) << "deleting twice changes nothing";
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->checkpoint_count, 0);
+  EXPECT_EQ(this->store_->MarkCheckpointDeleted("nope").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->latest_checkpoint_uuid, "") << "nothing left to resume from";
+
+  // The trial's latest checkpoint going: it resumes from the latest one left.
+  for (const char* uuid : {"u2", "u3"}) {
+    c.uuid = uuid;
+    c.report_time += std::chrono::seconds(1);
+    ASSERT_TRUE(this->store_->AddCheckpoint(c, 3).ok());
+  }
+  ASSERT_TRUE(this->store_->MarkCheckpointDeleted("u2").ok());
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->latest_checkpoint_uuid, "u3") << "an older one going changes nothing";
+  c.uuid = "u4";
+  c.report_time += std::chrono::seconds(1);
+  ASSERT_TRUE(this->store_->AddCheckpoint(c, 3).ok());
+  ASSERT_TRUE(this->store_->MarkCheckpointDeleted("u4").ok());
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->latest_checkpoint_uuid, "u3");
+
+  EXPECT_TRUE(this->store_->ListCheckpointGcPending()->empty());
+  ASSERT_TRUE(this->store_->SetCheckpointGcPending(exp_id, true).ok());
+  EXPECT_THAT(*this->store_->ListCheckpointGcPending(), ::testing::ElementsAre(exp_id));
+  ASSERT_TRUE(this->store_->SetCheckpointGcPending(exp_id, false).ok());
+  EXPECT_TRUE(this->store_->ListCheckpointGcPending()->empty());
+
+  std::vector<api::TaskLog> logs(3);
+  for (int i = 0; i < 3; ++i) {
+    logs[i].task_id = "t";
+    logs[i].log = "line " + std::to_string(i) + "\n";
+  }
+  ASSERT_TRUE(this->store_->AddTaskLogs(logs).ok());
+  auto first = this->store_->GetTaskLogs("t", 0, 2, {});
+  ASSERT_EQ(first->size(), 2u);
+  auto rest = this->store_->GetTaskLogs("t", (*first)[1].id, 10, {});
+  ASSERT_EQ(rest->size(), 1u);
+  EXPECT_EQ((*rest)[0].log, "line 2\n");
+  auto newest = this->store_->GetTaskLogsNewestFirst("t", 0, 2, {});
+  ASSERT_EQ(newest->size(), 2u);
+  EXPECT_EQ((*newest)[0].log, "line 2\n");
+  EXPECT_EQ((*newest)[1].log, "line 1\n");
+  EXPECT_EQ(this->store_->GetTaskLogsNewestFirst("t", (*newest)[1].id, 10, {})->size(), 1u);
+}
+
+TYPED_TEST(StoreTest, TaskLogFiltersCombine) {
+  auto line = [](std::string text, std::string agent, std::optional<int> rank, std::string stdtype,
+                 std::string level, int seconds) {
+    api::TaskLog l;
+    l.task_id = "t";
+    l.log = std::move(text);
+    l.agent_id = std::move(agent);
+    l.rank_id = rank;
+    l.stdtype = std::move(stdtype);
+    l.level = std::move(level);
+    l.timestamp = WallTime(std::chrono::seconds(1000 + seconds));
+    return l;
+  };
+  ASSERT_TRUE(this->store_
+                  ->AddTaskLogs({line("a", "agent-0", 0, "stdout", "LOG_LEVEL_INFO", 1),
+                                 line("b", "agent-1", 1, "stderr", "LOG_LEVEL_ERROR", 2),
+                                 line("c", "agent-1", 1, "stdout", "LOG_LEVEL_WARNING", 3),
+                                 line("d", "agent-0", std::nullopt, "stdout", "LOG_LEVEL_INFO", 4)})
+                  .ok());
+  auto texts = [&](const TaskLogFilter& f) {
+    std::vector<std::string> out;
+    absl::StatusOr<std::vector<api::TaskLog>> logs = this->store_->GetTaskLogs("t", 0, 100, f);
+    if (!logs.ok()) return std::vector<std::string>{logs.status().ToString()};
+    for (const api::TaskLog& l : *logs) out.push_back(l.log);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(texts({.agent_ids = {"agent-1"}}), (V{"b", "c"}));
+  EXPECT_EQ(texts({.rank_ids = {0, 1}}), (V{"a", "b", "c"}));
+  EXPECT_EQ(texts({.stdtypes = {"stdout"}, .levels = {"LOG_LEVEL_WARNING", "LOG_LEVEL_ERROR"}}), (V{"c"}));
+  EXPECT_EQ(texts({.before = WallTime(std::chrono::seconds(1003)), .after = WallTime(std::chrono::seconds(1001))}),
+            (V{"b"}));
+  EXPECT_EQ(texts({.sources = {"master"}}), V{});
+  EXPECT_EQ(texts({.search_text = "c"}), V{"c"});
+  EXPECT_EQ(texts({.search_text = "%"}), V{}) << "no wildcards";
+  EXPECT_EQ(texts({.search_text = "^[b-c]$", .search_is_regex = true}), (V{"b", "c"}));
+  EXPECT_EQ(texts({.search_text = "[", .search_is_regex = true}).size(), 1u) << "an error, not rows";
+  EXPECT_EQ(texts({.rank_ids = {-1}}), V{"d"}) << "rank -1 stands for lines without a rank";
+  EXPECT_EQ(texts({.rank_ids = {-1, 0}}), (V{"a", "d"}));
+  TaskLogFilter agent0{.agent_ids = {"agent-0"}};
+  auto newest = this->store_->GetTaskLogsNewestFirst("t", 0, 1, agent0);
+  ASSERT_EQ(newest->size(), 1u);
+  EXPECT_EQ((*newest)[0].log, "d");
+}
+
+TYPED_TEST(StoreTest, TaskLogFieldsAreTheDistinctValues) {
+  auto line = [](std::string agent, std::optional<int> rank, std::string stdtype, std::string source) {
+    api::TaskLog l;
+    l.task_id = "t";
+    l.allocation_id = "t.1";
+    l.log = "x";
+    l.agent_id = std::move(agent);
+    l.rank_id = rank;
+    l.stdtype = std::move(stdtype);
+    l.source = std::move(source);
+    return l;
+  };
+  ASSERT_TRUE(this->store_
+                  ->AddTaskLogs({line("agent-1", 1, "stdout", "task"), line("agent-0", 0, "stderr", "task"),
+                                 line("agent-1", 1, "stdout", "task"), line("", std::nullopt, "", "master")})
+                  .ok());
+  absl::StatusOr<TaskLogFields> fields = this->store_->GetTaskLogFields("t");
+  ASSERT_TRUE(fields.ok()) << fields.status();
+  EXPECT_EQ(*fields, (TaskLogFields{.allocation_ids = {"t.1"},
+                                    .agent_ids = {"agent-0", "agent-1"},
+                                    .rank_ids = {0, 1},
+                                    .stdtypes = {"stderr", "stdout"},
+                                    .sources = {"master", "task"}}));
+  EXPECT_EQ(*this->store_->GetTaskLogFields("other"), TaskLogFields{});
+}
+
+TYPED_TEST(StoreTest, ActiveTrialsAndExperimentsShowRunningOrQueued) {
+  int64_t trial_id;
+  int64_t exp_id = this->AddExperimentWithTrial(&trial_id);
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->display_state, "QUEUED") << "no allocation yet";
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->display_state, "QUEUED");
+  const std::string task_id = this->store_->GetTrial(trial_id)->task_id;  // allocations name their task
+  Allocation a{.allocation_id = "a.1", .task_id = task_id, .state = AllocationState::kQueued, .token_hash = "h1",
+               .slots = 1, .start_time = WallTime(std::chrono::seconds(10))};
+  ASSERT_TRUE(this->store_->InsertAllocation(a).ok());
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->display_state, "QUEUED");
+  a.state = AllocationState::kRunning;
+  ASSERT_TRUE(this->store_->UpdateAllocation(a).ok());
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->display_state, "RUNNING");
+  EXPECT_EQ(this->store_->ListTrials(exp_id)->front().display_state, "RUNNING");
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->state, api::ExperimentState::kActive) << "the stored state is unchanged";
+  // A restart: the latest allocation decides.
+  a.state = AllocationState::kTerminated;
+  ASSERT_TRUE(this->store_->UpdateAllocation(a).ok());
+  ASSERT_TRUE(this->store_->InsertAllocation({.allocation_id = "a.2", .task_id = task_id, .state = AllocationState::kQueued,
+                                        .token_hash = "h2", .slots = 1, .start_time = WallTime(std::chrono::seconds(20))})
+                  .ok());
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->display_state, "QUEUED");
+  ASSERT_TRUE(this->store_->UpdateExperimentState(exp_id, api::ExperimentState::kPaused, std::nullopt, 0).ok());
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->display_state, "") << "only ACTIVE has display states";
+}
+
+TYPED_TEST(StoreTest, SearcherMetricFromTheConfig) {
+  int64_t trial_id;
+  int64_t exp_id = this->AddExperimentWithTrial(&trial_id);
+  absl::StatusOr<SearcherMetric> metric = this->store_->GetSearcherMetric(exp_id);
+  ASSERT_TRUE(metric.ok()) << metric.status();
+  EXPECT_EQ(metric->name, "acc");
+  EXPECT_TRUE(metric->smaller_is_better) << "the default";
+  ASSERT_TRUE(this->store_->PatchExperiment(exp_id, {.config_json = R"({"searcher":{"metric":"loss","smaller_is_better":false}})"})
+                  .ok());
+  metric = this->store_->GetSearcherMetric(exp_id);
+  EXPECT_EQ(metric->name, "loss");
+  EXPECT_FALSE(metric->smaller_is_better);
+  EXPECT_EQ(this->store_->GetSearcherMetric(exp_id + 100).status().code(), absl::StatusCode::kNotFound);
+}
+
+TYPED_TEST(StoreTest, ReusedStatementsSeeNewBindsAndNewRows) {
+  // The same queries many times over: each run starts from its own binds, not a cached statement's.
+  int64_t trial_id;
+  this->AddExperimentWithTrial(&trial_id);
+  for (int i = 1; i <= 50; ++i) {
+    api::MetricsReport m;
+    m.trial_id = trial_id;
+    m.group = i % 2 == 0 ? "training" : "validation";
+    m.total_batches = i;
+    ASSERT_TRUE(this->store_->AddMetrics({m}, [i](api::Trial& t, const api::MetricsReport&) { t.total_batches = i; }).ok());
+    ASSERT_EQ(this->store_->GetTrial(trial_id)->total_batches, i);
+    ASSERT_EQ(this->store_->GetMetrics(trial_id, "training", {})->size(), static_cast<size_t>(i / 2));
+  }
+  EXPECT_EQ(this->store_->GetMetrics(trial_id, "validation", {.start = 41})->size(), 5u);
+}
+
+TYPED_TEST(StoreTest, MetricsWithinABatchRange) {
+  int64_t trial_id;
+  this->AddExperimentWithTrial(&trial_id);
+  for (int64_t batches : {30, 10, 20, 40}) {
+    api::MetricsReport m;
+    m.trial_id = trial_id;
+    m.group = "training";
+    m.total_batches = batches;
+    ASSERT_TRUE(this->store_->AddMetrics({m}, [](api::Trial&, const api::MetricsReport&) {}).ok());
+  }
+  auto batches = [&](const BatchRange& range) {
+    std::vector<int64_t> out;
+    absl::StatusOr<std::vector<api::MetricsReport>> reports = this->store_->GetMetrics(trial_id, "training", range);
+    if (!reports.ok()) return std::vector<int64_t>{-1};
+    for (const api::MetricsReport& m : *reports) out.push_back(m.total_batches);
+    return out;
+  };
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(batches({}), (V{10, 20, 30, 40}));
+  EXPECT_EQ(batches({.start = 20}), (V{20, 30, 40}));
+  EXPECT_EQ(batches({.start = 15, .end = 30}), (V{20, 30}));
+  EXPECT_EQ(this->store_->GetMetrics(trial_id, "validation", {})->size(), 0u);
+}
+
+TYPED_TEST(StoreTest, TemplateInsertGetAndAlreadyExists) {
+  ASSERT_TRUE(this->store_->InsertTemplate({"t1", R"({"description":"x"})", 1}).ok());
+  auto got = this->store_->GetTemplate("t1");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->name, "t1");
+  EXPECT_EQ(got->config_json, R"({"description":"x"})");
+  EXPECT_EQ(got->workspace_id, 1);
+  absl::Status dup = this->store_->InsertTemplate({"t1", "{}", 1});
+  EXPECT_EQ(dup.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(dup.message(), "template \"t1\" already exists");
+  EXPECT_EQ(this->store_->GetTemplate("t1")->config_json, R"({"description":"x"})");  // unchanged
+  absl::Status missing = this->store_->GetTemplate("nope").status();
+  EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(missing.message(), "template \"nope\" not found");
+}
+
+TYPED_TEST(StoreTest, TemplatePutUpserts) {
+  ASSERT_TRUE(this->store_->PutTemplate({"t", R"({"a":1})", 1}).ok());
+  ASSERT_TRUE(this->store_->PutTemplate({"t", R"({"a":2})", 3}).ok());
+  auto got = this->store_->GetTemplate("t");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->config_json, R"({"a":2})");
+  EXPECT_EQ(got->workspace_id, 3);
+  EXPECT_EQ(this->store_->ListTemplates({})->total, 1);
+}
+
+TYPED_TEST(StoreTest, TemplateUpdateConfig) {
+  ASSERT_TRUE(this->store_->InsertTemplate({"t", R"({"a":1})", 2}).ok());
+  ASSERT_TRUE(this->store_->UpdateTemplateConfig("t", R"({"b":2})").ok());
+  EXPECT_EQ(this->store_->GetTemplate("t")->config_json, R"({"b":2})");
+  EXPECT_EQ(this->store_->GetTemplate("t")->workspace_id, 2);
+  EXPECT_EQ(this->store_->UpdateTemplateConfig("nope", "{}").code(), absl::StatusCode::kNotFound);
+}
+
+TYPED_TEST(StoreTest, TemplateRename) {
+  ASSERT_TRUE(this->store_->InsertTemplate({"a", R"({"x":1})", 1}).ok());
+  ASSERT_TRUE(this->store_->InsertTemplate({"b", "{}", 1}).ok());
+  EXPECT_EQ(this->store_->RenameTemplate("a", "b").code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(this->store_->RenameTemplate("zz", "c").code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(this->store_->RenameTemplate("a", "c").ok());
+  EXPECT_EQ(this->store_->GetTemplate("a").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->GetTemplate("c")->config_json, R"({"x":1})");
+  EXPECT_TRUE(this->store_->RenameTemplate("c", "c").ok());
+}
+
+TYPED_TEST(StoreTest, TemplateDelete) {
+  ASSERT_TRUE(this->store_->InsertTemplate({"a", "{}", 1}).ok());
+  ASSERT_TRUE(this->store_->DeleteTemplate("a").ok());
+  EXPECT_EQ(this->store_->GetTemplate("a").status().code(), absl::StatusCode::kNotFound);
+  absl::Status again = this->store_->DeleteTemplate("a");
+  EXPECT_EQ(again.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(again.message(), "template \"a\" not found");
+}
+
+TYPED_TEST(StoreTest, TemplateListFiltersOrdersAndPages) {
+  for (const char* n : {"beta", "alpha", "gamma_1", "Gamma%2"}) {
+    ASSERT_TRUE(this->store_->InsertTemplate({n, "{}", (n[0] == 'g' || n[0] == 'G') ? 2 : 1}).ok());
+  }
+  auto names = [](const TemplatePage& p) {
+    std::vector<std::string> out;
+    for (const Template& t : p.templates) out.push_back(t.name);
+    return out;
+  };
+  auto all = this->store_->ListTemplates({});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->total, 4);
+  EXPECT_EQ(names(*all), (std::vector<std::string>{"Gamma%2", "alpha", "beta", "gamma_1"}));
+
+  TemplateFilter desc;
+  desc.descending = true;
+  EXPECT_EQ(names(*this->store_->ListTemplates(desc)), (std::vector<std::string>{"gamma_1", "beta", "alpha", "Gamma%2"}));
+
+  TemplateFilter by_name;
+  by_name.name_contains = "GAMMA";  // case-insensitive substring
+  EXPECT_EQ(names(*this->store_->ListTemplates(by_name)), (std::vector<std::string>{"Gamma%2", "gamma_1"}));
+  by_name.name_contains = "%";  // LIKE wildcards are literal
+  EXPECT_EQ(names(*this->store_->ListTemplates(by_name)), (std::vector<std::string>{"Gamma%2"}));
+  by_name.name_contains = "a_";
+  EXPECT_EQ(names(*this->store_->ListTemplates(by_name)), (std::vector<std::string>{"gamma_1"}));
+
+  TemplateFilter ws;
+  ws.workspace_ids = {1};
+  EXPECT_EQ(names(*this->store_->ListTemplates(ws)), (std::vector<std::string>{"alpha", "beta"}));
+
+  TemplateFilter page;
+  page.offset = 1;
+  page.limit = 2;
+  auto p = this->store_->ListTemplates(page);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->total, 4);
+  EXPECT_EQ(names(*p), (std::vector<std::string>{"alpha", "beta"}));
+}
+
+TYPED_TEST(StoreTest, TemplatesSurviveReopen) {
+  ASSERT_TRUE(this->store_->InsertTemplate({"keep", R"({"a":1})", 1}).ok());
+  auto again = this->Reopen();
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->GetTemplate("keep")->config_json, R"({"a":1})");
+}
+
+// --- Users -------------------------------------------------------------------------------------
+
+TYPED_TEST(StoreTest, InsertUserAssignsIdAndRefusesDuplicates) {
+  api::User u;
+  u.username = "alice";
+  u.display_name = "Alice";
+  u.password_hash = "hash";
+  auto created = this->store_->InsertUser(u);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_GT(created->id, 2);
+  EXPECT_EQ(created->display_name, "Alice");
+  EXPECT_TRUE(created->active);
+  EXPECT_EQ(created->password_hash, "hash");
+  auto dup = this->store_->InsertUser(u);
+  EXPECT_EQ(dup.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(dup.status().message(), "user \"alice\" already exists");
+}
+
+TYPED_TEST(StoreTest, UpdateUserChangesOnlyGivenFields) {
+  api::User u;
+  u.username = "bob";
+  auto bob = this->store_->InsertUser(u);
+  ASSERT_TRUE(bob.ok());
+  UserPatch p;
+  p.active = false;
+  p.display_name = "Bobby";
+  auto updated = this->store_->UpdateUser(bob->id, p);
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_FALSE(updated->active);
+  EXPECT_EQ(updated->display_name, "Bobby");
+  EXPECT_EQ(updated->username, "bob");
+  EXPECT_FALSE(updated->admin);
+
+  UserPatch rename;
+  rename.username = "admin";
+  EXPECT_EQ(this->store_->UpdateUser(bob->id, rename).status().code(), absl::StatusCode::kAlreadyExists);
+  rename.username = "robert";
+  EXPECT_EQ(this->store_->UpdateUser(bob->id, rename)->username, "robert");
+
+  UserPatch pw;
+  pw.password_hash = std::optional<std::string>("h2");
+  EXPECT_EQ(this->store_->UpdateUser(bob->id, pw)->password_hash, "h2");
+  pw.password_hash = std::optional<std::string>();
+  EXPECT_FALSE(this->store_->UpdateUser(bob->id, pw)->password_hash.has_value());
+
+  EXPECT_EQ(this->store_->UpdateUser(999, p).status().code(), absl::StatusCode::kNotFound);
+}
+
+TYPED_TEST(StoreTest, ListUsersFiltersSortsAndPages) {
+  for (const char* name : {"carol", "dave", "erin"}) {
+    api::User u;
+    u.username = name;
+    u.active = std::string(name) != "dave";
+    ASSERT_TRUE(this->store_->InsertUser(u).ok());
+  }
+  UserFilter all;
+  auto page = this->store_->ListUsers(all);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->total, 5);  // admin, determined + 3
+
+  UserFilter inactive;
+  inactive.active = false;
+  page = this->store_->ListUsers(inactive);
+  ASSERT_EQ(page->users.size(), 1u);
+  EXPECT_EQ(page->users[0].username, "dave");
+
+  UserFilter admins;
+  admins.admin = true;
+  EXPECT_EQ(this->store_->ListUsers(admins)->users.at(0).username, "admin");
+
+  UserFilter named;
+  named.name_contains = "ER";  // case-insensitive: determined, erin
+  EXPECT_EQ(this->store_->ListUsers(named)->total, 2);
+
+  UserFilter sorted;
+  sorted.sort = UserSort::kUsername;
+  sorted.descending = true;
+  sorted.offset = 1;
+  sorted.limit = 2;
+  page = this->store_->ListUsers(sorted);
+  EXPECT_EQ(page->total, 5);
+  ASSERT_EQ(page->users.size(), 2u);
+  EXPECT_EQ(page->users[0].username, "determined");  // erin, [determined, dave], carol, admin
+  EXPECT_EQ(page->users[1].username, "dave");
+}
+
+TYPED_TEST(StoreTest, DeleteUserSessionsRevokesOnlyThatUser) {
+  auto later = std::chrono::system_clock::now() + std::chrono::hours(1);
+  ASSERT_TRUE(this->store_->AddSession("t1", 1, later).ok());
+  ASSERT_TRUE(this->store_->AddSession("t2", 2, later).ok());
+  ASSERT_TRUE(this->store_->DeleteUserSessions(1).ok());
+  auto now = std::chrono::system_clock::now();
+  EXPECT_EQ(this->store_->LookupSession("t1", now).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(this->store_->LookupSession("t2", now).ok());
+}
+
+// --- Experiment queries and edits --------------------------------------------------------------
+
+template <class Backend>
+class ExperimentQueryTest : public StoreTest<Backend> {
+ protected:
+  int64_t Add(const std::string& name, int64_t owner, api::ExperimentState state, std::vector<std::string> labels,
+              int minutes_ago, const std::string& description = "") {
+    api::Experiment e;
+    e.name = name;
+    e.description = description;
+    e.labels = std::move(labels);
+    e.state = state;
+    e.config_json = "{}";
+    e.owner_id = owner;
+    e.job_id = "job-" + name;
+    e.start_time = std::chrono::system_clock::now() - std::chrono::minutes(minutes_ago);
+    auto id = this->store_->InsertExperiment(e, "tgz");
+    EXPECT_TRUE(id.ok()) << id.status();
+    return *id;
+  }
+  std::vector<int64_t> Ids(const ExperimentFilter& f) {
+    auto list = this->store_->ListExperiments(f);
+    EXPECT_TRUE(list.ok()) << list.status();
+    std::vector<int64_t> out;
+    for (const auto& e : *list) out.push_back(e.id);
+    return out;
+  }
+};
+TYPED_TEST_SUITE(ExperimentQueryTest, Backends, BackendNames);
+
+TYPED_TEST(ExperimentQueryTest, FiltersByStateOwnerLabelsNameAndArchived) {
+  int64_t a = this->Add("mnist-a", 1, api::ExperimentState::kActive, {"x", "y"}, 3);
+  int64_t b = this->Add("mnist-b", 2, api::ExperimentState::kCompleted, {"y"}, 2, "a Description");
+  int64_t c = this->Add("cifar", 2, api::ExperimentState::kPaused, {}, 1);
+  ASSERT_EQ(*this->store_->SetExperimentArchived(b, true, {api::ExperimentState::kCompleted}),
+            api::ExperimentState::kCompleted);
+
+  ExperimentFilter f;
+  f.states = {api::ExperimentState::kActive, api::ExperimentState::kPaused};
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{a, c}));
+
+  f = {};
+  f.usernames = {"determined"};
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{b, c}));
+  f.user_ids = {1};  // OR'ed with usernames
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{a, b, c}));
+
+  f = {};
+  f.labels = {"y"};
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{a, b}));
+  f.labels = {"y", "x"};  // every label must be present
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{a}));
+
+  f = {};
+  f.name_contains = "MNIST";
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{a, b}));
+  EXPECT_EQ(*this->store_->CountExperiments(f), 2);
+
+  f = {};
+  f.description_contains = "descr";
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{b}));
+
+  f = {};
+  f.archived = true;
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{b}));
+  f.archived = false;
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{a, c}));
+  f = {};
+  f.include_archived = false;
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{a, c}));
+}
+
+TYPED_TEST(ExperimentQueryTest, SortsAndPages) {
+  int64_t a = this->Add("bravo", 2, api::ExperimentState::kPaused, {}, 1);
+  int64_t b = this->Add("alpha", 1, api::ExperimentState::kActive, {}, 3);
+  int64_t c = this->Add("charlie", 2, api::ExperimentState::kCompleted, {}, 2);
+  ExperimentFilter f;
+  f.sort = ExperimentSort::kName;
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{b, a, c}));
+  f.sort = ExperimentSort::kStartTime;
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{b, c, a}));
+  f.descending = true;
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{a, c, b}));
+  f.sort = ExperimentSort::kUser;  // admin < determined, ties by id (descending here)
+  f.descending = false;
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{b, a, c}));
+  f.sort = ExperimentSort::kState;
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{b, c, a}));
+  f.sort = ExperimentSort::kId;
+  f.descending = true;
+  f.offset = 1;
+  f.limit = 1;
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{b}));
+  f.sort = ExperimentSort::kNumTrials;
+  f.offset = 0;
+  f.limit = 0;
+  EXPECT_EQ(this->Ids(f).size(), 3u);
+}
+
+TYPED_TEST(ExperimentQueryTest, PatchChangesNameDescriptionNotesAndLabels) {
+  int64_t id = this->Add("old", 2, api::ExperimentState::kActive, {"a"}, 1);
+  ExperimentPatch p;
+  p.name = "new";
+  p.notes = "some notes";
+  auto e = this->store_->PatchExperiment(id, p);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->name, "new");
+  EXPECT_EQ(e->notes, "some notes");
+  EXPECT_EQ(e->labels, (std::vector<std::string>{"a"}));
+  p = {};
+  p.labels = std::vector<std::string>{"b", "c"};
+  p.description = "d";
+  e = this->store_->PatchExperiment(id, p);
+  EXPECT_EQ(e->labels, (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(e->description, "d");
+  EXPECT_EQ(e->name, "new");
+  EXPECT_EQ(this->store_->PatchExperiment(999, p).status().code(), absl::StatusCode::kNotFound);
+}
+
+TYPED_TEST(ExperimentQueryTest, ConditionalWritesActOnlyInTheGivenStates) {
+  using api::ExperimentState;
+  int64_t live = this->Add("live", 2, ExperimentState::kActive, {}, 1);
+  const std::vector<ExperimentState> done = {ExperimentState::kCompleted, ExperimentState::kCanceled};
+  EXPECT_EQ(*this->store_->SetExperimentArchived(live, true, done), ExperimentState::kActive);
+  EXPECT_FALSE(this->store_->GetExperiment(live)->archived);
+  EXPECT_EQ(*this->store_->SetExperimentState(live, ExperimentState::kDeleting, done), ExperimentState::kActive);
+  EXPECT_EQ(*this->store_->DeleteExperiment(live, done), ExperimentState::kActive);
+  EXPECT_EQ(this->store_->GetExperiment(live)->state, ExperimentState::kActive);
+
+  int64_t trial_id = 0;
+  int64_t exp = this->AddExperimentWithTrial(&trial_id);
+  ASSERT_TRUE(this->store_->UpdateExperimentState(exp, ExperimentState::kCanceled, std::chrono::system_clock::now(), 1).ok());
+  EXPECT_EQ(*this->store_->SetExperimentArchived(exp, true, done), ExperimentState::kCanceled);
+  EXPECT_TRUE(this->store_->GetExperiment(exp)->archived);
+  EXPECT_EQ(*this->store_->SetExperimentState(exp, ExperimentState::kDeleting, done), ExperimentState::kCanceled);
+  EXPECT_EQ(this->store_->GetExperiment(exp)->state, ExperimentState::kDeleting);
+  EXPECT_EQ(*this->store_->DeleteExperiment(exp, {ExperimentState::kDeleting}), ExperimentState::kDeleting);
+  EXPECT_EQ(this->store_->GetExperiment(exp).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->GetTrial(trial_id).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->DeleteExperiment(exp, done).status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace det::master

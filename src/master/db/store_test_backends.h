@@ -1,0 +1,92 @@
+#pragma once
+// For tests: the databases a SqlStore runs on, each fresh per test.
+//  - SqliteTestBackend: a file in a temporary directory named after the running test.
+//  - PostgresTestBackend: a new database on a real PostgreSQL server that the test process starts on
+//    first use (common/local_postgres.h: initdb into a temporary directory, a free loopback port,
+//    fsync off) and stops when it exits.
+// Open() opens the same database again each time (reopening is part of what tests check).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/local_postgres.h"
+#include "master/db/postgres/postgres_database.h"
+#include "master/db/sql_store.h"
+#include "master/db/sqlite_store.h"
+
+namespace det::master {
+
+inline std::string CurrentTestName() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info == nullptr ? "none" : info->name();
+}
+
+class SqliteTestBackend {
+ public:
+  static constexpr const char* kName = "sqlite";
+  SqliteTestBackend()
+      : dir_(std::filesystem::temp_directory_path() /
+             absl::StrCat("det_store_", getpid(), "_", CurrentTestName())) {
+    std::filesystem::create_directories(dir_);
+  }
+  ~SqliteTestBackend() { std::filesystem::remove_all(dir_); }
+  absl::StatusOr<std::unique_ptr<SqlStore>> Open() { return OpenSqliteStore((dir_ / "det.db").string()); }
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// The test process's PostgreSQL server, started on first use; its failure is every test's failure.
+inline const absl::StatusOr<LocalPostgres>& TestPostgresServer() {
+  static const absl::StatusOr<LocalPostgres> server = [] {
+    std::string dir = (std::filesystem::temp_directory_path() / absl::StrCat("det_pg_", getpid())).string();
+    absl::StatusOr<LocalPostgres> pg = StartLocalPostgres({.dir = dir, .port = 0, .durable = false, .database = "postgres"});
+    if (pg.ok()) {
+      static std::string stop_dir = dir;
+      std::atexit([] {
+        (void)StopLocalPostgres(stop_dir);
+        std::filesystem::remove_all(stop_dir);
+      });
+    }
+    return pg;
+  }();
+  return server;
+}
+
+class PostgresTestBackend {
+ public:
+  static constexpr const char* kName = "postgres";
+  PostgresTestBackend() {
+    static std::atomic<int> next{0};
+    name_ = absl::StrCat("t", getpid(), "_", next++);
+    if (!TestPostgresServer().ok()) return;
+    RunOnServer(absl::StrCat("CREATE DATABASE ", name_));
+  }
+  ~PostgresTestBackend() {
+    if (TestPostgresServer().ok()) RunOnServer(absl::StrCat("DROP DATABASE IF EXISTS ", name_, " WITH (FORCE)"));
+  }
+  absl::StatusOr<std::unique_ptr<SqlStore>> Open() {
+    if (!TestPostgresServer().ok()) return TestPostgresServer().status();
+    absl::StatusOr<std::unique_ptr<PostgresDatabase>> db = PostgresDatabase::Open(ConnectionString());
+    if (!db.ok()) return db.status();
+    return SqlStore::Open(std::move(*db));
+  }
+  std::string ConnectionString() const { return TestPostgresServer()->ConnectionString(name_); }
+
+ private:
+  static void RunOnServer(const std::string& sql) {
+    auto admin = PostgresConnection::Connect(TestPostgresServer()->ConnectionString("postgres"));
+    absl::Status st = admin->Exec(sql);
+    EXPECT_TRUE(st.ok()) << sql << ": " << st;
+  }
+  std::string name_;
+};
+
+}  // namespace det::master

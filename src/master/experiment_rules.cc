@@ -1,0 +1,71 @@
+#include "master/experiment_rules.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace det::master {
+namespace {
+
+using api::ExperimentState;
+
+constexpr ExperimentState kAllStates[] = {
+    ExperimentState::kActive,         ExperimentState::kPaused,       ExperimentState::kStoppingCanceled,
+    ExperimentState::kStoppingKilled, ExperimentState::kStoppingCompleted, ExperimentState::kStoppingError,
+    ExperimentState::kCompleted,      ExperimentState::kCanceled,     ExperimentState::kError,
+    ExperimentState::kDeleting,       ExperimentState::kDeleted,      ExperimentState::kDeleteFailed,
+};
+
+// Finished and not being deleted: COMPLETED, CANCELED, ERROR, DELETE_FAILED.
+std::vector<ExperimentState> SettledStates() {
+  std::vector<ExperimentState> out;
+  for (ExperimentState s : kAllStates) {
+    if (s != ExperimentState::kDeleting && api::CanTransition(s, ExperimentState::kDeleting)) out.push_back(s);
+  }
+  return out;
+}
+
+bool In(ExperimentState s, const std::vector<ExperimentState>& states) {
+  for (ExperimentState t : states) {
+    if (t == s) return true;
+  }
+  return false;
+}
+
+absl::Status NotDeletable(ExperimentState found) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("experiment in non terminal state 'STATE_", api::Name(found), "', try again later"));
+}
+
+}  // namespace
+
+absl::Status ArchiveExperiment(ExperimentStore& store, int64_t id, bool archived) {
+  std::vector<ExperimentState> settled = SettledStates();
+  ASSIGN_OR_RETURN(ExperimentState found, store.SetExperimentArchived(id, archived, settled));
+  if (In(found, settled)) return absl::OkStatus();
+  const char* verb = archived ? "archive" : "unarchive";
+  return absl::FailedPreconditionError(absl::StrCat("cannot ", verb, " experiment ", id,
+                                                    " in non-terminal state STATE_", api::Name(found),
+                                                    ": only finished experiments can be ", verb, "d"));
+}
+
+absl::Status StartDeletingExperiment(ExperimentStore& store, int64_t id) {
+  std::vector<ExperimentState> settled = SettledStates();
+  ASSIGN_OR_RETURN(ExperimentState found, store.SetExperimentState(id, ExperimentState::kDeleting, settled));
+  return In(found, settled) ? absl::OkStatus() : NotDeletable(found);
+}
+
+absl::Status MarkExperimentDeleteFailed(ExperimentStore& store, int64_t id) {
+  std::vector<ExperimentState> any(std::begin(kAllStates), std::end(kAllStates));
+  return store.SetExperimentState(id, ExperimentState::kDeleteFailed, any).status();
+}
+
+absl::Status DeleteExperimentRecords(ExperimentStore& store, int64_t id) {
+  std::vector<ExperimentState> deletable = SettledStates();
+  deletable.push_back(ExperimentState::kDeleting);
+  ASSIGN_OR_RETURN(ExperimentState found, store.DeleteExperiment(id, deletable));
+  return In(found, deletable) ? absl::OkStatus() : NotDeletable(found);
+}
+
+}  // namespace det::master

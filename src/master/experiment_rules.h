@@ -1,0 +1,22 @@
+#pragma once
+// Which experiments may be archived and deleted, with upstream's errors. The store only carries the
+// writes out, each while the experiment is in one of the states given here (experiment_store.h).
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "master/db/experiment_store.h"
+
+namespace det::master {
+
+// Only finished experiments not being deleted (COMPLETED, CANCELED, ERROR, DELETE_FAILED) can be
+// (un)archived; else FailedPrecondition.
+absl::Status ArchiveExperiment(ExperimentStore& store, int64_t id, bool archived);
+// A finished experiment (as above) becomes DELETING while its checkpoints are deleted from storage;
+// FailedPrecondition `experiment in non terminal state 'STATE_X', try again later` otherwise.
+absl::Status StartDeletingExperiment(ExperimentStore& store, int64_t id);
+// Storage would not delete its checkpoints: DELETE_FAILED (deleting may be asked again).
+absl::Status MarkExperimentDeleteFailed(ExperimentStore& store, int64_t id);
+// Removes the records of a finished or DELETING experiment; FailedPrecondition (as above) otherwise.
+absl::Status DeleteExperimentRecords(ExperimentStore& store, int64_t id);
+
+}  // namespace det::master
