@@ -10,6 +10,8 @@ PACKAGES=(
   libboost-dev libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libabsl-dev
   libspdlog-dev libfmt-dev libcli11-dev libsqlite3-dev libarchive-dev libcrypt-dev pybind11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # PostgreSQL beside SQLite: libpq for the master, the server for tests and `det deploy local --db postgres`
+  libpq-dev postgresql
   # fuzz targets (scripts/run-fuzzers.sh): clang 14 with libFuzzer and the sanitizer runtimes
   clang libclang-rt-14-dev
   # Python harness, examples and tests: Debian's interpreter at /usr/bin/python3
