@@ -1,5 +1,5 @@
 import { lazy, Suspense } from 'react';
-import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { Navigate, Route, Routes, useLocation, useSearchParams } from 'react-router-dom';
 import { useAuth } from './auth';
 import { Layout } from './components/Layout';
 import { Spinner } from './components/Feedback';
@@ -28,7 +28,7 @@ export function App() {
       <Suspense fallback={<Spinner label="Loading page" />}>
         <Routes>
           <Route path="/" element={<Navigate to="/experiments" replace />} />
-          <Route path="/login" element={<Navigate to="/experiments" replace />} />
+          <Route path="/login" element={<AfterSignIn />} />
           <Route path="/experiments" element={<ExperimentList />} />
           <Route path="/projects/:projectId/experiments" element={<ExperimentList />} />
           <Route path="/experiments/:id" element={<ExperimentDetail />} />
@@ -49,6 +49,14 @@ export function App() {
       </Suspense>
     </Layout>
   );
+}
+
+// Signed in on /login: on to where the user was going (only paths inside the UI).
+function AfterSignIn() {
+  const [params] = useSearchParams();
+  const redirect = params.get('redirect');
+  const safe = redirect && redirect.startsWith('/') && !redirect.startsWith('//') && !redirect.startsWith('/login');
+  return <Navigate to={safe ? redirect : '/experiments'} replace />;
 }
 
 function NotFound() {

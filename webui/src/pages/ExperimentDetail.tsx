@@ -160,12 +160,14 @@ function Overview({ e, trials, smaller }: { e: Experiment; trials: Trial[]; smal
       <section aria-labelledby="curves-h">
         <div className="chart-controls">
           <h2 id="curves-h">Learning curves</h2>
-          <label>
-            Metric
-            <select value={metricId} onChange={(ev) => setChosen(ev.target.value)} disabled={!metricIds.length}>
-              {metricIds.map((m) => <option key={m} value={m}>{m}</option>)}
-            </select>
-          </label>
+          {metricIds.length > 0 && (
+            <label>
+              Metric
+              <select value={metricId} onChange={(ev) => setChosen(ev.target.value)}>
+                {metricIds.map((m) => <option key={m} value={m}>{m}</option>)}
+              </select>
+            </label>
+          )}
           {trials.length > MAX_CHART_TRIALS && <span className="muted">first {MAX_CHART_TRIALS} of {trials.length} trials</span>}
         </div>
         {metricId ? <MetricChart trialIds={trialIds} metricId={metricId} follow={live} /> : <Empty>No metrics reported yet.</Empty>}

@@ -1,13 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { useNavigate, useSearchParams } from 'react-router-dom';
 import { describeError } from '../api';
 import { useAuth } from '../auth';
 import { ErrorBanner } from '../components/Feedback';
 
 export function SignIn() {
   const { signIn } = useAuth();
-  const [params] = useSearchParams();
-  const navigate = useNavigate();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -18,9 +15,8 @@ export function SignIn() {
     setBusy(true);
     setError(null);
     try {
+      // Signed in, the app leaves /login for ?redirect (App.tsx).
       await signIn(username.trim(), password);
-      const redirect = params.get('redirect');
-      navigate(redirect && redirect.startsWith('/') && redirect !== '/login' ? redirect : '/experiments', { replace: true });
     } catch (err) {
       const msg = describeError(err);
       setError(msg === 'invalid credentials' ? 'The username or password is not correct.' : msg);
