@@ -10,14 +10,18 @@ CMAKE_FLAGS ?= "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 # For quick edit-compile cycles, configure your own build directory without it.
 UNITY ?= -DCMAKE_UNITY_BUILD=ON
 
-.PHONY: deps build demo test sanitize-build fuzz clean
+.PHONY: deps build webui demo test sanitize-build fuzz clean
 
 deps:
 	bash scripts/install-deps.sh
 
-build: deps
+build: deps webui
 	cmake -S . -B $(BUILD) -G Ninja -UDET_MODULES $(CMAKE_FLAGS) $(UNITY)
 	cmake --build $(BUILD)
+
+# The web UI (webui/: npm ci when its lock file changed, then tsc + vite build into webui/build).
+webui: deps
+	bash scripts/build-webui.sh
 
 demo: build
 	bash scripts/demo.sh

@@ -21,6 +21,8 @@ PACKAGES=(
   jupyter-notebook openssh-server openssh-client python3-websocket
   # the libtorch C++ example (examples/cpp, tests/e2e/test_cpp_example.py)
   libtorch-dev
+  # the web UI's end-to-end test (tests/e2e/test_webui.py drives it with npm playwright-core)
+  chromium
 )
 
 SUDO=""
@@ -33,7 +35,7 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-# Node.js for s3rver (below). A node from elsewhere (e.g. NodeSource, which bundles npm) is kept:
+# Node.js for the web UI's build (scripts/build-webui.sh) and s3rver (below). A node from elsewhere (e.g. NodeSource, which bundles npm) is kept:
 # Debian's npm package would conflict with it.
 if ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)

@@ -37,7 +37,6 @@ const Keys& UnusedTopLevelKeys() {
                             "integrations",
                             "enable_cors",
                             "launch_error",
-                            "root",
                             "notebook_timeout"};
   return keys;
 }
@@ -49,6 +48,7 @@ const Keys& TopLevelKeys() {
               "host",
               "port",
               "cluster_name",
+              "root",
               "log",
               "db",
               "security",
@@ -675,6 +675,7 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
   out.port = static_cast<int>(top.Int("port", 8080, 0, 65535));
   const bool port_given = top.Has("port");
   out.cluster_name = top.String("cluster_name", "determined");
+  out.root = top.String("root");
   out.tensorboard_timeout = static_cast<int>(top.Int("tensorboard_timeout", 300, 0, INT32_MAX));
   // Seconds; unset (upstream's default) or 0: notebooks without an idle_timeout of their own run on.
   out.notebook_timeout = static_cast<int>(top.Int("notebook_timeout", 0, 0, INT32_MAX));
@@ -684,6 +685,7 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
               {"host", out.host},
               {"port", out.port},
               {"cluster_name", out.cluster_name},
+              {"root", out.root},
               {"tensorboard_timeout", out.tensorboard_timeout}});
 
   Section log(top.Get("log"), "log", p);

@@ -90,6 +90,9 @@ struct MasterConfig {
   std::string host = "0.0.0.0";
   int port = 8080;  // 0 = any free port; absent: 8080, or 8443 with TLS
   std::string cluster_name = "determined";
+  // Upstream's static-files directory: the web UI is served from {root}/webui. "" = look beside
+  // the binary (webui.h).
+  std::string root;
   LogConfig log;
   DbConfig db;
   SecurityConfig security;

@@ -3,6 +3,7 @@
 #include "master/handlers/master_context.h"
 #include "master/http/router.h"
 #include "master/http/server.h"
+#include "master/handlers/webui.h"
 
 namespace det::master {
 
@@ -47,6 +48,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterResourcePoolRoutes(router, ctx);
   RegisterJobQueueRoutes(router, ctx);
   RegisterTaskListRoutes(router, ctx);
+  RegisterWebUiRoutes(router, ctx);
 }
 
 }  // namespace det::master

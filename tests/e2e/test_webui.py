@@ -1,0 +1,78 @@
+"""The web UI in a real browser: Chromium (Debian's) driven by npm playwright-core
+(webui/e2e/webui.e2e.mjs) against a real master and agent running real experiments. It signs in,
+finds an experiment in the list, opens it and sees its learning curve, reads a trial's logs,
+reorders the job queue, kills a running experiment and sees its state change. Screenshots go to
+$WEBUI_SCREENSHOT_DIR (default: the test's temp dir)."""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import REPO, local_cluster, stepper, wait_for
+
+WEBUI = REPO / "webui"
+
+METRICS_SCRIPT = """
+import determined as det
+with det.core.init() as ctx:
+    for step in range(1, 21):
+        ctx.train.report_training_metrics(steps_completed=step * 10, metrics={"loss": 1.0 / step, "acc": step / 20})
+    ctx.train.report_validation_metrics(steps_completed=200, metrics={"loss": 0.05})
+    print("webui e2e: training done", flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    # One agent with one slot: a running experiment holds it and two more wait in the queue.
+    with local_cluster(tmp_path_factory.mktemp("webui"), agents=1, slots=1) as c:
+        yield c
+
+
+def test_webui_in_a_browser(cluster, tmp_path):
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    assert os.path.exists(chromium), "chromium is missing: run scripts/install-deps.sh"
+    assert (WEBUI / "build" / "index.html").exists(), "the web UI is not built: run make build"
+    assert (WEBUI / "node_modules" / "playwright-core").exists(), "webui/node_modules is missing: run make build"
+
+    metrics_exp, metrics_trial = cluster.run_script(tmp_path, "webui-metrics", METRICS_SCRIPT)
+    assert cluster.wait_for_experiment(metrics_exp, timeout=300) == "STATE_COMPLETED", cluster.trial_logs(metrics_trial)
+
+    (tmp_path / "stepper.py").write_text(stepper(3000))
+    ids = {}
+    for name in ("webui-running", "webui-queued-a", "webui-queued-b"):
+        (tmp_path / f"{name}.yaml").write_text(
+            f"name: {name}\nentrypoint: python3 stepper.py\nsearcher: {{name: single, metric: loss}}\nmax_restarts: 0\n")
+        ids[name] = cluster.create_experiment(tmp_path / f"{name}.yaml", tmp_path)
+        if name == "webui-running":
+            trial = wait_for(lambda: (cluster.trials(ids[name]) or [None])[0], "the running trial")
+            wait_for(lambda: "running from step 0" in cluster.trial_logs(trial["id"]), "the trial to run", timeout=120)
+
+    def queued_names():
+        return [j["full"]["name"] for j in cluster.get("/api/v1/job-queues-v2")["jobs"]
+                if j["full"]["summary"]["state"] == "STATE_QUEUED"]
+    wait_for(lambda: queued_names() == ["webui-queued-a", "webui-queued-b"], "two queued jobs")
+
+    shots = pathlib.Path(os.environ.get("WEBUI_SCREENSHOT_DIR", tmp_path / "screenshots"))
+    env = dict(os.environ, DET_MASTER=cluster.master_url, DET_USER="determined", DET_PASSWORD="",
+               METRICS_EXP=str(metrics_exp), METRICS_NAME="webui-metrics", METRICS_TRIAL=str(metrics_trial),
+               LOG_LINE="webui e2e: training done", RUNNING_EXP=str(ids["webui-running"]),
+               QUEUED_JOBS="webui-queued-a,webui-queued-b", SCREENSHOT_DIR=str(shots), CHROMIUM=chromium)
+    proc = subprocess.run(["node", "e2e/webui.e2e.mjs"], cwd=WEBUI, env=env, capture_output=True, text=True,
+                          timeout=240)
+    assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}\n(screenshots in {shots})"
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    print("webui e2e timings:", result["timings"])
+    assert result["timings"]["chartPoints"] >= 20
+
+    # What the browser did, seen through the API.
+    state = cluster.get(f"/api/v1/experiments/{ids['webui-running']}")["experiment"]["state"]
+    assert state in ("STATE_STOPPING_CANCELED", "STATE_CANCELED")
+    assert cluster.wait_for_experiment(ids["webui-running"], timeout=120) == "STATE_CANCELED"
+    names = [j["full"]["name"] for j in cluster.get("/api/v1/job-queues-v2")["jobs"]]
+    assert names.index("webui-queued-b") < names.index("webui-queued-a"), names
+    for name in ("webui-queued-a", "webui-queued-b"):
+        cluster.session.post(f"{cluster.master_url}/api/v1/experiments/{ids[name]}/kill", timeout=30)

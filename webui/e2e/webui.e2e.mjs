@@ -1,0 +1,135 @@
+// End-to-end test of the web UI in Chromium (npm playwright-core driving Debian's /usr/bin/chromium),
+// against a real master and agent that tests/e2e/test_webui.py started and filled with experiments.
+// Environment: DET_MASTER (http://127.0.0.1:PORT), DET_USER, DET_PASSWORD, METRICS_EXP (a completed
+// experiment with training metrics and logs), METRICS_TRIAL, LOG_LINE (a line its trial printed),
+// RUNNING_EXP (running, to be killed), QUEUED_JOBS (two queued experiments' names, comma-separated:
+// the second is moved ahead of the first), SCREENSHOT_DIR. Prints one JSON line of timings at the end.
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+const env = (k) => {
+  const v = process.env[k];
+  if (v === undefined) throw new Error(`${k} is not set`);
+  return v;
+};
+const master = env('DET_MASTER');
+const shots = env('SCREENSHOT_DIR');
+mkdirSync(shots, { recursive: true });
+const timings = {};
+const step = (name) => console.log(`webui e2e: ${name}`);
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+page.setDefaultTimeout(30000);
+const errors = [];
+page.on('pageerror', (e) => errors.push(String(e)));
+page.on('dialog', (d) => void d.accept());
+const shot = (name) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: false });
+
+try {
+  step('/ redirects to /det/ and on to the sign-in page');
+  await page.goto(`${master}/`);
+  await page.getByRole('heading', { name: 'Sign in to Determined' }).waitFor();
+  if (!new URL(page.url()).pathname.startsWith('/det/login')) throw new Error(`expected /det/login, at ${page.url()}`);
+  await page.getByLabel('Username').fill(env('DET_USER'));
+  await page.getByLabel('Password').fill(process.env.DET_PASSWORD ?? '');
+  await shot('01-sign-in');
+  let t0 = Date.now();
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Experiments' }).waitFor();
+  await page.getByTestId('experiment-row').first().waitFor();
+  timings.signInToFirstRowsMs = Date.now() - t0;
+
+  step('the experiment list: a fresh navigation shows rows');
+  t0 = Date.now();
+  await page.goto(`${master}/det/experiments`);
+  await page.getByTestId('experiment-row').first().waitFor();
+  timings.listFirstRowsMs = Date.now() - t0;
+
+  step('find the metrics experiment by name');
+  const metricsExp = env('METRICS_EXP');
+  const metricsName = env('METRICS_NAME');
+  await page.getByLabel('Name').fill(metricsName);
+  await page.waitForURL(/name=/);
+  const row = page.getByTestId('experiment-row').filter({ hasText: metricsName });
+  await row.first().waitFor();
+  await shot('02-experiment-list');
+  await row.first().getByRole('link', { name: metricsName }).click();
+
+  step('the experiment page draws the trial\'s learning curve');
+  await page.getByRole('heading', { name: `Experiment ${metricsExp}: ${metricsName}` }).waitFor();
+  const chart = page.locator('.chart[data-points]');
+  await chart.first().waitFor();
+  await page.waitForFunction(() => Number(document.querySelector('.chart[data-points]')?.getAttribute('data-points')) > 0);
+  const points = Number(await chart.first().getAttribute('data-points'));
+  if (!(await page.locator('.chart canvas').count())) throw new Error('the chart has no canvas');
+  if (points < 1) throw new Error('no points');
+  // The searcher metric's validation curve (1 point) is the default; the training loss has 20.
+  await page.getByLabel('Metric').selectOption('training.loss');
+  await page.waitForFunction(() => Number(document.querySelector('.chart[data-points]')?.getAttribute('data-points')) >= 20);
+  timings.chartPoints = Number(await chart.first().getAttribute('data-points'));
+  await shot('03-experiment-chart');
+
+  step('the trial\'s logs');
+  await page.getByRole('link', { name: 'Trials' }).click();
+  await page.getByRole('link', { name: env('METRICS_TRIAL'), exact: true }).click();
+  await page.getByRole('heading', { name: `Trial ${env('METRICS_TRIAL')}` }).waitFor();
+  await page.waitForFunction(() => Number(document.querySelector('.chart[data-points]')?.getAttribute('data-points')) > 0);
+  await shot('04-trial-metrics');
+  await page.getByRole('link', { name: 'Logs' }).click();
+  await page.getByTestId('logs').getByText(env('LOG_LINE')).first().waitFor();
+  await shot('05-trial-logs');
+
+  step('reorder the job queue');
+  const [first, second] = env('QUEUED_JOBS').split(',');
+  await page.getByRole('link', { name: 'Job queue' }).click();
+  await page.getByRole('heading', { name: 'Job queue' }).waitFor();
+  const order = async () => (await page.getByTestId('job-row').allTextContents()).map((t) => (t.includes(first) ? first : t.includes(second) ? second : '?'));
+  await page.getByRole('button', { name: `Move ${second} up` }).waitFor();
+  const before = (await order()).filter((n) => n !== '?');
+  if (before.join() !== [first, second].join()) throw new Error(`queue order before: ${before}`);
+  await page.getByRole('button', { name: `Move ${second} up` }).click();
+  await page.waitForFunction(
+    ([a, b]) => {
+      const rows = [...document.querySelectorAll('[data-testid=job-row]')].map((r) => r.textContent ?? '');
+      return rows.findIndex((t) => t.includes(b)) < rows.findIndex((t) => t.includes(a));
+    },
+    [first, second],
+  );
+  await shot('06-job-queue-reordered');
+
+  step('kill the running experiment from its page');
+  const running = env('RUNNING_EXP');
+  await page.goto(`${master}/det/experiments/${running}`);
+  await page.getByRole('toolbar', { name: 'Experiment actions' }).getByRole('button', { name: 'Kill' }).click();
+  await page.locator('.page-head .badge').filter({ hasText: /Stopping canceled|Canceled/ }).waitFor();
+  await shot('07-experiment-killed');
+
+  step('the cluster page and a narrow window');
+  await page.getByRole('link', { name: 'Cluster' }).click();
+  await page.getByRole('table', { name: 'Agents' }).waitFor();
+  await shot('08-cluster');
+  await page.setViewportSize({ width: 420, height: 800 });
+  await page.goto(`${master}/det/experiments`);
+  await page.getByTestId('experiment-row').first().waitFor();
+  await shot('09-narrow-list');
+
+  step('sign out');
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in to Determined' }).waitFor();
+
+  if (errors.length) throw new Error(`errors in the page: ${errors.join('; ')}`);
+  console.log(JSON.stringify({ ok: true, timings }));
+} catch (e) {
+  await shot('failure').catch(() => {});
+  console.error(`webui e2e failed at ${page.url()}: ${e?.stack ?? e}`);
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}
