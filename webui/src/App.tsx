@@ -13,6 +13,7 @@ const JobQueue = lazy(() => import('./pages/JobQueue'));
 const Cluster = lazy(() => import('./pages/Cluster'));
 const Tasks = lazy(() => import('./pages/Tasks'));
 const AdminUsers = lazy(() => import('./pages/AdminUsers'));
+const Compare = lazy(() => import('./pages/Compare'));
 
 export function App() {
   const { user } = useAuth();
@@ -37,6 +38,7 @@ export function App() {
           <Route path="/trials/:id/:tab" element={<TrialDetail />} />
           <Route path="/experiments/:expId/trials/:id" element={<TrialDetail />} />
           <Route path="/experiments/:expId/trials/:id/:tab" element={<TrialDetail />} />
+          <Route path="/compare" element={<Compare />} />
           <Route path="/jobs" element={<JobQueue />} />
           <Route path="/clusters/queue" element={<JobQueue />} />
           <Route path="/clusters" element={<Cluster />} />

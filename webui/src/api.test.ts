@@ -36,3 +36,21 @@ describe('request', () => {
     await expect(request('/api/v1/experiments')).rejects.toEqual(new ApiError('sortBy: unknown sort key "X"', 400));
   });
 });
+
+describe('streamResults', () => {
+  it('delivers results as chunks arrive, lines split anywhere', async () => {
+    const chunks = ['{"result":{"id":"1"}}\n{"res', 'ult":{"id":"2"}}\n', '{"result":{"id":"3"}}'];
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (const ch of chunks) c.enqueue(new TextEncoder().encode(ch));
+        c.close();
+      },
+    });
+    const { vi } = await import('vitest');
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(body, { status: 200 })));
+    const got: string[][] = [];
+    const { streamResults } = await import('./api');
+    await streamResults<{ id: string }>('/api/v1/trials/1/logs', { follow: 'true' }, (items) => got.push(items.map((i) => i.id)), new AbortController().signal);
+    expect(got).toEqual([['1'], ['2'], ['3']]);
+  });
+});

@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
-import { Link, useSearchParams } from 'react-router-dom';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { request, type Query } from '../api';
 import { ErrorBanner, Empty } from '../components/Feedback';
 import { StateBadge } from '../components/StateBadge';
@@ -74,6 +74,7 @@ export function listQuery(p: ListParams): Query {
 
 export function ExperimentList() {
   const [search, setSearch] = useSearchParams();
+  const navigate = useNavigate();
   const params = readParams(search);
   const query = listQuery(params);
   const [selected, setSelected] = useState<Set<number>>(new Set());
@@ -180,6 +181,9 @@ export function ExperimentList() {
             {ACTION_LABELS[a]}
           </button>
         ))}
+        <button disabled={selected.size < 2} onClick={() => navigate(`/compare?experiments=${[...selected].sort((x, y) => x - y).join(',')}`)}>
+          Compare
+        </button>
       </div>
 
       <ErrorBanner message={error} onRetry={reload} />
