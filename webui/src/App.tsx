@@ -14,6 +14,7 @@ const Cluster = lazy(() => import('./pages/Cluster'));
 const Tasks = lazy(() => import('./pages/Tasks'));
 const AdminUsers = lazy(() => import('./pages/AdminUsers'));
 const Compare = lazy(() => import('./pages/Compare'));
+const AdminTemplates = lazy(() => import('./pages/AdminTemplates'));
 
 export function App() {
   const { user } = useAuth();
@@ -46,6 +47,7 @@ export function App() {
           <Route path="/tasks" element={<Tasks />} />
           <Route path="/admin" element={<Navigate to="/admin/users" replace />} />
           <Route path="/admin/users" element={<AdminUsers />} />
+          <Route path="/templates" element={<AdminTemplates />} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </Suspense>

@@ -7,6 +7,7 @@ const LINKS: { to: string; label: string; admin?: boolean }[] = [
   { to: '/jobs', label: 'Job queue' },
   { to: '/clusters', label: 'Cluster' },
   { to: '/tasks', label: 'Tasks' },
+  { to: '/templates', label: 'Templates' },
   { to: '/admin/users', label: 'Users', admin: true },
 ];
 

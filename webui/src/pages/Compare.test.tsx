@@ -19,7 +19,8 @@ describe('Compare', () => {
     });
     renderAt('/compare', '/compare?experiments=1,2', <Compare />);
     await waitFor(() => expect(screen.getByRole('img', { name: /2 series/ })).toBeInTheDocument());
-    expect(plots[plots.length - 1]!.series.map((s) => s.label)).toEqual(['Batches', 'Exp 1 · Trial 10', 'Exp 2 · Trial 20']);
+    // uPlot is made in an effect, which may run after the commit that waitFor saw.
+    await waitFor(() => expect(plots[plots.length - 1]!.series.map((s) => s.label)).toEqual(['Batches', 'Exp 1 · Trial 10', 'Exp 2 · Trial 20']));
     expect(calls.some((c) => c.url.includes('trialIds=10&trialIds=20&metricIds=training.loss'))).toBe(true);
   });
 

@@ -35,7 +35,8 @@ describe('ExperimentDetail', () => {
     renderAt('/experiments/:id/:tab?', '/experiments/1', <ExperimentDetail />);
     expect(await screen.findByRole('heading', { name: 'Experiment 1: exp-1' })).toBeInTheDocument();
     await waitFor(() => expect(screen.getByRole('img', { name: /loss \(validation\) by batches: 2 series, 3 points/ })).toBeInTheDocument());
-    expect(plots[plots.length - 1]!.series.map((s) => s.label)).toEqual(['Batches', 'Trial 10', 'Trial 11']);
+    // uPlot is made in an effect, which may run after the commit that waitFor saw.
+    await waitFor(() => expect(plots[plots.length - 1]!.series.map((s) => s.label)).toEqual(['Batches', 'Trial 10', 'Trial 11']));
     expect(calls.find((c) => c.url.startsWith('/api/v1/trials/time-series'))!.url).toContain('trialIds=10&trialIds=11&metricIds=validation.loss');
     expect(screen.getByRole('link', { name: 'Trial 11' })).toHaveAttribute('href', '/trials/11');
   });
