@@ -131,8 +131,10 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
     spdlog::error("recovering the cluster state: {}", st.ToString());
     return 1;
   }
+  MetricsWriter metrics_writer(**store);
   MasterContext ctx{.store = **store,
                     .cluster = cluster,
+                    .metrics_writer = metrics_writer,
                     .stream_loop = *stream_loop,
                     .info = {.version = kVersion, .master_id = det::NewUuid(), .cluster_id = cluster_id,
                              .cluster_name = config.cluster_name},

@@ -19,19 +19,36 @@ struct BatchRange {
   std::optional<int64_t> end;
 };
 
+// Applies one report to a trial's summary fields (total_batches, latest/best validation, summary
+// metrics, searcher metric value); only those fields and the id are set in the trial it is given.
+using SummaryUpdate = std::function<void(api::Trial&, const api::MetricsReport&)>;
+
+// One trial's reports, in order, with the summary update to apply for each.
+struct TrialReports {
+  std::vector<api::MetricsReport> reports;
+  SummaryUpdate update_summary;
+};
+
 class MetricStore {
  public:
   virtual ~MetricStore() = default;
 
-  // Metrics: inserts reports of one trial and, in the same transaction (all stored or none), applies
-  // `update_summary` for each report in order to the trial's summary fields (total_batches, latest/best
-  // validation, summary metrics, searcher metric value). Returns their ids.
-  virtual absl::StatusOr<std::vector<int64_t>> AddMetrics(
-      const std::vector<api::MetricsReport>& reports,
-      const std::function<void(api::Trial&, const api::MetricsReport&)>& update_summary) = 0;
+  // Inserts the reports of every part in one transaction (all stored or none) and applies each
+  // part's summary updates in order; each trial's summary is read once and written once. Returns
+  // the ids, part by part. InvalidArgument when a part holds reports of more than one trial;
+  // NotFound for an unknown trial.
+  virtual absl::StatusOr<std::vector<std::vector<int64_t>>> AddMetricsBatch(
+      const std::vector<TrialReports>& parts) = 0;
   // Reports of one trial and group within `range`, ordered by total_batches then id.
   virtual absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
                                                                      const BatchRange& range) = 0;
+
+  // One trial's reports alone (AddMetricsBatch of one part).
+  absl::StatusOr<std::vector<int64_t>> AddMetrics(std::vector<api::MetricsReport> reports, SummaryUpdate update) {
+    auto ids = AddMetricsBatch({TrialReports{std::move(reports), std::move(update)}});
+    if (!ids.ok()) return ids.status();
+    return std::move(ids->front());
+  }
 };
 
 }  // namespace det::master

@@ -69,9 +69,7 @@ class SqlStore : public Store {
   absl::StatusOr<Allocation> GetAllocation(const std::string& allocation_id) override;
   absl::StatusOr<Allocation> GetAllocationByTokenHash(const std::string& token_hash) override;
 
-  absl::StatusOr<std::vector<int64_t>> AddMetrics(
-      const std::vector<api::MetricsReport>& reports,
-      const std::function<void(api::Trial&, const api::MetricsReport&)>& update_summary) override;
+  absl::StatusOr<std::vector<std::vector<int64_t>>> AddMetricsBatch(const std::vector<TrialReports>& parts) override;
   absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
                                                              const BatchRange& range) override;
 

@@ -264,6 +264,37 @@ TYPED_TEST(StoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
   EXPECT_TRUE(this->store_->AddMetrics({}, [](api::Trial&, const api::MetricsReport&) {})->empty());
 }
 
+// Group commit: parts of several trials in one transaction; each trial's summary is read once and
+// sees its reports in order across parts; an unknown trial in any part stores nothing at all.
+TYPED_TEST(StoreTest, PartsOfSeveralTrialsCommitTogether) {
+  int64_t a = 0, b = 0;
+  this->AddExperimentWithTrial(&a);
+  this->AddExperimentWithTrial(&b);
+  auto report = [](int64_t trial, int64_t batches) {
+    api::MetricsReport m;
+    m.trial_id = trial;
+    m.group = "training";
+    m.total_batches = batches;
+    m.metrics_json = R"({"loss":1})";
+    return m;
+  };
+  auto count = [](api::Trial& t, const api::MetricsReport& m) { t.total_batches += m.total_batches; };
+  std::vector<TrialReports> parts = {{{report(a, 1), report(a, 2)}, count}, {{report(b, 10)}, count},
+                                     {{report(a, 4)}, count}};
+  auto ids = this->store_->AddMetricsBatch(parts);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  ASSERT_EQ(ids->size(), 3u);
+  EXPECT_EQ((*ids)[0].size(), 2u);
+  EXPECT_LT((*ids)[0][1], (*ids)[2][0]);
+  EXPECT_EQ(this->store_->GetTrial(a)->total_batches, 7);
+  EXPECT_EQ(this->store_->GetTrial(b)->total_batches, 10);
+
+  parts = {{{report(a, 1)}, count}, {{report(424242, 1)}, count}};
+  EXPECT_EQ(this->store_->AddMetricsBatch(parts).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->GetMetrics(a, "training", {})->size(), 3u) << "the good part was not stored either";
+  EXPECT_EQ(this->store_->GetTrial(a)->total_batches, 7);
+}
+
 TYPED_TEST(StoreTest, CheckpointsAndLogs) {
   int64_t trial_id;
   int64_t exp_id = this->AddExperimentWithTrial(&trial_id);

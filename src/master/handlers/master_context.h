@@ -6,6 +6,7 @@
 #include "master/cluster/cluster.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
+#include "master/metrics_writer.h"
 
 
 namespace det::master {
@@ -23,6 +24,7 @@ struct MasterInfo {
 struct MasterContext {
   Store& store;
   Cluster& cluster;
+  MetricsWriter& metrics_writer;  // metric reports go through its group commit
   EventLoop& stream_loop;  // timers for long-lived streams (log follow)
   MasterInfo info;
   std::string default_checkpoint_storage_json;

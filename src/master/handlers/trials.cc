@@ -59,51 +59,53 @@ absl::StatusOr<api::MetricsReport> ParseMetrics(int64_t trial_id, const json& bo
   return r;
 }
 
-// Stores a trial's reports (the bodies of POST /api/v1/trials/{trial_id}/metrics) all or none, then feeds the
-// validations to the searcher.
-absl::Status IngestMetrics(MasterContext& ctx, const HttpRequest& req, int64_t trial_id,
-                           const std::vector<json>& bodies) {
-  // The bodies are checked first, so a malformed report is a 400 that names the field.
-  std::vector<api::MetricsReport> reports;
-  for (const json& body : bodies) {
-    ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
-    reports.push_back(std::move(report));
+// Hands a trial's reports (the bodies of POST /api/v1/trials/{trial_id}/metrics) to the group
+// commit, all or none; once they are committed, feeds the validations to the searcher and replies.
+// The bodies are checked first, so a malformed report is a 400 that names the field.
+void IngestMetrics(MasterContext& ctx, const HttpRequest& req, ResponderPtr r, int64_t trial_id,
+                   const std::vector<json>& bodies) {
+  absl::StatusOr<TrialReports> parsed = [&]() -> absl::StatusOr<TrialReports> {
+    TrialReports part;
+    for (const json& body : bodies) {
+      ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
+      part.reports.push_back(std::move(report));
+    }
+    ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(trial_id));
+    RETURN_IF_ERROR(CheckTaskOwnsTrial(ctx.store, req, trial.id));
+    ASSIGN_OR_RETURN(SearcherMetric searcher, ctx.store.GetSearcherMetric(trial.experiment_id));
+    part.update_summary = [searcher](api::Trial& t, const api::MetricsReport& report) {
+      ApplyMetricsToTrial(t, report, searcher.name, searcher.smaller_is_better);
+    };
+    return part;
+  }();
+  if (!parsed.ok()) return ReplyError(r, parsed.status());
+  std::vector<std::string> validations;
+  for (const api::MetricsReport& report : parsed->reports) {
+    if (report.group == "validation") validations.push_back(report.metrics_json);
   }
-  ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(trial_id));
-  RETURN_IF_ERROR(CheckTaskOwnsTrial(ctx.store, req, trial.id));
-  ASSIGN_OR_RETURN(SearcherMetric searcher, ctx.store.GetSearcherMetric(trial.experiment_id));
-  RETURN_IF_ERROR(ctx.store
-                      .AddMetrics(reports,
-                                       [&](api::Trial& t, const api::MetricsReport& report) {
-                                         ApplyMetricsToTrial(t, report, searcher.name, searcher.smaller_is_better);
-                                       })
-                      .status());
-  for (const api::MetricsReport& report : reports) {
-    if (report.group == "validation") ctx.cluster.ReportValidation(trial_id, report.metrics_json);
-  }
-  return absl::OkStatus();
+  ctx.metrics_writer.Add(std::move(*parsed), [&cluster = ctx.cluster, r, trial_id, validations = std::move(validations)](
+                                                 absl::StatusOr<std::vector<int64_t>> ids) {
+    if (!ids.ok()) return ReplyError(r, ids.status());
+    for (const std::string& metrics : validations) cluster.ReportValidation(trial_id, metrics);
+    ReplyJson(r, json::object());
+  });
 }
 
 constexpr size_t kMaxReportsPerBatch = 1000;
 
 void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, bool batch) {
-  absl::StatusOr<json> result = [&]() -> absl::StatusOr<json> {
-    ASSIGN_OR_RETURN(int64_t trial_id, PathId(req, "trial_id"));
-    ASSIGN_OR_RETURN(json body, JsonBody(req));
-    if (!batch) {
-      RETURN_IF_ERROR(IngestMetrics(ctx, req, trial_id, {body}));
-      return json::object();
-    }
-    const json* reports = api::FindField(body, "reports");
-    if (reports == nullptr || !reports->is_array() || reports->empty() || reports->size() > kMaxReportsPerBatch) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "reports: must be a list of 1 to ", kMaxReportsPerBatch,
-          " bodies of POST /api/v1/trials/{trialId}/metrics ({\"metrics\": ..., \"group\": ...})"));
-    }
-    RETURN_IF_ERROR(IngestMetrics(ctx, req, trial_id, reports->get<std::vector<json>>()));
-    return json::object();
-  }();
-  Reply(r, result);
+  absl::StatusOr<int64_t> trial_id = PathId(req, "trial_id");
+  if (!trial_id.ok()) return ReplyError(r, trial_id.status());
+  absl::StatusOr<json> body = JsonBody(req);
+  if (!body.ok()) return ReplyError(r, body.status());
+  if (!batch) return IngestMetrics(ctx, req, r, *trial_id, {*body});
+  const json* reports = api::FindField(*body, "reports");
+  if (reports == nullptr || !reports->is_array() || reports->empty() || reports->size() > kMaxReportsPerBatch) {
+    return ReplyError(r, absl::InvalidArgumentError(absl::StrCat(
+                             "reports: must be a list of 1 to ", kMaxReportsPerBatch,
+                             " bodies of POST /api/v1/trials/{trialId}/metrics ({\"metrics\": ..., \"group\": ...})")));
+  }
+  IngestMetrics(ctx, req, r, *trial_id, reports->get<std::vector<json>>());
 }
 
 // GET /api/v1/trials/metrics/{trial_metrics,training_metrics,validation_metrics}: one streamed message.

@@ -282,27 +282,4 @@ absl::StatusOr<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Open(const s
   return std::unique_ptr<PostgresDatabase>(new PostgresDatabase(conninfo, max_readers, std::move(writer)));
 }
 
-SqlLease PostgresDatabase::Writer() {
-  writer_mu_.lock();
-  return SqlLease(writer_.get(), [this] { writer_mu_.unlock(); });
-}
-
-SqlLease PostgresDatabase::Reader() {
-  std::unique_lock lock(readers_mu_);
-  if (idle_readers_.empty() && static_cast<int>(readers_.size()) < max_readers_) {
-    readers_.push_back(PostgresConnection::Connect(conninfo_));
-    idle_readers_.push_back(readers_.back().get());
-  }
-  reader_returned_.wait(lock, [this] { return !idle_readers_.empty(); });
-  PostgresConnection* reader = idle_readers_.back();
-  idle_readers_.pop_back();
-  return SqlLease(reader, [this, reader] {
-    {
-      std::lock_guard returned(readers_mu_);
-      idle_readers_.push_back(reader);
-    }
-    reader_returned_.notify_one();
-  });
-}
-
 }  // namespace det::master

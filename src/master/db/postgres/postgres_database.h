@@ -7,12 +7,10 @@
 //    fails (Unavailable) until it is rolled back: nothing of it can run outside it.
 //  - Errors by SQLSTATE: 23505 AlreadyExists, connection failures Unavailable ("database is
 //    unreachable"), anything else Internal.
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <vector>
 
+#include "master/db/sql/pooled_database.h"
 #include "master/db/sql/sql_connection.h"
 
 namespace det::master {
@@ -41,28 +39,18 @@ class PostgresConnection : public SqlConnection {
 // `sql` with `?` and `?N` placeholders written as `$N` (quoted text left alone).
 std::string ToPostgresPlaceholders(const std::string& sql);
 
-class PostgresDatabase : public SqlDatabase {
+class PostgresDatabase : public PooledSqlDatabase {
  public:
   // Opens the writer at once (so a wrong address fails at start); readers as they are needed.
   static absl::StatusOr<std::unique_ptr<PostgresDatabase>> Open(const std::string& conninfo, int max_readers = 4);
-
   SqlDialect dialect() const override { return SqlDialect::kPostgres; }
-  SqlLease Writer() override;
-  SqlLease Reader() override;
 
  private:
   PostgresDatabase(std::string conninfo, int max_readers, std::unique_ptr<PostgresConnection> writer)
-      : conninfo_(std::move(conninfo)), max_readers_(max_readers), writer_(std::move(writer)) {}
+      : PooledSqlDatabase(std::move(writer), max_readers), conninfo_(std::move(conninfo)) {}
+  std::unique_ptr<SqlConnection> OpenReader() override { return PostgresConnection::Connect(conninfo_); }
 
   const std::string conninfo_;
-  const int max_readers_;
-  std::mutex writer_mu_;
-  std::unique_ptr<PostgresConnection> writer_;
-
-  std::mutex readers_mu_;
-  std::condition_variable reader_returned_;
-  std::vector<std::unique_ptr<PostgresConnection>> readers_;  // every reader opened
-  std::vector<PostgresConnection*> idle_readers_;
 };
 
 }  // namespace det::master

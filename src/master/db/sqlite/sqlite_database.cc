@@ -110,9 +110,9 @@ absl::Status SqliteConnection::Exec(const std::string& sql) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<SqliteDatabase>> SqliteDatabase::Open(const std::string& path) {
-  ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection, SqliteConnection::Open(path));
-  return std::unique_ptr<SqliteDatabase>(new SqliteDatabase(std::move(connection)));
+absl::StatusOr<std::unique_ptr<SqliteDatabase>> SqliteDatabase::Open(const std::string& path, int max_readers) {
+  ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> writer, SqliteConnection::Open(path));
+  return std::unique_ptr<SqliteDatabase>(new SqliteDatabase(path, max_readers, std::move(writer)));
 }
 
 }  // namespace det::master

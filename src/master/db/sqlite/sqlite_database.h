@@ -1,15 +1,14 @@
 #pragma once
-// SqlConnection and SqlDatabase on an embedded SQLite file (WAL): one connection behind a mutex,
-// since SQLite serializes writers anyway and the master's reads are short. Prepared statements are
+// SqlConnection and SqlDatabase on an embedded SQLite file (WAL). Prepared statements are
 // cached per connection (statement_cache.h); storage failures (a full disk) refuse writes for a
 // while with a clear 503 (storage_health.h).
 #include <sqlite3.h>
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "master/db/sql/pooled_database.h"
 #include "master/db/sql/sql_connection.h"
 #include "master/db/sqlite/storage_health.h"
 
@@ -37,23 +36,21 @@ class SqliteConnection : public SqlConnection {
   StorageHealth health_;
 };
 
-class SqliteDatabase : public SqlDatabase {
+// Readers have connections of their own: WAL lets them read while the writer writes.
+class SqliteDatabase : public PooledSqlDatabase {
  public:
-  static absl::StatusOr<std::unique_ptr<SqliteDatabase>> Open(const std::string& path);
-
+  static absl::StatusOr<std::unique_ptr<SqliteDatabase>> Open(const std::string& path, int max_readers = 4);
   SqlDialect dialect() const override { return SqlDialect::kSqlite; }
-  SqlLease Writer() override { return Lease(); }
-  SqlLease Reader() override { return Lease(); }
 
  private:
-  explicit SqliteDatabase(std::unique_ptr<SqliteConnection> connection) : connection_(std::move(connection)) {}
-  SqlLease Lease() {
-    mu_.lock();
-    return SqlLease(connection_.get(), [this] { mu_.unlock(); });
+  SqliteDatabase(std::string path, int max_readers, std::unique_ptr<SqliteConnection> writer)
+      : PooledSqlDatabase(std::move(writer), max_readers), path_(std::move(path)) {}
+  std::unique_ptr<SqlConnection> OpenReader() override {
+    absl::StatusOr<std::unique_ptr<SqliteConnection>> reader = SqliteConnection::Open(path_);
+    return reader.ok() ? std::move(*reader) : nullptr;
   }
 
-  std::mutex mu_;
-  std::unique_ptr<SqliteConnection> connection_;
+  const std::string path_;
 };
 
 }  // namespace det::master

@@ -1,0 +1,60 @@
+#pragma once
+// A SqlDatabase with one writer connection (writers one at a time) and a small pool of readers,
+// opened as they are needed. SQLite (WAL) and PostgreSQL both let readers run beside the writer.
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "master/db/sql/sql_connection.h"
+
+namespace det::master {
+
+class PooledSqlDatabase : public SqlDatabase {
+ public:
+  SqlLease Writer() override {
+    writer_mu_.lock();
+    return SqlLease(writer_.get(), [this] { writer_mu_.unlock(); });
+  }
+
+  SqlLease Reader() override {
+    std::unique_lock lock(readers_mu_);
+    if (idle_readers_.empty() && static_cast<int>(readers_.size()) < max_readers_) {
+      std::unique_ptr<SqlConnection> reader = OpenReader();
+      if (reader == nullptr) {  // none can be opened now: read on the writer's connection
+        lock.unlock();
+        return Writer();
+      }
+      readers_.push_back(std::move(reader));
+      idle_readers_.push_back(readers_.back().get());
+    }
+    reader_returned_.wait(lock, [this] { return !idle_readers_.empty(); });
+    SqlConnection* reader = idle_readers_.back();
+    idle_readers_.pop_back();
+    return SqlLease(reader, [this, reader] {
+      {
+        std::lock_guard returned(readers_mu_);
+        idle_readers_.push_back(reader);
+      }
+      reader_returned_.notify_one();
+    });
+  }
+
+ protected:
+  PooledSqlDatabase(std::unique_ptr<SqlConnection> writer, int max_readers)
+      : max_readers_(max_readers), writer_(std::move(writer)) {}
+  // A new reader connection, or nullptr when none can be opened now.
+  virtual std::unique_ptr<SqlConnection> OpenReader() = 0;
+
+ private:
+  const int max_readers_;
+  std::mutex writer_mu_;
+  std::unique_ptr<SqlConnection> writer_;
+
+  std::mutex readers_mu_;
+  std::condition_variable reader_returned_;
+  std::vector<std::unique_ptr<SqlConnection>> readers_;  // every reader opened
+  std::vector<SqlConnection*> idle_readers_;
+};
+
+}  // namespace det::master

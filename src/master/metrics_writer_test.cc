@@ -1,0 +1,111 @@
+#include "master/metrics_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <map>
+
+namespace det::master {
+namespace {
+
+// A MetricStore that records each commit's parts and can refuse a trial (a fake: the real stores
+// pass store_conformance_test.cc).
+class RecordingStore : public MetricStore {
+ public:
+  absl::StatusOr<std::vector<std::vector<int64_t>>> AddMetricsBatch(const std::vector<TrialReports>& parts) override {
+    std::vector<std::vector<int64_t>> ids;
+    {
+      std::lock_guard lock(mu);
+      commits.push_back(parts.size());
+      for (const TrialReports& p : parts) {
+        if (!p.reports.empty() && p.reports.front().trial_id == bad_trial) return absl::NotFoundError("trial not found");
+      }
+      for (const TrialReports& p : parts) {
+        ids.emplace_back();
+        for (size_t i = 0; i < p.reports.size(); ++i) ids.back().push_back(++next_id);
+      }
+    }
+    if (hold != nullptr) hold->wait();
+    return ids;
+  }
+  absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t, const std::string&, const BatchRange&) override {
+    return std::vector<api::MetricsReport>{};
+  }
+
+  std::mutex mu;
+  std::vector<size_t> commits;  // parts per commit
+  int64_t next_id = 0;
+  int64_t bad_trial = -1;
+  std::shared_future<void>* hold = nullptr;
+};
+
+TrialReports Reports(int64_t trial, int n) {
+  TrialReports r;
+  for (int i = 0; i < n; ++i) {
+    api::MetricsReport m;
+    m.trial_id = trial;
+    r.reports.push_back(m);
+  }
+  r.update_summary = [](api::Trial&, const api::MetricsReport&) {};
+  return r;
+}
+
+TEST(MetricsWriterTest, ReportsHandedInDuringACommitShareTheNext) {
+  RecordingStore store;
+  std::promise<void> release;
+  std::shared_future<void> held = release.get_future().share();
+  store.hold = &held;
+  std::vector<std::future<absl::StatusOr<std::vector<int64_t>>>> results;
+  {
+    MetricsWriter writer(store);
+    auto add = [&](int64_t trial, int n) {
+      auto p = std::make_shared<std::promise<absl::StatusOr<std::vector<int64_t>>>>();
+      results.push_back(p->get_future());
+      writer.Add(Reports(trial, n), [p](absl::StatusOr<std::vector<int64_t>> ids) { p->set_value(std::move(ids)); });
+    };
+    add(1, 1);  // the first commit starts and waits on `hold`
+    while (true) {
+      std::lock_guard lock(store.mu);
+      if (!store.commits.empty()) break;
+    }
+    for (int t = 2; t <= 6; ++t) add(t, 2);
+    release.set_value();
+  }  // the destructor commits what is left
+  ASSERT_EQ(store.commits, (std::vector<size_t>{1, 5}));
+  for (auto& r : results) ASSERT_TRUE(r.get().ok());
+}
+
+TEST(MetricsWriterTest, ABadPartFailsAloneAndTheOthersAreStored) {
+  RecordingStore store;
+  store.bad_trial = 3;
+  std::promise<void> release;
+  std::shared_future<void> held = release.get_future().share();
+  std::map<int64_t, absl::Status> outcome;
+  std::mutex mu;
+  {
+    MetricsWriter writer(store);
+    // Hold the writer on a first commit so that the next three arrive together.
+    store.hold = &held;
+    writer.Add(Reports(1, 1), [](absl::StatusOr<std::vector<int64_t>>) {});
+    while (true) {
+      std::lock_guard lock(store.mu);
+      if (!store.commits.empty()) break;
+    }
+    for (int64_t t : {2, 3, 4}) {
+      writer.Add(Reports(t, 1), [&, t](absl::StatusOr<std::vector<int64_t>> ids) {
+        std::lock_guard lock(mu);
+        outcome[t] = ids.status();
+      });
+    }
+    release.set_value();
+  }
+  EXPECT_TRUE(outcome[2].ok());
+  EXPECT_EQ(outcome[3].code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(outcome[4].ok());
+  // 1 alone, then {2,3,4} failed together, then each alone.
+  EXPECT_EQ(store.commits, (std::vector<size_t>{1, 3, 1, 1, 1}));
+}
+
+}  // namespace
+}  // namespace det::master
