@@ -20,7 +20,9 @@ export function LineChart({ series, xLabel, yLabel, height = 320, points = false
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const data = useMemo(() => alignSeries(series), [series]);
-  const shape = series.map((s) => s.label).join('\u0000') + `|${xLabel}|${yLabel}|${points}`;
+  // A few points (a validation metric reported once or twice) would be invisible as a line alone.
+  const sparse = data[0].length <= 30;
+  const shape = series.map((s) => s.label).join('\u0000') + `|${xLabel}|${yLabel}|${points}|${sparse}`;
 
   useEffect(() => {
     const el = box.current;
@@ -40,7 +42,7 @@ export function LineChart({ series, xLabel, yLabel, height = 320, points = false
           stroke: PALETTE[i % PALETTE.length],
           width: 1.5,
           spanGaps: true,
-          points: points ? { show: true, size: 7, fill: PALETTE[i % PALETTE.length] } : { show: false },
+          points: points || sparse ? { show: true, size: points ? 7 : 5, fill: PALETTE[i % PALETTE.length] } : { show: false },
           paths: points ? () => null : undefined,
         })),
       ],

@@ -40,7 +40,7 @@ export default function Cluster() {
                 {p.defaultAuxPool && <span className="tag">default aux</span>}
               </h2>
               {p.description && <p className="muted">{p.description}</p>}
-              <SlotBar used={p.slotsUsed} total={p.slotsAvailable} />
+              <div style={{ marginBottom: 8 }}><SlotBar used={p.slotsUsed} total={p.slotsAvailable} /></div>
               <dl className="facts">
                 <dt>Agents</dt><dd>{p.numAgents}</dd>
                 <dt>Slot type</dt><dd>{(p.slotType ?? '').replace('TYPE_', '').toLowerCase()}</dd>
