@@ -155,3 +155,22 @@ export function parseLines<T>(text: string): { items: T[]; error?: string } {
   }
   return { items };
 }
+
+// A GET started before React renders (main.tsx), so the landing page's data loads while the app
+// checks the session instead of after. Taken once by the first reader of the same URL.
+const prefetched = new Map<string, Promise<unknown>>();
+
+export function prefetch(path: string, query: Query): void {
+  const url = withQuery(path, query);
+  if (prefetched.has(url)) return;
+  const p = request<unknown>(path, { query });
+  p.catch(() => {}); // a failure reaches whoever takes it
+  prefetched.set(url, p);
+}
+
+export function takePrefetched<T>(path: string, query: Query): Promise<T> | undefined {
+  const url = withQuery(path, query);
+  const p = prefetched.get(url);
+  prefetched.delete(url);
+  return p as Promise<T> | undefined;
+}

@@ -1,7 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
-import { request, type Query } from '../api';
+import { request, takePrefetched, type Query } from '../api';
 import { ErrorBanner, Empty } from '../components/Feedback';
 import { StateBadge } from '../components/StateBadge';
 import { durationBetween, formatNumber, formatTime } from '../format';
@@ -82,7 +82,7 @@ export function ExperimentList() {
   const [actionErrors, setActionErrors] = useState<string[]>([]);
 
   const { data, error, loading, reload } = usePoll(
-    (signal) => request<ListResponse>('/api/v1/experiments', { query, signal }),
+    (signal) => takePrefetched<ListResponse>('/api/v1/experiments', query) ?? request<ListResponse>('/api/v1/experiments', { query, signal }),
     LIST_REFRESH_MS,
     [JSON.stringify(query)],
   );
