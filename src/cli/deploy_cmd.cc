@@ -34,6 +34,10 @@ void AddDeployCommands(CLI::App& det, CommandContext& ctx) {
   auto up_config = std::make_shared<std::string>();
   up->add_option("--master-config-path", *up_config,
                  "the master's config file (resource pools, scheduler, ...); the flags above win over it");
+  up->add_option("--db", up_opts->db,
+                 "the master's database: postgres (a PostgreSQL server of the cluster's own, in "
+                 "DATA_DIR/postgres) or postgres://USER[:PASSWORD]@HOST[:PORT]/NAME (default: the "
+                 "embedded SQLite file in DATA_DIR)");
   up->add_option("--data-dir", *up_dir,
                  "where the master keeps its database, logs and checkpoints (default: "
                  "$DET_LOCAL_DATA_DIR, else ~/.local/share/determined-cpp/local)");

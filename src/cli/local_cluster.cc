@@ -12,12 +12,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "api/wire.h"
 #include "cli/process_util.h"
 #include "client/rest_client.h"
 #include "common/crypto.h"
 #include "common/file_util.h"
+#include "common/local_postgres.h"
 #include "common/json_yaml.h"
 
 namespace det::cli {
@@ -65,9 +67,12 @@ void PrintLogTails(const std::vector<Started>& started) {
 }
 
 // Fails the bring-up: stops everything, shows the logs, and returns `error`.
-absl::Status Abort(const std::vector<Started>& started, absl::Status error) {
+// Stops what was started (the cluster's own PostgreSQL, in `postgres_dir`, last) and prints the
+// logs' tails.
+absl::Status Abort(const std::vector<Started>& started, const std::string& postgres_dir, absl::Status error) {
   StopStarted(started);
   PrintLogTails(started);
+  if (!postgres_dir.empty()) (void)StopLocalPostgres(postgres_dir);
   return error;
 }
 
@@ -113,7 +118,10 @@ absl::StatusOr<int> CountAgents(client::RestClient& client, const ClusterUpOptio
 json ClusterRecordToJson(const ClusterRecord& r) {
   json pids = json::array();
   for (pid_t p : r.agent_pids) pids.push_back(p);
-  return {{"master_url", r.master_url}, {"master_pid", r.master_pid}, {"agent_pids", pids}};
+  json doc = {{"master_url", r.master_url}, {"master_pid", r.master_pid}, {"agent_pids", pids}};
+  if (!r.postgres_dir.empty()) doc["postgres_dir"] = r.postgres_dir;
+  if (!r.master_db_flags.empty()) doc["master_db_flags"] = r.master_db_flags;
+  return doc;
 }
 
 absl::StatusOr<ClusterRecord> ClusterRecordFromJson(const json& doc) {
@@ -124,6 +132,12 @@ absl::StatusOr<ClusterRecord> ClusterRecordFromJson(const json& doc) {
     absl::StatusOr<int64_t> pid = api::ReadInt64(*it, "master_pid");
     if (!pid.ok()) return pid.status();
     r.master_pid = static_cast<pid_t>(*pid);
+  }
+  if (auto it = doc.find("postgres_dir"); it != doc.end() && it->is_string()) r.postgres_dir = *it;
+  if (auto it = doc.find("master_db_flags"); it != doc.end() && it->is_array()) {
+    for (const json& f : *it) {
+      if (f.is_string()) r.master_db_flags.push_back(f);
+    }
   }
   if (auto it = doc.find("agent_pids"); it != doc.end() && it->is_array()) {
     for (const json& p : *it) {
@@ -156,6 +170,50 @@ fs::path DefaultLocalDataDir() {
   const char* home = std::getenv("HOME");
   fs::path base = home != nullptr && *home != '\0' ? home : "/tmp";
   return base / ".local" / "share" / "determined-cpp" / "local";
+}
+
+absl::StatusOr<std::vector<std::string>> PostgresUrlFlags(const std::string& url) {
+  std::string rest = url;
+  for (const char* scheme : {"postgres://", "postgresql://"}) {
+    if (absl::StartsWith(rest, scheme)) rest = rest.substr(std::string(scheme).size());
+  }
+  if (rest == url) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--db ", url, ": expected postgres, or postgres://USER[:PASSWORD]@HOST[:PORT]/NAME"));
+  }
+  std::vector<std::string> flags;
+  std::string query;
+  if (size_t q = rest.find('?'); q != std::string::npos) {
+    query = rest.substr(q + 1);
+    rest = rest.substr(0, q);
+  }
+  size_t slash = rest.find('/');
+  std::string name = slash == std::string::npos ? "" : rest.substr(slash + 1);
+  std::string authority = rest.substr(0, slash);
+  if (size_t at = authority.rfind('@'); at != std::string::npos) {
+    std::string user = authority.substr(0, at);
+    authority = authority.substr(at + 1);
+    if (size_t colon = user.find(':'); colon != std::string::npos) {
+      flags.insert(flags.end(), {"--db-password", user.substr(colon + 1)});
+      user = user.substr(0, colon);
+    }
+    if (!user.empty()) flags.insert(flags.end(), {"--db-user", user});
+  }
+  std::string host = authority;
+  if (size_t colon = authority.rfind(':'); colon != std::string::npos && authority.find(']') == std::string::npos) {
+    host = authority.substr(0, colon);
+    flags.insert(flags.end(), {"--db-port", authority.substr(colon + 1)});
+  }
+  if (host.empty() || name.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--db ", url, ": needs a host and a database name (postgres://USER@HOST/NAME)"));
+  }
+  flags.insert(flags.end(), {"--db-host", host, "--db-name", name});
+  for (absl::string_view kv : absl::StrSplit(query, '&', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+    if (p.first == "sslmode") flags.insert(flags.end(), {"--db-ssl-mode", p.second});
+    if (p.first == "sslrootcert") flags.insert(flags.end(), {"--db-ssl-root-cert", p.second});
+  }
+  return flags;
 }
 
 absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out) {
@@ -215,6 +273,23 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
     }
   }
 
+  // The database first: a PostgreSQL of the cluster's own is started here (and stopped on failure).
+  std::vector<std::string> db_flags;
+  std::string postgres_dir;
+  if (options.db == "postgres") {
+    out << "Starting PostgreSQL for " << (dir / "postgres").string() << " ...\n";
+    absl::StatusOr<LocalPostgres> pg =
+        StartLocalPostgres({.dir = (dir / "postgres").string(), .port = 0, .durable = true});
+    if (!pg.ok()) return absl::UnavailableError(absl::StrCat("--db postgres: ", pg.status().message()));
+    postgres_dir = pg->dir;
+    db_flags = {"--db-host", "127.0.0.1", "--db-port", std::to_string(pg->port), "--db-user", "postgres",
+                "--db-name", pg->database};
+  } else if (!options.db.empty()) {
+    absl::StatusOr<std::vector<std::string>> flags = PostgresUrlFlags(options.db);
+    if (!flags.ok()) return flags.status();
+    db_flags = *flags;
+  }
+
   const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
   std::vector<Started> started;
   fs::path master_log = dir / "master.log";
@@ -226,15 +301,16 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
                        {"--security-tls-cert", cert.string(), "--security-tls-key", key.string()});
   }
   if (!master_config.empty()) master_args.insert(master_args.end(), {"--config-file", master_config.string()});
+  master_args.insert(master_args.end(), db_flags.begin(), db_flags.end());
   absl::StatusOr<pid_t> master = SpawnDaemon(master_args, master_log);
-  if (!master.ok()) return master.status();
+  if (!master.ok()) return Abort(started, postgres_dir, master.status());
   started.push_back({"master", *master, master_log});
 
   // The master writes its port once it accepts connections.
   int port = 0;
   while (port == 0) {
     if (std::optional<std::string> dead = AnyExited(started)) {
-      return Abort(started, absl::UnavailableError(absl::StrCat("the ", *dead, " during startup")));
+      return Abort(started, postgres_dir, absl::UnavailableError(absl::StrCat("the ", *dead, " during startup")));
     }
     absl::StatusOr<std::string> text = ReadFile(dir / kPortFile);
     int parsed = 0;
@@ -243,7 +319,7 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
       break;
     }
     if (Clock::now() >= deadline) {
-      return Abort(started, absl::DeadlineExceededError(
+      return Abort(started, postgres_dir, absl::DeadlineExceededError(
                                 absl::StrCat("the master did not start listening within ",
                                              options.timeout_seconds, " s")));
     }
@@ -254,14 +330,14 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
   for (int i = 0; i < options.agents; ++i) {
     std::string id = absl::StrCat("agent-", i);
     fs::path work = dir / id;
-    if (absl::Status s = MakeDirs(work); !s.ok()) return Abort(started, s);
+    if (absl::Status s = MakeDirs(work); !s.ok()) return Abort(started, postgres_dir, s);
     fs::path log = dir / (id + ".log");
     std::vector<std::string> agent_args = {agent_bin.string(), "--master-url", url, "--id", id,
                                            "--slots", std::to_string(options.slots),
                                            "--work-dir", work.string()};
     if (tls) agent_args.insert(agent_args.end(), {"--security-tls-master-cert", cert.string()});
     absl::StatusOr<pid_t> agent = SpawnDaemon(agent_args, log);
-    if (!agent.ok()) return Abort(started, agent.status());
+    if (!agent.ok()) return Abort(started, postgres_dir, agent.status());
     started.push_back({id, *agent, log});
   }
 
@@ -274,7 +350,7 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
   absl::Status last_error;
   while (true) {
     if (std::optional<std::string> dead = AnyExited(started)) {
-      return Abort(started, absl::UnavailableError(absl::StrCat("the ", *dead, " during startup")));
+      return Abort(started, postgres_dir, absl::UnavailableError(absl::StrCat("the ", *dead, " during startup")));
     }
     absl::StatusOr<int> n = CountAgents(client, options, &logged_in);
     if (n.ok()) {
@@ -282,31 +358,34 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
       if (connected >= options.agents) break;
     } else {
       last_error = n.status();
-      if (absl::IsPermissionDenied(n.status())) return Abort(started, n.status());
+      if (absl::IsPermissionDenied(n.status())) return Abort(started, postgres_dir, n.status());
     }
     if (Clock::now() >= deadline) {
       std::string why =
           absl::StrCat("the local cluster did not come up within ", options.timeout_seconds,
                        " s: ", connected, " of ", options.agents, " agents connected");
       if (!n.ok()) absl::StrAppend(&why, " (last error: ", last_error.message(), ")");
-      return Abort(started, absl::DeadlineExceededError(why));
+      return Abort(started, postgres_dir, absl::DeadlineExceededError(why));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
 
   ClusterRecord record;
+  record.postgres_dir = postgres_dir;
+  record.master_db_flags = db_flags;
   record.master_url = url;
   record.master_pid = started[0].pid;
   for (size_t i = 1; i < started.size(); ++i) record.agent_pids.push_back(started[i].pid);
   if (absl::Status s = WriteFile(dir / kRecordFile, ClusterRecordToJson(record).dump(2) + "\n");
       !s.ok()) {
-    return Abort(started, s);
+    return Abort(started, postgres_dir, s);
   }
 
   out << "Master: " << url << "\n";
   out << "Agents: " << options.agents << " with " << options.slots << " slot"
       << (options.slots == 1 ? "" : "s") << " each\n";
   out << "Data and logs: " << dir.string() << "\n";
+  if (!db_flags.empty()) out << "Database:      " << (postgres_dir.empty() ? options.db : "PostgreSQL in " + postgres_dir) << "\n";
   out << "Use it with:   export DET_MASTER=" << url << "\n";
   if (tls) out << "               export DET_MASTER_CERT_FILE=" << cert.string() << "\n";
   out << "Stop it with:  det deploy local cluster-down --data-dir " << dir.string() << "\n";
@@ -343,6 +422,11 @@ absl::StatusOr<int> ClusterDown(const fs::path& data_dir, std::ostream& out) {
   std::error_code ec;
   fs::remove(data_dir / kRecordFile, ec);
   fs::remove(data_dir / kPortFile, ec);
+  if (!r.postgres_dir.empty()) {
+    if (absl::Status st = StopLocalPostgres(r.postgres_dir); !st.ok()) {
+      out << "Could not stop the cluster's PostgreSQL in " << r.postgres_dir << ": " << st.message() << "\n";
+    }
+  }
 
   if (master.empty() && agents.empty()) {
     out << "The local cluster recorded in " << data_dir.string()

@@ -2,7 +2,8 @@
 // `det deploy local cluster-up|cluster-down`: a master and N agents as local background processes,
 // started from the directory `det` lives in, recorded in DATA_DIR/cluster.json:
 //   {"master_url": "http://127.0.0.1:8080", "master_pid": 123, "agent_pids": [124]}
-// (https://127.0.0.1:PORT when started with a TLS certificate).
+// (https://127.0.0.1:PORT when started with a TLS certificate), with "postgres_dir" and
+// "master_db_flags" when the master runs on a PostgreSQL of the cluster's own (`--db postgres`).
 #include <sys/types.h>
 
 #include <filesystem>
@@ -20,6 +21,8 @@ struct ClusterRecord {
   std::string master_url;
   pid_t master_pid = 0;
   std::vector<pid_t> agent_pids;
+  std::string postgres_dir;                  // the cluster's own PostgreSQL, stopped with it
+  std::vector<std::string> master_db_flags;  // what the master was told of its database
 };
 
 nlohmann::json ClusterRecordToJson(const ClusterRecord& record);
@@ -41,12 +44,19 @@ struct ClusterUpOptions {
   std::filesystem::path master_key;
   // The master's config file (upstream's --master-config-path); cluster-up's own flags win over it.
   std::filesystem::path master_config;
+  // The master's database: "" (the embedded SQLite file in the data dir), "postgres" (a PostgreSQL
+  // server of the cluster's own in DATA_DIR/postgres, from Debian's postgresql package, started and
+  // stopped with the cluster), or postgres://USER[:PASSWORD]@HOST[:PORT]/NAME[?sslmode=MODE].
+  std::string db;
   std::filesystem::path data_dir;
   std::filesystem::path bin_dir;  // holds determined-master and determined-agent
   int timeout_seconds = 60;
   std::string username = "admin";  // used to list agents while waiting
   std::string password;
 };
+
+// The master's flags for `--db postgres://...`; InvalidArgument naming what is missing.
+absl::StatusOr<std::vector<std::string>> PostgresUrlFlags(const std::string& url);
 
 // Starts the cluster and waits until the master lists all agents. Refuses if a cluster recorded in
 // the data dir still runs. On failure or timeout stops what it started and prints the logs' tails

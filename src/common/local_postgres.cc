@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -64,13 +65,26 @@ std::string LocalPostgres::ConnectionString(const std::string& dbname) const {
   return absl::StrCat("host=127.0.0.1 port=", port, " user=postgres dbname=", dbname, " connect_timeout=5");
 }
 
+// Where the server keeps its files for `dir`: `dir` itself, unless we are root and the postgres user
+// cannot reach it (a directory under a private home, pytest's 0700 temporary directories): then a
+// directory of its own under /var/tmp/determined-postgres, named after `dir`.
+fs::path ServerDir(const fs::path& dir) {
+  if (::geteuid() != 0) return dir;
+  std::string probe = absl::StrCat("mkdir -p ", ShellQuoted(dir.string()), " && test -w ", ShellQuoted(dir.string()));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  (void)std::system(absl::StrCat("chown postgres: ", ShellQuoted(dir.string()), " 2>/dev/null").c_str());
+  if (std::system(absl::StrCat(AsPostgresUser(probe), " 2>/dev/null").c_str()) == 0) return dir;
+  return fs::path("/var/tmp/determined-postgres") / absl::StrCat(std::hash<std::string>{}(dir.string()));
+}
+
 absl::StatusOr<LocalPostgres> StartLocalPostgres(const LocalPostgresOptions& options) {
   std::string bin = ServerBin();
   if (bin.empty()) {
     return absl::FailedPreconditionError(
         "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): apt-get install postgresql");
   }
-  fs::path dir = fs::absolute(options.dir);
+  fs::path dir = ServerDir(fs::absolute(options.dir));
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return absl::InternalError(absl::StrCat("cannot create ", dir.string(), ": ", ec.message()));

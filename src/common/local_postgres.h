@@ -1,7 +1,9 @@
 #pragma once
 // A PostgreSQL server of the project's own, from Debian's postgresql package: `initdb` into a data
 // directory on first use, then `pg_ctl start` on a loopback port with its socket beside the data.
-// Run as root, the server runs as the `postgres` user (initdb refuses root), which must exist.
+// Run as root, the server runs as the `postgres` user (initdb refuses root), which must exist; when
+// that user cannot reach the directory asked for, the server lives in /var/tmp/determined-postgres/
+// (LocalPostgres::dir says where).
 // Used by `det deploy local cluster-up --db postgres` and by tests.
 #include <string>
 
@@ -18,7 +20,7 @@ struct LocalPostgresOptions {
 };
 
 struct LocalPostgres {
-  std::string dir;
+  std::string dir;  // where it lives (see above)
   int port = 0;
   std::string database;
   // host=127.0.0.1 port=... user=postgres dbname=...

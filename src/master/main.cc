@@ -23,6 +23,7 @@
 #include "config/settings_overlay.h"
 #include "master/checkpoint_gc.h"
 #include "master/cluster/cluster.h"
+#include "master/db/db_copy.h"
 #include "master/db/open_store.h"
 #include "master/handlers/routes.h"
 #include "master/http/server.h"
@@ -83,6 +84,10 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   auto store = OpenStore(config.db);
   if (!store.ok()) {
     spdlog::error("database {}: {}", DescribeStore(config.db), store.status().ToString());
+    return 1;
+  }
+  if (absl::Status st = (*store)->database().ClaimForMaster(); !st.ok()) {
+    spdlog::error("database {}: {}", DescribeStore(config.db), std::string(st.message()));
     return 1;
   }
   spdlog::info("database: {}", DescribeStore(config.db));
@@ -184,10 +189,62 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   return 0;
 }
 
+constexpr char kDbUsage[] =
+    "usage: determined-master db copy --from DATABASE --to DATABASE\n"
+    "  Copies every table and row of a cluster's database into an empty one, ids kept (e.g. from the\n"
+    "  embedded SQLite file to PostgreSQL). Neither may be in use by a running master.\n"
+    "  DATABASE: sqlite:PATH, or postgres://USER[:PASSWORD]@HOST[:PORT]/NAME[?sslmode=...]\n";
+
+// `determined-master db copy --from A --to B`.
+int RunDbCommand(const std::vector<std::string>& args) {
+  std::string from, to;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "-h" || args[i] == "--help") {
+      std::cout << kDbUsage;
+      return 0;
+    }
+    if ((args[i] == "--from" || args[i] == "--to") && i + 1 < args.size()) {
+      (args[i] == "--from" ? from : to) = args[i + 1];
+      ++i;
+      continue;
+    }
+    std::cerr << "determined-master db: unexpected argument '" << args[i] << "'\n" << kDbUsage;
+    return 2;
+  }
+  if (args.empty() || args[0] != "copy" || from.empty() || to.empty()) {
+    std::cerr << kDbUsage;
+    return 2;
+  }
+  auto source = det::master::OpenDatabaseUrl(from);
+  if (!source.ok()) {
+    std::cerr << "determined-master db copy: --from " << from << ": " << source.status().message() << "\n";
+    return 1;
+  }
+  auto destination = det::master::OpenDatabaseUrl(to);
+  if (!destination.ok()) {
+    std::cerr << "determined-master db copy: --to " << to << ": " << destination.status().message() << "\n";
+    return 1;
+  }
+  std::string table;
+  absl::Status st = det::master::CopyDatabase(**source, **destination, [&](const det::master::CopyProgress& p) {
+    if (p.table != table || p.rows == p.total || p.rows % 100000 == 0) {
+      std::cerr << "copying " << p.table << ": " << p.rows << " of " << p.total << " rows\n";
+    }
+    table = p.table;
+  });
+  if (!st.ok()) {
+    std::cerr << "determined-master db copy: " << st.message() << " (the destination is unchanged)\n";
+    return 1;
+  }
+  std::cout << "copied " << (*source)->Describe() << " to " << (*destination)->Describe() << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "db") return RunDbCommand({args.begin() + 1, args.end()});
   auto flags = det::master::ParseMasterFlags(args);
   if (!flags.ok()) {
     std::cerr << "determined-master: " << flags.status().message() << "\n";

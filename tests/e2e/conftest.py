@@ -4,6 +4,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -102,7 +103,7 @@ def restart_master(cluster):
     time.sleep(0.5)
     log = open(cluster.data_dir / "master-restarted.log", "ab")
     master = subprocess.Popen([str(BIN / "determined-master"), "--data-dir", str(cluster.data_dir),
-                               "--host", "127.0.0.1", "--port", str(port)],
+                               "--host", "127.0.0.1", "--port", str(port), *record.get("master_db_flags", [])],
                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     record["master_pid"] = master.pid  # so that cluster-down stops the new master
     record_file.write_text(json.dumps(record))
@@ -162,19 +163,24 @@ def stepper(steps):
 @contextlib.contextmanager
 def local_cluster(data_dir, agents=1, slots=2, master_config=None):
     """A cluster started with `det deploy local cluster-up` in `data_dir` (with `master_config` as the
-    master's config file, if given), stopped on exit."""
+    master's config file, if given), stopped on exit. With DET_TEST_DB=postgres in the environment
+    (the e2e_pg_* tests) its master runs on a PostgreSQL server of its own (`--db postgres`)."""
     auth_file = data_dir / "auth.json"
     env = {"DET_AUTH_FILE": str(auth_file)}
     config_flags = []
     if master_config is not None:
         (data_dir / "master.yaml").write_text(master_config)
         config_flags = ["--master-config-path", str(data_dir / "master.yaml")]
+    db_flags = ["--db", "postgres"] if os.environ.get("DET_TEST_DB") == "postgres" else []
     det("deploy", "local", "cluster-up", "--agents", str(agents), "--slots", str(slots), "--master-port", "0",
-        *config_flags, "--data-dir", str(data_dir), env=env, timeout=120)
+        *config_flags, *db_flags, "--data-dir", str(data_dir), env=env, timeout=120)
     try:
         yield Cluster(data_dir, auth_file)
     finally:
+        postgres_dir = json.loads((data_dir / "cluster.json").read_text()).get("postgres_dir")
         det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)
+        if postgres_dir and postgres_dir.startswith("/var/tmp/determined-postgres/"):
+            shutil.rmtree(postgres_dir, ignore_errors=True)  # a test's server outside its tmp dir
 
 
 @pytest.fixture(scope="module")

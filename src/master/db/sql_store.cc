@@ -277,33 +277,8 @@ absl::StatusOr<std::vector<T>> All(SqlStatement& s, Reader read) {
 
 absl::StatusOr<std::unique_ptr<SqlStore>> SqlStore::Open(std::unique_ptr<SqlDatabase> db) {
   std::unique_ptr<SqlStore> store(new SqlStore(std::move(db)));
-  RETURN_IF_ERROR(store->Migrate(store->dialect() == SqlDialect::kSqlite ? SqliteMigrations() : PostgresMigrations()));
+  ASSIGN_OR_RETURN(store->created_, ApplyMigrations(*store->db_));
   return store;
-}
-
-absl::Status SqlStore::Migrate(const std::vector<Migration>& migrations) {
-  SqlLease lease = Writer();
-  SqlConnection& db = *lease;
-  RETURN_IF_ERROR(db.Exec("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, "
-                          "name TEXT NOT NULL, applied_at BIGINT NOT NULL)"));
-  ASSIGN_OR_RETURN(auto any, db.Prepare("SELECT count(*) FROM schema_migrations"));
-  ASSIGN_OR_RETURN(bool counted, any.Step());
-  created_ = counted && any.Int(0) == 0;
-  for (const Migration& m : migrations) {
-    ASSIGN_OR_RETURN(auto check, db.Prepare("SELECT 1 FROM schema_migrations WHERE version = ?"));
-    check.Bind(1, m.version);
-    ASSIGN_OR_RETURN(bool applied, check.Step());
-    if (applied) continue;
-    SqlTransaction tx(db);
-    RETURN_IF_ERROR(tx.Begin());
-    absl::Status st = db.Exec(m.sql);
-    if (!st.ok()) return absl::InternalError(absl::StrCat("migration ", m.name, ": ", st.message()));
-    ASSIGN_OR_RETURN(auto record, db.Prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"));
-    record.Bind(1, m.version).Bind(2, m.name).Bind(3, Micros(std::chrono::system_clock::now()));
-    RETURN_IF_ERROR(record.Run());
-    RETURN_IF_ERROR(tx.Commit());
-  }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<User> SqlStore::GetUserByName(const std::string& username) {

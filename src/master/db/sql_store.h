@@ -97,7 +97,6 @@ class SqlStore : public Store {
 
  private:
   explicit SqlStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}
-  absl::Status Migrate(const std::vector<Migration>& migrations);
   SqlLease Writer() { return db_->Writer(); }
   SqlLease Reader() { return db_->Reader(); }
 

@@ -17,6 +17,11 @@ namespace {
 
 constexpr Oid kByteaOid = 17;
 constexpr Oid kBoolOid = 16;
+constexpr Oid kInt8Oid = 20;
+constexpr Oid kInt2Oid = 21;
+constexpr Oid kInt4Oid = 23;
+constexpr Oid kFloat4Oid = 700;
+constexpr Oid kFloat8Oid = 701;
 // Statements kept per connection; queries with IN lists have as many texts as list lengths.
 constexpr size_t kMaxPreparedStatements = 512;
 
@@ -125,6 +130,21 @@ class PostgresStatementImpl : public SqlStatementImpl {
     return static_cast<int64_t>(std::strtod(v, nullptr));  // numeric (sum of bigints)
   }
   double Double(int col) const override { return std::strtod(PQgetvalue(result_, row_, col), nullptr); }
+  int ColumnCount() const override { return result_ == nullptr ? 0 : PQnfields(result_); }
+  std::string ColumnName(int col) const override { return PQfname(result_, col); }
+  SqlValueType Type(int col) const override {
+    if (PQgetisnull(result_, row_, col) != 0) return SqlValueType::kNull;
+    switch (PQftype(result_, col)) {
+      case kBoolOid:
+      case kInt2Oid:
+      case kInt4Oid:
+      case kInt8Oid: return SqlValueType::kInt;
+      case kFloat4Oid:
+      case kFloat8Oid: return SqlValueType::kDouble;
+      case kByteaOid: return SqlValueType::kBlob;
+      default: return SqlValueType::kText;
+    }
+  }
   std::string Text(int col) const override {
     const char* v = PQgetvalue(result_, row_, col);
     if (PQftype(result_, col) != kByteaOid) return std::string(v, static_cast<size_t>(PQgetlength(result_, row_, col)));
@@ -245,6 +265,14 @@ std::unique_ptr<PostgresConnection> PostgresConnection::Connect(const std::strin
 
 absl::Status PostgresConnection::Healthy() { return impl_->Healthy(); }
 
+std::string PostgresConnection::Address() const {
+  const char* user = PQuser(impl_->conn);
+  return absl::StrCat("postgres://", user != nullptr && *user != '\0' ? absl::StrCat(user, "@") : "",
+                      PQhost(impl_->conn) != nullptr ? PQhost(impl_->conn) : "", ":",
+                      PQport(impl_->conn) != nullptr ? PQport(impl_->conn) : "", "/",
+                      PQdb(impl_->conn) != nullptr ? PQdb(impl_->conn) : "");
+}
+
 absl::StatusOr<SqlStatement> PostgresConnection::Prepare(const std::string& sql) {
   RETURN_IF_ERROR(impl_->Healthy());
   std::string translated = ToPostgresPlaceholders(sql);  // only to count the parameters
@@ -280,6 +308,19 @@ absl::StatusOr<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Open(const s
   std::unique_ptr<PostgresConnection> writer = PostgresConnection::Connect(conninfo);
   RETURN_IF_ERROR(writer->Healthy());
   return std::unique_ptr<PostgresDatabase>(new PostgresDatabase(conninfo, max_readers, std::move(writer)));
+}
+
+absl::Status PostgresDatabase::ClaimForMaster() {
+  if (claim_ != nullptr) return absl::OkStatus();
+  std::unique_ptr<PostgresConnection> claim = PostgresConnection::Connect(conninfo_);
+  // The key spells "det-mast" in ASCII.
+  ASSIGN_OR_RETURN(SqlStatement s, claim->Prepare("SELECT pg_try_advisory_lock(7234316145208652148)"));
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row || s.Int(0) == 0) {
+    return absl::FailedPreconditionError(absl::StrCat("a master is using ", address_));
+  }
+  claim_ = std::move(claim);
+  return absl::OkStatus();
 }
 
 }  // namespace det::master

@@ -28,6 +28,8 @@ class PostgresConnection : public SqlConnection {
   absl::StatusOr<SqlStatement> Prepare(const std::string& sql) override;
   absl::Status Exec(const std::string& sql) override;
   absl::Status BeginWrite() override { return Exec("BEGIN"); }
+  // postgres://user@host:port/name
+  std::string Address() const;
 
   struct Impl;
 
@@ -44,13 +46,20 @@ class PostgresDatabase : public PooledSqlDatabase {
   // Opens the writer at once (so a wrong address fails at start); readers as they are needed.
   static absl::StatusOr<std::unique_ptr<PostgresDatabase>> Open(const std::string& conninfo, int max_readers = 4);
   SqlDialect dialect() const override { return SqlDialect::kPostgres; }
+  // A session advisory lock held on a connection of its own while the database is open.
+  absl::Status ClaimForMaster() override;
+  std::string Describe() const override { return address_; }
 
  private:
   PostgresDatabase(std::string conninfo, int max_readers, std::unique_ptr<PostgresConnection> writer)
-      : PooledSqlDatabase(std::move(writer), max_readers), conninfo_(std::move(conninfo)) {}
+      : PooledSqlDatabase(nullptr, max_readers), conninfo_(std::move(conninfo)), address_(writer->Address()) {
+    SetWriter(std::move(writer));
+  }
   std::unique_ptr<SqlConnection> OpenReader() override { return PostgresConnection::Connect(conninfo_); }
 
   const std::string conninfo_;
+  const std::string address_;
+  std::unique_ptr<PostgresConnection> claim_;  // holds the advisory lock
 };
 
 }  // namespace det::master

@@ -43,6 +43,7 @@ class PooledSqlDatabase : public SqlDatabase {
  protected:
   PooledSqlDatabase(std::unique_ptr<SqlConnection> writer, int max_readers)
       : max_readers_(max_readers), writer_(std::move(writer)) {}
+  void SetWriter(std::unique_ptr<SqlConnection> writer) { writer_ = std::move(writer); }
   // A new reader connection, or nullptr when none can be opened now.
   virtual std::unique_ptr<SqlConnection> OpenReader() = 0;
 

@@ -20,6 +20,9 @@ namespace det::master {
 
 enum class SqlDialect { kSqlite, kPostgres };
 
+// What a result column holds in the current row.
+enum class SqlValueType { kNull, kInt, kDouble, kText, kBlob };
+
 // One execution of a prepared statement: binds (1-based), then rows (columns 0-based).
 class SqlStatementImpl {
  public:
@@ -39,6 +42,9 @@ class SqlStatementImpl {
   virtual int64_t Int(int col) const = 0;
   virtual double Double(int col) const = 0;
   virtual std::string Text(int col) const = 0;  // text or blob
+  virtual int ColumnCount() const = 0;
+  virtual std::string ColumnName(int col) const = 0;
+  virtual SqlValueType Type(int col) const = 0;
 };
 
 // A prepared statement with chained binds: `s.Bind(1, id).Bind(2, name)`.
@@ -69,6 +75,9 @@ class SqlStatement {
   int64_t Int(int col) const { return impl_->Int(col); }
   double Double(int col) const { return impl_->Double(col); }
   std::string Text(int col) const { return impl_->Text(col); }
+  int ColumnCount() const { return impl_->ColumnCount(); }
+  std::string ColumnName(int col) const { return impl_->ColumnName(col); }
+  SqlValueType Type(int col) const { return impl_->Type(col); }
   std::optional<int64_t> OptInt(int col) const {
     return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col));
   }
@@ -138,6 +147,12 @@ class SqlDatabase {
   virtual SqlDialect dialect() const = 0;
   virtual SqlLease Writer() = 0;
   virtual SqlLease Reader() = 0;
+  // Marks the database as used by this process until it closes the database: one master per
+  // database, and `determined-master db copy` refuses a database a master is using.
+  // FailedPrecondition when another process holds it.
+  virtual absl::Status ClaimForMaster() = 0;
+  // For messages: the SQLite file, or postgres://user@host:port/name.
+  virtual std::string Describe() const = 0;
 };
 
 }  // namespace det::master

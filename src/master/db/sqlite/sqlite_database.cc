@@ -1,6 +1,14 @@
 #include "master/db/sqlite/sqlite_database.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/status_macros.h"
 #include "master/db/sqlite/sqlite_regexp.h"
 #include "master/db/sqlite/statement_cache.h"
@@ -53,6 +61,17 @@ class SqliteStatementImpl : public SqlStatementImpl {
   bool IsNull(int col) const override { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   int64_t Int(int col) const override { return sqlite3_column_int64(stmt_, col); }
   double Double(int col) const override { return sqlite3_column_double(stmt_, col); }
+  int ColumnCount() const override { return sqlite3_column_count(stmt_); }
+  std::string ColumnName(int col) const override { return sqlite3_column_name(stmt_, col); }
+  SqlValueType Type(int col) const override {
+    switch (sqlite3_column_type(stmt_, col)) {
+      case SQLITE_NULL: return SqlValueType::kNull;
+      case SQLITE_INTEGER: return SqlValueType::kInt;
+      case SQLITE_FLOAT: return SqlValueType::kDouble;
+      case SQLITE_BLOB: return SqlValueType::kBlob;
+      default: return SqlValueType::kText;
+    }
+  }
   std::string Text(int col) const override {
     const void* p = sqlite3_column_blob(stmt_, col);
     int n = sqlite3_column_bytes(stmt_, col);
@@ -113,6 +132,31 @@ absl::Status SqliteConnection::Exec(const std::string& sql) {
 absl::StatusOr<std::unique_ptr<SqliteDatabase>> SqliteDatabase::Open(const std::string& path, int max_readers) {
   ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> writer, SqliteConnection::Open(path));
   return std::unique_ptr<SqliteDatabase>(new SqliteDatabase(path, max_readers, std::move(writer)));
+}
+
+absl::Status SqliteDatabase::ClaimForMaster() {
+  if (claim_fd_ >= 0) return absl::OkStatus();
+  std::string lock_path = path_ + ".lock";
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return absl::UnavailableError(absl::StrCat("cannot open ", lock_path, ": ", std::strerror(errno)));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char buf[32] = {};
+    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    ::close(fd);
+    std::string pid = n > 0 ? std::string(absl::StripAsciiWhitespace(std::string(buf, static_cast<size_t>(n)))) : "?";
+    return absl::FailedPreconditionError(absl::StrCat("a master (pid ", pid, ") is using ", path_));
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    ::close(fd);
+    return absl::UnavailableError(absl::StrCat("cannot write ", lock_path, ": ", std::strerror(errno)));
+  }
+  claim_fd_ = fd;
+  return absl::OkStatus();
+}
+
+SqliteDatabase::~SqliteDatabase() {
+  if (claim_fd_ >= 0) ::close(claim_fd_);
 }
 
 }  // namespace det::master

@@ -41,6 +41,10 @@ class SqliteDatabase : public PooledSqlDatabase {
  public:
   static absl::StatusOr<std::unique_ptr<SqliteDatabase>> Open(const std::string& path, int max_readers = 4);
   SqlDialect dialect() const override { return SqlDialect::kSqlite; }
+  // An exclusive lock on PATH.lock (holding the claimant's pid), released when the process ends.
+  absl::Status ClaimForMaster() override;
+  std::string Describe() const override { return path_; }
+  ~SqliteDatabase() override;
 
  private:
   SqliteDatabase(std::string path, int max_readers, std::unique_ptr<SqliteConnection> writer)
@@ -51,6 +55,7 @@ class SqliteDatabase : public PooledSqlDatabase {
   }
 
   const std::string path_;
+  int claim_fd_ = -1;
 };
 
 }  // namespace det::master
