@@ -65,7 +65,7 @@ std::string FindWebUiDir(const std::string& root, const std::string& binary_path
   return "";
 }
 
-HttpResponse ServeWebUiFile(const std::string& dir, const std::string& rest) {
+HttpResponse ServeWebUiFile(const std::string& dir, const std::string& rest, bool accept_gzip) {
   if (dir.empty()) {
     return HttpResponse{.status = 404,
                         .content_type = "text/plain; charset=utf-8",
@@ -79,12 +79,15 @@ HttpResponse ServeWebUiFile(const std::string& dir, const std::string& rest) {
   const bool names_file = !segments.empty() && absl::StrContains(segments.back(), '.');
   std::string relative = names_file ? rest : "index.html";
   std::string body;
-  if (!ReadFile(fs::path(dir) / relative, &body)) {
+  const bool gzipped = accept_gzip && ReadFile(fs::path(dir) / (relative + ".gz"), &body);
+  if (!gzipped && !ReadFile(fs::path(dir) / relative, &body)) {
     // A client-side route whose last segment has a dot (an experiment named "v1.2"?) is not a
     // thing the UI links to; a missing asset must stay a 404 so a stale page notices.
     return NotFound("/det/" + rest);
   }
   HttpResponse resp{.status = 200, .content_type = ContentTypeOf(relative), .body = std::move(body)};
+  if (gzipped) resp.headers.emplace_back("Content-Encoding", "gzip");
+  resp.headers.emplace_back("Vary", "Accept-Encoding");
   if (absl::StartsWith(relative, "assets/")) {
     resp.headers.emplace_back("Cache-Control", "public, max-age=31536000, immutable");
   } else {
@@ -103,7 +106,7 @@ void RegisterWebUiRoutes(Router& router, const MasterContext& ctx) {
     r->Send(std::move(resp));
   });
   router.Add("GET", "/det/*", Access::kPublic, [dir](HttpRequest& req, ResponderPtr r) {
-    r->Send(ServeWebUiFile(dir, req.path_params["*"]));
+    r->Send(ServeWebUiFile(dir, req.path_params["*"], absl::StrContains(req.Header("accept-encoding"), "gzip")));
   });
 }
 

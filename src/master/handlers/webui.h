@@ -17,8 +17,10 @@ struct MasterContext;  // master_context.h
 std::string FindWebUiDir(const std::string& root, const std::string& binary_path);
 
 // Answers GET /det/{rest} from `dir` (rest "" is the index). Never reads outside `dir`: a `..`
-// segment is a 404. Hashed assets (assets/...) are cacheable forever, index.html never.
-HttpResponse ServeWebUiFile(const std::string& dir, const std::string& rest);
+// segment is a 404. Hashed assets (assets/...) are cacheable forever, index.html never. With
+// `accept_gzip`, a FILE.gz beside the file (scripts/build-webui.sh writes them) is sent instead, with
+// Content-Encoding: gzip.
+HttpResponse ServeWebUiFile(const std::string& dir, const std::string& rest, bool accept_gzip = false);
 
 // GET /, GET /det/* (public: the page itself signs in through /api/v1/auth/login).
 void RegisterWebUiRoutes(Router& router, const MasterContext& ctx);

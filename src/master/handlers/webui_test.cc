@@ -43,6 +43,19 @@ TEST_F(WebUiTest, ServesFilesWithTheirTypesAndCaching) {
   EXPECT_EQ(Header(svg, "Cache-Control"), "no-cache");
 }
 
+TEST_F(WebUiTest, SendsThePrecompressedFileToClientsThatAcceptGzip) {
+  Write("assets/index-abc123.js.gz", "GZ");
+  HttpResponse gz = ServeWebUiFile(dir_.string(), "assets/index-abc123.js", /*accept_gzip=*/true);
+  EXPECT_EQ(gz.body, "GZ");
+  EXPECT_EQ(Header(gz, "Content-Encoding"), "gzip");
+  EXPECT_EQ(gz.content_type, "text/javascript; charset=utf-8");
+  HttpResponse plain = ServeWebUiFile(dir_.string(), "assets/index-abc123.js", /*accept_gzip=*/false);
+  EXPECT_EQ(plain.body, "console.log(1)");
+  EXPECT_EQ(Header(plain, "Content-Encoding"), "");
+  // No .gz beside it: the file itself.
+  EXPECT_EQ(ServeWebUiFile(dir_.string(), "favicon.svg", true).body, "<svg/>");
+}
+
 TEST_F(WebUiTest, ClientSideRoutesGetTheIndex) {
   for (const char* rest : {"", "experiments/7", "trials/12/logs", "jobs", "login"}) {
     HttpResponse r = ServeWebUiFile(dir_.string(), rest);
