@@ -161,17 +161,19 @@ def stepper(steps):
 
 
 @contextlib.contextmanager
-def local_cluster(data_dir, agents=1, slots=2, master_config=None):
+def local_cluster(data_dir, agents=1, slots=2, master_config=None, db=None):
     """A cluster started with `det deploy local cluster-up` in `data_dir` (with `master_config` as the
     master's config file, if given), stopped on exit. With DET_TEST_DB=postgres in the environment
-    (the e2e_pg_* tests) its master runs on a PostgreSQL server of its own (`--db postgres`)."""
+    (the e2e_pg_* tests), or db="postgres", its master runs on a PostgreSQL server of its own
+    (`--db postgres`)."""
     auth_file = data_dir / "auth.json"
     env = {"DET_AUTH_FILE": str(auth_file)}
     config_flags = []
     if master_config is not None:
         (data_dir / "master.yaml").write_text(master_config)
         config_flags = ["--master-config-path", str(data_dir / "master.yaml")]
-    db_flags = ["--db", "postgres"] if os.environ.get("DET_TEST_DB") == "postgres" else []
+    db = db or os.environ.get("DET_TEST_DB")
+    db_flags = ["--db", db] if db else []
     det("deploy", "local", "cluster-up", "--agents", str(agents), "--slots", str(slots), "--master-port", "0",
         *config_flags, *db_flags, "--data-dir", str(data_dir), env=env, timeout=120)
     try:

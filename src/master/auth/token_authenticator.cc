@@ -33,22 +33,39 @@ std::string UserToken(const HttpRequest& request) {
 absl::StatusOr<Principal> TokenAuthenticator::Authenticate(const HttpRequest& request) {
   std::string alloc_token = BearerValue(request.Header("grpc-metadata-x-allocation-token"));
   if (alloc_token.empty()) alloc_token = BearerValue(request.Header("x-allocation-token"));
-  if (!alloc_token.empty()) {
-    absl::StatusOr<Allocation> alloc = store_.GetAllocationByTokenHash(Sha256Hex(alloc_token));
-    if (!alloc.ok()) return absl::UnauthenticatedError("invalid credentials");
-    Principal p;
-    p.allocation_id = alloc->allocation_id;
-    p.token = alloc_token;
-    return p;
-  }
+  if (!alloc_token.empty()) return AuthenticateAllocation(alloc_token);
   std::string token = UserToken(request);
   if (token.empty()) return absl::UnauthenticatedError("token missing");
   absl::StatusOr<int64_t> user_id = store_.LookupSession(Sha256Hex(token), std::chrono::system_clock::now());
+  if (absl::IsUnavailable(user_id.status())) return user_id.status();
   if (!user_id.ok()) return absl::UnauthenticatedError("invalid credentials");
   absl::StatusOr<api::User> user = store_.GetUser(*user_id);
+  if (absl::IsUnavailable(user.status())) return user.status();
   if (!user.ok()) return absl::UnauthenticatedError("invalid credentials");
   if (!user->active) return absl::PermissionDeniedError("user is not active");
   return Principal{.user_id = user->id, .username = user->username, .admin = user->admin, .allocation_id = "", .token = token};
+}
+
+absl::StatusOr<Principal> TokenAuthenticator::AuthenticateAllocation(const std::string& token) {
+  std::string hash = Sha256Hex(token);
+  absl::StatusOr<Allocation> alloc = store_.GetAllocationByTokenHash(hash);
+  Principal p;
+  p.token = token;
+  std::lock_guard lock(mu_);
+  if (alloc.ok()) {
+    p.allocation_id = alloc->allocation_id;
+    if (IsTerminal(alloc->state)) {
+      allocations_.erase(hash);
+    } else {
+      allocations_[hash] = alloc->allocation_id;
+    }
+    return p;
+  }
+  if (!absl::IsUnavailable(alloc.status())) return absl::UnauthenticatedError("invalid credentials");
+  auto known = allocations_.find(hash);
+  if (known == allocations_.end()) return alloc.status();
+  p.allocation_id = known->second;
+  return p;
 }
 
 }  // namespace det::master

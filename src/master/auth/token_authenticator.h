@@ -1,4 +1,7 @@
 #pragma once
+#include <mutex>
+#include <string>
+#include <unordered_map>
 #include "master/db/store.h"
 #include "master/http/router.h"
 
@@ -6,13 +9,20 @@ namespace det::master {
 
 // Authenticates user sessions (`Authorization: Bearer`, cookie `auth`) and task allocation tokens
 // (`Grpc-Metadata-x-allocation-token: Bearer`, `x-allocation-token`). Tokens are stored hashed.
+// While the database cannot be reached, a user is told so (503, not 401: the token may be fine),
+// and a task whose allocation token was seen before goes on being recognized, so that what needs
+// no database still answers it and its writes are refused with a 503 it retries.
 class TokenAuthenticator : public Authenticator {
  public:
   explicit TokenAuthenticator(Store& store) : store_(store) {}
   absl::StatusOr<Principal> Authenticate(const HttpRequest& request) override;
 
  private:
+  absl::StatusOr<Principal> AuthenticateAllocation(const std::string& token);
+
   Store& store_;
+  std::mutex mu_;
+  std::unordered_map<std::string, std::string> allocations_;  // token hash -> allocation id, guarded by mu_
 };
 
 // The token presented as a user session, or "" (for logout).
