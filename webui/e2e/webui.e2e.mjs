@@ -29,6 +29,18 @@ page.setDefaultTimeout(30000);
 const errors = [];
 page.on('pageerror', (e) => errors.push(String(e)));
 page.on('dialog', (d) => void d.accept());
+// Every error banner the page shows, even briefly (a stale 401 after sign-in, say).
+await page.addInitScript(() => {
+  window.__alerts = [];
+  new MutationObserver(() => {
+    for (const el of document.querySelectorAll('[role=alert]')) {
+      if (!el.__seen) {
+        el.__seen = true;
+        window.__alerts.push(el.textContent);
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
+});
 const shot = (name) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: false });
 
 try {
@@ -44,6 +56,8 @@ try {
   await page.getByRole('heading', { name: 'Experiments' }).waitFor();
   await page.getByTestId('experiment-row').first().waitFor();
   timings.signInToFirstRowsMs = Date.now() - t0;
+  const alerts = await page.evaluate(() => window.__alerts);
+  if (alerts.length) throw new Error(`errors shown on the way in: ${alerts.join('; ')}`);
 
   step('the experiment list: a fresh navigation shows rows');
   t0 = Date.now();

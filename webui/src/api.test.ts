@@ -54,3 +54,25 @@ describe('streamResults', () => {
     expect(got).toEqual([['1'], ['2'], ['3']]);
   });
 });
+
+describe('prefetch', () => {
+  it('hands a good response to the first reader only, and drops a failed one', async () => {
+    const { prefetch, takePrefetched } = await import('./api');
+    let status = 401;
+    mockFetch(() => ({ status, body: status === 200 ? { n: 1 } : { error: { error: 'unauthenticated' } } }));
+    prefetch('/api/v1/experiments', { limit: 1 });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(takePrefetched('/api/v1/experiments', { limit: 1 })).toBeUndefined();
+    status = 200;
+    prefetch('/api/v1/experiments', { limit: 2 });
+    await expect(takePrefetched('/api/v1/experiments', { limit: 2 })).resolves.toEqual({ n: 1 });
+    expect(takePrefetched('/api/v1/experiments', { limit: 2 })).toBeUndefined();
+  });
+});
+
+describe('401', () => {
+  it('asks the person to sign in again instead of repeating "token missing"', async () => {
+    mockFetch(() => ({ status: 401, body: { error: { error: 'token missing' } } }));
+    await expect(request('/api/v1/experiments')).rejects.toThrow('Your session has ended. Sign in again.');
+  });
+});

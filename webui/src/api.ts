@@ -101,7 +101,11 @@ async function send(path: string, opts: RequestOptions): Promise<Response> {
     } catch {
       body = null;
     }
-    if (resp.status === 401 && !path.endsWith('/auth/login')) unauthorizedListeners.forEach((fn) => fn());
+    if (resp.status === 401 && !path.endsWith('/auth/login')) {
+      unauthorizedListeners.forEach((fn) => fn());
+      // The master says "token missing" or "invalid credentials"; a person needs to sign in.
+      throw new ApiError(errorMessage(401, null), 401);
+    }
     throw new ApiError(errorMessage(resp.status, body), resp.status);
   }
   return resp;
@@ -157,20 +161,24 @@ export function parseLines<T>(text: string): { items: T[]; error?: string } {
 }
 
 // A GET started before React renders (main.tsx), so the landing page's data loads while the app
-// checks the session instead of after. Taken once by the first reader of the same URL.
-const prefetched = new Map<string, Promise<unknown>>();
+// checks the session instead of after. Taken once by the first reader of the same URL within
+// PREFETCH_TTL_MS; a failed one is dropped (a signed-out visitor's 401 must not greet them after
+// they sign in).
+const PREFETCH_TTL_MS = 10_000;
+const prefetched = new Map<string, { at: number; promise: Promise<unknown> }>();
 
 export function prefetch(path: string, query: Query): void {
   const url = withQuery(path, query);
   if (prefetched.has(url)) return;
-  const p = request<unknown>(path, { query });
-  p.catch(() => {}); // a failure reaches whoever takes it
-  prefetched.set(url, p);
+  const promise = request<unknown>(path, { query });
+  promise.catch(() => prefetched.delete(url));
+  prefetched.set(url, { at: Date.now(), promise });
 }
 
 export function takePrefetched<T>(path: string, query: Query): Promise<T> | undefined {
   const url = withQuery(path, query);
-  const p = prefetched.get(url);
+  const entry = prefetched.get(url);
   prefetched.delete(url);
-  return p as Promise<T> | undefined;
+  if (!entry || Date.now() - entry.at > PREFETCH_TTL_MS) return undefined;
+  return entry.promise as Promise<T>;
 }
