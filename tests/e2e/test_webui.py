@@ -1,7 +1,8 @@
 """The web UI in a real browser: Chromium (Debian's) driven by npm playwright-core
 (webui/e2e/webui.e2e.mjs) against a real master and agent running real experiments. It signs in,
 finds an experiment in the list, opens it and sees its learning curve, reads a trial's logs,
-reorders the job queue, kills a running experiment and sees its state change. Screenshots go to
+reorders the job queue, kills a running experiment and sees its state change, and sees the kill
+arrive in the followed logs of its trial. Screenshots go to
 $WEBUI_SCREENSHOT_DIR (default: the test's temp dir)."""
 import json
 import os
@@ -48,8 +49,8 @@ def test_webui_in_a_browser(cluster, tmp_path):
             f"name: {name}\nentrypoint: python3 stepper.py\nsearcher: {{name: single, metric: loss}}\nmax_restarts: 0\n")
         ids[name] = cluster.create_experiment(tmp_path / f"{name}.yaml", tmp_path)
         if name == "webui-running":
-            trial = wait_for(lambda: (cluster.trials(ids[name]) or [None])[0], "the running trial")
-            wait_for(lambda: "running from step 0" in cluster.trial_logs(trial["id"]), "the trial to run", timeout=120)
+            running_trial = wait_for(lambda: (cluster.trials(ids[name]) or [None])[0], "the running trial")["id"]
+            wait_for(lambda: "running from step 0" in cluster.trial_logs(running_trial), "the trial to run", timeout=120)
 
     def queued_names():
         return [j["full"]["name"] for j in cluster.get("/api/v1/job-queues-v2")["jobs"]
@@ -60,6 +61,7 @@ def test_webui_in_a_browser(cluster, tmp_path):
     env = dict(os.environ, DET_MASTER=cluster.master_url, DET_USER="determined", DET_PASSWORD="",
                METRICS_EXP=str(metrics_exp), METRICS_NAME="webui-metrics", METRICS_TRIAL=str(metrics_trial),
                LOG_LINE="webui e2e: training done", RUNNING_EXP=str(ids["webui-running"]),
+               RUNNING_TRIAL=str(running_trial),
                QUEUED_JOBS="webui-queued-a,webui-queued-b", SCREENSHOT_DIR=str(shots), CHROMIUM=chromium)
     proc = subprocess.run(["node", "e2e/webui.e2e.mjs"], cwd=WEBUI, env=env, capture_output=True, text=True,
                           timeout=240)

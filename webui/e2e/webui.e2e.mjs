@@ -2,7 +2,7 @@
 // against a real master and agent that tests/e2e/test_webui.py started and filled with experiments.
 // Environment: DET_MASTER (http://127.0.0.1:PORT), DET_USER, DET_PASSWORD, METRICS_EXP (a completed
 // experiment with training metrics and logs), METRICS_TRIAL, LOG_LINE (a line its trial printed),
-// RUNNING_EXP (running, to be killed), QUEUED_JOBS (two queued experiments' names, comma-separated:
+// RUNNING_EXP (running, to be killed) and RUNNING_TRIAL (its trial), QUEUED_JOBS (two queued experiments' names, comma-separated:
 // the second is moved ahead of the first), SCREENSHOT_DIR. Prints one JSON line of timings at the end.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
@@ -24,7 +24,8 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
-const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+const page = await context.newPage();
 page.setDefaultTimeout(30000);
 const errors = [];
 page.on('pageerror', (e) => errors.push(String(e)));
@@ -117,12 +118,23 @@ try {
   );
   await shot('06-job-queue-reordered');
 
+  step('follow the running trial\'s logs in a second tab');
+  const follower = await context.newPage();
+  await follower.goto(`${master}/det/trials/${env('RUNNING_TRIAL')}/logs`);
+  await follower.getByTestId('logs').getByText('running from step 0').first().waitFor();
+  await follower.getByText(/following/).waitFor();
+
   step('kill the running experiment from its page');
   const running = env('RUNNING_EXP');
   await page.goto(`${master}/det/experiments/${running}`);
   await page.getByRole('toolbar', { name: 'Experiment actions' }).getByRole('button', { name: 'Kill' }).click();
   await page.locator('.page-head .badge').filter({ hasText: /Stopping canceled|Canceled/ }).waitFor();
   await shot('07-experiment-killed');
+
+  step('the kill arrives in the followed logs without a reload');
+  await follower.getByTestId('logs').getByText(/is CANCELED|stopped at step|exited/).first().waitFor();
+  await follower.screenshot({ path: path.join(shots, '07b-followed-logs.png') });
+  await follower.close();
 
   step('the cluster page and a narrow window');
   await page.getByRole('link', { name: 'Cluster' }).click();
