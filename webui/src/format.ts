@@ -21,7 +21,8 @@ export function durationBetween(start: string | null | undefined, end: string | 
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '–';
   const t = new Date(iso);
-  if (Number.isNaN(t.getTime())) return '–';
+  // The epoch stands for "never recorded" in some stored rows.
+  if (Number.isNaN(t.getTime()) || t.getTime() <= 0) return '–';
   return t.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 

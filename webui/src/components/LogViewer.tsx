@@ -64,11 +64,17 @@ export function LogViewer({ path, live }: { path: string; live: boolean }) {
     if (follow && lines.length) virtualizer.scrollToIndex(lines.length - 1, { align: 'end' });
   }, [lines.length, follow, virtualizer]);
 
+  // Following stops only when the reader scrolls up; scrolls the viewer makes itself go down (and
+  // lines measured taller than estimated may leave them short of the bottom for a moment).
+  const lastTop = useRef(0);
   const onScroll = () => {
     const el = scrollRef.current;
     if (!el) return;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < LINE_HEIGHT * 2;
-    if (atBottom !== follow) setFollow(atBottom);
+    const movedUp = el.scrollTop < lastTop.current - 1;
+    lastTop.current = el.scrollTop;
+    if (atBottom && !follow) setFollow(true);
+    else if (movedUp && !atBottom && follow) setFollow(false);
   };
 
   const toggleLevel = (l: string) =>
@@ -89,7 +95,7 @@ export function LogViewer({ path, live }: { path: string; live: boolean }) {
             <option value="stderr">stderr</option>
           </select>
         </label>
-        <fieldset className="levels" style={{ border: 'none', padding: 0, margin: 0, display: 'flex', gap: 8, alignItems: 'center' }}>
+        <fieldset className="levels" style={{ border: 'none', padding: 0, margin: 0, display: 'flex', flexWrap: 'wrap', gap: 8, alignItems: 'center' }}>
           <legend className="muted" style={{ fontSize: 12, float: 'left', marginRight: 6 }}>Levels</legend>
           {LEVELS.map((l) => (
             <label key={l} className="inline">

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { plots } from '../test/uplotMock';
 import { experiment, mockFetch } from '../test/fetchMock';
 import { renderAt } from '../test/render';
-import ExperimentDetail, { bestTrial } from './ExperimentDetail';
+import ExperimentDetail, { bestTrial, spreadTies } from './ExperimentDetail';
 import type { Trial } from '../types';
 
 const trial = (id: number, loss: number) => ({
@@ -68,5 +68,15 @@ describe('bestTrial', () => {
     expect(bestTrial(ts, 'loss', true)!.id).toBe(2);
     expect(bestTrial(ts, 'loss', false)!.id).toBe(3);
     expect(bestTrial(ts, 'acc', true)).toBeUndefined();
+  });
+});
+
+describe('spreadTies', () => {
+  it('keeps every trial of a shared hyperparameter value as its own point', () => {
+    const out = spreadTies([[2, 0.3], [1, 0.5], [2, 0.1], [2, 0.2]]);
+    expect(out.map((p) => p[1])).toEqual([0.5, 0.3, 0.1, 0.2]);
+    expect(new Set(out.map((p) => p[0])).size).toBe(4);
+    expect(out.every(([x], i) => i === 0 || x > out[i - 1]![0])).toBe(true);
+    expect(out[3]![0]).toBeCloseTo(2, 6);
   });
 });

@@ -217,17 +217,27 @@ export function TrialsTable({ trials, metric, error }: { trials: Trial[]; metric
 
 // Hyperparameter vs searcher metric scatter plots, one per numeric hyperparameter.
 function HyperparameterView({ trials, metric }: { trials: Trial[]; metric: string }) {
-  const numericHps = useMemo(
-    () => [...new Set(trials.flatMap((t) => Object.entries(t.hparams ?? {}).filter(([, v]) => typeof v === 'number').map(([k]) => k)))],
-    [trials],
-  );
+  // Numeric hyperparameters the search varied; one with a single value has nothing to plot.
+  const [numericHps, constant] = useMemo(() => {
+    const values = new Map<string, Set<number>>();
+    for (const t of trials) {
+      for (const [k, v] of Object.entries(t.hparams ?? {})) {
+        if (typeof v === 'number') values.set(k, (values.get(k) ?? new Set()).add(v));
+      }
+    }
+    const varied = [...values].filter(([, vs]) => vs.size > 1).map(([k]) => k);
+    const fixed = [...values].filter(([, vs]) => vs.size === 1).map(([k, vs]) => `${k} = ${formatNumber([...vs][0])}`);
+    return [varied, fixed];
+  }, [trials]);
   const scored = trials.filter((t) => searcherValue(t, metric) !== undefined);
-  if (!numericHps.length) return <Empty>This experiment has no numeric hyperparameters to plot.</Empty>;
+  if (!numericHps.length) return <Empty>This experiment varies no numeric hyperparameter to plot.</Empty>;
   if (!scored.length) return <Empty>No trial has reported {metric} yet.</Empty>;
   return (
+    <>
+    {constant.length > 0 && <p className="muted">Constant: {constant.join(', ')}</p>}
     <div className="grid-2">
       {numericHps.map((hp) => {
-        const pairs = scored.map((t) => [t.hparams[hp] as number, searcherValue(t, metric)!] as const).sort((a, b) => a[0] - b[0]);
+        const pairs = spreadTies(scored.map((t) => [t.hparams[hp] as number, searcherValue(t, metric)!]));
         return (
           <section key={hp} className="card">
             <h2 style={{ marginTop: 0 }}>{hp}</h2>
@@ -236,7 +246,21 @@ function HyperparameterView({ trials, metric }: { trials: Trial[]; metric: strin
         );
       })}
     </div>
+    </>
   );
+}
+
+// Scatter points sorted by x, trials that share an x value moved apart by a hair: the chart keys
+// points by x, and a grid search gives many trials each value.
+export function spreadTies(pairs: [number, number][]): [number, number][] {
+  const sorted = [...pairs].sort((a, b) => a[0] - b[0]);
+  const span = sorted.length ? Math.abs(sorted[sorted.length - 1]![0] - sorted[0]![0]) || Math.abs(sorted[0]![0]) || 1 : 1;
+  const eps = span * 1e-9;
+  let run = 0;
+  return sorted.map(([x, y], i) => {
+    run = i > 0 && x === sorted[i - 1]![0] ? run + 1 : 0;
+    return [x + run * eps, y];
+  });
 }
 
 function Checkpoints({ expId }: { expId: number }) {
