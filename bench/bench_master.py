@@ -4,10 +4,13 @@ log in, read its CPU time, stop it.
 The binaries come from $DET_BIN_DIR (default build/bin); copy them elsewhere first if build/ is being
 rebuilt while you measure."""
 import contextlib
+import glob
 import json
 import os
 import pathlib
+import shutil
 import signal
+import socket
 import subprocess
 import time
 import urllib.request
@@ -45,8 +48,9 @@ class Master:
 
 
 @contextlib.contextmanager
-def master(data_dir, timeout=600):
-    """A determined-master on `data_dir` (its SQLite file is data_dir/determined.db), stopped on exit.
+def master(data_dir, timeout=600, db_flags=()):
+    """A determined-master on `data_dir` (its SQLite file is data_dir/determined.db, unless `db_flags`
+    name another database: postgres_flags()), stopped on exit.
     startup_s: seconds until it accepted connections (it recovers every stored experiment first)."""
     data_dir = pathlib.Path(data_dir)
     port_file = data_dir / "master.port"
@@ -54,7 +58,7 @@ def master(data_dir, timeout=600):
     log = open(data_dir / "master.log", "ab")
     start = time.monotonic()
     proc = subprocess.Popen([str(BIN / "determined-master"), "--data-dir", str(data_dir), "--host", "127.0.0.1",
-                             "--port", "0", "--port-file", str(port_file), "--log-level", "warn"],
+                             "--port", "0", "--port-file", str(port_file), "--log-level", "warn", *db_flags],
                             stdout=log, stderr=subprocess.STDOUT)
     try:
         while not (port_file.exists() and port_file.read_text().strip()):
@@ -72,6 +76,61 @@ def master(data_dir, timeout=600):
             proc.kill()
             proc.wait()
         log.close()
+
+
+class Postgres:
+    """A PostgreSQL server of the benchmark's own in `directory` (Debian's postgresql, run as the postgres
+    user when we are root), durable (fsync on), as a production database would be."""
+
+    def __init__(self, directory):
+        self.dir = pathlib.Path(directory)
+        self.bin = sorted(glob.glob("/usr/lib/postgresql/*/bin"))[-1]
+        self.port = free_port()
+
+    def run(self, command):
+        full = f"{self.bin}/{command}"
+        argv = ["su", "postgres", "-s", "/bin/sh", "-c", full] if os.geteuid() == 0 else ["sh", "-c", full]
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def __enter__(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir.mkdir(parents=True)
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres")
+        self.run(f"initdb -D {self.dir}/data -U postgres --auth=trust -E UTF8 --no-locale")
+        self.run(f"pg_ctl -D {self.dir}/data -l {self.dir}/log -o '-p {self.port} -k {self.dir} "
+                 f"-c listen_addresses=127.0.0.1' -w start")
+        self.run(f"createdb -h 127.0.0.1 -p {self.port} -U postgres determined")
+        return self
+
+    def __exit__(self, *exc):
+        self.run(f"pg_ctl -D {self.dir}/data -m fast -w stop")
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    @property
+    def url(self):
+        return f"postgres://postgres@127.0.0.1:{self.port}/determined"
+
+    def flags(self):
+        return ["--db-host", "127.0.0.1", "--db-port", str(self.port), "--db-user", "postgres",
+                "--db-name", "determined"]
+
+    def query(self, sql):
+        """One row of `sql`'s result, as strings."""
+        out = subprocess.run([f"{self.bin}/psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+                              "-d", "determined", "-tAc", sql], check=True, capture_output=True, text=True)
+        return out.stdout.strip().split("|")
+
+    def copy_from_sqlite(self, sqlite_path):
+        """The cluster in `sqlite_path`, copied with determined-master db copy."""
+        subprocess.run([str(BIN / "determined-master"), "db", "copy", "--from", f"sqlite:{sqlite_path}",
+                        "--to", self.url], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def percentiles(values, ps=(50, 95, 99)):

@@ -9,6 +9,12 @@ master and by the client, so the reader can see which one was the limit.
 
     DET_BIN_DIR=/tmp/bench-bin /usr/bin/python3 bench/ingest_bench.py [--reporters 50] [--names 10]
         [--duration 30] [--data-dir bench/out/ingestdb] [--procs 2] [--auth allocation|user]
+        [--db sqlite,postgres] [--batch 1,100]
+
+Each database (SQLite, and PostgreSQL: a durable server of the benchmark's own, given a copy of the
+same cluster by `determined-master db copy`) is measured with each batch size (reports per request:
+1 posts to /metrics, more to /metrics/batch as a client that buffers its reports does), side by
+side in one run; one JSON object per combination.
 
 The data dir must hold a database made by bench/metrics_db_gen.py (default: a small one, made on first
 use with 10 experiments). Rows are added to it; the script checks afterwards that the table grew by
@@ -29,20 +35,28 @@ import bench_master
 import metrics_db_gen
 
 
-def body(trial_id, step, names):
+def report(trial_id, step, names):
     metrics = ",".join(f'"metric_{k}":{(step % 977) / 1000 + k:.6f}' for k in range(names))
     return ('{"metrics":{"trialId":%d,"trialRunId":1,"stepsCompleted":%d,"metrics":{"avgMetrics":{%s},'
-            '"batchMetrics":[]}},"group":"training"}' % (trial_id, step, metrics)).encode()
+            '"batchMetrics":[]}},"group":"training"}' % (trial_id, step, metrics))
 
 
-async def reporter(port, auth_header, trial_id, names, start_step, stop_at, out):
+def body(trial_id, first_step, names, batch):
+    """One request's body: a report, or {"reports": [...]} of `batch` of them."""
+    if batch == 1:
+        return report(trial_id, first_step, names).encode()
+    return ('{"reports":[%s]}' % ",".join(report(trial_id, first_step + i, names) for i in range(batch))).encode()
+
+
+async def reporter(port, auth_header, trial_id, names, batch, start_step, stop_at, out):
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    head = (f"POST /api/v1/trials/{trial_id}/metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    path = f"/api/v1/trials/{trial_id}/metrics" + ("/batch" if batch > 1 else "")
+    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             f"{auth_header}\r\nContent-Type: application/json\r\n").encode()
     step = start_step
     while time.time() < stop_at:
-        step += 1
-        b = body(trial_id, step, names)
+        b = body(trial_id, step + 1, names, batch)
+        step += batch
         t0 = time.perf_counter()
         writer.write(head + b"Content-Length: %d\r\n\r\n" % len(b) + b)
         status_line = await reader.readline()
@@ -60,13 +74,13 @@ async def reporter(port, auth_header, trial_id, names, start_step, stop_at, out)
     writer.close()
 
 
-def worker(port, reporters, names, start_step, stop_at, queue):
+def worker(port, reporters, names, batch, start_step, stop_at, queue):
     """Runs (trial id, auth header) reporters in one process; puts (samples, CPU seconds) on the queue."""
     out = []
     cpu0 = os.times()
 
     async def run():
-        await asyncio.gather(*(reporter(port, auth, t, names, start_step, stop_at, out) for t, auth in reporters))
+        await asyncio.gather(*(reporter(port, auth, t, names, batch, start_step, stop_at, out) for t, auth in reporters))
 
     asyncio.run(run())
     cpu1 = os.times()
@@ -91,44 +105,30 @@ def allocation_headers(db_path, trial_ids):
     return [f"Grpc-Metadata-x-allocation-token: Bearer {metrics_db_gen.allocation_token(ids[t])}" for t in trial_ids]
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data-dir", default=str(bench_master.REPO / "bench/out/ingestdb"))
-    p.add_argument("--reporters", type=int, default=50)
-    p.add_argument("--names", type=int, default=10, help="metric names per report")
-    p.add_argument("--duration", type=float, default=30)
-    p.add_argument("--procs", type=int, default=2, help="client processes")
-    p.add_argument("--auth", choices=["allocation", "user"], default="allocation",
-                   help="report with each trial's allocation token, as trials do, or as user 'determined'")
-    args = p.parse_args()
-
-    data_dir = pathlib.Path(args.data_dir)
-    if not (data_dir / "bench_db.json").exists():
-        subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("metrics_db_gen.py")), "--data-dir",
-                        str(data_dir), "--experiments", "10", "--force"], check=True, stdout=subprocess.DEVNULL)
+def measure(args, data_dir, batch, db_flags, count_rows, label):
+    """One run against a master on the database `db_flags` name; the result as a dict."""
     info = json.loads((data_dir / "bench_db.json").read_text())
     normal = [t for t in range(1, info["trials"] + 1) if t not in info["big_trials"]]
     if len(normal) < args.reporters:
         sys.exit(f"{data_dir} has {len(normal)} trials; {args.reporters} reporters need one each")
     trial_ids = normal[:args.reporters]
-    db_path = data_dir / "determined.db"
-    rows_before, max_id = count_rows(db_path)
-
-    result = {"reporters": args.reporters, "names_per_report": args.names, "client_procs": args.procs, "auth": args.auth,
-              "db_metric_rows_before": rows_before, "request_bytes": len(body(trial_ids[0], 100000, args.names)),
+    rows_before, max_id = count_rows()
+    result = {"database": label, "reports_per_request": batch, "reporters": args.reporters,
+              "names_per_report": args.names, "client_procs": args.procs, "auth": args.auth,
+              "db_metric_rows_before": rows_before, "request_bytes": len(body(trial_ids[0], 100000, args.names, batch)),
               "loadavg_before": round(bench_master.loadavg(), 2)}
-    with bench_master.master(data_dir) as m:
+    with bench_master.master(data_dir, db_flags=db_flags) as m:
         if args.auth == "user":
             headers = [f"Authorization: Bearer {bench_master.login(m.url)}"] * len(trial_ids)
         else:
-            headers = allocation_headers(db_path, trial_ids)
+            headers = allocation_headers(data_dir / "determined.db", trial_ids)
         reporters = list(zip(trial_ids, headers))
         cpu_master0 = bench_master.cpu_seconds(m.pid)
         started = time.time()
         stop_at = started + args.duration
         queue = multiprocessing.Queue()
-        procs = [multiprocessing.Process(target=worker, args=(m.port, reporters[i::args.procs], args.names,
-                                                              100_000 + max_id, stop_at, queue))
+        procs = [multiprocessing.Process(target=worker, args=(m.port, reporters[i::args.procs], args.names, batch,
+                                                              100_000_000 + max_id, stop_at, queue))
                  for i in range(args.procs)]
         for pr in procs:
             pr.start()
@@ -151,25 +151,63 @@ def main():
         if 1 <= sec < int(elapsed) - 1:  # whole seconds, first and last left out
             per_second[sec] = per_second.get(sec, 0) + 1
     pct = bench_master.percentiles([s[1] * 1000 for s in ok])
-    rows_after, _ = count_rows(db_path)
-    rate = len(ok) / elapsed
+    rows_after, _ = count_rows()
+    rate = len(ok) * batch / elapsed
     result.update({
         "duration_s": round(elapsed, 1),
-        "reports_ok": len(ok),
+        "requests_ok": len(ok),
         "statuses": statuses,
         "db_rows_added": rows_after - rows_before,
-        "reports_per_s": round(rate),
-        "slowest_1s_window_reports": min(per_second.values()) if per_second else None,
+        "rows_per_s": round(rate),
+        "slowest_1s_window_rows": min(per_second.values()) * batch if per_second else None,
         "metric_values_per_s": round(rate * args.names),
-        **{f"p{k}_ms": round(v, 2) for k, v in pct.items()},
-        "max_ms": round(max(s[1] for s in ok) * 1000, 2) if ok else None,
+        **{f"request_p{k}_ms": round(v, 2) for k, v in pct.items()},
+        "request_max_ms": round(max(s[1] for s in ok) * 1000, 2) if ok else None,
         "master_cpu_s": round(cpu_master, 1),
-        "master_cpu_us_per_report": round(cpu_master / max(1, len(ok)) * 1e6),
+        "master_cpu_us_per_row": round(cpu_master / max(1, len(ok) * batch) * 1e6, 1),
         "client_cpu_s": round(sum(c for _, c in parts), 1),
         "cores": os.cpu_count(),
     })
-    print(json.dumps(result, indent=2))
-    return 0 if result["db_rows_added"] == len(ok) and len(ok) == len(samples) else 1
+    result["ok"] = result["db_rows_added"] == len(ok) * batch and len(ok) == len(samples)
+    return result
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data-dir", default=str(bench_master.REPO / "bench/out/ingestdb"))
+    p.add_argument("--reporters", type=int, default=50)
+    p.add_argument("--names", type=int, default=10, help="metric names per report")
+    p.add_argument("--duration", type=float, default=30)
+    p.add_argument("--procs", type=int, default=2, help="client processes")
+    p.add_argument("--auth", choices=["allocation", "user"], default="allocation",
+                   help="report with each trial's allocation token, as trials do, or as user 'determined'")
+    p.add_argument("--db", default="sqlite,postgres", help="databases to measure, comma-separated")
+    p.add_argument("--batch", default="1,100", help="reports per request to measure, comma-separated")
+    args = p.parse_args()
+
+    data_dir = pathlib.Path(args.data_dir)
+    if not (data_dir / "bench_db.json").exists():
+        subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("metrics_db_gen.py")), "--data-dir",
+                        str(data_dir), "--experiments", "10", "--force"], check=True, stdout=subprocess.DEVNULL)
+    batches = [int(b) for b in args.batch.split(",")]
+    results = []
+    for db in args.db.split(","):
+        if db == "sqlite":
+            for batch in batches:
+                results.append(measure(args, data_dir, batch, [], lambda: count_rows(data_dir / "determined.db"),
+                                       "sqlite"))
+        elif db == "postgres":
+            with bench_master.Postgres(data_dir / "postgres") as pg:
+                pg.copy_from_sqlite(data_dir / "determined.db")
+                for batch in batches:
+                    results.append(measure(args, data_dir, batch, pg.flags(),
+                                           lambda: tuple(int(x) for x in pg.query(
+                                               "SELECT count(*), coalesce(max(id), 0) FROM metrics")),
+                                           "postgres"))
+        else:
+            sys.exit(f"--db {db}: expected sqlite or postgres")
+    print(json.dumps(results, indent=2))
+    return 0 if all(r["ok"] for r in results) else 1
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ class CheckpointGcTest : public ::testing::Test {
       m.group = "validation";
       m.total_batches = step;
       m.metrics_json = nlohmann::json{{"loss", loss}}.dump();
-      EXPECT_TRUE(store_->AddMetrics({m}, [](api::Trial&, const api::MetricsReport&) {}).ok());
+      EXPECT_TRUE(store_->AddMetrics({m}, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).ok());
       api::Checkpoint c;
       c.uuid = absl::StrCat("e", id, "-", step);
       c.trial_id = trial_id;

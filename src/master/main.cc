@@ -137,9 +137,11 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
     return 1;
   }
   MetricsWriter metrics_writer(**store);
+  TrialFactsCache trial_facts(**store);
   MasterContext ctx{.store = **store,
                     .cluster = cluster,
                     .metrics_writer = metrics_writer,
+                    .trial_facts = trial_facts,
                     .stream_loop = *stream_loop,
                     .info = {.version = kVersion, .master_id = det::NewUuid(), .cluster_id = cluster_id,
                              .cluster_name = config.cluster_name},

@@ -28,14 +28,15 @@ bool IsBetterMetric(double candidate, std::optional<double> best, bool smaller_i
   return !best || (smaller_is_better ? candidate < *best : candidate > *best);
 }
 
-std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
-                                          const std::string& searcher_metric, bool smaller_is_better) {
+namespace {
+
+// Folds one report into the trial and its parsed summary (written back by the caller).
+std::optional<double> Fold(api::Trial& trial, json& summary, const api::MetricsReport& report,
+                           const std::string& searcher_metric, bool smaller_is_better) {
   json metrics = json::parse(report.metrics_json, nullptr, false);
   if (!metrics.is_object()) return std::nullopt;
   trial.total_batches = std::max(trial.total_batches, report.total_batches);
 
-  json summary = json::parse(trial.summary_metrics_json, nullptr, false);
-  if (!summary.is_object()) summary = json::object();
   json& group = summary[SummaryKey(report.group)];
   if (!group.is_object()) group = json::object();
   for (const auto& [name, value] : metrics.items()) {
@@ -57,7 +58,6 @@ std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsR
     s["last"] = v;
     s["mean"] = sum / static_cast<double>(count);
   }
-  trial.summary_metrics_json = summary.dump();
 
   if (report.group != "validation") return std::nullopt;
   trial.latest_validation_json = MetricsWorkloadJson(report, metrics, json::array()).dump();
@@ -69,6 +69,28 @@ std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsR
     trial.best_validation_json = MetricsWorkloadJson(report, metrics, json::array()).dump();
   }
   return v;
+}
+
+json ParsedSummary(const api::Trial& trial) {
+  json summary = json::parse(trial.summary_metrics_json, nullptr, false);
+  return summary.is_object() ? summary : json::object();
+}
+
+}  // namespace
+
+std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
+                                          const std::string& searcher_metric, bool smaller_is_better) {
+  json summary = ParsedSummary(trial);
+  std::optional<double> value = Fold(trial, summary, report, searcher_metric, smaller_is_better);
+  trial.summary_metrics_json = summary.dump();
+  return value;
+}
+
+void ApplyReportsToTrial(api::Trial& trial, const std::vector<api::MetricsReport>& reports,
+                         const std::string& searcher_metric, bool smaller_is_better) {
+  json summary = ParsedSummary(trial);
+  for (const api::MetricsReport& report : reports) Fold(trial, summary, report, searcher_metric, smaller_is_better);
+  trial.summary_metrics_json = summary.dump();
 }
 
 std::optional<double> MetricValue(const nlohmann::json& metrics, const std::string& name) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,10 @@ namespace det::master {
 // Returns the report's searcher metric value when it is a validation report that carries one.
 std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
                                           const std::string& searcher_metric, bool smaller_is_better);
+
+// ApplyMetricsToTrial for several reports in order, parsing and writing the summary JSON once.
+void ApplyReportsToTrial(api::Trial& trial, const std::vector<api::MetricsReport>& reports,
+                         const std::string& searcher_metric, bool smaller_is_better);
 
 // MetricsWorkload: {"endTime", "metrics": {"avgMetrics", "batchMetrics"}, "numInputs", "totalBatches"}.
 nlohmann::json MetricsWorkloadJson(const api::MetricsReport& report, const nlohmann::json& avg_metrics,

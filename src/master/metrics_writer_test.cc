@@ -47,7 +47,7 @@ TrialReports Reports(int64_t trial, int n) {
     m.trial_id = trial;
     r.reports.push_back(m);
   }
-  r.update_summary = [](api::Trial&, const api::MetricsReport&) {};
+  r.update_summary = [](api::Trial&, const std::vector<api::MetricsReport>&) {};
   return r;
 }
 

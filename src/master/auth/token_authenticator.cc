@@ -47,24 +47,35 @@ absl::StatusOr<Principal> TokenAuthenticator::Authenticate(const HttpRequest& re
 }
 
 absl::StatusOr<Principal> TokenAuthenticator::AuthenticateAllocation(const std::string& token) {
+  constexpr auto kFresh = std::chrono::seconds(5);
   std::string hash = Sha256Hex(token);
-  absl::StatusOr<Allocation> alloc = store_.GetAllocationByTokenHash(hash);
   Principal p;
   p.token = token;
+  auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(mu_);
+    auto known = allocations_.find(hash);
+    if (known != allocations_.end() && now - known->second.read_at < kFresh) {
+      p.allocation_id = known->second.allocation_id;
+      return p;
+    }
+  }
+  absl::StatusOr<Allocation> alloc = store_.GetAllocationByTokenHash(hash);
   std::lock_guard lock(mu_);
   if (alloc.ok()) {
     p.allocation_id = alloc->allocation_id;
     if (IsTerminal(alloc->state)) {
       allocations_.erase(hash);
     } else {
-      allocations_[hash] = alloc->allocation_id;
+      if (allocations_.size() >= 100000) allocations_.clear();
+      allocations_[hash] = {alloc->allocation_id, now};
     }
     return p;
   }
   if (!absl::IsUnavailable(alloc.status())) return absl::UnauthenticatedError("invalid credentials");
   auto known = allocations_.find(hash);
   if (known == allocations_.end()) return alloc.status();
-  p.allocation_id = known->second;
+  p.allocation_id = known->second.allocation_id;
   return p;
 }
 

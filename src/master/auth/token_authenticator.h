@@ -1,4 +1,5 @@
 #pragma once
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -9,9 +10,11 @@ namespace det::master {
 
 // Authenticates user sessions (`Authorization: Bearer`, cookie `auth`) and task allocation tokens
 // (`Grpc-Metadata-x-allocation-token: Bearer`, `x-allocation-token`). Tokens are stored hashed.
-// While the database cannot be reached, a user is told so (503, not 401: the token may be fine),
-// and a task whose allocation token was seen before goes on being recognized, so that what needs
-// no database still answers it and its writes are refused with a 503 it retries.
+// A live allocation's token is read from the store at most every 5 s (a trial reporting metrics
+// sends hundreds of requests a second). While the database cannot be reached, a user is told so
+// (503, not 401: the token may be fine), and a task whose allocation token was seen before goes on
+// being recognized, so that what needs no database still answers it and its writes are refused with
+// a 503 it retries.
 class TokenAuthenticator : public Authenticator {
  public:
   explicit TokenAuthenticator(Store& store) : store_(store) {}
@@ -22,7 +25,11 @@ class TokenAuthenticator : public Authenticator {
 
   Store& store_;
   std::mutex mu_;
-  std::unordered_map<std::string, std::string> allocations_;  // token hash -> allocation id, guarded by mu_
+  struct KnownAllocation {
+    std::string allocation_id;
+    std::chrono::steady_clock::time_point read_at;
+  };
+  std::unordered_map<std::string, KnownAllocation> allocations_;  // by token hash, guarded by mu_
 };
 
 // The token presented as a user session, or "" (for logout).

@@ -19,11 +19,12 @@ struct BatchRange {
   std::optional<int64_t> end;
 };
 
-// Applies one report to a trial's summary fields (total_batches, latest/best validation, summary
-// metrics, searcher metric value); only those fields and the id are set in the trial it is given.
-using SummaryUpdate = std::function<void(api::Trial&, const api::MetricsReport&)>;
+// Folds reports (in order) into a trial's summary fields (total_batches, latest/best validation,
+// summary metrics, searcher metric value); only those fields and the id are set in the trial it is
+// given. Called once for each part, with all its reports: the summary is parsed once, not per report.
+using SummaryUpdate = std::function<void(api::Trial&, const std::vector<api::MetricsReport>&)>;
 
-// One trial's reports, in order, with the summary update to apply for each.
+// One trial's reports, in order, with the summary update for them.
 struct TrialReports {
   std::vector<api::MetricsReport> reports;
   SummaryUpdate update_summary;
@@ -34,7 +35,7 @@ class MetricStore {
   virtual ~MetricStore() = default;
 
   // Inserts the reports of every part in one transaction (all stored or none) and applies each
-  // part's summary updates in order; each trial's summary is read once and written once. Returns
+  // part's summary update, parts in order; each trial's summary is read once and written once. Returns
   // the ids, part by part. InvalidArgument when a part holds reports of more than one trial;
   // NotFound for an unknown trial.
   virtual absl::StatusOr<std::vector<std::vector<int64_t>>> AddMetricsBatch(

@@ -792,8 +792,8 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(cons
       insert.Bind(5, Micros(m.end_time)).Bind(6, m.metrics_json).Bind(7, m.batch_metrics_json);
       ASSIGN_OR_RETURN(int64_t id, InsertedId(insert));
       ids[i].push_back(id);
-      parts[i].update_summary(trial, m);
     }
+    if (!parts[i].reports.empty()) parts[i].update_summary(summaries[parts[i].reports.front().trial_id], parts[i].reports);
   }
   ASSIGN_OR_RETURN(auto update, db.Prepare("UPDATE trials SET total_batches = ?, latest_validation = ?, "
                                            "best_validation = ?, summary_metrics = ?, searcher_metric_value = ? "

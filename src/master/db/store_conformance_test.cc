@@ -220,7 +220,7 @@ TYPED_TEST(StoreTest, MetricsUpdateSummaryInOneTransaction) {
   m.group = "validation";
   m.total_batches = 10;
   m.metrics_json = R"({"acc":0.9})";
-  auto id = this->store_->AddMetrics({m}, [](api::Trial& t, const api::MetricsReport&) {
+  auto id = this->store_->AddMetrics({m}, [](api::Trial& t, const std::vector<api::MetricsReport>&) {
     t.total_batches = 10;
     t.searcher_metric_value = 0.9;
   });
@@ -232,7 +232,7 @@ TYPED_TEST(StoreTest, MetricsUpdateSummaryInOneTransaction) {
   EXPECT_EQ(this->store_->GetTrial(trial_id)->total_batches, 10);
   EXPECT_EQ(*this->store_->GetTrial(trial_id)->searcher_metric_value, 0.9);
   m.trial_id = 999;
-  EXPECT_EQ(this->store_->AddMetrics({m}, [](api::Trial&, const api::MetricsReport&) {}).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->AddMetrics({m}, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).status().code(), absl::StatusCode::kNotFound);
 }
 
 TYPED_TEST(StoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
@@ -246,9 +246,11 @@ TYPED_TEST(StoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
     batch[i].metrics_json = R"({"loss":1})";
   }
   std::vector<int64_t> seen;
-  auto ids = this->store_->AddMetrics(batch, [&](api::Trial& t, const api::MetricsReport& m) {
-    seen.push_back(m.total_batches);
-    t.total_batches = m.total_batches;
+  auto ids = this->store_->AddMetrics(batch, [&](api::Trial& t, const std::vector<api::MetricsReport>& reports) {
+    for (const api::MetricsReport& m : reports) {
+      seen.push_back(m.total_batches);
+      t.total_batches = m.total_batches;
+    }
   });
   ASSERT_TRUE(ids.ok()) << ids.status();
   EXPECT_EQ(ids->size(), 3u);
@@ -258,10 +260,10 @@ TYPED_TEST(StoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
 
   // One bad report (another trial) stores none of the batch.
   batch[1].trial_id = 999;
-  EXPECT_EQ(this->store_->AddMetrics(batch, [](api::Trial&, const api::MetricsReport&) {}).status().code(),
+  EXPECT_EQ(this->store_->AddMetrics(batch, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(this->store_->GetMetrics(trial_id, "training", {})->size(), 3u);
-  EXPECT_TRUE(this->store_->AddMetrics({}, [](api::Trial&, const api::MetricsReport&) {})->empty());
+  EXPECT_TRUE(this->store_->AddMetrics({}, [](api::Trial&, const std::vector<api::MetricsReport>&) {})->empty());
 }
 
 // Group commit: parts of several trials in one transaction; each trial's summary is read once and
@@ -278,7 +280,9 @@ TYPED_TEST(StoreTest, PartsOfSeveralTrialsCommitTogether) {
     m.metrics_json = R"({"loss":1})";
     return m;
   };
-  auto count = [](api::Trial& t, const api::MetricsReport& m) { t.total_batches += m.total_batches; };
+  auto count = [](api::Trial& t, const std::vector<api::MetricsReport>& reports) {
+    for (const api::MetricsReport& m : reports) t.total_batches += m.total_batches;
+  };
   std::vector<TrialReports> parts = {{{report(a, 1), report(a, 2)}, count}, {{report(b, 10)}, count},
                                      {{report(a, 4)}, count}};
   auto ids = this->store_->AddMetricsBatch(parts);
@@ -479,7 +483,7 @@ TYPED_TEST(StoreTest, ReusedStatementsSeeNewBindsAndNewRows) {
     m.trial_id = trial_id;
     m.group = i % 2 == 0 ? "training" : "validation";
     m.total_batches = i;
-    ASSERT_TRUE(this->store_->AddMetrics({m}, [i](api::Trial& t, const api::MetricsReport&) { t.total_batches = i; }).ok());
+    ASSERT_TRUE(this->store_->AddMetrics({m}, [i](api::Trial& t, const std::vector<api::MetricsReport>&) { t.total_batches = i; }).ok());
     ASSERT_EQ(this->store_->GetTrial(trial_id)->total_batches, i);
     ASSERT_EQ(this->store_->GetMetrics(trial_id, "training", {})->size(), static_cast<size_t>(i / 2));
   }
@@ -494,7 +498,7 @@ TYPED_TEST(StoreTest, MetricsWithinABatchRange) {
     m.trial_id = trial_id;
     m.group = "training";
     m.total_batches = batches;
-    ASSERT_TRUE(this->store_->AddMetrics({m}, [](api::Trial&, const api::MetricsReport&) {}).ok());
+    ASSERT_TRUE(this->store_->AddMetrics({m}, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).ok());
   }
   auto batches = [&](const BatchRange& range) {
     std::vector<int64_t> out;

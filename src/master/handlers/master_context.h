@@ -7,6 +7,7 @@
 #include "master/db/store.h"
 #include "master/event_loop.h"
 #include "master/metrics_writer.h"
+#include "master/trial_facts.h"
 
 
 namespace det::master {
@@ -25,6 +26,7 @@ struct MasterContext {
   Store& store;
   Cluster& cluster;
   MetricsWriter& metrics_writer;  // metric reports go through its group commit
+  TrialFactsCache& trial_facts;    // what a report needs of its trial, without reads
   EventLoop& stream_loop;  // timers for long-lived streams (log follow)
   MasterInfo info;
   std::string default_checkpoint_storage_json;

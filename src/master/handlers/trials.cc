@@ -70,11 +70,16 @@ void IngestMetrics(MasterContext& ctx, const HttpRequest& req, ResponderPtr r, i
       ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
       part.reports.push_back(std::move(report));
     }
-    ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(trial_id));
-    RETURN_IF_ERROR(CheckTaskOwnsTrial(ctx.store, req, trial.id));
-    ASSIGN_OR_RETURN(SearcherMetric searcher, ctx.store.GetSearcherMetric(trial.experiment_id));
-    part.update_summary = [searcher](api::Trial& t, const api::MetricsReport& report) {
-      ApplyMetricsToTrial(t, report, searcher.name, searcher.smaller_is_better);
+    ASSIGN_OR_RETURN(TrialFacts trial, ctx.trial_facts.Trial(trial_id));
+    if (const std::string& allocation = req.principal->allocation_id; !allocation.empty()) {
+      ASSIGN_OR_RETURN(std::string task, ctx.trial_facts.TaskOfAllocation(allocation));
+      if (task != trial.task_id) {
+        return absl::PermissionDeniedError(
+            absl::StrCat("allocation ", allocation, " does not belong to trial ", trial_id));
+      }
+    }
+    part.update_summary = [searcher = trial.searcher](api::Trial& t, const std::vector<api::MetricsReport>& reports) {
+      ApplyReportsToTrial(t, reports, searcher.name, searcher.smaller_is_better);
     };
     return part;
   }();
