@@ -179,6 +179,9 @@ def main():
         db.execute("COMMIT")
         print(f"{exp_id} experiments, {trial_id} trials, {metric_rows} metric rows, "
               f"{time.monotonic() - t0:.0f} s", flush=True)
+    # The experiments' totals the master keeps current as trials and checkpoints come (migration 0010).
+    db.execute("UPDATE experiments SET num_trials = (SELECT count(*) FROM trials t WHERE t.experiment_id = "
+               "experiments.id)")
     db.execute("PRAGMA journal_mode=WAL")
     db.close()
     size = (data_dir / "determined.db").stat().st_size

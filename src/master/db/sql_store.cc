@@ -56,17 +56,11 @@ User ReadUser(const SqlStatement& s) {
   return u;
 }
 
-// An experiment's checkpoint totals: its trials' sums (a column, and a sort key).
-constexpr char kCheckpointSizeSql[] =
-    "(SELECT coalesce(sum(t.total_checkpoint_size), 0) FROM trials t WHERE t.experiment_id = e.id)";
-constexpr char kCheckpointCountSql[] =
-    "(SELECT coalesce(sum(t.checkpoint_count), 0) FROM trials t WHERE t.experiment_id = e.id)";
-
 const std::string& ExperimentColumns() {
   static const std::string columns = absl::StrCat(
       "SELECT e.id, e.name, e.description, e.labels, e.state, e.archived, e.config, e.original_config, "
       "e.owner_id, u.username, e.start_time, e.end_time, e.progress, e.job_id, length(e.model_definition), "
-      "e.notes, e.queue_position, ", kCheckpointSizeSql, ", ", kCheckpointCountSql, ", ",
+      "e.notes, e.queue_position, e.checkpoint_size, e.checkpoint_count, ",
       // 2: an allocation is running, 1: one is queued (reference §1b, display-only states)
       "(SELECT max(CASE a.state WHEN 'RUNNING' THEN 2 WHEN 'QUEUED' THEN 1 ELSE 0 END) FROM trials t "
       "JOIN allocations a ON a.task_id = t.task_id WHERE t.experiment_id = e.id)",
@@ -249,6 +243,16 @@ absl::StatusOr<int64_t> InsertedId(SqlStatement& s) {
   ASSIGN_OR_RETURN(bool more, s.Step());
   (void)more;
   return id;
+}
+
+// Moves the checkpoint totals of the trial's experiment (never below zero).
+absl::Status AddToExperimentCheckpointTotals(SqlConnection& db, int64_t trial_id, int64_t size, int64_t count) {
+  ASSIGN_OR_RETURN(auto s, db.Prepare(
+                               "UPDATE experiments SET "
+                               "checkpoint_size = CASE WHEN checkpoint_size + ?1 > 0 THEN checkpoint_size + ?1 ELSE 0 END, "
+                               "checkpoint_count = CASE WHEN checkpoint_count + ?2 > 0 THEN checkpoint_count + ?2 ELSE 0 END "
+                               "WHERE id = (SELECT experiment_id FROM trials WHERE id = ?3)"));
+  return s.Bind(1, size).Bind(2, count).Bind(3, trial_id).Run();
 }
 
 // The total size of a checkpoint's resources ({"file": bytes, ...}).
@@ -449,15 +453,15 @@ std::string ExperimentOrderBy(SqlDialect d, const ExperimentFilter& filter) {
     // Running experiments (no end time) first, as SQLite orders NULLs.
     case ExperimentSort::kEndTime: key = filter.descending ? "e.end_time DESC NULLS LAST" : "e.end_time ASC NULLS FIRST"; break;
     case ExperimentSort::kState: key = "e.state"; break;
-    case ExperimentSort::kNumTrials: key = "(SELECT count(*) FROM trials t WHERE t.experiment_id = e.id)"; break;
+    case ExperimentSort::kNumTrials: key = "e.num_trials"; break;
     case ExperimentSort::kProgress: key = "e.progress"; break;
     case ExperimentSort::kUser: key = "u.username"; break;
     case ExperimentSort::kName: key = "e.name"; break;
     case ExperimentSort::kResourcePool:
       key = absl::StrCat("coalesce(", JsonText(d, "e.config", {"resources", "resource_pool"}), ", '')");
       break;
-    case ExperimentSort::kCheckpointSize: key = kCheckpointSizeSql; break;
-    case ExperimentSort::kCheckpointCount: key = kCheckpointCountSql; break;
+    case ExperimentSort::kCheckpointSize: key = "e.checkpoint_size"; break;
+    case ExperimentSort::kCheckpointCount: key = "e.checkpoint_count"; break;
   }
   const char* dir = filter.descending ? " DESC" : " ASC";
   if (key == "e.id") return absl::StrCat("ORDER BY e.id", dir, " ");
@@ -540,12 +544,18 @@ absl::StatusOr<std::string> SqlStore::GetSearcherSnapshot(int64_t experiment_id)
 absl::StatusOr<int64_t> SqlStore::InsertTrial(const Trial& t) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
+  SqlTransaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO trials (experiment_id, request_id, task_id, state, hparams, seed, "
                                "restarts, run_id, start_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
   s.Bind(1, t.experiment_id).Bind(2, t.request_id).Bind(3, t.task_id).Bind(4, std::string(Name(t.state)));
   s.Bind(5, t.hparams_json);
   s.Bind(6, static_cast<int64_t>(t.seed)).Bind(7, t.restarts).Bind(8, t.run_id).Bind(9, Micros(t.start_time));
-  return InsertedId(s);
+  ASSIGN_OR_RETURN(int64_t id, InsertedId(s));
+  ASSIGN_OR_RETURN(auto count, db.Prepare("UPDATE experiments SET num_trials = num_trials + 1 WHERE id = ?"));
+  RETURN_IF_ERROR(count.Bind(1, t.experiment_id).Run());
+  RETURN_IF_ERROR(tx.Commit());
+  return id;
 }
 
 absl::Status SqlStore::UpdateTrialLifecycle(const Trial& t) {
@@ -853,6 +863,7 @@ absl::Status SqlStore::AddCheckpoint(const Checkpoint& c, int64_t size_bytes) {
                                "total_checkpoint_size = total_checkpoint_size + ? WHERE id = ?"));
   u.Bind(1, c.uuid).Bind(2, size_bytes).Bind(3, c.trial_id);
   RETURN_IF_ERROR(u.Run());
+  RETURN_IF_ERROR(AddToExperimentCheckpointTotals(db, c.trial_id, size_bytes, 1));
   return tx.Commit();
 }
 
@@ -899,6 +910,7 @@ absl::Status SqlStore::MarkCheckpointDeleted(const std::string& uuid) {
                                "WHERE id = ?2"));
   u.Bind(1, size_bytes).Bind(2, trial_id).Bind(3, uuid);
   RETURN_IF_ERROR(u.Run());
+  RETURN_IF_ERROR(AddToExperimentCheckpointTotals(db, trial_id, -size_bytes, -1));
   return tx.Commit();
 }
 
