@@ -5,6 +5,10 @@ per query, the response size, and the master's CPU time per request (its cost wi
 core on a shared machine).
 
     DET_BIN_DIR=/tmp/bench-bin /usr/bin/python3 bench/query_bench.py [--data-dir bench/out/metricsdb] [--requests 200]
+        [--db sqlite,postgres]
+
+Each database is measured in turn in one run: the SQLite file, then PostgreSQL (a durable server of the
+benchmark's own, given the same cluster by `determined-master db copy`; the copy's time is reported).
 
 Queries (goals from the issue on large databases):
   experiment list     GET /api/v1/experiments?limit=100                                    p95 < 50 ms
@@ -12,7 +16,7 @@ Queries (goals from the issue on large databases):
                       (a "big" trial: 1,000 training reports x 100 metric names, NDJSON)
   chart series        GET /api/v1/trials/time-series?trialIds=ID&maxDatapoints=200&metricNames=m0
                       &metricType=METRIC_TYPE_TRAINING                                      < 50 ms
-plus a few variants for context (newest first, a deep page, sorted by trial count, one experiment's
+plus a few variants for context (newest first, a deep page, sorted by trial count and by checkpoint size, one experiment's
 trials, a normal trial's metrics). A query that fails (e.g. not served by this build) is reported with
 its status and error."""
 import argparse
@@ -36,7 +40,11 @@ def queries(info, big_reps):
         ("experiment list, newest first", None, lambda: "/api/v1/experiments?limit=100&orderBy=ORDER_BY_DESC", None),
         ("experiment list, offset 9,000", None, lambda: f"/api/v1/experiments?limit=100&offset={max(0, n - 1000)}", None),
         ("experiment list, sorted by trial count", None,
-         lambda: "/api/v1/experiments?limit=100&sortBy=SORT_BY_NUM_TRIALS&orderBy=ORDER_BY_DESC", None),
+         lambda: "/api/v1/experiments?limit=100&sortBy=SORT_BY_NUM_TRIALS&orderBy=ORDER_BY_DESC", 50),
+        ("experiment list, sorted by checkpoint size", None,
+         lambda: "/api/v1/experiments?limit=100&sortBy=SORT_BY_CHECKPOINT_SIZE&orderBy=ORDER_BY_DESC", 50),
+        ("experiment list, sorted by name", None,
+         lambda: "/api/v1/experiments?limit=100&sortBy=SORT_BY_NAME", 50),
         ("one experiment's trials (10)", None, lambda: f"/api/v1/experiments/{next(exps)}/trials", None),
         ("normal trial's training metrics (90 reports x 3 names)", None,
          lambda: f"/api/v1/trials/metrics/trial_metrics?trialIds={next(normal)}&group=training", None),
@@ -48,16 +56,10 @@ def queries(info, big_reps):
     ]
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data-dir", default=str(bench_master.REPO / "bench/out/metricsdb"))
-    p.add_argument("--requests", type=int, default=200, help="per query (the big metric stream: a fifth)")
-    p.add_argument("--only", help="run only the queries whose name contains this")
-    args = p.parse_args()
-    data_dir = pathlib.Path(args.data_dir)
-    info = json.loads((data_dir / "bench_db.json").read_text())
-    results = {"database": info, "loadavg_before": round(bench_master.loadavg(), 2)}
-    with bench_master.master(data_dir) as m:
+def measure(args, data_dir, info, db_flags):
+    """Every query against a master on the database `db_flags` name."""
+    results = {"loadavg_before": round(bench_master.loadavg(), 2)}
+    with bench_master.master(data_dir, db_flags=db_flags) as m:
         results["master_startup_s"] = round(m.startup_s, 2)
         token = bench_master.login(m.url)
         headers = {"Authorization": "Bearer " + token}
@@ -100,6 +102,30 @@ def main():
             print(name, json.dumps(r), file=sys.stderr, flush=True)
         results["master_rss_mib"] = round(bench_master.rss_mib(m.pid))
     results["loadavg_after"] = round(bench_master.loadavg(), 2)
+    return results
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data-dir", default=str(bench_master.REPO / "bench/out/metricsdb"))
+    p.add_argument("--requests", type=int, default=200, help="per query (the big metric stream: a fifth)")
+    p.add_argument("--only", help="run only the queries whose name contains this")
+    p.add_argument("--db", default="sqlite,postgres", help="databases to measure, comma-separated")
+    args = p.parse_args()
+    data_dir = pathlib.Path(args.data_dir)
+    info = json.loads((data_dir / "bench_db.json").read_text())
+    results = {"database": info}
+    for db in args.db.split(","):
+        if db == "sqlite":
+            results["sqlite"] = measure(args, data_dir, info, [])
+        elif db == "postgres":
+            with bench_master.Postgres(data_dir / "postgres") as pg:
+                start = time.monotonic()
+                pg.copy_from_sqlite(data_dir / "determined.db")
+                copy_s = time.monotonic() - start
+                results["postgres"] = {"db_copy_s": round(copy_s, 1), **measure(args, data_dir, info, pg.flags())}
+        else:
+            sys.exit(f"--db {db}: expected sqlite or postgres")
     print(json.dumps(results, indent=2))
 
 
