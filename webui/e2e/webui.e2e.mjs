@@ -73,6 +73,7 @@ try {
   await page.waitForURL(/name=/);
   const row = page.getByTestId('experiment-row').filter({ hasText: metricsName });
   await row.first().waitFor();
+  await row.first().getByText('loss = 0.05').waitFor(); // its best validation loss
   await shot('02-experiment-list');
   await row.first().getByRole('link', { name: metricsName }).click();
 

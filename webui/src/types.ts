@@ -56,7 +56,6 @@ export interface Experiment {
   originalConfig?: string;
   checkpointCount?: number;
   checkpointSize?: string;
-  bestTrialSearcherMetric?: number | null;
 }
 
 export interface ExperimentList {

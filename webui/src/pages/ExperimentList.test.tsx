@@ -1,10 +1,11 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router-dom';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StaticAuthProvider } from '../auth';
 import { experiment, mockFetch } from '../test/fetchMock';
 import { ExperimentList, listQuery, readParams } from './ExperimentList';
+import { bestMetricCacheForTest } from './bestMetric';
 
 const me = { id: 2, username: 'determined', admin: true, active: true };
 
@@ -19,6 +20,7 @@ function renderList(path = '/experiments') {
 }
 
 afterEach(() => vi.restoreAllMocks());
+beforeEach(() => bestMetricCacheForTest().clear());
 
 describe('listQuery', () => {
   it('maps the URL to the master query', () => {
@@ -48,6 +50,18 @@ describe('ExperimentList', () => {
     expect(calls[0]!.url).toContain('sortBy=SORT_BY_ID&orderBy=ORDER_BY_DESC&offset=0&limit=100');
     await userEvent.click(screen.getByRole('button', { name: /Name/ }));
     await waitFor(() => expect(calls[calls.length - 1]!.url).toContain('sortBy=SORT_BY_NAME&orderBy=ORDER_BY_ASC'));
+  });
+
+  it('shows each row\'s best searcher metric', async () => {
+    mockFetch((c) => {
+      if (c.url.startsWith('/api/v1/experiments?')) return { body: { experiments: [experiment(1), experiment(2, { state: 'STATE_COMPLETED' })], pagination: { total: 2 } } };
+      if (c.url === '/api/v1/experiments/2/searcher/best_searcher_validation_metric') return { body: { metric: 0.125 } };
+      if (c.url === '/api/v1/experiments/1/searcher/best_searcher_validation_metric') return { status: 404, body: { error: { error: 'experiment 1 has no validation metrics yet' } } };
+      return undefined;
+    });
+    renderList();
+    expect(await screen.findByText('loss = 0.125', { exact: false })).toBeInTheDocument();
+    expect(screen.getAllByRole('row')[1]).toHaveTextContent(/loss(?! =)/);
   });
 
   it('filters by state on the server', async () => {

@@ -7,6 +7,7 @@ import { StateBadge } from '../components/StateBadge';
 import { durationBetween, formatNumber, formatTime } from '../format';
 import { usePoll } from '../hooks';
 import type { Experiment, ExperimentList as ListResponse } from '../types';
+import { useBestMetrics } from './bestMetric';
 import { ACTION_LABELS, applyToAll, canApply, type ExperimentAction } from './experimentActions';
 
 // Columns the master can sort by (upstream's SORT_BY_* names).
@@ -236,7 +237,7 @@ const COLUMNS: { key: string; label: string; sortable?: boolean; className?: str
   { key: 'state', label: 'State', sortable: true },
   { key: 'progress', label: 'Progress', sortable: true },
   { key: 'trials', label: 'Trials', sortable: true, className: 'num' },
-  { key: 'metric', label: 'Searcher metric' },
+  { key: 'metric', label: 'Best searcher metric' },
   { key: 'user', label: 'User', sortable: true },
   { key: 'start', label: 'Started', sortable: true },
   { key: 'duration', label: 'Duration' },
@@ -254,6 +255,7 @@ function ExperimentTable(p: TableProps) {
     initialRect: { width: 1200, height: 600 },
   });
   const items = virtualizer.getVirtualItems();
+  const best = useBestMetrics(items.map((v) => p.experiments[v.index]!).filter(Boolean));
   const top = items[0]?.start ?? 0;
   const bottom = virtualizer.getTotalSize() - (items[items.length - 1]?.end ?? 0);
   const now = Date.now();
@@ -298,7 +300,7 @@ function ExperimentTable(p: TableProps) {
                 <td className="num">{e.numTrials}</td>
                 <td>
                   {e.searcherMetric || '–'}
-                  {typeof e.bestTrialSearcherMetric === 'number' && <> = {formatNumber(e.bestTrialSearcherMetric)}</>}
+                  {typeof best.get(e.id) === 'number' && <> = {formatNumber(best.get(e.id))}</>}
                 </td>
                 <td>{e.username}</td>
                 <td>{formatTime(e.startTime)}</td>
