@@ -209,7 +209,9 @@ absl::Status CopyDatabase(SqlDatabase& from, SqlDatabase& to, const std::functio
     }
     RETURN_IF_ERROR(AdvanceSequences(*destination, table));
   }
-  return tx.Commit();
+  RETURN_IF_ERROR(tx.Commit());
+  // Fresh statistics: without them PostgreSQL plans the list's subqueries as scans of whole tables.
+  return destination->Exec("ANALYZE");
 }
 
 }  // namespace det::master

@@ -17,26 +17,7 @@ class SqliteStoreTest : public ::testing::Test {
     store_ = std::move(*s);
   }
 
-  int64_t AddExperimentWithTrial(int64_t* trial_id) {
-    api::Experiment e;
-    e.name = "exp";
-    e.config_json = "{}";
-    e.original_config = "name: exp\n";
-    e.owner_id = 2;
-    e.job_id = "job";
-    e.start_time = std::chrono::system_clock::now();
-    auto id = store_->InsertExperiment(e, "tgz-bytes");
-    EXPECT_TRUE(id.ok()) << id.status();
-    api::Trial t;
-    t.experiment_id = *id;
-    t.request_id = "r";
-    t.task_id = std::to_string(*id) + ".1";
-    t.start_time = e.start_time;
-    auto tid = store_->InsertTrial(t);
-    EXPECT_TRUE(tid.ok()) << tid.status();
-    *trial_id = *tid;
-    return *id;
-  }
+  int64_t AddExperimentWithTrial(int64_t* trial_id) { return det::master::AddExperimentWithTrial(*store_, trial_id); }
 
   SqliteTestBackend backend_;
   std::unique_ptr<SqlStore> store_;

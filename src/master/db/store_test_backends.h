@@ -27,6 +27,29 @@ inline std::string CurrentTestName() {
   return info == nullptr ? "none" : info->name();
 }
 
+// An experiment (config with searcher metric "acc", owner 2, job "job") with one trial; returns the
+// experiment's id and sets `trial_id`.
+inline int64_t AddExperimentWithTrial(Store& store, int64_t* trial_id) {
+  api::Experiment e;
+  e.name = "exp";
+  e.config_json = R"({"searcher":{"name":"single","metric":"acc"}})";
+  e.original_config = "name: exp\n";
+  e.owner_id = 2;
+  e.job_id = "job";
+  e.start_time = std::chrono::system_clock::now();
+  auto id = store.InsertExperiment(e, "tgz-bytes");
+  EXPECT_TRUE(id.ok()) << id.status();
+  api::Trial t;
+  t.experiment_id = *id;
+  t.request_id = "r";
+  t.task_id = std::to_string(*id) + ".1";
+  t.start_time = e.start_time;
+  auto tid = store.InsertTrial(t);
+  EXPECT_TRUE(tid.ok()) << tid.status();
+  *trial_id = *tid;
+  return *id;
+}
+
 class SqliteTestBackend {
  public:
   static constexpr const char* kName = "sqlite";
