@@ -34,34 +34,67 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(cons
   SqlConnection& db = *lease;
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
-  ASSIGN_OR_RETURN(auto read, db.Prepare("SELECT total_batches, latest_validation, best_validation, summary_metrics, "
-                                         "searcher_metric_value FROM trials WHERE id = ?"));
-  ASSIGN_OR_RETURN(auto insert, db.Prepare("INSERT INTO metrics (trial_id, trial_run_id, metric_group, total_batches, "
-                                           "end_time, metrics, batch_metrics) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"));
-  std::map<int64_t, Trial> summaries;  // each trial's, read once
-  for (size_t i = 0; i < parts.size(); ++i) {
-    for (const MetricsReport& m : parts[i].reports) {
-      auto [it, first] = summaries.try_emplace(m.trial_id);
-      Trial& trial = it->second;
-      if (first) {
-        read.Reset();
-        read.Bind(1, m.trial_id);
-        ASSIGN_OR_RETURN(bool found, read.Step());
-        if (!found) return absl::NotFoundError(absl::StrCat("trial ", m.trial_id, " not found"));
-        trial.id = m.trial_id;
-        trial.total_batches = read.Int(0);
-        trial.latest_validation_json = read.Text(1);
-        trial.best_validation_json = read.Text(2);
-        trial.summary_metrics_json = read.Text(3);
-        if (!read.IsNull(4)) trial.searcher_metric_value = read.Double(4);
-      }
-      insert.Reset();
-      insert.Bind(1, m.trial_id).Bind(2, m.trial_run_id).Bind(3, m.group).Bind(4, m.total_batches);
-      insert.Bind(5, Micros(m.end_time)).Bind(6, m.metrics_json).Bind(7, m.batch_metrics_json);
-      ASSIGN_OR_RETURN(int64_t id, InsertedId(insert));
-      ids[i].push_back(id);
+  // Few statements whatever the number of reports (each is a round trip on PostgreSQL): the
+  // trials' summaries in one query per 500 trials, the rows in one INSERT per 1,000.
+  std::map<int64_t, Trial> summaries;
+  for (const TrialReports& part : parts) {
+    if (!part.reports.empty()) summaries.try_emplace(part.reports.front().trial_id);
+  }
+  std::vector<int64_t> trial_ids;
+  for (const auto& [id, trial] : summaries) trial_ids.push_back(id);
+  for (size_t first = 0; first < trial_ids.size(); first += 500) {
+    size_t n = std::min<size_t>(500, trial_ids.size() - first);
+    ASSIGN_OR_RETURN(auto read, db.Prepare(absl::StrCat(
+                                    "SELECT id, total_batches, latest_validation, best_validation, summary_metrics, "
+                                    "searcher_metric_value FROM trials WHERE id IN (",
+                                    absl::StrJoin(std::vector<std::string>(n, "?"), ", "), ")")));
+    for (size_t k = 0; k < n; ++k) read.Bind(static_cast<int>(k + 1), trial_ids[first + k]);
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, read.Step());
+      if (!row) break;
+      Trial& trial = summaries[read.Int(0)];
+      trial.id = read.Int(0);
+      trial.total_batches = read.Int(1);
+      trial.latest_validation_json = read.Text(2);
+      trial.best_validation_json = read.Text(3);
+      trial.summary_metrics_json = read.Text(4);
+      if (!read.IsNull(5)) trial.searcher_metric_value = read.Double(5);
     }
-    if (!parts[i].reports.empty()) parts[i].update_summary(summaries[parts[i].reports.front().trial_id], parts[i].reports);
+  }
+  for (const auto& [id, trial] : summaries) {
+    if (trial.id != id) return absl::NotFoundError(absl::StrCat("trial ", id, " not found"));
+  }
+  std::vector<std::pair<size_t, const MetricsReport*>> rows;  // (part, report), in order
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (const MetricsReport& m : parts[i].reports) rows.emplace_back(i, &m);
+  }
+  for (size_t first = 0; first < rows.size(); first += 1000) {
+    size_t n = std::min<size_t>(1000, rows.size() - first);
+    ASSIGN_OR_RETURN(auto insert, db.Prepare(absl::StrCat(
+                                      "INSERT INTO metrics (trial_id, trial_run_id, metric_group, total_batches, "
+                                      "end_time, metrics, batch_metrics) VALUES ",
+                                      absl::StrJoin(std::vector<std::string>(n, "(?, ?, ?, ?, ?, ?, ?)"), ", "),
+                                      " RETURNING id")));
+    int b = 1;
+    for (size_t k = first; k < first + n; ++k) {
+      const MetricsReport& m = *rows[k].second;
+      insert.Bind(b, m.trial_id).Bind(b + 1, m.trial_run_id).Bind(b + 2, m.group).Bind(b + 3, m.total_batches);
+      insert.Bind(b + 4, Micros(m.end_time)).Bind(b + 5, m.metrics_json).Bind(b + 6, m.batch_metrics_json);
+      b += 7;
+    }
+    std::vector<int64_t> inserted;
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, insert.Step());
+      if (!row) break;
+      inserted.push_back(insert.Int(0));
+    }
+    if (inserted.size() != n) return absl::InternalError("an insert of metrics returned the wrong number of ids");
+    // Ids are handed out in the order of the VALUES (one writer at a time), whatever order RETURNING uses.
+    std::sort(inserted.begin(), inserted.end());
+    for (size_t k = 0; k < n; ++k) ids[rows[first + k].first].push_back(inserted[k]);
+  }
+  for (const TrialReports& part : parts) {
+    if (!part.reports.empty()) part.update_summary(summaries[part.reports.front().trial_id], part.reports);
   }
   ASSIGN_OR_RETURN(auto update, db.Prepare("UPDATE trials SET total_batches = ?, latest_validation = ?, "
                                            "best_validation = ?, summary_metrics = ?, searcher_metric_value = ? "
