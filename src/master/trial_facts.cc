@@ -4,8 +4,8 @@
 
 namespace det::master {
 
-absl::StatusOr<TrialFacts> TrialFactsCache::Trial(int64_t trial_id, Clock::time_point now) {
-  {
+absl::StatusOr<TrialFacts> TrialFactsCache::Trial(int64_t trial_id, bool fresh, Clock::time_point now) {
+  if (!fresh) {
     std::lock_guard lock(mu_);
     auto it = trials_.find(trial_id);
     if (it != trials_.end() && now - it->second.read_at < ttl_) return it->second.value;

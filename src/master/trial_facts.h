@@ -3,6 +3,8 @@
 // changes while the trial runs: the trial's experiment, task and searcher metric, and the task an
 // allocation belongs to. Read from the store once and kept for a minute (bounded), so that a report
 // costs no reads of its own; ingestion at 100,000 rows/s has no room for five reads per request.
+// SQLite may give a deleted experiment's trial ids to new trials: kept facts are checked against
+// the reporting allocation's task (allocation ids are never reused) and read again when they differ.
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -28,7 +30,8 @@ class TrialFactsCache {
                            size_t capacity = 100000)
       : store_(store), ttl_(ttl), capacity_(capacity) {}
 
-  absl::StatusOr<TrialFacts> Trial(int64_t trial_id, Clock::time_point now = Clock::now());
+  // `fresh`: read from the store (and kept) even when kept facts are young enough.
+  absl::StatusOr<TrialFacts> Trial(int64_t trial_id, bool fresh = false, Clock::time_point now = Clock::now());
   absl::StatusOr<std::string> TaskOfAllocation(const std::string& allocation_id, Clock::time_point now = Clock::now());
 
  private:

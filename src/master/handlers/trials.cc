@@ -70,9 +70,15 @@ void IngestMetrics(MasterContext& ctx, const HttpRequest& req, ResponderPtr r, i
       ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
       part.reports.push_back(std::move(report));
     }
-    ASSIGN_OR_RETURN(TrialFacts trial, ctx.trial_facts.Trial(trial_id));
-    if (const std::string& allocation = req.principal->allocation_id; !allocation.empty()) {
+    // Kept facts serve a trial's own reports (checked against its allocation's task); anyone else's
+    // are read afresh.
+    const std::string& allocation = req.principal->allocation_id;
+    ASSIGN_OR_RETURN(TrialFacts trial, ctx.trial_facts.Trial(trial_id, /*fresh=*/allocation.empty()));
+    if (!allocation.empty()) {
       ASSIGN_OR_RETURN(std::string task, ctx.trial_facts.TaskOfAllocation(allocation));
+      if (task != trial.task_id) {
+        ASSIGN_OR_RETURN(trial, ctx.trial_facts.Trial(trial_id, /*fresh=*/true));
+      }
       if (task != trial.task_id) {
         return absl::PermissionDeniedError(
             absl::StrCat("allocation ", allocation, " does not belong to trial ", trial_id));
