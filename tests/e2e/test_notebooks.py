@@ -112,32 +112,47 @@ def test_an_idle_notebook_is_killed_and_a_busy_one_is_not(cluster):
     cluster.session.post(f"{cluster.master_url}/api/v1/notebooks/{busy['id']}/kill").raise_for_status()
 
 
-def master_fds(cluster):
+def master_sockets(cluster):
+    """The master's open sockets (its database may open more reader connections as load comes; those are files)."""
     pid = json.loads((cluster.data_dir / "cluster.json").read_text())["master_pid"]
-    return len(os.listdir(f"/proc/{pid}/fd"))
+    sockets = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except FileNotFoundError:
+            continue  # closed while we looked
+        if target.startswith("socket:"):
+            sockets.add(target)
+    return sockets
 
 
 def test_proxy_bad_input_gets_clear_answers_and_leaks_nothing(cluster):
     nb = start_notebook(cluster)
-    before = master_fds(cluster)
-    unknown = cluster.session.get(f"{cluster.master_url}/proxy/no-such-service/api", timeout=30)
-    assert unknown.status_code == 404 and "no-such-service" in unknown.text
-    huge = cluster.session.get(proxy(cluster, nb["id"], "api"), headers={"X-Big": "x" * (80 << 10)}, timeout=30)
-    assert huge.status_code == 431, huge.text
-    # Clients that go away mid-request and mid-response.
-    host, port = cluster.master_url.removeprefix("http://").split(":")
-    token = cluster.session.headers["Authorization"]
-    for _ in range(20):
-        with socket.create_connection((host, int(port))) as s:
-            s.sendall(f"PUT /proxy/{nb['id']}/api/contents/x.txt HTTP/1.1\r\nHost: h\r\nAuthorization: {token}\r\n"
-                      f"Content-Length: 1000000\r\n\r\n{{\"type\": ".encode())
-        with socket.create_connection((host, int(port))) as s:
-            s.sendall(f"GET /proxy/{nb['id']}/api/kernelspecs HTTP/1.1\r\nHost: h\r\nAuthorization: {token}\r\n\r\n"
-                      .encode())
-            s.recv(10)
-    assert cluster.session.get(proxy(cluster, nb["id"], "api"), timeout=30).status_code == 200
-    wait_for(lambda: master_fds(cluster) <= before, "the master's connections to close", timeout=30)
-    cluster.session.post(f"{cluster.master_url}/api/v1/notebooks/{nb['id']}/kill").raise_for_status()
+    try:
+        before = master_sockets(cluster)
+        unknown = cluster.session.get(f"{cluster.master_url}/proxy/no-such-service/api", timeout=30)
+        assert unknown.status_code == 404 and "no-such-service" in unknown.text
+        huge = cluster.session.get(proxy(cluster, nb["id"], "api"), headers={"X-Big": "x" * (80 << 10)}, timeout=30)
+        assert huge.status_code == 431, huge.text
+        # Clients that go away mid-request and mid-response.
+        host, port = cluster.master_url.removeprefix("http://").split(":")
+        token = cluster.session.headers["Authorization"]
+        for _ in range(20):
+            with socket.create_connection((host, int(port))) as s:
+                s.sendall(f"PUT /proxy/{nb['id']}/api/contents/x.txt HTTP/1.1\r\nHost: h\r\n"
+                          f"Authorization: {token}\r\nContent-Length: 1000000\r\n\r\n{{\"type\": ".encode())
+            with socket.create_connection((host, int(port))) as s:
+                s.sendall(f"GET /proxy/{nb['id']}/api/kernelspecs HTTP/1.1\r\nHost: h\r\n"
+                          f"Authorization: {token}\r\n\r\n".encode())
+                s.recv(10)
+        assert cluster.session.get(proxy(cluster, nb["id"], "api"), timeout=30).status_code == 200
+        try:
+            wait_for(lambda: len(master_sockets(cluster)) <= len(before), "the master's connections to close",
+                     timeout=30)
+        except AssertionError:
+            raise AssertionError(f"sockets left open: {sorted(master_sockets(cluster) - before)}") from None
+    finally:
+        cluster.session.post(f"{cluster.master_url}/api/v1/notebooks/{nb['id']}/kill").raise_for_status()
 
 
 def test_a_notebook_survives_a_master_restart(cluster):
