@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "searcher/searcher_journal.h"
 
 namespace det::searcher {
 namespace {
@@ -64,13 +65,22 @@ std::string Describe(const Action& a) {
 // Runs a whole search against simulated trials: trials take turns reporting a validation every 16
 // batches (loss a deterministic function of the hyperparameters and time), exit when stopped or at
 // 256 batches; every 7th trial errors, every 11th has invalid hyperparameters, every 13th is
-// canceled. With `restore_every_event` the searcher is rebuilt from its snapshot after each event.
-// Returns every action and the progress after each event, as text.
-std::vector<std::string> Drive(const json& config, bool restore_every_event) {
+// canceled. `interrupt` says how the searcher is rebuilt after each event, as a master killed then
+// would rebuild it. Returns every action and the progress after each event, as text.
+enum class Interrupt {
+  kNever,
+  kFromSnapshot,  // from a snapshot taken after the event
+  kFromJournal,   // from the last snapshot (taken every 7th event) and the events given since
+};
+
+std::vector<std::string> Drive(const json& config, Interrupt interrupt) {
   auto created = Searcher::Create(config);
   EXPECT_TRUE(created.ok()) << created.status();
   if (!created.ok()) return {};
   std::unique_ptr<Searcher> s = std::move(*created);
+  if (interrupt == Interrupt::kFromJournal) s = std::make_unique<JournaledSearcher>(std::move(s));
+  json persisted_snapshot = s->Snapshot();
+  std::vector<std::string> persisted_events;
   std::vector<std::string> log;
   struct Trial {
     std::string id;
@@ -97,10 +107,23 @@ std::vector<std::string> Drive(const json& config, bool restore_every_event) {
       }
     }
     log.push_back(absl::StrCat("progress ", s->Progress()));
-    if (restore_every_event) {
+    if (interrupt == Interrupt::kFromSnapshot) {
       auto restored = Searcher::Restore(config, json::parse(s->Snapshot().dump()));
       ASSERT_TRUE(restored.ok()) << restored.status();
       s = std::move(*restored);
+    } else if (interrupt == Interrupt::kFromJournal) {
+      for (std::string& event : static_cast<JournaledSearcher&>(*s).TakeEvents()) {
+        persisted_events.push_back(std::move(event));
+      }
+      if (persisted_events.size() >= 7) {
+        persisted_snapshot = json::parse(s->Snapshot().dump());
+        persisted_events.clear();
+      }
+      auto restored = Searcher::Restore(config, persisted_snapshot);
+      ASSERT_TRUE(restored.ok()) << restored.status();
+      auto journaled = std::make_unique<JournaledSearcher>(std::move(*restored));
+      for (const std::string& event : persisted_events) ASSERT_TRUE(journaled->Replay(event).ok()) << event;
+      s = std::move(journaled);
     }
   };
 
@@ -136,7 +159,7 @@ std::vector<std::string> Drive(const json& config, bool restore_every_event) {
 TEST(SearcherTest, SnapshotRestoreAfterEveryEventEqualsTheUninterruptedRun) {
   for (const json& config : AllConfigs()) {
     SCOPED_TRACE(config["searcher"]["name"].get<std::string>());
-    std::vector<std::string> straight = Drive(config, false);
+    std::vector<std::string> straight = Drive(config, Interrupt::kNever);
     EXPECT_GT(straight.size(), 3u);
     int creates = 0, stops = 0;
     for (const std::string& line : straight) {
@@ -151,23 +174,67 @@ TEST(SearcherTest, SnapshotRestoreAfterEveryEventEqualsTheUninterruptedRun) {
       EXPECT_EQ(stops, 0);
       EXPECT_EQ(creates, name == "single" ? 1 : name == "random" ? 13 : 24);
     }
-    EXPECT_EQ(Drive(config, true), straight);
+    EXPECT_EQ(Drive(config, Interrupt::kFromSnapshot), straight);
   }
+}
+
+TEST(SearcherJournalTest, LastSnapshotPlusEventsSinceAfterEveryEventEqualsTheUninterruptedRun) {
+  for (const json& config : AllConfigs()) {
+    SCOPED_TRACE(config["searcher"]["name"].get<std::string>());
+    EXPECT_EQ(Drive(config, Interrupt::kFromJournal), Drive(config, Interrupt::kNever));
+  }
+}
+
+TEST(SearcherJournalTest, RecordsEachEventOnceAndHandsThemOverOnce) {
+  auto created = Searcher::Create(AllConfigs()[1]);  // random, 3 at a time
+  ASSERT_TRUE(created.ok());
+  JournaledSearcher s(std::move(*created));
+  std::vector<Action> first = s.InitialActions();
+  ASSERT_EQ(first.size(), 3u);
+  s.TrialCreated(first[0].request_id);
+  s.TrialProgress(first[0].request_id, 0.25);
+  std::vector<std::string> events = s.TakeEvents();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(json::parse(events[0]), json({{"e", "initial"}}));
+  EXPECT_EQ(json::parse(events[1]), json({{"e", "created"}, {"r", first[0].request_id}}));
+  EXPECT_EQ(json::parse(events[2]), json({{"e", "progress"}, {"r", first[0].request_id}, {"p", 0.25}}));
+  EXPECT_TRUE(s.TakeEvents().empty());
+}
+
+TEST(SearcherJournalTest, AnEventItDidNotWriteIsDataLossNamingIt) {
+  auto created = Searcher::Create(AllConfigs()[0]);
+  ASSERT_TRUE(created.ok());
+  JournaledSearcher s(std::move(*created));
+  for (const char* bad : {"not json", "[1]", R"({"e":"teleported","r":"x"})", R"({"e":"created"})",
+                          R"({"e":"exited_early","r":"x","why":9})", R"({"e":"progress","r":"x"})"}) {
+    absl::Status status = s.Replay(bad);
+    EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << bad;
+    EXPECT_NE(status.message().find("searcher event"), std::string::npos) << status;
+  }
+  EXPECT_TRUE(s.TakeEvents().empty());  // replayed events are not recorded again
+}
+
+TEST(SearcherJournalTest, ASnapshotIsDueFirstAndThenOnceTheEventsSinceOutweighIt) {
+  EXPECT_TRUE(SnapshotDue(0, 0));
+  EXPECT_FALSE(SnapshotDue(1000, 60 << 10));        // small searches: 64 KiB of events at least
+  EXPECT_TRUE(SnapshotDue(1000, (64 << 10) + 1));
+  EXPECT_FALSE(SnapshotDue(39 << 20, 30 << 20));    // large ones: the snapshot's own size
+  EXPECT_TRUE(SnapshotDue(39 << 20, 40 << 20));
 }
 
 TEST(SearcherTest, SameSeedSameSearchDifferentSeedDifferentHyperparameters) {
   std::vector<json> a = AllConfigs(7), b = AllConfigs(7), c = AllConfigs(8);
   for (size_t i = 0; i < a.size(); ++i) {
     SCOPED_TRACE(a[i]["searcher"]["name"].get<std::string>());
-    std::vector<std::string> first = Drive(a[i], false);
-    EXPECT_EQ(Drive(b[i], false), first);
-    EXPECT_NE(Drive(c[i], false), first);
+    std::vector<std::string> first = Drive(a[i], Interrupt::kNever);
+    EXPECT_EQ(Drive(b[i], Interrupt::kNever), first);
+    EXPECT_NE(Drive(c[i], Interrupt::kNever), first);
   }
 }
 
 TEST(SearcherTest, ProgressIsAlwaysAFraction) {
   for (const json& config : AllConfigs()) {
-    for (const std::string& line : Drive(config, false)) {
+    for (const std::string& line : Drive(config, Interrupt::kNever)) {
       if (line.rfind("progress ", 0) != 0) continue;
       double p = std::stod(line.substr(9));
       EXPECT_TRUE(p >= 0.0 && p <= 1.0) << line;
