@@ -61,7 +61,7 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   e.job_id = NewUuid();
   ASSIGN_OR_RETURN(e.id, store_.InsertExperiment(e, request.model_definition_tgz));
   exp->config = std::move(request.config);
-  exp->searcher = std::move(search);
+  exp->searcher = std::make_unique<searcher::JournaledSearcher>(std::move(search));
   exp->warm_start_checkpoint = std::move(warm_start);
   PrepareConfig(*exp);
   exp->user_token = RandomHex(32);
@@ -99,11 +99,27 @@ absl::StatusOr<std::string> Cluster::WarmStartCheckpoint(const json& config) {
 }
 
 void Cluster::SaveSearcher(LiveExperiment& exp) {
-  int64_t id = exp.experiment.id;
-  (void)Persist(absl::StrCat("experiment ", id, " searcher state"),
-                [this, id, snapshot = DumpJson(exp.searcher->Snapshot())] {
-                  return store_.SaveSearcherSnapshot(id, snapshot);
-                });
+  std::vector<std::string> events = exp.searcher->TakeEvents();
+  LiveExperiment::SavedSearcher& saved = exp.saved_searcher;
+  if (events.empty() && !saved.write_failed) return;
+  size_t event_bytes = 0;
+  for (const std::string& event : events) event_bytes += event.size();
+  const int64_t id = exp.experiment.id;
+  const std::string key = absl::StrCat("experiment ", id, " searcher state");
+  absl::Status status;
+  if (saved.write_failed || searcher::SnapshotDue(saved.snapshot_bytes, saved.event_bytes + event_bytes)) {
+    std::string snapshot = DumpJson(exp.searcher->Snapshot());
+    saved = {.snapshot_bytes = snapshot.size()};
+    status = Persist(key, [this, id, snapshot = std::move(snapshot)] { return store_.SaveSearcherSnapshot(id, snapshot); });
+  } else {
+    const int64_t first_seq = saved.next_seq;
+    saved.next_seq += static_cast<int64_t>(events.size());
+    saved.event_bytes += event_bytes;
+    status = Persist(key, [this, id, first_seq, events = std::move(events)] {
+      return store_.AppendSearcherEvents(id, first_seq, events);
+    });
+  }
+  saved.write_failed = !status.ok();
 }
 
 absl::Status Cluster::Persist(const std::string& key, PendingWrites::Write write) {

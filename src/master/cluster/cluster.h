@@ -244,10 +244,13 @@ class Cluster {
 
   // Everything below runs on the loop only.
   absl::Status RecoverExperiment(api::Experiment stored);
+  // The experiment's searcher as saved: its last snapshot with the events since replayed on it.
+  absl::Status RecoverSearcher(int64_t experiment_id, const nlohmann::json& config, LiveExperiment& exp);
   absl::Status RecoverTrialAllocation(LiveExperiment& exp, LiveTrial& trial);
   absl::StatusOr<int64_t> DoCreateExperiment(NewExperiment& request);
   // Carries out the searcher's actions for the experiment (which may end during them).
   void ApplyActions(int64_t experiment_id, const std::vector<searcher::Action>& actions);
+  // Writes the searcher's new events, or a whole snapshot when one is due (searcher_journal.h).
   void SaveSearcher(LiveExperiment& exp);
   // Saves an entity's current state. A write the database refuses is kept and made again every
   // second until it succeeds (pending_writes.h); the error is still returned.

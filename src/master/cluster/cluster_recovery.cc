@@ -74,20 +74,33 @@ absl::Status Cluster::Recover() {
   return absl::OkStatus();
 }
 
+absl::Status Cluster::RecoverSearcher(int64_t experiment_id, const json& config, LiveExperiment& exp) {
+  absl::StatusOr<SavedSearcher> stored = store_.GetSearcher(experiment_id);
+  if (absl::IsNotFound(stored.status())) {  // stopped before its first save
+    ASSIGN_OR_RETURN(std::unique_ptr<searcher::Searcher> fresh, searcher::Searcher::Create(config));
+    exp.searcher = std::make_unique<searcher::JournaledSearcher>(std::move(fresh));
+    return absl::OkStatus();
+  }
+  if (!stored.ok()) return stored.status();
+  ASSIGN_OR_RETURN(std::unique_ptr<searcher::Searcher> restored,
+                   searcher::Searcher::Restore(config, json::parse(stored->snapshot, nullptr, false)));
+  exp.searcher = std::make_unique<searcher::JournaledSearcher>(std::move(restored));
+  exp.saved_searcher = {.snapshot_bytes = stored->snapshot.size(),
+                        .next_seq = static_cast<int64_t>(stored->events.size())};
+  for (const std::string& event : stored->events) {
+    RETURN_IF_ERROR(exp.searcher->Replay(event));
+    exp.saved_searcher.event_bytes += event.size();
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   json config = json::parse(stored.config_json, nullptr, false);
   if (!config.is_object()) return absl::DataLossError("the stored config is not a JSON object");
   // The stored config is complete (merged and defaulted), so no defaults are needed to re-read it.
   ASSIGN_OR_RETURN(config::ExperimentConfig parsed, config::ParseExperimentConfigJson(config, {}));
-  absl::StatusOr<std::string> snapshot = store_.GetSearcherSnapshot(stored.id);
-  if (!snapshot.ok() && !absl::IsNotFound(snapshot.status())) return snapshot.status();
-
   auto exp = std::make_unique<LiveExperiment>();
-  if (snapshot.ok()) {
-    ASSIGN_OR_RETURN(exp->searcher, searcher::Searcher::Restore(config, json::parse(*snapshot, nullptr, false)));
-  } else {
-    ASSIGN_OR_RETURN(exp->searcher, searcher::Searcher::Create(config));
-  }
+  RETURN_IF_ERROR(RecoverSearcher(stored.id, config, *exp));
   // A warm start's source may have been deleted since: the trials then start fresh.
   exp->warm_start_checkpoint = WarmStartCheckpoint(config).value_or("");
   exp->experiment = std::move(stored);

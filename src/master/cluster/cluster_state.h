@@ -15,6 +15,7 @@
 #include "api/experiment_states.h"
 #include "master/cluster/cluster.h"
 #include "master/task/task_spec.h"
+#include "searcher/searcher_journal.h"
 
 namespace det::master {
 
@@ -144,7 +145,14 @@ struct Cluster::LiveTrial {
 struct Cluster::LiveExperiment {
   api::Experiment experiment;
   config::ExperimentConfig config;
-  std::unique_ptr<searcher::Searcher> searcher;
+  std::unique_ptr<searcher::JournaledSearcher> searcher;
+  // What the database holds of the searcher: a snapshot of this size and the events written since.
+  struct SavedSearcher {
+    size_t snapshot_bytes = 0;  // 0: none yet
+    size_t event_bytes = 0;
+    int64_t next_seq = 0;
+    bool write_failed = false;  // the next save is a whole snapshot, in place of the kept write
+  } saved_searcher;
   // searcher.source_trial_id / source_checkpoint_uuid: where trials without a checkpoint start.
   std::string warm_start_checkpoint;
   std::map<std::string, int64_t> trial_by_request;

@@ -170,6 +170,7 @@ const std::vector<std::string>& ClusterTables() {
   static const std::vector<std::string> tables = {
       "users",       "user_sessions", "experiments", "trials",    "allocations",        "tasks",
       "metrics",     "checkpoints",   "task_logs",   "templates", "searcher_snapshots",
+      "searcher_events",
   };
   return tables;
 }

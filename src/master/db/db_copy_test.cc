@@ -47,7 +47,7 @@ std::map<std::string, std::vector<std::string>> Dump(SqlDatabase& db) {
 
 // A cluster with a row in every table: users and a session, an experiment (binary model definition,
 // labels), a trial, a task with a binary context, allocations, metrics, checkpoints, logs, a
-// template and a searcher snapshot.
+// template and a searcher snapshot with an event.
 void Populate(SqlStore& store) {
   auto now = std::chrono::system_clock::now();
   api::User u;
@@ -124,6 +124,7 @@ void Populate(SqlStore& store) {
   ASSERT_TRUE(store.AddTaskLogs(logs).ok());
   ASSERT_TRUE(store.InsertTemplate({"tpl", R"({"a":1})", 1}).ok());
   ASSERT_TRUE(store.SaveSearcherSnapshot(*exp, R"({"state":1})").ok());
+  ASSERT_TRUE(store.AppendSearcherEvents(*exp, 0, {R"({"e":"initial"})"}).ok());
 }
 
 TEST(DbCopyTest, SqliteToPostgresAndBackLosesNothingAndKeepsIds) {
@@ -143,7 +144,7 @@ TEST(DbCopyTest, SqliteToPostgresAndBackLosesNothingAndKeepsIds) {
   auto before = Dump(**source);
   EXPECT_EQ(before["metrics"].size(), 1200u);
   EXPECT_EQ(Dump(**destination), before);
-  EXPECT_EQ(seen.back().table, "searcher_snapshots");
+  EXPECT_EQ(seen.back().table, "searcher_events");
 
   // The copy is a working cluster: new rows continue the ids.
   destination->reset();

@@ -51,6 +51,13 @@ struct SearcherMetric {
 };
 
 // The fields of PATCH /api/v1/experiments/{id}; unset = unchanged.
+// An experiment's searcher as saved: its last snapshot and the events given to it since, oldest
+// first (searcher/searcher_journal.h).
+struct SavedSearcher {
+  std::string snapshot;
+  std::vector<std::string> events;
+};
+
 struct ExperimentPatch {
   std::optional<std::string> name;
   std::optional<std::string> description;
@@ -89,9 +96,16 @@ class ExperimentStore {
   // logs and searcher state.
   virtual absl::StatusOr<api::ExperimentState> DeleteExperiment(
       int64_t id, const std::vector<api::ExperimentState>& only_in) = 0;
-  // The experiment's searcher state (JSON text), replaced on every save; NotFound before the first.
+  // The experiment's searcher state: its last snapshot (JSON text) and the events given to it since
+  // (searcher/searcher_journal.h). Saving a snapshot replaces the last one and deletes the events,
+  // in one transaction; events are then numbered from 0 again.
   virtual absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) = 0;
-  virtual absl::StatusOr<std::string> GetSearcherSnapshot(int64_t experiment_id) = 0;
+  // Appends events numbered first_seq, first_seq + 1, ..., in one transaction; a number already
+  // written is AlreadyExists and writes none of them.
+  virtual absl::Status AppendSearcherEvents(int64_t experiment_id, int64_t first_seq,
+                                            const std::vector<std::string>& events) = 0;
+  // NotFound before the first snapshot.
+  virtual absl::StatusOr<SavedSearcher> GetSearcher(int64_t experiment_id) = 0;
 
   // Trials. `trial.id` is assigned.
   virtual absl::StatusOr<int64_t> InsertTrial(const api::Trial& trial) = 0;

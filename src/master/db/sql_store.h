@@ -48,7 +48,9 @@ class SqlStore : public Store {
   absl::StatusOr<api::ExperimentState> DeleteExperiment(int64_t id,
                                                         const std::vector<api::ExperimentState>& only_in) override;
   absl::Status SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) override;
-  absl::StatusOr<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
+  absl::Status AppendSearcherEvents(int64_t experiment_id, int64_t first_seq,
+                                    const std::vector<std::string>& events) override;
+  absl::StatusOr<SavedSearcher> GetSearcher(int64_t experiment_id) override;
 
   absl::StatusOr<int64_t> InsertTrial(const api::Trial& trial) override;
   absl::Status UpdateTrialLifecycle(const api::Trial& trial) override;

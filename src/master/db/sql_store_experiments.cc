@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/algorithm/container.h"
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
@@ -212,20 +213,50 @@ absl::StatusOr<SearcherMetric> SqlStore::GetSearcherMetric(int64_t experiment_id
 absl::Status SqlStore::SaveSearcherSnapshot(int64_t experiment_id, const std::string& snapshot_json) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
+  SqlTransaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO searcher_snapshots (experiment_id, snapshot, updated_at) VALUES (?, ?, ?) "
                                "ON CONFLICT(experiment_id) DO UPDATE SET snapshot = excluded.snapshot, "
                                "updated_at = excluded.updated_at"));
   s.Bind(1, experiment_id).Bind(2, snapshot_json).Bind(3, Micros(std::chrono::system_clock::now()));
-  return s.Run();
+  RETURN_IF_ERROR(s.Run());
+  ASSIGN_OR_RETURN(auto events, db.Prepare("DELETE FROM searcher_events WHERE experiment_id = ?"));
+  events.Bind(1, experiment_id);
+  RETURN_IF_ERROR(events.Run());
+  return tx.Commit();
 }
 
-absl::StatusOr<std::string> SqlStore::GetSearcherSnapshot(int64_t experiment_id) {
+absl::Status SqlStore::AppendSearcherEvents(int64_t experiment_id, int64_t first_seq,
+                                            const std::vector<std::string>& events) {
+  if (events.empty()) return absl::OkStatus();
+  SqlLease lease = Writer();
+  SqlConnection& db = *lease;
+  SqlTransaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO searcher_events (experiment_id, seq, event) VALUES (?, ?, ?)"));
+  for (size_t i = 0; i < events.size(); ++i) {
+    s.Reset();
+    s.Bind(1, experiment_id).Bind(2, first_seq + static_cast<int64_t>(i)).Bind(3, events[i]);
+    RETURN_IF_ERROR(s.Run());
+  }
+  return tx.Commit();
+}
+
+absl::StatusOr<SavedSearcher> SqlStore::GetSearcher(int64_t experiment_id) {
   SqlLease lease = Reader();
   SqlConnection& db = *lease;
+  // One snapshot of the database for both reads: a snapshot saved between them deletes the events.
+  RETURN_IF_ERROR(db.Exec("BEGIN"));
+  absl::Cleanup end = [&db] { (void)db.Exec("COMMIT"); };
   ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT snapshot FROM searcher_snapshots WHERE experiment_id = ?"));
   s.Bind(1, experiment_id);
-  return One<std::string>(s, [](const SqlStatement& st) { return st.Text(0); },
-                          absl::StrCat("searcher snapshot of experiment ", experiment_id));
+  SavedSearcher saved;
+  ASSIGN_OR_RETURN(saved.snapshot, One<std::string>(s, [](const SqlStatement& st) { return st.Text(0); },
+                                                    absl::StrCat("searcher snapshot of experiment ", experiment_id)));
+  ASSIGN_OR_RETURN(auto events, db.Prepare("SELECT event FROM searcher_events WHERE experiment_id = ? ORDER BY seq"));
+  events.Bind(1, experiment_id);
+  ASSIGN_OR_RETURN(saved.events, All<std::string>(events, [](const SqlStatement& st) { return st.Text(0); }));
+  return saved;
 }
 
 absl::StatusOr<int64_t> SqlStore::InsertTrial(const Trial& t) {
@@ -379,6 +410,7 @@ absl::StatusOr<api::ExperimentState> SqlStore::DeleteExperiment(int64_t id,
       "DELETE FROM allocations WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM tasks WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM searcher_snapshots WHERE experiment_id = ?1",
+      "DELETE FROM searcher_events WHERE experiment_id = ?1",
       "DELETE FROM trials WHERE experiment_id = ?1",
       "DELETE FROM experiments WHERE id = ?1",
   };

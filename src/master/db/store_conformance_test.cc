@@ -182,15 +182,29 @@ TYPED_TEST(StoreTest, ServiceFieldsRoundTrip) {
   EXPECT_EQ(read.service_user, "someone");
 }
 
-TYPED_TEST(StoreTest, SearcherSnapshotIsReplacedOnEverySave) {
+TYPED_TEST(StoreTest, SearcherIsItsLastSnapshotAndTheEventsAppendedSince) {
   int64_t trial_id = 0;
   int64_t exp_id = this->AddExperimentWithTrial(&trial_id);
-  EXPECT_EQ(this->store_->GetSearcherSnapshot(exp_id).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->GetSearcher(exp_id).status().code(), absl::StatusCode::kNotFound);
   ASSERT_TRUE(this->store_->SaveSearcherSnapshot(exp_id, R"({"v":1})").ok());
-  ASSERT_TRUE(this->store_->SaveSearcherSnapshot(exp_id, R"({"v":2})").ok());
-  absl::StatusOr<std::string> got = this->store_->GetSearcherSnapshot(exp_id);
+  ASSERT_TRUE(this->store_->AppendSearcherEvents(exp_id, 0, {"a", "b"}).ok());
+  ASSERT_TRUE(this->store_->AppendSearcherEvents(exp_id, 2, {"c"}).ok());
+  absl::StatusOr<SavedSearcher> got = this->store_->GetSearcher(exp_id);
   ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(*got, R"({"v":2})");
+  EXPECT_EQ(got->snapshot, R"({"v":1})");
+  EXPECT_EQ(got->events, (std::vector<std::string>{"a", "b", "c"}));
+
+  // A number written already refuses the whole append.
+  EXPECT_EQ(this->store_->AppendSearcherEvents(exp_id, 2, {"c again", "d"}).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(this->store_->GetSearcher(exp_id)->events.size(), 3u);
+
+  // A snapshot covers the events before it: they are gone, and numbers start again.
+  ASSERT_TRUE(this->store_->SaveSearcherSnapshot(exp_id, R"({"v":2})").ok());
+  ASSERT_TRUE(this->store_->AppendSearcherEvents(exp_id, 0, {"e"}).ok());
+  got = this->store_->GetSearcher(exp_id);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->snapshot, R"({"v":2})");
+  EXPECT_EQ(got->events, std::vector<std::string>{"e"});
 }
 
 TYPED_TEST(StoreTest, MetricsUpdateSummaryInOneTransaction) {
@@ -827,9 +841,12 @@ TYPED_TEST(ExperimentQueryTest, ConditionalWritesActOnlyInTheGivenStates) {
   EXPECT_TRUE(this->store_->GetExperiment(exp)->archived);
   EXPECT_EQ(*this->store_->SetExperimentState(exp, ExperimentState::kDeleting, done), ExperimentState::kCanceled);
   EXPECT_EQ(this->store_->GetExperiment(exp)->state, ExperimentState::kDeleting);
+  ASSERT_TRUE(this->store_->SaveSearcherSnapshot(exp, "{}").ok());
+  ASSERT_TRUE(this->store_->AppendSearcherEvents(exp, 0, {"{}"}).ok());
   EXPECT_EQ(*this->store_->DeleteExperiment(exp, {ExperimentState::kDeleting}), ExperimentState::kDeleting);
   EXPECT_EQ(this->store_->GetExperiment(exp).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(this->store_->GetTrial(trial_id).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->GetSearcher(exp).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(this->store_->DeleteExperiment(exp, done).status().code(), absl::StatusCode::kNotFound);
 }
 
