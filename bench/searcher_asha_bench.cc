@@ -7,10 +7,16 @@
 // of its hyperparameters plus deterministic noise (a hash of the trial number and time). Only the
 // calls into the Searcher are timed (building metric objects and parsing hparams are not).
 //
+// With --persist the searcher is saved as the master saves it (searcher_journal.h) after every
+// event: its new events, or a whole snapshot when SnapshotDue says so. The saves are timed apart and
+// the bytes counted; at the end the last snapshot plus the events since are restored and must equal
+// the searcher's final snapshot.
+//
 // Build and run (Release):
 //   cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release -DDET_BENCH=ON
 //     -DDET_MODULES="common;config;searcher"     (one command line)
 //   cmake --build build-rel --target searcher_asha_bench && build-rel/bin/searcher_asha_bench
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "searcher/searcher.h"
+#include "searcher/searcher_journal.h"
 
 namespace {
 
@@ -48,8 +55,9 @@ struct Trial {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Usage: searcher_asha_bench [max_trials] [--no-snapshot]
+  // Usage: searcher_asha_bench [max_trials] [--no-snapshot | --persist]
   int max_trials = argc > 1 ? std::atoi(argv[1]) : 100000;
+  const std::string mode = argc > 2 ? argv[2] : "";
   const std::vector<int> report_times = {3, 15, 62, 250, 1000};
   json config = {{"searcher",
                   {{"name", "adaptive_asha"},
@@ -83,6 +91,39 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::unique_ptr<det::searcher::Searcher> searcher = std::move(*created);
+  det::searcher::JournaledSearcher* journaled = nullptr;
+  if (mode == "--persist") {
+    auto wrapped = std::make_unique<det::searcher::JournaledSearcher>(std::move(searcher));
+    journaled = wrapped.get();
+    searcher = std::move(wrapped);
+  }
+  // What the master would have written (--persist): the last snapshot, the events since, totals.
+  std::string saved_snapshot;
+  std::vector<std::string> saved_events;
+  size_t saved_event_bytes = 0, bytes_written = 0, snapshots_written = 0, saves = 0;
+  Clock::duration saving{}, worst_save{};
+  auto save = [&] {
+    if (journaled == nullptr) return;
+    auto start = Clock::now();
+    std::vector<std::string> events = journaled->TakeEvents();
+    size_t bytes = 0;
+    for (const std::string& e : events) bytes += e.size();
+    if (det::searcher::SnapshotDue(saved_snapshot.size(), saved_event_bytes + bytes)) {
+      saved_snapshot = journaled->Snapshot().dump();
+      saved_events.clear();
+      saved_event_bytes = 0;
+      bytes_written += saved_snapshot.size();
+      ++snapshots_written;
+    } else {
+      saved_event_bytes += bytes;
+      bytes_written += bytes;
+      for (std::string& e : events) saved_events.push_back(std::move(e));
+    }
+    ++saves;
+    Clock::duration took = Clock::now() - start;
+    saving += took;
+    worst_save = std::max(worst_save, took);
+  };
   std::deque<Trial> running;
   bool shutdown = false;
   uint64_t next_index = 0;
@@ -123,11 +164,13 @@ int main(int argc, char** argv) {
 
   std::clock_t cpu_start = std::clock();
   absorb(timed([&] { return searcher->InitialActions(); }));
+  save();
   while (!running.empty()) {
     Trial t = std::move(running.front());
     running.pop_front();
     if (t.next_report >= report_times.size()) {
       absorb(timed([&] { return searcher->TrialExited(t.id); }));
+      save();
       continue;
     }
     int time = report_times[t.next_report++];
@@ -142,11 +185,12 @@ int main(int argc, char** argv) {
     }
     running.push_back(std::move(t));
     absorb(*result);
+    save();
   }
 
   double decide_s = std::chrono::duration<double>(in_searcher).count();
   double loop_cpu_s = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-  bool with_snapshot = !(argc > 2 && std::string(argv[2]) == "--no-snapshot");
+  bool with_snapshot = mode != "--no-snapshot";
   auto snap_start = Clock::now();
   std::string snapshot_text;
   absl::Status restored = absl::OkStatus();
@@ -173,5 +217,30 @@ int main(int argc, char** argv) {
   std::printf("snapshot           %.1f MB, snapshot+JSON+restore %.3f s (%s)\n",
               static_cast<double>(snapshot_text.size()) / 1e6, snapshot_s,
               restored.ok() ? "ok" : "FAILED");
-  return shutdown && restored.ok() ? 0 : 1;
+  bool persisted_ok = true;
+  if (journaled != nullptr) {
+    auto replay_start = Clock::now();
+    auto from_saved = det::searcher::Searcher::Restore(config, json::parse(saved_snapshot));
+    persisted_ok = from_saved.ok();
+    if (persisted_ok) {
+      det::searcher::JournaledSearcher replayed(std::move(*from_saved));
+      for (const std::string& e : saved_events) persisted_ok = persisted_ok && replayed.Replay(e).ok();
+      persisted_ok = persisted_ok && replayed.Snapshot().dump() == snapshot_text;
+    }
+    double replay_s = std::chrono::duration<double>(Clock::now() - replay_start).count();
+    double saving_s = std::chrono::duration<double>(saving).count();
+    std::printf("saves              %zu (one after every event), %zu of them whole snapshots\n", saves,
+                snapshots_written);
+    std::printf("written in all     %.1f MB (a snapshot after every event: about %.0f GB, %.1f MB each at the end)\n",
+                static_cast<double>(bytes_written) / 1e6,
+                static_cast<double>(saves) * static_cast<double>(snapshot_text.size()) / 2 / 1e9,
+                static_cast<double>(snapshot_text.size()) / 1e6);
+    std::printf("saving time        %.3f s in all, %.1f us mean, worst %.3f s (a snapshot)\n", saving_s,
+                saving_s / static_cast<double>(saves) * 1e6, std::chrono::duration<double>(worst_save).count());
+    std::printf("restart            last snapshot %.1f MB + %zu events (%.1f MB) replayed in %.3f s: %s\n",
+                static_cast<double>(saved_snapshot.size()) / 1e6, saved_events.size(),
+                static_cast<double>(saved_event_bytes) / 1e6, replay_s,
+                persisted_ok ? "equal to the final snapshot" : "DIFFERENT");
+  }
+  return shutdown && restored.ok() && persisted_ok ? 0 : 1;
 }

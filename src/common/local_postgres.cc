@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ShellQuoted(const std::string& s) { return "'" + absl::StrReplaceAll(s, {{"'", "'\\''"}}) + "'"; }
+std::string ShellQuoted(const std::string& s) { return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'"); }
 
 // The newest installed server's bin directory (/usr/lib/postgresql/<version>/bin).
 std::string ServerBin() {
