@@ -277,35 +277,6 @@ TEST_F(ClusterTest, TrialsTheSearcherStopsArePreemptedAndComplete) {
   EXPECT_TRUE(store_->GetSearcher(exp_id).ok());
 }
 
-TEST_F(ClusterTest, ASearchRestoredFromItsSnapshotAndEventsGoesOnWhereItStopped) {
-  int64_t exp_id = CreateExperimentFrom(kAsha);
-  auto conn = ConnectAgent("agent-1", 2);
-  std::vector<api::StartTask> starts = Starts(*conn);
-  ASSERT_EQ(starts.size(), 2u);
-  int64_t good = std::stoll(starts[0].env.at("DET_TRIAL_ID"));
-  int64_t bad = std::stoll(starts[1].env.at("DET_TRIAL_ID"));
-  absl::StatusOr<SavedSearcher> created = store_->GetSearcher(exp_id);
-  ASSERT_TRUE(created.ok()) << created.status();
-  EXPECT_TRUE(created->events.empty()) << "a new search is saved whole";
-
-  cluster_->ReportProgress(good, 0.25, [](absl::Status) {});
-  cluster_->ReportValidation(good, R"({"loss": 1.0, "batches": 50})");
-  loop_.RunPending();
-  absl::StatusOr<SavedSearcher> saved = store_->GetSearcher(exp_id);
-  ASSERT_TRUE(saved.ok()) << saved.status();
-  EXPECT_EQ(saved->snapshot, created->snapshot) << "events are appended; the snapshot is not written again";
-  ASSERT_EQ(saved->events.size(), 2u);
-
-  RestartMaster();
-  conn = ReconnectAgent("agent-1", 2, {starts[0].allocation_id, starts[1].allocation_id});
-  // The restored searcher remembers `good`'s result: `bad`, worse, is the lower half of the rung.
-  cluster_->ReportValidation(bad, R"({"loss": 2.0, "batches": 50})");
-  loop_.RunPending();
-  EXPECT_TRUE(Preempted(starts[1].allocation_id));
-  EXPECT_EQ(store_->GetTrial(bad)->state, api::TrialState::kStoppingCompleted);
-  EXPECT_EQ(store_->GetSearcher(exp_id)->events.size(), 3u);
-}
-
 TEST_F(ClusterTest, ValidationWithoutTheSearcherMetricErrorsTheExperiment) {
   int64_t exp_id = CreateExperiment();
   auto conn = ConnectAgent("agent-1", 1);
@@ -346,8 +317,16 @@ TEST_F(ClusterTest, ARestartedMasterKeepsRunningTrialsAndTheSearch) {
   std::vector<api::StartTask> starts = Starts(*conn);
   ASSERT_EQ(starts.size(), 2u);
   int64_t first = std::stoll(starts[0].env.at("DET_TRIAL_ID"));
+  absl::StatusOr<SavedSearcher> created = store_->GetSearcher(exp_id);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_TRUE(created->events.empty()) << "a new search is saved whole";
+  cluster_->ReportProgress(first, 0.25, [](absl::Status) {});
   cluster_->ReportValidation(first, R"({"loss": 1.0, "batches": 50})");
   loop_.RunPending();
+  absl::StatusOr<SavedSearcher> saved = store_->GetSearcher(exp_id);
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  EXPECT_EQ(saved->snapshot, created->snapshot) << "events are appended; the snapshot is not written again";
+  EXPECT_EQ(saved->events.size(), 2u);
 
   // The master dies: a new cluster actor over the same database.
   cluster_ = std::make_unique<Cluster>(*store_, loop_, ClusterOptions{.cluster_id = "c", .master_id = "m2"});
