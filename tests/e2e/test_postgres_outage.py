@@ -58,13 +58,15 @@ def test_a_stopped_database_refuses_changes_loses_nothing_and_recovers(cluster, 
         refused = cluster.det("experiment", "create", str(tmp_path / "stepper.yaml"), str(tmp_path), check=False)
         assert refused.returncode != 0
         assert "database is unreachable" in refused.stdout + refused.stderr
-        assert cluster.session.get(f"{cluster.master_url}/health", timeout=10).status_code in (200, 503)
+        health = cluster.session.get(f"{cluster.master_url}/health", timeout=10)
+        assert health.status_code == 503 and health.json()["database"] == "down", health.text
         time.sleep(3)  # training goes on; its reports wait for the database
     finally:
         pg_ctl(postgres_dir, "-l", f"{postgres_dir}/postgres.log", "-o",
                f"'-p {port} -k {postgres_dir} -c listen_addresses=127.0.0.1'", "-w", "start")
 
     assert cluster.wait_for_experiment(exp_id, timeout=300) == "STATE_COMPLETED"
+    assert cluster.session.get(f"{cluster.master_url}/health", timeout=10).json()["database"] == "up"
     steps = [m["totalBatches"] for m in cluster.metrics(trial_id, "training")]
     assert steps == list(range(20, STEPS + 1, 20)), "every report arrived, none twice"
     assert cluster.trials(exp_id)[0]["restarts"] == 0
