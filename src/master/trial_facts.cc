@@ -1,5 +1,6 @@
 #include "master/trial_facts.h"
 
+#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
 namespace det::master {
@@ -31,6 +32,21 @@ absl::StatusOr<std::string> TrialFactsCache::TaskOfAllocation(const std::string&
   if (allocations_.size() >= capacity_) allocations_.clear();
   allocations_[allocation_id] = {allocation.task_id, now};
   return allocation.task_id;
+}
+
+absl::StatusOr<TrialFacts> TrialFactsCache::TrialReportedBy(int64_t trial_id, const std::string& allocation_id,
+                                                           Clock::time_point now) {
+  ASSIGN_OR_RETURN(TrialFacts trial, Trial(trial_id, /*fresh=*/allocation_id.empty(), now));
+  if (allocation_id.empty()) return trial;
+  ASSIGN_OR_RETURN(std::string task, TaskOfAllocation(allocation_id, now));
+  if (task != trial.task_id) {
+    ASSIGN_OR_RETURN(trial, Trial(trial_id, /*fresh=*/true, now));
+  }
+  if (task != trial.task_id) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("allocation ", allocation_id, " does not belong to trial ", trial_id));
+  }
+  return trial;
 }
 
 }  // namespace det::master

@@ -33,6 +33,11 @@ class TrialFactsCache {
   // `fresh`: read from the store (and kept) even when kept facts are young enough.
   absl::StatusOr<TrialFacts> Trial(int64_t trial_id, bool fresh = false, Clock::time_point now = Clock::now());
   absl::StatusOr<std::string> TaskOfAllocation(const std::string& allocation_id, Clock::time_point now = Clock::now());
+  // The trial's facts for a report that `allocation_id` sends: kept facts when they name the
+  // allocation's task, else read again; PermissionDenied when the trial is not the allocation's. An
+  // empty allocation (a user's report) reads the trial afresh and checks nothing.
+  absl::StatusOr<TrialFacts> TrialReportedBy(int64_t trial_id, const std::string& allocation_id,
+                                             Clock::time_point now = Clock::now());
 
  private:
   template <class V>

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "master/db/store_test_backends.h"
 #include "master/db/temp_sqlite_store.h"
 
@@ -29,6 +31,26 @@ TEST(TrialFactsCacheTest, KeptUntilAskedFreshOrTooOld) {
   EXPECT_EQ(cache.Trial(trial_id, false, now)->experiment_id, exp) << "kept";
   EXPECT_EQ(cache.Trial(trial_id, true, now)->experiment_id, next) << "read afresh";
   EXPECT_EQ(cache.Trial(trial_id, false, now)->experiment_id, next) << "and kept again";
+}
+
+TEST(TrialFactsCacheTest, AReportIsTheTrialsOwnAllocationsOrAUsers) {
+  TempSqliteStore store("det_trial_facts");
+  int64_t trial_id = 0, other_trial = 0;
+  AddExperimentWithTrial(*store, &trial_id);
+  AddExperimentWithTrial(*store, &other_trial);
+  const std::string task = store->GetTrial(trial_id)->task_id;
+  ASSERT_TRUE(store->InsertAllocation({.allocation_id = task + ".1", .task_id = task, .token_hash = "h"}).ok());
+  TrialFactsCache cache(*store);
+
+  absl::StatusOr<TrialFacts> own = cache.TrialReportedBy(trial_id, task + ".1");
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_EQ(own->task_id, task);
+  absl::Status other = cache.TrialReportedBy(other_trial, task + ".1").status();
+  EXPECT_EQ(other.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(other.message(), absl::StrCat("allocation ", task, ".1 does not belong to trial ", other_trial));
+  EXPECT_TRUE(cache.TrialReportedBy(other_trial, "").ok()) << "a user may report for any trial";
+  EXPECT_EQ(cache.TrialReportedBy(999, "").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(cache.TrialReportedBy(trial_id, "no-such-allocation").status().code(), absl::StatusCode::kNotFound);
 }
 
 }  // namespace

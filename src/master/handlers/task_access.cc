@@ -5,15 +5,10 @@
 
 namespace det::master {
 
-absl::Status CheckTaskOwnsTrial(Store& store, const HttpRequest& request, int64_t trial_id) {
+absl::Status CheckTaskOwnsTrial(TrialFactsCache& trial_facts, const HttpRequest& request, int64_t trial_id) {
   const std::string& alloc_id = request.principal->allocation_id;
   if (alloc_id.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(Allocation alloc, store.GetAllocation(alloc_id));
-  absl::StatusOr<api::Trial> trial = store.GetTrial(trial_id);
-  if (!trial.ok() || alloc.task_id != trial->task_id) {
-    return absl::PermissionDeniedError(absl::StrCat("allocation ", alloc_id, " does not belong to trial ", trial_id));
-  }
-  return absl::OkStatus();
+  return trial_facts.TrialReportedBy(trial_id, alloc_id).status();
 }
 
 absl::Status CheckTaskOwnsTask(Store& store, const HttpRequest& request, const std::string& task_id) {

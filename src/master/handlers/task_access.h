@@ -7,10 +7,11 @@
 #include "absl/status/status.h"
 #include "master/db/store.h"
 #include "master/http/http_types.h"
+#include "master/trial_facts.h"
 
 namespace det::master {
 
-absl::Status CheckTaskOwnsTrial(Store& store, const HttpRequest& request, int64_t trial_id);
+absl::Status CheckTaskOwnsTrial(TrialFactsCache& trial_facts, const HttpRequest& request, int64_t trial_id);
 absl::Status CheckTaskOwnsTask(Store& store, const HttpRequest& request, const std::string& task_id);
 
 }  // namespace det::master

@@ -25,7 +25,7 @@ std::optional<std::pair<int64_t, json>> Prepare(MasterContext& ctx, const HttpRe
   absl::StatusOr<json> body = JsonBody(req);
   if (!body.ok()) return ReplyError(r, body.status()), std::nullopt;
   if (absl::Status st = ctx.store.GetTrial(*id).status(); !st.ok()) return ReplyError(r, st), std::nullopt;
-  if (absl::Status st = CheckTaskOwnsTrial(ctx.store, req, *id); !st.ok()) return ReplyError(r, st), std::nullopt;
+  if (absl::Status st = CheckTaskOwnsTrial(ctx.trial_facts, req, *id); !st.ok()) return ReplyError(r, st), std::nullopt;
   return std::make_pair(*id, std::move(*body));
 }
 

@@ -70,20 +70,7 @@ void IngestMetrics(MasterContext& ctx, const HttpRequest& req, ResponderPtr r, i
       ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
       part.reports.push_back(std::move(report));
     }
-    // Kept facts serve a trial's own reports (checked against its allocation's task); anyone else's
-    // are read afresh.
-    const std::string& allocation = req.principal->allocation_id;
-    ASSIGN_OR_RETURN(TrialFacts trial, ctx.trial_facts.Trial(trial_id, /*fresh=*/allocation.empty()));
-    if (!allocation.empty()) {
-      ASSIGN_OR_RETURN(std::string task, ctx.trial_facts.TaskOfAllocation(allocation));
-      if (task != trial.task_id) {
-        ASSIGN_OR_RETURN(trial, ctx.trial_facts.Trial(trial_id, /*fresh=*/true));
-      }
-      if (task != trial.task_id) {
-        return absl::PermissionDeniedError(
-            absl::StrCat("allocation ", allocation, " does not belong to trial ", trial_id));
-      }
-    }
+    ASSIGN_OR_RETURN(TrialFacts trial, ctx.trial_facts.TrialReportedBy(trial_id, req.principal->allocation_id));
     part.update_summary = [searcher = trial.searcher](api::Trial& t, const std::vector<api::MetricsReport>& reports) {
       ApplyReportsToTrial(t, reports, searcher.name, searcher.smaller_is_better);
     };
