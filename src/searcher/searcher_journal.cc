@@ -61,7 +61,8 @@ std::vector<std::string> JournaledSearcher::TakeEvents() { return std::exchange(
 absl::Status JournaledSearcher::Replay(std::string_view text) {
   const json event = json::parse(text, nullptr, false);
   auto bad = [&](std::string_view why) {
-    return absl::DataLossError(absl::StrCat("searcher event ", std::string(text.substr(0, 200)), ": ", std::string(why)));
+    return absl::DataLossError(
+        absl::StrCat("searcher event ", std::string(text.substr(0, 200)), ": ", std::string(why)));
   };
   if (!event.is_object() || !event.value("e", json()).is_string()) return bad("not an event");
   const std::string kind = event["e"].get<std::string>();

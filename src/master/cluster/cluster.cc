@@ -110,7 +110,9 @@ void Cluster::SaveSearcher(LiveExperiment& exp) {
   if (saved.write_failed || searcher::SnapshotDue(saved.snapshot_bytes, saved.event_bytes + event_bytes)) {
     std::string snapshot = DumpJson(exp.searcher->Snapshot());
     saved = {.snapshot_bytes = snapshot.size()};
-    status = Persist(key, [this, id, snapshot = std::move(snapshot)] { return store_.SaveSearcherSnapshot(id, snapshot); });
+    status = Persist(key, [this, id, snapshot = std::move(snapshot)] {
+      return store_.SaveSearcherSnapshot(id, snapshot);
+    });
   } else {
     const int64_t first_seq = saved.next_seq;
     saved.next_seq += static_cast<int64_t>(events.size());

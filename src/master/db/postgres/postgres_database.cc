@@ -41,7 +41,11 @@ bool IsConnectionSqlState(const std::string& code) {
 struct PostgresConnection::Impl {
   std::string conninfo;
   PGconn* conn = nullptr;
-  std::unordered_map<std::string, std::string> prepared;  // SQL text -> statement name
+  struct Prepared {
+    std::string name;
+    int params = 0;
+  };
+  std::unordered_map<std::string, Prepared> prepared;  // by SQL text
   int next_statement = 0;
   bool in_transaction = false;
 
@@ -63,8 +67,8 @@ struct PostgresConnection::Impl {
     return absl::OkStatus();
   }
 
-  // The name `sql` is prepared under on this session, preparing it first if needed.
-  absl::StatusOr<std::string> PreparedName(const std::string& sql);
+  // How `sql` is prepared on this session (its name and parameter count), preparing it first if needed.
+  absl::StatusOr<Prepared> Prepare(const std::string& sql);
 
   // The status of a finished command; clears `res` on failure.
   absl::Status Check(PGresult* res, const std::string& what) {
@@ -178,15 +182,15 @@ class PostgresStatementImpl : public SqlStatementImpl {
   }
   absl::StatusOr<PGresult*> ExecuteOnce() {
     RETURN_IF_ERROR(connection_->Healthy());
-    ASSIGN_OR_RETURN(std::string name, connection_->PreparedName(sql_));
+    ASSIGN_OR_RETURN(PostgresConnection::Impl::Prepared prepared, connection_->Prepare(sql_));
     std::vector<const char*> values(values_.size());
     std::vector<int> lengths(values_.size());
     for (size_t i = 0; i < values_.size(); ++i) {
       values[i] = values_[i] ? values_[i]->data() : nullptr;
       lengths[i] = values_[i] ? static_cast<int>(values_[i]->size()) : 0;
     }
-    PGresult* res = PQexecPrepared(connection_->conn, name.c_str(), static_cast<int>(values.size()), values.data(),
-                                   lengths.data(), formats_.data(), 0);
+    PGresult* res = PQexecPrepared(connection_->conn, prepared.name.c_str(), static_cast<int>(values.size()),
+                                   values.data(), lengths.data(), formats_.data(), 0);
     RETURN_IF_ERROR(connection_->Check(res, "statement"));
     return res;
   }
@@ -206,50 +210,52 @@ void IgnoreNotice(void*, const char*) {}
 
 }  // namespace
 
-std::string ToPostgresPlaceholders(const std::string& sql) {
-  std::string out;
-  out.reserve(sql.size() + 16);
+PostgresSql ToPostgresPlaceholders(const std::string& sql) {
+  PostgresSql out;
+  out.text.reserve(sql.size() + 16);
   int next = 1;
   char quote = 0;
   for (size_t i = 0; i < sql.size(); ++i) {
     char c = sql[i];
     if (quote != 0) {
-      out += c;
+      out.text += c;
       if (c == quote) quote = 0;  // a doubled quote closes and opens again: same result
       continue;
     }
     if (c == '\'' || c == '"') {
       quote = c;
-      out += c;
+      out.text += c;
       continue;
     }
     if (c != '?') {
-      out += c;
+      out.text += c;
       continue;
     }
     size_t digits = i + 1;
-    while (digits < sql.size() && sql[digits] >= '0' && sql[digits] <= '9') ++digits;
-    if (digits > i + 1) {
-      absl::StrAppend(&out, "$", sql.substr(i + 1, digits - i - 1));
-      i = digits - 1;
-    } else {
-      absl::StrAppend(&out, "$", next++);
+    int number = 0;
+    for (; digits < sql.size() && sql[digits] >= '0' && sql[digits] <= '9'; ++digits) {
+      number = number * 10 + (sql[digits] - '0');
     }
+    if (digits == i + 1) number = next++;
+    i = digits - 1;
+    absl::StrAppend(&out.text, "$", number);
+    out.params = std::max(out.params, number);
   }
   return out;
 }
 
-absl::StatusOr<std::string> PostgresConnection::Impl::PreparedName(const std::string& sql) {
+absl::StatusOr<PostgresConnection::Impl::Prepared> PostgresConnection::Impl::Prepare(const std::string& sql) {
   auto it = prepared.find(sql);
   if (it != prepared.end()) return it->second;
   // Beyond the cap, the unnamed statement (prepared again each time).
   bool keep = prepared.size() < kMaxPreparedStatements;
-  std::string name = keep ? absl::StrCat("s", next_statement++) : "";
-  PGresult* res = PQprepare(conn, name.c_str(), ToPostgresPlaceholders(sql).c_str(), 0, nullptr);
+  PostgresSql translated = ToPostgresPlaceholders(sql);
+  Prepared statement{keep ? absl::StrCat("s", next_statement++) : "", translated.params};
+  PGresult* res = PQprepare(conn, statement.name.c_str(), translated.text.c_str(), 0, nullptr);
   RETURN_IF_ERROR(Check(res, absl::StrCat("prepare of ", sql)));
   PQclear(res);
-  if (keep) prepared.emplace(sql, name);
-  return name;
+  if (keep) prepared.emplace(sql, statement);
+  return statement;
 }
 
 PostgresConnection::PostgresConnection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -275,16 +281,8 @@ std::string PostgresConnection::Address() const {
 
 absl::StatusOr<SqlStatement> PostgresConnection::Prepare(const std::string& sql) {
   RETURN_IF_ERROR(impl_->Healthy());
-  std::string translated = ToPostgresPlaceholders(sql);  // only to count the parameters
-  int params = 0;
-  for (size_t i = 0; i + 1 < translated.size(); ++i) {
-    if (translated[i] != '$') continue;
-    int n = 0;
-    size_t j = i + 1;
-    while (j < translated.size() && translated[j] >= '0' && translated[j] <= '9') n = n * 10 + (translated[j++] - '0');
-    params = std::max(params, n);
-  }
-  RETURN_IF_ERROR(impl_->PreparedName(sql).status());  // errors in the SQL show here
+  ASSIGN_OR_RETURN(Impl::Prepared prepared, impl_->Prepare(sql));  // errors in the SQL show here
+  const int params = prepared.params;
   return SqlStatement(std::make_unique<PostgresStatementImpl>(impl_.get(), sql, params));
 }
 

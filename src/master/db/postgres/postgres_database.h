@@ -38,8 +38,13 @@ class PostgresConnection : public SqlConnection {
   std::unique_ptr<Impl> impl_;
 };
 
-// `sql` with `?` and `?N` placeholders written as `$N` (quoted text left alone).
-std::string ToPostgresPlaceholders(const std::string& sql);
+// `sql` with `?` and `?N` placeholders written as `$N` (quoted text left alone), and how many
+// parameters it takes (the highest N).
+struct PostgresSql {
+  std::string text;
+  int params = 0;
+};
+PostgresSql ToPostgresPlaceholders(const std::string& sql);
 
 class PostgresDatabase : public PooledSqlDatabase {
  public:

@@ -8,12 +8,15 @@ namespace det::master {
 namespace {
 
 TEST(PostgresPlaceholdersTest, NumbersEachMarkAndKeepsQuotedText) {
-  EXPECT_EQ(ToPostgresPlaceholders("SELECT a FROM t WHERE b = ? AND c IN (?, ?)"),
-            "SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)");
-  EXPECT_EQ(ToPostgresPlaceholders("UPDATE t SET a = ?1 WHERE b = ?2 OR c = ?1"),
-            "UPDATE t SET a = $1 WHERE b = $2 OR c = $1");
-  EXPECT_EQ(ToPostgresPlaceholders("SELECT '?', \"a?\" FROM t WHERE x = ? AND y LIKE 'it''s ?'"),
-            "SELECT '?', \"a?\" FROM t WHERE x = $1 AND y LIKE 'it''s ?'");
+  PostgresSql plain = ToPostgresPlaceholders("SELECT a FROM t WHERE b = ? AND c IN (?, ?)");
+  EXPECT_EQ(plain.text, "SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)");
+  EXPECT_EQ(plain.params, 3);
+  PostgresSql numbered = ToPostgresPlaceholders("UPDATE t SET a = ?1 WHERE b = ?12 OR c = ?1");
+  EXPECT_EQ(numbered.text, "UPDATE t SET a = $1 WHERE b = $12 OR c = $1");
+  EXPECT_EQ(numbered.params, 12);
+  PostgresSql quoted = ToPostgresPlaceholders("SELECT '?', \"a?\", '$9' FROM t WHERE x = ? AND y LIKE 'it''s ?'");
+  EXPECT_EQ(quoted.text, "SELECT '?', \"a?\", '$9' FROM t WHERE x = $1 AND y LIKE 'it''s ?'");
+  EXPECT_EQ(quoted.params, 1) << "quoted text counts for nothing";
 }
 
 // A connection killed under the store: the next use connects again; a transaction it was in fails
