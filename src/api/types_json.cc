@@ -139,6 +139,16 @@ json ToJson(const MetricsReport& m) {
           {"group", m.group}};
 }
 
+void AppendJson(std::string& out, const MetricsReport& m) {
+  const std::string& metrics = m.metrics_json;
+  const bool spliceable = metrics.size() >= 2 && metrics.front() == '{' && metrics.back() == '}';
+  absl::StrAppend(&out, R"({"archived":false,"endTime":")", FormatRfc3339(m.end_time), R"(","group":)",
+                  json(m.group).dump(), R"(,"id":)", m.id, R"(,"metrics":)",
+                  spliceable ? metrics : ParsedOr(metrics, json::object()).dump());
+  absl::StrAppend(&out, R"(,"totalBatches":)", m.total_batches, R"(,"trialId":)", m.trial_id,
+                  R"(,"trialRunId":)", m.trial_run_id, "}");
+}
+
 namespace {
 
 json LogCommon(const TaskLog& l) {

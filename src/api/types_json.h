@@ -1,6 +1,8 @@
 #pragma once
 // Wire JSON of the stored records, with upstream's conventions (reference §0.2): lowerCamelCase, int64
 // as strings, enums by name, unset messages as null.
+#include <string>
+
 #include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/statusor.h"
@@ -13,6 +15,10 @@ nlohmann::json ToJson(const Experiment& e);  // includes `config` and `originalC
 nlohmann::json ToJson(const Trial& t);
 nlohmann::json ToJson(const Checkpoint& c);
 nlohmann::json ToJson(const MetricsReport& m);
+// ToJson(m) appended to `out` as text, the stored metrics spliced in as they are when they are a JSON
+// object's text (the master writes them so): a stream of a trial's thousands of reports parses and
+// dumps none of them.
+void AppendJson(std::string& out, const MetricsReport& m);
 // A task log line as TrialLogs streams it (`trialId` set) or as TaskLogs streams it (`taskId`).
 nlohmann::json TrialLogJson(const TaskLog& l, int64_t trial_id);
 nlohmann::json TaskLogJson(const TaskLog& l);

@@ -60,6 +60,30 @@ TEST(TypesJsonTest, MetricsReportIdsAreInt32Numbers) {
   EXPECT_EQ(j["group"], "validation");
 }
 
+TEST(TypesJsonTest, AMetricsReportAsTextIsItsJson) {
+  MetricsReport m;
+  m.id = 7;
+  m.trial_id = 3;
+  m.trial_run_id = 2;
+  m.total_batches = 1 << 30;
+  m.end_time = WallTime(std::chrono::milliseconds(1700000000123));
+  for (const char* group : {"training", "odd \"group\"\n"}) {
+    for (const char* metrics : {R"({"avgMetrics":{"loss":0.25,"acc":1e-7},"batchMetrics":[]})", "{}",
+                                "", "not json", "[1,2]"}) {
+      m.group = group;
+      m.metrics_json = metrics;
+      std::string text = "[";
+      AppendJson(text, m);
+      text += ",";
+      AppendJson(text, m);
+      text += "]";
+      nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+      ASSERT_FALSE(parsed.is_discarded()) << text;
+      EXPECT_EQ(parsed, nlohmann::json::array({ToJson(m), ToJson(m)})) << metrics;
+    }
+  }
+}
+
 TEST(TypesJsonTest, ParsesTaskLogsInEitherSpelling) {
   auto l = TaskLogFromJson(nlohmann::json::parse(
       R"({"task_id":"t","allocationId":"a","log":"hi\n","stdtype":"stdout","rank_id":"1","timestamp":"2024-01-01T00:00:00Z"})"));

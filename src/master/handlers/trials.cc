@@ -112,23 +112,28 @@ void QueryMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, const st
   if (!ids.ok()) return ReplyError(r, ids.status());
   std::string group = fixed_group.empty() ? req.Query("group").value_or("") : fixed_group;
   if (group.empty()) return ReplyError(r, absl::InvalidArgumentError("group is required, e.g. training or validation"));
-  json reports = json::array();
+  // Messages of at most 1,000 reports each, like upstream's; the reports are written as text.
+  constexpr size_t kReportsPerMessage = 1000;
+  constexpr char kMessageStart[] = R"({"result":{"metrics":[)";
+  constexpr char kMessageEnd[] = "]}}\n";
+  std::string body;
+  size_t in_message = 0;
   for (int64_t id : *ids) {
     absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(id);
     if (!trial.ok()) return ReplyError(r, trial.status());
     absl::StatusOr<std::vector<api::MetricsReport>> list = ctx.store.GetMetrics(id, group, BatchRange{});
     if (!list.ok()) return ReplyError(r, list.status());
-    for (const api::MetricsReport& m : *list) reports.push_back(api::ToJson(m));
+    for (const api::MetricsReport& m : *list) {
+      body += in_message == 0 ? kMessageStart : ",";
+      api::AppendJson(body, m);
+      if (++in_message == kReportsPerMessage) {
+        body += kMessageEnd;
+        in_message = 0;
+      }
+    }
   }
-  std::string body;
-  // Batches of at most 1000 reports per streamed message, like upstream.
-  for (size_t i = 0; i < reports.size() || i == 0; i += 1000) {
-    json batch = json::array();
-    for (size_t j = i; j < std::min(reports.size(), i + 1000); ++j) batch.push_back(reports[j]);
-    body += DumpJson(json{{"result", {{"metrics", batch}}}}) + "\n";
-    if (reports.empty()) break;
-  }
-  r->Send(JsonResponse(200, body));
+  if (in_message > 0 || body.empty()) absl::StrAppend(&body, body.empty() ? kMessageStart : "", kMessageEnd);
+  r->Send(JsonResponse(200, std::move(body)));
 }
 
 absl::StatusOr<WorkloadFilter> ParseWorkloadFilter(const std::string& raw) {
