@@ -31,9 +31,8 @@ bool IsBetterMetric(double candidate, std::optional<double> best, bool smaller_i
 namespace {
 
 // Folds one report into the trial and its parsed summary (written back by the caller).
-std::optional<double> Fold(api::Trial& trial, json& summary, const api::MetricsReport& report,
+std::optional<double> Fold(api::Trial& trial, json& summary, const api::MetricsReport& report, const json& metrics,
                            const std::string& searcher_metric, bool smaller_is_better) {
-  json metrics = json::parse(report.metrics_json, nullptr, false);
   if (!metrics.is_object()) return std::nullopt;
   trial.total_batches = std::max(trial.total_batches, report.total_batches);
 
@@ -49,14 +48,16 @@ std::optional<double> Fold(api::Trial& trial, json& summary, const api::MetricsR
     if (!s.is_object() || s.value("type", "") != "number") {
       s = {{"type", "number"}, {"count", 0}, {"sum", 0.0}, {"min", v}, {"max", v}};
     }
-    int64_t count = s["count"].get<int64_t>() + 1;
-    double sum = s["sum"].get<double>() + v;
-    s["count"] = count;
-    s["sum"] = sum;
-    s["min"] = std::min(s["min"].get<double>(), v);
-    s["max"] = std::max(s["max"].get<double>(), v);
+    json& count = s["count"];
+    json& sum = s["sum"];
+    json& min = s["min"];
+    json& max = s["max"];
+    count = count.get<int64_t>() + 1;
+    sum = sum.get<double>() + v;
+    min = std::min(min.get<double>(), v);
+    max = std::max(max.get<double>(), v);
     s["last"] = v;
-    s["mean"] = sum / static_cast<double>(count);
+    s["mean"] = sum.get<double>() / static_cast<double>(count.get<int64_t>());
   }
 
   if (report.group != "validation") return std::nullopt;
@@ -81,15 +82,19 @@ json ParsedSummary(const api::Trial& trial) {
 std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
                                           const std::string& searcher_metric, bool smaller_is_better) {
   json summary = ParsedSummary(trial);
-  std::optional<double> value = Fold(trial, summary, report, searcher_metric, smaller_is_better);
+  std::optional<double> value = Fold(trial, summary, report, json::parse(report.metrics_json, nullptr, false),
+                                     searcher_metric, smaller_is_better);
   trial.summary_metrics_json = summary.dump();
   return value;
 }
 
 void ApplyReportsToTrial(api::Trial& trial, const std::vector<api::MetricsReport>& reports,
-                         const std::string& searcher_metric, bool smaller_is_better) {
+                         const std::vector<json>& metrics, const std::string& searcher_metric,
+                         bool smaller_is_better) {
   json summary = ParsedSummary(trial);
-  for (const api::MetricsReport& report : reports) Fold(trial, summary, report, searcher_metric, smaller_is_better);
+  for (size_t i = 0; i < reports.size() && i < metrics.size(); ++i) {
+    Fold(trial, summary, reports[i], metrics[i], searcher_metric, smaller_is_better);
+  }
   trial.summary_metrics_json = summary.dump();
 }
 

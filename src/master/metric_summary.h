@@ -16,9 +16,12 @@ namespace det::master {
 std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
                                           const std::string& searcher_metric, bool smaller_is_better);
 
-// ApplyMetricsToTrial for several reports in order, parsing and writing the summary JSON once.
+// ApplyMetricsToTrial for several reports in order, given their metrics parsed (`metrics[i]` is
+// reports[i].metrics_json's object, kept from the request): the summary JSON is parsed and written
+// once, the reports' metrics not again.
 void ApplyReportsToTrial(api::Trial& trial, const std::vector<api::MetricsReport>& reports,
-                         const std::string& searcher_metric, bool smaller_is_better);
+                         const std::vector<nlohmann::json>& metrics, const std::string& searcher_metric,
+                         bool smaller_is_better);
 
 // MetricsWorkload: {"endTime", "metrics": {"avgMetrics", "batchMetrics"}, "numInputs", "totalBatches"}.
 nlohmann::json MetricsWorkloadJson(const api::MetricsReport& report, const nlohmann::json& avg_metrics,

@@ -49,6 +49,29 @@ TEST(MetricSummaryTest, SmallerIsBetterAndTrainingGroup) {
 namespace det::master {
 namespace {
 
+TEST(MetricSummaryTest, ReportsFoldedTogetherEqualReportsFoldedOneByOne) {
+  std::vector<api::MetricsReport> reports = {
+      Report("training", 5, R"({"loss":2.0,"note":"warmup"})"), Report("validation", 5, R"({"loss":1.0})"),
+      Report("training", 9, R"({"loss":1.5,"note":"steady"})"), Report("validation", 9, R"({"loss":1.25})"),
+      Report("validation", 12, "not an object")};
+  api::Trial one_by_one;
+  std::vector<nlohmann::json> parsed;
+  for (const api::MetricsReport& r : reports) {
+    ApplyMetricsToTrial(one_by_one, r, "loss", true);
+    parsed.push_back(nlohmann::json::parse(r.metrics_json, nullptr, false));
+  }
+  api::Trial together;
+  ApplyReportsToTrial(together, reports, parsed, "loss", true);
+  EXPECT_EQ(nlohmann::json::parse(together.summary_metrics_json), nlohmann::json::parse(one_by_one.summary_metrics_json));
+  EXPECT_EQ(together.summary_metrics_json, one_by_one.summary_metrics_json);
+  EXPECT_EQ(together.best_validation_json, one_by_one.best_validation_json);
+  EXPECT_EQ(together.latest_validation_json, one_by_one.latest_validation_json);
+  EXPECT_EQ(together.searcher_metric_value, 1.0);
+  EXPECT_EQ(together.total_batches, 9);
+  nlohmann::json loss = nlohmann::json::parse(together.summary_metrics_json)["avg_metrics"]["loss"];
+  EXPECT_EQ(loss, nlohmann::json::parse(R"({"type":"number","count":2,"sum":3.5,"min":1.5,"max":2.0,"last":1.5,"mean":1.75})"));
+}
+
 TEST(MetricValueTest, OnlyNumbersCount) {
   nlohmann::json metrics = {{"loss", 0.5}, {"steps", 3}, {"name", "x"}, {"none", nullptr}};
   EXPECT_EQ(MetricValue(metrics, "loss"), 0.5);

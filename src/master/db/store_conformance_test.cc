@@ -712,18 +712,7 @@ class ExperimentQueryTest : public StoreTest<Backend> {
  protected:
   int64_t Add(const std::string& name, int64_t owner, api::ExperimentState state, std::vector<std::string> labels,
               int minutes_ago, const std::string& description = "") {
-    api::Experiment e;
-    e.name = name;
-    e.description = description;
-    e.labels = std::move(labels);
-    e.state = state;
-    e.config_json = "{}";
-    e.owner_id = owner;
-    e.job_id = "job-" + name;
-    e.start_time = std::chrono::system_clock::now() - std::chrono::minutes(minutes_ago);
-    auto id = this->store_->InsertExperiment(e, "tgz");
-    EXPECT_TRUE(id.ok()) << id.status();
-    return *id;
+    return AddExperiment(*this->store_, name, owner, state, std::move(labels), minutes_ago, description);
   }
   std::vector<int64_t> Ids(const ExperimentFilter& f) {
     auto list = this->store_->ListExperiments(f);

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/local_postgres.h"
@@ -25,6 +26,24 @@ namespace det::master {
 inline std::string CurrentTestName() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   return info == nullptr ? "none" : info->name();
+}
+
+// An experiment with an empty config, started `minutes_ago`, in `state`; job "job-NAME". Returns its id.
+inline int64_t AddExperiment(Store& store, const std::string& name, int64_t owner, api::ExperimentState state,
+                             std::vector<std::string> labels = {}, int minutes_ago = 0,
+                             const std::string& description = "") {
+  api::Experiment e;
+  e.name = name;
+  e.description = description;
+  e.labels = std::move(labels);
+  e.state = state;
+  e.config_json = "{}";
+  e.owner_id = owner;
+  e.job_id = "job-" + name;
+  e.start_time = std::chrono::system_clock::now() - std::chrono::minutes(minutes_ago);
+  auto id = store.InsertExperiment(e, "tgz");
+  EXPECT_TRUE(id.ok()) << id.status();
+  return *id;
 }
 
 // An experiment (config with searcher metric "acc", owner 2, job "job") with one trial; returns the

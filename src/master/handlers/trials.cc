@@ -20,7 +20,8 @@ namespace {
 
 using nlohmann::json;
 
-absl::StatusOr<api::MetricsReport> ParseMetrics(int64_t trial_id, const json& body) {
+// A report's body as the stored report; `avg_metrics` gets its metrics parsed, for the trial's summary.
+absl::StatusOr<api::MetricsReport> ParseMetrics(int64_t trial_id, const json& body, json& avg_metrics) {
   const json* metrics = api::FindField(body, "metrics");
   if (metrics == nullptr || !metrics->is_object()) return absl::InvalidArgumentError("metrics is required");
   api::MetricsReport r;
@@ -49,6 +50,7 @@ absl::StatusOr<api::MetricsReport> ParseMetrics(int64_t trial_id, const json& bo
     return absl::InvalidArgumentError("metrics.metrics.avgMetrics is required and must be an object");
   }
   r.metrics_json = avg->dump();
+  avg_metrics = *avg;
   const json* batch = api::FindField(*inner, "batch_metrics");
   r.batch_metrics_json = batch != nullptr && batch->is_array() ? batch->dump() : "[]";
   r.group = api::StringField(body, "group");
@@ -66,13 +68,15 @@ void IngestMetrics(MasterContext& ctx, const HttpRequest& req, ResponderPtr r, i
                    const std::vector<json>& bodies) {
   absl::StatusOr<TrialReports> parsed = [&]() -> absl::StatusOr<TrialReports> {
     TrialReports part;
-    for (const json& body : bodies) {
-      ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, body));
+    std::vector<json> metrics(bodies.size());
+    for (size_t i = 0; i < bodies.size(); ++i) {
+      ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, bodies[i], metrics[i]));
       part.reports.push_back(std::move(report));
     }
     ASSIGN_OR_RETURN(TrialFacts trial, ctx.trial_facts.TrialReportedBy(trial_id, req.principal->allocation_id));
-    part.update_summary = [searcher = trial.searcher](api::Trial& t, const std::vector<api::MetricsReport>& reports) {
-      ApplyReportsToTrial(t, reports, searcher.name, searcher.smaller_is_better);
+    part.update_summary = [searcher = trial.searcher, metrics = std::move(metrics)](
+                              api::Trial& t, const std::vector<api::MetricsReport>& reports) {
+      ApplyReportsToTrial(t, reports, metrics, searcher.name, searcher.smaller_is_better);
     };
     return part;
   }();
