@@ -48,10 +48,25 @@ absl::Status SqlStore::UpdateExperimentState(int64_t id, api::ExperimentState st
 
 namespace {
 
-absl::StatusOr<std::vector<int64_t>> TrialIds(SqlConnection& db, int64_t experiment_id) {
-  ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT id FROM trials WHERE experiment_id = ? ORDER BY id"));
-  s.Bind(1, experiment_id);
-  return All<int64_t>(s, [](const SqlStatement& st) { return st.Int(0); });
+// The experiments' trial ids, in one query per 500 experiments (one per experiment would be a round
+// trip each on PostgreSQL).
+absl::Status FillTrialIds(SqlConnection& db, std::vector<Experiment>& experiments) {
+  for (size_t first = 0; first < experiments.size(); first += 500) {
+    size_t n = std::min<size_t>(500, experiments.size() - first);
+    std::map<int64_t, Experiment*> by_id;
+    for (size_t k = first; k < first + n; ++k) by_id[experiments[k].id] = &experiments[k];
+    ASSIGN_OR_RETURN(auto trials, db.Prepare(absl::StrCat(
+                                      "SELECT experiment_id, id FROM trials WHERE experiment_id IN (",
+                                      absl::StrJoin(std::vector<std::string>(n, "?"), ", "), ") ORDER BY id")));
+    int k = 1;
+    for (const auto& [id, e] : by_id) trials.Bind(k++, id);
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, trials.Step());
+      if (!row) break;
+      by_id[trials.Int(0)]->trial_ids.push_back(trials.Int(1));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -68,8 +83,10 @@ absl::StatusOr<Experiment> ExperimentById(SqlConnection& db, int64_t id) {
   ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(ExperimentColumns(), "WHERE e.id = ?")));
   s.Bind(1, id);
   ASSIGN_OR_RETURN(Experiment e, One<Experiment>(s, ReadExperiment, absl::StrCat("experiment ", id)));
-  ASSIGN_OR_RETURN(e.trial_ids, TrialIds(db, id));
-  return e;
+  std::vector<Experiment> one;
+  one.push_back(std::move(e));
+  RETURN_IF_ERROR(FillTrialIds(db, one));
+  return std::move(one.front());
 }
 
 }  // namespace
@@ -157,22 +174,7 @@ absl::StatusOr<std::vector<Experiment>> SqlStore::ListExperiments(const Experime
   s.Bind(i, filter.limit > 0 ? filter.limit : kNoLimit);
   s.Bind(i + 1, std::max<int64_t>(0, filter.offset));
   ASSIGN_OR_RETURN(std::vector<Experiment> out, All<Experiment>(s, ReadExperiment));
-  // Their trial ids in one query (one per experiment would be a round trip each on PostgreSQL).
-  for (size_t first = 0; first < out.size(); first += 500) {
-    size_t n = std::min<size_t>(500, out.size() - first);
-    std::map<int64_t, Experiment*> by_id;
-    for (size_t k = first; k < first + n; ++k) by_id[out[k].id] = &out[k];
-    ASSIGN_OR_RETURN(auto trials, db.Prepare(absl::StrCat(
-                                      "SELECT experiment_id, id FROM trials WHERE experiment_id IN (",
-                                      absl::StrJoin(std::vector<std::string>(n, "?"), ", "), ") ORDER BY id")));
-    int k = 1;
-    for (const auto& [id, e] : by_id) trials.Bind(k++, id);
-    while (true) {
-      ASSIGN_OR_RETURN(bool row, trials.Step());
-      if (!row) break;
-      by_id[trials.Int(0)]->trial_ids.push_back(trials.Int(1));
-    }
-  }
+  RETURN_IF_ERROR(FillTrialIds(db, out));
   return out;
 }
 
