@@ -7,11 +7,10 @@
 // the reporting allocation's task (allocation ids are never reused) and read again when they differ.
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 
 #include "absl/status/statusor.h"
+#include "common/timed_cache.h"
 #include "master/db/store.h"
 
 namespace det::master {
@@ -28,7 +27,7 @@ class TrialFactsCache {
 
   explicit TrialFactsCache(Store& store, std::chrono::seconds ttl = std::chrono::seconds(60),
                            size_t capacity = 100000)
-      : store_(store), ttl_(ttl), capacity_(capacity) {}
+      : store_(store), trials_(ttl, capacity), allocations_(ttl, capacity) {}
 
   // `fresh`: read from the store (and kept) even when kept facts are young enough.
   absl::StatusOr<TrialFacts> Trial(int64_t trial_id, bool fresh = false, Clock::time_point now = Clock::now());
@@ -40,18 +39,9 @@ class TrialFactsCache {
                                              Clock::time_point now = Clock::now());
 
  private:
-  template <class V>
-  struct Entry {
-    V value;
-    Clock::time_point read_at;
-  };
-
   Store& store_;
-  const std::chrono::seconds ttl_;
-  const size_t capacity_;
-  std::mutex mu_;
-  std::unordered_map<int64_t, Entry<TrialFacts>> trials_;              // guarded by mu_
-  std::unordered_map<std::string, Entry<std::string>> allocations_;    // guarded by mu_
+  TimedCache<int64_t, TrialFacts> trials_;
+  TimedCache<std::string, std::string> allocations_;  // allocation id -> its task id
 };
 
 }  // namespace det::master

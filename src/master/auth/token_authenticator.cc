@@ -47,35 +47,28 @@ absl::StatusOr<Principal> TokenAuthenticator::Authenticate(const HttpRequest& re
 }
 
 absl::StatusOr<Principal> TokenAuthenticator::AuthenticateAllocation(const std::string& token) {
-  constexpr auto kFresh = std::chrono::seconds(5);
   std::string hash = Sha256Hex(token);
   Principal p;
   p.token = token;
   auto now = std::chrono::steady_clock::now();
-  {
-    std::lock_guard lock(mu_);
-    auto known = allocations_.find(hash);
-    if (known != allocations_.end() && now - known->second.read_at < kFresh) {
-      p.allocation_id = known->second.allocation_id;
-      return p;
-    }
+  if (std::optional<std::string> known = allocations_.Fresh(hash, now)) {
+    p.allocation_id = *std::move(known);
+    return p;
   }
   absl::StatusOr<Allocation> alloc = store_.GetAllocationByTokenHash(hash);
-  std::lock_guard lock(mu_);
   if (alloc.ok()) {
     p.allocation_id = alloc->allocation_id;
     if (IsTerminal(alloc->state)) {
-      allocations_.erase(hash);
+      allocations_.Erase(hash);
     } else {
-      if (allocations_.size() >= 100000) allocations_.clear();
-      allocations_[hash] = {alloc->allocation_id, now};
+      allocations_.Put(hash, alloc->allocation_id, now);
     }
     return p;
   }
   if (!absl::IsUnavailable(alloc.status())) return absl::UnauthenticatedError("invalid credentials");
-  auto known = allocations_.find(hash);
-  if (known == allocations_.end()) return alloc.status();
-  p.allocation_id = known->second.allocation_id;
+  std::optional<std::string> known = allocations_.Any(hash);  // the database is down: seen before?
+  if (!known) return alloc.status();
+  p.allocation_id = *std::move(known);
   return p;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 #include <chrono>
-#include <mutex>
 #include <string>
-#include <unordered_map>
+
+#include "common/timed_cache.h"
 #include "master/db/store.h"
 #include "master/http/router.h"
 
@@ -17,19 +17,14 @@ namespace det::master {
 // a 503 it retries.
 class TokenAuthenticator : public Authenticator {
  public:
-  explicit TokenAuthenticator(Store& store) : store_(store) {}
+  explicit TokenAuthenticator(Store& store) : store_(store), allocations_(std::chrono::seconds(5), 100000) {}
   absl::StatusOr<Principal> Authenticate(const HttpRequest& request) override;
 
  private:
   absl::StatusOr<Principal> AuthenticateAllocation(const std::string& token);
 
   Store& store_;
-  std::mutex mu_;
-  struct KnownAllocation {
-    std::string allocation_id;
-    std::chrono::steady_clock::time_point read_at;
-  };
-  std::unordered_map<std::string, KnownAllocation> allocations_;  // by token hash, guarded by mu_
+  TimedCache<std::string, std::string> allocations_;  // token hash -> allocation id
 };
 
 // The token presented as a user session, or "" (for logout).
