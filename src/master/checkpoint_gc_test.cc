@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "master/db/store_test_backends.h"
 #include "master/db/temp_sqlite_store.h"
 #include "master/experiment_rules.h"
 
@@ -51,7 +52,7 @@ class CheckpointGcTest : public ::testing::Test {
       m.group = "validation";
       m.total_batches = step;
       m.metrics_json = nlohmann::json{{"loss", loss}}.dump();
-      EXPECT_TRUE(store_->AddMetrics({m}, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).ok());
+      EXPECT_TRUE(AddMetrics(*store_, {m}, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).ok());
       api::Checkpoint c;
       c.uuid = absl::StrCat("e", id, "-", step);
       c.trial_id = trial_id;

@@ -101,7 +101,7 @@ void Populate(SqlStore& store) {
     m.total_batches = i;
     m.end_time = now;
     m.metrics_json = absl::StrCat(R"({"loss":)", 1.0 / (i + 3), "}");
-    ASSERT_TRUE(store.AddMetrics({m}, [](api::Trial& tr, const std::vector<api::MetricsReport>& r) {
+    ASSERT_TRUE(AddMetrics(store, {m}, [](api::Trial& tr, const std::vector<api::MetricsReport>& r) {
       tr.total_batches = r.back().total_batches;
       tr.searcher_metric_value = 1.0 / 3;
     }).ok());

@@ -43,13 +43,6 @@ class MetricStore {
   // Reports of one trial and group within `range`, ordered by total_batches then id.
   virtual absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
                                                                      const BatchRange& range) = 0;
-
-  // One trial's reports alone (AddMetricsBatch of one part).
-  absl::StatusOr<std::vector<int64_t>> AddMetrics(std::vector<api::MetricsReport> reports, SummaryUpdate update) {
-    auto ids = AddMetricsBatch({TrialReports{std::move(reports), std::move(update)}});
-    if (!ids.ok()) return ids.status();
-    return std::move(ids->front());
-  }
 };
 
 }  // namespace det::master

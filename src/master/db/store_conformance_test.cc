@@ -215,7 +215,7 @@ TYPED_TEST(StoreTest, MetricsUpdateSummaryInOneTransaction) {
   m.group = "validation";
   m.total_batches = 10;
   m.metrics_json = R"({"acc":0.9})";
-  auto id = this->store_->AddMetrics({m}, [](api::Trial& t, const std::vector<api::MetricsReport>&) {
+  auto id = AddMetrics(*this->store_, {m}, [](api::Trial& t, const std::vector<api::MetricsReport>&) {
     t.total_batches = 10;
     t.searcher_metric_value = 0.9;
   });
@@ -227,7 +227,7 @@ TYPED_TEST(StoreTest, MetricsUpdateSummaryInOneTransaction) {
   EXPECT_EQ(this->store_->GetTrial(trial_id)->total_batches, 10);
   EXPECT_EQ(*this->store_->GetTrial(trial_id)->searcher_metric_value, 0.9);
   m.trial_id = 999;
-  EXPECT_EQ(this->store_->AddMetrics({m}, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(AddMetrics(*this->store_, {m}, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).status().code(), absl::StatusCode::kNotFound);
 }
 
 TYPED_TEST(StoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
@@ -241,7 +241,7 @@ TYPED_TEST(StoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
     batch[i].metrics_json = R"({"loss":1})";
   }
   std::vector<int64_t> seen;
-  auto ids = this->store_->AddMetrics(batch, [&](api::Trial& t, const std::vector<api::MetricsReport>& reports) {
+  auto ids = AddMetrics(*this->store_, batch, [&](api::Trial& t, const std::vector<api::MetricsReport>& reports) {
     for (const api::MetricsReport& m : reports) {
       seen.push_back(m.total_batches);
       t.total_batches = m.total_batches;
@@ -255,10 +255,10 @@ TYPED_TEST(StoreTest, ABatchOfMetricsIsStoredWholeInOrder) {
 
   // One bad report (another trial) stores none of the batch.
   batch[1].trial_id = 999;
-  EXPECT_EQ(this->store_->AddMetrics(batch, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).status().code(),
+  EXPECT_EQ(AddMetrics(*this->store_, batch, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(this->store_->GetMetrics(trial_id, "training", {})->size(), 3u);
-  EXPECT_TRUE(this->store_->AddMetrics({}, [](api::Trial&, const std::vector<api::MetricsReport>&) {})->empty());
+  EXPECT_TRUE(AddMetrics(*this->store_, {}, [](api::Trial&, const std::vector<api::MetricsReport>&) {})->empty());
 }
 
 // Group commit: parts of several trials in one transaction; each trial's summary is read once and
@@ -478,7 +478,7 @@ TYPED_TEST(StoreTest, ReusedStatementsSeeNewBindsAndNewRows) {
     m.trial_id = trial_id;
     m.group = i % 2 == 0 ? "training" : "validation";
     m.total_batches = i;
-    ASSERT_TRUE(this->store_->AddMetrics({m}, [i](api::Trial& t, const std::vector<api::MetricsReport>&) { t.total_batches = i; }).ok());
+    ASSERT_TRUE(AddMetrics(*this->store_, {m}, [i](api::Trial& t, const std::vector<api::MetricsReport>&) { t.total_batches = i; }).ok());
     ASSERT_EQ(this->store_->GetTrial(trial_id)->total_batches, i);
     ASSERT_EQ(this->store_->GetMetrics(trial_id, "training", {})->size(), static_cast<size_t>(i / 2));
   }
@@ -493,7 +493,7 @@ TYPED_TEST(StoreTest, MetricsWithinABatchRange) {
     m.trial_id = trial_id;
     m.group = "training";
     m.total_batches = batches;
-    ASSERT_TRUE(this->store_->AddMetrics({m}, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).ok());
+    ASSERT_TRUE(AddMetrics(*this->store_, {m}, [](api::Trial&, const std::vector<api::MetricsReport>&) {}).ok());
   }
   auto batches = [&](const BatchRange& range) {
     std::vector<int64_t> out;

@@ -28,6 +28,14 @@ inline std::string CurrentTestName() {
   return info == nullptr ? "none" : info->name();
 }
 
+// One trial's reports alone (AddMetricsBatch of one part); their ids.
+inline absl::StatusOr<std::vector<int64_t>> AddMetrics(Store& store, std::vector<api::MetricsReport> reports,
+                                                       SummaryUpdate update) {
+  auto ids = store.AddMetricsBatch({TrialReports{std::move(reports), std::move(update)}});
+  if (!ids.ok()) return ids.status();
+  return std::move(ids->front());
+}
+
 // An experiment with an empty config, started `minutes_ago`, in `state`; job "job-NAME". Returns its id.
 inline int64_t AddExperiment(Store& store, const std::string& name, int64_t owner, api::ExperimentState state,
                              std::vector<std::string> labels = {}, int minutes_ago = 0,
