@@ -139,10 +139,16 @@ def test_deleting_an_experiment_deletes_its_checkpoints_from_storage(cluster, tm
     exp_id = run(cluster, tmp_path, "gone", best=1, trial_best=1, latest=1)
     listed = wait_for_gc(cluster, exp_id, deleted=4)
     assert len(set(listed) & on_disk(cluster)) == 4
+    trial_ids = [t["id"] for t in cluster.trials(exp_id)]
     cluster.det("experiment", "delete", str(exp_id), "--yes")
     wait_for(lambda: cluster.session.get(f"{cluster.master_url}/api/v1/experiments/{exp_id}").status_code == 404,
              "the experiment's records to go")
     assert not set(listed) & on_disk(cluster)
+    # Its ids are not given again: the next experiment and its trials get new ones.
+    next_id = cluster.create_experiment(tmp_path / "gone" / "gc.yaml", tmp_path / "gone", "--paused")
+    assert next_id > exp_id
+    assert min(t["id"] for t in cluster.trials(next_id)) > max(trial_ids)
+    cluster.det("experiment", "kill", str(next_id))
 
 
 CORE_DELETE = """

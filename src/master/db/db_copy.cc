@@ -148,7 +148,8 @@ class TableCopy {
   std::vector<std::vector<Value>> rows_;
 };
 
-// After rows came in with their ids: PostgreSQL's sequences continue past the largest.
+// After rows came in with their ids: PostgreSQL's sequences continue past the largest, and past the
+// largest a SQLite source deleted (id_high_water), so that no id is given twice.
 absl::Status AdvanceSequences(SqlConnection& to, const std::string& table) {
   if (to.dialect() != SqlDialect::kPostgres) return absl::OkStatus();
   ASSIGN_OR_RETURN(SqlStatement s, to.Prepare(absl::StrCat("SELECT * FROM ", table, " LIMIT 0")));
@@ -158,7 +159,9 @@ absl::Status AdvanceSequences(SqlConnection& to, const std::string& table) {
     if (column != "id" && column != "rowid") continue;
     ASSIGN_OR_RETURN(SqlStatement set,
                      to.Prepare(absl::StrCat("SELECT setval(pg_get_serial_sequence('", table, "', '", column,
-                                             "'), COALESCE((SELECT MAX(", column, ") FROM ", table, "), 0) + 1, false)")));
+                                             "'), GREATEST(COALESCE((SELECT MAX(", column, ") FROM ", table, "), 0), ",
+                                             "COALESCE((SELECT MAX(max_id) FROM id_high_water WHERE table_name = '",
+                                             table, "' AND '", column, "' = 'id'), 0)) + 1, false)")));
     RETURN_IF_ERROR(set.Run());
   }
   return absl::OkStatus();
@@ -170,7 +173,7 @@ const std::vector<std::string>& ClusterTables() {
   static const std::vector<std::string> tables = {
       "users",       "user_sessions", "experiments", "trials",    "allocations",        "tasks",
       "metrics",     "checkpoints",   "task_logs",   "templates", "searcher_snapshots",
-      "searcher_events",
+      "searcher_events", "id_high_water",
   };
   return tables;
 }
@@ -208,8 +211,8 @@ absl::Status CopyDatabase(SqlDatabase& from, SqlDatabase& to, const std::functio
     if (copied != total) {
       return absl::InternalError(absl::StrCat(table, ": ", total, " rows in the source, ", copied, " copied"));
     }
-    RETURN_IF_ERROR(AdvanceSequences(*destination, table));
   }
+  for (const std::string& table : ClusterTables()) RETURN_IF_ERROR(AdvanceSequences(*destination, table));
   RETURN_IF_ERROR(tx.Commit());
   // Fresh statistics: without them PostgreSQL plans the list's subqueries as scans of whole tables.
   return destination->Exec("ANALYZE");

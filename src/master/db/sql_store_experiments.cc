@@ -27,9 +27,11 @@ absl::StatusOr<Experiment> ExperimentById(SqlConnection& db, int64_t id);
 absl::StatusOr<int64_t> SqlStore::InsertExperiment(const Experiment& e, const std::string& model_definition_tgz) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
-  ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO experiments (name, description, labels, state, archived, config, "
-                               "original_config, model_definition, owner_id, start_time, end_time, progress, job_id) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
+  NewRowId new_id = NeverReusedId(db.dialect(), "experiments");
+  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(
+                               "INSERT INTO experiments (", new_id.column, "name, description, labels, state, archived, ",
+                               "config, original_config, model_definition, owner_id, start_time, end_time, progress, ",
+                               "job_id) VALUES (", new_id.value, "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")));
   s.Bind(1, e.name).Bind(2, e.description).Bind(3, nlohmann::json(e.labels).dump()).Bind(4, std::string(Name(e.state)));
   s.Bind(5, e.archived ? 1 : 0).Bind(6, e.config_json).Bind(7, e.original_config).BindBlob(8, model_definition_tgz);
   s.Bind(9, e.owner_id).Bind(10, Micros(e.start_time)).Bind(11, Micros(e.end_time)).Bind(12, e.progress);
@@ -266,8 +268,11 @@ absl::StatusOr<int64_t> SqlStore::InsertTrial(const Trial& t) {
   SqlConnection& db = *lease;
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
-  ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO trials (experiment_id, request_id, task_id, state, hparams, seed, "
-                               "restarts, run_id, start_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
+  NewRowId new_id = NeverReusedId(db.dialect(), "trials");
+  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat("INSERT INTO trials (", new_id.column,
+                                                   "experiment_id, request_id, task_id, state, hparams, seed, "
+                                                   "restarts, run_id, start_time) VALUES (",
+                                                   new_id.value, "?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")));
   s.Bind(1, t.experiment_id).Bind(2, t.request_id).Bind(3, t.task_id).Bind(4, std::string(Name(t.state)));
   s.Bind(5, t.hparams_json);
   s.Bind(6, static_cast<int64_t>(t.seed)).Bind(7, t.restarts).Bind(8, t.run_id).Bind(9, Micros(t.start_time));

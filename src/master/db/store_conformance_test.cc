@@ -813,6 +813,19 @@ TYPED_TEST(ExperimentQueryTest, PatchChangesNameDescriptionNotesAndLabels) {
   EXPECT_EQ(this->store_->PatchExperiment(999, p).status().code(), absl::StatusCode::kNotFound);
 }
 
+TYPED_TEST(ExperimentQueryTest, IdsOfDeletedExperimentsAndTrialsAreNeverGivenAgain) {
+  int64_t first_trial = 0, second_trial = 0;
+  this->AddExperimentWithTrial(&first_trial);
+  int64_t newest = this->AddExperimentWithTrial(&second_trial);
+  const std::vector<api::ExperimentState> any = {api::ExperimentState::kActive};
+  ASSERT_TRUE(this->store_->DeleteExperiment(newest, any).ok());
+  int64_t next_trial = 0;
+  int64_t next = this->AddExperimentWithTrial(&next_trial);
+  EXPECT_GT(next, newest);
+  EXPECT_GT(next_trial, second_trial);
+  EXPECT_GT(this->Add("after", 2, api::ExperimentState::kActive, {}, 0), next);
+}
+
 TYPED_TEST(ExperimentQueryTest, ConditionalWritesActOnlyInTheGivenStates) {
   using api::ExperimentState;
   int64_t live = this->Add("live", 2, ExperimentState::kActive, {}, 1);

@@ -31,4 +31,19 @@ inline std::string JsonArrayHas(SqlDialect d, const std::string& column) {
   return absl::StrCat("EXISTS (SELECT 1 FROM json_array_elements_text(", column, "::json) v WHERE v = ?)");
 }
 
+// An INSERT's id column and value (each with its trailing ", ") that never give a row an id its table
+// had before. SQLite's INTEGER PRIMARY KEY would give the highest deleted id again, so the id is one
+// above both the table's highest and the highest deleted (id_high_water, migration 0012); PostgreSQL's
+// sequences never give an id twice, so there both are empty and the column's default applies.
+struct NewRowId {
+  std::string column;
+  std::string value;
+};
+inline NewRowId NeverReusedId(SqlDialect d, const std::string& table) {
+  if (d != SqlDialect::kSqlite) return {};
+  return {"id, ", absl::StrCat("(SELECT max((SELECT coalesce(max(id), 0) FROM ", table,
+                               "), (SELECT coalesce(max(max_id), 0) FROM id_high_water WHERE table_name = '", table,
+                               "')) + 1), ")};
+}
+
 }  // namespace det::master
