@@ -72,6 +72,21 @@ def test_the_policy_keeps_each_trials_best_and_latest_and_the_experiments_best(c
     # The experiment's totals count what is left.
     experiment = cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]
     assert experiment["checkpointCount"] == 4, experiment
+    # Ordered by the searcher metric (loss: smaller first), each with its validation; the best completed
+    # one is what the SDK's top_checkpoint() asks for.
+    path = f"/api/v1/experiments/{exp_id}/checkpoints"
+    best = cluster.get(path, params={"sortByAttr": "SORT_BY_SEARCHER_METRIC", "states": "STATE_COMPLETED",
+                                     "limit": 1})
+    assert best["pagination"]["total"] == 4 and len(best["checkpoints"]) == 1, best
+    top = best["checkpoints"][0]
+    assert listed[top["uuid"]] == (2, 2, "STATE_COMPLETED"), top
+    assert top["training"]["searcherMetric"] == 0.5
+    assert top["training"]["validationMetrics"]["avgMetrics"] == {"loss": 0.5}
+    worst_first = cluster.get(path, params={"sortByMetric": "loss", "orderBy": "ORDER_BY_DESC"})["checkpoints"]
+    losses = [c["training"]["searcherMetric"] for c in worst_first]
+    assert len(losses) == 8 and losses == sorted(losses, reverse=True), losses
+    bad = cluster.session.get(cluster.master_url + path, params={"states": "STATE_LOST"}, timeout=30)
+    assert bad.status_code == 400 and "STATE_LOST" in bad.text, bad.text
 
 
 def test_experiment_best_alone_keeps_one_checkpoint(cluster, tmp_path):

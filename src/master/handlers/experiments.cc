@@ -1,3 +1,6 @@
+#include <map>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
@@ -8,17 +11,49 @@
 #include "common/base64.h"
 #include "common/status_macros.h"
 #include "master/experiment_template.h"
+#include "master/handlers/checkpoint_query.h"
 #include "master/handlers/context_files.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/experiment_query.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/job_queue_request.h"
+#include "master/handlers/page.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
 #include "master/experiment_rules.h"
 
 namespace det::master {
 namespace {
+
+// GET /api/v1/experiments/{id}/checkpoints (GetExperimentCheckpoints): each checkpoint with the
+// validation its trial reported at the checkpoint's step, filtered, ordered and paged as asked.
+absl::StatusOr<json> GetExperimentCheckpoints(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(id));
+  ASSIGN_OR_RETURN(CheckpointListQuery query, ParseCheckpointListQuery(req, exp.searcher_metric));
+  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> checkpoints, ctx.store.ListCheckpoints(id));
+  std::map<int64_t, std::map<int64_t, json>> validations;  // trial -> step -> avgMetrics
+  std::vector<ListedCheckpoint> listed;
+  for (api::Checkpoint& c : checkpoints) {
+    if (!validations.contains(c.trial_id)) {
+      ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports,
+                       ctx.store.GetMetrics(c.trial_id, "validation", BatchRange{}));
+      std::map<int64_t, json>& by_step = validations[c.trial_id];
+      for (const api::MetricsReport& m : reports) {
+        by_step[m.total_batches] = json::parse(m.metrics_json, nullptr, /*allow_exceptions=*/false);
+      }
+    }
+    const std::map<int64_t, json>& by_step = validations[c.trial_id];
+    auto at_step = by_step.find(c.steps_completed);
+    listed.push_back({std::move(c), at_step != by_step.end() ? at_step->second : json()});
+  }
+  FilterAndOrderCheckpoints(listed, query, exp.smaller_is_better);
+  const auto total = static_cast<int64_t>(listed.size());
+  PageRange page = PageOf(total, query.offset, query.limit);
+  json out = json::array();
+  for (int64_t i = page.begin; i < page.end; ++i) out.push_back(ListedCheckpointJson(listed[i], exp.searcher_metric));
+  return json{{"checkpoints", std::move(out)}, {"pagination", PagePagination(query.offset, query.limit, page, total)}};
+}
 
 using nlohmann::json;
 
@@ -160,17 +195,7 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
              });
 
   router.Add("GET", "/api/v1/experiments/{experiment_id}/checkpoints", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-               if (!id.ok()) return ReplyError(r, id.status());
-               if (absl::Status st = ctx.store.GetExperiment(*id).status(); !st.ok()) return ReplyError(r, st);
-               absl::StatusOr<std::vector<api::Checkpoint>> list = ctx.store.ListCheckpoints(*id);
-               if (!list.ok()) return ReplyError(r, list.status());
-               json out = json::array();
-               for (const api::Checkpoint& c : *list) out.push_back(api::ToJson(c));
-               int64_t n = static_cast<int64_t>(list->size());
-               ReplyJson(r, {{"checkpoints", out}, {"pagination", Pagination(0, 0, n, n)}});
-             });
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, GetExperimentCheckpoints(ctx, req)); });
 
   // activate / pause / cancel / kill: the experiment state a user may request (reference §7.1).
   for (auto [verb, target] : std::vector<std::pair<std::string, api::ExperimentState>>{
