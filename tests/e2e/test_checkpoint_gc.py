@@ -87,6 +87,12 @@ def test_the_policy_keeps_each_trials_best_and_latest_and_the_experiments_best(c
     assert len(losses) == 8 and losses == sorted(losses, reverse=True), losses
     bad = cluster.session.get(cluster.master_url + path, params={"states": "STATE_LOST"}, timeout=30)
     assert bad.status_code == 400 and "STATE_LOST" in bad.text, bad.text
+    # One trial's, newest step first.
+    trial_id = top["training"]["trialId"]
+    own = cluster.get(f"/api/v1/trials/{trial_id}/checkpoints",
+                      params={"sortByAttr": "SORT_BY_BATCH_NUMBER", "orderBy": "ORDER_BY_DESC"})["checkpoints"]
+    assert [c["metadata"]["steps_completed"] for c in own] == [4, 3, 2, 1], own
+    assert {c["training"]["trialId"] for c in own} == {trial_id}
 
 
 def test_experiment_best_alone_keeps_one_checkpoint(cluster, tmp_path):

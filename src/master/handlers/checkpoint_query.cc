@@ -10,6 +10,7 @@
 #include "api/types_json.h"
 #include "common/status_macros.h"
 #include "master/handlers/handler_util.h"
+#include "master/handlers/page.h"
 #include "master/metric_summary.h"
 
 namespace det::master {
@@ -148,6 +149,31 @@ json ListedCheckpointJson(const ListedCheckpoint& listed, const std::string& sea
   std::optional<double> value = MetricValue(listed.validation_metrics, searcher_metric);
   training["searcherMetric"] = value ? json(*value) : json(nullptr);
   return out;
+}
+
+absl::StatusOr<json> CheckpointListResponse(Store& store, const HttpRequest& request, const api::Experiment& exp,
+                                            std::vector<api::Checkpoint> checkpoints) {
+  ASSIGN_OR_RETURN(CheckpointListQuery query, ParseCheckpointListQuery(request, exp.searcher_metric));
+  std::map<int64_t, std::map<int64_t, json>> validations;  // trial -> step -> avgMetrics
+  std::vector<ListedCheckpoint> listed;
+  for (api::Checkpoint& c : checkpoints) {
+    if (!validations.contains(c.trial_id)) {
+      ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports, store.GetMetrics(c.trial_id, "validation", {}));
+      std::map<int64_t, json>& by_step = validations[c.trial_id];
+      for (const api::MetricsReport& m : reports) {
+        by_step[m.total_batches] = json::parse(m.metrics_json, nullptr, /*allow_exceptions=*/false);
+      }
+    }
+    const std::map<int64_t, json>& by_step = validations[c.trial_id];
+    auto at_step = by_step.find(c.steps_completed);
+    listed.push_back({std::move(c), at_step != by_step.end() ? at_step->second : json()});
+  }
+  FilterAndOrderCheckpoints(listed, query, exp.smaller_is_better);
+  const auto total = static_cast<int64_t>(listed.size());
+  PageRange page = PageOf(total, query.offset, query.limit);
+  json out = json::array();
+  for (int64_t i = page.begin; i < page.end; ++i) out.push_back(ListedCheckpointJson(listed[i], exp.searcher_metric));
+  return json{{"checkpoints", std::move(out)}, {"pagination", PagePagination(query.offset, query.limit, page, total)}};
 }
 
 }  // namespace det::master

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "api/types.h"
+#include "master/db/store.h"
 #include "master/http/http_types.h"
 
 namespace det::master {
@@ -46,5 +47,12 @@ void FilterAndOrderCheckpoints(std::vector<ListedCheckpoint>& list, const Checkp
 
 // Upstream's checkpoint JSON with `training.validationMetrics` and `training.searcherMetric` filled.
 nlohmann::json ListedCheckpointJson(const ListedCheckpoint& listed, const std::string& searcher_metric);
+
+// The reply to GetExperimentCheckpoints and GetTrialCheckpoints: `checkpoints` (of experiment `exp`)
+// with the validation their trial reported at each one's step, filtered, ordered and paged as the
+// request asks: {"checkpoints": [...], "pagination": {...}}.
+absl::StatusOr<nlohmann::json> CheckpointListResponse(Store& store, const HttpRequest& request,
+                                                      const api::Experiment& exp,
+                                                      std::vector<api::Checkpoint> checkpoints);
 
 }  // namespace det::master

@@ -1,4 +1,3 @@
-#include <map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +16,6 @@
 #include "master/handlers/experiment_query.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/job_queue_request.h"
-#include "master/handlers/page.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
 #include "master/experiment_rules.h"
@@ -25,34 +23,12 @@
 namespace det::master {
 namespace {
 
-// GET /api/v1/experiments/{id}/checkpoints (GetExperimentCheckpoints): each checkpoint with the
-// validation its trial reported at the checkpoint's step, filtered, ordered and paged as asked.
+// GET /api/v1/experiments/{id}/checkpoints (GetExperimentCheckpoints).
 absl::StatusOr<json> GetExperimentCheckpoints(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
   ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(id));
-  ASSIGN_OR_RETURN(CheckpointListQuery query, ParseCheckpointListQuery(req, exp.searcher_metric));
   ASSIGN_OR_RETURN(std::vector<api::Checkpoint> checkpoints, ctx.store.ListCheckpoints(id));
-  std::map<int64_t, std::map<int64_t, json>> validations;  // trial -> step -> avgMetrics
-  std::vector<ListedCheckpoint> listed;
-  for (api::Checkpoint& c : checkpoints) {
-    if (!validations.contains(c.trial_id)) {
-      ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports,
-                       ctx.store.GetMetrics(c.trial_id, "validation", BatchRange{}));
-      std::map<int64_t, json>& by_step = validations[c.trial_id];
-      for (const api::MetricsReport& m : reports) {
-        by_step[m.total_batches] = json::parse(m.metrics_json, nullptr, /*allow_exceptions=*/false);
-      }
-    }
-    const std::map<int64_t, json>& by_step = validations[c.trial_id];
-    auto at_step = by_step.find(c.steps_completed);
-    listed.push_back({std::move(c), at_step != by_step.end() ? at_step->second : json()});
-  }
-  FilterAndOrderCheckpoints(listed, query, exp.smaller_is_better);
-  const auto total = static_cast<int64_t>(listed.size());
-  PageRange page = PageOf(total, query.offset, query.limit);
-  json out = json::array();
-  for (int64_t i = page.begin; i < page.end; ++i) out.push_back(ListedCheckpointJson(listed[i], exp.searcher_metric));
-  return json{{"checkpoints", std::move(out)}, {"pagination", PagePagination(query.offset, query.limit, page, total)}};
+  return CheckpointListResponse(ctx.store, req, exp, std::move(checkpoints));
 }
 
 using nlohmann::json;

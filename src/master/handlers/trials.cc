@@ -6,6 +6,7 @@
 #include "api/types_json.h"
 #include "api/wire.h"
 #include "common/status_macros.h"
+#include "master/handlers/checkpoint_query.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/log_stream.h"
@@ -189,6 +190,19 @@ void RegisterTrialRoutes(Router& router, MasterContext& ctx) {
              [&ctx](HttpRequest& req, ResponderPtr r) { QueryMetrics(ctx, req, r, "training"); });
   router.Add("GET", "/api/v1/trials/metrics/validation_metrics", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { QueryMetrics(ctx, req, r, "validation"); });
+
+  // GetTrialCheckpoints: the experiment's listing, of this trial's checkpoints.
+  router.Add("GET", "/api/v1/trials/{trial_id}/checkpoints", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               Reply(r, [&]() -> absl::StatusOr<json> {
+                 ASSIGN_OR_RETURN(int64_t id, PathId(req, "trial_id"));
+                 ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(id));
+                 ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(trial.experiment_id));
+                 ASSIGN_OR_RETURN(std::vector<api::Checkpoint> checkpoints, ctx.store.ListCheckpoints(exp.id));
+                 std::erase_if(checkpoints, [id](const api::Checkpoint& c) { return c.trial_id != id; });
+                 return CheckpointListResponse(ctx.store, req, exp, std::move(checkpoints));
+               }());
+             });
 
   router.Add("GET", "/api/v1/trials/{trial_id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
     absl::StatusOr<int64_t> id = PathId(req, "trial_id");
