@@ -23,12 +23,12 @@
 #include "client/rest_client.h"
 #include "common/file_util.h"
 #include "common/logging.h"
+#include "common/version.h"
 #include "config/settings_overlay.h"
 #include "spdlog/spdlog.h"
 
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
 constexpr const char* kDefaultConfigFile = "/etc/determined/agent.yaml";
 
 std::string Hostname() {
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   for (const std::string& arg : args) {
     if (arg == "--version") {
-      std::printf("%s\n", kVersion);
+      std::printf("%s\n", det::kVersion);
       return 0;
     }
   }
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
   link_options.target =
       absl::StrCat("/agents?id=", det::client::UrlEncode(agent_id),
                    "&resource_pool=", det::client::UrlEncode(resource_pool),
-                   "&hostname=", det::client::UrlEncode(hostname), "&version=", kVersion);
+                   "&hostname=", det::client::UrlEncode(hostname), "&version=", det::kVersion);
   det::agent::MasterLink link(link_options);
 
   det::agent::AgentDeps deps;

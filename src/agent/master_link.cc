@@ -22,6 +22,8 @@
 #include <utility>
 #include <variant>
 
+#include "absl/strings/str_cat.h"
+#include "common/version.h"
 #include "spdlog/spdlog.h"
 
 namespace det::agent {
@@ -172,7 +174,7 @@ struct MasterLink::Impl {
           timeouts.keep_alive_pings = true;
           ws.set_option(timeouts);
           ws.set_option(websocket::stream_base::decorator([](websocket::request_type& req) {
-            req.set(beast::http::field::user_agent, "determined-agent/0.1.0");
+            req.set(beast::http::field::user_agent, absl::StrCat("determined-agent/", det::kVersion));
           }));
           ws.async_handshake(host_header, options.target,
                              [this, s](beast::error_code ec) { OnHandshake(s, ec); });

@@ -4,6 +4,7 @@
 
 #include "cli/command_context.h"
 #include "cli/commands.h"
+#include "common/version.h"
 
 int main(int argc, char** argv) {
   det::cli::CommandContext ctx;
@@ -18,7 +19,7 @@ int main(int argc, char** argv) {
   app.add_flag_callback(
       "-v,--version",
       [] {
-        std::cout << "det 0.38.1 (determined-cpp)\n";
+        std::cout << "det " << det::kVersion << " (determined-cpp)\n";
         throw CLI::Success();
       },
       "print the version and exit");

@@ -46,6 +46,12 @@ void AddMasterCommands(CLI::App& det, CommandContext& ctx) {
     };
   });
 
+  CLI::App* version = det.add_subcommand("version", "show the client's and the master's versions");
+  auto version_format = AddMasterFormatFlags(version, false);
+  version->callback([&ctx, version_format] {
+    ctx.action = [&ctx, version_format] { return Version(ctx, *version_format, std::cout, std::cerr); };
+  });
+
   CLI::App* info = master->add_subcommand("info", "fetch master info");
   auto info_format = AddMasterFormatFlags(info, false);
   info->callback([&ctx, info_format] {

@@ -8,6 +8,7 @@
 #include "cli/paging.h"
 #include "cli/session.h"
 #include "common/json_yaml.h"
+#include "common/version.h"
 
 namespace det::cli {
 namespace {
@@ -35,6 +36,19 @@ absl::StatusOr<int> MasterInfo(CommandContext& ctx, MasterOutput format, std::os
   absl::StatusOr<nlohmann::json> resp = ctx.session().Get("/api/v1/master");
   if (!resp.ok()) return resp.status();
   Print(*resp, format, out);
+  return 0;
+}
+
+absl::StatusOr<int> Version(CommandContext& ctx, MasterOutput format, std::ostream& out, std::ostream& err) {
+  nlohmann::json version = {{"client", {{"version", kVersion}}}, {"master_address", ctx.MasterUrl()}};
+  absl::StatusOr<nlohmann::json> master = ctx.session().Get("/api/v1/master");
+  if (master.ok()) {
+    version["master"] = *std::move(master);
+  } else {
+    version["master"] = nlohmann::json::object();
+    err << "Warning: " << master.status().message() << "\n";
+  }
+  Print(version, format, out);
   return 0;
 }
 

@@ -83,6 +83,25 @@ TEST_F(MasterOpsTest, InfoPrintsTheMasterInfo) {
   EXPECT_EQ(json::parse(out.str())["clusterName"], "c");
 }
 
+TEST_F(MasterOpsTest, VersionShowsTheClientsAndTheMasters) {
+  std::ostringstream out, err;
+  ASSERT_EQ(Version(ctx_, MasterOutput::kJson, out, err).value_or(-1), 0);
+  json parsed = json::parse(out.str());
+  EXPECT_EQ(parsed["client"]["version"], "0.38.1");
+  EXPECT_EQ(parsed["master"]["clusterName"], "c");
+  EXPECT_EQ(parsed["master_address"], ctx_.MasterUrl());
+  EXPECT_TRUE(err.str().empty()) << err.str();
+}
+
+TEST_F(MasterOpsTest, VersionWithoutAMasterStillShowsTheClients) {
+  CommandContext nowhere;
+  nowhere.flags.master = "http://127.0.0.1:1";
+  std::ostringstream out, err;
+  ASSERT_EQ(Version(nowhere, MasterOutput::kYaml, out, err).value_or(-1), 0);
+  EXPECT_NE(out.str().find("version: 0.38.1"), std::string::npos) << out.str();
+  EXPECT_NE(err.str().find("Warning: cannot reach the master at http://127.0.0.1:1"), std::string::npos) << err.str();
+}
+
 TEST_F(MasterOpsTest, LogsPrintsOneLinePerEntryAndAsksForTheTail) {
   std::ostringstream out;
   ASSERT_EQ(MasterLogs(ctx_, false, 2, out).value_or(-1), 0);

@@ -22,6 +22,7 @@
 #include "config/master_config.h"
 #include "config/settings_overlay.h"
 #include "master/checkpoint_gc.h"
+#include "common/version.h"
 #include "master/cluster/cluster.h"
 #include "master/db/db_copy.h"
 #include "master/db/open_store.h"
@@ -35,7 +36,6 @@
 
 namespace {
 
-constexpr char kVersion[] = "0.38.1";
 constexpr size_t kMaxBodyBytes = 200u << 20;  // base64 of a 95 MiB context plus JSON
 
 constexpr char kDefaultConfigFile[] = "/etc/determined/master.yaml";
@@ -143,7 +143,7 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
                     .metrics_writer = metrics_writer,
                     .trial_facts = trial_facts,
                     .stream_loop = *stream_loop,
-                    .info = {.version = kVersion, .master_id = det::NewUuid(), .cluster_id = cluster_id,
+                    .info = {.version = det::kVersion, .master_id = det::NewUuid(), .cluster_id = cluster_id,
                              .cluster_name = config.cluster_name},
                     .default_checkpoint_storage_json = config.checkpoint_storage_json,
                     .config = config,
@@ -165,7 +165,7 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
     spdlog::error("{}", port.status().ToString());
     return 1;
   }
-  spdlog::info("determined-master {} listening on {}://{}:{} (data in {}, config file {})", kVersion,
+  spdlog::info("determined-master {} listening on {}://{}:{} (data in {}, config file {})", det::kVersion,
                server.tls_enabled() ? "https" : "http", config.host, *port, data_dir.string(),
                config.config_file.empty() ? "none" : config.config_file);
   for (const auto& pool : config.resource_pools) {

@@ -18,6 +18,14 @@ def test_user_login_whoami_logout(cluster):
     assert "determined" in cluster.det("user", "whoami").stdout
 
 
+def test_one_version_for_the_client_the_master_and_the_agents(cluster):
+    shown = json.loads(cluster.det("version", "--json").stdout)
+    version = shown["client"]["version"]
+    assert shown["master"]["version"] == version and shown["master_address"] == cluster.master_url, shown
+    agents = cluster.get("/api/v1/agents")["agents"]
+    assert agents and {a["version"] for a in agents} == {version}, agents
+
+
 def test_failing_trial_restarts_from_its_checkpoint(cluster, tmp_path):
     (tmp_path / "crash_once.py").write_text(
         "import sys\nimport determined as det\n"
