@@ -88,9 +88,11 @@ std::vector<std::string> CheckEntrypoint(const json& ep, Problems& p) {
     const std::string& cmd = ep.get_ref<const std::string&>();
     if (cmd.empty()) p.Add("entrypoint", "must not be empty");
     if (IsLegacyTrialEntrypoint(cmd)) {
-      p.Warn(
-          "entrypoint: the module:TrialClass form is deprecated in 0.38; use a command such as "
-          "\"python3 train.py\"");
+      // Refused rather than run: `sh -c model_def:MyTrial` fails on every restart with "not found".
+      p.Add("entrypoint",
+            absl::StrCat("\"", cmd, "\" names a Trial class (module:Class); this master does not run Trial "
+                         "classes yet. Use a command that starts your training script, such as \"python3 "
+                         "train.py\", with the Core API (det.core.init())"));
     }
     return {"sh", "-c", cmd};
   }

@@ -34,6 +34,8 @@ def test_bad_experiments_are_refused_and_nothing_is_stored(cluster):
                  "resources.slots_per_trial")
     assert_error(post_experiment(cluster, good.replace("single", "custom")), 400,
                  "the 'custom' searcher has been removed")
+    assert_error(post_experiment(cluster, good.replace("python3 train.py", "model_def:MyTrial")), 400,
+                 "entrypoint: \"model_def:MyTrial\" names a Trial class", "python3 train.py")
 
     big = base64.b64encode(b"\0" * (96 << 20)).decode()
     assert_error(post_experiment(cluster, good, files=[{"path": "big.bin", "type": 48, "content": big,
