@@ -8,6 +8,7 @@
 #include "cli/command_context.h"
 #include "cli/commands.h"
 #include "cli/format_flags.h"
+#include "cli/positive_id.h"
 #include "cli/prompt.h"
 
 namespace det::cli {
@@ -22,7 +23,7 @@ void AddCheckpointCommands(CLI::App& det, CommandContext& ctx) {
   auto experiment_id = std::make_shared<int>(0);
   list->add_option("experiment_id", *experiment_id, "experiment ID")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveId());
   std::shared_ptr<FormatFlagValues> format = AddJsonCsvFlags(list);
   list->callback([&ctx, experiment_id, format] {
     ctx.action = [&ctx, experiment_id, format] {

@@ -10,6 +10,7 @@
 #include "cli/experiment_ops.h"
 #include "cli/experiment_resources_ops.h"
 #include "cli/gc_policy_ops.h"
+#include "cli/positive_id.h"
 #include "cli/prompt.h"
 #include "cli/trial_ops.h"
 
@@ -33,7 +34,7 @@ std::shared_ptr<FormatFlags> AddFormatFlags(CLI::App* cmd, bool with_csv = true)
 
 std::shared_ptr<int> AddExperimentId(CLI::App* cmd, const std::string& help = "experiment ID") {
   auto id = std::make_shared<int>(0);
-  cmd->add_option("experiment_id", *id, help)->required()->check(CLI::PositiveNumber);
+  cmd->add_option("experiment_id", *id, help)->required()->check(PositiveId());
   return id;
 }
 

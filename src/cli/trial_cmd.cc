@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/command_context.h"
 #include "cli/commands.h"
+#include "cli/positive_id.h"
 #include "cli/trial_ops.h"
 
 namespace det::cli {
@@ -63,7 +64,7 @@ void AddTrialCommands(CLI::App& det, CommandContext& ctx) {
 
   CLI::App* logs = trial->add_subcommand("logs", "fetch trial logs");
   auto logs_id = std::make_shared<int>(0);
-  logs->add_option("trial_id", *logs_id, "trial ID")->required()->check(CLI::PositiveNumber);
+  logs->add_option("trial_id", *logs_id, "trial ID")->required()->check(PositiveId());
   std::shared_ptr<LogsFlags> flags = AddLogsFlags(*logs);
   logs->callback([&ctx, logs_id, flags] {
     ctx.action = [&ctx, logs_id, flags] {
@@ -76,7 +77,7 @@ void AddTrialCommands(CLI::App& det, CommandContext& ctx) {
   auto metrics = std::make_shared<bool>(false);
   auto json = std::make_shared<bool>(false);
   auto csv = std::make_shared<bool>(false);
-  describe->add_option("trial_id", *describe_id, "trial ID")->required()->check(CLI::PositiveNumber);
+  describe->add_option("trial_id", *describe_id, "trial ID")->required()->check(PositiveId());
   describe->add_flag("--metrics", *metrics, "display validation metrics");
   CLI::Option* json_flag = describe->add_flag("--json", *json, "print JSON");
   describe->add_flag("--csv", *csv, "print as CSV")->excludes(json_flag);
@@ -88,7 +89,7 @@ void AddTrialCommands(CLI::App& det, CommandContext& ctx) {
 
   CLI::App* kill = trial->add_subcommand("kill", "forcibly terminate a trial");
   auto kill_id = std::make_shared<int>(0);
-  kill->add_option("trial_id", *kill_id, "trial ID")->required()->check(CLI::PositiveNumber);
+  kill->add_option("trial_id", *kill_id, "trial ID")->required()->check(PositiveId());
   kill->callback([&ctx, kill_id] {
     ctx.action = [&ctx, kill_id]() -> absl::StatusOr<int> {
       absl::StatusOr<nlohmann::json> r = ctx.session().Post(
