@@ -1,9 +1,12 @@
 // det: the Determined command-line client.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "cli/command_context.h"
 #include "cli/commands.h"
+#include "cli/unknown_subcommand.h"
 #include "common/version.h"
 
 int main(int argc, char** argv) {
@@ -46,6 +49,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (std::optional<std::string> unknown = det::cli::UnknownSubcommandMessage(app)) {
+      std::cerr << *unknown << "\n";
+      return 2;
+    }
     int code = app.exit(e);
     return code == 0 ? 0 : 2;  // usage errors exit 2, as upstream's argparse does
   }
