@@ -36,6 +36,9 @@ def test_bad_experiments_are_refused_and_nothing_is_stored(cluster):
                  "the 'custom' searcher has been removed")
     assert_error(post_experiment(cluster, good.replace("python3 train.py", "model_def:MyTrial")), 400,
                  "entrypoint: \"model_def:MyTrial\" names a Trial class", "python3 train.py")
+    body = {"config": good, "modelDefinition": [], "projectId": 2}
+    assert_error(cluster.session.post(f"{cluster.master_url}/api/v1/experiments", json=body, timeout=30), 404,
+                 "project 2 not found")
 
     big = base64.b64encode(b"\0" * (96 << 20)).decode()
     assert_error(post_experiment(cluster, good, files=[{"path": "big.bin", "type": 48, "content": big,

@@ -58,6 +58,14 @@ absl::StatusOr<NewExperiment> ParseCreateRequest(MasterContext& ctx, const HttpR
                                 "modelDefinition", "model definition", ctx.max_context_bytes));
   const json* activate = api::FindField(body, "activate");
   out.activate = activate == nullptr || !activate->is_boolean() || activate->get<bool>();
+  // Until workspaces and projects exist there is one project, Uncategorized (1): any other is not
+  // there, rather than silently ignored.
+  if (const json* project = api::FindField(body, "project_id"); project != nullptr && !project->is_null()) {
+    ASSIGN_OR_RETURN(int64_t project_id, api::ReadInt64(*project, "projectId"));
+    if (project_id != 0 && project_id != 1) {
+      return absl::NotFoundError(absl::StrCat("project ", project_id, " not found (the only project is 1, Uncategorized)"));
+    }
+  }
   out.owner_id = req.principal->user_id;
   return out;
 }
