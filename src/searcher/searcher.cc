@@ -82,6 +82,9 @@ class SearcherImpl : public Searcher {
     }
     auto m = metrics.find(config_.metric);
     if (m == metrics.end() || !m->is_number()) {
+      // single, grid and random decide nothing by the metric: a report without it changes nothing
+      // (as upstream's); the halving searchers cannot rank the trial without it.
+      if (config_.name == "single" || config_.name == "grid" || config_.name == "random") return std::vector<Action>{};
       return absl::InvalidArgumentError(
           absl::StrCat("validation metrics for trial request ", request_id,
                        " do not include the searcher metric \"", config_.metric, "\""));

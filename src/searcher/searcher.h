@@ -32,8 +32,9 @@ class Searcher {
   virtual std::vector<Action> InitialActions() = 0;
   // The master created the trial for a kCreateTrial action.
   virtual void TrialCreated(const std::string& request_id) = 0;
-  // A validation report's metrics (the `avgMetrics` object). Missing or non-numeric searcher metric
-  // (or time_metric for ASHA) is an InvalidArgument naming the key; the experiment then errors.
+  // A validation report's metrics (the `avgMetrics` object). A missing or non-numeric searcher metric
+  // (or time_metric) is an InvalidArgument naming the key for async_halving and adaptive_asha (the
+  // experiment then errors); single, grid and random ignore such a report.
   // Reports from trials the searcher already stopped or that already exited are ignored, as are
   // events for request IDs this searcher never emitted (all methods below).
   virtual absl::StatusOr<std::vector<Action>> ValidationCompleted(const std::string& request_id,

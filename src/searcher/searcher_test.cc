@@ -283,6 +283,29 @@ TEST(SearcherTest, CreateRefusesWhatItCannotRun) {
   EXPECT_EQ(bad_range.status().message(), "hyperparameters.x: minval must be less than maxval");
 }
 
+TEST(SearcherTest, AReportWithoutTheMetricIsIgnoredByTheSearchersThatDoNotRankByIt) {
+  for (const json& config : AllConfigs()) {
+    const std::string name = config["searcher"]["name"];
+    SCOPED_TRACE(name);
+    auto created = Searcher::Create(config);
+    ASSERT_TRUE(created.ok());
+    std::unique_ptr<Searcher> s = std::move(*created);
+    std::vector<Action> first = s->InitialActions();
+    ASSERT_FALSE(first.empty());
+    s->TrialCreated(first[0].request_id);
+    const json before = s->Snapshot();
+    absl::StatusOr<std::vector<Action>> got = s->ValidationCompleted(first[0].request_id, {{"accuracy", 0.5}});
+    if (name == "async_halving" || name == "adaptive_asha") {
+      ASSERT_FALSE(got.ok());
+      EXPECT_NE(got.status().message().find("do not include the searcher metric \"loss\""), std::string::npos);
+    } else {
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_TRUE(got->empty());
+      EXPECT_EQ(s->Snapshot(), before) << "nothing changed";
+    }
+  }
+}
+
 TEST(SearcherTest, BareValuesAndMissingReproducibilityAreAccepted) {
   auto s = Searcher::Create({{"searcher", {{"name", "single"}, {"metric", "loss"}}},
                              {"hyperparameters", {{"lr", 0.1}, {"name", "x"}, {"list", {1, 2}}}}});

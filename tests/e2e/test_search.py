@@ -1,6 +1,7 @@
 """Hyperparameter search end to end on the digits example (real master, agent, PyTorch trials):
 adaptive ASHA stops weak trials early, grid creates its grid, random search is reproducible from the
-experiment seed, and a validation without the searcher metric errors the experiment."""
+experiment seed, and a validation without the searcher metric errors a halving search (single, grid and
+random go on without it, as upstream's)."""
 import json
 
 from conftest import REPO
@@ -79,16 +80,26 @@ with det.core.init() as ctx:
 """
 
 
-def test_validation_without_the_searcher_metric_errors_the_experiment(cluster, tmp_path):
+def test_validation_without_the_searcher_metric(cluster, tmp_path):
     (tmp_path / "report.py").write_text(MISSING_METRIC)
-    (tmp_path / "exp.yaml").write_text(
-        "name: missing-metric\nentrypoint: python3 report.py\n"
-        "searcher: {name: single, metric: accuracy}\nmax_restarts: 0\n")
-    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
-    assert cluster.wait_for_experiment(exp_id, timeout=300) == "STATE_ERROR"
-    trial = cluster.trials(exp_id)[0]
-    logs = cluster.trial_logs(trial["id"])
-    assert f"Trial {trial['id']}" in logs and '"accuracy"' in logs, logs[-2000:]
+    searchers = {"single": "{name: single, metric: accuracy}",
+                 "asha": "{name: adaptive_asha, metric: accuracy, max_trials: 1, time_metric: batches, max_time: 10}"}
+    ended = {}
+    for name, searcher in searchers.items():
+        (tmp_path / f"{name}.yaml").write_text(
+            f"name: missing-metric-{name}\nentrypoint: python3 report.py\nsearcher: {searcher}\nmax_restarts: 0\n")
+        exp_id = cluster.create_experiment(tmp_path / f"{name}.yaml", tmp_path)
+        state = cluster.wait_for_experiment(exp_id, timeout=300)
+        trial = cluster.trials(exp_id)[0]
+        ended[name] = (state, trial["id"], cluster.trial_logs(trial["id"]))
+    # single does not rank by the metric: it goes on, and the trial's log says what was missing.
+    state, trial_id, logs = ended["single"]
+    assert state == "STATE_COMPLETED", logs[-2000:]
+    assert f'Trial {trial_id}: its validation metrics do not include the searcher metric "accuracy"' in logs
+    # adaptive_asha cannot rank the trial without it: the experiment errors, naming it.
+    state, trial_id, logs = ended["asha"]
+    assert state == "STATE_ERROR", logs[-2000:]
+    assert f"Trial {trial_id}" in logs and '"accuracy"' in logs, logs[-2000:]
 
 
 def test_preview_search_shows_the_plan_without_running_anything(cluster):

@@ -984,6 +984,13 @@ void Cluster::ReportValidation(int64_t trial_id, std::string metrics_json) {
       (void)DoSetExperimentState(experiment_id, api::ExperimentState::kStoppingError);
       return;
     }
+    const config::ExperimentConfig& config = e->second->config;
+    if (auto value = metrics.is_object() ? metrics.find(config.searcher_metric) : metrics.end();
+        value == metrics.end() || !value->is_number()) {
+      MasterLog(t->second->trial.task_id, t->second->task->allocation_id,
+                absl::StrCat("Trial ", trial_id, ": its validation metrics do not include the searcher metric \"",
+                             config.searcher_metric, "\"; the ", config.searcher_name, " searcher goes on without it"));
+    }
     ApplyActions(experiment_id, *actions);
     Schedule();
   });

@@ -277,12 +277,30 @@ TEST_F(ClusterTest, TrialsTheSearcherStopsArePreemptedAndComplete) {
   EXPECT_TRUE(store_->GetSearcher(exp_id).ok());
 }
 
-TEST_F(ClusterTest, ValidationWithoutTheSearcherMetricErrorsTheExperiment) {
-  int64_t exp_id = CreateExperiment();
+TEST_F(ClusterTest, ValidationWithoutTheSearcherMetricIsLoggedAndIgnoredBySingle) {
+  int64_t exp_id = CreateExperiment();  // searcher: single, metric accuracy
   auto conn = ConnectAgent("agent-1", 1);
   api::StartTask start = Starts(*conn).at(0);
   int64_t trial_id = std::stoll(start.env.at("DET_TRIAL_ID"));
   cluster_->ReportValidation(trial_id, R"({"loss": 1.0})");
+  loop_.RunPending();
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kActive);
+  EXPECT_FALSE(Preempted(start.allocation_id));
+  auto logs = store_->GetTaskLogs(start.task_id, 0, 100, {});
+  bool said = false;
+  for (const api::TaskLog& l : *logs) {
+    said |= l.log.find("do not include the searcher metric \"accuracy\"; the single searcher goes on") !=
+            std::string::npos;
+  }
+  EXPECT_TRUE(said) << "the trial's log says the metric was missing";
+}
+
+TEST_F(ClusterTest, ValidationWithoutTheSearcherMetricErrorsAHalvingSearch) {
+  int64_t exp_id = CreateExperimentFrom(kAsha);  // metric loss
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask start = Starts(*conn).at(0);
+  int64_t trial_id = std::stoll(start.env.at("DET_TRIAL_ID"));
+  cluster_->ReportValidation(trial_id, R"({"accuracy": 1.0, "batches": 50})");
   loop_.RunPending();
   EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kStoppingError);
   EXPECT_TRUE(Preempted(start.allocation_id));
@@ -290,7 +308,7 @@ TEST_F(ClusterTest, ValidationWithoutTheSearcherMetricErrorsTheExperiment) {
   EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kError);
   auto logs = store_->GetTaskLogs(start.task_id, 0, 100, {});
   bool named = false;
-  for (const api::TaskLog& l : *logs) named |= l.log.find("\"accuracy\"") != std::string::npos;
+  for (const api::TaskLog& l : *logs) named |= l.log.find("searcher metric \"loss\"") != std::string::npos;
   EXPECT_TRUE(named) << "the trial's log names the missing metric";
 }
 
