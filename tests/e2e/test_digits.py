@@ -8,8 +8,10 @@ from conftest import REPO, wait_for
 
 
 def test_digits_experiment_completes_with_metrics_checkpoints_and_logs(cluster):
+    # A fixed seed: the accuracy reached in 5 epochs varies with the seed (0.897 to 0.95 seen), and the
+    # check below is of this run's, not of luck.
     created = cluster.det("experiment", "create", str(REPO / "examples/digits/const.yaml"),
-                          str(REPO / "examples/digits"))
+                          str(REPO / "examples/digits"), "--config", "reproducibility.experiment_seed=7")
     match = re.search(r"Created experiment (\d+)", created.stdout)
     assert match, created.stdout
     exp_id = int(match.group(1))
