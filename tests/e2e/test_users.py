@@ -8,7 +8,7 @@ import re
 import requests
 import yaml
 
-from conftest import REPO, det, login
+from conftest import REPO, det, login, wait_for
 
 NOOP = REPO / "examples" / "noop"
 
@@ -218,4 +218,6 @@ def test_experiment_permissions_queries_and_labels(cluster, tmp_path):
     assert mine_b not in [e["id"] for e in json.loads(carol.det("experiment", "list", "--json").stdout)]
     carol.det("experiment", "unarchive", str(mine_b))
     carol.det("experiment", "delete", str(mine_b), "--yes")
-    assert cs.get(f"{url}/api/v1/experiments/{mine_b}", timeout=30).status_code == 404
+    # Deleting runs in the background (DELETING, then gone), as upstream's does.
+    wait_for(lambda: cs.get(f"{url}/api/v1/experiments/{mine_b}", timeout=30).status_code == 404,
+             "the deleted experiment to go", timeout=60)
