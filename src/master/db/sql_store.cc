@@ -11,4 +11,25 @@ absl::StatusOr<std::unique_ptr<SqlStore>> SqlStore::Open(std::unique_ptr<SqlData
   return store;
 }
 
+std::vector<absl::Status> SqlStore::WriteBatch(const std::vector<Write>& writes) {
+  std::vector<absl::Status> outcomes(writes.size());
+  // The writer stays leased for the whole batch: the writes' own leases get this connection again.
+  SqlLease db = Writer();
+  SqlTransaction batch(*db);
+  absl::Status begun = batch.Begin();
+  for (size_t i = 0; i < writes.size() && begun.ok(); ++i) {
+    SqlTransaction one(*db);  // a savepoint: a failed write is undone alone
+    outcomes[i] = one.Begin();
+    if (outcomes[i].ok()) outcomes[i] = writes[i]();
+    if (outcomes[i].ok()) outcomes[i] = one.Commit();
+  }
+  absl::Status committed = begun.ok() ? batch.Commit() : begun;
+  if (!committed.ok()) {
+    for (absl::Status& outcome : outcomes) {
+      if (outcome.ok()) outcome = committed;
+    }
+  }
+  return outcomes;
+}
+
 }  // namespace det::master

@@ -20,6 +20,8 @@ class SqlStore : public Store {
   // True when this Open created the schema (and with it the admin and determined users).
   bool created() const { return created_; }
 
+  std::vector<absl::Status> WriteBatch(const std::vector<Write>& writes) override;
+
   absl::StatusOr<api::User> GetUserByName(const std::string& username) override;
   absl::StatusOr<api::User> GetUser(int64_t id) override;
   absl::Status AddSession(const std::string& token_hash, int64_t user_id, WallTime expiry) override;

@@ -237,6 +237,17 @@ absl::Status SqlStore::AppendSearcherEvents(int64_t experiment_id, int64_t first
   SqlConnection& db = *lease;
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto next, db.Prepare("SELECT COALESCE(MAX(seq) + 1, 0) FROM searcher_events WHERE experiment_id = ?"));
+  next.Bind(1, experiment_id);
+  RETURN_IF_ERROR(next.Step().status());
+  if (first_seq < next.Int(0)) {
+    return absl::AlreadyExistsError(absl::StrCat("experiment ", experiment_id, ": searcher event ", first_seq,
+                                                 " is saved already"));
+  }
+  if (first_seq > next.Int(0)) {  // an append before this one failed: a snapshot must come first
+    return absl::FailedPreconditionError(absl::StrCat("experiment ", experiment_id, ": searcher event ", first_seq,
+                                                      " would leave a gap after event ", next.Int(0) - 1));
+  }
   ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO searcher_events (experiment_id, seq, event) VALUES (?, ?, ?)"));
   for (size_t i = 0; i < events.size(); ++i) {
     s.Reset();

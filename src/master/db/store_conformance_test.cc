@@ -198,6 +198,9 @@ TYPED_TEST(StoreTest, SearcherIsItsLastSnapshotAndTheEventsAppendedSince) {
   EXPECT_EQ(this->store_->AppendSearcherEvents(exp_id, 2, {"c again", "d"}).code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(this->store_->GetSearcher(exp_id)->events.size(), 3u);
 
+  // A number after a missing one is refused: replaying would skip the missing event.
+  EXPECT_EQ(this->store_->AppendSearcherEvents(exp_id, 4, {"e"}).code(), absl::StatusCode::kFailedPrecondition);
+
   // A snapshot covers the events before it: they are gone, and numbers start again.
   ASSERT_TRUE(this->store_->SaveSearcherSnapshot(exp_id, R"({"v":2})").ok());
   ASSERT_TRUE(this->store_->AppendSearcherEvents(exp_id, 0, {"e"}).ok());
@@ -205,6 +208,34 @@ TYPED_TEST(StoreTest, SearcherIsItsLastSnapshotAndTheEventsAppendedSince) {
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->snapshot, R"({"v":2})");
   EXPECT_EQ(got->events, std::vector<std::string>{"e"});
+}
+
+TYPED_TEST(StoreTest, ABatchCommitsItsWritesTogetherAndUndoesAFailedOneAlone) {
+  int64_t trial_id = 0;
+  const int64_t exp_id = this->AddExperimentWithTrial(&trial_id);
+  Store& store = *this->store_;
+  absl::StatusCode seen_during_the_batch = absl::StatusCode::kOk;
+  std::vector<absl::Status> outcomes = store.WriteBatch({
+      [&] { return store.SaveSearcherSnapshot(exp_id, R"({"v":1})"); },  // a transaction of its own, nested
+      [&] {  // writes something, then fails: all of it is undone
+        absl::Status first = store.AppendSearcherEvents(exp_id, 0, {"undone"});
+        return first.ok() ? store.AppendSearcherEvents(exp_id, 0, {"again"}) : first;
+      },
+      [&] {
+        seen_during_the_batch = store.GetSearcher(exp_id).status().code();  // a reader's connection
+        return store.AppendSearcherEvents(exp_id, 0, {"kept"});
+      },
+  });
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_TRUE(outcomes[0].ok()) << outcomes[0];
+  EXPECT_EQ(outcomes[1].code(), absl::StatusCode::kAlreadyExists) << outcomes[1];
+  EXPECT_TRUE(outcomes[2].ok()) << outcomes[2];
+  EXPECT_EQ(seen_during_the_batch, absl::StatusCode::kNotFound) << "readers see none of a batch before it commits";
+  absl::StatusOr<SavedSearcher> saved = store.GetSearcher(exp_id);
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  EXPECT_EQ(saved->snapshot, R"({"v":1})");
+  EXPECT_EQ(saved->events, std::vector<std::string>{"kept"});
+  EXPECT_TRUE(store.WriteBatch({}).empty());
 }
 
 TYPED_TEST(StoreTest, MetricsUpdateSummaryInOneTransaction) {

@@ -1,9 +1,11 @@
 #pragma once
 // A SqlDatabase with one writer connection (writers one at a time) and a small pool of readers,
 // opened as they are needed. SQLite (WAL) and PostgreSQL both let readers run beside the writer.
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "master/db/sql/sql_connection.h"
@@ -12,9 +14,16 @@ namespace det::master {
 
 class PooledSqlDatabase : public SqlDatabase {
  public:
+  // The thread that holds the writer gets it again (a batch of writes calls the store's write
+  // methods, each of which asks for the writer).
   SqlLease Writer() override {
+    if (writer_holder_.load() == std::this_thread::get_id()) return SqlLease(writer_.get(), nullptr);
     writer_mu_.lock();
-    return SqlLease(writer_.get(), [this] { writer_mu_.unlock(); });
+    writer_holder_ = std::this_thread::get_id();
+    return SqlLease(writer_.get(), [this] {
+      writer_holder_ = std::thread::id();
+      writer_mu_.unlock();
+    });
   }
 
   SqlLease Reader() override {
@@ -50,6 +59,7 @@ class PooledSqlDatabase : public SqlDatabase {
  private:
   const int max_readers_;
   std::mutex writer_mu_;
+  std::atomic<std::thread::id> writer_holder_;
   std::unique_ptr<SqlConnection> writer_;
 
   std::mutex readers_mu_;

@@ -96,26 +96,47 @@ class SqlConnection {
   virtual absl::Status Exec(const std::string& sql) = 0;
   // Starts a transaction that writes: once begun, no other writer runs until it ends.
   virtual absl::Status BeginWrite() = 0;
+
+  // SqlTransactions open on this connection (SqlTransaction keeps it).
+  int open_transactions = 0;
 };
 
-// BeginWrite ... Commit, rolled back unless Commit() is called.
+// BeginWrite ... Commit, rolled back unless Commit() is called. Inside another SqlTransaction on the
+// same connection it is a savepoint: its rollback undoes only its own work, and its commit becomes
+// part of the outer transaction's.
 class SqlTransaction {
  public:
   explicit SqlTransaction(SqlConnection& db) : db_(db) {}
   SqlTransaction(const SqlTransaction&) = delete;
   SqlTransaction& operator=(const SqlTransaction&) = delete;
-  absl::Status Begin() { return db_.BeginWrite(); }
+  absl::Status Begin() {
+    nested_ = db_.open_transactions > 0;
+    absl::Status status = nested_ ? db_.Exec("SAVEPOINT nested") : db_.BeginWrite();
+    if (status.ok()) {
+      open_ = true;
+      ++db_.open_transactions;
+    }
+    return status;
+  }
   absl::Status Commit() {
-    done_ = true;
-    return db_.Exec("COMMIT");
+    Close();
+    return db_.Exec(nested_ ? "RELEASE SAVEPOINT nested" : "COMMIT");
   }
   ~SqlTransaction() {
-    if (!done_) (void)db_.Exec("ROLLBACK");
+    if (!open_) return;
+    Close();
+    (void)db_.Exec(nested_ ? "ROLLBACK TO SAVEPOINT nested; RELEASE SAVEPOINT nested" : "ROLLBACK");
   }
 
  private:
+  void Close() {
+    if (open_) --db_.open_transactions;
+    open_ = false;
+  }
+
   SqlConnection& db_;
-  bool done_ = false;
+  bool nested_ = false;
+  bool open_ = false;
 };
 
 // A connection borrowed from a SqlDatabase, given back when the lease goes.
