@@ -89,6 +89,10 @@ void CheckpointGc::Schedule(int64_t experiment_id, std::set<std::string> keep) {
     spdlog::warn("checkpoint GC of experiment {}: cannot mark it pending ({}); collecting anyway", experiment_id,
                  st.ToString());
   }
+  Queue(experiment_id, std::move(keep));
+}
+
+void CheckpointGc::Queue(int64_t experiment_id, std::set<std::string> keep) {
   Enqueue({Scope::kPolicy, experiment_id, std::move(keep)});
 }
 

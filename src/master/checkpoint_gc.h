@@ -61,6 +61,8 @@ class CheckpointGc {
   // Marks the ended experiment's GC pending and queues it. `keep`: checkpoints that must survive
   // whatever the policy says (live trials' warm starts).
   void Schedule(int64_t experiment_id, std::set<std::string> keep);
+  // Queues the ended experiment's GC, marked pending already (Store::SetCheckpointGcPending).
+  void Queue(int64_t experiment_id, std::set<std::string> keep);
   // Deletes these checkpoints of the experiment from storage, each marked DELETED once storage confirmed.
   void Delete(int64_t experiment_id, std::set<std::string> uuids);
   // The DELETING experiment (Store::MarkExperimentDeleting): its checkpoints are deleted from storage,

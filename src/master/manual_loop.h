@@ -1,6 +1,9 @@
 #pragma once
 // An EventLoop for tests: work runs when the test calls RunPending / AdvanceBy, on the test's thread.
+// Other threads (a writer's) may post to it.
+#include <functional>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include "master/event_loop.h"
@@ -9,33 +12,54 @@ namespace det::master {
 
 class ManualLoop : public EventLoop {
  public:
-  void Post(std::function<void()> fn) override { ready_.push_back(std::move(fn)); }
+  void Post(std::function<void()> fn) override {
+    std::lock_guard lock(mu_);
+    ready_.push_back(std::move(fn));
+  }
   void PostAfter(std::chrono::milliseconds delay, std::function<void()> fn) override {
+    std::lock_guard lock(mu_);
     timers_.emplace(now_ + delay, std::move(fn));
   }
-  // Runs everything posted, including work posted while running.
-  void RunPending() {
-    while (!ready_.empty()) {
-      auto batch = std::move(ready_);
-      ready_.clear();
-      for (auto& fn : batch) fn();
-    }
-  }
+  // Called by RunPending once everything posted has run: waits for work on other threads that posts
+  // here (a StateWriter's outcomes), and says whether there was any.
+  void SetSettle(std::function<bool()> settle) { settle_ = std::move(settle); }
+  // Runs everything posted, including work posted while running, and what it settles.
+  void RunPending() { Run(true); }
+  // The same without settling: what other threads have not posted yet is left.
+  void RunReady() { Run(false); }
   void AdvanceBy(std::chrono::milliseconds d) {
+    std::unique_lock lock(mu_);
     now_ += d;
     while (!timers_.empty() && timers_.begin()->first <= now_) {
       auto fn = std::move(timers_.begin()->second);
       timers_.erase(timers_.begin());
+      lock.unlock();
       fn();
       RunPending();
+      lock.lock();
     }
+    lock.unlock();
     RunPending();
   }
 
  private:
-  std::chrono::milliseconds now_{0};
-  std::vector<std::function<void()>> ready_;
-  std::multimap<std::chrono::milliseconds, std::function<void()>> timers_;
+  void Run(bool settle) {
+    for (;;) {
+      std::vector<std::function<void()>> batch;
+      {
+        std::lock_guard lock(mu_);
+        batch.swap(ready_);
+      }
+      if (batch.empty() && !(settle && settle_ && settle_())) return;
+      for (auto& fn : batch) fn();
+    }
+  }
+
+  std::mutex mu_;
+  std::function<bool()> settle_;
+  std::chrono::milliseconds now_{0};                                     // guarded by mu_
+  std::vector<std::function<void()>> ready_;                             // guarded by mu_
+  std::multimap<std::chrono::milliseconds, std::function<void()>> timers_;  // guarded by mu_
 };
 
 }  // namespace det::master

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/crypto.h"
 #include "common/json_yaml.h"
@@ -21,7 +22,7 @@ namespace det::master {
 using nlohmann::json;
 
 Cluster::Cluster(Store& store, EventLoop& loop, ClusterOptions options)
-    : store_(store), loop_(loop), options_(std::move(options)) {
+    : store_(store), loop_(loop), options_(std::move(options)), state_writer_(store, loop) {
   if (options_.pools.empty()) options_.pools.push_back(PoolOptions{.name = "default"});
   for (const PoolOptions& pool : options_.pools) pools_[pool.name] = pool;
 }
@@ -105,58 +106,59 @@ void Cluster::SaveSearcher(LiveExperiment& exp) {
   size_t event_bytes = 0;
   for (const std::string& event : events) event_bytes += event.size();
   const int64_t id = exp.experiment.id;
-  const std::string key = absl::StrCat("experiment ", id, " searcher state");
-  absl::Status status;
-  if (saved.write_failed || searcher::SnapshotDue(saved.snapshot_bytes, saved.event_bytes + event_bytes)) {
+  const bool snapshot_due =
+      saved.write_failed || searcher::SnapshotDue(saved.snapshot_bytes, saved.event_bytes + event_bytes);
+  // A failed append leaves a gap the next appends cannot fill: the next save is a whole snapshot,
+  // which replaces the kept write. A failed snapshot is kept and made again as it is.
+  StateWriter::Done failed_append = [this, id](absl::Status st) {
+    if (st.ok()) return;
+    if (auto e = experiments_.find(id); e != experiments_.end() && !e->second->saved_searcher.write_failed) {
+      e->second->saved_searcher.write_failed = true;
+      SaveSearcher(*e->second);
+    }
+  };
+  Store::Write write;
+  if (snapshot_due) {
     std::string snapshot = DumpJson(exp.searcher->Snapshot());
     saved = {.snapshot_bytes = snapshot.size()};
-    status = Persist(key, [this, id, snapshot = std::move(snapshot)] {
-      return store_.SaveSearcherSnapshot(id, snapshot);
-    });
+    write = [this, id, snapshot = std::move(snapshot)] { return store_.SaveSearcherSnapshot(id, snapshot); };
+    failed_append = nullptr;
   } else {
     const int64_t first_seq = saved.next_seq;
     saved.next_seq += static_cast<int64_t>(events.size());
     saved.event_bytes += event_bytes;
-    status = Persist(key, [this, id, first_seq, events = std::move(events)] {
+    write = [this, id, first_seq, events = std::move(events)] {
       return store_.AppendSearcherEvents(id, first_seq, events);
-    });
+    };
   }
-  saved.write_failed = !status.ok();
+  Persist(absl::StrCat("experiment ", id, " searcher state"), std::move(write), std::move(failed_append));
 }
 
-absl::Status Cluster::Persist(const std::string& key, PendingWrites::Write write) {
-  absl::Status status = pending_writes_.Run(key, std::move(write));
-  if (!status.ok()) RetryPendingWritesLater();
-  return status;
+void Cluster::Persist(std::string key, Store::Write write, StateWriter::Done saved) {
+  state_writer_.Write(std::move(key), std::move(write), std::move(saved));
 }
 
-void Cluster::RetryPendingWritesLater() {
-  if (pending_writes_retry_scheduled_) return;
-  pending_writes_retry_scheduled_ = true;
-  loop_.PostAfter(std::chrono::seconds(1), [this] {
-    pending_writes_retry_scheduled_ = false;
-    if (pending_writes_.Retry() > 0) RetryPendingWritesLater();
-  });
+void Cluster::SaveAllocation(const Allocation& record, StateWriter::Done saved) {
+  Persist(absl::StrCat("allocation ", record.allocation_id), [this, record] { return store_.UpdateAllocation(record); },
+          std::move(saved));
 }
 
-absl::Status Cluster::SaveAllocation(const Allocation& record) {
-  return Persist(absl::StrCat("allocation ", record.allocation_id),
-                 [this, record] { return store_.UpdateAllocation(record); });
+void Cluster::SaveTask(const Task& task, StateWriter::Done saved) {
+  Persist(absl::StrCat("task ", task.task_id), [this, task] { return store_.UpdateTask(task); }, std::move(saved));
 }
 
-absl::Status Cluster::SaveTask(const Task& task) {
-  return Persist(absl::StrCat("task ", task.task_id), [this, task] { return store_.UpdateTask(task); });
+void Cluster::SaveTrial(const api::Trial& trial, StateWriter::Done saved) {
+  Persist(absl::StrCat("trial ", trial.id), [this, trial] { return store_.UpdateTrialLifecycle(trial); },
+          std::move(saved));
 }
 
-absl::Status Cluster::SaveTrial(const api::Trial& trial) {
-  return Persist(absl::StrCat("trial ", trial.id), [this, trial] { return store_.UpdateTrialLifecycle(trial); });
-}
-
-absl::Status Cluster::SaveExperimentState(const api::Experiment& experiment, std::optional<WallTime> end_time) {
-  return Persist(absl::StrCat("experiment ", experiment.id),
-                 [this, id = experiment.id, state = experiment.state, end_time, progress = experiment.progress] {
-                   return store_.UpdateExperimentState(id, state, end_time, progress);
-                 });
+void Cluster::SaveExperimentState(const api::Experiment& experiment, std::optional<WallTime> end_time,
+                                  StateWriter::Done saved) {
+  Persist(absl::StrCat("experiment ", experiment.id),
+          [this, id = experiment.id, state = experiment.state, end_time, progress = experiment.progress] {
+            return store_.UpdateExperimentState(id, state, end_time, progress);
+          },
+          std::move(saved));
 }
 
 bool Cluster::HasLiveTrials(int64_t experiment_id) const {
@@ -196,9 +198,11 @@ void Cluster::ApplyActions(int64_t experiment_id, const std::vector<searcher::Ac
                                        : action.cancel ? api::ExperimentState::kCanceled
                                                        : api::ExperimentState::kCompleted);
         }
-        (void)DoSetExperimentState(experiment_id, action.failure  ? api::ExperimentState::kStoppingError
-                                                  : action.cancel ? api::ExperimentState::kStoppingCanceled
-                                                                  : api::ExperimentState::kStoppingCompleted);
+        DoSetExperimentState(experiment_id,
+                             action.failure  ? api::ExperimentState::kStoppingError
+                             : action.cancel ? api::ExperimentState::kStoppingCanceled
+                                             : api::ExperimentState::kStoppingCompleted,
+                             nullptr);
         return;
       }
     }
@@ -367,7 +371,7 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
     for (int s : p.slot_ids) agent.slot_allocations[s] = id;
     if (p.slot_ids.empty()) agent.zero_slot_allocations.insert(id);
   }
-  (void)SaveAllocation(alloc.record);
+  SaveAllocation(alloc.record);
   absl::StatusOr<LaunchSpec> launch = task.spec->Launch(alloc.record);
   if (!launch.ok()) {
     alloc.running_on.clear();
@@ -496,7 +500,7 @@ void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& tex
     auto a = allocations_.find(started->allocation_id);
     if (a == allocations_.end()) return;
     a->second->record.state = AllocationState::kRunning;
-    (void)SaveAllocation(a->second->record);
+    SaveAllocation(a->second->record);
     MasterLog(a->second->record.task_id, started->allocation_id,
               absl::StrCat("Process started on agent ", agent_id, " (pid ", started->pid, ")"));
   } else if (auto* exited = std::get_if<api::TaskExited>(&*msg)) {
@@ -588,7 +592,7 @@ void Cluster::AllocationEnded(LiveAllocation& alloc, int exit_code, ExitKind kin
   alloc.record.state = AllocationState::kTerminated;
   alloc.record.end_time = std::chrono::system_clock::now();
   alloc.record.exit_code = exit_code;
-  (void)SaveAllocation(alloc.record);
+  SaveAllocation(alloc.record);
   ResolvePreemptionWaiters(alloc, true);
   UnregisterService(alloc);
   MasterLog(alloc.record.task_id, alloc_id, absl::StrCat("Allocation ", alloc_id, " ", why));
@@ -659,7 +663,7 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
             absl::StrCat("Trial ", trial.trial.id, " restarts from its latest checkpoint (restart ", trial.trial.restarts,
                          " of ", experiments_.at(trial.trial.experiment_id)->config.max_restarts, ")"));
   if (trial.trial.state != api::TrialState::kActive) {  // paused: resumes on activate
-    (void)SaveTrial(trial.trial);
+    SaveTrial(trial.trial);
     return;
   }
   if (absl::Status fits = CheckFits(exp.config.resource_pool, exp.config.slots_per_trial, exp.config.is_single_node,
@@ -677,12 +681,12 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
 void Cluster::FinishTrial(LiveTrial& trial, api::TrialState state) {
   trial.trial.state = state;
   trial.trial.end_time = std::chrono::system_clock::now();
-  (void)SaveTrial(trial.trial);
+  SaveTrial(trial.trial);
   MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is ", Name(state)));
   Task& task = trial.task->record;
   task.state = TaskStateOfEndedTrial(state);
   task.end_time = trial.trial.end_time;
-  (void)SaveTask(task);
+  SaveTask(task);
   auto e = experiments_.find(trial.trial.experiment_id);
   std::string request_id = trial.trial.request_id;
   int64_t experiment_id = trial.trial.experiment_id;
@@ -712,8 +716,9 @@ void Cluster::FinishExperiment(LiveExperiment& exp, api::ExperimentState state) 
   int64_t id = exp.experiment.id;
   exp.experiment.state = state;
   if (state == api::ExperimentState::kCompleted) exp.experiment.progress = 1.0;
-  (void)SaveExperimentState(exp.experiment, std::chrono::system_clock::now());
-  (void)store_.DeleteSession(Sha256Hex(exp.user_token));
+  SaveExperimentState(exp.experiment, std::chrono::system_clock::now());
+  Persist(absl::StrCat("experiment ", id, " session"),
+          [this, hash = Sha256Hex(exp.user_token)] { return store_.DeleteSession(hash); });
   spdlog::info("experiment {} is {}", id, std::string(Name(state)));
   experiments_.erase(id);
   CollectCheckpoints(id);
@@ -725,7 +730,16 @@ void Cluster::CollectCheckpoints(int64_t experiment_id) {
   for (const auto& [id, exp] : experiments_) {
     if (!exp->warm_start_checkpoint.empty()) warm_starts.insert(exp->warm_start_checkpoint);
   }
-  options_.checkpoint_gc->Schedule(experiment_id, std::move(warm_starts));
+  // Marked pending first (durably, after the experiment's end), so a restarted master collects again.
+  Persist(absl::StrCat("experiment ", experiment_id, " checkpoint GC"),
+          [this, experiment_id] { return store_.SetCheckpointGcPending(experiment_id, true); },
+          [this, experiment_id, warm_starts = std::move(warm_starts)](absl::Status marked) mutable {
+            if (!marked.ok()) {
+              spdlog::warn("checkpoint GC of experiment {}: cannot mark it pending ({}); collecting anyway",
+                           experiment_id, marked.ToString());
+            }
+            options_.checkpoint_gc->Queue(experiment_id, std::move(warm_starts));
+          });
 }
 
 void Cluster::SetCheckpointPolicy(int64_t experiment_id, CheckpointGcPolicy policy,
@@ -817,33 +831,39 @@ void Cluster::ListAgents(std::function<void(std::vector<AgentSummary>)> done) {
 void Cluster::SetExperimentState(int64_t experiment_id, api::ExperimentState target,
                                  std::function<void(absl::Status)> done) {
   loop_.Post([this, experiment_id, target, done = std::move(done)] {
-    done(DoSetExperimentState(experiment_id, target));
+    DoSetExperimentState(experiment_id, target, std::move(done));
   });
 }
 
-absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, api::ExperimentState target) {
+void Cluster::DoSetExperimentState(int64_t experiment_id, api::ExperimentState target, StateWriter::Done done) {
+  auto reply = [&done](absl::Status status) {
+    if (done) done(std::move(status));
+  };
   auto e = experiments_.find(experiment_id);
   if (e == experiments_.end()) {
-    ASSIGN_OR_RETURN(api::Experiment stored, store_.GetExperiment(experiment_id));
+    absl::StatusOr<api::Experiment> stored = store_.GetExperiment(experiment_id);
+    if (!stored.ok()) return reply(stored.status());
     if (target == api::ExperimentState::kStoppingCanceled || target == api::ExperimentState::kStoppingKilled) {
-      return absl::OkStatus();
+      return reply(absl::OkStatus());
     }
-    return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", Name(stored.state)));
+    return reply(absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", Name(stored->state))));
   }
   LiveExperiment& exp = *e->second;
   const api::ExperimentState current = exp.experiment.state;
-  if (current == target) return absl::OkStatus();
+  if (current == target) return reply(absl::OkStatus());
   // Pause, activate, cancel (of a running or paused experiment), kill (of any live one) and the
   // searcher's own ends (an error, or a shutdown with trials still live). Terminal states are
   // reached only through FinishExperiment.
   if (IsTerminal(target) || !CanTransition(current, target)) {
     // Canceling an experiment that is stopping already changes nothing.
-    if (target == api::ExperimentState::kStoppingCanceled && IsStopping(current)) return absl::OkStatus();
-    return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", Name(current)));
+    if (target == api::ExperimentState::kStoppingCanceled && IsStopping(current)) return reply(absl::OkStatus());
+    return reply(absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", Name(current))));
   }
-  // Saved first: a refused write leaves the experiment as it was, in memory and on disk.
-  RETURN_IF_ERROR(store_.UpdateExperimentState(experiment_id, target, std::nullopt, exp.experiment.progress));
+  // A user's request while the database refuses writes is refused too, leaving the experiment as it
+  // was; otherwise it is answered once the new state is durable.
+  if (std::optional<absl::Status> down = state_writer_.Unavailable(); down.has_value() && done) return reply(*down);
   exp.experiment.state = target;
+  SaveExperimentState(exp.experiment, std::nullopt, std::move(done));
   spdlog::info("experiment {}: {} -> {}", experiment_id, std::string(Name(current)), std::string(Name(target)));
   std::vector<int64_t> live;
   for (const auto& [id, trial] : trials_) {
@@ -854,7 +874,11 @@ absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, api::Experimen
     if (t == trials_.end()) continue;
     if (target == api::ExperimentState::kActive) {
       t->second->trial.state = api::TrialState::kActive;
-      if (t->second->task->allocation_id.empty()) RETURN_IF_ERROR(RequestAllocation(*t->second));
+      if (t->second->task->allocation_id.empty()) {
+        if (absl::Status st = RequestAllocation(*t->second); !st.ok()) {
+          spdlog::error("experiment {}: queueing trial {} again: {}", experiment_id, id, st.ToString());
+        }
+      }
     } else {
       // An experiment that errs cancels its trials; the others pass their own stop (or pause) on.
       StopTrial(*t->second, TrialStopOf(target));
@@ -866,7 +890,6 @@ absl::Status Cluster::DoSetExperimentState(int64_t experiment_id, api::Experimen
     FinishExperiment(*still->second, TerminalStateOf(target));
   }
   Schedule();
-  return absl::OkStatus();
 }
 
 void Cluster::KillTrial(int64_t trial_id, std::function<void(absl::Status)> done) {
@@ -889,7 +912,7 @@ void Cluster::DropQueuedAllocation(LiveTask& task) {
   if (a != allocations_.end()) {
     a->second->record.state = AllocationState::kTerminated;
     a->second->record.end_time = std::chrono::system_clock::now();
-    (void)SaveAllocation(a->second->record);
+    SaveAllocation(a->second->record);
     ResolvePreemptionWaiters(*a->second, true);
     allocations_.erase(a);
   }
@@ -900,7 +923,7 @@ void Cluster::StopTrial(LiveTrial& trial, api::TrialState state) {
   // Kill wins.
   if (trial.trial.state == api::TrialState::kStoppingKilled && state != api::TrialState::kStoppingKilled) return;
   trial.trial.state = state;
-  (void)SaveTrial(trial.trial);
+  SaveTrial(trial.trial);
   DropQueuedAllocation(*trial.task);
   if (trial.task->allocation_id.empty()) {
     if (state != api::TrialState::kPaused) FinishTrial(trial, TerminalStateOf(state));
@@ -940,7 +963,7 @@ void Cluster::ReportProgress(int64_t trial_id, double progress, std::function<vo
     e->second->searcher->TrialProgress(t->second->trial.request_id, std::clamp(progress, 0.0, 1.0));
     e->second->experiment.progress = e->second->searcher->Progress();
     SaveSearcher(*e->second);
-    done(SaveExperimentState(e->second->experiment, std::nullopt));
+    SaveExperimentState(e->second->experiment, std::nullopt, std::move(done));
   });
 }
 
@@ -962,7 +985,7 @@ void Cluster::SetRunnerState(int64_t trial_id, const std::string& state, std::fu
     auto t = trials_.find(trial_id);
     if (t == trials_.end()) return done(absl::FailedPreconditionError(absl::StrCat("trial ", trial_id, " is not running")));
     t->second->trial.runner_state = state;
-    done(SaveTrial(t->second->trial));
+    SaveTrial(t->second->trial, std::move(done));
   });
 }
 
@@ -981,7 +1004,7 @@ void Cluster::ReportValidation(int64_t trial_id, std::string metrics_json) {
                                      "; the experiment stops with an error");
       MasterLog(t->second->trial.task_id, t->second->task->allocation_id, why);
       spdlog::error("experiment {}: {}", experiment_id, why);
-      (void)DoSetExperimentState(experiment_id, api::ExperimentState::kStoppingError);
+      DoSetExperimentState(experiment_id, api::ExperimentState::kStoppingError, nullptr);
       return;
     }
     const config::ExperimentConfig& config = e->second->config;
@@ -1004,7 +1027,9 @@ void Cluster::MasterLog(const std::string& task_id, const std::string& allocatio
   l.source = "master";
   l.stdtype = "stdout";
   l.log = absl::StrCat("[master] ", text, "\n");
-  if (absl::Status st = store_.AddTaskLogs({l}); !st.ok()) spdlog::warn("task log: {}", st.ToString());
+  // Numbered so that kept lines are made again in order, none replacing another.
+  Persist(absl::StrFormat("master log line %012d", next_master_log_line_++),
+          [this, l = std::move(l)] { return store_.AddTaskLogs({l}); });
 }
 
 }  // namespace det::master

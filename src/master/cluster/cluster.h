@@ -21,7 +21,7 @@
 #include "config/command_config.h"
 #include "config/experiment_config.h"
 #include "master/checkpoint_gc_policy.h"
-#include "master/cluster/pending_writes.h"
+#include "master/cluster/state_writer.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
 #include "master/task/task_spec.h"
@@ -232,6 +232,9 @@ class Cluster {
   // experiment the store marked DELETING (its checkpoints, then its records).
   void DeleteCheckpoints(int64_t experiment_id, std::set<std::string> uuids);
   void DeleteExperiment(int64_t experiment_id);
+  // Blocks until the state writes handed in so far are durable or failed, their outcomes posted to
+  // the loop; whether there were any since the last call. For tests, which run the loop by hand.
+  bool WaitForWrites() { return state_writer_.WaitIdle(); }
 
  private:
   struct AgentState;
@@ -252,13 +255,14 @@ class Cluster {
   void ApplyActions(int64_t experiment_id, const std::vector<searcher::Action>& actions);
   // Writes the searcher's new events, or a whole snapshot when one is due (searcher_journal.h).
   void SaveSearcher(LiveExperiment& exp);
-  // Saves an entity's current state. A write the database refuses is kept and made again every
-  // second until it succeeds (pending_writes.h); the error is still returned.
-  absl::Status Persist(const std::string& key, PendingWrites::Write write);
-  void RetryPendingWritesLater();
-  absl::Status SaveAllocation(const Allocation& record);
-  absl::Status SaveTrial(const api::Trial& trial);
-  absl::Status SaveExperimentState(const api::Experiment& experiment, std::optional<WallTime> end_time);
+  // Saves an entity's current state behind the loop (state_writer.h): the loop goes on at once, and
+  // `saved`, when given, runs on the loop once the write is durable or failed. A write the database
+  // refuses is kept and made again until it succeeds.
+  void Persist(std::string key, Store::Write write, StateWriter::Done saved = nullptr);
+  void SaveAllocation(const Allocation& record, StateWriter::Done saved = nullptr);
+  void SaveTrial(const api::Trial& trial, StateWriter::Done saved = nullptr);
+  void SaveExperimentState(const api::Experiment& experiment, std::optional<WallTime> end_time,
+                           StateWriter::Done saved = nullptr);
   // The checkpoint a warm-started experiment's trials begin from ("" without warm start); an unknown
   // source, or a source trial without checkpoints, is InvalidArgument.
   absl::StatusOr<std::string> WarmStartCheckpoint(const nlohmann::json& config);
@@ -270,7 +274,7 @@ class Cluster {
   // Queues a new allocation of the task (its id: TASK_ID.RUN) for the slots its job asks.
   absl::Status RequestTaskAllocation(LiveTask& task, int run);
   absl::StatusOr<Task> DoLaunchTask(NewTask& request);
-  absl::Status SaveTask(const Task& task);
+  void SaveTask(const Task& task, StateWriter::Done saved = nullptr);
   // Ends a command or generic task: its record is saved and it leaves the live state.
   void FinishTask(LiveTask& task, TaskState state, const std::string& exit_status, std::optional<int> exit_code);
   void CommandAllocationEnded(LiveTask& task, const AllocationOutcome& outcome);
@@ -349,7 +353,9 @@ class Cluster {
   // Sends the preemption signal; a process that ignores it is killed after preemption_timeout.
   void SignalPreemption(LiveAllocation& alloc);
   void DropQueuedAllocation(LiveTask& task);
-  absl::Status DoSetExperimentState(int64_t experiment_id, api::ExperimentState target);
+  // Moves the experiment to `target` (SetExperimentState's rules); `done`, when given, runs once with
+  // the refusal, or once the new state is durable.
+  void DoSetExperimentState(int64_t experiment_id, api::ExperimentState target, StateWriter::Done done);
   void MasterLog(const std::string& task_id, const std::string& allocation_id, const std::string& text);
   std::map<std::string, std::string> TrialEnvironment(const LiveTrial& trial, const LiveExperiment& exp);
   // The contract every task process gets (DET_TASK_ID, DET_ALLOCATION_ID, DET_SESSION_TOKEN, ...).
@@ -368,9 +374,10 @@ class Cluster {
   uint64_t next_waiter_id_ = 1;
   int64_t next_request_order_ = 1;
   int64_t next_start_order_ = 1;
-  PendingWrites pending_writes_;
-  bool pending_writes_retry_scheduled_ = false;
   bool idle_check_armed_ = false;
+  uint64_t next_master_log_line_ = 0;
+  // Last: destroyed first, committing what was handed in while the rest is still whole.
+  StateWriter state_writer_;
 };
 
 }  // namespace det::master

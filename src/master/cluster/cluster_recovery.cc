@@ -26,7 +26,7 @@ absl::Status Cluster::Recover() {
       api::Experiment failed;
       failed.id = id;
       failed.state = api::ExperimentState::kError;
-      (void)SaveExperimentState(failed, std::chrono::system_clock::now());
+      SaveExperimentState(failed, std::chrono::system_clock::now());
       CollectCheckpoints(id);
     }
   }
@@ -48,7 +48,7 @@ absl::Status Cluster::Recover() {
       failed.state = TaskState::kError;
       failed.end_time = std::chrono::system_clock::now();
       failed.exit_status = why;
-      (void)SaveTask(failed);
+      SaveTask(failed);
     }
   }
   // Checkpoint GC that an earlier master did not finish.

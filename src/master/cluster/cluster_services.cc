@@ -42,7 +42,7 @@ void Cluster::AllocationReady(const std::string& allocation_id, int port, std::s
     // Port 0: ready, serving nothing through the proxy.
     if (port > 0) alloc.record.service_address = absl::StrCat(agent->second->identity.address, ":", port);
     alloc.record.service_user = user;
-    if (absl::Status st = SaveAllocation(alloc.record); !st.ok()) return done(st);
+    SaveAllocation(alloc.record, std::move(done));  // answered once durable
     RegisterService(alloc);
     if (auto t = tasks_.find(alloc.record.task_id); t != tasks_.end()) {
       t->second->last_reported_activity = std::chrono::steady_clock::now();
@@ -53,7 +53,6 @@ void Cluster::AllocationReady(const std::string& allocation_id, int port, std::s
                                          alloc.record.task_id, "/"));
     }
     ArmIdleCheck();
-    done(absl::OkStatus());
   });
 }
 
@@ -131,7 +130,7 @@ void Cluster::CheckIdleTasks() {
               absl::StrCat(task->spec->Label(), " is idle: ", task->stop_reason));
     spdlog::info("{} is idle: {}", task->spec->Label(), task->stop_reason);
     task->record.state = TaskState::kStoppingCanceled;
-    (void)SaveTask(task->record);
+    SaveTask(task->record);
     KillProcesses(*alloc);
   }
   if (watching) ArmIdleCheck();

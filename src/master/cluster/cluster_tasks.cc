@@ -154,7 +154,7 @@ absl::StatusOr<Task> Cluster::DoLaunchTask(NewTask& request) {
 void Cluster::CommandAllocationEnded(LiveTask& task, const AllocationOutcome& outcome) {
   if (task.record.state == TaskState::kStoppingPaused) {
     task.record.state = TaskState::kPaused;
-    (void)SaveTask(task.record);
+    SaveTask(task.record);
     MasterLog(task.record.task_id, "", absl::StrCat(task.spec->Label(), " is paused"));
     return;
   }
@@ -175,8 +175,9 @@ void Cluster::FinishTask(LiveTask& task, TaskState state, const std::string& exi
   task.record.end_time = std::chrono::system_clock::now();
   task.record.exit_status = exit_status;
   task.record.exit_code = exit_code;
-  (void)SaveTask(task.record);
-  (void)store_.DeleteSession(Sha256Hex(task.user_token));
+  SaveTask(task.record);
+  Persist(absl::StrCat("task ", task.record.task_id, " session"),
+          [this, hash = Sha256Hex(task.user_token)] { return store_.DeleteSession(hash); });
   MasterLog(task.record.task_id, "", absl::StrCat(task.spec->Label(), " is ", Name(state), ": ", exit_status));
   spdlog::info("{} is {}: {}", task.spec->Label(), std::string(Name(state)), exit_status);
   tasks_.erase(task.record.task_id);  // `task` is gone from here on
@@ -196,7 +197,7 @@ void Cluster::KillTask(const std::string& task_id, std::function<void(absl::Stat
       return done(absl::OkStatus());
     }
     task.record.state = TaskState::kStoppingCanceled;
-    (void)SaveTask(task.record);
+    SaveTask(task.record);
     auto a = allocations_.find(task.allocation_id);
     if (a == allocations_.end() || a->second->record.placements.empty()) {
       // Queued (or paused): nothing runs, so it ends now.
@@ -234,26 +235,24 @@ void Cluster::SetTaskPaused(const std::string& task_id, bool paused, std::functi
           absl::StrCat("task ", task_id, " is ", Name(current), "; it cannot be ", paused ? "paused" : "unpaused")));
     }
     if (!paused) {
+      if (absl::Status st = RequestTaskAllocation(task, task.runs + 1); !st.ok()) return done(st);
       task.record.state = TaskState::kActive;
-      if (absl::Status st = SaveTask(task.record); !st.ok()) return done(st);
-      if (absl::Status st = RequestTaskAllocation(task, task.runs + 1); !st.ok()) {
-        return done(st);
-      }
+      SaveTask(task.record, std::move(done));  // answered once durable
       MasterLog(task_id, task.allocation_id, absl::StrCat(task.spec->Label(), " is unpaused: queued again"));
       Schedule();
-      return done(absl::OkStatus());
+      return;
     }
     auto a = allocations_.find(task.allocation_id);
     if (a == allocations_.end() || a->second->record.placements.empty()) {
       DropQueuedAllocation(task);
       task.record.state = TaskState::kPaused;
-      (void)SaveTask(task.record);
+      SaveTask(task.record);
       MasterLog(task_id, "", absl::StrCat(task.spec->Label(), " is paused"));
       Schedule();
       return done(absl::OkStatus());
     }
     task.record.state = TaskState::kStoppingPaused;
-    (void)SaveTask(task.record);
+    SaveTask(task.record);
     MasterLog(task_id, task.allocation_id, absl::StrCat("Pausing ", task.spec->Label(), ": stopping its process"));
     SignalPreemption(*a->second);
     done(absl::OkStatus());
@@ -302,7 +301,8 @@ absl::Status Cluster::RecoverTask(Task stored) {
       return absl::OkStatus();
     case TaskState::kStoppingPaused:
       ref.record.state = TaskState::kPaused;
-      return SaveTask(ref.record);
+      SaveTask(ref.record);
+      return absl::OkStatus();
     case TaskState::kPaused:
       return absl::OkStatus();
     default:

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+#include <optional>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "master/checkpoint_gc.h"
@@ -226,20 +230,53 @@ TEST_F(ClusterTest, EarlyExitProgressAndRunnerState) {
   int64_t exp_id = CreateExperiment();
   ConnectAgent("agent-1", 1);
   int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
-  std::vector<absl::Status> results;
-  auto record = [&](absl::Status st) { results.push_back(st); };
-  cluster_->ReportProgress(trial_id, 0.25, record);
-  cluster_->SetRunnerState(trial_id, "training", record);
-  cluster_->ReportEarlyExit(trial_id, "EXITED_REASON_INVALID_HP", record);
-  cluster_->ReportEarlyExit(trial_id, "EXITED_REASON_INVALID_HP", record);
-  cluster_->ReportProgress(999, 0.5, record);
+  std::map<std::string, absl::Status> results;
+  auto record = [&](std::string what) { return [&results, what](absl::Status st) { results[what] = st; }; };
+  cluster_->ReportProgress(trial_id, 0.25, record("progress"));
+  cluster_->SetRunnerState(trial_id, "training", record("runner state"));
+  cluster_->ReportEarlyExit(trial_id, "EXITED_REASON_INVALID_HP", record("early exit"));
+  cluster_->ReportEarlyExit(trial_id, "EXITED_REASON_INVALID_HP", record("early exit again"));
+  cluster_->ReportProgress(999, 0.5, record("progress of an unknown trial"));
   loop_.RunPending();
   ASSERT_EQ(results.size(), 5u);
-  EXPECT_TRUE(results[0].ok() && results[1].ok() && results[2].ok());
-  EXPECT_EQ(results[3].code(), absl::StatusCode::kInvalidArgument);  // already reported
-  EXPECT_EQ(results[4].code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(results["progress"].ok() && results["runner state"].ok() && results["early exit"].ok());
+  EXPECT_EQ(results["early exit again"].code(), absl::StatusCode::kInvalidArgument);  // already reported
+  EXPECT_EQ(results["progress of an unknown trial"].code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store_->GetExperiment(exp_id)->progress, 0.25);
   EXPECT_EQ(store_->GetTrial(trial_id)->runner_state, "training");
+}
+
+TEST_F(ClusterTest, TheLoopGoesOnWhileTheDatabaseIsBusyAndAnswersOnceTheChangeIsDurable) {
+  int64_t exp_id = CreateExperiment();
+  ConnectAgent("agent-1", 1);
+  int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
+  std::promise<void> release;
+  std::promise<void> held;
+  std::thread slow_writer([&] {  // another writer holds the database
+    SqlLease busy = store_->database().Writer();
+    held.set_value();
+    release.get_future().wait();
+  });
+  held.get_future().wait();
+  std::optional<absl::Status> runner_state_saved;
+  std::optional<absl::Status> paused;
+  std::vector<AgentSummary> agents;
+  cluster_->SetRunnerState(trial_id, "validating", [&](absl::Status st) { runner_state_saved = st; });
+  cluster_->SetExperimentState(exp_id, api::ExperimentState::kPaused, [&](absl::Status st) { paused = st; });
+  cluster_->ListAgents([&](std::vector<AgentSummary> listed) { agents = std::move(listed); });
+  loop_.RunReady();
+  EXPECT_EQ(agents.size(), 1u) << "the loop went on";
+  EXPECT_FALSE(runner_state_saved.has_value()) << "not answered before it is durable";
+  EXPECT_FALSE(paused.has_value()) << "not answered before it is durable";
+
+  release.set_value();
+  slow_writer.join();
+  loop_.RunPending();
+  ASSERT_TRUE(runner_state_saved.has_value() && paused.has_value());
+  EXPECT_TRUE(runner_state_saved->ok()) << *runner_state_saved;
+  EXPECT_TRUE(paused->ok()) << *paused;
+  EXPECT_EQ(store_->GetTrial(trial_id)->runner_state, "validating");
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kPaused);
 }
 
 constexpr char kAsha[] =

@@ -24,7 +24,11 @@ class RecordingConnection : public WebSocketConnection {
 
 class ClusterTest : public ::testing::Test {
  protected:
-  void SetUp() override { cluster_ = std::make_unique<Cluster>(*store_, loop_, Options()); }
+  void SetUp() override {
+    cluster_ = std::make_unique<Cluster>(*store_, loop_, Options());
+    // Running the loop includes the cluster's writes behind it and their outcomes.
+    loop_.SetSettle([this] { return cluster_ != nullptr && cluster_->WaitForWrites(); });
+  }
   virtual ClusterOptions Options() { return ClusterOptions{.cluster_id = "c", .master_id = "m"}; }
 
   int64_t CreateExperiment(int max_restarts = 0) {
