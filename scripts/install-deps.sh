@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates curl
   # C++ libraries (DESIGN.md §3)
   libboost-dev libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libabsl-dev
-  libspdlog-dev libfmt-dev libcli11-dev libsqlite3-dev libarchive-dev libcrypt-dev pybind11-dev
+  libspdlog-dev libfmt-dev libcli11-dev libsqlite3-dev libsimdjson-dev libarchive-dev libcrypt-dev pybind11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # PostgreSQL beside SQLite: libpq for the master, the server for tests and `det deploy local --db postgres`
   libpq-dev postgresql

@@ -1,6 +1,8 @@
 #include "master/metric_summary.h"
 
 #include <algorithm>
+#include <map>
+#include <unordered_map>
 #include <nlohmann/json.hpp>
 
 namespace det::master {
@@ -30,47 +32,88 @@ bool IsBetterMetric(double candidate, std::optional<double> best, bool smaller_i
 
 namespace {
 
-// Folds one report into the trial and its parsed summary (written back by the caller).
-std::optional<double> Fold(api::Trial& trial, json& summary, const api::MetricsReport& report, const json& metrics,
-                           const std::string& searcher_metric, bool smaller_is_better) {
-  if (!metrics.is_object()) return std::nullopt;
-  trial.total_batches = std::max(trial.total_batches, report.total_batches);
+// Folds reports into a trial and its parsed summary (written back by the caller). The numbers of a
+// name are added up first and merged into the summary's JSON once (at Finish, or before a value of
+// the name that is not a number), so a batch of reports costs one JSON update a name, not one a value.
+class SummaryFolder {
+ public:
+  explicit SummaryFolder(json& summary) : summary_(summary) {}
 
-  json& group = summary[SummaryKey(report.group)];
-  if (!group.is_object()) group = json::object();
-  for (const auto& [name, value] : metrics.items()) {
-    json& s = group[name];
-    if (!value.is_number()) {
-      s = {{"type", value.is_string() ? "string" : value.is_boolean() ? "boolean" : "object"}, {"last", value}};
-      continue;
+  std::optional<double> Fold(api::Trial& trial, const api::MetricsReport& report,
+                             const std::vector<MetricPoint>& points, const std::string& searcher_metric,
+                             bool smaller_is_better) {
+    trial.total_batches = std::max(trial.total_batches, report.total_batches);
+    const std::string key = SummaryKey(report.group);
+    json& group = summary_[key];
+    if (!group.is_object()) group = json::object();
+    std::unordered_map<std::string, Numbers>& pending = pending_[key];
+    std::optional<double> searcher_value;
+    for (const MetricPoint& point : points) {
+      if (!point.number.has_value()) {
+        if (auto it = pending.find(point.name); it != pending.end()) {
+          Merge(group, point.name, it->second);
+          pending.erase(it);
+        }
+        json value = json::parse(point.other_json, nullptr, false);
+        group[point.name] = {{"type", value.is_string() ? "string" : value.is_boolean() ? "boolean" : "object"},
+                             {"last", value}};
+        continue;
+      }
+      const double v = *point.number;
+      if (point.name == searcher_metric) searcher_value = v;
+      Numbers& n = pending[point.name];
+      if (n.count == 0) n.min = n.max = v;
+      ++n.count;
+      n.sum += v;
+      n.min = std::min(n.min, v);
+      n.max = std::max(n.max, v);
+      n.last = v;
     }
-    double v = value.get<double>();
+
+    if (report.group != "validation") return std::nullopt;
+    const json metrics = json::parse(report.metrics_json, nullptr, false);
+    trial.latest_validation_json = MetricsWorkloadJson(report, metrics, json::array()).dump();
+    if (!searcher_value.has_value()) return std::nullopt;
+    if (IsBetterMetric(*searcher_value, trial.searcher_metric_value, smaller_is_better)) {
+      trial.searcher_metric_value = searcher_value;
+      trial.best_validation_json = MetricsWorkloadJson(report, metrics, json::array()).dump();
+    }
+    return searcher_value;
+  }
+
+  void Finish() {
+    for (const auto& [key, names] : pending_) {
+      json& group = summary_[key];
+      for (const auto& [name, numbers] : names) Merge(group, name, numbers);
+    }
+    pending_.clear();
+  }
+
+ private:
+  struct Numbers {
+    int64_t count = 0;
+    double sum = 0, min = 0, max = 0, last = 0;
+  };
+
+  // {count, sum, min, max, last, mean, type: "number"}; what was there is replaced when not a number's.
+  static void Merge(json& group, const std::string& name, const Numbers& n) {
+    json& s = group[name];
     if (!s.is_object() || s.value("type", "") != "number") {
-      s = {{"type", "number"}, {"count", 0}, {"sum", 0.0}, {"min", v}, {"max", v}};
+      s = {{"type", "number"}, {"count", 0}, {"sum", 0.0}, {"min", n.min}, {"max", n.max}};
     }
     json& count = s["count"];
     json& sum = s["sum"];
-    json& min = s["min"];
-    json& max = s["max"];
-    count = count.get<int64_t>() + 1;
-    sum = sum.get<double>() + v;
-    min = std::min(min.get<double>(), v);
-    max = std::max(max.get<double>(), v);
-    s["last"] = v;
+    count = count.get<int64_t>() + n.count;
+    sum = sum.get<double>() + n.sum;
+    s["min"] = std::min(s["min"].get<double>(), n.min);
+    s["max"] = std::max(s["max"].get<double>(), n.max);
+    s["last"] = n.last;
     s["mean"] = sum.get<double>() / static_cast<double>(count.get<int64_t>());
   }
 
-  if (report.group != "validation") return std::nullopt;
-  trial.latest_validation_json = MetricsWorkloadJson(report, metrics, json::array()).dump();
-  std::optional<double> value = MetricValue(metrics, searcher_metric);
-  if (!value.has_value()) return std::nullopt;
-  double v = *value;
-  if (IsBetterMetric(v, trial.searcher_metric_value, smaller_is_better)) {
-    trial.searcher_metric_value = v;
-    trial.best_validation_json = MetricsWorkloadJson(report, metrics, json::array()).dump();
-  }
-  return v;
-}
+  json& summary_;
+  std::map<std::string, std::unordered_map<std::string, Numbers>> pending_;  // by summary key, then name
+};
 
 json ParsedSummary(const api::Trial& trial) {
   json summary = json::parse(trial.summary_metrics_json, nullptr, false);
@@ -82,19 +125,39 @@ json ParsedSummary(const api::Trial& trial) {
 std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
                                           const std::string& searcher_metric, bool smaller_is_better) {
   json summary = ParsedSummary(trial);
-  std::optional<double> value = Fold(trial, summary, report, json::parse(report.metrics_json, nullptr, false),
-                                     searcher_metric, smaller_is_better);
+  const json metrics = json::parse(report.metrics_json, nullptr, false);
+  if (!metrics.is_object()) return std::nullopt;
+  SummaryFolder folder(summary);
+  std::optional<double> value = folder.Fold(trial, report, MetricPointsOf(metrics), searcher_metric, smaller_is_better);
+  folder.Finish();
   trial.summary_metrics_json = summary.dump();
   return value;
 }
 
+std::vector<MetricPoint> MetricPointsOf(const json& avg_metrics) {
+  std::vector<MetricPoint> points;
+  if (!avg_metrics.is_object()) return points;
+  for (const auto& [name, value] : avg_metrics.items()) {
+    MetricPoint& point = points.emplace_back();
+    point.name = name;
+    if (value.is_number()) {
+      point.number = value.get<double>();
+    } else {
+      point.other_json = value.dump();
+    }
+  }
+  return points;
+}
+
 void ApplyReportsToTrial(api::Trial& trial, const std::vector<api::MetricsReport>& reports,
-                         const std::vector<json>& metrics, const std::string& searcher_metric,
+                         const std::vector<std::vector<MetricPoint>>& points, const std::string& searcher_metric,
                          bool smaller_is_better) {
   json summary = ParsedSummary(trial);
-  for (size_t i = 0; i < reports.size() && i < metrics.size(); ++i) {
-    Fold(trial, summary, reports[i], metrics[i], searcher_metric, smaller_is_better);
+  SummaryFolder folder(summary);
+  for (size_t i = 0; i < reports.size() && i < points.size(); ++i) {
+    folder.Fold(trial, reports[i], points[i], searcher_metric, smaller_is_better);
   }
+  folder.Finish();
   trial.summary_metrics_json = summary.dump();
 }
 

@@ -16,11 +16,21 @@ namespace det::master {
 std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
                                           const std::string& searcher_metric, bool smaller_is_better);
 
-// ApplyMetricsToTrial for several reports in order, given their metrics parsed (`metrics[i]` is
-// reports[i].metrics_json's object, kept from the request): the summary JSON is parsed and written
-// once, the reports' metrics not again.
+// One value of a report's avgMetrics: a number, or any other JSON value as its text.
+struct MetricPoint {
+  std::string name;
+  std::optional<double> number;
+  std::string other_json;  // when not a number
+};
+
+// The points of an avgMetrics object.
+std::vector<MetricPoint> MetricPointsOf(const nlohmann::json& avg_metrics);
+
+// ApplyMetricsToTrial for several reports in order, given their metrics read (`points[i]` are
+// reports[i].metrics_json's values, read from the request): the summary JSON is parsed and written
+// once, the reports' metrics not again (validations, which are few, excepted).
 void ApplyReportsToTrial(api::Trial& trial, const std::vector<api::MetricsReport>& reports,
-                         const std::vector<nlohmann::json>& metrics, const std::string& searcher_metric,
+                         const std::vector<std::vector<MetricPoint>>& points, const std::string& searcher_metric,
                          bool smaller_is_better);
 
 // MetricsWorkload: {"endTime", "metrics": {"avgMetrics", "batchMetrics"}, "numInputs", "totalBatches"}.

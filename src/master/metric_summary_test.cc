@@ -52,14 +52,16 @@ namespace {
 TEST(MetricSummaryTest, ReportsFoldedTogetherEqualReportsFoldedOneByOne) {
   std::vector<api::MetricsReport> reports = {
       Report("training", 5, R"({"loss":2.0,"note":"warmup"})"), Report("validation", 5, R"({"loss":1.0})"),
-      Report("training", 9, R"({"loss":1.5,"note":"steady"})"), Report("validation", 9, R"({"loss":1.25})"),
-      Report("validation", 12, "not an object")};
+      Report("training", 9, R"({"loss":1.5,"note":"steady","nested":{"a":[1,true]}})"),
+      Report("validation", 9, R"({"loss":1.25})"), Report("training", 10, R"({"note":3,"loss":1.0})"),
+      Report("training", 11, R"({"note":"again","loss":0.5})"), Report("training", 12, R"({"note":4})")};
   api::Trial one_by_one;
-  std::vector<nlohmann::json> parsed;
+  std::vector<std::vector<MetricPoint>> parsed;
   for (const api::MetricsReport& r : reports) {
     ApplyMetricsToTrial(one_by_one, r, "loss", true);
-    parsed.push_back(nlohmann::json::parse(r.metrics_json, nullptr, false));
+    parsed.push_back(MetricPointsOf(nlohmann::json::parse(r.metrics_json)));
   }
+  ApplyMetricsToTrial(one_by_one, Report("validation", 12, "not an object"), "loss", true);  // changes nothing
   api::Trial together;
   ApplyReportsToTrial(together, reports, parsed, "loss", true);
   EXPECT_EQ(nlohmann::json::parse(together.summary_metrics_json), nlohmann::json::parse(one_by_one.summary_metrics_json));
@@ -67,9 +69,12 @@ TEST(MetricSummaryTest, ReportsFoldedTogetherEqualReportsFoldedOneByOne) {
   EXPECT_EQ(together.best_validation_json, one_by_one.best_validation_json);
   EXPECT_EQ(together.latest_validation_json, one_by_one.latest_validation_json);
   EXPECT_EQ(together.searcher_metric_value, 1.0);
-  EXPECT_EQ(together.total_batches, 9);
+  EXPECT_EQ(together.total_batches, 12);
   nlohmann::json loss = nlohmann::json::parse(together.summary_metrics_json)["avg_metrics"]["loss"];
-  EXPECT_EQ(loss, nlohmann::json::parse(R"({"type":"number","count":2,"sum":3.5,"min":1.5,"max":2.0,"last":1.5,"mean":1.75})"));
+  EXPECT_EQ(loss, nlohmann::json::parse(R"({"type":"number","count":4,"sum":5.0,"min":0.5,"max":2.0,"last":0.5,"mean":1.25})"));
+  nlohmann::json note = nlohmann::json::parse(together.summary_metrics_json)["avg_metrics"]["note"];
+  EXPECT_EQ(note, nlohmann::json::parse(R"({"type":"number","count":1,"sum":4.0,"min":4.0,"max":4.0,"last":4.0,"mean":4.0})"))
+      << "a number after a string starts the count again";
 }
 
 TEST(MetricValueTest, OnlyNumbersCount) {

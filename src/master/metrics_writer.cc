@@ -46,19 +46,21 @@ void MetricsWriter::Run() {
 void MetricsWriter::Commit(std::vector<Pending>& group) {
   std::vector<TrialReports> parts;
   parts.reserve(group.size());
-  for (Pending& p : group) parts.push_back(p.reports);
+  for (Pending& p : group) parts.push_back(std::move(p.reports));
   absl::StatusOr<std::vector<std::vector<int64_t>>> ids = store_.AddMetricsBatch(parts);
   if (ids.ok()) {
     for (size_t i = 0; i < group.size(); ++i) group[i].done(std::move((*ids)[i]));
     return;
   }
   if (group.size() == 1) return group.front().done(ids.status());
-  for (Pending& p : group) {
-    absl::StatusOr<std::vector<std::vector<int64_t>>> alone = store_.AddMetricsBatch({p.reports});
+  for (size_t i = 0; i < group.size(); ++i) {
+    std::vector<TrialReports> one;
+    one.push_back(std::move(parts[i]));
+    absl::StatusOr<std::vector<std::vector<int64_t>>> alone = store_.AddMetricsBatch(one);
     if (alone.ok()) {
-      p.done(std::move(alone->front()));
+      group[i].done(std::move(alone->front()));
     } else {
-      p.done(alone.status());
+      group[i].done(alone.status());
     }
   }
 }

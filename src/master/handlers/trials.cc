@@ -13,6 +13,7 @@
 #include "master/handlers/routes.h"
 #include "master/handlers/task_access.h"
 #include "master/handlers/page.h"
+#include "master/metric_report_reader.h"
 #include "master/metric_summary.h"
 #include "master/trial_workloads.h"
 
@@ -21,67 +22,33 @@ namespace {
 
 using nlohmann::json;
 
-// A report's body as the stored report; `avg_metrics` gets its metrics parsed, for the trial's summary.
-absl::StatusOr<api::MetricsReport> ParseMetrics(int64_t trial_id, const json& body, json& avg_metrics) {
-  const json* metrics = api::FindField(body, "metrics");
-  if (metrics == nullptr || !metrics->is_object()) return absl::InvalidArgumentError("metrics is required");
-  api::MetricsReport r;
-  r.trial_id = trial_id;
-  if (const json* id = api::FindField(*metrics, "trial_id")) {
-    ASSIGN_OR_RETURN(int64_t body_id, api::ReadInt64(*id, "metrics.trialId"));
-    if (body_id != trial_id) {
-      return absl::InvalidArgumentError(absl::StrCat("metrics.trialId ", body_id, " does not match the path's ", trial_id));
-    }
-  }
-  if (const json* run = api::FindField(*metrics, "trial_run_id")) {
-    ASSIGN_OR_RETURN(int64_t run_id, api::ReadInt64(*run, "metrics.trialRunId"));
-    r.trial_run_id = static_cast<int>(run_id);
-  }
-  if (const json* steps = api::FindField(*metrics, "steps_completed")) {
-    ASSIGN_OR_RETURN(r.total_batches, api::ReadInt64(*steps, "metrics.stepsCompleted"));
-  }
-  r.end_time = std::chrono::system_clock::now();
-  std::string report_time = api::StringField(*metrics, "report_time");
-  if (!report_time.empty()) {
-    ASSIGN_OR_RETURN(r.end_time, ParseRfc3339(report_time));
-  }
-  const json* inner = api::FindField(*metrics, "metrics");
-  const json* avg = inner != nullptr ? api::FindField(*inner, "avg_metrics") : nullptr;
-  if (avg == nullptr || !avg->is_object()) {
-    return absl::InvalidArgumentError("metrics.metrics.avgMetrics is required and must be an object");
-  }
-  r.metrics_json = avg->dump();
-  avg_metrics = *avg;
-  const json* batch = api::FindField(*inner, "batch_metrics");
-  r.batch_metrics_json = batch != nullptr && batch->is_array() ? batch->dump() : "[]";
-  r.group = api::StringField(body, "group");
-  if (r.group.empty()) r.group = "training";
-  if (r.group.find('.') != std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat("group \"", r.group, "\" must not contain '.'"));
-  }
-  return r;
-}
+constexpr size_t kMaxReportsPerBatch = 1000;
 
-// Hands a trial's reports (the bodies of POST /api/v1/trials/{trial_id}/metrics) to the group
-// commit, all or none; once they are committed, feeds the validations to the searcher and replies.
-// The bodies are checked first, so a malformed report is a 400 that names the field.
-void IngestMetrics(MasterContext& ctx, const HttpRequest& req, ResponderPtr r, int64_t trial_id,
-                   const std::vector<json>& bodies) {
+// POST /api/v1/trials/{trial_id}/metrics (one report) or .../metrics/batch (`batch`: several): hands
+// the trial's reports to the group commit, all or none; once they are committed, feeds the
+// validations to the searcher and replies. The body is read first, so a malformed report is a 400
+// that names the field.
+void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, bool batch) {
   absl::StatusOr<TrialReports> parsed = [&]() -> absl::StatusOr<TrialReports> {
-    TrialReports part;
-    std::vector<json> metrics(bodies.size());
-    for (size_t i = 0; i < bodies.size(); ++i) {
-      ASSIGN_OR_RETURN(api::MetricsReport report, ParseMetrics(trial_id, bodies[i], metrics[i]));
-      part.reports.push_back(std::move(report));
-    }
+    ASSIGN_OR_RETURN(int64_t trial_id, PathId(req, "trial_id"));
+    ASSIGN_OR_RETURN(std::vector<ReadReport> read, ReadMetricReports(req.body, trial_id, batch, kMaxReportsPerBatch));
     ASSIGN_OR_RETURN(TrialFacts trial, ctx.trial_facts.TrialReportedBy(trial_id, req.principal->allocation_id));
-    part.update_summary = [searcher = trial.searcher, metrics = std::move(metrics)](
+    TrialReports part;
+    std::vector<std::vector<MetricPoint>> points;
+    part.reports.reserve(read.size());
+    points.reserve(read.size());
+    for (ReadReport& one : read) {
+      part.reports.push_back(std::move(one.report));
+      points.push_back(std::move(one.avg_metrics));
+    }
+    part.update_summary = [searcher = trial.searcher, points = std::move(points)](
                               api::Trial& t, const std::vector<api::MetricsReport>& reports) {
-      ApplyReportsToTrial(t, reports, metrics, searcher.name, searcher.smaller_is_better);
+      ApplyReportsToTrial(t, reports, points, searcher.name, searcher.smaller_is_better);
     };
     return part;
   }();
   if (!parsed.ok()) return ReplyError(r, parsed.status());
+  const int64_t trial_id = parsed->reports.front().trial_id;
   std::vector<std::string> validations;
   for (const api::MetricsReport& report : parsed->reports) {
     if (report.group == "validation") validations.push_back(report.metrics_json);
@@ -92,23 +59,6 @@ void IngestMetrics(MasterContext& ctx, const HttpRequest& req, ResponderPtr r, i
     for (const std::string& metrics : validations) cluster.ReportValidation(trial_id, metrics);
     ReplyJson(r, json::object());
   });
-}
-
-constexpr size_t kMaxReportsPerBatch = 1000;
-
-void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, bool batch) {
-  absl::StatusOr<int64_t> trial_id = PathId(req, "trial_id");
-  if (!trial_id.ok()) return ReplyError(r, trial_id.status());
-  absl::StatusOr<json> body = JsonBody(req);
-  if (!body.ok()) return ReplyError(r, body.status());
-  if (!batch) return IngestMetrics(ctx, req, r, *trial_id, {*body});
-  const json* reports = api::FindField(*body, "reports");
-  if (reports == nullptr || !reports->is_array() || reports->empty() || reports->size() > kMaxReportsPerBatch) {
-    return ReplyError(r, absl::InvalidArgumentError(absl::StrCat(
-                             "reports: must be a list of 1 to ", kMaxReportsPerBatch,
-                             " bodies of POST /api/v1/trials/{trialId}/metrics ({\"metrics\": ..., \"group\": ...})")));
-  }
-  IngestMetrics(ctx, req, r, *trial_id, reports->get<std::vector<json>>());
 }
 
 // GET /api/v1/trials/metrics/{trial_metrics,training_metrics,validation_metrics}: one streamed message.
