@@ -167,6 +167,29 @@ absl::Status AdvanceSequences(SqlConnection& to, const std::string& table) {
   return absl::OkStatus();
 }
 
+// The highest experiment and trial ids a PostgreSQL source ever gave (its sequences), kept in the
+// destination's id_high_water: PostgreSQL does not record the ids of deleted rows there, and without
+// them a SQLite destination would give those ids again.
+absl::Status CarryIdHighWater(SqlConnection& from, SqlConnection& to) {
+  if (from.dialect() != SqlDialect::kPostgres) return absl::OkStatus();  // SQLite's id_high_water rows are copied
+  for (const std::string table : {"experiments", "trials"}) {
+    ASSIGN_OR_RETURN(SqlStatement last,
+                     from.Prepare(absl::StrCat("SELECT COALESCE((SELECT last_value FROM pg_sequences WHERE ",
+                                               "format('%I.%I', schemaname, sequencename) = ",
+                                               "pg_get_serial_sequence('", table, "', 'id')), 0)")));
+    ASSIGN_OR_RETURN(bool row, last.Step());
+    const int64_t given = row ? last.Int(0) : 0;
+    if (given == 0) continue;
+    ASSIGN_OR_RETURN(SqlStatement keep,
+                     to.Prepare("INSERT INTO id_high_water (table_name, max_id) VALUES (?, ?) ON CONFLICT (table_name) "
+                                "DO UPDATE SET max_id = CASE WHEN excluded.max_id > id_high_water.max_id "
+                                "THEN excluded.max_id ELSE id_high_water.max_id END"));
+    keep.Bind(1, table).Bind(2, given);
+    RETURN_IF_ERROR(keep.Run());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 const std::vector<std::string>& ClusterTables() {
@@ -212,6 +235,7 @@ absl::Status CopyDatabase(SqlDatabase& from, SqlDatabase& to, const std::functio
       return absl::InternalError(absl::StrCat(table, ": ", total, " rows in the source, ", copied, " copied"));
     }
   }
+  RETURN_IF_ERROR(CarryIdHighWater(*source, *destination));
   for (const std::string& table : ClusterTables()) RETURN_IF_ERROR(AdvanceSequences(*destination, table));
   RETURN_IF_ERROR(tx.Commit());
   // Fresh statistics: without them PostgreSQL plans the list's subqueries as scans of whole tables.

@@ -158,6 +158,9 @@ TEST(DbCopyTest, SqliteToPostgresAndBackLosesNothingAndKeepsIds) {
   bob.username = "bob";
   EXPECT_EQ((*store)->InsertUser(bob)->id, 4);
   EXPECT_EQ(AddExperiment(**store, "new", 3, api::ExperimentState::kActive), 3) << "not the deleted experiment's 2";
+  int64_t gone = AddExperiment(**store, "gone", 3, api::ExperimentState::kCanceled);
+  ASSERT_EQ(gone, 4);
+  ASSERT_TRUE((*store)->DeleteExperiment(gone, {api::ExperimentState::kCanceled}).ok());
 
   // And back into a new SQLite file.
   auto pg_source = PostgresDatabase::Open(postgres.ConnectionString());
@@ -169,6 +172,11 @@ TEST(DbCopyTest, SqliteToPostgresAndBackLosesNothingAndKeepsIds) {
   auto round_trip = Dump(**back);
   EXPECT_EQ(round_trip["metrics"], before["metrics"]);
   EXPECT_EQ(round_trip["users"].size(), before["users"].size() + 1);
+  back->reset();
+  auto back_store = OpenSqliteStore((sqlite.dir() / "back.db").string());
+  ASSERT_TRUE(back_store.ok()) << back_store.status();
+  EXPECT_EQ(AddExperiment(**back_store, "after", 3, api::ExperimentState::kActive), 5)
+      << "not experiment 4, which PostgreSQL gave and deleted";
 }
 
 TEST(DbCopyTest, RefusesADestinationThatHoldsAClusterAndADatabaseInUse) {
