@@ -115,6 +115,18 @@ class Postgres:
         return ["--db-host", "127.0.0.1", "--db-port", str(self.port), "--db-user", "postgres",
                 "--db-name", "determined"]
 
+    def cpu_seconds(self):
+        """User + system CPU seconds so far of the server and its live backends."""
+        postmaster = int((self.dir / "data/postmaster.pid").read_text().split()[0])
+        total = cpu_seconds(postmaster)
+        for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+            try:
+                if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                    total += cpu_seconds(int(stat.parent.name))
+            except (OSError, ValueError):
+                pass  # gone meanwhile
+        return total
+
     def query(self, sql):
         """One row of `sql`'s result, as strings."""
         out = subprocess.run([f"{self.bin}/psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",

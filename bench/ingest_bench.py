@@ -5,7 +5,9 @@ metrics for its own trial with increasing stepsCompleted, one report awaiting it
 (like a trial's reporter thread), authenticated with the trial's allocation token as a trial is.
 Reports requests (= rows in table `metrics`) per second, metric values per second (reports/s x names
 per report), the slowest one-second window, latency p50/p95/p99/max, and the CPU seconds used by the
-master and by the client, so the reader can see which one was the limit.
+master, by the client and by the PostgreSQL server, so the reader can see which one was the limit. The
+client builds each report from prebuilt pieces, so that on a small machine it leaves the cores to the
+master and the database.
 
     DET_BIN_DIR=/tmp/bench-bin /usr/bin/python3 bench/ingest_bench.py [--reporters 50] [--names 10]
         [--duration 30] [--data-dir bench/out/ingestdb] [--procs 2] [--auth allocation|user]
@@ -35,30 +37,41 @@ import bench_master
 import metrics_db_gen
 
 
-def report(trial_id, step, names):
-    metrics = ",".join(f'"metric_{k}":{(step % 977) / 1000 + k:.6f}' for k in range(names))
-    return ('{"metrics":{"trialId":%d,"trialRunId":1,"stepsCompleted":%d,"metrics":{"avgMetrics":{%s},'
-            '"batchMetrics":[]}},"group":"training"}' % (trial_id, step, metrics))
+def report_head(trial_id):
+    """A report's text up to its step number."""
+    return b'{"metrics":{"trialId":%d,"trialRunId":1,"stepsCompleted":' % trial_id
 
 
-def body(trial_id, first_step, names, batch):
+def report_tails(names):
+    """A report's text after its step number, for each step % 977 (the values cycle with it), built once so
+    the client's per-report work is two concatenations and the client does not take the master's CPU."""
+    tails = []
+    for phase in range(977):
+        metrics = ",".join(f'"metric_{k}":{phase / 1000 + k:.6f}' for k in range(names))
+        tails.append((',"metrics":{"avgMetrics":{%s},"batchMetrics":[]}},"group":"training"}' % metrics).encode())
+    return tails
+
+
+def body(head, tails, first_step, batch):
     """One request's body: a report, or {"reports": [...]} of `batch` of them."""
     if batch == 1:
-        return report(trial_id, first_step, names).encode()
-    return ('{"reports":[%s]}' % ",".join(report(trial_id, first_step + i, names) for i in range(batch))).encode()
+        return head + b"%d" % first_step + tails[first_step % 977]
+    return b'{"reports":[' + b",".join(head + b"%d" % s + tails[s % 977]
+                                         for s in range(first_step, first_step + batch)) + b"]}"
 
 
-async def reporter(port, auth_header, trial_id, names, batch, start_step, stop_at, out):
+async def reporter(port, auth_header, trial_id, tails, batch, start_step, stop_at, out):
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     path = f"/api/v1/trials/{trial_id}/metrics" + ("/batch" if batch > 1 else "")
-    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            f"{auth_header}\r\nContent-Type: application/json\r\n").encode()
+    request_head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    f"{auth_header}\r\nContent-Type: application/json\r\n").encode()
+    head = report_head(trial_id)
     step = start_step
     while time.time() < stop_at:
-        b = body(trial_id, step + 1, names, batch)
+        b = body(head, tails, step + 1, batch)
         step += batch
         t0 = time.perf_counter()
-        writer.write(head + b"Content-Length: %d\r\n\r\n" % len(b) + b)
+        writer.write(request_head + b"Content-Length: %d\r\n\r\n" % len(b) + b)
         status_line = await reader.readline()
         length = 0
         while True:
@@ -79,8 +92,10 @@ def worker(port, reporters, names, batch, start_step, stop_at, queue):
     out = []
     cpu0 = os.times()
 
+    tails = report_tails(names)
+
     async def run():
-        await asyncio.gather(*(reporter(port, auth, t, names, batch, start_step, stop_at, out) for t, auth in reporters))
+        await asyncio.gather(*(reporter(port, auth, t, tails, batch, start_step, stop_at, out) for t, auth in reporters))
 
     asyncio.run(run())
     cpu1 = os.times()
@@ -105,8 +120,9 @@ def allocation_headers(db_path, trial_ids):
     return [f"Grpc-Metadata-x-allocation-token: Bearer {metrics_db_gen.allocation_token(ids[t])}" for t in trial_ids]
 
 
-def measure(args, data_dir, batch, db_flags, count_rows, label):
-    """One run against a master on the database `db_flags` name; the result as a dict."""
+def measure(args, data_dir, batch, db_flags, count_rows, label, server_cpu=None):
+    """One run against a master on the database `db_flags` name; the result as a dict. `server_cpu`, for a
+    database server, gives its CPU seconds so far."""
     info = json.loads((data_dir / "bench_db.json").read_text())
     normal = [t for t in range(1, info["trials"] + 1) if t not in info["big_trials"]]
     if len(normal) < args.reporters:
@@ -115,7 +131,7 @@ def measure(args, data_dir, batch, db_flags, count_rows, label):
     rows_before, max_id = count_rows()
     result = {"database": label, "reports_per_request": batch, "reporters": args.reporters,
               "names_per_report": args.names, "client_procs": args.procs, "auth": args.auth,
-              "db_metric_rows_before": rows_before, "request_bytes": len(body(trial_ids[0], 100000, args.names, batch)),
+              "db_metric_rows_before": rows_before, "request_bytes": len(body(report_head(trial_ids[0]), report_tails(args.names), 100000, batch)),
               "loadavg_before": round(bench_master.loadavg(), 2)}
     with bench_master.master(data_dir, db_flags=db_flags) as m:
         if args.auth == "user":
@@ -124,6 +140,7 @@ def measure(args, data_dir, batch, db_flags, count_rows, label):
             headers = allocation_headers(data_dir / "determined.db", trial_ids)
         reporters = list(zip(trial_ids, headers))
         cpu_master0 = bench_master.cpu_seconds(m.pid)
+        cpu_server0 = server_cpu() if server_cpu else 0
         started = time.time()
         stop_at = started + args.duration
         queue = multiprocessing.Queue()
@@ -137,6 +154,8 @@ def measure(args, data_dir, batch, db_flags, count_rows, label):
             pr.join()
         elapsed = time.time() - started
         cpu_master = bench_master.cpu_seconds(m.pid) - cpu_master0
+        if server_cpu:
+            result["db_server_cpu_s"] = round(server_cpu() - cpu_server0, 1)
         result["master_rss_mib"] = round(bench_master.rss_mib(m.pid))
     result["loadavg_after"] = round(bench_master.loadavg(), 2)
 
@@ -203,7 +222,7 @@ def main():
                     results.append(measure(args, data_dir, batch, pg.flags(),
                                            lambda: tuple(int(x) for x in pg.query(
                                                "SELECT count(*), coalesce(max(id), 0) FROM metrics")),
-                                           "postgres"))
+                                           "postgres", pg.cpu_seconds))
         else:
             sys.exit(f"--db {db}: expected sqlite or postgres")
     print(json.dumps(results, indent=2))
