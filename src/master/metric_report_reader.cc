@@ -2,11 +2,15 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -39,6 +43,55 @@ absl::StatusOr<int64_t> ReadWireInt64(const dom::element& value, std::string_vie
   std::string_view text;
   if (value.get_string().get(text) == simdjson::SUCCESS && absl::SimpleAtoi(absl::string_view(text.data(), text.size()), &i)) return i;
   return absl::InvalidArgumentError(absl::StrCat(std::string(what), ": must be an integer, got ", simdjson::to_string(value)));
+}
+
+// `key` as a JSON string: as it was read when it needs no escapes (the usual case), else escaped.
+void AppendKey(std::string& json, std::string_view key) {
+  bool plain = std::none_of(key.begin(), key.end(), [](char c) {
+    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+  });
+  if (plain) {
+    absl::StrAppend(&json, "\"", absl::string_view(key.data(), key.size()), "\"");
+  } else {
+    json += nlohmann::json(std::string(key)).dump();
+  }
+}
+
+// avgMetrics' points, in order, and the object written out minified into `json`. Numbers are
+// written from their values (integers as integers, doubles shortest round-trip by std::to_chars,
+// cheaper than re-serializing the element); other values as simdjson writes them.
+std::vector<MetricPoint> ReadAvgMetrics(const dom::object& avg, std::string& json) {
+  std::vector<MetricPoint> points;
+  points.reserve(avg.size());
+  json.clear();
+  json.reserve(avg.size() * 24 + 2);
+  json += '{';
+  for (dom::key_value_pair field : avg) {
+    if (json.size() > 1) json += ',';
+    AppendKey(json, field.key);
+    json += ':';
+    MetricPoint& point = points.emplace_back();
+    point.name = std::string(field.key);
+    int64_t integer = 0;
+    uint64_t large = 0;
+    double number = 0;
+    if (field.value.get_int64().get(integer) == simdjson::SUCCESS) {
+      point.number = static_cast<double>(integer);
+      absl::StrAppend(&json, integer);
+    } else if (field.value.get_uint64().get(large) == simdjson::SUCCESS) {
+      point.number = static_cast<double>(large);
+      absl::StrAppend(&json, large);
+    } else if (field.value.get_double().get(number) == simdjson::SUCCESS) {
+      point.number = number;
+      char text[32];
+      json.append(text, std::to_chars(text, text + sizeof text, number).ptr);
+    } else {
+      point.other_json = simdjson::to_string(field.value);
+      json += point.other_json;
+    }
+  }
+  json += '}';
+  return points;
 }
 
 absl::StatusOr<ReadReport> ReadReportBody(const dom::element& body, int64_t trial_id, std::string_view where) {
@@ -87,18 +140,7 @@ absl::StatusOr<ReadReport> ReadReportBody(const dom::element& body, int64_t tria
   if (!avg_field || avg_field->get_object().get(avg) != simdjson::SUCCESS) {
     return absl::InvalidArgumentError("metrics.metrics.avgMetrics is required and must be an object");
   }
-  r.metrics_json = simdjson::to_string(avg);
-  out.avg_metrics.reserve(avg.size());
-  for (dom::key_value_pair field : avg) {
-    MetricPoint& point = out.avg_metrics.emplace_back();
-    point.name = std::string(field.key);
-    double number = 0;
-    if (field.value.is_number() && field.value.get_double().get(number) == simdjson::SUCCESS) {
-      point.number = number;
-    } else {
-      point.other_json = simdjson::to_string(field.value);
-    }
-  }
+  out.avg_metrics = ReadAvgMetrics(avg, r.metrics_json);
   dom::array batch;
   std::optional<dom::element> batch_field = ReportField(inner, "batch_metrics", "batchMetrics");
   r.batch_metrics_json =

@@ -1,5 +1,7 @@
 #include "master/metric_report_reader.h"
 
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -50,6 +52,29 @@ TEST(MetricReportReaderTest, ReadsAReportInEitherSpellingWithItsMetricsAsText) {
   EXPECT_EQ(snake->front().report.total_batches, 5);
   EXPECT_EQ(snake->front().report.group, "training");
   EXPECT_EQ(snake->front().report.batch_metrics_json, "[]");
+}
+
+TEST(MetricReportReaderTest, NumbersAndKeysAreWrittenBackExactly) {
+  auto read = ReadMetricReports(
+      R"({"metrics": {"metrics": {"avgMetrics": {"a\"b\\c\n": 0.1, "tiny": 1e-300, "big": 18446744073709551615,
+          "neg": -9223372036854775808, "third": 0.3333333333333333, "e": 2.5E+20}}}})",
+      7, false, 10);
+  ASSERT_TRUE(read.ok()) << read.status();
+  const std::string& text = read->front().report.metrics_json;
+  json stored = json::parse(text);
+  EXPECT_EQ(stored["a\"b\\c\n"], 0.1) << text;
+  EXPECT_EQ(stored["tiny"].get<double>(), 1e-300);
+  EXPECT_EQ(stored["big"].get<uint64_t>(), 18446744073709551615u);
+  EXPECT_EQ(stored["neg"].get<int64_t>(), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(stored["third"].get<double>(), 0.3333333333333333);
+  EXPECT_EQ(stored["e"].get<double>(), 2.5e20);
+  EXPECT_EQ(std::vector<std::string>({"a\"b\\c\n", "tiny", "big", "neg", "third", "e"}),
+            [&] {
+              std::vector<std::string> names;
+              for (const MetricPoint& p : read->front().avg_metrics) names.push_back(p.name);
+              return names;
+            }());
+  EXPECT_EQ(read->front().avg_metrics[2].number, 18446744073709551615.0);
 }
 
 TEST(MetricReportReaderTest, ABatchIsItsReportsInOrder) {
