@@ -120,6 +120,36 @@ json ParsedSummary(const api::Trial& trial) {
   return summary.is_object() ? summary : json::object();
 }
 
+// The summaries this thread (the metrics writer's) last wrote, parsed, by trial. A trial's next batch
+// reuses its parsed summary while the stored text is still the text written (a rolled-back or
+// foreign write differs, and is parsed), so a trial reporting one metric per request does not have
+// its whole summary parsed again for each.
+class KeptSummaries {
+ public:
+  json Take(const api::Trial& trial) {
+    auto it = kept_.find(trial.id);
+    if (it == kept_.end() || it->second.text != trial.summary_metrics_json) return ParsedSummary(trial);
+    json summary = std::move(it->second.parsed);
+    kept_.erase(it);
+    return summary;
+  }
+
+  void Keep(int64_t trial_id, const std::string& text, json summary) {
+    if (kept_.size() >= kMaxTrials) kept_.clear();  // bounded; the next batches parse again
+    kept_[trial_id] = {text, std::move(summary)};
+  }
+
+ private:
+  static constexpr size_t kMaxTrials = 1024;
+  struct Kept {
+    std::string text;
+    json parsed;
+  };
+  std::unordered_map<int64_t, Kept> kept_;
+};
+
+thread_local KeptSummaries kept_summaries;
+
 }  // namespace
 
 std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsReport& report,
@@ -152,13 +182,14 @@ std::vector<MetricPoint> MetricPointsOf(const json& avg_metrics) {
 void ApplyReportsToTrial(api::Trial& trial, const std::vector<api::MetricsReport>& reports,
                          const std::vector<std::vector<MetricPoint>>& points, const std::string& searcher_metric,
                          bool smaller_is_better) {
-  json summary = ParsedSummary(trial);
+  json summary = kept_summaries.Take(trial);
   SummaryFolder folder(summary);
   for (size_t i = 0; i < reports.size() && i < points.size(); ++i) {
     folder.Fold(trial, reports[i], points[i], searcher_metric, smaller_is_better);
   }
   folder.Finish();
   trial.summary_metrics_json = summary.dump();
+  kept_summaries.Keep(trial.id, trial.summary_metrics_json, std::move(summary));
 }
 
 std::optional<double> MetricValue(const nlohmann::json& metrics, const std::string& name) {

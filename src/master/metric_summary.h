@@ -27,8 +27,9 @@ struct MetricPoint {
 std::vector<MetricPoint> MetricPointsOf(const nlohmann::json& avg_metrics);
 
 // ApplyMetricsToTrial for several reports in order, given their metrics read (`points[i]` are
-// reports[i].metrics_json's values, read from the request): the summary JSON is parsed and written
-// once, the reports' metrics not again (validations, which are few, excepted).
+// reports[i].metrics_json's values, read from the request): the summary JSON is written once, and
+// parsed once, or not at all when this thread wrote it last (the parsed summary is kept, by trial
+// id); the reports' metrics are not parsed again (validations, which are few, excepted).
 void ApplyReportsToTrial(api::Trial& trial, const std::vector<api::MetricsReport>& reports,
                          const std::vector<std::vector<MetricPoint>>& points, const std::string& searcher_metric,
                          bool smaller_is_better);

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
+
 namespace det::master {
 namespace {
 
@@ -75,6 +77,32 @@ TEST(MetricSummaryTest, ReportsFoldedTogetherEqualReportsFoldedOneByOne) {
   nlohmann::json note = nlohmann::json::parse(together.summary_metrics_json)["avg_metrics"]["note"];
   EXPECT_EQ(note, nlohmann::json::parse(R"({"type":"number","count":1,"sum":4.0,"min":4.0,"max":4.0,"last":4.0,"mean":4.0})"))
       << "a number after a string starts the count again";
+}
+
+TEST(MetricSummaryTest, ASummaryChangedByAnotherWriterIsReadAgainNotTheOneKept) {
+  auto apply = [](api::Trial& t, double loss) {
+    std::vector<api::MetricsReport> reports = {Report("training", 1, absl::StrCat(R"({"loss":)", loss, "}"))};
+    std::vector<std::vector<MetricPoint>> points = {MetricPointsOf(nlohmann::json::parse(reports[0].metrics_json))};
+    ApplyReportsToTrial(t, reports, points, "loss", true);
+  };
+  auto count = [](const api::Trial& t) {
+    return nlohmann::json::parse(t.summary_metrics_json)["avg_metrics"]["loss"]["count"].get<int>();
+  };
+  api::Trial t;
+  t.id = 42;
+  apply(t, 1);
+  apply(t, 2);  // the kept summary: the text is the one written
+  EXPECT_EQ(count(t), 2);
+  api::Trial rolled_back = t;
+  apply(t, 3);                                 // written, then (say) rolled back:
+  apply(rolled_back, 3);                       // the stored text is the older one
+  EXPECT_EQ(count(rolled_back), 3) << "not 4: the kept summary was of a text the store does not hold";
+  api::Trial replaced;
+  replaced.id = 42;
+  replaced.summary_metrics_json = R"({"avg_metrics":{"loss":{"type":"number","count":10,"sum":10.0,"min":1.0,)"
+                                  R"("max":1.0,"last":1.0,"mean":1.0}}})";
+  apply(replaced, 1);
+  EXPECT_EQ(count(replaced), 11);
 }
 
 TEST(MetricValueTest, OnlyNumbersCount) {
