@@ -58,6 +58,26 @@ absl::StatusOr<int> ListCheckpoints(Session& session, int experiment_id, OutputF
   return 0;
 }
 
+absl::StatusOr<int> ListExperimentCheckpoints(Session& session, int experiment_id, std::optional<int> best,
+                                              OutputFormat format, std::ostream& out) {
+  absl::StatusOr<json> experiment = session.Get(absl::StrCat("/api/v1/experiments/", experiment_id));
+  if (!experiment.ok()) return experiment.status();
+  std::string query = best ? absl::StrCat("?sortByAttr=SORT_BY_SEARCHER_METRIC&limit=", *best)
+                           : std::string("?sortByAttr=SORT_BY_END_TIME");
+  absl::StatusOr<json> listed =
+      session.Get(absl::StrCat("/api/v1/experiments/", experiment_id, "/checkpoints", query));
+  if (!listed.ok()) return listed.status();
+  const json& checkpoints = Field(*listed, "checkpoints");
+  if (format == OutputFormat::kJson) {
+    out << checkpoints.dump(2) << "\n";
+    return 0;
+  }
+  const json& searcher = Field(Field(Field(*experiment, "experiment"), "config"), "searcher");
+  const json& metric = Field(searcher.is_object() ? searcher : Field(Field(*experiment, "config"), "searcher"), "metric");
+  out << Render(ExperimentCheckpointsTable(checkpoints, metric.is_string() ? metric.get<std::string>() : ""), format);
+  return 0;
+}
+
 absl::StatusOr<int> DescribeCheckpoint(Session& session, const std::string& uuid, bool json_out,
                                        std::ostream& out) {
   absl::StatusOr<json> checkpoint = GetCheckpoint(session, uuid);

@@ -1,5 +1,6 @@
 #pragma once
 // `det checkpoint list | describe | download | delete`.
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -14,6 +15,11 @@ class Session;
 // master's JSON with kJson.
 absl::StatusOr<int> ListCheckpoints(Session& session, int experiment_id, OutputFormat format,
                                     std::ostream& out);
+
+// `det experiment list-checkpoints ID [--best N]`: the experiment's checkpoints by report time, or
+// with `best` its N best by the searcher metric (N >= 1), in upstream's columns; or the master's JSON.
+absl::StatusOr<int> ListExperimentCheckpoints(Session& session, int experiment_id, std::optional<int> best,
+                                              OutputFormat format, std::ostream& out);
 
 // One checkpoint: its fields one per line, or the master's JSON with `json`.
 absl::StatusOr<int> DescribeCheckpoint(Session& session, const std::string& uuid, bool json,

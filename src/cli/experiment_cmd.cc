@@ -4,11 +4,13 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "cli/checkpoint_ops.h"
 #include "cli/command_context.h"
 #include "cli/commands.h"
 #include "cli/experiment_create.h"
 #include "cli/experiment_ops.h"
 #include "cli/experiment_resources_ops.h"
+#include "cli/format_flags.h"
 #include "cli/gc_policy_ops.h"
 #include "cli/positive_id.h"
 #include "cli/prompt.h"
@@ -16,21 +18,6 @@
 
 namespace det::cli {
 namespace {
-
-struct FormatFlags {
-  bool csv = false;
-  bool json = false;
-  OutputFormat format() const {
-    return json ? OutputFormat::kJson : csv ? OutputFormat::kCsv : OutputFormat::kTable;
-  }
-};
-
-std::shared_ptr<FormatFlags> AddFormatFlags(CLI::App* cmd, bool with_csv = true) {
-  auto f = std::make_shared<FormatFlags>();
-  CLI::Option* json = cmd->add_flag("--json", f->json, "print JSON");
-  if (with_csv) cmd->add_flag("--csv", f->csv, "print as CSV")->excludes(json);
-  return f;
-}
 
 std::shared_ptr<int> AddExperimentId(CLI::App* cmd, const std::string& help = "experiment ID") {
   auto id = std::make_shared<int>(0);
@@ -66,7 +53,7 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   list->add_option("--offset", list_args->offset, "number of items to skip")->capture_default_str();
   list->add_option("--pages", list_args->pages, "pages to fetch (0 for all)")
       ->capture_default_str();
-  auto list_fmt = AddFormatFlags(list);
+  auto list_fmt = AddJsonCsvFlags(list);
   auto run_list = [&ctx, list_args, list_fmt] {
     ctx.action = [&ctx, list_args, list_fmt] {
       list_args->format = list_fmt->format();
@@ -85,7 +72,7 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
       ->add_option("experiment_ids", *describe_ids,
                    "experiment ID, or a comma-separated list of IDs")
       ->required();
-  auto describe_fmt = AddFormatFlags(describe);
+  auto describe_fmt = AddJsonCsvFlags(describe);
   describe->callback([&ctx, describe_ids, describe_fmt] {
     ctx.action = [&ctx, describe_ids, describe_fmt] {
       return DescribeExperiments(ctx.session(), *describe_ids, describe_fmt->format(), std::cout);
@@ -158,10 +145,25 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   CLI::App* lt = exp->add_subcommand("list-trials", "list trials of experiment");
   lt->alias("lt");
   auto lt_id = AddExperimentId(lt);
-  auto lt_fmt = AddFormatFlags(lt);
+  auto lt_fmt = AddJsonCsvFlags(lt);
   lt->callback([&ctx, lt_id, lt_fmt] {
     ctx.action = [&ctx, lt_id, lt_fmt] {
       return ListExperimentTrials(ctx.session(), *lt_id, lt_fmt->format(), std::cout);
+    };
+  });
+
+  // list-checkpoints
+  CLI::App* lc = exp->add_subcommand("list-checkpoints", "list checkpoints of experiment");
+  lc->alias("lc");
+  auto lc_id = AddExperimentId(lc);
+  auto lc_best = std::make_shared<int>(0);
+  lc->add_option("--best", *lc_best, "only the N best checkpoints by the searcher metric")
+      ->check(PositiveId("N"));
+  auto lc_fmt = AddJsonCsvFlags(lc);
+  lc->callback([&ctx, lc, lc_id, lc_best, lc_fmt] {
+    std::optional<int> best = lc->count("--best") > 0 ? std::optional<int>(*lc_best) : std::nullopt;
+    ctx.action = [&ctx, lc_id, best, lc_fmt] {
+      return ListExperimentCheckpoints(ctx.session(), *lc_id, best, lc_fmt->format(), std::cout);
     };
   });
 

@@ -116,6 +116,20 @@ Table CheckpointsTable(const json& checkpoints, const json& storage) {
   return t;
 }
 
+Table ExperimentCheckpointsTable(const json& checkpoints, const std::string& searcher_metric) {
+  Table t({"Trial ID", "# of Batches", "State", "Validation Metric", "UUID", "Resources", "Size"});
+  if (!checkpoints.is_array()) return t;
+  for (const json& c : checkpoints) {
+    const json& training = Field(c, "training");
+    const json& value = Field(Field(Field(training, "validationMetrics"), "avgMetrics"), searcher_metric.c_str());
+    const json& resources = Field(c, "resources");
+    t.AddRow({IntCell(Field(training, "trialId")), IntCell(Field(Field(c, "metadata"), "steps_completed")),
+              StripStatePrefix(Str(c, "state")), value.is_null() ? "" : Cell(value), Str(c, "uuid"),
+              std::to_string(resources.is_object() ? resources.size() : 0), FormatBytes(CheckpointBytes(c))});
+  }
+  return t;
+}
+
 const json& CheckpointStorageOf(const json& get_experiment) {
   const json& top = Field(Field(get_experiment, "config"), "checkpoint_storage");
   if (top.is_object()) return top;

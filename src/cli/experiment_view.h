@@ -26,6 +26,11 @@ Table TrialsTable(const nlohmann::json& trials);
 // UUID, Trial ID, Steps, State, Report Time, Size, Location.
 Table CheckpointsTable(const nlohmann::json& checkpoints, const nlohmann::json& checkpoint_storage);
 
+// `det experiment list-checkpoints`, upstream's columns: Trial ID, # of Batches, State, Validation
+// Metric (the value of `searcher_metric` at the checkpoint's step, else empty), UUID, Resources (the
+// number of files), Size.
+Table ExperimentCheckpointsTable(const nlohmann::json& checkpoints, const std::string& searcher_metric);
+
 // The whole describe text: "Experiment:", "Trials:" and "Checkpoints:" sections.
 // `get_experiment` is the GetExperiment response ({"experiment", "config"}).
 std::string RenderExperimentDescription(const nlohmann::json& get_experiment,

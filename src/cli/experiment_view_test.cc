@@ -72,6 +72,20 @@ TEST(ExperimentViewTest, DescribeShowsTrialsAndCheckpointsWithLocation) {
   EXPECT_NE(csv.find("abc-123,7,100,COMPLETED"), std::string::npos) << csv;
 }
 
+TEST(ExperimentViewTest, ListCheckpointsShowsTheSearcherMetricAtEachCheckpoint) {
+  json with_metric = {{"uuid", "abc"},
+                      {"state", "STATE_COMPLETED"},
+                      {"resources", {{"model.pt", "1024"}, {"meta.json", "512"}}},
+                      {"metadata", {{"steps_completed", 100}}},
+                      {"training", {{"trialId", 7}, {"validationMetrics", {{"avgMetrics", {{"loss", 0.25}}}}}}}};
+  json without = {{"uuid", "def"}, {"state", "STATE_DELETED"}, {"training", {{"trialId", "8"}}}};
+  std::string csv = Render(ExperimentCheckpointsTable(json::array({with_metric, without}), "loss"), OutputFormat::kCsv);
+  EXPECT_EQ(csv,
+            "Trial ID,# of Batches,State,Validation Metric,UUID,Resources,Size\n"
+            "7,100,COMPLETED,0.25,abc,2,1.5KB\n"
+            "8,,DELETED,,def,0,0.0B\n");
+}
+
 TEST(ExperimentViewTest, CheckpointBytesAcceptsStringsAndNumbers) {
   EXPECT_EQ(CheckpointBytes(json{{"resources", {{"a", "10"}, {"b", 5}}}}), 15);
   EXPECT_EQ(CheckpointBytes(json::object()), 0);

@@ -1,6 +1,6 @@
 #pragma once
-// The check for id arguments (experiments, trials, checkpoints' experiments): a positive integer,
-// said in those words ("experiment_id: must be a positive integer, got \"abc\"") rather than as a
+// The check for id arguments (experiments, trials, checkpoints' experiments) and counts: a positive
+// integer, said in those words ("experiment_id: must be a positive integer, got \"abc\"") rather than as a
 // floating-point range.
 #include <cstdint>
 #include <string>
@@ -11,14 +11,14 @@
 
 namespace det::cli {
 
-inline CLI::Validator PositiveId() {
+inline CLI::Validator PositiveId(const std::string& name = "ID") {
   return CLI::Validator(
       [](std::string& value) -> std::string {
         int64_t id = 0;
         if (absl::SimpleAtoi(value, &id) && id > 0) return "";
         return "must be a positive integer, got \"" + value + "\"";
       },
-      "ID");
+      name);
 }
 
 }  // namespace det::cli

@@ -234,6 +234,16 @@ def test_checkpoint_list_describe_download(cluster, tmp_path):
     table = cluster.det("checkpoint", "list", str(exp_id)).stdout
     assert uuid in table and "COMPLETED" in table
 
+    # Upstream's `det experiment list-checkpoints|lc`: the searcher metric's value at the checkpoint.
+    csv = cluster.det("experiment", "list-checkpoints", str(exp_id), "--csv").stdout.splitlines()
+    assert csv[0] == "Trial ID,# of Batches,State,Validation Metric,UUID,Resources,Size", csv
+    assert csv[1].startswith(f"{trial_id},5,COMPLETED,0.1,{uuid},3,"), csv
+    best = json.loads(cluster.det("e", "lc", str(exp_id), "--best", "1", "--json").stdout)
+    assert [c["uuid"] for c in best] == [uuid]
+    assert best[0]["training"]["validationMetrics"]["avgMetrics"] == {"loss": 0.1}
+    refused = cluster.det("e", "lc", str(exp_id), "--best", "0", check=False)
+    assert refused.returncode == 2 and "--best: must be a positive integer" in refused.stderr, refused.stderr
+
     described = json.loads(cluster.det("checkpoint", "describe", uuid, "--json").stdout)
     assert described["training"]["trialId"] == trial_id
     assert described["metadata"]["steps_completed"] == 5
