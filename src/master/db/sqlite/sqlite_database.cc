@@ -101,7 +101,7 @@ absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(const s
   sqlite3_busy_timeout(db, 5000);
   RETURN_IF_ERROR(RegisterRegexp(db));
   CacheStatements(db);
-  RETURN_IF_ERROR(connection->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=10000;"));
+  RETURN_IF_ERROR(connection->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=10000; PRAGMA temp_store=MEMORY;"));
   return connection;
 }
 
