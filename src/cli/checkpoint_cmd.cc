@@ -48,9 +48,11 @@ void AddCheckpointCommands(CLI::App& det, CommandContext& ctx) {
   download->add_option("uuid", *download_uuid, "checkpoint UUID")->required();
   download->add_option("-o,--output-dir", *output_dir,
                        "directory to download into (default: checkpoints/UUID)");
-  download->callback([&ctx, download_uuid, output_dir] {
-    ctx.action = [&ctx, download_uuid, output_dir] {
-      return DownloadCheckpoint(ctx.session(), *download_uuid, *output_dir, std::cout);
+  auto quiet = std::make_shared<bool>(false);
+  download->add_flag("-q,--quiet", *quiet, "only print the path to the checkpoint");
+  download->callback([&ctx, download_uuid, output_dir, quiet] {
+    ctx.action = [&ctx, download_uuid, output_dir, quiet] {
+      return DownloadCheckpoint(ctx.session(), *download_uuid, *output_dir, *quiet, std::cout);
     };
   });
 

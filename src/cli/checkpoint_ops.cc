@@ -104,7 +104,7 @@ absl::StatusOr<int> DescribeCheckpoint(Session& session, const std::string& uuid
 }
 
 absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid,
-                                       std::string output_dir, std::ostream& out) {
+                                       std::string output_dir, bool quiet, std::ostream& out) {
   absl::StatusOr<json> checkpoint = GetCheckpoint(session, uuid);
   if (!checkpoint.ok()) return checkpoint.status();
   if (std::string state = StripStatePrefix(Str(*checkpoint, "state")); state == "DELETED") {
@@ -133,8 +133,59 @@ absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid
           absl::StrCat("checkpoint ", uuid, ": ", path, " is missing from ", location));
     }
   }
-  out << "Local checkpoint path: " << output_dir << "\n";
+  out << (quiet ? "" : "Local checkpoint path: ") << output_dir << "\n";
   return 0;
+}
+
+absl::StatusOr<int> DownloadExperimentCheckpoints(Session& session, int experiment_id, int top_n,
+                                                  const CheckpointRanking& ranking, const std::string& output_dir,
+                                                  bool quiet, std::ostream& out) {
+  ASSIGN_OR_RETURN(std::string query, BestFirstQuery(ranking));
+  ASSIGN_OR_RETURN(json listed, session.Get(absl::StrCat("/api/v1/experiments/", experiment_id, "/checkpoints", query)));
+  std::vector<std::string> uuids = BestOfTopTrials(Field(listed, "checkpoints"), ranking, top_n);
+  if (uuids.empty()) {
+    return absl::NotFoundError(absl::StrCat("experiment ", experiment_id, " has no completed checkpoint with ",
+                                            ranking.sort_by.empty() ? "its searcher metric" : ranking.sort_by,
+                                            " at its step"));
+  }
+  for (const std::string& uuid : uuids) {
+    RETURN_IF_ERROR(
+        DownloadCheckpoint(session, uuid, (std::filesystem::path(output_dir) / uuid).string(), quiet, out).status());
+  }
+  return 0;
+}
+
+absl::StatusOr<int> DownloadTrialCheckpoint(Session& session, int trial_id, const TrialCheckpointChoice& choice,
+                                            const CheckpointRanking& ranking, const std::string& output_dir,
+                                            bool quiet, std::ostream& out) {
+  std::string uuid = choice.uuid;
+  if (uuid.empty()) {
+    std::string query = "?sortByAttr=SORT_BY_END_TIME&orderBy=ORDER_BY_DESC&states=STATE_COMPLETED";
+    if (!choice.latest) {
+      ASSIGN_OR_RETURN(query, BestFirstQuery(ranking));
+    }
+    ASSIGN_OR_RETURN(json listed, session.Get(absl::StrCat("/api/v1/trials/", trial_id, "/checkpoints", query)));
+    const json& checkpoints = Field(listed, "checkpoints");
+    std::vector<std::string> found;
+    if (!choice.latest) {
+      found = BestOfTopTrials(checkpoints, ranking, 1);
+    } else if (checkpoints.is_array() && !checkpoints.empty()) {
+      found.push_back(Str(checkpoints.front(), "uuid"));
+    }
+    if (found.empty()) {
+      return absl::NotFoundError(absl::StrCat("trial ", trial_id, " has no completed checkpoint",
+                                              choice.latest ? "" : " with a validation of the metric at its step"));
+    }
+    uuid = found.front();
+  } else {
+    ASSIGN_OR_RETURN(json checkpoint, GetCheckpoint(session, uuid));
+    const json& owner = Field(Field(checkpoint, "training"), "trialId");
+    if (absl::StatusOr<int64_t> id = api::ReadInt64(owner, "training.trialId"); !id.ok() || *id != trial_id) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--uuid ", uuid, " is a checkpoint of trial ", owner.dump(), ", not of trial ", trial_id));
+    }
+  }
+  return DownloadCheckpoint(session, uuid, output_dir, quiet, out);
 }
 
 absl::StatusOr<int> DeleteCheckpoints(Session& session, const std::string& comma_separated_uuids,

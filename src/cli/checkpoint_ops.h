@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "cli/best_checkpoints.h"
 #include "cli/experiment_view.h"
 
 namespace det::cli {
@@ -26,12 +27,31 @@ absl::StatusOr<int> DescribeCheckpoint(Session& session, const std::string& uuid
                                        std::ostream& out);
 
 // Copies the checkpoint's files from its experiment's storage to `output_dir` (default
-// checkpoints/UUID) and prints "Local checkpoint path: DIR". shared_fs and directory storage are
+// checkpoints/UUID) and prints "Local checkpoint path: DIR" (with `quiet`, DIR alone). shared_fs and directory storage are
 // read as files on this machine; s3 is downloaded (credentials the experiment config lacks come
 // from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY); other types are FailedPrecondition naming the
 // storage and location.
 absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid,
-                                       std::string output_dir, std::ostream& out);
+                                       std::string output_dir, bool quiet, std::ostream& out);
+
+// `det experiment download ID [--top-n N] [--sort-by M --smaller-is-better B] [-o DIR] [-q]`: the best
+// completed checkpoint of each of the experiment's `top_n` best trials, each to DIR/UUID. NotFound
+// when no checkpoint has the metric.
+absl::StatusOr<int> DownloadExperimentCheckpoints(Session& session, int experiment_id, int top_n,
+                                                  const CheckpointRanking& ranking, const std::string& output_dir,
+                                                  bool quiet, std::ostream& out);
+
+// `det trial download ID --best|--latest|--uuid UUID [-o DIR] [-q]`: the trial's best completed
+// checkpoint by `ranking`, its latest one, or the one named (which must be the trial's), to DIR
+// (default checkpoints/UUID).
+struct TrialCheckpointChoice {
+  bool best = false;
+  bool latest = false;
+  std::string uuid;
+};
+absl::StatusOr<int> DownloadTrialCheckpoint(Session& session, int trial_id, const TrialCheckpointChoice& choice,
+                                            const CheckpointRanking& ranking, const std::string& output_dir,
+                                            bool quiet, std::ostream& out);
 
 // Asks the master to delete the comma-separated checkpoints from storage (DELETE /api/v1/checkpoints)
 // and prints "Deletion of checkpoints UUIDS is in progress"; the master deletes them in the background.

@@ -88,7 +88,7 @@ TEST_F(CheckpointOpsTest, DescribeShowsTheFieldsOrTheJson) {
 TEST_F(CheckpointOpsTest, DownloadCopiesEveryFile) {
   std::ostringstream out;
   std::filesystem::path target = dir_ / "out";
-  ASSERT_EQ(DownloadCheckpoint(*session_, kUuid, target.string(), out).value_or(-1), 0);
+  ASSERT_EQ(DownloadCheckpoint(*session_, kUuid, target.string(), false, out).value_or(-1), 0);
   EXPECT_EQ(out.str(), "Local checkpoint path: " + target.string() + "\n");
   std::ifstream weights(target / "weights");
   std::string text((std::istreambuf_iterator<char>(weights)), std::istreambuf_iterator<char>());
@@ -99,20 +99,20 @@ TEST_F(CheckpointOpsTest, DownloadCopiesEveryFile) {
 TEST_F(CheckpointOpsTest, DownloadRefusesStorageItCannotRead) {
   std::filesystem::remove(dir_ / "storage" / kUuid / "weights");
   std::ostringstream out;
-  EXPECT_EQ(DownloadCheckpoint(*session_, kUuid, (dir_ / "out").string(), out).status().code(),
+  EXPECT_EQ(DownloadCheckpoint(*session_, kUuid, (dir_ / "out").string(), false, out).status().code(),
             absl::StatusCode::kDataLoss)
       << "a reported file that is not there";
   std::filesystem::remove_all(dir_ / "storage" / kUuid);
-  absl::Status gone = DownloadCheckpoint(*session_, kUuid, (dir_ / "out1").string(), out).status();
+  absl::Status gone = DownloadCheckpoint(*session_, kUuid, (dir_ / "out1").string(), false, out).status();
   EXPECT_EQ(gone.code(), absl::StatusCode::kNotFound) << gone;
   EXPECT_THAT(gone.message(), HasSubstr((dir_ / "storage" / kUuid).string()));
   storage_type_ = "gcs";
-  absl::Status gcs = DownloadCheckpoint(*session_, kUuid, (dir_ / "out2").string(), out).status();
+  absl::Status gcs = DownloadCheckpoint(*session_, kUuid, (dir_ / "out2").string(), false, out).status();
   EXPECT_EQ(gcs.code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(gcs.message(), HasSubstr("det cannot read its storage: checkpoint_storage.type gcs"));
   // s3 is downloaded (tests/e2e/test_s3_storage.py); a config without a bucket says so.
   storage_type_ = "s3";
-  absl::Status s3 = DownloadCheckpoint(*session_, kUuid, (dir_ / "out3").string(), out).status();
+  absl::Status s3 = DownloadCheckpoint(*session_, kUuid, (dir_ / "out3").string(), false, out).status();
   EXPECT_EQ(s3.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s3.message(), HasSubstr("checkpoint_storage.bucket"));
 }

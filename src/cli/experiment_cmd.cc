@@ -14,6 +14,7 @@
 #include "cli/gc_policy_ops.h"
 #include "cli/positive_id.h"
 #include "cli/prompt.h"
+#include "cli/ranking_flags.h"
 #include "cli/trial_ops.h"
 
 namespace det::cli {
@@ -178,12 +179,32 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
 
   // download-code
   CLI::App* download = exp->add_subcommand("download-code", "download code of an experiment");
+  download->alias("download-model-def");  // upstream's name
   auto download_id = AddExperimentId(download);
   auto output_dir = std::make_shared<std::string>();
   download->add_option("--output-dir", *output_dir, "directory to write the .tgz to (default: current directory)");
   download->callback([&ctx, download_id, output_dir] {
     ctx.action = [&ctx, download_id, output_dir] {
       return DownloadExperimentCode(ctx.session(), *download_id, *output_dir, std::cout);
+    };
+  });
+
+  // download: the best checkpoints
+  CLI::App* best = exp->add_subcommand("download", "download checkpoints for an experiment");
+  auto best_id = AddExperimentId(best, "experiment ID to download");
+  auto best_dir = std::make_shared<std::string>("checkpoints");
+  best->add_option("-o,--output-dir", *best_dir,
+                   "top-level directory: each checkpoint goes to <output_dir>/<checkpoint_uuid>/ (default: checkpoints)");
+  auto top_n = std::make_shared<int>(1);
+  best->add_option("--top-n", *top_n, "how many: the best checkpoint of each of the N best trials (default 1)")
+      ->check(PositiveId("N"));
+  auto ranking = AddRankingFlags(best);
+  auto best_quiet = std::make_shared<bool>(false);
+  best->add_flag("-q,--quiet", *best_quiet, "only print the paths to the checkpoints");
+  best->callback([&ctx, best_id, best_dir, top_n, ranking, best_quiet] {
+    ctx.action = [&ctx, best_id, best_dir, top_n, ranking, best_quiet]() -> absl::StatusOr<int> {
+      ASSIGN_OR_RETURN(CheckpointRanking r, ranking->ranking());
+      return DownloadExperimentCheckpoints(ctx.session(), *best_id, *top_n, r, *best_dir, *best_quiet, std::cout);
     };
   });
 

@@ -7,6 +7,8 @@
 #include "cli/command_context.h"
 #include "cli/commands.h"
 #include "cli/positive_id.h"
+#include "cli/checkpoint_ops.h"
+#include "cli/ranking_flags.h"
 #include "cli/trial_ops.h"
 
 namespace det::cli {
@@ -84,6 +86,30 @@ void AddTrialCommands(CLI::App& det, CommandContext& ctx) {
   describe->callback([&ctx, describe_id, metrics, json, csv] {
     ctx.action = [&ctx, describe_id, metrics, json, csv] {
       return DescribeTrial(ctx.session(), *describe_id, *metrics, *json, *csv, std::cout);
+    };
+  });
+
+  CLI::App* download = trial->add_subcommand("download", "download a checkpoint of a trial");
+  auto download_id = std::make_shared<int>(0);
+  download->add_option("trial_id", *download_id, "trial ID")->required()->check(PositiveId());
+  auto choice = std::make_shared<TrialCheckpointChoice>();
+  CLI::Option* best = download->add_flag("--best", choice->best, "the checkpoint with the best validation metric");
+  CLI::Option* latest = download->add_flag("--latest", choice->latest, "the most recent checkpoint");
+  CLI::Option* uuid = download->add_option("--uuid", choice->uuid, "a checkpoint of the trial, by UUID");
+  best->excludes(latest)->excludes(uuid);
+  latest->excludes(uuid);
+  auto output_dir = std::make_shared<std::string>();
+  auto ranking = AddRankingFlags(download);
+  auto quiet = std::make_shared<bool>(false);
+  download->add_flag("-q,--quiet", *quiet, "only print the path to the checkpoint");
+  download->add_option("-o,--output-dir", *output_dir, "directory to download into (default: checkpoints/UUID)");
+  download->callback([&ctx, download_id, choice, ranking, output_dir, quiet] {
+    ctx.action = [&ctx, download_id, choice, ranking, output_dir, quiet]() -> absl::StatusOr<int> {
+      if (!choice->best && !choice->latest && choice->uuid.empty()) {
+        return absl::InvalidArgumentError("give one of --best, --latest or --uuid UUID");
+      }
+      ASSIGN_OR_RETURN(CheckpointRanking r, ranking->ranking());
+      return DownloadTrialCheckpoint(ctx.session(), *download_id, *choice, r, *output_dir, *quiet, std::cout);
     };
   });
 

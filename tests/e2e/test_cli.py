@@ -255,6 +255,30 @@ def test_checkpoint_list_describe_download(cluster, tmp_path):
     assert (out / "weights").read_text() == "w" * 1000
     assert (out / "sub" / "state").read_text() == "s"
 
+    # Upstream's `det experiment download` (the best checkpoints, each to DIR/UUID) and `det trial download`.
+    top = tmp_path / "top"
+    quiet = cluster.det("experiment", "download", str(exp_id), "--top-n", "2", "-o", str(top), "-q").stdout
+    assert quiet.splitlines() == [str(top / uuid)], quiet
+    assert (top / uuid / "weights").read_text() == "w" * 1000
+    by_loss = cluster.det("e", "download", str(exp_id), "--sort-by", "loss", "--smaller-is-better", "true",
+                          "-o", str(tmp_path / "by_loss")).stdout
+    assert f"Local checkpoint path: {tmp_path / 'by_loss' / uuid}" in by_loss
+    by_missing = cluster.det("e", "download", str(exp_id), "--sort-by", "accuracy", "--smaller-is-better", "false",
+                             "-o", str(tmp_path / "none"), check=False)
+    assert by_missing.returncode != 0 and "no completed checkpoint with accuracy" in by_missing.stderr
+    no_order = cluster.det("e", "download", str(exp_id), "--sort-by", "loss", check=False)
+    assert no_order.returncode != 0 and "--smaller-is-better" in no_order.stderr
+    for choice in (["--best"], ["--latest"], ["--uuid", uuid]):
+        target = tmp_path / ("trial" + choice[0])
+        got = cluster.det("trial", "download", str(trial_id), *choice, "-o", str(target), "-q").stdout
+        assert got.strip() == str(target) and (target / "sub" / "state").read_text() == "s", choice
+    neither = cluster.det("trial", "download", str(trial_id), check=False)
+    assert neither.returncode != 0 and "--best, --latest or --uuid" in neither.stderr
+    other = cluster.det("trial", "download", str(trial_id + 1000), "--uuid", uuid, check=False)
+    assert other.returncode != 0 and f"not of trial {trial_id + 1000}" in other.stderr, other.stderr
+    model_def = cluster.det("e", "download-model-def", str(exp_id), "--output-dir", str(tmp_path), check=False)
+    assert model_def.returncode == 0, model_def.stderr
+
     missing = cluster.det("checkpoint", "describe", "no-such-uuid", check=False)
     assert missing.returncode != 0 and "no-such-uuid" in missing.stderr
 
