@@ -49,22 +49,6 @@ absl::StatusOr<json> ParseValue(const std::string& key, const std::string& text)
   return v;
 }
 
-// util.merge_dicts: objects merge recursively, anything else replaces.
-void Merge(json& into, const json& from) {
-  if (!into.is_object() || !from.is_object()) {
-    into = from;
-    return;
-  }
-  for (const auto& [k, v] : from.items()) {
-    auto it = into.find(k);
-    if (it == into.end()) {
-      into[k] = v;
-    } else {
-      Merge(*it, v);
-    }
-  }
-}
-
 }  // namespace
 
 absl::Status ApplyConfigOverride(json& config, const std::string& key_equals_value) {
@@ -78,20 +62,17 @@ absl::Status ApplyConfigOverride(json& config, const std::string& key_equals_val
   absl::StatusOr<json> value = ParseValue(key, text);
   if (!value.ok()) return value.status();
 
+  // As upstream's CLI: the value replaces whatever is at the dotted key (an object there is not
+  // merged into); missing, null or non-object keys along the path become objects.
   std::vector<std::string> path = absl::StrSplit(key, '.');
-  json patch = std::move(*value);
-  for (auto it = path.rbegin(); it != path.rend(); ++it) patch = json{{*it, std::move(patch)}};
   if (!config.is_object()) config = json::object();
-  // Null objects along the path become empty objects, so the merge fills them in.
   json* node = &config;
   for (size_t i = 0; i + 1 < path.size(); ++i) {
-    auto it = node->find(path[i]);
-    if (it == node->end()) break;
-    if (it->is_null()) *it = json::object();
-    if (!it->is_object()) break;
-    node = &*it;
+    json& next = (*node)[path[i]];
+    if (!next.is_object()) next = json::object();
+    node = &next;
   }
-  Merge(config, patch);
+  (*node)[path.back()] = std::move(*value);
   return absl::OkStatus();
 }
 

@@ -39,11 +39,12 @@ TEST(ConfigOverrideTest, ListsAndFlowValues) {
   EXPECT_EQ(c["environment"]["foo"], 1);
 }
 
-TEST(ConfigOverrideTest, MergesObjectsAndFillsNulls) {
+TEST(ConfigOverrideTest, ReplacesTheValueAtTheKeyAndFillsNulls) {
   json c = {{"hyperparameters", {{"lr", 0.1}, {"layers", 2}}}, {"slurm", nullptr}};
   ASSERT_TRUE(ApplyConfigOverride(c, "hyperparameters={lr: 0.5}").ok());
-  EXPECT_EQ(c["hyperparameters"]["layers"], 2);
-  EXPECT_DOUBLE_EQ(c["hyperparameters"]["lr"].get<double>(), 0.5);
+  EXPECT_EQ(c["hyperparameters"], json({{"lr", 0.5}})) << "upstream replaces; it does not merge";
+  ASSERT_TRUE(ApplyConfigOverride(c, "hyperparameters.layers=3").ok());
+  EXPECT_EQ(c["hyperparameters"], json({{"lr", 0.5}, {"layers", 3}}));
   ASSERT_TRUE(ApplyConfigOverride(c, "slurm.sbatch_args=[--time=05:00]").ok());
   EXPECT_EQ(c["slurm"]["sbatch_args"], json({"--time=05:00"}));
   json s = {{"resources", 4}};

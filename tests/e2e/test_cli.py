@@ -355,3 +355,15 @@ def test_bash_completion_knows_the_real_command_tree():
     assert "--follow" in offered("experiment", "create", "--f")
     assert {"--json", "--csv"} <= set(offered("checkpoint", "list", "--"))
     assert offered("trial", "logs", "--ta") == ["--tail"]
+
+
+def test_a_config_override_replaces_the_value_at_its_key(cluster, tmp_path):
+    """Upstream's `--config KEY=VALUE` sets KEY to VALUE: an object there is replaced, not merged into."""
+    (tmp_path / "hp.py").write_text("import determined as det\nwith det.core.init() as ctx:\n    pass\n")
+    (tmp_path / "hp.yaml").write_text("name: hp\nentrypoint: python3 hp.py\nsearcher: {name: single, metric: loss}\n"
+                                      "max_restarts: 0\nhyperparameters: {lr: 0.1, layers: 2}\n")
+    exp_id = cluster.create_experiment(tmp_path / "hp.yaml", tmp_path, "--config", "hyperparameters={lr: 0.5}",
+                                       "--config", "hyperparameters.dropout=0.2")
+    config = cluster.get(f"/api/v1/experiments/{exp_id}")["config"]
+    assert config["hyperparameters"] == {"lr": {"type": "const", "val": 0.5},
+                                         "dropout": {"type": "const", "val": 0.2}}, config["hyperparameters"]
