@@ -10,6 +10,30 @@ namespace det::cli {
 
 using nlohmann::json;
 
+namespace {
+
+// Weight and max_slots are the fair-share scheduler's: under another, says the value is kept but
+// not enforced (empty when it is, or when the pool cannot be read).
+std::string UnenforcedNote(Session& session, const json& patched, const std::string& field) {
+  const json& experiment = patched.is_object() ? patched.value("experiment", json::object()) : json::object();
+  std::string pool = experiment.value("resourcePool", "");
+  if (pool.empty()) return "";
+  absl::StatusOr<json> pools = session.Get("/api/v1/resource-pools");
+  if (!pools.ok() || !pools->is_object()) return "";
+  for (const json& p : pools->value("resourcePools", json::array())) {
+    if (!p.is_object() || p.value("name", "") != pool) continue;
+    std::string scheduler = p.value("schedulerType", "");
+    if (scheduler == "SCHEDULER_TYPE_FAIR_SHARE") return "";
+    std::string name = scheduler == "SCHEDULER_TYPE_PRIORITY" ? "priority"
+                       : scheduler == "SCHEDULER_TYPE_ROUND_ROBIN" ? "round_robin" : scheduler;
+    return absl::StrCat(" (kept, but not enforced: resource pool \"", pool, "\" uses the ", name,
+                        " scheduler, and only fair_share uses ", field, ")");
+  }
+  return "";
+}
+
+}  // namespace
+
 absl::StatusOr<json> ExperimentResourcesPatch(int experiment_id,
                                               const ExperimentResourcesChange& change) {
   int set = change.priority.has_value() + change.weight.has_value() + change.max_slots.has_value();
@@ -33,7 +57,9 @@ absl::StatusOr<int> SetExperimentResources(Session& session, int experiment_id,
   std::string value = change.priority ? std::to_string(*change.priority)
                       : change.weight ? PythonFloat(*change.weight)
                                       : std::to_string(*change.max_slots);
-  out << "Set `" << field << "` of experiment " << experiment_id << " to " << value << "\n";
+  out << "Set `" << field << "` of experiment " << experiment_id << " to " << value;
+  if (!change.priority) out << UnenforcedNote(session, *resp, field);
+  out << "\n";
   return 0;
 }
 

@@ -18,7 +18,8 @@ struct ExperimentResourcesChange {
   std::optional<int> max_slots;
 };
 
-// Prints "Set `priority` of experiment ID to N" (weight as Python prints floats).
+// Prints "Set `priority` of experiment ID to N" (weight as Python prints floats); for weight and
+// max_slots, which only the fair-share scheduler uses, says so when the experiment's pool has another.
 absl::StatusOr<int> SetExperimentResources(Session& session, int experiment_id,
                                            const ExperimentResourcesChange& change,
                                            std::ostream& out);

@@ -70,5 +70,41 @@ TEST(ExperimentResourcesTest, SendsPatchAndReportsErrors) {
   fs::remove_all(dir);
 }
 
+TEST(ExperimentResourcesTest, SaysWhenThePoolsSchedulerDoesNotEnforceTheValue) {
+  char tmpl[] = "/tmp/det_cli_expres_XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  fs::path dir = tmpl;
+  {
+    FakeHttpServer server([](const FakeRequest& r) -> FakeResponse {
+      if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
+      if (r.method == "PATCH" && r.target == "/api/v1/experiments/3") {
+        return {200, R"({"experiment": {"id": 3, "resourcePool": "gpu"}})"};
+      }
+      if (r.method == "PATCH" && r.target == "/api/v1/experiments/4") {
+        return {200, R"({"experiment": {"id": 4, "resourcePool": "shared"}})"};
+      }
+      if (r.target == "/api/v1/resource-pools") {
+        return {200, R"({"resourcePools": [{"name": "gpu", "schedulerType": "SCHEDULER_TYPE_PRIORITY"},
+                                           {"name": "shared", "schedulerType": "SCHEDULER_TYPE_FAIR_SHARE"}]})"};
+      }
+      return {404, R"({"error":{"code":5,"error":"no route"}})"};
+    });
+    SessionOptions o;
+    o.master_url = server.url();
+    o.auth_file = dir / "auth.json";
+    Session session(o);
+    std::ostringstream out;
+    ASSERT_TRUE(SetExperimentResources(session, 3, {.max_slots = 2}, out).ok());
+    ASSERT_TRUE(SetExperimentResources(session, 3, {.priority = 5}, out).ok());
+    ASSERT_TRUE(SetExperimentResources(session, 4, {.max_slots = 2}, out).ok());
+    EXPECT_EQ(out.str(),
+              "Set `max_slots` of experiment 3 to 2 (kept, but not enforced: resource pool \"gpu\" uses the "
+              "priority scheduler, and only fair_share uses max_slots)\n"
+              "Set `priority` of experiment 3 to 5\n"
+              "Set `max_slots` of experiment 4 to 2\n");
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace det::cli

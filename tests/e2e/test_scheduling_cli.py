@@ -132,10 +132,13 @@ def test_disabled_agent_queues_work_and_job_changes(cluster, tmp_path):
         assert user("experiment", "set", "priority", str(exp_id), "20").stdout.strip() == \
             f"Set `priority` of experiment {exp_id} to 20"
         assert job_of(user, exp_id)["priority"] == 20
+        # Weight and max_slots are the fair-share scheduler's; this pool's priority scheduler says so.
+        pool = job["resourcePool"]
         assert user("e", "set", "weight", str(exp_id), "2").stdout.strip() == \
-            f"Set `weight` of experiment {exp_id} to 2.0"
+            f"Set `weight` of experiment {exp_id} to 2.0 (kept, but not enforced: resource pool \"{pool}\" " \
+            "uses the priority scheduler, and only fair_share uses weight)"
         assert job_of(user, exp_id)["weight"] == 2
-        user("experiment", "set", "max-slots", str(exp_id), "1")
+        assert "not enforced" in user("experiment", "set", "max-slots", str(exp_id), "1").stdout
         config = cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["config"]
         assert config["resources"]["priority"] == 20 and config["resources"]["max_slots"] == 1
         v1 = cluster.get("/api/v1/job-queues", params={"states": "STATE_QUEUED"})["jobs"]
