@@ -1,19 +1,15 @@
 #include "cli/experiment_resources_ops.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/fake_http_server_test_util.h"
-#include "cli/session.h"
+#include "cli/fake_master_test_fixture.h"
 
 namespace det::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 TEST(ExperimentResourcesTest, PatchBodies) {
@@ -27,83 +23,63 @@ TEST(ExperimentResourcesTest, PatchBodies) {
   EXPECT_FALSE(ExperimentResourcesPatch(3, {.priority = 1, .weight = 1}).ok());
 }
 
-TEST(ExperimentResourcesTest, SendsPatchAndReportsErrors) {
-  char tmpl[] = "/tmp/det_cli_expres_XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  fs::path dir = tmpl;
-  {
-    FakeHttpServer server([](const FakeRequest& r) -> FakeResponse {
-      if (r.target == "/api/v1/auth/login")
-        return {200, R"({"token":"t","user":{"username":"u"}})"};
-      if (r.method == "PATCH" && r.target == "/api/v1/experiments/3") {
-        return {200, R"({"experiment": {"id": 3}})"};
-      }
-      if (r.method == "PATCH" && r.target == "/api/v1/experiments/4") {
-        return {400, R"({"error":{"code":3,"reason":"InvalidArgument",
-                 "error":"resources.priority: must be between 1 and 99 (smaller runs first), got 0"}})"};
-      }
-      return {404, R"({"error":{"code":5,"error":"no route"}})"};
-    });
-    SessionOptions o;
-    o.master_url = server.url();
-    o.auth_file = dir / "auth.json";
-    Session session(o);
-    std::ostringstream out;
-    ASSERT_TRUE(SetExperimentResources(session, 3, {.priority = 10}, out).ok());
-    ASSERT_TRUE(SetExperimentResources(session, 3, {.weight = 2}, out).ok());
-    ASSERT_TRUE(SetExperimentResources(session, 3, {.max_slots = 1}, out).ok());
-    EXPECT_EQ(out.str(),
-              "Set `priority` of experiment 3 to 10\nSet `weight` of experiment 3 to 2.0\n"
-              "Set `max_slots` of experiment 3 to 1\n");
-    absl::StatusOr<int> bad = SetExperimentResources(session, 4, {.priority = 0}, out);
-    ASSERT_FALSE(bad.ok());
-    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_NE(bad.status().message().find("between 1 and 99"), std::string::npos);
-    std::vector<FakeRequest> patches;
-    for (const FakeRequest& r : server.requests()) {
-      if (r.method == "PATCH") patches.push_back(r);
+// Experiment 3 is in pool "gpu" (priority scheduler) when `with_pool_`, 4 refuses the PATCH, 5 is in
+// pool "shared" (fair share).
+class ExperimentResourcesOpsTest : public FakeMasterTest {
+ protected:
+  FakeResponse Serve(const FakeRequest& r) override {
+    if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
+    if (r.method == "PATCH" && r.target == "/api/v1/experiments/3") {
+      return {200, with_pool_ ? R"({"experiment": {"id": 3, "resourcePool": "gpu"}})" : R"({"experiment": {"id": 3}})"};
     }
-    ASSERT_EQ(patches.size(), 4u);
-    EXPECT_EQ(json::parse(patches[1].body),
-              json::parse(R"({"id": 3, "resources": {"weight": 2.0}})"));
+    if (r.method == "PATCH" && r.target == "/api/v1/experiments/4") {
+      return {400, R"({"error":{"code":3,"reason":"InvalidArgument",
+               "error":"resources.priority: must be between 1 and 99 (smaller runs first), got 0"}})"};
+    }
+    if (r.method == "PATCH" && r.target == "/api/v1/experiments/5") {
+      return {200, R"({"experiment": {"id": 5, "resourcePool": "shared"}})"};
+    }
+    if (r.target == "/api/v1/resource-pools") {
+      return {200, R"({"resourcePools": [{"name": "gpu", "schedulerType": "SCHEDULER_TYPE_PRIORITY"},
+                                         {"name": "shared", "schedulerType": "SCHEDULER_TYPE_FAIR_SHARE"}]})"};
+    }
+    return {404, R"({"error":{"code":5,"error":"no route"}})"};
   }
-  fs::remove_all(dir);
+
+  bool with_pool_ = false;
+};
+
+TEST_F(ExperimentResourcesOpsTest, SendsPatchAndReportsErrors) {
+  std::ostringstream out;
+  ASSERT_TRUE(SetExperimentResources(*session_, 3, {.priority = 10}, out).ok());
+  ASSERT_TRUE(SetExperimentResources(*session_, 3, {.weight = 2}, out).ok());
+  ASSERT_TRUE(SetExperimentResources(*session_, 3, {.max_slots = 1}, out).ok());
+  EXPECT_EQ(out.str(),
+            "Set `priority` of experiment 3 to 10\nSet `weight` of experiment 3 to 2.0\n"
+            "Set `max_slots` of experiment 3 to 1\n");
+  absl::StatusOr<int> bad = SetExperimentResources(*session_, 4, {.priority = 0}, out);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("between 1 and 99"), std::string::npos);
+  std::vector<FakeRequest> patches;
+  for (const FakeRequest& r : server_->requests()) {
+    if (r.method == "PATCH") patches.push_back(r);
+  }
+  ASSERT_EQ(patches.size(), 4u);
+  EXPECT_EQ(json::parse(patches[1].body), json::parse(R"({"id": 3, "resources": {"weight": 2.0}})"));
 }
 
-TEST(ExperimentResourcesTest, SaysWhenThePoolsSchedulerDoesNotEnforceTheValue) {
-  char tmpl[] = "/tmp/det_cli_expres_XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  fs::path dir = tmpl;
-  {
-    FakeHttpServer server([](const FakeRequest& r) -> FakeResponse {
-      if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
-      if (r.method == "PATCH" && r.target == "/api/v1/experiments/3") {
-        return {200, R"({"experiment": {"id": 3, "resourcePool": "gpu"}})"};
-      }
-      if (r.method == "PATCH" && r.target == "/api/v1/experiments/4") {
-        return {200, R"({"experiment": {"id": 4, "resourcePool": "shared"}})"};
-      }
-      if (r.target == "/api/v1/resource-pools") {
-        return {200, R"({"resourcePools": [{"name": "gpu", "schedulerType": "SCHEDULER_TYPE_PRIORITY"},
-                                           {"name": "shared", "schedulerType": "SCHEDULER_TYPE_FAIR_SHARE"}]})"};
-      }
-      return {404, R"({"error":{"code":5,"error":"no route"}})"};
-    });
-    SessionOptions o;
-    o.master_url = server.url();
-    o.auth_file = dir / "auth.json";
-    Session session(o);
-    std::ostringstream out;
-    ASSERT_TRUE(SetExperimentResources(session, 3, {.max_slots = 2}, out).ok());
-    ASSERT_TRUE(SetExperimentResources(session, 3, {.priority = 5}, out).ok());
-    ASSERT_TRUE(SetExperimentResources(session, 4, {.max_slots = 2}, out).ok());
-    EXPECT_EQ(out.str(),
-              "Set `max_slots` of experiment 3 to 2 (kept, but not enforced: resource pool \"gpu\" uses the "
-              "priority scheduler, and only fair_share uses max_slots)\n"
-              "Set `priority` of experiment 3 to 5\n"
-              "Set `max_slots` of experiment 4 to 2\n");
-  }
-  fs::remove_all(dir);
+TEST_F(ExperimentResourcesOpsTest, SaysWhenThePoolsSchedulerDoesNotEnforceTheValue) {
+  with_pool_ = true;
+  std::ostringstream out;
+  ASSERT_TRUE(SetExperimentResources(*session_, 3, {.max_slots = 2}, out).ok());
+  ASSERT_TRUE(SetExperimentResources(*session_, 3, {.priority = 5}, out).ok());
+  ASSERT_TRUE(SetExperimentResources(*session_, 5, {.max_slots = 2}, out).ok());
+  EXPECT_EQ(out.str(),
+            "Set `max_slots` of experiment 3 to 2 (kept, but not enforced: resource pool \"gpu\" uses the "
+            "priority scheduler, and only fair_share uses max_slots)\n"
+            "Set `priority` of experiment 3 to 5\n"
+            "Set `max_slots` of experiment 5 to 2\n");
 }
 
 }  // namespace
