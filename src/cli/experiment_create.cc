@@ -23,6 +23,11 @@ using nlohmann::json;
 }  // namespace
 
 void PrintLaunchWarnings(const json& resp, std::ostream& err) {
+  if (auto config = resp.find("configWarnings"); config != resp.end() && config->is_array()) {
+    for (const json& w : *config) {
+      if (w.is_string()) err << "Warning: " << w.get<std::string>() << "\n";
+    }
+  }
   auto it = resp.find("warnings");
   if (it == resp.end() || !it->is_array()) return;
   for (const json& w : *it) {

@@ -89,6 +89,20 @@ json PerDeviceType(json& v, const std::string& path, Kind kind, const json& defa
 
 }  // namespace
 
+std::string UnusedImageNote(const json& environment) {
+  const json* images = environment.is_object() && environment.contains("image") ? &environment["image"] : nullptr;
+  if (images == nullptr || !images->is_object()) return "";
+  for (const auto& [type, fallback] : {std::pair{"cpu", kDefaultCpuImage}, std::pair{"cuda", kDefaultCudaImage},
+                                       std::pair{"rocm", kDefaultRocmImage}}) {
+    auto it = images->find(type);
+    if (it == images->end() || !it->is_string() || *it == fallback) continue;
+    return absl::StrCat("environment.image (", it->get<std::string>(),
+                        ") is not used: this cluster runs each task as a process on the agent's host, "
+                        "with the host's Python and packages, not in a container");
+  }
+  return "";
+}
+
 void CheckEnvironment(json& env, Problems& p) {
   if (!CheckObject(env, "environment", EnvironmentFields(), p)) return;
   static const json kImages = {
@@ -97,6 +111,7 @@ void CheckEnvironment(json& env, Problems& p) {
       {"cpu", json::array()}, {"cuda", json::array()}, {"rocm", json::array()}};
   json image = PerDeviceType(env["image"], "environment.image", Kind::kString, kImages, p);
   if (!image.is_null()) env["image"] = std::move(image);
+  if (std::string note = UnusedImageNote(env); !note.empty()) p.Warn(std::move(note));
   json vars = PerDeviceType(env["environment_variables"], "environment.environment_variables",
                             Kind::kStringList, kNoVariables, p);
   if (!vars.is_null()) env["environment_variables"] = std::move(vars);

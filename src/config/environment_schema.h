@@ -1,6 +1,7 @@
 #pragma once
 // The `environment` section (reference §2.6) and `bind_mounts` (§2.1).
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "config/schema_fields.h"
 
@@ -16,7 +17,12 @@ inline constexpr char kDefaultRocmImage[] =
 // {cpu, cuda, rocm, gpu}) becomes {cpu, cuda, rocm} with the default images filling gaps (gpu is
 // an alias of cuda); `environment_variables` (a list for every type or the per-type map) becomes
 // {cpu, cuda, rocm} lists.
+// Warns (once) when `image` names an image other than the defaults: tasks run as processes on the
+// agent's host, so no image is used.
 void CheckEnvironment(nlohmann::json& environment, Problems& p);
+
+// That warning's text for a checked `environment`, or "" when its images are the defaults.
+std::string UnusedImageNote(const nlohmann::json& environment);
 
 // Checks `bind_mounts` in place: a list of {host_path, container_path, read_only=false,
 // propagation="rprivate"}.

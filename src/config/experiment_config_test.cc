@@ -164,6 +164,19 @@ TEST(ExperimentConfigTest, DeprecatedFieldsWarnOncePerField) {
                                       "searcher.max_length is deprecated in 0.38 and ignored"}));
 }
 
+TEST(ExperimentConfigTest, AnImageOtherThanTheDefaultsIsSaidToBeUnused) {
+  auto cfg = ParseExperimentConfig(
+      "entrypoint: x\nsearcher: {name: single, metric: m}\nenvironment: {image: {cuda: my/train:1}}\n", Defaults());
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  ASSERT_EQ(cfg->warnings.size(), 1u);
+  EXPECT_EQ(cfg->warnings[0],
+            "environment.image (my/train:1) is not used: this cluster runs each task as a process on the agent's "
+            "host, with the host's Python and packages, not in a container");
+  auto plain = ParseExperimentConfig("entrypoint: x\nsearcher: {name: single, metric: m}\n", Defaults());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->warnings.empty()) << "the default images are no one's choice";
+}
+
 TEST(ExperimentConfigTest, EmptyOrNonMappingIsRefused) {
   EXPECT_FALSE(ParseExperimentConfig("", Defaults()).ok());
   EXPECT_FALSE(ParseExperimentConfig("- a\n- b\n", Defaults()).ok());

@@ -13,6 +13,7 @@
 #include "common/json_yaml.h"
 #include "common/random_id.h"
 #include "common/status_macros.h"
+#include "config/environment_schema.h"
 #include "master/checkpoint_gc.h"
 #include "searcher/searcher.h"
 #include "master/experiment_rules.h"
@@ -351,6 +352,11 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
   // Refresh the trial from the store: checkpoints reported by an earlier run changed it.
   if (auto fresh = store_.GetTrial(trial.trial.id); fresh.ok()) {
     trial.trial.latest_checkpoint_uuid = fresh->latest_checkpoint_uuid;
+  }
+  json config = json::parse(exp.config.full_json, nullptr, false);
+  if (std::string note = config::UnusedImageNote(config.is_object() ? config.value("environment", json()) : json());
+      !note.empty()) {
+    MasterLog(trial.trial.task_id, trial.task->allocation_id, absl::StrCat("Warning: ", note));
   }
   return LaunchSpec{.entrypoint = exp.config.entrypoint, .env = TrialEnvironment(trial, exp), .download_context = true};
 }

@@ -136,7 +136,10 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
       if (!e.ok()) return ReplyError(r, e.status());
       json resp = ExperimentResponse(*e);
       resp.erase("jobSummary");
-      resp["warnings"] = json::array();
+      resp["warnings"] = json::array();  // upstream's LaunchWarning enum values only
+      // The config's own warnings (deprecated fields, an unused image) as text, in a field of ours
+      // that upstream's clients ignore; det prints them.
+      if (!warnings.empty()) resp["configWarnings"] = warnings;
       ReplyJson(r, resp);
     });
   });
