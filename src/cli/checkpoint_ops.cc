@@ -72,9 +72,7 @@ absl::StatusOr<int> ListExperimentCheckpoints(Session& session, int experiment_i
     out << checkpoints.dump(2) << "\n";
     return 0;
   }
-  const json& searcher = Field(Field(Field(*experiment, "experiment"), "config"), "searcher");
-  const json& metric = Field(searcher.is_object() ? searcher : Field(Field(*experiment, "config"), "searcher"), "metric");
-  out << Render(ExperimentCheckpointsTable(checkpoints, metric.is_string() ? metric.get<std::string>() : ""), format);
+  out << Render(ExperimentCheckpointsTable(checkpoints, SearcherMetricOf(*experiment)), format);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/job_ops.h"
+#include "cli/paging.h"
 #include "cli/session.h"
 
 namespace det::cli {
@@ -18,9 +19,9 @@ std::string UnenforcedNote(Session& session, const json& patched, const std::str
   const json& experiment = patched.is_object() ? patched.value("experiment", json::object()) : json::object();
   std::string pool = experiment.value("resourcePool", "");
   if (pool.empty()) return "";
-  absl::StatusOr<json> pools = session.Get("/api/v1/resource-pools");
-  if (!pools.ok() || !pools->is_object()) return "";
-  for (const json& p : pools->value("resourcePools", json::array())) {
+  absl::StatusOr<json> pools = GetAllPages(session, "/api/v1/resource-pools", "resourcePools");
+  if (!pools.ok() || !pools->is_array()) return "";
+  for (const json& p : *pools) {
     if (!p.is_object() || p.value("name", "") != pool) continue;
     std::string scheduler = p.value("schedulerType", "");
     if (scheduler == "SCHEDULER_TYPE_FAIR_SHARE") return "";

@@ -39,7 +39,7 @@ class ExperimentResourcesOpsTest : public FakeMasterTest {
     if (r.method == "PATCH" && r.target == "/api/v1/experiments/5") {
       return {200, R"({"experiment": {"id": 5, "resourcePool": "shared"}})"};
     }
-    if (r.target == "/api/v1/resource-pools") {
+    if (r.target.rfind("/api/v1/resource-pools", 0) == 0) {
       return {200, R"({"resourcePools": [{"name": "gpu", "schedulerType": "SCHEDULER_TYPE_PRIORITY"},
                                          {"name": "shared", "schedulerType": "SCHEDULER_TYPE_FAIR_SHARE"}]})"};
     }

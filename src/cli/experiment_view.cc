@@ -130,10 +130,24 @@ Table ExperimentCheckpointsTable(const json& checkpoints, const std::string& sea
   return t;
 }
 
-const json& CheckpointStorageOf(const json& get_experiment) {
-  const json& top = Field(Field(get_experiment, "config"), "checkpoint_storage");
+namespace {
+
+// A section of the experiment's config: the response's `config`, else `experiment.config`.
+const json& ConfigSection(const json& get_experiment, const char* section) {
+  const json& top = Field(Field(get_experiment, "config"), section);
   if (top.is_object()) return top;
-  return Field(Field(Field(get_experiment, "experiment"), "config"), "checkpoint_storage");
+  return Field(Field(Field(get_experiment, "experiment"), "config"), section);
+}
+
+}  // namespace
+
+const json& CheckpointStorageOf(const json& get_experiment) {
+  return ConfigSection(get_experiment, "checkpoint_storage");
+}
+
+std::string SearcherMetricOf(const json& get_experiment) {
+  const json& metric = Field(ConfigSection(get_experiment, "searcher"), "metric");
+  return metric.is_string() ? metric.get<std::string>() : "";
 }
 
 std::string RenderExperimentDescription(const json& get_experiment, const json& trials,

@@ -39,6 +39,8 @@ std::string RenderExperimentDescription(const nlohmann::json& get_experiment,
 
 // The experiment's effective checkpoint_storage (response `config`, else `experiment.config`).
 const nlohmann::json& CheckpointStorageOf(const nlohmann::json& get_experiment);
+// Its searcher metric's name ("" when the config has none).
+std::string SearcherMetricOf(const nlohmann::json& get_experiment);
 // Sum of a checkpoint's `resources` sizes (int64 values as strings or numbers).
 int64_t CheckpointBytes(const nlohmann::json& checkpoint);
 // The same for a {path: size} resources object.
