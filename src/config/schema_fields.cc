@@ -155,6 +155,12 @@ bool CheckValue(const json& v, absl::string_view path, const Field& f, Problems&
       return CheckRange(v, path, f, p);
     case Kind::kNumber:
       if (!v.is_number()) return wrong_type();
+      // YAML can spell infinity (.inf, or a literal past 1.8e308); JSON cannot, and the stored
+      // config would read it back as null.
+      if (!std::isfinite(v.get<double>())) {
+        p.Add(path, absl::StrCat("must be a finite number, got ", v.get<double>() > 0 ? ".inf" : "-.inf"));
+        return false;
+      }
       return CheckRange(v, path, f, p);
     case Kind::kBool:
       return v.is_boolean() || wrong_type();
