@@ -15,6 +15,8 @@ AgentEnvironment AgentEnvironmentFromProcess(MasterUrl master, std::string agent
   std::error_code ec;
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) exe = std::filesystem::current_path(ec) / "determined-agent";
+  std::filesystem::path bin = std::filesystem::weakly_canonical(exe.parent_path(), ec);
+  env.bin_dir = ec ? exe.parent_path() : bin;
   std::filesystem::path python = exe.parent_path() / ".." / "python";
   // weakly_canonical: the harness directory may not exist (yet) in a partial build tree.
   std::filesystem::path canonical = std::filesystem::weakly_canonical(python, ec);
@@ -39,6 +41,7 @@ std::map<std::string, std::string> BuildTaskEnv(const api::StartTask& task,
     absl::StrAppend(&python_path, ":", it->second);
   }
   std::string path = "/usr/bin:/bin:/usr/sbin:/sbin";
+  if (!agent.bin_dir.empty()) path = absl::StrCat(agent.bin_dir.string(), ":", path);
   // An empty PATH entry would mean the current directory, so append only a non-empty PATH.
   if (!agent.agent_path.empty()) absl::StrAppend(&path, ":", agent.agent_path);
 
@@ -65,6 +68,20 @@ std::map<std::string, std::string> BuildTaskEnv(const api::StartTask& task,
   env["PYTHONUNBUFFERED"] = "1";
   env["PYTHONPATH"] = python_path;
   return env;
+}
+
+std::vector<std::string> WithStartupHook(std::vector<std::string> argv,
+                                         const std::filesystem::path& work_dir) {
+  constexpr char kHook[] = "startup-hook.sh";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(work_dir / kHook, ec)) return argv;
+  // The EXIT trap names the hook when it ends the task, and is gone before the entrypoint starts.
+  constexpr char kScript[] =
+      "trap 's=$?; if [ $s -ne 0 ]; then echo \"startup-hook.sh failed with exit status $s; the entrypoint "
+      "did not run\" >&2; fi' EXIT; set -e; source ./startup-hook.sh; set +e; trap - EXIT; exec \"$@\"";
+  std::vector<std::string> wrapped = {"bash", "-c", kScript, kHook};
+  wrapped.insert(wrapped.end(), std::make_move_iterator(argv.begin()), std::make_move_iterator(argv.end()));
+  return wrapped;
 }
 
 }  // namespace det::agent

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "agent/master_url.h"
 #include "api/agent_protocol.h"
@@ -23,17 +24,27 @@ struct AgentEnvironment {
   // BIN_DIR/../python, absolute and canonical: holds the `determined` package and its pybind11
   // module.
   std::filesystem::path python_dir;
+  // The agent's own directory, which holds `det` too: first on the task's PATH, so scripts and shells
+  // in a task call the CLI that matches this cluster, logged in as the task's user (DET_USER_TOKEN).
+  std::filesystem::path bin_dir;
   std::string agent_path;  // the agent's own PATH, appended after the system directories; may be ""
   // Passed through from the agent's environment when set there: HOME, USER, LANG, TMPDIR.
   std::map<std::string, std::string> inherited;
 };
 
-// Reads the agent's own process: /proc/self/exe for python_dir, and PATH/HOME/USER/LANG/TMPDIR.
+// Reads the agent's own process: /proc/self/exe for bin_dir and python_dir, and PATH/HOME/USER/LANG/TMPDIR.
 AgentEnvironment AgentEnvironmentFromProcess(MasterUrl master, std::string agent_id);
 
 // The complete environment for `task` running in `task_dir`.
 std::map<std::string, std::string> BuildTaskEnv(const api::StartTask& task,
                                                 const AgentEnvironment& agent,
                                                 const std::filesystem::path& task_dir);
+
+// Upstream's startup hook: when `work_dir` holds a file `startup-hook.sh` (the top of the context),
+// `argv` runs after bash has sourced it in the task's environment, so what the hook exports reaches
+// the entrypoint; a command of the hook that fails ends the task with that command's status, before
+// the entrypoint starts. Without the file, `argv` unchanged.
+std::vector<std::string> WithStartupHook(std::vector<std::string> argv,
+                                         const std::filesystem::path& work_dir);
 
 }  // namespace det::agent

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 namespace det::agent {
 namespace {
 
@@ -10,6 +12,7 @@ AgentEnvironment TestAgent() {
   agent.master = *ParseMasterUrl("http://10.0.0.5:8080");
   agent.agent_id = "agent-1";
   agent.python_dir = "/opt/det/python";
+  agent.bin_dir = "/opt/det/bin";
   agent.agent_path = "/opt/bin:/usr/local/bin";
   agent.inherited = {{"HOME", "/home/u"}, {"USER", "u"}};
   return agent;
@@ -29,7 +32,8 @@ TEST(TaskEnvTest, AddsAgentSideContractVariables) {
   EXPECT_EQ(env["DET_WORKDIR"], "/work/tasks/a1");
   EXPECT_EQ(env.count("CUDA_VISIBLE_DEVICES"), 1u);
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "");
-  EXPECT_EQ(env["PATH"], "/usr/bin:/bin:/usr/sbin:/sbin:/opt/bin:/usr/local/bin");
+  // The agent's directory first: `det` in a task is the one of this cluster.
+  EXPECT_EQ(env["PATH"], "/opt/det/bin:/usr/bin:/bin:/usr/sbin:/sbin:/opt/bin:/usr/local/bin");
   EXPECT_EQ(env["PYENV_VERSION"], "system");
   EXPECT_EQ(env["PYTHONUNBUFFERED"], "1");
   EXPECT_EQ(env["PYTHONPATH"], "/opt/det/python");
@@ -51,7 +55,7 @@ TEST(TaskEnvTest, NoTrailingColonWithoutAgentPath) {
   AgentEnvironment agent = TestAgent();
   agent.agent_path = "";
   auto env = BuildTaskEnv(api::StartTask{}, agent, "/w");
-  EXPECT_EQ(env["PATH"], "/usr/bin:/bin:/usr/sbin:/sbin");
+  EXPECT_EQ(env["PATH"], "/opt/det/bin:/usr/bin:/bin:/usr/sbin:/sbin");
 }
 
 TEST(TaskEnvTest, TlsMasterGivesTasksTheCertificate) {
@@ -79,6 +83,33 @@ TEST(TaskEnvTest, PythonDirFromProcessIsAbsolute) {
   EXPECT_TRUE(agent.python_dir.is_absolute());
   EXPECT_EQ(agent.python_dir.filename(), "python");
   EXPECT_EQ(agent.python_dir.string().find(".."), std::string::npos);
+}
+
+TEST(TaskEnvTest, AStartupHookAtTheTopOfTheWorkDirIsSourcedBeforeTheEntrypoint) {
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "startup_hook_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "sub");
+  std::vector<std::string> argv = {"python3", "train.py", "--x"};
+  EXPECT_EQ(WithStartupHook(argv, dir), argv);
+  { std::ofstream(dir / "sub" / "startup-hook.sh") << "export A=1\n"; }  // only the top counts
+  EXPECT_EQ(WithStartupHook(argv, dir), argv);
+  { std::ofstream(dir / "startup-hook.sh") << "export A=1\n"; }
+  std::vector<std::string> wrapped = WithStartupHook(argv, dir);
+  ASSERT_EQ(wrapped.size(), 7u);
+  EXPECT_EQ(wrapped[0], "bash");
+  EXPECT_EQ(wrapped[1], "-c");
+  EXPECT_NE(wrapped[2].find("source ./startup-hook.sh"), std::string::npos);
+  EXPECT_EQ(wrapped[3], "startup-hook.sh");  // $0 of the wrapper; the entrypoint is "$@"
+  EXPECT_EQ(std::vector<std::string>(wrapped.begin() + 4, wrapped.end()), argv);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TaskEnvTest, AStartupHookThatIsNotAFileIsIgnored) {
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "startup_hook_dir_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "startup-hook.sh");
+  EXPECT_EQ(WithStartupHook({"true"}, dir), std::vector<std::string>{"true"});
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

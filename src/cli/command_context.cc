@@ -26,6 +26,9 @@ Session& CommandContext::session() {
     options.user = User();
     if (const char* pw = std::getenv("DET_PASS"); pw != nullptr) options.password = pw;
     options.auth_file = TokenCache::DefaultPath();
+    if (std::string token = Env("DET_USER_TOKEN"); !token.empty() && !Env("DET_USER").empty()) {
+      options.task_login = CachedLogin{Env("DET_USER"), std::move(token)};
+    }
     if (StdinIsTerminal()) {
       options.ask_password = [](const std::string& username) {
         return ReadPassword(absl::StrCat("Password for user '", username, "': "));

@@ -116,6 +116,13 @@ absl::Status Session::AutoLogin(const std::string& username) {
 
 absl::Status Session::EnsureLoggedIn() {
   if (!token_.empty()) return absl::OkStatus();
+  if (const std::optional<CachedLogin>& task = options_.task_login;
+      task.has_value() && !options_.password.has_value() &&
+      (options_.user.empty() || options_.user == task->username)) {
+    UseToken(task->username, task->token);
+    token_is_fresh_ = true;  // a rejected task token is an error to report, not a reason to log in
+    return absl::OkStatus();
+  }
   TokenCache cache = LoadCacheOrEmpty(options_.auth_file);
   if (std::optional<CachedLogin> cached = cache.Get(options_.master_url);
       cached.has_value() && (options_.user.empty() || options_.user == cached->username)) {

@@ -1,5 +1,6 @@
 #pragma once
 // An authenticated connection to one master, with upstream's CLI login behaviour:
+//  - inside a task, the task user's token (SessionOptions::task_login);
 //  - the token cached for the master (TokenCache) is used when it belongs to the wanted user;
 //  - otherwise, or when the master rejects the token (401), the session logs in by itself as the
 //    wanted user (-u, DET_USER; else the cached user; else "determined") with the password from
@@ -16,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cli/token_cache.h"
 
 namespace det::client {
 class RestClient;
@@ -31,6 +33,9 @@ struct SessionOptions {
   std::string user;                     // wanted user; "" = the cached one, else "determined"
   std::optional<std::string> password;  // DET_PASS; unset = blank, then ask_password
   std::filesystem::path auth_file;      // TokenCache location
+  // Inside a task: its user's session token (DET_USER, DET_USER_TOKEN), used before the cache and
+  // without a login whenever the wanted user is that user (or none) and no password was given.
+  std::optional<CachedLogin> task_login;
   // Asks for a user's password after a failed automatic login; unset = never ask.
   std::function<absl::StatusOr<std::string>(const std::string& username)> ask_password;
 };

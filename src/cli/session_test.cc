@@ -118,6 +118,40 @@ TEST_F(SessionTest, RejectedCachedTokenTriggersOneFreshLogin) {
   EXPECT_NE(Cached()->token, "expired");
 }
 
+TEST_F(SessionTest, InsideATaskTheTaskUsersTokenIsUsedWithoutALoginOrTheCache) {
+  {
+    Session s(Options());  // caches a login of "determined"
+    EXPECT_EQ(Me(s), "determined");
+  }
+  valid_["task-token"] = "alice";
+  SessionOptions o = Options();
+  o.task_login = CachedLogin{"alice", "task-token"};
+  Session s(o);
+  EXPECT_EQ(Me(s), "alice");
+  EXPECT_EQ(Logins(), 1);
+  EXPECT_EQ(Cached()->username, "determined");  // the task's token is never cached
+
+  SessionOptions as_task_user = Options("alice");
+  as_task_user.task_login = o.task_login;
+  Session same_user(as_task_user);
+  EXPECT_EQ(Me(same_user), "alice");
+  EXPECT_EQ(Logins(), 1);
+
+  SessionOptions other = Options("determined");  // -u for another user logs in as that user
+  other.task_login = o.task_login;
+  Session other_user(other);
+  EXPECT_EQ(Me(other_user), "determined");
+}
+
+TEST_F(SessionTest, ARejectedTaskTokenIsReportedNotReplacedByALogin) {
+  SessionOptions o = Options();
+  o.task_login = CachedLogin{"alice", "revoked"};
+  Session s(o);
+  absl::StatusOr<json> me = s.Get("/api/v1/me");
+  EXPECT_TRUE(absl::IsUnauthenticated(me.status())) << me.status();
+  EXPECT_EQ(Logins(), 0);
+}
+
 TEST_F(SessionTest, WantedUserOtherThanCachedLogsInAgain) {
   {
     Session s(Options());

@@ -8,7 +8,7 @@ import time
 import pytest
 import requests
 
-from conftest import local_cluster, login, restart_master, stepper, wait_for
+from conftest import BIN, local_cluster, login, restart_master, stepper, wait_for
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -117,6 +117,34 @@ def test_the_context_becomes_the_working_directory(cluster, tmp_path):
     (mounted / "m.txt").write_text("through a bind mount\n")
     out = cluster.det("cmd", "run", "-v", f"{mounted}:data", "cat", "data/m.txt").stdout
     assert "through a bind mount" in out
+
+
+def test_a_startup_hook_is_sourced_before_the_command_and_a_failing_one_fails_it(cluster, tmp_path):
+    ctx = tmp_path / "hooked"
+    ctx.mkdir()
+    (ctx / "startup-hook.sh").write_text("echo hook-ran\nexport HOOK_VAR=from-the-hook\n")
+    out = cluster.det("cmd", "run", "-c", str(ctx), "sh", "-c", 'echo "var=$HOOK_VAR"').stdout
+    assert out.index("hook-ran") < out.index("var=from-the-hook"), out
+
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "startup-hook.sh").write_text("echo hook-output\nfalse\necho after-the-failure\n")
+    failed = cluster.det("cmd", "run", "-c", str(broken), "echo", "the-entrypoint", check=False)
+    logs = failed.stdout + failed.stderr
+    assert failed.returncode == 1, logs
+    assert "hook-output" in logs and "startup-hook.sh failed with exit status 1" in logs, logs
+    assert "after-the-failure" not in logs and "the-entrypoint" not in logs, logs
+
+
+def test_det_in_a_task_is_this_clusters_cli_logged_in_as_the_tasks_user(cluster):
+    admin = login(cluster, "admin")
+    admin.post(f"{cluster.master_url}/api/v1/users",
+               json={"user": {"username": "carol", "active": True}, "password": ""}, timeout=30)
+    out = cluster.det("-u", "carol", "cmd", "run", "sh", "-c",
+                      "command -v det; det user whoami; det cmd list --json | head -c 1").stdout
+    assert str(BIN / "det") in out or str((BIN / "det").resolve()) in out, out
+    assert "carol" in out, out
+    assert "determined" not in out.replace(str(BIN), ""), out
 
 
 def test_bad_input_is_refused_and_nothing_starts(cluster, tmp_path):
