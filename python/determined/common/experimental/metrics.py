@@ -1,0 +1,66 @@
+"""Metric reports of trials, as the SDK yields them."""
+
+import dataclasses
+import datetime
+from typing import Any, Dict, List, Optional
+
+from determined.common.experimental import _util
+
+
+@dataclasses.dataclass
+class TrialMetrics:
+    """
+    One metric report of a trial.
+
+    Attributes:
+        trial_id: the trial that reported it.
+        trial_run_id: the trial's run (a restart starts a new run).
+        total_batches: the ``steps_completed`` it was reported at.
+        end_time: when it was reported.
+        metrics: the reported metrics, ``{name: value}``.
+        group: the metric group (``"training"``, ``"validation"``, or any other reported group).
+        batch_metrics: per-batch metrics, when the report had them.
+    """
+
+    trial_id: int
+    trial_run_id: int
+    total_batches: int
+    end_time: Optional[datetime.datetime]
+    metrics: Dict[str, Any]
+    group: str
+    batch_metrics: Optional[List[Dict[str, Any]]] = None
+
+    @property
+    def steps_completed(self) -> int:
+        """Deprecated name of ``total_batches``."""
+        return self.total_batches
+
+    @classmethod
+    def _from_json(cls, report: Dict[str, Any], group: str) -> "TrialMetrics":
+        metrics = report.get("metrics") or {}
+        batch_metrics = None
+        # Upstream's master nests the values under "avg_metrics" (training and other groups) or
+        # "validation_metrics" (validation); ours sends the values themselves. Accept both.
+        for key in ("avg_metrics", "validation_metrics"):
+            if isinstance(metrics.get(key), dict) and set(metrics) <= {
+                    "avg_metrics", "validation_metrics", "batch_metrics"}:
+                batch_metrics = metrics.get("batch_metrics")
+                metrics = metrics[key]
+                break
+        return cls(
+            trial_id=int(report.get("trialId") or 0),
+            trial_run_id=int(report.get("trialRunId") or 0),
+            total_batches=int(report.get("totalBatches") or 0),
+            end_time=_util.parse_timestamp(report.get("endTime")),
+            metrics=dict(metrics),
+            group=str(report.get("group") or group),
+            batch_metrics=batch_metrics,
+        )
+
+
+class TrainingMetrics(TrialMetrics):
+    """A training metric report (deprecated: ``TrialMetrics`` with group ``"training"``)."""
+
+
+class ValidationMetrics(TrialMetrics):
+    """A validation metric report (deprecated: ``TrialMetrics`` with group ``"validation"``)."""

@@ -1,0 +1,197 @@
+"""
+The Python SDK: the ``det`` CLI's abilities as Python objects.
+
+.. code:: python
+
+   from determined.experimental import client
+
+   # Unneeded after `det user login`, or with DET_MASTER / DET_USER / DET_PASS set:
+   # client.login(master=..., user=..., password=...)
+   exp = client.create_experiment(config="my_config.yaml", model_dir=".")
+   print(f"started experiment {exp.id}")
+   state = exp.wait()
+   best = exp.list_checkpoints(max_results=1)[0]
+   path = best.download()
+
+The module-level functions use one default ``Determined``, created by ``login()`` or, on first
+use, from the environment (``DET_MASTER``, ``DET_USER``, ``DET_PASS``, ``DET_USER_TOKEN``) and
+the CLI's cached login. To talk to several masters, or as several users, create ``Determined``
+objects: they have the same methods.
+"""
+
+import functools
+import pathlib
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, TypeVar, Union, cast
+
+from determined.common.api import Session  # noqa: F401
+from determined.common.experimental._util import OrderBy
+from determined.common.experimental.checkpoint import (  # noqa: F401
+    Checkpoint,
+    CheckpointSortBy,
+    CheckpointState,
+    CheckpointTrainingMetadata,
+    DownloadMode,
+)
+from determined.common.experimental.determined import Determined
+from determined.common.experimental.experiment import (  # noqa: F401
+    Experiment,
+    ExperimentOrderBy,
+    ExperimentReference,
+    ExperimentSortBy,
+    ExperimentState,
+)
+from determined.common.experimental.metrics import (  # noqa: F401
+    TrainingMetrics,
+    TrialMetrics,
+    ValidationMetrics,
+)
+from determined.common.experimental.trial import (  # noqa: F401
+    LogLevel,
+    Trial,
+    TrialOrderBy,
+    TrialReference,
+    TrialSortBy,
+    TrialState,
+)
+from determined.common.experimental.user import User
+
+_determined: Optional[Determined] = None
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _require_singleton(fn: F) -> F:
+    @functools.wraps(fn)
+    def _fn(*args: Any, **kwargs: Any) -> Any:
+        global _determined
+        if _determined is None:
+            _determined = Determined()
+        return fn(*args, **kwargs)
+
+    return cast(F, _fn)
+
+
+def _default() -> Determined:
+    assert _determined is not None
+    return _determined
+
+
+def login(
+    master: Optional[str] = None,
+    user: Optional[str] = None,
+    password: Optional[str] = None,
+    cert_path: Optional[str] = None,
+    cert_name: Optional[str] = None,
+    noverify: bool = False,
+) -> None:
+    """
+    Sets up the default ``Determined`` the module's functions use (see ``Determined`` for the
+    arguments). Often unneeded: without it, the first call logs in from the environment and
+    the CLI's cached login.
+    """
+    global _determined
+    _determined = Determined(master, user, password, cert_path, cert_name, noverify)
+
+
+@_require_singleton
+def logout() -> None:
+    """Logs the default session out; the next call logs in again from the environment."""
+    global _determined
+    _default().logout()
+    _determined = None
+
+
+@_require_singleton
+def whoami() -> User:
+    return _default().whoami()
+
+
+@_require_singleton
+def get_session_username() -> str:
+    return _default().get_session_username()
+
+
+@_require_singleton
+def create_user(username: str, admin: bool = False, password: Optional[str] = None,
+                remote: bool = False) -> User:
+    return _default().create_user(username, admin, password, remote)
+
+
+@_require_singleton
+def get_user_by_id(user_id: int) -> User:
+    return _default().get_user_by_id(user_id)
+
+
+@_require_singleton
+def get_user_by_name(user_name: str) -> User:
+    return _default().get_user_by_name(user_name)
+
+
+@_require_singleton
+def list_users(active: Optional[bool] = None) -> List[User]:
+    return _default().list_users(active=active)
+
+
+@_require_singleton
+def create_experiment(
+    config: Union[str, pathlib.Path, Dict[str, Any]],
+    model_dir: Optional[Union[str, pathlib.Path]] = None,
+    includes: Optional[Iterable[Union[str, pathlib.Path]]] = None,
+    parent_id: Optional[int] = None,
+    project_id: Optional[int] = None,
+    template: Optional[str] = None,
+) -> Experiment:
+    """Creates an experiment from a config (a dict, a YAML file's path, or YAML text) and a
+    model directory; see ``Determined.create_experiment``."""
+    return _default().create_experiment(config, model_dir, includes, parent_id, project_id,
+                                        template)
+
+
+@_require_singleton
+def get_experiment(experiment_id: int) -> Experiment:
+    return _default().get_experiment(experiment_id)
+
+
+@_require_singleton
+def list_experiments(
+    sort_by: Optional[ExperimentSortBy] = None,
+    order_by: Optional[OrderBy] = None,
+    experiment_ids: Optional[List[int]] = None,
+    labels: Optional[List[str]] = None,
+    users: Optional[List[str]] = None,
+    states: Optional[List[ExperimentState]] = None,
+    name: Optional[str] = None,
+    project_id: Optional[int] = None,
+) -> List[Experiment]:
+    return _default().list_experiments(sort_by, order_by, experiment_ids, labels, users, states,
+                                       name, project_id)
+
+
+@_require_singleton
+def get_trial(trial_id: int) -> Trial:
+    return _default().get_trial(trial_id)
+
+
+@_require_singleton
+def get_checkpoint(uuid: str) -> Checkpoint:
+    return _default().get_checkpoint(uuid)
+
+
+@_require_singleton
+def iter_trials_metrics(trial_ids: List[int], group: str) -> Iterator[TrialMetrics]:
+    return _default().iter_trials_metrics(trial_ids, group)
+
+
+@_require_singleton
+def stream_trials_metrics(trial_ids: List[int], group: str) -> Iterator[TrialMetrics]:
+    return _default().stream_trials_metrics(trial_ids, group)
+
+
+@_require_singleton
+def stream_trials_training_metrics(trial_ids: List[int]) -> Iterator[TrainingMetrics]:
+    return _default().stream_trials_training_metrics(trial_ids)
+
+
+@_require_singleton
+def stream_trials_validation_metrics(trial_ids: List[int]) -> Iterator[ValidationMetrics]:
+    return _default().stream_trials_validation_metrics(trial_ids)
