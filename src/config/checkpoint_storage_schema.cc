@@ -64,7 +64,7 @@ json MergeCheckpointStorage(const json& user, const json& master_default) {
 
 void CheckCheckpointStorage(json& cs, absl::string_view path, Problems& p) {
   if (cs.is_null()) {
-    p.Add(path,
+    p.Missing(path,
           "required: no checkpoint_storage in the config and no default in the master config");
     return;
   }
@@ -74,7 +74,7 @@ void CheckCheckpointStorage(json& cs, absl::string_view path, Problems& p) {
   }
   std::string type_path = JoinPath(path, "type");
   if (!IsSet(cs, "type")) {
-    p.Add(type_path, absl::StrCat("required; one of ", kTypes));
+    p.Missing(type_path, absl::StrCat("required; one of ", kTypes));
     return;
   }
   const json& type = cs["type"];

@@ -80,7 +80,7 @@ bool IsLegacyTrialEntrypoint(const std::string& s) {
 
 std::vector<std::string> CheckEntrypoint(const json& ep, Problems& p) {
   if (ep.is_null()) {
-    p.Add("entrypoint",
+    p.Missing("entrypoint",
           "required: managed experiments require entrypoint (e.g. \"python3 train.py\")");
     return {};
   }
@@ -166,15 +166,10 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_t
   return out;
 }
 
-absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const json& input,
-                                                           const ExperimentDefaults& defaults) {
-  if (input.is_null()) return absl::InvalidArgumentError("experiment configuration is empty");
-  if (!input.is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("experiment configuration must be a YAML mapping, got ", TypeName(input)));
-  }
-  json cfg = input;
-  Problems p;
+namespace {
+
+// Checks every section of `cfg` and fills its defaults; returns the entrypoint's argv.
+std::vector<std::string> CheckSections(json& cfg, const json& master_storage, Problems& p) {
   for (const char* key : {"min_checkpoint_period", "min_validation_period", "scheduling_unit"}) {
     if (IsSet(cfg, key)) p.Warn(absl::StrCat(key, " is deprecated in 0.38 and ignored"));
   }
@@ -186,14 +181,6 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const json& input,
   bool grid = searcher.is_object() && searcher.value("name", json()) == "grid";
   CheckHyperparameters(cfg["hyperparameters"], grid, p);
   CheckResources(cfg["resources"], p);
-
-  json master_storage;
-  if (!defaults.checkpoint_storage_json.empty()) {
-    absl::StatusOr<json> parsed = ParseJson(defaults.checkpoint_storage_json);
-    if (!parsed.ok())
-      return absl::InternalError("master default checkpoint_storage is not valid JSON");
-    master_storage = *std::move(parsed);
-  }
   cfg["checkpoint_storage"] = MergeCheckpointStorage(cfg["checkpoint_storage"], master_storage);
   CheckCheckpointStorage(cfg["checkpoint_storage"], "checkpoint_storage", p);
   CheckTensorboardStorage(cfg["tensorboard_storage"], p);
@@ -201,6 +188,33 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const json& input,
   CheckEnvironment(cfg["environment"], p);
   CheckBindMounts(cfg["bind_mounts"], p);
   CheckLogPolicies(cfg["log_policies"], p);
+  return entrypoint;
+}
+
+absl::Status CheckIsMapping(const json& input, absl::string_view what) {
+  if (input.is_null()) return absl::InvalidArgumentError(absl::StrCat(what, " configuration is empty"));
+  if (!input.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " configuration must be a YAML mapping, got ", TypeName(input)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const json& input,
+                                                           const ExperimentDefaults& defaults) {
+  RETURN_IF_ERROR(CheckIsMapping(input, "experiment"));
+  json master_storage;
+  if (!defaults.checkpoint_storage_json.empty()) {
+    absl::StatusOr<json> parsed = ParseJson(defaults.checkpoint_storage_json);
+    if (!parsed.ok())
+      return absl::InternalError("master default checkpoint_storage is not valid JSON");
+    master_storage = *std::move(parsed);
+  }
+  json cfg = input;
+  Problems p;
+  std::vector<std::string> entrypoint = CheckSections(cfg, master_storage, p);
   CheckMinorSections(cfg, defaults.seed, p);
 
   if (cfg["name"].is_null()) cfg["name"] = defaults.name.empty() ? "Experiment" : defaults.name;
@@ -210,6 +224,16 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const json& input,
   ExperimentConfig out = Extract(cfg, std::move(entrypoint));
   out.warnings = std::move(p.warnings());
   return out;
+}
+
+absl::Status CheckTemplateConfig(const json& input) {
+  RETURN_IF_ERROR(CheckIsMapping(input, "template"));
+  json cfg = input;
+  Problems p("template");
+  CheckSections(cfg, json(), p);
+  CheckMinorSections(cfg, 0, p);
+  Problems malformed = p.WithoutMissing();
+  return malformed.empty() ? absl::OkStatus() : malformed.ToStatus();
 }
 
 }  // namespace det::config

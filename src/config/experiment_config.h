@@ -66,6 +66,12 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_t
 // each with its path and what is allowed, e.g. "searcher.max_trials: must be >= 1, got 0". Removed
 // searchers and ASHA without max_time/time_metric are refused here. Returns InvalidArgument on any
 // problem; nothing is half-filled.
+// A template's config, checked as a partial experiment config (upstream's sanity check): every key
+// must be known and every value valid, but what the experiment's own config may still supply (the
+// entrypoint, the searcher, a hyperparameter's bounds, ...) is not required. InvalidArgument lists
+// every problem, as ParseExperimentConfigJson does.
+absl::Status CheckTemplateConfig(const nlohmann::json& config);
+
 absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const nlohmann::json& config,
                                                            const ExperimentDefaults& defaults);
 

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_yaml.h"
+
 namespace det::config {
 namespace {
 
@@ -180,6 +182,34 @@ TEST(ExperimentConfigTest, AnImageOtherThanTheDefaultsIsSaidToBeUnused) {
 TEST(ExperimentConfigTest, EmptyOrNonMappingIsRefused) {
   EXPECT_FALSE(ParseExperimentConfig("", Defaults()).ok());
   EXPECT_FALSE(ParseExperimentConfig("- a\n- b\n", Defaults()).ok());
+}
+
+absl::Status CheckTemplate(const std::string& yaml) {
+  absl::StatusOr<nlohmann::json> parsed = ParseYaml(yaml);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  return parsed.ok() ? CheckTemplateConfig(*parsed) : parsed.status();
+}
+
+TEST(ExperimentConfigTest, ATemplateNeedsNotBeCompleteButWhatItHasMustBeValid) {
+  // Partial: no entrypoint, searcher or storage; a bound the experiment's config may add.
+  EXPECT_TRUE(CheckTemplate("{}").ok());
+  EXPECT_TRUE(CheckTemplate("resources: {slots_per_trial: 2}\n"
+                            "hyperparameters: {lr: {type: double, minval: 0.1}}\n"
+                            "checkpoint_storage: {host_path: /ckpt}\n"
+                            "environment: {environment_variables: [A=1]}\n")
+                  .ok());
+
+  absl::Status s = CheckTemplate("resources: {slots_per_trail: 2}\nmax_restarts: many\n"
+                                 "entrypoint: model_def:MyTrial\n");
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("invalid template configuration"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("resources: unknown key \"slots_per_trail\""), std::string::npos) << s;
+  EXPECT_NE(s.message().find("max_restarts: must be an integer"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("entrypoint:"), std::string::npos) << s;
+  EXPECT_EQ(s.message().find("required"), std::string::npos) << s;  // nothing missing is reported
+
+  EXPECT_FALSE(CheckTemplate("- a\n").ok());
+  EXPECT_FALSE(CheckTemplate("searcher: {name: bayes}\n").ok());
 }
 
 }  // namespace

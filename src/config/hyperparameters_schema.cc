@@ -71,7 +71,7 @@ void CheckOne(json& hp, const std::string& path, bool grid, Problems& p) {
   CheckObject(hp, path, *fields, p, {.fill_null_defaults = false});
   std::string why = absl::StrCat(" for type ", type);
   if (type == "const") {
-    if (!hp.contains("val")) p.Add(JoinPath(path, "val"), absl::StrCat("required", why));
+    if (!hp.contains("val")) p.Missing(JoinPath(path, "val"), absl::StrCat("required", why));
     return;
   }
   if (type == "categorical") {
@@ -92,7 +92,7 @@ void CheckOne(json& hp, const std::string& path, bool grid, Problems& p) {
                        DumpJson(hp["maxval"])));
   }
   if (grid && !IsSet(hp, "count")) {
-    p.Add(JoinPath(path, "count"), "required when the grid searcher is used");
+    p.Missing(JoinPath(path, "count"), "required when the grid searcher is used");
   }
 }
 

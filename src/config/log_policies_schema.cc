@@ -50,7 +50,7 @@ void CheckLogPolicies(json& policies, Problems& p) {
       if (CheckObject(legacy, item, LegacyActionFields(), p) && !legacy["action"].is_null()) {
         action = legacy["action"];
       } else if (legacy["action"].is_null()) {
-        p.Add(JoinPath(action_path, "type"), "required; one of cancel_retries, exclude_node");
+        p.Missing(JoinPath(action_path, "type"), "required; one of cancel_retries, exclude_node");
       }
     } else if (!action.is_null()) {
       CheckValue(action, action_path, ActionField(), p);

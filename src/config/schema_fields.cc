@@ -79,7 +79,21 @@ bool CheckLength(const json& v, absl::string_view path, int64_t min, Problems& p
 }  // namespace
 
 void Problems::Add(absl::string_view path, absl::string_view what) {
+  AddLine(absl::StrCat(path, ": ", what));
+}
+
+void Problems::Missing(absl::string_view path, absl::string_view what) {
   errors_.push_back(absl::StrCat(path, ": ", what));
+  missing_.push_back(true);
+}
+
+Problems Problems::WithoutMissing() const {
+  Problems out(what_);
+  for (size_t i = 0; i < errors_.size(); ++i) {
+    if (!missing_[i]) out.AddLine(errors_[i]);
+  }
+  out.warnings_ = warnings_;
+  return out;
 }
 
 absl::Status Problems::ToStatus() const {
@@ -133,7 +147,7 @@ bool IsSet(const json& obj, absl::string_view key) {
 bool Require(const json& obj, absl::string_view path, absl::string_view key, absl::string_view why,
              Problems& p) {
   if (IsSet(obj, key)) return true;
-  p.Add(JoinPath(path, key), absl::StrCat("required", why));
+  p.Missing(JoinPath(path, key), absl::StrCat("required", why));
   return false;
 }
 

@@ -20,11 +20,19 @@ class Problems {
   explicit Problems(std::string what = "experiment") : what_(std::move(what)) {}
   // Records "<path>: <what>".
   void Add(absl::string_view path, absl::string_view what);
+  // Records a value the document lacks, "<path>: <what>" with `what` saying it is required. A partial
+  // document (a template, which the experiment's own config completes) may lack it: WithoutMissing().
+  void Missing(absl::string_view path, absl::string_view what);
   // Records a finished line (already "<path>: ...").
-  void AddLine(std::string line) { errors_.push_back(std::move(line)); }
+  void AddLine(std::string line) {
+    errors_.push_back(std::move(line));
+    missing_.push_back(false);
+  }
   void Warn(std::string line) { warnings_.push_back(std::move(line)); }
 
   bool empty() const { return errors_.empty(); }
+  // The same problems less those recorded by Missing().
+  Problems WithoutMissing() const;
   const std::vector<std::string>& errors() const { return errors_; }
   std::vector<std::string>& warnings() { return warnings_; }
   // InvalidArgument "invalid <what> configuration:" followed by one indented line per problem.
@@ -33,6 +41,7 @@ class Problems {
  private:
   std::string what_;
   std::vector<std::string> errors_;
+  std::vector<bool> missing_;  // one per error: recorded by Missing()
   std::vector<std::string> warnings_;
 };
 

@@ -103,7 +103,7 @@ bool IsRemovedSearcher(const std::string& name) {
 
 void CheckSearcher(json& searcher, Problems& p) {
   if (searcher.is_null()) {
-    p.Add("searcher", "required, e.g. {name: single, metric: validation_loss}");
+    p.Missing("searcher", "required, e.g. {name: single, metric: validation_loss}");
     return;
   }
   if (!searcher.is_object()) {
@@ -111,7 +111,7 @@ void CheckSearcher(json& searcher, Problems& p) {
     return;
   }
   if (!IsSet(searcher, "name")) {
-    p.Add("searcher.name", absl::StrCat("required; one of ", kKnownSearchers));
+    p.Missing("searcher.name", absl::StrCat("required; one of ", kKnownSearchers));
     return;
   }
   const json& name_value = searcher["name"];

@@ -40,6 +40,11 @@ def test_templates(cluster, tmp_path):
     tpl_file = tmp_path / "tpl.yaml"
     tpl_file.write_text(yaml.safe_dump(TEMPLATE))
     assert "Set template e2e-tpl" in cluster.det("template", "set", "e2e-tpl", str(tpl_file)).stdout
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("resources: {slots_per_trail: 2}\n")
+    refused = cluster.det("template", "set", "e2e-typo", str(typo), check=False)
+    assert refused.returncode != 0 and 'resources: unknown key "slots_per_trail"' in refused.stderr, refused.stderr
+    assert cluster.det("template", "describe", "e2e-typo", check=False).returncode != 0
 
     # describe prints the stored config as YAML; list shows it (with its config under -d).
     assert yaml.safe_load(cluster.det("template", "describe", "e2e-tpl").stdout) == TEMPLATE
@@ -111,7 +116,11 @@ def test_template_rest_api(cluster):
     assert dup.status_code == 409 and dup.json()["error"]["reason"] == "AlreadyExists"
     put = s.put(f"{url}/api/v1/templates/rest-b", json={"config": {"description": "b"}})
     assert put.status_code == 200, put.text
-    assert s.put(f"{url}/api/v1/templates/rest-b", json={"config": {"x": 1}}).status_code == 200
+    # Checked as a partial experiment config: unknown keys and bad values are refused, missing fields are not.
+    unknown = s.put(f"{url}/api/v1/templates/rest-b", json={"config": {"x": 1, "max_restarts": "two"}})
+    assert unknown.status_code == 400, unknown.text
+    assert "x: unknown key" in unknown.text and "max_restarts: must be an integer" in unknown.text, unknown.text
+    assert s.get(f"{url}/api/v1/templates/rest-b").json()["template"]["config"] == {"description": "b"}
     not_object = s.post(f"{url}/api/v1/templates/rest-c", json={"config": [1, 2]})
     assert not_object.status_code == 400
 

@@ -1,12 +1,14 @@
 // Configuration templates (reference §1f): /api/v1/templates and /api/v1/template/rename.
-// A template is `{name, config, workspaceId}`; its config is any JSON object, stored as given and
-// validated only when an experiment uses it (handlers/experiments.cc).
+// A template is `{name, config, workspaceId}`; its config is a partial experiment config, checked as
+// one when it is set (config::CheckTemplateConfig) and stored as given; the experiment that uses it
+// checks the merged whole (handlers/experiments.cc).
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
+#include "config/experiment_config.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 
@@ -40,6 +42,7 @@ absl::StatusOr<std::string> ConfigText(const json* config) {
     return absl::InvalidArgumentError(
         "template config must be a JSON object (the template's experiment configuration)");
   }
+  RETURN_IF_ERROR(config::CheckTemplateConfig(*config));
   return DumpJson(*config);
 }
 
