@@ -91,7 +91,7 @@ def wait_state(exp, states, timeout=120):
     wait_for(reached, f"experiment {exp.id} in {states} (is {exp.state})", timeout=timeout)
 
 
-def test_login_users_and_logout(cluster, tmp_path):
+def test_login_users_and_logout(cluster, monkeypatch):
     client.login(master=cluster.master_url, user="admin", password="")
     me = client.whoami()
     assert me.username == "admin" and me.admin and me.active
@@ -132,11 +132,9 @@ def test_login_users_and_logout(cluster, tmp_path):
 
     client.logout()
     # After logout the module logs in again from the environment: DET_USER / DET_PASS.
-    os.environ["DET_USER"], os.environ["DET_PASS"] = name, "n3w-Pass"
-    try:
-        assert client.whoami().username == name
-    finally:
-        del os.environ["DET_USER"], os.environ["DET_PASS"]
+    monkeypatch.setenv("DET_USER", name)
+    monkeypatch.setenv("DET_PASS", "n3w-Pass")
+    assert client.whoami().username == name
 
 
 def test_default_client_from_environment(cluster):

@@ -66,6 +66,16 @@ class Session:
         self._http = requests.Session()
         self._http.verify = self.cert
 
+    def close(self) -> None:
+        """Closes the session's pooled connections (the session stays usable)."""
+        self._http.close()
+
+    def __del__(self) -> None:
+        try:
+            self._http.close()
+        except Exception:
+            pass
+
     def _url(self, path: str) -> str:
         return f"{self.master}/{path.lstrip('/')}"
 
