@@ -6,7 +6,6 @@ import base64
 import hashlib
 import http.server
 import json
-import pathlib
 import threading
 import urllib.parse
 from typing import Any, Callable, Dict, List, Tuple
@@ -14,7 +13,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import pytest
 
 from determined.common import api, context
-from determined.common.api import authentication, errors
+from determined.common.api import errors
 from determined.common.experimental import _util, metrics
 from determined.experimental import client
 

@@ -2,7 +2,6 @@
 users, a grid search's trials, best checkpoints (downloaded), metrics and logs, and an experiment's
 lifecycle (pause, activate, kill, archive, unarchive, delete)."""
 import os
-import pathlib
 import sys
 import time
 

@@ -195,3 +195,15 @@ def stream_trials_training_metrics(trial_ids: List[int]) -> Iterator[TrainingMet
 @_require_singleton
 def stream_trials_validation_metrics(trial_ids: List[int]) -> Iterator[ValidationMetrics]:
     return _default().stream_trials_validation_metrics(trial_ids)
+
+
+__all__ = [
+    "Checkpoint", "CheckpointSortBy", "CheckpointState", "CheckpointTrainingMetadata", "Determined",
+    "DownloadMode", "Experiment", "ExperimentOrderBy", "ExperimentReference", "ExperimentSortBy",
+    "ExperimentState", "LogLevel", "OrderBy", "Session", "TrainingMetrics", "Trial", "TrialMetrics",
+    "TrialOrderBy", "TrialReference", "TrialSortBy", "TrialState", "User", "ValidationMetrics",
+    "create_experiment", "create_user", "get_checkpoint", "get_experiment", "get_session_username",
+    "get_trial", "get_user_by_id", "get_user_by_name", "iter_trials_metrics", "list_experiments",
+    "list_users", "login", "logout", "stream_trials_metrics", "stream_trials_training_metrics",
+    "stream_trials_validation_metrics", "whoami",
+]
