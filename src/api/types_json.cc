@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "api/wire.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
@@ -149,12 +150,29 @@ void AppendJson(std::string& out, const MetricsReport& m) {
                   R"(,"trialRunId":)", m.trial_run_id, "}");
 }
 
+std::string FlatLogMessage(const TaskLog& l) {
+  constexpr size_t kContainerIdWidth = 8;
+  std::string container = l.container_id.substr(0, kContainerIdWidth);
+  container.resize(kContainerIdWidth, ' ');
+  std::string out = absl::StrCat("[", FormatRfc3339(l.timestamp), "] ", container, " ");
+  if (l.rank_id) absl::StrAppend(&out, "[rank=", *l.rank_id, "] ");
+  out += "||";
+  if (l.source != "task" && !l.level.empty()) {
+    absl::string_view level = l.level;
+    absl::ConsumePrefix(&level, "LOG_LEVEL_");
+    absl::StrAppend(&out, " ", level, ":");
+  }
+  absl::StrAppend(&out, " ", l.log);
+  if (out.back() != '\n') out += '\n';
+  return out;
+}
+
 namespace {
 
 json LogCommon(const TaskLog& l) {
   json j = {{"id", std::to_string(l.id)},
             {"timestamp", FormatRfc3339(l.timestamp)},
-            {"message", l.log},
+            {"message", FlatLogMessage(l)},
             {"level", l.level},
             {"log", l.log},
             {"source", l.source},

@@ -19,6 +19,11 @@ nlohmann::json ToJson(const MetricsReport& m);
 // object's text (the master writes them so): a stream of a trial's thousands of reports parses and
 // dumps none of them.
 void AppendJson(std::string& out, const MetricsReport& m);
+// The line as upstream's CLI prints it (the logs' `message`):
+// "[2024-05-01T12:00:00.000000Z] 0123abcd [rank=1] || ERROR: text\n", the container id cut to 8
+// characters (blank when none), the rank when known, and the level for lines not written by the task
+// itself (the task's own output has none upstream).
+std::string FlatLogMessage(const TaskLog& l);
 // A task log line as TrialLogs streams it (`trialId` set) or as TaskLogs streams it (`taskId`).
 nlohmann::json TrialLogJson(const TaskLog& l, int64_t trial_id);
 nlohmann::json TaskLogJson(const TaskLog& l);

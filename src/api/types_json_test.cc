@@ -95,5 +95,24 @@ TEST(TypesJsonTest, ParsesTaskLogsInEitherSpelling) {
   EXPECT_FALSE(TaskLogFromJson(nlohmann::json::parse(R"({"id":1,"taskId":"t"})")).ok());
 }
 
+TEST(TypesJsonTest, TheLogMessageIsTheLineAsUpstreamsCliPrintsIt) {
+  TaskLog l;
+  l.task_id = "t";
+  l.container_id = "0123456789abcdef";
+  l.rank_id = 1;
+  l.timestamp = WallTime(std::chrono::seconds(1714564800));
+  l.log = "hello\n";
+  nlohmann::json j = TaskLogJson(l);
+  EXPECT_EQ(j["message"], "[2024-05-01T12:00:00.000000Z] 01234567 [rank=1] || hello\n");
+  EXPECT_EQ(j["log"], "hello\n");
+
+  l.source = "master";  // the master's lines carry their level, and have no container
+  l.level = "LOG_LEVEL_ERROR";
+  l.container_id.clear();
+  l.rank_id.reset();
+  l.log = "no newline";
+  EXPECT_EQ(FlatLogMessage(l), "[2024-05-01T12:00:00.000000Z]          || ERROR: no newline\n");
+}
+
 }  // namespace
 }  // namespace det::api

@@ -29,6 +29,11 @@ def det(*args, master=None, check=True, timeout=600, env=None, **kwargs):
     return proc
 
 
+def log_texts(output):
+    """The text of each log line `det ... logs` printed: what follows upstream's "[timestamp] container || "."""
+    return [line.split("|| ", 1)[1] if "|| " in line else line for line in output.splitlines()]
+
+
 def login(cluster, username, password=""):
     """A requests session logged in as `username` on the cluster's master."""
     resp = requests.post(f"{cluster.master_url}/api/v1/auth/login",

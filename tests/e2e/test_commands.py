@@ -8,7 +8,7 @@ import time
 import pytest
 import requests
 
-from conftest import BIN, local_cluster, login, restart_master, stepper, wait_for
+from conftest import BIN, local_cluster, log_texts, login, restart_master, stepper, wait_for
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -37,7 +37,9 @@ def wait_terminated(cluster, command_id, timeout=120):
 
 def test_run_prints_the_output_and_exits_with_the_commands_status(cluster):
     ok = cluster.det("cmd", "run", "echo", "hello")
-    assert "hello" in ok.stdout.splitlines(), ok.stdout
+    assert "hello" in log_texts(ok.stdout), ok.stdout
+    assert re.match(r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z\] \S{8} \|\| hello$", ok.stdout.splitlines()[
+        log_texts(ok.stdout).index("hello")]), ok.stdout
     failing = cluster.det("cmd", "run", "sh", "-c", "echo to-stderr >&2; exit 3", check=False)
     assert failing.returncode == 3, failing.stdout + failing.stderr
     assert "to-stderr" in failing.stdout + failing.stderr
@@ -183,6 +185,6 @@ def test_a_command_survives_a_master_kill_with_its_whole_output(cluster, tmp_pat
     ended = wait_terminated(cluster, cmd_id)
     assert ended["exitCode"] == 0, ended
     logs = cluster.det("cmd", "logs", cmd_id).stdout
-    lines = [l for l in logs.splitlines() if l.startswith("line-")]
+    lines = [l for l in log_texts(logs) if l.startswith("line-")]
     assert lines == [f"line-{i}" for i in range(1, 41)], logs
     assert logs.count("Process started") == 1, "its process was not restarted"

@@ -2,7 +2,7 @@
 ends in error with its exit status, and they pause, unpause and die on request."""
 import re
 
-from conftest import wait_for
+from conftest import log_texts, wait_for
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -45,7 +45,7 @@ def test_pause_unpause_and_kill(cluster, tmp_path):
     task_id = create(cluster, tmp_path,
                      'entrypoint: ["sh", "-c", "echo started; sleep 100"]\npreemption_timeout: 1\n', "long")
     def runs():  # the task's own "started" lines (the master's log lines say "Process started")
-        return cluster.det("task", "logs", task_id).stdout.splitlines().count("started")
+        return log_texts(cluster.det("task", "logs", task_id).stdout).count("started")
 
     wait_for(lambda: runs() == 1, "the task to start")
     cluster.det("task", "pause", task_id)

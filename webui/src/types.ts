@@ -104,7 +104,8 @@ export interface TrialSeries {
 export interface LogEntry {
   id: string;
   timestamp: string;
-  message: string;
+  log?: string;  // the line as written
+  message: string;  // upstream's flat form: "[timestamp] container [rank=N] || LEVEL: line"
   level: string;
   source?: string;
   stdtype?: string;

@@ -123,7 +123,7 @@ export function LogViewer({ path, live }: { path: string; live: boolean }) {
                 style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}>
                 <span className="ts">{l.timestamp?.slice(0, 19).replace('T', ' ')}</span>
                 <span className="lvl">{(l.level ?? '').replace('LOG_LEVEL_', '')}</span>
-                <span className="msg">{l.message.replace(/\n$/, '')}</span>
+                <span className="msg">{(l.log ?? l.message).replace(/\n$/, '')}</span>
               </div>
             );
           })}
