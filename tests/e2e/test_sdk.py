@@ -269,9 +269,6 @@ def test_grid_search_best_checkpoint_metrics_and_logs(cluster, model_dir, tmp_pa
     assert failed.value.status_code == 400 and "STATE_COMPLETED" in str(failed.value)
 
 
-@pytest.mark.xfail(strict=True, reason="server gap: the master has no POST /api/v1/checkpoints/{uuid}/metadata "
-                                       "(upstream's PostCheckpointMetadata), which add_metadata and "
-                                       "remove_metadata use")
 def test_checkpoint_metadata(cluster, model_dir):
     d = client.Determined(master=cluster.master_url, user="determined", password="")
     exp = d.create_experiment(search_config("sdk-metadata", [1]), model_dir())

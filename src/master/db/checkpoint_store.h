@@ -25,6 +25,8 @@ class CheckpointStore {
   // total size (the sum of its resources); if it was the trial's latest, the latest one reported before
   // it that is left takes its place (none: ""). Deleting a DELETED checkpoint changes nothing.
   virtual absl::Status MarkCheckpointDeleted(const std::string& uuid) = 0;
+  // Replaces the checkpoint's user metadata (a JSON object's text); NotFound for an unknown uuid.
+  virtual absl::Status SetCheckpointMetadata(const std::string& uuid, const std::string& metadata_json) = 0;
   // Terminal experiments whose checkpoint GC has not finished yet.
   virtual absl::Status SetCheckpointGcPending(int64_t experiment_id, bool pending) = 0;
   virtual absl::StatusOr<std::vector<int64_t>> ListCheckpointGcPending() = 0;

@@ -86,6 +86,16 @@ absl::StatusOr<std::vector<Checkpoint>> SqlStore::ListCheckpoints(int64_t experi
   return All<Checkpoint>(s, ReadCheckpoint);
 }
 
+absl::Status SqlStore::SetCheckpointMetadata(const std::string& uuid, const std::string& metadata_json) {
+  SqlLease lease = Writer();
+  SqlConnection& db = *lease;
+  ASSIGN_OR_RETURN(auto s, db.Prepare("UPDATE checkpoints SET metadata = ? WHERE uuid = ?"));
+  s.Bind(1, metadata_json).Bind(2, uuid);
+  RETURN_IF_ERROR(s.Run());
+  if (s.Changes() == 0) return absl::NotFoundError(absl::StrCat("checkpoint ", uuid, " not found"));
+  return absl::OkStatus();
+}
+
 absl::Status SqlStore::MarkCheckpointDeleted(const std::string& uuid) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;

@@ -341,6 +341,10 @@ TYPED_TEST(StoreTest, CheckpointsAndLogs) {
   EXPECT_EQ(this->store_->GetExperiment(exp_id)->checkpoint_count, 1);
   EXPECT_EQ(this->store_->ListCheckpoints(exp_id)->size(), 1u);
 
+  ASSERT_TRUE(this->store_->SetCheckpointMetadata("u1", R"({"note":"best so far"})").ok());
+  EXPECT_EQ(this->store_->GetCheckpoint("u1")->metadata_json, R"({"note":"best so far"})");
+  EXPECT_EQ(this->store_->SetCheckpointMetadata("nope", "{}").code(), absl::StatusCode::kNotFound);
+
   ASSERT_TRUE(this->store_->MarkCheckpointDeleted("u1").ok());
   EXPECT_EQ(this->store_->GetCheckpoint("u1")->state, "DELETED");
   EXPECT_EQ(this->store_->GetExperiment(exp_id)->checkpoint_count, 0);

@@ -72,9 +72,9 @@ absl::StatusOr<json> ReportCheckpoint(MasterContext& ctx, const HttpRequest& req
   return json::object();
 }
 
-// Who may delete an experiment's checkpoints: whoever may change the experiment, and its own trials'
-// tasks (the Core API's checkpoint.delete).
-absl::Status CheckCanDeleteCheckpointsOf(Store& store, const HttpRequest& req, int64_t experiment_id) {
+// Who may delete an experiment's checkpoints or edit their metadata: whoever may change the experiment,
+// and its own trials' tasks (the Core API's checkpoint.delete).
+absl::Status CheckCanChangeCheckpointsOf(Store& store, const HttpRequest& req, int64_t experiment_id) {
   const std::string& allocation_id = req.principal->allocation_id;
   if (allocation_id.empty()) return ExperimentForChange(store, req, experiment_id).status();
   ASSIGN_OR_RETURN(Allocation allocation, store.GetAllocation(allocation_id));
@@ -107,7 +107,7 @@ absl::StatusOr<std::map<int64_t, std::set<std::string>>> GroupForDeletion(Master
     return absl::NotFoundError(absl::StrCat("checkpoints not found: ", absl::StrJoin(missing, ", ")));
   }
   for (const auto& [experiment_id, _] : by_experiment) {
-    RETURN_IF_ERROR(CheckCanDeleteCheckpointsOf(ctx.store, req, experiment_id));
+    RETURN_IF_ERROR(CheckCanChangeCheckpointsOf(ctx.store, req, experiment_id));
   }
   return by_experiment;
 }
@@ -156,6 +156,24 @@ absl::StatusOr<json> PatchCheckpoints(MasterContext& ctx, const HttpRequest& req
   return json::object();
 }
 
+// POST /api/v1/checkpoints/{uuid}/metadata {checkpoint: {metadata: {...}}}: the checkpoint's user
+// metadata becomes the given object (the SDK's add_metadata and remove_metadata send the whole of it).
+absl::StatusOr<json> PostCheckpointMetadata(MasterContext& ctx, const HttpRequest& req) {
+  const std::string& uuid = req.path_params.at("checkpoint_uuid");
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  const json* checkpoint = api::FindField(body, "checkpoint");
+  const json* metadata = checkpoint != nullptr && checkpoint->is_object() ? api::FindField(*checkpoint, "metadata")
+                                                                          : nullptr;
+  if (metadata == nullptr || !metadata->is_object()) {
+    return absl::InvalidArgumentError("checkpoint.metadata: expected an object (the checkpoint's whole metadata)");
+  }
+  ASSIGN_OR_RETURN(api::Checkpoint c, ctx.store.GetCheckpoint(uuid));
+  RETURN_IF_ERROR(CheckCanChangeCheckpointsOf(ctx.store, req, c.experiment_id));
+  RETURN_IF_ERROR(ctx.store.SetCheckpointMetadata(uuid, metadata->dump()));
+  ASSIGN_OR_RETURN(c, ctx.store.GetCheckpoint(uuid));
+  return json{{"checkpoint", api::ToJson(c)}};
+}
+
 // GET /experiments/{id}/preview_gc?save_experiment_best=&save_trial_best=&save_trial_latest= (an echo
 // route `det experiment set gc-policy` reads): the checkpoints GC under that policy would delete, in
 // upstream's field names, and the searcher metric's name. An absent count is 0.
@@ -201,6 +219,8 @@ void RegisterCheckpointRoutes(Router& router, MasterContext& ctx) {
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, DeleteCheckpoints(ctx, req)); });
   router.Add("PATCH", "/api/v1/checkpoints", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PatchCheckpoints(ctx, req)); });
+  router.Add("POST", "/api/v1/checkpoints/{checkpoint_uuid}/metadata", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PostCheckpointMetadata(ctx, req)); });
   router.Add("GET", "/api/v1/checkpoints/{checkpoint_uuid}", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
                absl::StatusOr<api::Checkpoint> c = ctx.store.GetCheckpoint(req.path_params.at("checkpoint_uuid"));
