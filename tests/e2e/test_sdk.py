@@ -210,6 +210,10 @@ def test_grid_search_best_checkpoint_metrics_and_logs(cluster, model_dir, tmp_pa
     # Download: shared_fs storage copied from the host path, metadata.json beside the files.
     got = d.get_checkpoint(best.uuid)
     assert got.uuid == best.uuid and got.state == client.CheckpointState.COMPLETED
+    # What the trial knew, as upstream's GetCheckpoint fills it.
+    assert got.training.validation_metrics["avgMetrics"]["loss"] == 1 and got.training.searcher_metric == 1
+    assert got.training.hparams == best_trial.hparams
+    assert got.training.experiment_config["searcher"]["metric"] == "loss"
     path = got.download(str(tmp_path / "best"))
     assert path == str(tmp_path / "best")
     assert (tmp_path / "best" / "model.txt").read_text() == "scale=1 step=4"

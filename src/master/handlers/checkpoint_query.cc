@@ -140,39 +140,65 @@ void FilterAndOrderCheckpoints(std::vector<ListedCheckpoint>& list, const Checkp
   });
 }
 
-json ListedCheckpointJson(const ListedCheckpoint& listed, const std::string& searcher_metric) {
+json ListedCheckpointJson(const ListedCheckpoint& listed, const api::Experiment& exp, const json& config) {
   json out = api::ToJson(listed.checkpoint);
   json& training = out["training"];
   if (listed.validation_metrics.is_object()) {
     training["validationMetrics"] = {{"avgMetrics", listed.validation_metrics}, {"batchMetrics", json::array()}};
   }
-  std::optional<double> value = MetricValue(listed.validation_metrics, searcher_metric);
-  training["searcherMetric"] = value ? json(*value) : json(nullptr);
+  std::optional<double> value = MetricValue(listed.validation_metrics, exp.searcher_metric);
+  if (value) training["searcherMetric"] = *value;  // proto3 optional: omitted when unset
+  training["hparams"] = listed.hparams;
+  training["experimentConfig"] = config;
   return out;
+}
+
+namespace {
+
+json ParsedOrNull(const std::string& text) { return json::parse(text, nullptr, /*allow_exceptions=*/false); }
+
+// Lists `checkpoints` with their trials' validations at their steps and hyperparameters, reading each
+// trial once.
+absl::StatusOr<std::vector<ListedCheckpoint>> WithTheirTrials(Store& store, std::vector<api::Checkpoint> checkpoints) {
+  struct TrialFacts {
+    std::map<int64_t, json> validation_by_step;  // avgMetrics
+    json hparams;
+  };
+  std::map<int64_t, TrialFacts> trials;
+  std::vector<ListedCheckpoint> listed;
+  for (api::Checkpoint& c : checkpoints) {
+    if (!trials.contains(c.trial_id)) {
+      ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports, store.GetMetrics(c.trial_id, "validation", {}));
+      ASSIGN_OR_RETURN(api::Trial trial, store.GetTrial(c.trial_id));
+      TrialFacts& facts = trials[c.trial_id];
+      for (const api::MetricsReport& m : reports) facts.validation_by_step[m.total_batches] = ParsedOrNull(m.metrics_json);
+      facts.hparams = ParsedOrNull(trial.hparams_json);
+    }
+    const TrialFacts& facts = trials[c.trial_id];
+    auto at_step = facts.validation_by_step.find(c.steps_completed);
+    listed.push_back({std::move(c), at_step != facts.validation_by_step.end() ? at_step->second : json(), facts.hparams});
+  }
+  return listed;
+}
+
+}  // namespace
+
+absl::StatusOr<json> CheckpointResponse(Store& store, const api::Checkpoint& checkpoint) {
+  ASSIGN_OR_RETURN(api::Experiment exp, store.GetExperiment(checkpoint.experiment_id));
+  ASSIGN_OR_RETURN(std::vector<ListedCheckpoint> listed, WithTheirTrials(store, {checkpoint}));
+  return json{{"checkpoint", ListedCheckpointJson(listed.front(), exp, ParsedOrNull(exp.config_json))}};
 }
 
 absl::StatusOr<json> CheckpointListResponse(Store& store, const HttpRequest& request, const api::Experiment& exp,
                                             std::vector<api::Checkpoint> checkpoints) {
   ASSIGN_OR_RETURN(CheckpointListQuery query, ParseCheckpointListQuery(request, exp.searcher_metric));
-  std::map<int64_t, std::map<int64_t, json>> validations;  // trial -> step -> avgMetrics
-  std::vector<ListedCheckpoint> listed;
-  for (api::Checkpoint& c : checkpoints) {
-    if (!validations.contains(c.trial_id)) {
-      ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports, store.GetMetrics(c.trial_id, "validation", {}));
-      std::map<int64_t, json>& by_step = validations[c.trial_id];
-      for (const api::MetricsReport& m : reports) {
-        by_step[m.total_batches] = json::parse(m.metrics_json, nullptr, /*allow_exceptions=*/false);
-      }
-    }
-    const std::map<int64_t, json>& by_step = validations[c.trial_id];
-    auto at_step = by_step.find(c.steps_completed);
-    listed.push_back({std::move(c), at_step != by_step.end() ? at_step->second : json()});
-  }
+  ASSIGN_OR_RETURN(std::vector<ListedCheckpoint> listed, WithTheirTrials(store, std::move(checkpoints)));
   FilterAndOrderCheckpoints(listed, query, exp.smaller_is_better);
   const auto total = static_cast<int64_t>(listed.size());
   PageRange page = PageOf(total, query.offset, query.limit);
+  const json config = ParsedOrNull(exp.config_json);
   json out = json::array();
-  for (int64_t i = page.begin; i < page.end; ++i) out.push_back(ListedCheckpointJson(listed[i], exp.searcher_metric));
+  for (int64_t i = page.begin; i < page.end; ++i) out.push_back(ListedCheckpointJson(listed[i], exp, config));
   return json{{"checkpoints", std::move(out)}, {"pagination", PagePagination(query.offset, query.limit, page, total)}};
 }
 

@@ -34,10 +34,11 @@ absl::StatusOr<CheckpointListQuery> ParseCheckpointListQuery(const HttpRequest& 
                                                              const std::string& searcher_metric);
 
 // A checkpoint with the metrics of its trial's validation at the checkpoint's step (the avgMetrics
-// object, or null when there was none).
+// object, or null when there was none), and its trial's hyperparameters.
 struct ListedCheckpoint {
   api::Checkpoint checkpoint;
   nlohmann::json validation_metrics;
+  nlohmann::json hparams;
 };
 
 // Keeps the checkpoints in the query's states and orders them; by a metric, the ones without it
@@ -45,8 +46,13 @@ struct ListedCheckpoint {
 void FilterAndOrderCheckpoints(std::vector<ListedCheckpoint>& list, const CheckpointListQuery& query,
                                bool smaller_is_better);
 
-// Upstream's checkpoint JSON with `training.validationMetrics` and `training.searcherMetric` filled.
-nlohmann::json ListedCheckpointJson(const ListedCheckpoint& listed, const std::string& searcher_metric);
+// Upstream's checkpoint JSON with `training` filled: `validationMetrics`, `searcherMetric`, `hparams` and
+// `experimentConfig` (the experiment's `config`).
+nlohmann::json ListedCheckpointJson(const ListedCheckpoint& listed, const api::Experiment& exp,
+                                    const nlohmann::json& config);
+
+// GET /api/v1/checkpoints/{uuid}: {"checkpoint": ...} with `training` filled as in the lists.
+absl::StatusOr<nlohmann::json> CheckpointResponse(Store& store, const api::Checkpoint& checkpoint);
 
 // The reply to GetExperimentCheckpoints and GetTrialCheckpoints: `checkpoints` (of experiment `exp`)
 // with the validation their trial reported at each one's step, filtered, ordered and paged as the

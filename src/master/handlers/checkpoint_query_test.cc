@@ -79,14 +79,21 @@ TEST(CheckpointQueryTest, BadParametersAreNamed) {
   EXPECT_NE(error({{"orderBy", "SIDEWAYS"}}).find("orderBy"), std::string::npos);
 }
 
-TEST(CheckpointQueryTest, TheJsonCarriesTheValidationAndSearcherMetric) {
-  json with = ListedCheckpointJson(Sample()[0], "loss");
+TEST(CheckpointQueryTest, TheJsonCarriesTheValidationSearcherMetricHparamsAndConfig) {
+  api::Experiment exp;
+  exp.searcher_metric = "loss";
+  const json config = {{"searcher", {{"metric", "loss"}}}};
+  ListedCheckpoint listed = Sample()[0];
+  listed.hparams = {{"lr", 0.1}};
+  json with = ListedCheckpointJson(listed, exp, config);
   EXPECT_EQ(with["training"]["validationMetrics"]["avgMetrics"], json({{"loss", 0.5}}));
   EXPECT_EQ(with["training"]["searcherMetric"], 0.5);
+  EXPECT_EQ(with["training"]["hparams"], json({{"lr", 0.1}}));
+  EXPECT_EQ(with["training"]["experimentConfig"], config);
   EXPECT_EQ(with["uuid"], "a");
-  json without = ListedCheckpointJson(Sample()[2], "loss");
+  json without = ListedCheckpointJson(Sample()[2], exp, config);
   EXPECT_TRUE(without["training"]["validationMetrics"].is_null());
-  EXPECT_TRUE(without["training"]["searcherMetric"].is_null());
+  EXPECT_FALSE(without["training"].contains("searcherMetric"));
 }
 
 }  // namespace

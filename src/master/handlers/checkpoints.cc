@@ -14,6 +14,7 @@
 #include "common/status_macros.h"
 #include "common/time_util.h"
 #include "master/checkpoint_gc.h"
+#include "master/handlers/checkpoint_query.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
@@ -225,7 +226,7 @@ void RegisterCheckpointRoutes(Router& router, MasterContext& ctx) {
              [&ctx](HttpRequest& req, ResponderPtr r) {
                absl::StatusOr<api::Checkpoint> c = ctx.store.GetCheckpoint(req.path_params.at("checkpoint_uuid"));
                if (!c.ok()) return ReplyError(r, c.status());
-               ReplyJson(r, {{"checkpoint", api::ToJson(*c)}});
+               Reply(r, CheckpointResponse(ctx.store, *c));
              });
 }
 
