@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/config_override.h"
 #include "cli/context_dir.h"
+#include "cli/experiment_create.h"
 #include "cli/format.h"
 #include "cli/session.h"
 #include "client/rest_client.h"
@@ -56,10 +57,7 @@ absl::StatusOr<int> CreateGenericTask(Session& session, const CreateGenericTaskA
     return absl::InternalError("the master created the task but did not return its id");
   }
   out << "Created task " << id << "\n";
-  auto w = resp.find("warnings");
-  if (w != resp.end() && w->is_array()) {
-    for (const json& warning : *w) err << "Warning: " << Cell(warning) << "\n";
-  }
+  PrintLaunchWarnings(resp, err);
   return 0;
 }
 

@@ -35,9 +35,7 @@ const Keys& UnusedTopLevelKeys() {
                             "oidc",
                             "det_cloud",
                             "integrations",
-                            "enable_cors",
-                            "launch_error",
-                            "notebook_timeout"};
+                            "enable_cors"};
   return keys;
 }
 
@@ -56,6 +54,8 @@ const Keys& TopLevelKeys() {
               "task_container_defaults",
               "logging",
               "tensorboard_timeout",
+              "notebook_timeout",
+              "launch_error",
               "resource_manager",
               "resource_pools",
               "additional_resource_managers",
@@ -680,6 +680,8 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
   // Seconds; unset (upstream's default) or 0: notebooks without an idle_timeout of their own run on.
   out.notebook_timeout = static_cast<int>(top.Int("notebook_timeout", 0, 0, INT32_MAX));
   eff["notebook_timeout"] = out.notebook_timeout > 0 ? nlohmann::json(out.notebook_timeout) : nlohmann::json(nullptr);
+  out.launch_error = top.Bool("launch_error", true);
+  eff["launch_error"] = out.launch_error;
   eff.update({{"config_file", out.config_file},
               {"data_dir", out.data_dir},
               {"host", out.host},

@@ -101,6 +101,9 @@ struct MasterConfig {
   std::string logging_json;                  // task-log backend, {type: default}
   int tensorboard_timeout = 300;  // seconds a TensorBoard without requests lives (0: forever)
   int notebook_timeout = 0;       // seconds an unused notebook lives unless it says otherwise (0: forever)
+  // Upstream's launch_error: refuse work larger than its pool's agents (true), or queue it with the
+  // warning LAUNCH_WARNING_CURRENT_SLOTS_EXCEEDED until the pool grows (false).
+  bool launch_error = true;
   ResourceManagerConfig resource_manager;
   std::vector<ResourcePoolConfig> resource_pools;  // never empty
   std::vector<std::string> warnings;               // deprecated or unused keys that were accepted

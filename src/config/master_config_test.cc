@@ -46,7 +46,16 @@ TEST(MasterConfigTest, DefaultsWithoutAFile) {
   EXPECT_EQ(c->resource_pools[0].pool_name, "default");
   EXPECT_FALSE(c->resource_pools[0].has_own_scheduler);
   EXPECT_EQ(c->resource_pools[0].max_aux_containers_per_agent, 100);
+  EXPECT_TRUE(c->launch_error);
   EXPECT_TRUE(c->warnings.empty());
+}
+
+TEST(MasterConfigTest, LaunchErrorAndNotebookTimeoutAreUsedNotJustAccepted) {
+  auto c = Load("launch_error: false\nnotebook_timeout: 60\n", {}, {{"data-dir", "/srv/det"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->launch_error);
+  EXPECT_EQ(c->notebook_timeout, 60);
+  EXPECT_TRUE(c->warnings.empty()) << c->warnings.front();  // no "accepted but not used"
 }
 
 TEST(MasterConfigTest, ReadsEveryDocumentedKey) {

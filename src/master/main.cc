@@ -117,7 +117,8 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   ClusterOptions cluster_options{.default_compute_pool = config.resource_manager.default_compute_resource_pool,
                                  .default_aux_pool = config.resource_manager.default_aux_resource_pool,
                                  .cluster_id = cluster_id,
-                                 .master_id = det::NewUuid()};
+                                 .master_id = det::NewUuid(),
+                                 .launch_error = config.launch_error};
   for (const det::config::ResourcePoolConfig& pool : config.resource_pools) {
     cluster_options.pools.push_back({.name = pool.pool_name,
                                      .description = pool.description,

@@ -8,7 +8,7 @@ import re
 
 import requests
 
-from conftest import REPO, det, wait_for
+from conftest import REPO, det, local_cluster, wait_for
 
 NOOP = REPO / "examples" / "noop"
 
@@ -234,3 +234,21 @@ def test_running_trial_in_the_lists_and_drain(cluster, tmp_path):
         release.write_text("go")
     assert cluster.wait_for_experiment(exp_id, timeout=180) == "STATE_COMPLETED"
     assert cluster.trials(exp_id)[0]["restarts"] == 0
+
+
+def test_launch_error_false_queues_work_larger_than_the_cluster(tmp_path_factory, tmp_path):
+    warning = "The requested job requires more slots than currently available"
+    with local_cluster(tmp_path_factory.mktemp("launch-error"), agents=1, slots=1,
+                       master_config="launch_error: false\n") as c:
+        big = tmp_path / "big.yaml"
+        big.write_text((NOOP / "noop.yaml").read_text().replace("slots_per_trial: 1", "slots_per_trial: 2"))
+        created = c.det("experiment", "create", str(big), str(NOOP))
+        assert warning in created.stderr, output(created)
+        exp_id = int(re.search(r"Created experiment (\d+)", created.stdout).group(1))
+        job = wait_for(lambda: job_of(c.det, exp_id), "the experiment's job")
+        assert job["summary"]["state"] == "STATE_QUEUED", job
+        assert c.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_QUEUED"
+
+        command = c.det("cmd", "run", "-d", "--config", "resources.slots=2", "true")
+        assert warning in command.stderr, output(command)
+        assert c.get(f"/api/v1/commands/{command.stdout.strip()}")["command"]["state"] == "STATE_QUEUED"

@@ -42,9 +42,10 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   // The searcher is built before anything is stored: a config it cannot run stores nothing.
   ASSIGN_OR_RETURN(std::unique_ptr<searcher::Searcher> search, searcher::Searcher::Create(config));
   ASSIGN_OR_RETURN(std::string warm_start, WarmStartCheckpoint(config));
-  // Work that could never start is refused now rather than queued forever.
+  // Work that could never start is refused now rather than queued forever (unless launch_error is off).
   ASSIGN_OR_RETURN(std::string pool, ResolvePool(request.config.resource_pool, request.config.slots_per_trial));
-  RETURN_IF_ERROR(CheckFits(pool, request.config.slots_per_trial, request.config.is_single_node));
+  RETURN_IF_ERROR(
+      CheckLaunchFits(pool, request.config.slots_per_trial, request.config.is_single_node, *request.warnings));
   // The stored config names the pool it was resolved to, as upstream's does.
   request.config.resource_pool = pool;
   config["resources"]["resource_pool"] = pool;

@@ -53,6 +53,9 @@ struct ClusterOptions {
   std::string default_aux_pool = "default";
   std::string cluster_id;
   std::string master_id;
+  // Upstream's launch_error: work larger than its pool's connected agents is refused (true) or queued
+  // with the launch warning kSlotsExceeded until the pool grows (false).
+  bool launch_error = true;
   std::chrono::hours user_session_lifetime{24 * 7};
   // How long a disconnected agent's tasks are kept alive, waiting for it to reconnect, unless its
   // pool says otherwise (upstream's default).
@@ -69,12 +72,18 @@ struct ClusterOptions {
   std::chrono::milliseconds idle_check_interval{1000};
 };
 
+// Upstream's LaunchWarning: what a launch that went ahead should tell its user.
+inline constexpr char kSlotsExceeded[] = "LAUNCH_WARNING_CURRENT_SLOTS_EXCEEDED";
+// Filled by the cluster while it launches the work; shared with the request's caller.
+using LaunchWarnings = std::shared_ptr<std::vector<std::string>>;
+
 struct NewExperiment {
   config::ExperimentConfig config;
   std::string original_yaml;
   std::string model_definition_tgz;
   int64_t owner_id = 0;
   bool activate = true;
+  LaunchWarnings warnings = std::make_shared<std::vector<std::string>>();
 };
 
 // A command, generic task, notebook, shell or TensorBoard to start (upstream's LaunchCommand,
@@ -86,6 +95,7 @@ struct NewTask {
   int64_t owner_id = 0;
   std::string forked_from;
   std::string service_json = "{}";  // Task::service_json
+  LaunchWarnings warnings = std::make_shared<std::vector<std::string>>();
 };
 
 struct AgentIdentity {
@@ -306,6 +316,10 @@ class Cluster {
   absl::StatusOr<std::string> ResolvePool(const std::string& requested, int slots) const;
   // InvalidArgument when `slots` can never fit in the pool's agents other than `blocked` (a pool
   // without agents yet may get some, so anything fits it).
+  // CheckFits for new work: with launch_error off, work that does not fit is queued, and `warnings`
+  // get kSlotsExceeded.
+  absl::Status CheckLaunchFits(const std::string& pool, int slots, bool single_node,
+                               std::vector<std::string>& warnings) const;
   absl::Status CheckFits(const std::string& pool, int slots, bool single_node,
                          const std::set<std::string>& blocked = {}) const;
   // What the master derives from an experiment's config (creation, recovery): its pool resolved

@@ -81,6 +81,14 @@ absl::Status Cluster::CheckFits(const std::string& pool, int slots, bool single_
                                                     absl::StrJoin(blocked, ", "), ": ", fits.message()));
 }
 
+absl::Status Cluster::CheckLaunchFits(const std::string& pool, int slots, bool single_node,
+                                      std::vector<std::string>& warnings) const {
+  absl::Status fits = CheckFits(pool, slots, single_node);
+  if (fits.ok() || options_.launch_error) return fits;
+  warnings.push_back(kSlotsExceeded);
+  return absl::OkStatus();
+}
+
 void Cluster::PrepareConfig(LiveExperiment& exp) {
   config::ExperimentConfig& c = exp.config;
   c.resource_pool = ResolvePool(c.resource_pool, c.slots_per_trial).value_or(options_.default_compute_pool);

@@ -106,9 +106,9 @@ absl::StatusOr<Task> Cluster::DoLaunchTask(NewTask& request) {
     }
   }
   config::CommandConfig& c = request.config;
-  // Work that could never start is refused now rather than queued forever.
+  // Work that could never start is refused now rather than queued forever (unless launch_error is off).
   ASSIGN_OR_RETURN(c.resource_pool, ResolvePool(c.resource_pool, c.slots));
-  RETURN_IF_ERROR(CheckFits(c.resource_pool, c.slots, /*single_node=*/true));
+  RETURN_IF_ERROR(CheckLaunchFits(c.resource_pool, c.slots, /*single_node=*/true, *request.warnings));
   c.full["resources"]["resource_pool"] = c.resource_pool;
   if (c.description.empty()) {
     c.description = absl::StrCat(KindName(request.type), " (", GeneratePetName(), ")");

@@ -517,5 +517,47 @@ TEST_F(ClusterTest, ATrialThatIgnoresPreemptionIsKilledAfterPreemptionTimeout) {
   EXPECT_EQ(kills(), 1);
 }
 
+// Creates an experiment whose trials need two slots; returns its outcome and launch warnings.
+std::pair<absl::StatusOr<int64_t>, std::vector<std::string>> CreateTwoSlotExperiment(Cluster& cluster,
+                                                                                       ManualLoop& loop) {
+  auto cfg = config::ParseExperimentConfig(
+      "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\nresources: {slots_per_trial: 2}\n",
+      {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
+  EXPECT_TRUE(cfg.ok()) << cfg.status();
+  NewExperiment req{.config = *cfg, .owner_id = 2};
+  LaunchWarnings warnings = req.warnings;
+  absl::StatusOr<int64_t> id = absl::UnknownError("not run");
+  cluster.CreateExperiment(req, [&](absl::StatusOr<int64_t> r) { id = r; });
+  loop.RunPending();
+  return {id, *warnings};
+}
+
+TEST_F(ClusterTest, WorkLargerThanItsPoolIsRefusedByDefault) {
+  ConnectAgent("agent-1", 1);
+  auto [id, warnings] = CreateTwoSlotExperiment(*cluster_, loop_);
+  EXPECT_FALSE(id.ok());
+  EXPECT_TRUE(warnings.empty());
+}
+
+class LaunchErrorOffTest : public ClusterTest {
+ protected:
+  ClusterOptions Options() override {
+    ClusterOptions options = ClusterTest::Options();
+    options.launch_error = false;
+    return options;
+  }
+};
+
+TEST_F(LaunchErrorOffTest, WorkLargerThanItsPoolIsQueuedWithAWarningUntilThePoolGrows) {
+  auto small = ConnectAgent("agent-1", 1);
+  auto [id, warnings] = CreateTwoSlotExperiment(*cluster_, loop_);
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(warnings, std::vector<std::string>{kSlotsExceeded});
+  EXPECT_TRUE(Starts(*small).empty());
+  auto big = ConnectAgent("agent-2", 2);
+  ASSERT_EQ(Starts(*big).size(), 1u) << "the queued trial starts once an agent can hold it";
+  EXPECT_EQ(Starts(*big)[0].slot_ids.size(), 2u);
+}
+
 }  // namespace
 }  // namespace det::master

@@ -143,10 +143,11 @@ void Launch(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, const K
   if (!service.ok()) return ReplyError(r, service.status());
   request->service_json = *std::move(service);
   request->owner_id = req.principal->user_id;
-  ctx.cluster.LaunchTask(std::move(*request), [&ctx, r, kind](absl::StatusOr<Task> task) {
+  LaunchWarnings warnings = request->warnings;
+  ctx.cluster.LaunchTask(std::move(*request), [&ctx, r, kind, warnings](absl::StatusOr<Task> task) {
     if (!task.ok()) return ReplyError(r, task.status());
     json out = KindResponse(ctx.store, kind, *task);
-    out["warnings"] = json::array();
+    out["warnings"] = *warnings;
     ReplyJson(r, out);
   });
 }
@@ -191,9 +192,10 @@ void CreateGenericTask(MasterContext& ctx, HttpRequest& req, const ResponderPtr&
   absl::StatusOr<NewTask> request = ParseCreateGenericTask(ctx.config, *body, ctx.max_context_bytes);
   if (!request.ok()) return ReplyError(r, request.status());
   request->owner_id = req.principal->user_id;
-  ctx.cluster.LaunchTask(std::move(*request), [r](absl::StatusOr<Task> task) {
+  LaunchWarnings warnings = request->warnings;
+  ctx.cluster.LaunchTask(std::move(*request), [r, warnings](absl::StatusOr<Task> task) {
     if (!task.ok()) return ReplyError(r, task.status());
-    ReplyJson(r, {{"taskId", task->task_id}, {"warnings", json::array()}});
+    ReplyJson(r, {{"taskId", task->task_id}, {"warnings", *warnings}});
   });
 }
 

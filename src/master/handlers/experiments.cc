@@ -130,13 +130,14 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
     absl::StatusOr<NewExperiment> create = ParseCreateRequest(ctx, req);
     if (!create.ok()) return ReplyError(r, create.status());
     std::vector<std::string> warnings = create->config.warnings;
-    ctx.cluster.CreateExperiment(std::move(*create), [&ctx, r, warnings](absl::StatusOr<int64_t> id) {
+    LaunchWarnings launch_warnings = create->warnings;
+    ctx.cluster.CreateExperiment(std::move(*create), [&ctx, r, warnings, launch_warnings](absl::StatusOr<int64_t> id) {
       if (!id.ok()) return ReplyError(r, id.status());
       absl::StatusOr<api::Experiment> e = ctx.store.GetExperiment(*id);
       if (!e.ok()) return ReplyError(r, e.status());
       json resp = ExperimentResponse(*e);
       resp.erase("jobSummary");
-      resp["warnings"] = json::array();  // upstream's LaunchWarning enum values only
+      resp["warnings"] = *launch_warnings;  // upstream's LaunchWarning enum values only
       // The config's own warnings (deprecated fields, an unused image) as text, in a field of ours
       // that upstream's clients ignore; det prints them.
       if (!warnings.empty()) resp["configWarnings"] = warnings;
