@@ -183,7 +183,8 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
     FailTask(task, std::string(work_dir.status().message()));
     return finish();
   }
-  TaskSpec spec{id, WithStartupHook(start.entrypoint, *work_dir), BuildTaskEnv(start, config_.env, task_dir), *work_dir,
+  std::map<std::string, std::string> env = BuildTaskEnv(start, config_.env, task_dir);
+  TaskSpec spec{id, WithStartupHook(start.entrypoint, *work_dir, env), std::move(env), *work_dir,
                 api::Encode(api::MasterMessage(start))};
   absl::StatusOr<int> pid = deps_.runtime->Start(spec, Callbacks(task));
   if (!pid.ok()) {

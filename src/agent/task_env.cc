@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "config/task_container_defaults.h"
 
 namespace det::agent {
 
@@ -70,16 +71,20 @@ std::map<std::string, std::string> BuildTaskEnv(const api::StartTask& task,
   return env;
 }
 
-std::vector<std::string> WithStartupHook(std::vector<std::string> argv,
-                                         const std::filesystem::path& work_dir) {
+std::vector<std::string> WithStartupHook(std::vector<std::string> argv, const std::filesystem::path& work_dir,
+                                         const std::map<std::string, std::string>& env) {
   constexpr char kHook[] = "startup-hook.sh";
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(work_dir / kHook, ec)) return argv;
-  // The EXIT trap names the hook when it ends the task, and is gone before the entrypoint starts.
-  constexpr char kScript[] =
-      "trap 's=$?; if [ $s -ne 0 ]; then echo \"startup-hook.sh failed with exit status $s; the entrypoint "
-      "did not run\" >&2; fi' EXIT; set -e; source ./startup-hook.sh; set +e; trap - EXIT; exec \"$@\"";
-  std::vector<std::string> wrapped = {"bash", "-c", kScript, kHook};
+  auto pool_hook = env.find(config::kStartupHookVariable);
+  const bool has_pool_hook = pool_hook != env.end() && !pool_hook->second.empty();
+  if (!has_pool_hook && !std::filesystem::is_regular_file(work_dir / kHook, ec)) return argv;
+  // The EXIT trap says a hook ended the task, and is gone before the entrypoint starts.
+  const std::string script = absl::StrCat(
+      "trap 's=$?; if [ $s -ne 0 ]; then echo \"startup hook failed with exit status $s; the entrypoint did not "
+      "run\" >&2; fi' EXIT; set -e; ",
+      has_pool_hook ? absl::StrCat("eval \"$", config::kStartupHookVariable, "\"; ") : "",
+      "if [ -f ./startup-hook.sh ]; then source ./startup-hook.sh; fi; set +e; trap - EXIT; exec \"$@\"");
+  std::vector<std::string> wrapped = {"bash", "-c", script, kHook};
   wrapped.insert(wrapped.end(), std::make_move_iterator(argv.begin()), std::make_move_iterator(argv.end()));
   return wrapped;
 }

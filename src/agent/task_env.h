@@ -40,11 +40,13 @@ std::map<std::string, std::string> BuildTaskEnv(const api::StartTask& task,
                                                 const AgentEnvironment& agent,
                                                 const std::filesystem::path& task_dir);
 
-// Upstream's startup hook: when `work_dir` holds a file `startup-hook.sh` (the top of the context),
-// `argv` runs after bash has sourced it in the task's environment, so what the hook exports reaches
-// the entrypoint; a command of the hook that fails ends the task with that command's status, before
-// the entrypoint starts. Without the file, `argv` unchanged.
-std::vector<std::string> WithStartupHook(std::vector<std::string> argv,
-                                         const std::filesystem::path& work_dir);
+// Upstream's startup hooks: when the task's environment `env` has the pool's hook
+// (task_container_defaults.startup_hook, in config::kStartupHookVariable) or `work_dir` holds a file
+// `startup-hook.sh` (the top of the context), `argv` runs after bash has run them in that order in the
+// task's environment (the file is sourced), so what they export reaches the entrypoint; a command of a
+// hook that fails ends the task with that command's status, before the entrypoint starts. Without
+// either, `argv` unchanged.
+std::vector<std::string> WithStartupHook(std::vector<std::string> argv, const std::filesystem::path& work_dir,
+                                         const std::map<std::string, std::string>& env);
 
 }  // namespace det::agent

@@ -4,6 +4,9 @@
 
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
+#include "config/task_container_defaults.h"
+
 namespace det::agent {
 namespace {
 
@@ -90,17 +93,33 @@ TEST(TaskEnvTest, AStartupHookAtTheTopOfTheWorkDirIsSourcedBeforeTheEntrypoint) 
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "sub");
   std::vector<std::string> argv = {"python3", "train.py", "--x"};
-  EXPECT_EQ(WithStartupHook(argv, dir), argv);
+  EXPECT_EQ(WithStartupHook(argv, dir, {}), argv);
   { std::ofstream(dir / "sub" / "startup-hook.sh") << "export A=1\n"; }  // only the top counts
-  EXPECT_EQ(WithStartupHook(argv, dir), argv);
+  EXPECT_EQ(WithStartupHook(argv, dir, {}), argv);
   { std::ofstream(dir / "startup-hook.sh") << "export A=1\n"; }
-  std::vector<std::string> wrapped = WithStartupHook(argv, dir);
+  std::vector<std::string> wrapped = WithStartupHook(argv, dir, {});
   ASSERT_EQ(wrapped.size(), 7u);
   EXPECT_EQ(wrapped[0], "bash");
   EXPECT_EQ(wrapped[1], "-c");
   EXPECT_NE(wrapped[2].find("source ./startup-hook.sh"), std::string::npos);
+  EXPECT_EQ(wrapped[2].find("eval"), std::string::npos) << "no pool hook to run";
   EXPECT_EQ(wrapped[3], "startup-hook.sh");  // $0 of the wrapper; the entrypoint is "$@"
   EXPECT_EQ(std::vector<std::string>(wrapped.begin() + 4, wrapped.end()), argv);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TaskEnvTest, ThePoolsStartupHookRunsFirstWithOrWithoutTheContextsOwn) {
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "pool_hook_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> wrapped =
+      WithStartupHook({"true"}, dir, {{config::kStartupHookVariable, "export FROM_POOL=1"}});
+  ASSERT_EQ(wrapped.size(), 5u);
+  EXPECT_EQ(wrapped[0], "bash");
+  const std::string& script = wrapped[2];
+  EXPECT_LT(script.find(absl::StrCat("eval \"$", config::kStartupHookVariable, "\"")),
+            script.find("source ./startup-hook.sh"));
+  EXPECT_EQ(WithStartupHook({"true"}, dir, {{config::kStartupHookVariable, ""}}), std::vector<std::string>{"true"});
   std::filesystem::remove_all(dir);
 }
 
@@ -108,7 +127,7 @@ TEST(TaskEnvTest, AStartupHookThatIsNotAFileIsIgnored) {
   std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "startup_hook_dir_test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "startup-hook.sh");
-  EXPECT_EQ(WithStartupHook({"true"}, dir), std::vector<std::string>{"true"});
+  EXPECT_EQ(WithStartupHook({"true"}, dir, {}), std::vector<std::string>{"true"});
   std::filesystem::remove_all(dir);
 }
 

@@ -5,6 +5,7 @@
 #include "config/environment_schema.h"
 #include "config/resources_schema.h"
 #include "config/schema_fields.h"
+#include "config/task_container_defaults.h"
 
 namespace det::config {
 namespace {
@@ -50,13 +51,11 @@ const std::vector<Field>& CommandResourceFields() {
 json DefaultsForCommand(const json& tcd) {
   json out = json::object();
   if (!tcd.is_object()) return out;
-  for (const char* key : {"bind_mounts", "work_dir", "environment_variables", "preemption_timeout"}) {
-    if (!tcd.contains(key) || tcd[key].is_null()) continue;
-    if (std::string(key) == "environment_variables") {
-      out["environment"]["environment_variables"] = tcd[key];
-    } else {
-      out[key] = tcd[key];
-    }
+  for (const char* key : {"bind_mounts", "work_dir", "preemption_timeout"}) {
+    if (tcd.contains(key) && !tcd[key].is_null()) out[key] = tcd[key];
+  }
+  if (json vars = EnvironmentVariablesWithStartupHook(tcd); !vars.is_null()) {
+    out["environment"]["environment_variables"] = std::move(vars);
   }
   return out;
 }

@@ -134,7 +134,7 @@ def test_a_startup_hook_is_sourced_before_the_command_and_a_failing_one_fails_it
     failed = cluster.det("cmd", "run", "-c", str(broken), "echo", "the-entrypoint", check=False)
     logs = failed.stdout + failed.stderr
     assert failed.returncode == 1, logs
-    assert "hook-output" in logs and "startup-hook.sh failed with exit status 1" in logs, logs
+    assert "hook-output" in logs and "startup hook failed with exit status 1" in logs, logs
     assert "after-the-failure" not in logs and "the-entrypoint" not in logs, logs
 
 

@@ -8,7 +8,7 @@ import time
 import pytest
 import requests
 
-from conftest import BIN, det
+from conftest import BIN, det, local_cluster
 
 PASSWORD = "file-Secret-123"
 
@@ -129,3 +129,34 @@ def test_master_names_an_unreachable_postgres_and_refuses_bad_config(tmp_path):
     assert proc.returncode == 2
     assert 'resource_pools[1].pool_name: duplicate pool name "a"' in proc.stderr
     assert "bogus: unknown key" in proc.stderr
+
+
+def test_the_pools_task_container_defaults_reach_experiments_and_commands(tmp_path_factory, tmp_path):
+    master_config = (
+        "task_container_defaults:\n"
+        "  environment_variables: [FROM_POOL=pool-value, OVERRIDDEN=pool]\n"
+        "  startup_hook: |\n"
+        "    echo pool-hook-ran\n"
+        "    export FROM_HOOK=hook-value\n")
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "train.py").write_text(
+        "import os\n"
+        "import determined as det\n"
+        "print('seen', os.environ['FROM_POOL'], os.environ['OVERRIDDEN'], os.environ['FROM_HOOK'], flush=True)\n"
+        "with det.core.init() as ctx:\n"
+        "    ctx.train.report_training_metrics(steps_completed=1, metrics={'loss': 0.0})\n")
+    (code / "exp.yaml").write_text(
+        "name: tcd\nentrypoint: python3 train.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n"
+        "environment: {environment_variables: [OVERRIDDEN=user]}\n")
+    with local_cluster(tmp_path_factory.mktemp("tcd"), agents=1, slots=1, master_config=master_config) as c:
+        exp_id = c.create_experiment(code / "exp.yaml", code)
+        assert c.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+        config = c.get(f"/api/v1/experiments/{exp_id}")["config"]
+        assert config["environment"]["environment_variables"]["cpu"][:2] == ["FROM_POOL=pool-value", "OVERRIDDEN=pool"]
+        [trial] = c.trials(exp_id)
+        logs = c.det("trial", "logs", str(trial["id"])).stdout
+        assert "pool-hook-ran" in logs and "seen pool-value user hook-value" in logs, logs
+
+        out = c.det("cmd", "run", "sh", "-c", 'echo "cmd $FROM_POOL $FROM_HOOK"').stdout
+        assert "pool-hook-ran" in out and "cmd pool-value hook-value" in out, out

@@ -29,6 +29,7 @@ std::string RequestedPool(const json& config) {
 json DefaultsFor(const config::MasterConfig& config, const json& submitted, const json& tmpl) {
   std::string pool = RequestedPool(submitted);
   if (pool.empty()) pool = RequestedPool(tmpl);
+  if (pool.empty()) pool = config.resource_manager.default_compute_resource_pool;
   std::string text = config.task_container_defaults_json;
   if (const config::ResourcePoolConfig* p = config.FindPool(pool); p && !p->task_container_defaults_json.empty()) {
     text = p->task_container_defaults_json;

@@ -8,9 +8,13 @@
 #include "api/wire.h"
 #include "common/archive.h"
 #include "common/base64.h"
+#include "common/json_yaml.h"
 #include "common/status_macros.h"
+#include "config/merge.h"
+#include "config/task_container_defaults.h"
 #include "master/experiment_template.h"
 #include "master/handlers/checkpoint_query.h"
+#include "master/handlers/command_request.h"
 #include "master/handlers/context_files.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/experiment_query.h"
@@ -52,7 +56,13 @@ absl::StatusOr<NewExperiment> ParseCreateRequest(MasterContext& ctx, const HttpR
     template_name = t->get<std::string>();
   }
   ASSIGN_OR_RETURN(std::string effective_yaml, ApplyTemplate(ctx.store, out.original_yaml, template_name));
-  ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfig(effective_yaml, defaults));
+  // Under the user's config and the template: the pool's task_container_defaults.
+  ASSIGN_OR_RETURN(json effective, ParseYaml(effective_yaml));
+  if (effective.is_object()) {
+    effective = config::MergeExperimentConfig(
+        effective, config::ExperimentConfigDefaults(DefaultsFor(ctx.config, effective, nullptr)));
+  }
+  ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfigJson(effective, defaults));
   ASSIGN_OR_RETURN(out.model_definition_tgz,
                    ContextTarGz(body.value("modelDefinition", body.value("model_definition", json())),
                                 "modelDefinition", "model definition", ctx.max_context_bytes));
