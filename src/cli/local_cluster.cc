@@ -400,8 +400,6 @@ absl::StatusOr<int> ClusterDown(const fs::path& data_dir, std::ostream& out) {
     return 0;
   }
   const ClusterRecord& r = **record;
-  const auto start = Clock::now();
-  const auto total = std::chrono::seconds(10);
 
   std::vector<pid_t> agents;
   for (pid_t pid : r.agent_pids) {
@@ -410,12 +408,15 @@ absl::StatusOr<int> ClusterDown(const fs::path& data_dir, std::ostream& out) {
   std::vector<pid_t> master;
   if (ProcessCommandContains(r.master_pid, kMasterBinary)) master.push_back(r.master_pid);
 
-  std::vector<pid_t> left = SignalAndWait(agents, SIGTERM, std::chrono::seconds(5));
-  auto remaining =
-      std::chrono::duration_cast<std::chrono::milliseconds>(total - (Clock::now() - start));
-  std::vector<pid_t> master_left =
-      SignalAndWait(master, SIGTERM, std::max(remaining, std::chrono::milliseconds(0)));
-  left.insert(left.end(), master_left.begin(), master_left.end());
+  // The master first, while its agents still run: its running trials checkpoint and exit, and resume
+  // at the next cluster-up without counting a restart (it gives them 30 s); then the agents.
+  if (!master.empty()) {
+    out << "Stopping the master (running trials checkpoint and exit first)...\n";
+    out.flush();
+  }
+  std::vector<pid_t> left = SignalAndWait(master, SIGTERM, std::chrono::seconds(40));
+  std::vector<pid_t> agents_left = SignalAndWait(agents, SIGTERM, std::chrono::seconds(5));
+  left.insert(left.end(), agents_left.begin(), agents_left.end());
   std::vector<pid_t> killed = left;
   if (!left.empty()) left = SignalAndWait(left, SIGKILL, std::chrono::seconds(3));
 

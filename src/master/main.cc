@@ -179,11 +179,24 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
       return 1;
     }
   }
+  // The first SIGTERM or SIGINT stops the master gracefully: its running trials checkpoint and exit
+  // (Cluster::Shutdown) within kShutdownGrace; a second one stops it at once.
+  constexpr std::chrono::seconds kShutdownGrace(30);
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code&, int sig) {
-    spdlog::info("signal {}: shutting down", sig);
-    io.stop();
-  });
+  bool cluster_stopping = false;  // only touched by the signal handler, one at a time
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int sig) {
+        if (ec) return;
+        if (cluster_stopping) {
+          spdlog::info("signal {}: stopping now", sig);
+          return io.stop();
+        }
+        cluster_stopping = true;
+        spdlog::info("signal {}: shutting down; running trials checkpoint and exit first", sig);
+        cluster.Shutdown(kShutdownGrace, [&io] { io.stop(); });
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
   unsigned threads = std::max(2u, std::min(8u, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back([&io] { io.run(); });

@@ -1,9 +1,10 @@
 """The master killed with SIGKILL mid-experiment and started again on the same data: the running trial
 process keeps running (no restart), the searcher continues where it was, and nothing reported before
-the kill is lost."""
+the kill is lost. A deliberate `det deploy local cluster-down` instead preempts the running trial, which
+checkpoints and resumes at the next cluster-up without using up a restart."""
 import time
 
-from conftest import restart_master, wait_for
+from conftest import Cluster, det, local_cluster, log_texts, restart_master, stepper, wait_for
 
 STEPPER = """
 import time
@@ -59,3 +60,30 @@ def test_running_trials_survive_a_master_kill_and_the_search_continues(cluster, 
     logs = cluster.trial_logs(first["id"])
     assert logs.count(f"running trial {first['id']}") == 1, logs[-3000:]  # never restarted
     assert "finished" in logs
+
+
+def test_cluster_down_preempts_running_trials_and_cluster_up_resumes_them(tmp_path_factory, tmp_path):
+    data_dir = tmp_path_factory.mktemp("down-up")
+    (tmp_path / "stepper.py").write_text(stepper(60))
+    (tmp_path / "exp.yaml").write_text(
+        "name: survives-cluster-down\nentrypoint: python3 stepper.py\nsearcher: {name: single, metric: loss}\n"
+        "max_restarts: 0\n")
+    with local_cluster(data_dir, agents=1, slots=1) as first:
+        exp_id = first.create_experiment(tmp_path / "exp.yaml", tmp_path)
+        trial = wait_for(lambda: [t for t in first.trials(exp_id) if t["state"] == "STATE_RUNNING"], "the trial")[0]
+        wait_for(lambda: "running from step 0" in first.trial_logs(trial["id"]), "the trial to step")
+        env = {"DET_AUTH_FILE": str(first.auth_file)}
+        down = det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, timeout=90)
+        assert "running trials checkpoint and exit first" in down.stdout, down.stdout
+
+        det("deploy", "local", "cluster-up", "--agents", "1", "--slots", "1", "--master-port", "0",
+            "--data-dir", str(data_dir), env=env, timeout=120)
+        second = Cluster(data_dir, first.auth_file)
+        assert second.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+        [after] = second.trials(exp_id)
+        assert after["restarts"] == 0, after
+        logs = second.trial_logs(trial["id"])
+        assert "The master is shutting down" in logs and "stopped at step" in logs, logs
+        resumed = [int(line.rsplit(" ", 1)[1]) for line in log_texts(logs) if line.startswith("resumed at step")]
+        assert resumed and resumed[0] > 0, logs
+        assert "finished" in logs and "exit code 143" not in logs, logs

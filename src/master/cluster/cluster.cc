@@ -612,9 +612,11 @@ void Cluster::AllocationEnded(LiveAllocation& alloc, int exit_code, ExitKind kin
   std::string task_id = alloc.record.task_id;
   allocations_.erase(alloc_id);  // `alloc` is gone from here on
   auto t = tasks_.find(task_id);
-  if (t == tasks_.end()) return;
-  if (t->second->allocation_id == alloc_id) t->second->allocation_id.clear();
-  t->second->spec->AllocationEnded(outcome);
+  if (t != tasks_.end()) {
+    if (t->second->allocation_id == alloc_id) t->second->allocation_id.clear();
+    t->second->spec->AllocationEnded(outcome);
+  }
+  MaybeFinishShutdown();
 }
 
 void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& outcome) {
@@ -636,12 +638,14 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
     if (absl::Status st = RequestAllocation(trial); !st.ok()) FinishTrial(trial, api::TrialState::kError);
     return;
   }
+  // Asked to stop for a pause, however it stopped (killed after preemption_timeout, too): it resumes
+  // from its latest checkpoint on activate, and nothing failed.
+  if (outcome.preempt && trial.trial.state == api::TrialState::kPaused) {
+    MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is paused"));
+    return;
+  }
   // Exiting after acknowledging the preemption signal means "resume me later", not "done".
   if (preempted && kind == ExitKind::kProcessExited && exit_code == 0) {
-    if (trial.trial.state == api::TrialState::kPaused) {
-      MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is paused"));
-      return;
-    }
     if (absl::Status st = RequestAllocation(trial); !st.ok()) FinishTrial(trial, api::TrialState::kError);
     return;
   }

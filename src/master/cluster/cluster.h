@@ -246,6 +246,12 @@ class Cluster {
   // the loop; whether there were any since the last call. For tests, which run the loop by hand.
   bool WaitForWrites() { return state_writer_.WaitIdle(); }
 
+  // A deliberate stop of the master (SIGTERM): nothing starts any more, and every running trial is
+  // asked to checkpoint and exit, which gives its slots back without counting a restart; the trials
+  // stay ACTIVE and are queued again when the master starts. `done` runs on the loop once no trial
+  // process runs, or after `grace`, whichever comes first. Commands and other tasks are left as they are.
+  void Shutdown(std::chrono::milliseconds grace, std::function<void()> done);
+
  private:
   struct AgentState;
   struct LiveTask;
@@ -390,6 +396,11 @@ class Cluster {
   int64_t next_start_order_ = 1;
   bool idle_check_armed_ = false;
   uint64_t next_master_log_line_ = 0;
+  bool shutting_down_ = false;
+  std::function<void()> shutdown_done_;  // Shutdown's, until it ran
+  // Shutdown's `done`, once no trial process runs.
+  void MaybeFinishShutdown();
+  bool IsRunningTrial(const LiveAllocation& alloc) const;
   // Last: destroyed first, committing what was handed in while the rest is still whole.
   StateWriter state_writer_;
 };

@@ -203,6 +203,7 @@ scheduler::PoolSnapshot Cluster::PoolSnapshotOf(const std::string& pool) const {
 }
 
 void Cluster::Schedule() {
+  if (shutting_down_) return;  // what is queued now waits for the next master
   for (const auto& [name, pool] : pools_) SchedulePool(pool);
 }
 
@@ -240,6 +241,38 @@ void Cluster::ReleaseAllocation(LiveAllocation& alloc, const std::string& why) {
   alloc.released = true;
   MasterLog(alloc.record.task_id, alloc.record.allocation_id, absl::StrCat(why, " (preemption signal)"));
   SignalPreemption(alloc);
+}
+
+void Cluster::Shutdown(std::chrono::milliseconds grace, std::function<void()> done) {
+  loop_.Post([this, grace, done = std::move(done)]() mutable {
+    shutting_down_ = true;
+    shutdown_done_ = std::move(done);
+    for (auto& [id, alloc] : allocations_) {
+      if (!IsRunningTrial(*alloc)) continue;
+      ReleaseAllocation(*alloc, "The master is shutting down: the trial checkpoints, exits and resumes from that "
+                                "checkpoint when the master is back");
+    }
+    loop_.PostAfter(grace, [this] {
+      if (!shutdown_done_) return;
+      spdlog::warn("shutdown: trials still running after the grace period; stopping anyway");
+      std::exchange(shutdown_done_, nullptr)();
+    });
+    MaybeFinishShutdown();
+  });
+}
+
+bool Cluster::IsRunningTrial(const LiveAllocation& alloc) const {
+  auto task = tasks_.find(alloc.record.task_id);
+  return !alloc.running_on.empty() && task != tasks_.end() && task->second->record.type == TaskType::kTrial;
+}
+
+void Cluster::MaybeFinishShutdown() {
+  if (!shutdown_done_) return;
+  for (const auto& [id, alloc] : allocations_) {
+    if (IsRunningTrial(*alloc)) return;
+  }
+  spdlog::info("shutdown: no trial is running");
+  std::exchange(shutdown_done_, nullptr)();
 }
 
 AgentSummary Cluster::SummaryOf(const AgentState& agent) const {

@@ -515,6 +515,46 @@ TEST_F(ClusterTest, ATrialThatIgnoresPreemptionIsKilledAfterPreemptionTimeout) {
   EXPECT_EQ(kills(), 0) << "still within preemption_timeout";
   loop_.AdvanceBy(std::chrono::seconds(2));
   EXPECT_EQ(kills(), 1);
+  Exit("agent-1", start.allocation_id, 137);
+  int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
+  EXPECT_EQ(store_->GetTrial(trial_id)->restarts, 0) << "stopping for a pause is not a failure";
+  EXPECT_EQ(store_->GetTrial(trial_id)->state, api::TrialState::kPaused);
+}
+
+TEST_F(ClusterTest, AShutdownPreemptsRunningTrialsWhichResumeWithTheNextMasterWithoutARestart) {
+  int64_t exp_id = CreateExperimentFrom("entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\n");
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask start = Starts(*conn).at(0);
+  bool done = false;
+  cluster_->Shutdown(std::chrono::seconds(60), [&] { done = true; });
+  loop_.RunPending();
+  EXPECT_TRUE(Preempted(start.allocation_id));
+  EXPECT_FALSE(done) << "the trial still runs";
+  cluster_->AckPreemption(start.allocation_id, [](absl::Status st) { EXPECT_TRUE(st.ok()) << st; });
+  loop_.RunPending();
+  Exit("agent-1", start.allocation_id, 0);  // it checkpointed and exited
+  EXPECT_TRUE(done);
+  EXPECT_EQ(Starts(*conn).size(), 1u) << "nothing starts while the master shuts down";
+  int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
+  EXPECT_EQ(store_->GetTrial(trial_id)->restarts, 0);
+  EXPECT_EQ(store_->GetTrial(trial_id)->state, api::TrialState::kActive);
+
+  RestartMaster();
+  auto again = ReconnectAgent("agent-1", 1, {});
+  ASSERT_EQ(Starts(*again).size(), 1u) << "the trial resumes with the next master";
+  EXPECT_EQ(store_->GetTrial(trial_id)->restarts, 0);
+}
+
+TEST_F(ClusterTest, AShutdownEndsAfterItsGraceWhenATrialDoesNotExit) {
+  CreateExperimentFrom("entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\n");
+  ConnectAgent("agent-1", 1);
+  bool done = false;
+  cluster_->Shutdown(std::chrono::seconds(30), [&] { done = true; });
+  loop_.RunPending();
+  loop_.AdvanceBy(std::chrono::seconds(29));
+  EXPECT_FALSE(done);
+  loop_.AdvanceBy(std::chrono::seconds(2));
+  EXPECT_TRUE(done);
 }
 
 // Creates an experiment whose trials need two slots; returns its outcome and launch warnings.
