@@ -126,7 +126,7 @@ const std::vector<config::Setting>& AgentSettings() {
       {"master-port", "master_port", K::kInt, "the master's port (default 8080)"},
       {"agent-id", "agent_id", K::kString, "this agent's id (default: the hostname)"},
       {"id", "agent_id", K::kString, "alias of --agent-id"},
-      {"resource-pool", "resource_pool", K::kString, "the resource pool to join"},
+      {"resource-pool", "resource_pool", K::kString, "the resource pool to join (default: the master's default compute pool)"},
       {"slots", "slots", K::kInt, "number of CPU slots to offer (default 1)"},
       {"artificial-slots", "artificial_slots", K::kInt, "alias of --slots"},
       {"slot-type", "slot_type", K::kString, "cpu (one slot), none (zero slots) or auto"},
@@ -241,8 +241,7 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
 
   out.agent_id = Str(cfg, "agent_id", "agent_id", p);
   if (out.agent_id.find('/') != std::string::npos) p.Add("agent_id", "must not contain '/'");
-  out.resource_pool = Str(cfg, "resource_pool", "resource_pool", p, "default");
-  if (out.resource_pool.empty()) p.Add("resource_pool", "must not be empty");
+  out.resource_pool = Str(cfg, "resource_pool", "resource_pool", p, "");
 
   std::string slot_type = Str(cfg, "slot_type", "slot_type", p, "auto");
   int type_slots = 1;

@@ -35,7 +35,7 @@ struct AgentFileConfig {
   std::string master_host;  // required (or master_url)
   int master_port = 8080;
   std::string agent_id;  // "" = the hostname
-  std::string resource_pool = "default";
+  std::string resource_pool;  // "" = the master's default compute pool
   int slots = 1;
   std::string work_dir;               // "" = /tmp/determined-agent-<agent_id>
   std::string container_master_host;  // "" = master_host; what tasks get in DET_MASTER

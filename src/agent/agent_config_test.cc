@@ -45,7 +45,7 @@ TEST(AgentConfigTest, DefaultsAndMasterUrl) {
   EXPECT_EQ(c->master_host, "127.0.0.1");
   EXPECT_EQ(c->master_port, 4321);
   EXPECT_EQ(c->agent_id, "");
-  EXPECT_EQ(c->resource_pool, "default");
+  EXPECT_EQ(c->resource_pool, "") << "the master's default compute pool";
   EXPECT_EQ(c->slots, 1);
   EXPECT_EQ(c->log_level, "info");
 

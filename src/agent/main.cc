@@ -192,7 +192,8 @@ int main(int argc, char** argv) {
           },
   });
   spdlog::info("agent {} ({} CPU slot(s), pool {}) working in {}; master {}", agent_id, slots,
-               resource_pool, work_path.string(), http_url);
+               resource_pool.empty() ? "(the master's default compute pool)" : resource_pool, work_path.string(),
+               http_url);
 
   int sig = 0;
   while (sigwait(&stop_signals, &sig) != 0) {

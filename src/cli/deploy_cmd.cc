@@ -38,6 +38,11 @@ void AddDeployCommands(CLI::App& det, CommandContext& ctx) {
                  "the master's database: postgres (a PostgreSQL server of the cluster's own, in "
                  "DATA_DIR/postgres) or postgres://USER[:PASSWORD]@HOST[:PORT]/NAME (default: the "
                  "embedded SQLite file in DATA_DIR)");
+  up->add_option("--cluster-name", up_opts->cluster_name, "the cluster's name (the master's cluster_name)");
+  up->add_option("--agent-resource-pool", up_opts->agent_resource_pool,
+                 "the resource pool the agents join (default: the master's default compute pool)");
+  auto up_no_gpu = std::make_shared<bool>(false);  // nothing to turn off: the agents offer CPU slots only
+  up->add_flag("--no-gpu", *up_no_gpu, "accepted as upstream's: the agents here offer CPU slots only");
   up->add_option("--data-dir", *up_dir,
                  "where the master keeps its database, logs and checkpoints (default: "
                  "$DET_LOCAL_DATA_DIR, else ~/.local/share/determined-cpp/local)");

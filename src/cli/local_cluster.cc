@@ -301,6 +301,7 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
                        {"--security-tls-cert", cert.string(), "--security-tls-key", key.string()});
   }
   if (!master_config.empty()) master_args.insert(master_args.end(), {"--config-file", master_config.string()});
+  if (!options.cluster_name.empty()) master_args.insert(master_args.end(), {"--cluster-name", options.cluster_name});
   master_args.insert(master_args.end(), db_flags.begin(), db_flags.end());
   absl::StatusOr<pid_t> master = SpawnDaemon(master_args, master_log);
   if (!master.ok()) return Abort(started, postgres_dir, master.status());
@@ -335,6 +336,9 @@ absl::StatusOr<int> ClusterUp(const ClusterUpOptions& options, std::ostream& out
     std::vector<std::string> agent_args = {agent_bin.string(), "--master-url", url, "--id", id,
                                            "--slots", std::to_string(options.slots),
                                            "--work-dir", work.string()};
+    if (!options.agent_resource_pool.empty()) {
+      agent_args.insert(agent_args.end(), {"--resource-pool", options.agent_resource_pool});
+    }
     if (tls) agent_args.insert(agent_args.end(), {"--security-tls-master-cert", cert.string()});
     absl::StatusOr<pid_t> agent = SpawnDaemon(agent_args, log);
     if (!agent.ok()) return Abort(started, postgres_dir, agent.status());

@@ -50,6 +50,8 @@ struct ClusterUpOptions {
   std::string db;
   std::filesystem::path data_dir;
   std::filesystem::path bin_dir;  // holds determined-master and determined-agent
+  std::string cluster_name;         // the master's cluster_name; "" = its default
+  std::string agent_resource_pool;  // the pool the agents join; "" = the master's default compute pool
   int timeout_seconds = 60;
   std::string username = "admin";  // used to list agents while waiting
   std::string password;

@@ -8,7 +8,7 @@ import time
 import pytest
 import requests
 
-from conftest import BIN, det, local_cluster
+from conftest import BIN, Cluster, det, local_cluster
 
 PASSWORD = "file-Secret-123"
 
@@ -160,3 +160,22 @@ def test_the_pools_task_container_defaults_reach_experiments_and_commands(tmp_pa
 
         out = c.det("cmd", "run", "sh", "-c", 'echo "cmd $FROM_POOL $FROM_HOOK"').stdout
         assert "pool-hook-ran" in out and "cmd pool-value hook-value" in out, out
+
+
+def test_cluster_up_agents_join_the_default_compute_pool_or_the_one_named(tmp_path_factory):
+    config = ("resource_manager: {type: agent, default_compute_resource_pool: compute, default_aux_resource_pool: aux}\n"
+              "resource_pools: [{pool_name: compute}, {pool_name: aux}]\n")
+    for extra, pool in (([], "compute"), (["--agent-resource-pool", "aux"], "aux")):
+        data_dir = tmp_path_factory.mktemp("pools")
+        (data_dir / "master.yaml").write_text(config)
+        env = {"DET_AUTH_FILE": str(data_dir / "auth.json")}
+        det("deploy", "local", "cluster-up", "--agents", "1", "--slots", "1", "--master-port", "0", "--no-gpu",
+            "--cluster-name", "named-cluster", "--master-config-path", str(data_dir / "master.yaml"), *extra,
+            "--data-dir", str(data_dir), env=env, timeout=120)
+        try:
+            c = Cluster(data_dir, data_dir / "auth.json")
+            [agent] = c.get("/api/v1/agents")["agents"]
+            assert agent["resourcePools"] == [pool], agent
+            assert requests.get(f"{c.master_url}/info", timeout=30).json()["cluster_name"] == "named-cluster"
+        finally:
+            det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)

@@ -2,6 +2,7 @@
 process keeps running (no restart), the searcher continues where it was, and nothing reported before
 the kill is lost. A deliberate `det deploy local cluster-down` instead preempts the running trial, which
 checkpoints and resumes at the next cluster-up without using up a restart."""
+import os
 import time
 
 from conftest import Cluster, det, local_cluster, log_texts, restart_master, stepper, wait_for
@@ -76,8 +77,9 @@ def test_cluster_down_preempts_running_trials_and_cluster_up_resumes_them(tmp_pa
         down = det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, timeout=90)
         assert "running trials checkpoint and exit first" in down.stdout, down.stdout
 
+        db = os.environ.get("DET_TEST_DB")  # the e2e_pg_ run: the same PostgreSQL server again
         det("deploy", "local", "cluster-up", "--agents", "1", "--slots", "1", "--master-port", "0",
-            "--data-dir", str(data_dir), env=env, timeout=120)
+            *(["--db", db] if db else []), "--data-dir", str(data_dir), env=env, timeout=120)
         second = Cluster(data_dir, first.auth_file)
         assert second.wait_for_experiment(exp_id) == "STATE_COMPLETED"
         [after] = second.trials(exp_id)

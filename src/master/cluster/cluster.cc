@@ -433,7 +433,7 @@ void Cluster::KillProcesses(const LiveAllocation& alloc) {
 absl::StatusOr<WebSocketHandlers> Cluster::ConnectAgent(AgentIdentity identity,
                                                         std::shared_ptr<WebSocketConnection> connection) {
   if (identity.id.empty()) return absl::InvalidArgumentError("agent id is required (?id=...)");
-  if (identity.resource_pool.empty()) identity.resource_pool = "default";
+  if (identity.resource_pool.empty()) identity.resource_pool = options_.default_compute_pool;
   if (!pools_.count(identity.resource_pool)) {
     std::vector<std::string> names;
     for (const auto& [name, pool] : pools_) names.push_back(name);
