@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "api/wire.h"
+#include "cli/local_agent.h"
 #include "cli/process_util.h"
 #include "client/rest_client.h"
 #include "common/crypto.h"
@@ -32,7 +33,6 @@ using Clock = std::chrono::steady_clock;
 constexpr char kRecordFile[] = "cluster.json";
 constexpr char kPortFile[] = "master.port";
 constexpr char kMasterBinary[] = "determined-master";
-constexpr char kAgentBinary[] = "determined-agent";
 
 // A started process, for cleanup and error reports.
 struct Started {

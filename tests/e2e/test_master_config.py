@@ -8,7 +8,7 @@ import time
 import pytest
 import requests
 
-from conftest import BIN, Cluster, det, local_cluster
+from conftest import BIN, REPO, Cluster, det, local_cluster, wait_for
 
 PASSWORD = "file-Secret-123"
 
@@ -179,3 +179,33 @@ def test_cluster_up_agents_join_the_default_compute_pool_or_the_one_named(tmp_pa
             assert requests.get(f"{c.master_url}/info", timeout=30).json()["cluster_name"] == "named-cluster"
         finally:
             det("deploy", "local", "cluster-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)
+
+
+def test_master_up_then_agent_up_and_down(tmp_path_factory, tmp_path):
+    data_dir = tmp_path_factory.mktemp("master-up")
+    env = {"DET_AUTH_FILE": str(data_dir / "auth.json")}
+    up = det("deploy", "local", "master-up", "--master-port", "0", "--data-dir", str(data_dir), env=env, timeout=120)
+    assert "Master: http://127.0.0.1:" in up.stdout, up.stdout
+    try:
+        c = Cluster(data_dir, data_dir / "auth.json")
+        assert c.get("/api/v1/agents")["agents"] == []
+        port = c.master_url.rsplit(":", 1)[1]
+        joined = det("deploy", "local", "agent-up", "127.0.0.1", "--master-port", port, "--agent-name", "extra",
+                     "--slots", "1", "--no-gpu", "--data-dir", str(data_dir), env=env, timeout=60)
+        assert "Agent extra (1 slot) connected to" in joined.stdout, joined.stdout
+        [agent] = c.get("/api/v1/agents")["agents"]
+        assert agent["id"] == "extra" and agent["resourcePools"] == ["default"], agent
+        again = det("deploy", "local", "agent-up", "127.0.0.1", "--master-port", port, "--agent-name", "extra",
+                    "--data-dir", str(data_dir), env=env, check=False, timeout=60)
+        assert again.returncode != 0 and "already running" in again.stderr, again.stderr
+        exp_id = c.create_experiment(REPO / "examples" / "noop" / "noop.yaml", REPO / "examples" / "noop")
+        assert c.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+
+        down = det("deploy", "local", "agent-down", "--agent-name", "extra", "--data-dir", str(data_dir), env=env)
+        assert "Stopped agent extra" in down.stdout, down.stdout
+        wait_for(lambda: not c.get("/api/v1/agents")["agents"], "the agent to leave", timeout=60)
+        unknown = det("deploy", "local", "agent-down", "--agent-name", "extra", "--data-dir", str(data_dir),
+                      env=env, check=False)
+        assert unknown.returncode != 0 and "no agent named extra" in unknown.stderr, unknown.stderr
+    finally:
+        det("deploy", "local", "master-down", "--data-dir", str(data_dir), env=env, check=False, timeout=60)
