@@ -58,6 +58,18 @@ void AddAgentCommands(CLI::App& det, CommandContext& ctx) {
   slot->callback([slot, run_slots] {
     if (slot->get_subcommands().empty()) run_slots();
   });
+  for (bool enabled : {true, false}) {
+    CLI::App* cmd = slot->add_subcommand(enabled ? "enable" : "disable", enabled ? "enable slot" : "disable slot");
+    auto agent_id = std::make_shared<std::string>();
+    auto slot_id = std::make_shared<int>(0);
+    cmd->add_option("agent_id", *agent_id, "agent ID (`det slot list` shows the slots)")->required();
+    cmd->add_option("slot_id", *slot_id, "slot ID")->required()->check(CLI::NonNegativeNumber);
+    cmd->callback([&ctx, agent_id, slot_id, enabled] {
+      ctx.action = [&ctx, agent_id, slot_id, enabled] {
+        return SetSlotEnabled(ctx.session(), *agent_id, *slot_id, enabled, std::cout);
+      };
+    });
+  }
 }
 
 }  // namespace det::cli

@@ -163,6 +163,20 @@ absl::StatusOr<int> ListSlots(Session& session, OutputFormat format, std::ostrea
   return Print(rows, SlotTable(rows), format, out);
 }
 
+absl::StatusOr<int> SetSlotEnabled(Session& session, const std::string& agent_id, int slot_id, bool enabled,
+                                   std::ostream& out) {
+  const std::string verb = enabled ? "enable" : "disable";
+  absl::StatusOr<json> resp = session.Post(
+      absl::StrCat("/api/v1/agents/", client::UrlEncode(agent_id), "/slots/", slot_id, "/", verb), json::object());
+  if (!resp.ok()) {
+    return absl::Status(resp.status().code(),
+                        absl::StrCat("cannot ", verb, " slot ", slot_id, " of agent ", agent_id, ": ",
+                                     resp.status().message()));
+  }
+  out << (enabled ? "Enabled" : "Disabled") << " slot " << slot_id << " of agent " << agent_id << ".\n";
+  return 0;
+}
+
 absl::StatusOr<int> SetAgentEnabled(Session& session, const SetAgentArgs& args, std::ostream& out) {
   if (args.all == !args.agent_id.empty()) {
     return absl::InvalidArgumentError("name exactly one agent, or use --all for every agent");

@@ -33,6 +33,10 @@ struct SetAgentArgs {
 };
 absl::StatusOr<int> SetAgentEnabled(Session& session, const SetAgentArgs& args, std::ostream& out);
 
+// `det slot enable|disable AGENT_ID SLOT_ID`: POST /api/v1/agents/{a}/slots/{s}/enable|disable.
+absl::StatusOr<int> SetSlotEnabled(Session& session, const std::string& agent_id, int slot_id, bool enabled,
+                                   std::ostream& out);
+
 // Exposed for tests: the rows of the two lists from GET /api/v1/agents `agents`, and (for slots)
 // allocation id -> task name.
 nlohmann::json AgentRows(const nlohmann::json& agents);

@@ -5,6 +5,7 @@ QUEUED in `det job list` and enabling it lets the experiment run to completion; 
 other users' jobs give clear errors, and only admins may disable agents (403)."""
 import json
 import re
+import time
 
 import requests
 
@@ -252,3 +253,26 @@ def test_launch_error_false_queues_work_larger_than_the_cluster(tmp_path_factory
         command = c.det("cmd", "run", "-d", "--config", "resources.slots=2", "true")
         assert warning in command.stderr, output(command)
         assert c.get(f"/api/v1/commands/{command.stdout.strip()}")["command"]["state"] == "STATE_QUEUED"
+
+
+def test_a_disabled_slot_takes_no_work_until_enabled(cluster, tmp_path):
+    def admin(*args, check=True):
+        return as_user(cluster, tmp_path, "admin", *args, check=check)
+
+    aid = agent_id(admin)
+    denied = as_user(cluster, tmp_path, "determined", "slot", "disable", aid, "0", check=False)
+    assert denied.returncode != 0 and "only admins can disable slots" in output(denied), output(denied)
+    for slot in ("0", "1"):
+        assert f"Disabled slot {slot} of agent {aid}." in admin("slot", "disable", aid, slot).stdout
+    slots = json.loads(admin("slot", "list", "--json").stdout)
+    assert [s["enabled"] for s in slots] == [False, False], slots
+    exp_id = create_noop(admin)
+    time.sleep(2)
+    assert job_of(admin, exp_id)["summary"]["state"] == "STATE_QUEUED", "no enabled slot: it waits"
+
+    assert f"Enabled slot 1 of agent {aid}." in admin("slot", "enable", aid, "1").stdout
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    admin("slot", "enable", aid, "0")
+    assert all(s["enabled"] for s in json.loads(admin("slot", "list", "--json").stdout))
+    missing = admin("slot", "disable", aid, "9", check=False)
+    assert missing.returncode != 0 and "slot 9 not found" in output(missing), output(missing)

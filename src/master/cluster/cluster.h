@@ -113,6 +113,7 @@ struct AgentSummary {
   std::map<int, std::string> slot_allocations;  // slot id -> allocation id using it
   bool enabled = true;    // false: disabled; nothing new starts on it
   bool draining = false;  // disabled with drain: its running work finishes
+  std::set<int> disabled_slots;  // slots disabled on their own (SetSlotEnabled)
 };
 
 // A job (an experiment, a command, a generic task) in a pool's queue (upstream jobv1.Job).
@@ -189,6 +190,10 @@ class Cluster {
   // unknown agent.
   void SetAgentEnabled(const std::string& agent_id, bool enabled, bool drain,
                        std::function<void(absl::StatusOr<AgentSummary>)> done);
+  // The same for one slot of the agent (upstream's EnableSlot/DisableSlot): nothing new starts on a
+  // disabled slot; without `drain` the work running on it is killed (trials requeue, no restart counted).
+  void SetSlotEnabled(const std::string& agent_id, int slot_id, bool enabled, bool drain,
+                      std::function<void(absl::StatusOr<AgentSummary>)> done);
   // Every live job of every pool, pools in name order, each pool's jobs in queue order.
   void ListJobs(std::function<void(std::vector<JobInfo>)> done);
   // Changes a live job's priority, weight, max_slots, pool or queue position and reschedules; the
@@ -401,6 +406,8 @@ class Cluster {
   // Shutdown's `done`, once no trial process runs.
   void MaybeFinishShutdown();
   bool IsRunningTrial(const LiveAllocation& alloc) const;
+  // Kills the processes of allocations on a disabled agent or slot, `why` in their logs.
+  void KillDisabledWork(const std::set<std::string>& allocation_ids, const std::string& why);
   // Last: destroyed first, committing what was handed in while the rest is still whole.
   StateWriter state_writer_;
 };

@@ -168,7 +168,9 @@ scheduler::PoolSnapshot Cluster::PoolSnapshotOf(const std::string& pool) const {
     a.id = id;
     a.total_slots = static_cast<int>(agent->slots.size());
     for (const api::SlotInfo& slot : agent->slots) {
-      if (!agent->slot_allocations.count(slot.id)) a.free_slot_ids.push_back(slot.id);
+      if (!agent->slot_allocations.count(slot.id) && !agent->disabled_slots.count(slot.id)) {
+        a.free_slot_ids.push_back(slot.id);
+      }
     }
     // A disconnected agent (in its reconnect grace) keeps its work but gets nothing new.
     a.enabled = agent->enabled && agent->hello_received;
@@ -276,7 +278,8 @@ void Cluster::MaybeFinishShutdown() {
 }
 
 AgentSummary Cluster::SummaryOf(const AgentState& agent) const {
-  return {agent.identity, agent.registered_time, agent.slots, agent.slot_allocations, agent.enabled, agent.draining};
+  return {agent.identity, agent.registered_time, agent.slots, agent.slot_allocations, agent.enabled, agent.draining,
+          agent.disabled_slots};
 }
 
 void Cluster::SetAgentEnabled(const std::string& agent_id, bool enabled, bool drain,
@@ -291,19 +294,50 @@ void Cluster::SetAgentEnabled(const std::string& agent_id, bool enabled, bool dr
     agent.draining = !enabled && drain;
     spdlog::info("agent {} {}", agent_id, enabled ? "enabled" : drain ? "disabled (draining)" : "disabled");
     if (!enabled && !drain) {
-      // Its running work is killed now; trials requeue without counting a restart.
       std::set<std::string> running(agent.zero_slot_allocations.begin(), agent.zero_slot_allocations.end());
       for (const auto& [slot, id] : agent.slot_allocations) running.insert(id);
-      for (const std::string& id : running) {
-        LiveAllocation& alloc = *allocations_.at(id);
-        alloc.released = true;
-        MasterLog(alloc.record.task_id, id, absl::StrCat("Agent ", agent_id, " was disabled; killing the task's process"));
-        KillProcesses(alloc);
-      }
+      KillDisabledWork(running, absl::StrCat("Agent ", agent_id, " was disabled"));
     }
     Schedule();
     done(SummaryOf(agent));
   });
+}
+
+void Cluster::SetSlotEnabled(const std::string& agent_id, int slot_id, bool enabled, bool drain,
+                             std::function<void(absl::StatusOr<AgentSummary>)> done) {
+  loop_.Post([this, agent_id, slot_id, enabled, drain, done = std::move(done)] {
+    auto it = agents_.find(agent_id);
+    if (it == agents_.end() || !it->second->hello_received) {
+      return done(absl::NotFoundError(absl::StrCat("agent ", agent_id, " is not connected")));
+    }
+    AgentState& agent = *it->second;
+    auto is_slot = [&](const api::SlotInfo& s) { return s.id == slot_id; };
+    if (std::none_of(agent.slots.begin(), agent.slots.end(), is_slot)) {
+      return done(absl::NotFoundError(absl::StrCat("slot ", slot_id, " not found on agent ", agent_id,
+                                                   "; `det slot list` shows the slots of every agent")));
+    }
+    if (enabled) {
+      agent.disabled_slots.erase(slot_id);
+    } else {
+      agent.disabled_slots.insert(slot_id);
+    }
+    spdlog::info("agent {} slot {} {}", agent_id, slot_id, enabled ? "enabled" : drain ? "disabled (draining)" : "disabled");
+    if (auto used = agent.slot_allocations.find(slot_id); !enabled && !drain && used != agent.slot_allocations.end()) {
+      KillDisabledWork({used->second}, absl::StrCat("Slot ", slot_id, " of agent ", agent_id, " was disabled"));
+    }
+    Schedule();
+    done(SummaryOf(agent));
+  });
+}
+
+void Cluster::KillDisabledWork(const std::set<std::string>& allocation_ids, const std::string& why) {
+  // Killed now; trials requeue without counting a restart.
+  for (const std::string& id : allocation_ids) {
+    LiveAllocation& alloc = *allocations_.at(id);
+    alloc.released = true;
+    MasterLog(alloc.record.task_id, id, absl::StrCat(why, "; killing the task's process"));
+    KillProcesses(alloc);
+  }
 }
 
 void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {

@@ -56,6 +56,7 @@ struct Cluster::AgentState {
   std::set<std::string> zero_slot_allocations;  // running allocations that hold no slot here
   bool enabled = true;
   bool draining = false;
+  std::set<int> disabled_slots;  // nothing new starts on these
 };
 
 // A task that has not ended, of any type. What its type means is its spec's business.

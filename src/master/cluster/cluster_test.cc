@@ -557,6 +557,25 @@ TEST_F(ClusterTest, AShutdownEndsAfterItsGraceWhenATrialDoesNotExit) {
   EXPECT_TRUE(done);
 }
 
+TEST_F(ClusterTest, NothingStartsOnADisabledSlotAndDisablingKillsWhatRunsThere) {
+  auto conn = ConnectAgent("agent-1", 2);
+  absl::StatusOr<AgentSummary> summary = absl::UnknownError("not run");
+  cluster_->SetSlotEnabled("agent-1", 0, /*enabled=*/false, /*drain=*/true, [&](auto s) { summary = s; });
+  loop_.RunPending();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->disabled_slots, std::set<int>{0});
+  CreateExperiment();
+  ASSERT_EQ(Starts(*conn).size(), 1u);
+  EXPECT_EQ(Starts(*conn)[0].slot_ids, std::vector<int>{1}) << "slot 0 is disabled";
+
+  cluster_->SetSlotEnabled("agent-1", 1, false, /*drain=*/false, [&](auto s) { summary = s; });
+  loop_.RunPending();
+  EXPECT_EQ(Kills(*conn).size(), 1u) << "disabled without drain: its work is killed";
+  cluster_->SetSlotEnabled("agent-1", 7, false, false, [&](auto s) { summary = s; });
+  loop_.RunPending();
+  EXPECT_TRUE(absl::IsNotFound(summary.status())) << summary.status();
+}
+
 // Creates an experiment whose trials need two slots; returns its outcome and launch warnings.
 std::pair<absl::StatusOr<int64_t>, std::vector<std::string>> CreateTwoSlotExperiment(Cluster& cluster,
                                                                                        ManualLoop& loop) {

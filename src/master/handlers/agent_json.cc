@@ -110,7 +110,7 @@ json SlotJson(const AgentSummary& agent, const api::SlotInfo& slot) {
   if (used != agent.slot_allocations.end()) container = ContainerJson(agent, used->second);
   return {{"id", std::to_string(slot.id)},
           {"device", DeviceJson(slot)},
-          {"enabled", agent.enabled},
+          {"enabled", agent.enabled && !agent.disabled_slots.count(slot.id)},
           {"container", container},
           {"draining", agent.draining}};
 }

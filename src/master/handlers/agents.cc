@@ -56,9 +56,11 @@ absl::StatusOr<json> OneSlotJson(const std::vector<AgentSummary>& agents,
                                           "\"; `det slot list` shows the slots of every agent"));
 }
 
-// POST .../enable and .../disable: the body may be empty; disable reads {"drain": bool}.
+// POST .../enable and .../disable of an agent, or of one of its slots when the path names `slot_id`
+// (the reply is then {"slot": ...}): the body may be empty; disable reads {"drain": bool}.
 void SetEnabled(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, bool enabled) {
-  if (absl::Status st = CheckAdmin(*req.principal, enabled ? "enable agents" : "disable agents");
+  const bool of_slot = req.path_params.count("slot_id") > 0;
+  if (absl::Status st = CheckAdmin(*req.principal, absl::StrCat(enabled ? "enable " : "disable ", of_slot ? "slots" : "agents"));
       !st.ok()) {
     return ReplyError(r, st);
   }
@@ -73,11 +75,23 @@ void SetEnabled(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, boo
       drain = d->get<bool>();
     }
   }
-  ctx.cluster.SetAgentEnabled(PathParam(req, "agent_id"), enabled, drain,
-                              [r](absl::StatusOr<AgentSummary> agent) {
-                                if (!agent.ok()) return ReplyError(r, agent.status());
-                                ReplyJson(r, {{"agent", AgentJson(*agent)}});
-                              });
+  if (!of_slot) {
+    return ctx.cluster.SetAgentEnabled(PathParam(req, "agent_id"), enabled, drain,
+                                       [r](absl::StatusOr<AgentSummary> agent) {
+                                         if (!agent.ok()) return ReplyError(r, agent.status());
+                                         ReplyJson(r, {{"agent", AgentJson(*agent)}});
+                                       });
+  }
+  int slot_id = -1;
+  if (!absl::SimpleAtoi(PathParam(req, "slot_id"), &slot_id)) {
+    return ReplyError(r, absl::InvalidArgumentError(
+                             absl::StrCat("slotId: expected a slot number, got \"", PathParam(req, "slot_id"), "\"")));
+  }
+  ctx.cluster.SetSlotEnabled(PathParam(req, "agent_id"), slot_id, enabled, drain,
+                             [r, agent_id = PathParam(req, "agent_id"), slot_id](absl::StatusOr<AgentSummary> agent) {
+                               if (!agent.ok()) return ReplyError(r, agent.status());
+                               Reply(r, OneSlotJson({*agent}, agent_id, std::to_string(slot_id)));
+                             });
 }
 
 }  // namespace
@@ -118,10 +132,14 @@ void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx)
              [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, true); });
   router.Add("POST", "/api/v1/agents/{agent_id}/disable", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, false); });
+  router.Add("POST", "/api/v1/agents/{agent_id}/slots/{slot_id}/enable", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, true); });
+  router.Add("POST", "/api/v1/agents/{agent_id}/slots/{slot_id}/disable", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, false); });
   server.AddWebSocket(
       "/agents", [&ctx](const HttpRequest& req, std::shared_ptr<WebSocketConnection> conn) {
         AgentIdentity id{.id = req.Query("id").value_or(""),
-                         .resource_pool = req.Query("resource_pool").value_or("default"),
+                         .resource_pool = req.Query("resource_pool").value_or(""),  // "": the default compute pool
                          .hostname = req.Query("hostname").value_or(""),
                          .version = req.Query("version").value_or(""),
                          .address = req.remote_address};
