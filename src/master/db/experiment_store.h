@@ -39,6 +39,13 @@ struct ExperimentFilter {
   std::vector<std::string> labels;       // the experiment has every one of them
   std::string name_contains;             // case-insensitive substring of the name
   std::string description_contains;     // case-insensitive substring of the description
+  // Upstream's experimentIdFilter (an Int32FieldFilter): every bound that is set holds.
+  struct IdFilter {
+    std::optional<int64_t> lt, lte, gt, gte;
+    std::vector<int64_t> incl;    // one of these, when not empty
+    std::vector<int64_t> not_in;  // none of these
+  } ids;
+  std::optional<int64_t> project_id;  // only project 1 (Uncategorized) exists: another matches nothing
   ExperimentSort sort = ExperimentSort::kId;
   bool descending = false;               // ties break by id in the same direction
   int64_t offset = 0;                    // >= 0

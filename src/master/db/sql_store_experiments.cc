@@ -130,6 +130,20 @@ std::pair<std::string, std::vector<std::string>> ExperimentWhere(SqlDialect d, c
     clauses.push_back(absl::StrCat("e.description ", CaseInsensitiveLike(d), " ? ESCAPE '\\'"));
     binds.push_back(LikeContains(filter.description_contains));
   }
+  const ExperimentFilter::IdFilter& ids = filter.ids;
+  for (const auto& [bound, op] : {std::pair{&ids.lt, "<"}, std::pair{&ids.lte, "<="}, std::pair{&ids.gt, ">"},
+                                  std::pair{&ids.gte, ">="}}) {
+    if (!bound->has_value()) continue;
+    clauses.push_back(absl::StrCat("e.id ", op, " CAST(? AS BIGINT)"));
+    binds.push_back(std::to_string(**bound));
+  }
+  for (const auto& [list, op] : {std::pair{&ids.incl, "IN"}, std::pair{&ids.not_in, "NOT IN"}}) {
+    if (list->empty()) continue;
+    std::vector<std::string> marks(list->size(), "CAST(? AS BIGINT)");
+    clauses.push_back(absl::StrCat("e.id ", op, " (", absl::StrJoin(marks, ", "), ")"));
+    for (int64_t id : *list) binds.push_back(std::to_string(id));
+  }
+  if (filter.project_id && *filter.project_id != 1) clauses.push_back("1 = 0");
   std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
   return {where, binds};
 }

@@ -759,6 +759,26 @@ class ExperimentQueryTest : public StoreTest<Backend> {
 };
 TYPED_TEST_SUITE(ExperimentQueryTest, Backends, BackendNames);
 
+TYPED_TEST(ExperimentQueryTest, FiltersByIdBoundsAndListsAndProject) {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(this->Add("e", 1, api::ExperimentState::kActive, {}, 5 - i));
+  ExperimentFilter f;
+  f.ids.gt = ids[0];
+  f.ids.lte = ids[3];
+  f.ids.not_in = {ids[2]};
+  EXPECT_EQ(this->Ids(f), (std::vector<int64_t>{ids[1], ids[3]}));
+  EXPECT_EQ(this->store_->CountExperiments(f).value_or(-1), 2);
+  ExperimentFilter in;
+  in.ids.incl = {ids[4], ids[0]};
+  in.ids.lt = ids[4];
+  EXPECT_EQ(this->Ids(in), (std::vector<int64_t>{ids[0]}));
+  ExperimentFilter project;
+  project.project_id = 1;
+  EXPECT_EQ(this->Ids(project).size(), 5u);
+  project.project_id = 2;
+  EXPECT_TRUE(this->Ids(project).empty()) << "only project 1 exists";
+}
+
 TYPED_TEST(ExperimentQueryTest, FiltersByStateOwnerLabelsNameAndArchived) {
   int64_t a = this->Add("mnist-a", 1, api::ExperimentState::kActive, {"x", "y"}, 3);
   int64_t b = this->Add("mnist-b", 2, api::ExperimentState::kCompleted, {"y"}, 2, "a Description");

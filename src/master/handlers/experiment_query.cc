@@ -93,6 +93,29 @@ absl::StatusOr<api::ExperimentState> ParseExperimentStateQuery(const std::string
   return absl::InvalidArgumentError(absl::StrCat("states: unknown experiment state \"", raw, "\""));
 }
 
+namespace {
+
+// Every value of the query parameter `snake_name` as an id; InvalidArgument names the parameter.
+absl::StatusOr<std::vector<int64_t>> QueryIds(const HttpRequest& request, const std::string& snake_name) {
+  std::vector<int64_t> out;
+  for (const std::string& raw : request.QueryAll(snake_name)) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(raw, &v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(api::ToLowerCamel(snake_name), ": expected an integer, got \"", raw, "\""));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+absl::StatusOr<std::optional<int64_t>> QueryId(const HttpRequest& request, const std::string& snake_name) {
+  ASSIGN_OR_RETURN(std::vector<int64_t> ids, QueryIds(request, snake_name));
+  return ids.empty() ? std::nullopt : std::optional<int64_t>(ids.front());
+}
+
+}  // namespace
+
 absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& request) {
   ExperimentListQuery q;
   ExperimentFilter& f = q.filter;
@@ -102,14 +125,14 @@ absl::StatusOr<ExperimentListQuery> ParseExperimentListQuery(const HttpRequest& 
       f.states.push_back(state);
   }
   f.usernames = request.QueryAll("users");
-  for (const std::string& raw : request.QueryAll("user_ids")) {
-    int64_t v = 0;
-    if (!absl::SimpleAtoi(raw, &v)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("userIds: expected a user id, got \"", raw, "\""));
-    }
-    f.user_ids.push_back(v);
-  }
+  ASSIGN_OR_RETURN(f.user_ids, QueryIds(request, "user_ids"));
+  ASSIGN_OR_RETURN(f.ids.lt, QueryId(request, "experiment_id_filter.lt"));
+  ASSIGN_OR_RETURN(f.ids.lte, QueryId(request, "experiment_id_filter.lte"));
+  ASSIGN_OR_RETURN(f.ids.gt, QueryId(request, "experiment_id_filter.gt"));
+  ASSIGN_OR_RETURN(f.ids.gte, QueryId(request, "experiment_id_filter.gte"));
+  ASSIGN_OR_RETURN(f.ids.incl, QueryIds(request, "experiment_id_filter.incl"));
+  ASSIGN_OR_RETURN(f.ids.not_in, QueryIds(request, "experiment_id_filter.not_in"));
+  ASSIGN_OR_RETURN(f.project_id, QueryId(request, "project_id"));
   f.labels = request.QueryAll("labels");
   f.name_contains = request.Query("name").value_or("");
   f.description_contains = request.Query("description").value_or("");

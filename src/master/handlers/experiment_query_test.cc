@@ -41,6 +41,24 @@ TEST(ExperimentListQueryTest, ParsesUpstreamParameters) {
   EXPECT_EQ(q->filter.limit, 5);
 }
 
+TEST(ExperimentListQueryTest, ReadsTheExperimentIdFilterAndTheProject) {
+  auto q = ParseExperimentListQuery(WithQuery({{"experimentIdFilter.gt", "3"},
+                                               {"experiment_id_filter.lte", "9"},
+                                               {"experimentIdFilter.incl", "4"},
+                                               {"experimentIdFilter.incl", "5"},
+                                               {"experimentIdFilter.notIn", "5"},
+                                               {"projectId", "1"}}));
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(q->filter.ids.gt, std::optional<int64_t>(3));
+  EXPECT_EQ(q->filter.ids.lte, std::optional<int64_t>(9));
+  EXPECT_FALSE(q->filter.ids.lt.has_value());
+  EXPECT_EQ(q->filter.ids.incl, (std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(q->filter.ids.not_in, (std::vector<int64_t>{5}));
+  EXPECT_EQ(q->filter.project_id, std::optional<int64_t>(1));
+  auto bad = ParseExperimentListQuery(WithQuery({{"experimentIdFilter.gte", "x"}}));
+  EXPECT_NE(bad.status().message().find("experimentIdFilter.gte"), std::string::npos) << bad.status();
+}
+
 TEST(ExperimentListQueryTest, AcceptsSnakeCaseAndEnumNumbers) {
   auto q = ParseExperimentListQuery(
       WithQuery({{"sort_by", "11"}, {"order_by", "1"}, {"user_ids", "3"}}));
