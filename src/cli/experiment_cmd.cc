@@ -8,6 +8,7 @@
 #include "cli/command_context.h"
 #include "cli/commands.h"
 #include "cli/experiment_create.h"
+#include "cli/experiment_test_mode.h"
 #include "cli/experiment_ops.h"
 #include "cli/experiment_resources_ops.h"
 #include "cli/format_flags.h"
@@ -108,11 +109,17 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
                      "place this experiment inside this project");
   create->add_option("--template", create_args->template_name,
                      "name of template to apply to the experiment configuration");
-  create->callback([&ctx, create_args, context_dir, project_id] {
-    ctx.action = [&ctx, create_args, context_dir, project_id] {
+  auto test_mode = std::make_shared<bool>(false);
+  create->add_flag("--test,--test-mode", *test_mode,
+                   "check the config, then run a short single-trial copy of the experiment and report "
+                   "whether it trains, validates and checkpoints")
+      ->excludes(follow);
+  create->callback([&ctx, create_args, context_dir, project_id, test_mode] {
+    ctx.action = [&ctx, create_args, context_dir, project_id, test_mode] {
       if (!context_dir->empty()) create_args->context_dir = *context_dir;
       if (*project_id > 0) create_args->project_id = *project_id;
       create_args->live_progress = isatty(STDOUT_FILENO) != 0;
+      if (*test_mode) return TestExperiment(ctx.session(), *create_args, std::cout);
       return CreateExperiment(ctx.session(), *create_args, std::cout);
     };
   });

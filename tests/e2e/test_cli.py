@@ -384,3 +384,43 @@ def test_an_image_the_process_runtime_does_not_use_is_said_once_at_create_and_in
     cluster.wait_for_experiment(exp_id)
     logs = cluster.trial_logs(trial_id)
     assert f"Warning: {note}" in logs and "ran on the host" in logs, logs
+
+
+TEST_MODE_TRAIN = """
+import determined as det
+with det.core.init() as ctx:
+    ctx.train.report_training_metrics(steps_completed=1, metrics={"loss": 1.0})
+    ctx.train.report_validation_metrics(steps_completed=1, metrics={"loss": 0.5})
+    with ctx.checkpoint.store_path({"steps_completed": 1}) as (path, uuid):
+        (path / "model.txt").write_text("weights")
+    if FAIL:
+        raise SystemExit("the test-mode trial fails here")
+"""
+
+
+def test_create_test_mode_checks_the_config_then_runs_a_short_copy(cluster, tmp_path):
+    (tmp_path / "exp.yaml").write_text(
+        "name: test-mode\nentrypoint: python3 train.py\nmax_restarts: 3\n"
+        "searcher: {name: random, metric: loss, max_trials: 5}\nhyperparameters: {lr: {type: double, minval: 0, maxval: 1}}\n")
+    (tmp_path / "train.py").write_text(TEST_MODE_TRAIN.replace("FAIL", "False"))
+    ok = cluster.det("experiment", "create", "--test", str(tmp_path / "exp.yaml"), str(tmp_path))
+    assert "Experiment configuration validation succeeded!" in ok.stdout, ok.stdout
+    for stage in ("Scheduling task", "Testing training", "Testing validation", "Testing checkpointing"):
+        assert f"{stage} ... ok" in ok.stdout, ok.stdout
+    assert "Model definition test succeeded!" in ok.stdout, ok.stdout
+    exp_id = int(re.search(r"Created test experiment (\d+)", ok.stdout).group(1))
+    exp = cluster.get(f"/api/v1/experiments/{exp_id}")
+    assert exp["config"]["searcher"]["name"] == "single" and exp["config"]["max_restarts"] == 0
+    assert exp["experiment"]["description"] == "[test-mode] test-mode"
+
+    (tmp_path / "train.py").write_text(TEST_MODE_TRAIN.replace("FAIL", "True"))
+    failed = cluster.det("experiment", "create", "--test-mode", str(tmp_path / "exp.yaml"), str(tmp_path),
+                         check=False)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "ended in state ERROR" in failed.stdout and "the test-mode trial fails here" in failed.stdout, failed.stdout
+
+    (tmp_path / "bad.yaml").write_text("entrypoint: python3 train.py\nsearcher: {name: single, metric: loss}\nmax_restarts: -1\n")
+    before = len(cluster.get("/api/v1/experiments")["experiments"])
+    refused = cluster.det("experiment", "create", "--test", str(tmp_path / "bad.yaml"), str(tmp_path), check=False)
+    assert refused.returncode != 0 and "max_restarts" in refused.stderr, refused.stderr
+    assert len(cluster.get("/api/v1/experiments")["experiments"]) == before, "a refused config creates nothing"

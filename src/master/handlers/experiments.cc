@@ -22,6 +22,7 @@
 #include "master/handlers/job_queue_request.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
+#include "searcher/searcher.h"
 #include "master/experiment_rules.h"
 
 namespace det::master {
@@ -37,7 +38,12 @@ absl::StatusOr<json> GetExperimentCheckpoints(MasterContext& ctx, const HttpRequ
 
 using nlohmann::json;
 
-absl::StatusOr<NewExperiment> ParseCreateRequest(MasterContext& ctx, const HttpRequest& req) {
+struct CreateRequest {
+  NewExperiment experiment;
+  bool validate_only = false;  // upstream's validateOnly: check the config, create nothing
+};
+
+absl::StatusOr<CreateRequest> ParseCreateRequest(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   const json* config = api::FindField(body, "config");
   if (config == nullptr || !config->is_string()) {
@@ -77,7 +83,10 @@ absl::StatusOr<NewExperiment> ParseCreateRequest(MasterContext& ctx, const HttpR
     }
   }
   out.owner_id = req.principal->user_id;
-  return out;
+  const json* validate_only = api::FindField(body, "validate_only");
+  return CreateRequest{.experiment = std::move(out),
+                       .validate_only = validate_only != nullptr && validate_only->is_boolean() &&
+                                        validate_only->get<bool>()};
 }
 
 json ExperimentResponse(const api::Experiment& e) {
@@ -137,9 +146,17 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
     if (!req.principal->allocation_id.empty()) {
       return ReplyError(r, absl::PermissionDeniedError("tasks cannot create experiments with an allocation token"));
     }
-    absl::StatusOr<NewExperiment> create = ParseCreateRequest(ctx, req);
-    if (!create.ok()) return ReplyError(r, create.status());
+    absl::StatusOr<CreateRequest> request = ParseCreateRequest(ctx, req);
+    if (!request.ok()) return ReplyError(r, request.status());
+    NewExperiment* create = &request->experiment;
     std::vector<std::string> warnings = create->config.warnings;
+    if (request->validate_only) {  // upstream: the config checked (the searcher too), nothing created
+      absl::Status searcher = searcher::Searcher::Create(json::parse(create->config.full_json)).status();
+      if (!searcher.ok()) return ReplyError(r, searcher);
+      json resp = {{"experiment", json::object()}, {"config", nullptr}, {"warnings", json::array()}};
+      if (!warnings.empty()) resp["configWarnings"] = warnings;
+      return ReplyJson(r, resp);
+    }
     LaunchWarnings launch_warnings = create->warnings;
     ctx.cluster.CreateExperiment(std::move(*create), [&ctx, r, warnings, launch_warnings](absl::StatusOr<int64_t> id) {
       if (!id.ok()) return ReplyError(r, id.status());
