@@ -1,32 +1,7 @@
 """Upstream's ``determined.experimental``: the Python SDK (``client``) and its objects."""
 
-from determined.common.experimental import (
-    Checkpoint,
-    CheckpointSortBy,
-    CheckpointState,
-    Determined,
-    DownloadMode,
-    Experiment,
-    ExperimentOrderBy,
-    ExperimentReference,
-    ExperimentSortBy,
-    ExperimentState,
-    OrderBy,
-    TrainingMetrics,
-    Trial,
-    TrialMetrics,
-    TrialOrderBy,
-    TrialReference,
-    TrialSortBy,
-    TrialState,
-    User,
-    ValidationMetrics,
-)
+from determined.common import experimental as _objects
+from determined.common.experimental import *  # noqa: F401,F403
 from determined.experimental import client
 
-__all__ = [
-    "Checkpoint", "CheckpointSortBy", "CheckpointState", "Determined", "DownloadMode",
-    "Experiment", "ExperimentOrderBy", "ExperimentReference", "ExperimentSortBy",
-    "ExperimentState", "OrderBy", "TrainingMetrics", "Trial", "TrialMetrics", "TrialOrderBy",
-    "TrialReference", "TrialSortBy", "TrialState", "User", "ValidationMetrics", "client",
-]
+__all__ = [*_objects.__all__, "client"]

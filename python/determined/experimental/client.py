@@ -23,37 +23,12 @@ import functools
 import pathlib
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, TypeVar, Union, cast
 
-from determined.common.api import Session  # noqa: F401
-from determined.common.experimental._util import OrderBy
-from determined.common.experimental.checkpoint import (  # noqa: F401
-    Checkpoint,
-    CheckpointSortBy,
-    CheckpointState,
-    CheckpointTrainingMetadata,
-    DownloadMode,
-)
-from determined.common.experimental.determined import Determined
-from determined.common.experimental.experiment import (  # noqa: F401
-    Experiment,
-    ExperimentOrderBy,
-    ExperimentReference,
-    ExperimentSortBy,
-    ExperimentState,
-)
-from determined.common.experimental.metrics import (  # noqa: F401
-    TrainingMetrics,
-    TrialMetrics,
-    ValidationMetrics,
-)
-from determined.common.experimental.trial import (  # noqa: F401
-    LogLevel,
-    Trial,
-    TrialOrderBy,
-    TrialReference,
-    TrialSortBy,
-    TrialState,
-)
-from determined.common.experimental.user import User
+from determined.common import experimental as _objects
+from determined.common.api import Session
+# The SDK's objects (Experiment, Trial, Checkpoint, ...), one list of them: the package's __all__.
+from determined.common.experimental import *  # noqa: F401,F403
+from determined.common.experimental import (Checkpoint, Determined, Experiment, ExperimentState, OrderBy,
+                                           TrainingMetrics, Trial, TrialMetrics, User, ValidationMetrics)
 
 _determined: Optional[Determined] = None
 
@@ -198,10 +173,7 @@ def stream_trials_validation_metrics(trial_ids: List[int]) -> Iterator[Validatio
 
 
 __all__ = [
-    "Checkpoint", "CheckpointSortBy", "CheckpointState", "CheckpointTrainingMetadata", "Determined",
-    "DownloadMode", "Experiment", "ExperimentOrderBy", "ExperimentReference", "ExperimentSortBy",
-    "ExperimentState", "LogLevel", "OrderBy", "Session", "TrainingMetrics", "Trial", "TrialMetrics",
-    "TrialOrderBy", "TrialReference", "TrialSortBy", "TrialState", "User", "ValidationMetrics",
+    *_objects.__all__, "Session",
     "create_experiment", "create_user", "get_checkpoint", "get_experiment", "get_session_username",
     "get_trial", "get_user_by_id", "get_user_by_name", "iter_trials_metrics", "list_experiments",
     "list_users", "login", "logout", "stream_trials_metrics", "stream_trials_training_metrics",
