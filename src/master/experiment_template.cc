@@ -9,7 +9,7 @@
 
 namespace det::master {
 
-absl::StatusOr<std::string> ApplyTemplate(Store& store, const std::string& user_yaml,
+absl::StatusOr<nlohmann::json> ApplyTemplate(Store& store, const std::string& user_yaml,
                                           const std::string& template_name) {
   ASSIGN_OR_RETURN(nlohmann::json user, ParseYaml(user_yaml));
   if (user.is_object() && user.contains("template")) {
@@ -17,7 +17,7 @@ absl::StatusOr<std::string> ApplyTemplate(Store& store, const std::string& user_
         "template: an experiment configuration cannot name a template; give the template's name "
         "with the request instead (det experiment create CONFIG DIR --template NAME)");
   }
-  if (template_name.empty()) return user_yaml;
+  if (template_name.empty()) return user;
   if (!user.is_null() && !user.is_object()) {
     return absl::InvalidArgumentError("experiment configuration must be a YAML mapping");
   }
@@ -33,7 +33,7 @@ absl::StatusOr<std::string> ApplyTemplate(Store& store, const std::string& user_
                      "\": a configuration template cannot use another configuration template "
                      "(remove its `template` key)"));
   }
-  return ToYaml(config::MergeExperimentConfig(user, *tpl_config));
+  return config::MergeExperimentConfig(user, *tpl_config);
 }
 
 }  // namespace det::master

@@ -28,7 +28,7 @@ bind_mounts:
 TEST_F(ApplyTemplateTest, NoTemplateReturnsTheUserText) {
   auto out = ApplyTemplate(*store_, kUser, "");
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(*out, kUser);
+  EXPECT_EQ(*out, *ParseYaml(kUser));
 }
 
 TEST_F(ApplyTemplateTest, MergesUserOverTemplateAndTheResultValidates) {
@@ -39,10 +39,8 @@ TEST_F(ApplyTemplateTest, MergesUserOverTemplateAndTheResultValidates) {
       "bind_mounts":[{"host_path":"/t","container_path":"/data"},{"host_path":"/t2","container_path":"/extra"}]})",
                                     1})
                   .ok());
-  auto yaml = ApplyTemplate(*store_, kUser, "t");
-  ASSERT_TRUE(yaml.ok()) << yaml.status();
-  auto merged = ParseYaml(*yaml);
-  ASSERT_TRUE(merged.ok());
+  auto merged = ApplyTemplate(*store_, kUser, "t");
+  ASSERT_TRUE(merged.ok()) << merged.status();
   EXPECT_EQ((*merged)["name"], "mine");
   EXPECT_EQ((*merged)["description"], "from template");
   EXPECT_EQ((*merged)["hyperparameters"], nlohmann::json::parse(R"({"lr":0.1,"batch":32})"));
@@ -50,10 +48,10 @@ TEST_F(ApplyTemplateTest, MergesUserOverTemplateAndTheResultValidates) {
   EXPECT_EQ((*merged)["bind_mounts"],
             nlohmann::json::parse(R"([{"host_path":"/u","container_path":"/data"},
                                                                  {"host_path":"/t2","container_path":"/extra"}])"));
-  auto cfg = config::ParseExperimentConfig(
-      *yaml, {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})",
-              .seed = 1,
-              .name = "x"});
+  auto cfg = config::ParseExperimentConfigJson(
+      *merged, {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})",
+                .seed = 1,
+                .name = "x"});
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   EXPECT_EQ(cfg->max_restarts, 2);
   EXPECT_EQ(nlohmann::json::parse(cfg->checkpoint_storage_json)["host_path"], "/tmp/ckpt");
@@ -66,10 +64,10 @@ TEST_F(ApplyTemplateTest, TemplateMayFillRequiredFields) {
               {"t", R"({"entrypoint":"python3 x.py","searcher":{"name":"single","metric":"m"}})",
                1})
           .ok());
-  auto yaml = ApplyTemplate(*store_, "name: only-a-name\n", "t");
-  ASSERT_TRUE(yaml.ok()) << yaml.status();
-  auto cfg = config::ParseExperimentConfig(
-      *yaml, {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})",
+  auto merged = ApplyTemplate(*store_, "name: only-a-name\n", "t");
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  auto cfg = config::ParseExperimentConfigJson(
+      *merged, {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})",
               .seed = 1,
               .name = "x"});
   ASSERT_TRUE(cfg.ok()) << cfg.status();

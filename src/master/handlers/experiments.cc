@@ -61,9 +61,8 @@ absl::StatusOr<CreateRequest> ParseCreateRequest(MasterContext& ctx, const HttpR
     if (!t->is_string()) return absl::InvalidArgumentError("template must be a template name (a string)");
     template_name = t->get<std::string>();
   }
-  ASSIGN_OR_RETURN(std::string effective_yaml, ApplyTemplate(ctx.store, out.original_yaml, template_name));
+  ASSIGN_OR_RETURN(json effective, ApplyTemplate(ctx.store, out.original_yaml, template_name));
   // Under the user's config and the template: the pool's task_container_defaults.
-  ASSIGN_OR_RETURN(json effective, ParseYaml(effective_yaml));
   if (effective.is_object()) {
     effective = config::MergeExperimentConfig(
         effective, config::ExperimentConfigDefaults(DefaultsFor(ctx.config, effective, nullptr)));
