@@ -6,6 +6,28 @@ namespace det::config {
 
 using nlohmann::json;
 
+namespace {
+
+std::string RequestedPool(const json& config) {
+  if (!config.is_object()) return "";
+  const json resources = config.value("resources", json::object());
+  return resources.is_object() ? resources.value("resource_pool", "") : "";
+}
+
+}  // namespace
+
+json TaskContainerDefaultsFor(const MasterConfig& master, const json& config, const json& tmpl) {
+  std::string pool = RequestedPool(config);
+  if (pool.empty()) pool = RequestedPool(tmpl);
+  if (pool.empty()) pool = master.resource_manager.default_compute_resource_pool;
+  std::string text = master.task_container_defaults_json;
+  if (const ResourcePoolConfig* p = master.FindPool(pool); p && !p->task_container_defaults_json.empty()) {
+    text = p->task_container_defaults_json;
+  }
+  json defaults = json::parse(text, nullptr, false);
+  return defaults.is_object() ? defaults : json::object();
+}
+
 json EnvironmentVariablesWithStartupHook(const json& tcd) {
   json vars = tcd.is_object() ? tcd.value("environment_variables", json()) : json();
   const json hook = tcd.is_object() ? tcd.value("startup_hook", json()) : json();

@@ -45,5 +45,23 @@ TEST(TaskContainerDefaultsTest, TheUsersConfigWinsAndEnvironmentVariablesCombine
   EXPECT_EQ(merged["environment"]["environment_variables"], json::array({"A=1", "B=2"}));
 }
 
+TEST(TaskContainerDefaultsTest, ThePoolsOwnDefaultsApplyElseTheMasters) {
+  auto master = LoadMasterConfig(
+      "task_container_defaults: {environment_variables: [FROM=master]}\n"
+      "resource_manager: {type: agent, default_compute_resource_pool: gpu, default_aux_resource_pool: cpu}\n"
+      "resource_pools:\n"
+      "  - {pool_name: gpu, task_container_defaults: {environment_variables: [FROM=gpu]}}\n"
+      "  - {pool_name: cpu}\n",
+      {}, {{"data-dir", "/srv/det"}});
+  ASSERT_TRUE(master.ok()) << master.status();
+  auto from = [&](const json& config, const json& tmpl) {
+    return TaskContainerDefaultsFor(*master, config, tmpl)["environment_variables"];
+  };
+  EXPECT_EQ(from(json::object(), nullptr), json::array({"FROM=gpu"})) << "the default compute pool's";
+  EXPECT_EQ(from(json{{"resources", {{"resource_pool", "cpu"}}}}, nullptr), json::array({"FROM=master"}));
+  EXPECT_EQ(from(json::object(), json{{"resources", {{"resource_pool", "cpu"}}}}), json::array({"FROM=master"}))
+      << "the template names the pool";
+}
+
 }  // namespace
 }  // namespace det::config

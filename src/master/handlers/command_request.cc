@@ -10,33 +10,12 @@
 #include "api/wire.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
+#include "config/task_container_defaults.h"
 #include "master/handlers/context_files.h"
 
 namespace det::master {
 
 using nlohmann::json;
-
-namespace {
-
-std::string RequestedPool(const json& config) {
-  if (!config.is_object()) return "";
-  const json resources = config.value("resources", json::object());
-  return resources.is_object() ? resources.value("resource_pool", "") : "";
-}
-
-}  // namespace
-
-json DefaultsFor(const config::MasterConfig& config, const json& submitted, const json& tmpl) {
-  std::string pool = RequestedPool(submitted);
-  if (pool.empty()) pool = RequestedPool(tmpl);
-  if (pool.empty()) pool = config.resource_manager.default_compute_resource_pool;
-  std::string text = config.task_container_defaults_json;
-  if (const config::ResourcePoolConfig* p = config.FindPool(pool); p && !p->task_container_defaults_json.empty()) {
-    text = p->task_container_defaults_json;
-  }
-  json defaults = json::parse(text, nullptr, false);
-  return defaults.is_object() ? defaults : json::object();
-}
 
 absl::StatusOr<NewTask> ParseLaunchCommand(Store& store, const config::MasterConfig& master, const json& body,
                                            int64_t max_context_bytes, TaskType type) {
@@ -72,7 +51,7 @@ absl::StatusOr<NewTask> ParseLaunchCommand(Store& store, const config::MasterCon
   NewTask out;
   out.type = type;
   ASSIGN_OR_RETURN(out.config,
-                   config::ParseCommandConfig(DefaultsFor(master, submitted, tmpl), tmpl, submitted, kind));
+                   config::ParseCommandConfig(config::TaskContainerDefaultsFor(master, submitted, tmpl), tmpl, submitted, kind));
   if (const json* files = api::FindField(body, "files"); files != nullptr && !files->is_null() &&
                                                          !(files->is_array() && files->empty())) {
     ASSIGN_OR_RETURN(out.context_tgz, ContextTarGz(*files, "files", "context directory", max_context_bytes));
@@ -91,7 +70,7 @@ absl::StatusOr<NewTask> ParseCreateGenericTask(const config::MasterConfig& maste
   NewTask out;
   out.type = TaskType::kGeneric;
   ASSIGN_OR_RETURN(out.config,
-                   config::ParseCommandConfig(DefaultsFor(master, *submitted, nullptr), nullptr, *submitted, "task"));
+                   config::ParseCommandConfig(config::TaskContainerDefaultsFor(master, *submitted, nullptr), nullptr, *submitted, "task"));
   if (const json* files = api::FindField(body, "contextDirectory"); files != nullptr && !files->is_null()) {
     ASSIGN_OR_RETURN(out.context_tgz, ContextTarGz(*files, "contextDirectory", "context directory", max_context_bytes));
   }

@@ -12,12 +12,6 @@
 
 namespace det::master {
 
-// The task_container_defaults that apply to a config: its pool's (resources.resource_pool, in the
-// submitted config or else the template; else the default compute pool) when that pool has its own,
-// else the master's. Both are JSON text from the master config.
-nlohmann::json DefaultsFor(const config::MasterConfig& config, const nlohmann::json& submitted,
-                           const nlohmann::json& tmpl);
-
 // POST /api/v1/commands (and notebooks, shells, tensorboards, for `type`): {config,
 // templateName|template_name, files, data, workspaceId}. The template's config comes from the store
 // (an unknown name is InvalidArgument naming templateName). Notebooks, shells and TensorBoards run

@@ -14,7 +14,6 @@
 #include "config/task_container_defaults.h"
 #include "master/experiment_template.h"
 #include "master/handlers/checkpoint_query.h"
-#include "master/handlers/command_request.h"
 #include "master/handlers/context_files.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/experiment_query.h"
@@ -65,7 +64,7 @@ absl::StatusOr<CreateRequest> ParseCreateRequest(MasterContext& ctx, const HttpR
   // Under the user's config and the template: the pool's task_container_defaults.
   if (effective.is_object()) {
     effective = config::MergeExperimentConfig(
-        effective, config::ExperimentConfigDefaults(DefaultsFor(ctx.config, effective, nullptr)));
+        effective, config::ExperimentConfigDefaults(config::TaskContainerDefaultsFor(ctx.config, effective, nullptr)));
   }
   ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfigJson(effective, defaults));
   ASSIGN_OR_RETURN(out.model_definition_tgz,
