@@ -43,7 +43,7 @@ def run(det_bin, env, s, master, config_path):
                   params={"trialIds": t["id"], "group": "validation"})
         for line in r.text.splitlines():
             for m in json.loads(line)["result"]["metrics"]:
-                events.append((m["endTime"], t["id"], m["totalBatches"], m["metrics"]["accuracy"]))
+                events.append((m["endTime"], t["id"], m["totalBatches"], m["metrics"]["validation_metrics"]["accuracy"]))
     events.sort()
     return {"state": state, "seconds": elapsed, "trials": len(trials), "events": events,
             "total_batches": sum(t["totalBatchesProcessed"] for t in trials),

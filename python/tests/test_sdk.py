@@ -52,20 +52,19 @@ def test_timestamps_and_int64():
     assert _util.int_map({"a": "1", "b": 2}) == {"a": 1, "b": 2}
 
 
-def test_metric_reports_flat_or_nested():
-    flat = {"trialId": 3, "trialRunId": 1, "totalBatches": 10, "endTime": "2024-01-01T00:00:00Z",
-            "metrics": {"loss": 0.5}, "group": "validation", "id": 7}
-    m = metrics.TrialMetrics._from_json(flat, "validation")
-    assert (m.trial_id, m.total_batches, m.steps_completed, m.metrics, m.group) == (
-        3, 10, 10, {"loss": 0.5}, "validation")
-    nested = dict(flat, metrics={"validation_metrics": {"loss": 0.25}})
-    assert metrics.TrialMetrics._from_json(nested, "validation").metrics == {"loss": 0.25}
-    nested = dict(flat, metrics={"avg_metrics": {"x": 1}, "batch_metrics": [{"x": 1}]}, group="training")
-    got = metrics.TrialMetrics._from_json(nested, "training")
-    assert got.metrics == {"x": 1} and got.batch_metrics == [{"x": 1}]
-    # A user metric that happens to be named avg_metrics, beside others, is left alone.
-    odd = dict(flat, metrics={"avg_metrics": {"a": 1}, "loss": 2})
-    assert metrics.TrialMetrics._from_json(odd, "x").metrics == {"avg_metrics": {"a": 1}, "loss": 2}
+def test_metric_reports_read_upstreams_nesting():
+    report = {"trialId": 3, "trialRunId": 1, "totalBatches": 10, "endTime": "2024-01-01T00:00:00Z",
+              "metrics": {"validation_metrics": {"loss": 0.5}}, "group": "validation", "id": 7}
+    m = metrics.TrialMetrics._from_json(report, "validation")
+    assert (m.trial_id, m.total_batches, m.steps_completed, m.metrics, m.group, m.batch_metrics) == (
+        3, 10, 10, {"loss": 0.5}, "validation", None)
+    for group in ("training", "inference"):
+        report = dict(report, metrics={"avg_metrics": {"x": 1}, "batch_metrics": [{"x": 1}]}, group=group)
+        got = metrics.TrialMetrics._from_json(report, group)
+        assert got.metrics == {"x": 1} and got.batch_metrics == [{"x": 1}], group
+    # A user metric named avg_metrics is a value inside the nesting, never the nesting itself.
+    report = dict(report, metrics={"validation_metrics": {"avg_metrics": 1.0}}, group="validation")
+    assert metrics.TrialMetrics._from_json(report, "validation").metrics == {"avg_metrics": 1.0}
 
 
 def test_enums_hold_wire_names():
@@ -397,7 +396,8 @@ def test_trial_logs_and_metrics_streams(master):
     master.routes[("GET", "/api/v1/trials/4/logs")] = logs
     master.routes[("GET", "/api/v1/trials/metrics/trial_metrics")] = lambda a, q, b: (
         200, (json.dumps({"result": {"metrics": [
-            {"trialId": 4, "trialRunId": 1, "totalBatches": 1, "metrics": {"loss": 1.0}, "group": "training"}]}})
+            {"trialId": 4, "trialRunId": 1, "totalBatches": 1, "metrics": {"avg_metrics": {"loss": 1.0}},
+             "group": "training"}]}})
             + "\n" + json.dumps({"error": {"httpCode": 500, "message": "boom"}}) + "\n").encode())
     trial = d.get_trial(4)
     assert trial.state is client.TrialState.RUNNING and trial.hparams == {"a": 1}

@@ -129,10 +129,24 @@ json ToJson(const Checkpoint& c) {
             {"validationMetrics", nullptr}}}};
 }
 
+namespace {
+
+// `text` spliced in as it is when it looks like the JSON the master writes (an object for '{', a list
+// for '['), else ParsedOr(text, fallback): a stream of a trial's thousands of reports parses none.
+std::string SpliceableOr(const std::string& text, char open, char close, const json& fallback) {
+  if (text.size() >= 2 && text.front() == open && text.back() == close) return text;
+  return ParsedOr(text, fallback).dump();
+}
+
+}  // namespace
+
 json ToJson(const MetricsReport& m) {
+  json metrics = m.group == "validation" ? json{{"validation_metrics", ParsedOr(m.metrics_json, json::object())}}
+                                 : json{{"avg_metrics", ParsedOr(m.metrics_json, json::object())},
+                                        {"batch_metrics", ParsedOr(m.batch_metrics_json, json::array())}};
   return {{"trialId", m.trial_id},
           {"endTime", FormatRfc3339(m.end_time)},
-          {"metrics", ParsedOr(m.metrics_json, json::object())},
+          {"metrics", std::move(metrics)},
           {"totalBatches", m.total_batches},
           {"archived", false},
           {"id", m.id},  // int32 in upstream's MetricsReport, so a number
@@ -141,11 +155,15 @@ json ToJson(const MetricsReport& m) {
 }
 
 void AppendJson(std::string& out, const MetricsReport& m) {
-  const std::string& metrics = m.metrics_json;
-  const bool spliceable = metrics.size() >= 2 && metrics.front() == '{' && metrics.back() == '}';
   absl::StrAppend(&out, R"({"archived":false,"endTime":")", FormatRfc3339(m.end_time), R"(","group":)",
-                  json(m.group).dump(), R"(,"id":)", m.id, R"(,"metrics":)",
-                  spliceable ? metrics : ParsedOr(metrics, json::object()).dump());
+                  json(m.group).dump(), R"(,"id":)", m.id, R"(,"metrics":)");
+  const std::string avg = SpliceableOr(m.metrics_json, '{', '}', json::object());
+  if (m.group == "validation") {
+    absl::StrAppend(&out, R"({"validation_metrics":)", avg, "}");
+  } else {
+    absl::StrAppend(&out, R"({"avg_metrics":)", avg, R"(,"batch_metrics":)",
+                    SpliceableOr(m.batch_metrics_json, '[', ']', json::array()), "}");
+  }
   absl::StrAppend(&out, R"(,"totalBatches":)", m.total_batches, R"(,"trialId":)", m.trial_id,
                   R"(,"trialRunId":)", m.trial_run_id, "}");
 }

@@ -14,6 +14,8 @@ nlohmann::json ToJson(const User& u);
 nlohmann::json ToJson(const Experiment& e);  // includes `config` and `originalConfig`
 nlohmann::json ToJson(const Trial& t);
 nlohmann::json ToJson(const Checkpoint& c);
+// `metrics` as upstream's master serves it (its SDK reads these keys): {"validation_metrics": {...}} for
+// the validation group, {"avg_metrics": {...}, "batch_metrics": [...]} for every other.
 nlohmann::json ToJson(const MetricsReport& m);
 // ToJson(m) appended to `out` as text, the stored metrics spliced in as they are when they are a JSON
 // object's text (the master writes them so): a stream of a trial's thousands of reports parses and

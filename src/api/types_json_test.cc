@@ -60,6 +60,19 @@ TEST(TypesJsonTest, MetricsReportIdsAreInt32Numbers) {
   EXPECT_EQ(j["group"], "validation");
 }
 
+TEST(TypesJsonTest, AMetricsReportNestsItsMetricsAsUpstreamsMaster) {
+  MetricsReport m;
+  m.metrics_json = R"({"loss":0.25})";
+  m.batch_metrics_json = R"([{"loss":0.5}])";
+  for (const char* group : {"training", "inference"}) {
+    m.group = group;
+    EXPECT_EQ(ToJson(m)["metrics"], nlohmann::json::parse(R"({"avg_metrics":{"loss":0.25},"batch_metrics":[{"loss":0.5}]})"))
+        << group;
+  }
+  m.group = "validation";
+  EXPECT_EQ(ToJson(m)["metrics"], nlohmann::json::parse(R"({"validation_metrics":{"loss":0.25}})"));
+}
+
 TEST(TypesJsonTest, AMetricsReportAsTextIsItsJson) {
   MetricsReport m;
   m.id = 7;
@@ -67,11 +80,11 @@ TEST(TypesJsonTest, AMetricsReportAsTextIsItsJson) {
   m.trial_run_id = 2;
   m.total_batches = 1 << 30;
   m.end_time = WallTime(std::chrono::milliseconds(1700000000123));
-  for (const char* group : {"training", "odd \"group\"\n"}) {
-    for (const char* metrics : {R"({"avgMetrics":{"loss":0.25,"acc":1e-7},"batchMetrics":[]})", "{}",
-                                "", "not json", "[1,2]"}) {
+  for (const char* group : {"training", "validation", "odd \"group\"\n"}) {
+    for (const char* metrics : {R"({"loss":0.25,"acc":1e-7})", "{}", "", "not json", "[1,2]"}) {
       m.group = group;
       m.metrics_json = metrics;
+      m.batch_metrics_json = metrics[0] == '{' ? R"([{"loss":0.5}])" : metrics;
       std::string text = "[";
       AppendJson(text, m);
       text += ",";

@@ -24,7 +24,7 @@ std::string RenderTrialDescription(const json& trial, const json& validations, O
   Table metrics({"Batches", "Report Time", "Validation Metrics"});
   for (const json& report : validations) {
     metrics.AddRow({Cell(Field(report, "totalBatches")), FormatTime(Field(report, "endTime")),
-                    FormatMetrics(Field(report, "metrics"))});
+                    FormatMetrics(Field(Field(report, "metrics"), "validation_metrics"))});
   }
   if (format == OutputFormat::kTable) out += "\nValidation metrics:\n";
   out += Render(metrics, format);

@@ -18,8 +18,8 @@ const json kTrial = json::parse(R"({
 
 TEST(TrialViewTest, DescribesTheTrialAndItsValidations) {
   json validations = json::parse(R"([
-    {"totalBatches": 45, "endTime": "2026-01-02T03:05:00Z", "metrics": {"accuracy": 0.8}},
-    {"totalBatches": 90, "endTime": "2026-01-02T03:06:00Z", "metrics": {"accuracy": 0.9}}])");
+    {"totalBatches": 45, "endTime": "2026-01-02T03:05:00Z", "metrics": {"validation_metrics": {"accuracy": 0.8}}},
+    {"totalBatches": 90, "endTime": "2026-01-02T03:06:00Z", "metrics": {"validation_metrics": {"accuracy": 0.9}}}])");
   std::string text = RenderTrialDescription(kTrial, validations, OutputFormat::kTable);
   EXPECT_NE(text.find("Trial:"), std::string::npos) << text;
   EXPECT_NE(text.find("COMPLETED"), std::string::npos) << text;

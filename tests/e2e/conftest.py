@@ -82,11 +82,15 @@ class Cluster:
         return self.det("trial", "logs", str(trial_id)).stdout
 
     def metrics(self, trial_id, group):
-        """The trial's metric reports of one group (training, validation, ...), oldest first."""
+        """The trial's metric reports of one group (training, validation, ...), oldest first, each with
+        `metrics` the reported values (the API nests them as upstream's: under validation_metrics, or
+        under avg_metrics beside batch_metrics)."""
         resp = self.session.get(f"{self.master_url}/api/v1/trials/metrics/trial_metrics",
                                 params={"trialIds": trial_id, "group": group}, timeout=60)
         resp.raise_for_status()
-        return [m for line in resp.text.splitlines() if line for m in json.loads(line)["result"]["metrics"]]
+        key = "validation_metrics" if group == "validation" else "avg_metrics"
+        return [dict(m, metrics=m["metrics"][key])
+                for line in resp.text.splitlines() if line for m in json.loads(line)["result"]["metrics"]]
 
     def wait_for_experiment(self, exp_id, timeout=600):
         deadline = time.time() + timeout

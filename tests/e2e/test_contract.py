@@ -709,6 +709,10 @@ def test_trial_metrics_streams_and_spellings(world):
             check(results[0], Response(metrics=Repeated(METRICS_REPORT)), f"GET /api/v1/trials/metrics/{path}")
             reports = results[0]["metrics"]
             assert [(r["group"], r["trialId"]) for r in reports] == [(group, world.trial_id)], reports
+            # Nested as upstream's master serves them: its SDK reads these keys.
+            expected = ({"validation_metrics": {"loss": 0.25}} if group == "validation"
+                        else {"avg_metrics": {"loss": 0.5}, "batch_metrics": []})
+            assert reports[0]["metrics"] == expected, reports
     # ReportTrialMetrics in snake_case and lowerCamelCase; int32 given as a string is accepted too.
     for group, body in (
             ("contract_snake", {"metrics": {"trial_id": world.trial_id, "trial_run_id": 1, "steps_completed": "7",
@@ -724,7 +728,7 @@ def test_trial_metrics_streams_and_spellings(world):
         check(results[0], Response(metrics=Repeated(METRICS_REPORT)), group)
         (r,) = results[0]["metrics"]
         assert (r["totalBatches"], r["metrics"], r["trialRunId"], r["endTime"][:19]) == (
-            7, {"x": 1.5}, 1, "2024-05-06T07:08:09"), r
+            7, {"avg_metrics": {"x": 1.5}, "batch_metrics": []}, 1, "2024-05-06T07:08:09"), r
 
 
 def test_trial_and_task_log_streams(world):

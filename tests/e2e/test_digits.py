@@ -24,11 +24,7 @@ def test_digits_experiment_completes_with_metrics_checkpoints_and_logs(cluster):
     assert trial["state"] == "STATE_COMPLETED"
 
     # Validation accuracy, read back through the metrics API (a stream of {"result": ...} lines).
-    resp = cluster.session.get(f"{cluster.master_url}/api/v1/trials/metrics/trial_metrics",
-                               params={"trialIds": trial["id"], "group": "validation"}, timeout=60)
-    resp.raise_for_status()
-    reports = [m for line in resp.text.splitlines() if line
-               for m in json.loads(line)["result"]["metrics"]]
+    reports = cluster.metrics(trial["id"], "validation")
     assert reports, "no validation metrics were reported"
     final = reports[-1]["metrics"]
     assert final["accuracy"] >= 0.9, final

@@ -37,16 +37,12 @@ class TrialMetrics:
 
     @classmethod
     def _from_json(cls, report: Dict[str, Any], group: str) -> "TrialMetrics":
-        metrics = report.get("metrics") or {}
-        batch_metrics = None
-        # Upstream's master nests the values under "avg_metrics" (training and other groups) or
-        # "validation_metrics" (validation); ours sends the values themselves. Accept both.
-        for key in ("avg_metrics", "validation_metrics"):
-            if isinstance(metrics.get(key), dict) and set(metrics) <= {
-                    "avg_metrics", "validation_metrics", "batch_metrics"}:
-                batch_metrics = metrics.get("batch_metrics")
-                metrics = metrics[key]
-                break
+        # The master nests the values as upstream's does: under "validation_metrics" for the
+        # validation group, under "avg_metrics" (beside "batch_metrics") for every other.
+        nested = report.get("metrics") or {}
+        key = "validation_metrics" if group == "validation" else "avg_metrics"
+        metrics = nested.get(key) or {}
+        batch_metrics = nested.get("batch_metrics")
         return cls(
             trial_id=int(report.get("trialId") or 0),
             trial_run_id=int(report.get("trialRunId") or 0),
