@@ -452,6 +452,7 @@ def world(cluster, tmp_path_factory):
             "experiment": get(f"/api/v1/experiments/{w.exp_id}"),
             "trial": get(f"/api/v1/trials/{w.trial_id}"),
             "tasks": get("/api/v1/tasks"),
+            "legacy_tasks": get("/tasks"),
             "agents": get("/api/v1/agents"),
             "job_queues": get("/api/v1/job-queues"),
             "job_queues_v2": get("/api/v1/job-queues-v2"),
@@ -869,6 +870,12 @@ def test_running_state(world):
     summary = tasks["allocationIdToSummary"][world.allocation_id]
     assert summary["taskId"] == world.task_id and summary["allocationId"] == world.allocation_id
     assert summary["slotsNeeded"] == 1
+    # The legacy echo route: the same map, upstream's Go field names.
+    legacy = ok_json(r["legacy_tasks"], "GET /tasks")[world.allocation_id]
+    assert (legacy["task_id"], legacy["allocation_id"], legacy["slots_needed"], legacy["resource_pool"]) == (
+        world.task_id, world.allocation_id, 1, summary["resourcePool"]), legacy
+    assert [res["agent_devices"] for res in legacy["resources"]] == [
+        res["agentDevices"] for res in summary["resources"]], legacy
 
     agents = ok_json(r["agents"], "GetAgents")
     check(agents, Response(agents=Repeated(AGENT), pagination=PAGINATION), "GET /api/v1/agents (running)")

@@ -1,6 +1,8 @@
 // GET /api/v1/tasks (upstream GetTasks): `allocationIdToSummary`, one AllocationSummary per running
-// allocation, so `det slot list` can name the task that holds each slot. Allocations come from the
-// agents (cluster actor); their names from the store, read off the cluster's loop.
+// allocation, so `det slot list` can name the task that holds each slot; the legacy GET /tasks, the same
+// map in snake_case. Allocations come from the agents (cluster actor); their names from the store, read
+// off the cluster's loop.
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -76,18 +78,52 @@ json SummaryJson(Store& store, const std::string& allocation_id, const RunningAl
           {"proxyPorts", json::array()}};
 }
 
+// The legacy echo route's AllocationSummary: the same facts under upstream's Go field names.
+json LegacySummaryJson(const json& summary) {
+  json resources = json::array();
+  for (const json& r : summary["resources"]) {
+    resources.push_back({{"resources_id", r["resourcesId"]},
+                         {"resources_type", r["resourcesType"]},
+                         {"allocation_id", r["allocationId"]},
+                         {"agent_devices", r["agentDevices"]},
+                         {"container_id", r["containerId"]},
+                         {"started", r["started"]}});
+  }
+  return {{"task_id", summary["taskId"]},
+          {"allocation_id", summary["allocationId"]},
+          {"name", summary["name"]},
+          {"registered_time", summary["registeredTime"]},
+          {"resource_pool", summary["resourcePool"]},
+          {"slots_needed", summary["slotsNeeded"]},
+          {"resources", std::move(resources)},
+          {"scheduler_type", summary["schedulerType"]},
+          {"priority", nullptr}};
+}
+
+// Replies `wrap` of every running allocation's summary (GetTasks' JSON), by allocation id.
+void ReplyRunningAllocations(MasterContext& ctx, ResponderPtr r, std::function<json(json)> wrap) {
+  ctx.cluster.ListAgents([&ctx, r, wrap = std::move(wrap)](std::vector<AgentSummary> agents) {
+    auto running = std::make_shared<std::map<std::string, RunningAllocation>>(RunningAllocations(agents));
+    ctx.stream_loop.Post([&ctx, r, running, wrap] {
+      json by_id = json::object();
+      for (const auto& [id, alloc] : *running) by_id[id] = SummaryJson(ctx.store, id, alloc);
+      ReplyJson(r, wrap(std::move(by_id)));
+    });
+  });
+}
+
 }  // namespace
 
 void RegisterTaskListRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/tasks", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {
-    ctx.cluster.ListAgents([&ctx, r](std::vector<AgentSummary> agents) {
-      auto running =
-          std::make_shared<std::map<std::string, RunningAllocation>>(RunningAllocations(agents));
-      ctx.stream_loop.Post([&ctx, r, running] {
-        json by_id = json::object();
-        for (const auto& [id, alloc] : *running) by_id[id] = SummaryJson(ctx.store, id, alloc);
-        ReplyJson(r, {{"allocationIdToSummary", by_id}});
-      });
+    ReplyRunningAllocations(ctx, r, [](json by_id) { return json{{"allocationIdToSummary", std::move(by_id)}}; });
+  });
+  // Upstream's older echo route, which scripts written against earlier releases still call: the map
+  // itself, in snake_case.
+  router.Add("GET", "/tasks", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {
+    ReplyRunningAllocations(ctx, r, [](json by_id) {
+      for (auto& [id, summary] : by_id.items()) summary = LegacySummaryJson(summary);
+      return by_id;
     });
   });
 }
