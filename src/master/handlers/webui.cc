@@ -3,12 +3,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "common/file_util.h"
 #include "master/handlers/master_context.h"
 #include "master/handlers/routes.h"
 
@@ -30,15 +29,6 @@ std::string ContentTypeOf(const std::string& path) {
     if (absl::EndsWith(path, ext)) return type;
   }
   return "application/octet-stream";
-}
-
-bool ReadFile(const fs::path& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
 }
 
 bool HasIndex(const fs::path& dir) {
@@ -78,14 +68,16 @@ HttpResponse ServeWebUiFile(const std::string& dir, const std::string& rest, boo
   }
   const bool names_file = !segments.empty() && absl::StrContains(segments.back(), '.');
   std::string relative = names_file ? rest : "index.html";
-  std::string body;
-  const bool gzipped = accept_gzip && ReadFile(fs::path(dir) / (relative + ".gz"), &body);
-  if (!gzipped && !ReadFile(fs::path(dir) / relative, &body)) {
+  absl::StatusOr<std::string> body = absl::NotFoundError("not read");
+  if (accept_gzip) body = ReadFile(fs::path(dir) / (relative + ".gz"));
+  const bool gzipped = body.ok();
+  if (!gzipped) body = ReadFile(fs::path(dir) / relative);
+  if (!body.ok()) {
     // A client-side route whose last segment has a dot (an experiment named "v1.2"?) is not a
     // thing the UI links to; a missing asset must stay a 404 so a stale page notices.
     return NotFound("/det/" + rest);
   }
-  HttpResponse resp{.status = 200, .content_type = ContentTypeOf(relative), .body = std::move(body)};
+  HttpResponse resp{.status = 200, .content_type = ContentTypeOf(relative), .body = std::move(*body)};
   if (gzipped) resp.headers.emplace_back("Content-Encoding", "gzip");
   resp.headers.emplace_back("Vary", "Accept-Encoding");
   if (absl::StartsWith(relative, "assets/")) {
