@@ -368,6 +368,7 @@ def test_checkpoint_metadata_and_delete_requests(master):
         200, {"checkpoint": {"uuid": "abc", "state": "STATE_COMPLETED", "metadata": {"steps_completed": 1}}})
     master.routes[("POST", "/api/v1/checkpoints/abc/metadata")] = lambda a, q, b: (200, {"checkpoint": b["checkpoint"]})
     master.routes[("DELETE", "/api/v1/checkpoints")] = lambda a, q, b: (200, {})
+    master.routes[("POST", "/api/v1/checkpoints/rm")] = lambda a, q, b: (200, {})
     ckpt = d.get_checkpoint("abc")
     ckpt.add_metadata({"a": 1})
     assert master.calls[-1][3] == {"checkpoint": {"uuid": "abc", "metadata": {"steps_completed": 1, "a": 1}}}
@@ -377,6 +378,9 @@ def test_checkpoint_metadata_and_delete_requests(master):
     ckpt.delete()
     assert master.calls[-1][:2] == ("DELETE", "/api/v1/checkpoints")
     assert master.calls[-1][3] == {"checkpointUuids": ["abc"]}
+    ckpt.remove_files(["optimizer/**"])
+    assert master.calls[-1][:2] == ("POST", "/api/v1/checkpoints/rm")
+    assert master.calls[-1][3] == {"checkpointUuids": ["abc"], "checkpointGlobs": ["optimizer/**"]}
 
 
 def test_trial_logs_and_metrics_streams(master):

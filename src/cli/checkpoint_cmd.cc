@@ -1,4 +1,5 @@
-// `det checkpoint list EXPERIMENT_ID | describe UUID | download UUID [-o DIR] | delete UUID,... [--yes]`.
+// `det checkpoint list EXPERIMENT_ID | describe UUID | download UUID [-o DIR] | delete UUID,... [--yes] |
+// rm UUID,... --glob GLOB... [--yes]`.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
@@ -69,6 +70,31 @@ void AddCheckpointCommands(CLI::App& det, CommandContext& ctx) {
         return 0;
       }
       return DeleteCheckpoints(ctx.session(), *uuids, std::cout);
+    };
+  });
+
+  CLI::App* rm = checkpoint->add_subcommand("rm", "remove files from checkpoints");
+  auto rm_uuids = std::make_shared<std::string>();
+  auto globs = std::make_shared<std::vector<std::string>>();
+  auto rm_yes = std::make_shared<bool>(false);
+  rm->add_option("checkpoints_uuids", *rm_uuids, "comma-separated list of checkpoints to remove files from")
+      ->required();
+  rm->add_option("--glob", *globs,
+                 "files to remove, relative to each checkpoint's directory (repeatable; a directory removes "
+                 "everything under it, ** crosses directories)")
+      ->required()
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  rm->add_flag("--yes", *rm_yes, "automatically answer yes to prompts");
+  rm->callback([&ctx, rm_uuids, globs, rm_yes] {
+    ctx.action = [&ctx, rm_uuids, globs, rm_yes]() -> absl::StatusOr<int> {
+      if (!*rm_yes && !Confirm("Removing files from checkpoints deletes them from the checkpoint storage. "
+                               "Do you still want to proceed?")) {
+        std::cout << "Aborting removal of checkpoint files.\n";
+        return 0;
+      }
+      return RemoveCheckpointFiles(ctx.session(), *rm_uuids, *globs, std::cout);
     };
   });
 }

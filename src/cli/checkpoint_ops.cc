@@ -186,13 +186,32 @@ absl::StatusOr<int> DownloadTrialCheckpoint(Session& session, int trial_id, cons
   return DownloadCheckpoint(session, uuid, output_dir, quiet, out);
 }
 
-absl::StatusOr<int> DeleteCheckpoints(Session& session, const std::string& comma_separated_uuids,
-                                      std::ostream& out) {
+namespace {
+
+absl::StatusOr<std::vector<std::string>> SplitUuids(const std::string& comma_separated_uuids) {
   std::vector<std::string> uuids = absl::StrSplit(comma_separated_uuids, ',', absl::SkipWhitespace());
   for (std::string& uuid : uuids) uuid = std::string(absl::StripAsciiWhitespace(uuid));
   if (uuids.empty()) return absl::InvalidArgumentError("checkpoints_uuids: name at least one checkpoint UUID");
+  return uuids;
+}
+
+}  // namespace
+
+absl::StatusOr<int> DeleteCheckpoints(Session& session, const std::string& comma_separated_uuids,
+                                      std::ostream& out) {
+  ASSIGN_OR_RETURN(std::vector<std::string> uuids, SplitUuids(comma_separated_uuids));
   RETURN_IF_ERROR(session.Delete("/api/v1/checkpoints", {{"checkpointUuids", uuids}}).status());
   out << "Deletion of checkpoints " << comma_separated_uuids << " is in progress\n";
+  return 0;
+}
+
+absl::StatusOr<int> RemoveCheckpointFiles(Session& session, const std::string& comma_separated_uuids,
+                                          const std::vector<std::string>& globs, std::ostream& out) {
+  ASSIGN_OR_RETURN(std::vector<std::string> uuids, SplitUuids(comma_separated_uuids));
+  RETURN_IF_ERROR(
+      session.Post("/api/v1/checkpoints/rm", {{"checkpointUuids", uuids}, {"checkpointGlobs", globs}}).status());
+  out << "Removal of files matching " << absl::StrJoin(globs, ", ") << " from checkpoints " << comma_separated_uuids
+      << " is in progress\n";
   return 0;
 }
 

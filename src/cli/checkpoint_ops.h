@@ -1,8 +1,9 @@
 #pragma once
-// `det checkpoint list | describe | download | delete`.
+// `det checkpoint list | describe | download | delete | rm`.
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "cli/best_checkpoints.h"
@@ -57,5 +58,10 @@ absl::StatusOr<int> DownloadTrialCheckpoint(Session& session, int trial_id, cons
 // and prints "Deletion of checkpoints UUIDS is in progress"; the master deletes them in the background.
 absl::StatusOr<int> DeleteCheckpoints(Session& session, const std::string& comma_separated_uuids,
                                       std::ostream& out);
+
+// Asks the master to remove the files `globs` name from the comma-separated checkpoints (POST
+// /api/v1/checkpoints/rm) and says the removal is in progress; the master removes them in the background.
+absl::StatusOr<int> RemoveCheckpointFiles(Session& session, const std::string& comma_separated_uuids,
+                                          const std::vector<std::string>& globs, std::ostream& out);
 
 }  // namespace det::cli

@@ -55,11 +55,16 @@ class CheckpointOpsTest : public FakeMasterTest {
       deletes_.push_back(json::parse(r.body));
       return {200, "{}"};
     }
+    if (r.method == "POST" && r.target == "/api/v1/checkpoints/rm") {
+      removals_.push_back(json::parse(r.body));
+      return {200, "{}"};
+    }
     return {404, R"({"error":{"code":5,"reason":"NotFound","error":"checkpoint not found"}})"};
   }
 
   std::string storage_type_ = "shared_fs";
-  std::vector<json> deletes_;  // bodies of DELETE /api/v1/checkpoints
+  std::vector<json> deletes_;   // bodies of DELETE /api/v1/checkpoints
+  std::vector<json> removals_;  // bodies of POST /api/v1/checkpoints/rm
 };
 
 TEST_F(CheckpointOpsTest, ListShowsEachCheckpointWithItsLocation) {
@@ -125,6 +130,16 @@ TEST_F(CheckpointOpsTest, DeleteSendsTheCommaSeparatedUuids) {
   EXPECT_EQ(out.str(), "Deletion of checkpoints a, b,,c is in progress\n");
   EXPECT_EQ(DeleteCheckpoints(*session_, " , ", out).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(deletes_.size(), 1u) << "nothing named, nothing sent";
+}
+
+TEST_F(CheckpointOpsTest, RemoveSendsTheUuidsAndEveryGlob) {
+  std::ostringstream out;
+  ASSERT_TRUE(RemoveCheckpointFiles(*session_, "a,b", {"optimizer/**", "*.tmp"}, out).ok());
+  ASSERT_EQ(removals_.size(), 1u);
+  EXPECT_EQ(removals_[0], (json{{"checkpointUuids", {"a", "b"}}, {"checkpointGlobs", {"optimizer/**", "*.tmp"}}}));
+  EXPECT_EQ(out.str(), "Removal of files matching optimizer/**, *.tmp from checkpoints a,b is in progress\n");
+  EXPECT_EQ(RemoveCheckpointFiles(*session_, ",", {"x"}, out).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(removals_.size(), 1u);
 }
 
 }  // namespace

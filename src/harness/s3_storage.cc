@@ -588,6 +588,18 @@ absl::Status S3Storage::Delete(const std::string& uuid) {
   return absl::OkStatus();
 }
 
+absl::Status S3Storage::DeleteFile(const std::string& prefix, const std::string& name) {
+  ASSIGN_OR_RETURN(std::string p, NormalizeKeyPrefix(prefix));
+  RETURN_IF_ERROR(ValidateRelativeKey(name));
+  const std::string key = ObjectKey(p, name);
+  ASSIGN_OR_RETURN(Response r, Send("DELETE", key, {}, {}));
+  if ((r.status < 200 || r.status >= 300) && r.status != 404) {
+    absl::Status st = HttpError("DELETE", key, r);
+    return absl::Status(st.code(), absl::StrCat("deleting ", p, "/", name, " from ", Describe(), ": ", st.message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status S3Storage::UploadFile(const fs::path& local_file, const std::string& prefix,
                                    const std::string& name) {
   ASSIGN_OR_RETURN(std::string p, NormalizeKeyPrefix(prefix));

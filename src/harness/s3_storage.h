@@ -68,6 +68,7 @@ class S3Storage : public StorageManager {
   absl::StatusOr<std::vector<StoredFile>> ListFiles(const std::string& prefix) override;
   absl::Status DownloadFile(const std::string& prefix, const std::string& name,
                             const std::filesystem::path& local_file) override;
+  absl::Status DeleteFile(const std::string& prefix, const std::string& name) override;
 
   // The object key of `relative` in checkpoint `uuid`: "prefix/UUID/relative" (also under a key
   // prefix: "prefix/P/relative").

@@ -90,6 +90,24 @@ absl::Status CopyReplacing(const fs::path& from, const fs::path& to) {
 
 }  // namespace
 
+absl::Status SharedFsStorage::DeleteFile(const std::string& prefix, const std::string& name) {
+  ASSIGN_OR_RETURN(std::string p, NormalizeKeyPrefix(prefix));
+  RETURN_IF_ERROR(ValidateRelativeKey(name));
+  const fs::path root = base_ / p;
+  fs::path file = root / name;
+  std::error_code ec;
+  fs::remove(file, ec);
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("deleting ", p, "/", name, " from ", Describe(), ": ", ec.message()));
+  }
+  // The directories the file leaves empty, up to (not including) the prefix's own.
+  for (fs::path dir = file.parent_path(); dir != root && fs::is_empty(dir, ec) && !ec; dir = dir.parent_path()) {
+    fs::remove(dir, ec);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status SharedFsStorage::UploadFile(const fs::path& local_file, const std::string& prefix,
                                          const std::string& name) {
   ASSIGN_OR_RETURN(std::string p, NormalizeKeyPrefix(prefix));

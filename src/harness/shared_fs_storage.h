@@ -30,6 +30,7 @@ class SharedFsStorage : public StorageManager {
   absl::StatusOr<std::vector<StoredFile>> ListFiles(const std::string& prefix) override;
   absl::Status DownloadFile(const std::string& prefix, const std::string& name,
                             const std::filesystem::path& local_file) override;
+  absl::Status DeleteFile(const std::string& prefix, const std::string& name) override;
 
   const std::filesystem::path& base() const { return base_; }
 

@@ -45,10 +45,10 @@ TEST(SharedFsStorageTest, FilesUnderAPrefix) {
   TempDir tmp;
   SharedFsStorage s(tmp.path() / "base");
   ExpectFilesUnderPrefixConform(s);
-  // Files sit at base/prefix/name, beside the checkpoints.
-  EXPECT_EQ(
-      ReadFileForTest(tmp.path() / "base/tensorboard/experiment/1/trial/1/plugins/profile/run.pb"),
-      std::string(70000, 'p'));
+  // Files sit at base/prefix/name, beside the checkpoints; a deleted file's emptied directories go
+  // with it, up to the prefix.
+  EXPECT_EQ(ReadFileForTest(tmp.path() / "base/tensorboard/experiment/1/trial/1/odd name $&+=.txt"), "odd");
+  EXPECT_FALSE(fs::exists(tmp.path() / "base/tensorboard/experiment/1/trial/1/plugins"));
   EXPECT_TRUE(fs::exists(tmp.path() / "base/tensorboard/experiment/1/trial/10/other"));
 }
 

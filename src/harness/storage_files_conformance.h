@@ -124,6 +124,18 @@ inline void ExpectFilesUnderPrefixConform(StorageManager& storage) {
               absl::StatusCode::kInvalidArgument)
         << bad;
   }
+  // Deleting files: gone from the listing, the others kept; a missing file is not an error.
+  ASSERT_TRUE(storage.DeleteFile(prefix, "plugins/profile/run.pb").ok());
+  ASSERT_TRUE(storage.DeleteFile(prefix, "empty").ok());
+  ASSERT_TRUE(storage.DeleteFile(prefix, "empty").ok()) << "already gone";
+  auto after_delete = storage.ListFiles(prefix);
+  ASSERT_TRUE(after_delete.ok()) << after_delete.status();
+  std::vector<std::string> left;
+  for (const StoredFile& f : *after_delete) left.push_back(f.path);
+  EXPECT_EQ(left, (std::vector<std::string>{"events.out.tfevents.1.host", "odd name $&+=.txt"}));
+  EXPECT_EQ(storage.DeleteFile(prefix, "../trial/10/other").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(storage.DeleteFile("a/../b", "f").code(), absl::StatusCode::kInvalidArgument);
+
   auto bad_prefix = storage.ListFiles("a/../b");
   EXPECT_NE(bad_prefix.status().message().find("a/../b"), std::string::npos) << bad_prefix.status();
 }

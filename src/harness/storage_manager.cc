@@ -89,6 +89,11 @@ absl::Status StorageManager::DownloadFile(const std::string& prefix, const std::
       absl::StrCat("downloading ", prefix, "/", name, ": not supported by ", Describe()));
 }
 
+absl::Status StorageManager::DeleteFile(const std::string& prefix, const std::string& name) {
+  return absl::UnimplementedError(
+      absl::StrCat("deleting ", prefix, "/", name, ": not supported by ", Describe()));
+}
+
 absl::Status StorageManager::UploadFiles(const std::filesystem::path& local_dir,
                                          const std::vector<std::string>& files,
                                          const std::string& prefix) {

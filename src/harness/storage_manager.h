@@ -68,6 +68,9 @@ class StorageManager {
   // atomically). NotFound when no such file is stored.
   virtual absl::Status DownloadFile(const std::string& prefix, const std::string& name,
                                     const std::filesystem::path& local_file);
+  // Removes `prefix/name`; not an error when it is already gone. On file systems the directories it
+  // leaves empty under `prefix` go too, so a listing and the tree agree.
+  virtual absl::Status DeleteFile(const std::string& prefix, const std::string& name);
 
   // UploadFile(local_dir/f, prefix, f) for every f in `files`; stops at the first error.
   absl::Status UploadFiles(const std::filesystem::path& local_dir,

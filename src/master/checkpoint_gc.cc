@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/types.h"
 #include "common/status_macros.h"
+#include "master/checkpoint_globs.h"
 #include "master/metric_summary.h"
 #include "master/experiment_rules.h"
 
@@ -25,6 +26,14 @@ json StorageConfig(const api::Experiment& experiment) {
 absl::StatusOr<std::vector<api::Checkpoint>> CompletedCheckpoints(Store& store, int64_t experiment_id) {
   ASSIGN_OR_RETURN(std::vector<api::Checkpoint> stored, store.ListCheckpoints(experiment_id));
   std::erase_if(stored, [](const api::Checkpoint& c) { return c.state != "COMPLETED"; });
+  return stored;
+}
+
+// The checkpoints with files in storage: the completed ones and what is left of partially deleted ones.
+absl::StatusOr<std::vector<api::Checkpoint>> StoredCheckpoints(Store& store, int64_t experiment_id) {
+  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> stored, store.ListCheckpoints(experiment_id));
+  std::erase_if(stored,
+                [](const api::Checkpoint& c) { return c.state != "COMPLETED" && c.state != "PARTIALLY_DELETED"; });
   return stored;
 }
 
@@ -100,6 +109,10 @@ void CheckpointGc::Delete(int64_t experiment_id, std::set<std::string> uuids) {
   Enqueue({Scope::kListed, experiment_id, std::move(uuids)});
 }
 
+void CheckpointGc::RemoveFiles(int64_t experiment_id, std::set<std::string> uuids, std::vector<std::string> globs) {
+  Enqueue({Scope::kFiles, experiment_id, std::move(uuids), std::move(globs)});
+}
+
 void CheckpointGc::DeleteExperiment(int64_t experiment_id) { Enqueue({Scope::kExperiment, experiment_id, {}}); }
 
 void CheckpointGc::Enqueue(Job job) {
@@ -173,8 +186,9 @@ absl::Status CheckpointGc::RunOnce(const Job& job) {
     RETURN_IF_ERROR(DeleteFromStorage(exp, doomed));
     return store_.SetCheckpointGcPending(job.experiment_id, false);
   }
-  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> completed, CompletedCheckpoints(store_, job.experiment_id));
-  for (const api::Checkpoint& c : completed) {
+  if (job.scope == Scope::kFiles) return RemoveFilesFromStorage(exp, job.uuids, job.globs);
+  ASSIGN_OR_RETURN(std::vector<api::Checkpoint> stored, StoredCheckpoints(store_, job.experiment_id));
+  for (const api::Checkpoint& c : stored) {
     if (job.scope == Scope::kExperiment || job.uuids.contains(c.uuid)) doomed.push_back(c.uuid);
   }
   RETURN_IF_ERROR(DeleteFromStorage(exp, doomed));
@@ -196,6 +210,43 @@ absl::Status CheckpointGc::DeleteFromStorage(const api::Experiment& experiment,
     RETURN_IF_ERROR(store_.MarkCheckpointDeleted(uuid));
   }
   spdlog::info("experiment {}: deleted {} checkpoint(s) from {}", experiment.id, uuids.size(), storage->Describe());
+  return absl::OkStatus();
+}
+
+absl::Status CheckpointGc::RemoveFilesFromStorage(const api::Experiment& experiment, const std::set<std::string>& uuids,
+                                                  const std::vector<std::string>& globs) {
+  ASSIGN_OR_RETURN(std::unique_ptr<harness::StorageManager> storage, options_.make_storage(StorageConfig(experiment)));
+  for (const std::string& uuid : uuids) {
+    absl::StatusOr<api::Checkpoint> c = store_.GetCheckpoint(uuid);
+    if (absl::IsNotFound(c.status())) continue;  // its experiment was deleted since
+    RETURN_IF_ERROR(c.status());
+    if (c->state == "DELETED") continue;
+    ASSIGN_OR_RETURN(std::vector<harness::StoredFile> files, storage->ListFiles(uuid));
+    int removed = 0;
+    for (const harness::StoredFile& f : files) {
+      if (!AnyGlobNamesFile(globs, f.path)) continue;
+      if (absl::Status st = storage->DeleteFile(uuid, f.path); !st.ok()) {
+        return absl::Status(st.code(), absl::StrCat("removing files of checkpoint ", uuid, ": ", st.message()));
+      }
+      ++removed;
+    }
+    // What is left of its resources: none, and the checkpoint is gone with whatever else was beside them.
+    json resources = json::parse(c->resources_json, nullptr, false);
+    json left = json::object();
+    if (resources.is_object()) {
+      for (const auto& [path, size] : resources.items()) {
+        if (!AnyGlobNamesFile(globs, path)) left[path] = size;
+      }
+    }
+    if (left.empty()) {
+      RETURN_IF_ERROR(storage->Delete(uuid));
+      RETURN_IF_ERROR(store_.MarkCheckpointDeleted(uuid));
+    } else if (left.size() != resources.size()) {
+      RETURN_IF_ERROR(store_.MarkCheckpointPartiallyDeleted(uuid, left.dump()));
+    }
+    spdlog::info("checkpoint {}: removed {} file(s) matching {} from {}", uuid, removed, json(globs).dump(),
+                 storage->Describe());
+  }
   return absl::OkStatus();
 }
 

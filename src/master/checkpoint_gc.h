@@ -4,7 +4,8 @@
 // on a worker thread, and each is marked DELETED only after storage confirmed its deletion. An
 // experiment's GC is pending in the store until it has finished, so it is idempotent and a restarted
 // master finishes it; a storage failure is retried with backoff. The same worker deletes checkpoints a
-// user names (DELETE /api/v1/checkpoints) and, before a deleted experiment's records go, every
+// user names (DELETE /api/v1/checkpoints), the files of checkpoints a user names by glob (POST
+// /api/v1/checkpoints/rm) and, before a deleted experiment's records go, every
 // checkpoint of the experiment.
 #include <chrono>
 #include <condition_variable>
@@ -65,6 +66,9 @@ class CheckpointGc {
   void Queue(int64_t experiment_id, std::set<std::string> keep);
   // Deletes these checkpoints of the experiment from storage, each marked DELETED once storage confirmed.
   void Delete(int64_t experiment_id, std::set<std::string> uuids);
+  // Removes the files of these checkpoints of the experiment that `globs` name (checkpoint_globs.h); a
+  // checkpoint left with none of its files is DELETED, one left with some PARTIALLY_DELETED.
+  void RemoveFiles(int64_t experiment_id, std::set<std::string> uuids, std::vector<std::string> globs);
   // The DELETING experiment (Store::MarkExperimentDeleting): its checkpoints are deleted from storage,
   // then the experiment with everything recorded of it; when storage keeps failing it becomes
   // DELETE_FAILED, and nothing of it is removed.
@@ -81,17 +85,21 @@ class CheckpointGc {
     kPolicy,      // what the experiment's policy lets go, except `uuids` (warm starts)
     kListed,      // `uuids`
     kExperiment,  // every checkpoint, then the experiment
+    kFiles,       // the files `globs` name in each of `uuids`
   };
   struct Job {
     Scope scope;
     int64_t experiment_id;
     std::set<std::string> uuids;
+    std::vector<std::string> globs;
   };
   void Enqueue(Job job);
   void Run();
   absl::Status RunOnce(const Job& job);
   // Deletes `uuids` from the experiment's storage, marking each DELETED after storage confirmed.
   absl::Status DeleteFromStorage(const api::Experiment& experiment, const std::vector<std::string>& uuids);
+  absl::Status RemoveFilesFromStorage(const api::Experiment& experiment, const std::set<std::string>& uuids,
+                                      const std::vector<std::string>& globs);
   // Runs `job` until it succeeds, the attempts run out, or the collector stops.
   void Collect(const Job& job);
 

@@ -188,6 +188,44 @@ TEST_F(CheckpointGcTest, NamedCheckpointsAreDeletedAndNothingElse) {
                                                             {absl::StrCat("e", id, "-300"), "DELETED"}}));
 }
 
+TEST_F(CheckpointGcTest, FilesNamedByGlobsGoAndTheRestStays) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  const api::Checkpoint first = *store_->GetCheckpoint(absl::StrCat("e", id, "-100"));
+  const std::string partial = absl::StrCat("e", id, "-partial"), emptied = absl::StrCat("e", id, "-emptied");
+  for (const std::string& uuid : {partial, emptied}) {
+    api::Checkpoint c = first;
+    c.uuid = uuid;
+    c.resources_json = R"({"model.pt":5,"optimizer/state.pt":9})";
+    ASSERT_TRUE(store_->AddCheckpoint(c, 14).ok());
+    fs::create_directories(host_path_ / uuid / "optimizer");
+    std::ofstream(host_path_ / uuid / "model.pt") << "bytes";
+    std::ofstream(host_path_ / uuid / "optimizer" / "state.pt") << "optimizer";
+  }
+  const int64_t size_before = store_->GetExperiment(id)->checkpoint_size;
+
+  CheckpointGc gc(*store_);
+  gc.RemoveFiles(id, {partial}, {"optimizer"});
+  gc.RemoveFiles(id, {emptied}, {"*.pt", "optimizer/**"});
+  gc.WaitIdle();
+
+  EXPECT_TRUE(fs::exists(host_path_ / partial / "model.pt"));
+  EXPECT_FALSE(fs::exists(host_path_ / partial / "optimizer"));
+  EXPECT_FALSE(fs::exists(host_path_ / emptied)) << "a checkpoint left with none of its files is gone";
+  EXPECT_TRUE(fs::exists(host_path_ / absl::StrCat("e", id, "-300") / "model.pt")) << "not named";
+  std::map<std::string, std::string> states = States(id);
+  EXPECT_EQ(states[partial], "PARTIALLY_DELETED");
+  EXPECT_EQ(states[emptied], "DELETED");
+  EXPECT_EQ(states[absl::StrCat("e", id, "-300")], "COMPLETED");
+  EXPECT_EQ(nlohmann::json::parse(store_->GetCheckpoint(partial)->resources_json), (nlohmann::json{{"model.pt", 5}}));
+  EXPECT_EQ(store_->GetExperiment(id)->checkpoint_size, size_before - 9 - 14);
+
+  // Deleting the experiment takes what is left of a partially deleted checkpoint too.
+  ASSERT_TRUE(StartDeletingExperiment(*store_, id).ok());
+  gc.DeleteExperiment(id);
+  gc.WaitIdle();
+  EXPECT_TRUE(OnDisk().empty());
+}
+
 TEST_F(CheckpointGcTest, ADeletedExperimentLosesItsCheckpointsThenItsRecords) {
   int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
   ASSERT_TRUE(StartDeletingExperiment(*store_, id).ok());

@@ -1,8 +1,13 @@
 """Checkpoint GC when an experiment ends (reference §9): only what save_experiment_best, save_trial_best and
 save_trial_latest keep stays on disk; the rest is DELETED in the API after its files are gone."""
 import pathlib
+import sys
 
-from conftest import stepper, wait_for
+from conftest import REPO, stepper, wait_for
+
+sys.path.insert(0, str(REPO / "python"))
+
+from determined.experimental import client  # noqa: E402
 
 # Each trial validates and checkpoints at steps 1..4; its loss is lowest at step 2 and the trial with x=2
 # is better than the one with x=1.
@@ -225,3 +230,58 @@ def test_a_paused_trial_whose_latest_checkpoint_is_deleted_resumes_from_the_one_
     assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
     logs = cluster.trial_logs(trial_id)
     assert logs.count(f"resumed at step {first_step}") == 2, logs[-3000:]
+
+
+TWO_PARTS = """
+import determined as det
+
+with det.core.init() as ctx:
+    for step in (1, 2, 3):
+        ctx.train.report_validation_metrics(steps_completed=step, metrics={"loss": 1.0 / step})
+        with ctx.checkpoint.store_path({"steps_completed": step}) as (path, uuid):
+            (path / "model.pt").write_text("m" * 10)
+            (path / "optimizer").mkdir()
+            (path / "optimizer" / "state.pt").write_text("o" * 100)
+"""
+
+
+def test_det_checkpoint_rm_removes_the_files_globs_name(cluster, tmp_path):
+    (tmp_path / "two_parts.py").write_text(TWO_PARTS)
+    (tmp_path / "two_parts.yaml").write_text(
+        "name: two_parts\nentrypoint: python3 two_parts.py\nsearcher: {name: single, metric: loss}\n"
+        "max_restarts: 0\ncheckpoint_storage: {save_trial_latest: 3}\n")
+    exp_id = cluster.create_experiment(tmp_path / "two_parts.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    listed = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
+    first, second, third = sorted(listed, key=lambda c: c["metadata"]["steps_completed"])
+    storage = pathlib.Path(cluster.data_dir, "checkpoints")
+    size_before = int(cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["checkpointSize"])
+
+    bad = cluster.det("checkpoint", "rm", first["uuid"], "--glob", "../x", "--yes", check=False)
+    assert bad.returncode != 0 and "checkpointGlobs" in bad.stderr and "../x" in bad.stderr, bad
+    missing = cluster.det("checkpoint", "rm", first["uuid"], check=False)
+    assert missing.returncode != 0 and "--glob" in missing.stderr, missing
+
+    out = cluster.det("checkpoint", "rm", first["uuid"], "--glob", "optimizer", "--yes").stdout
+    assert "is in progress" in out, out
+    wait_for(lambda: cluster.get(f"/api/v1/checkpoints/{first['uuid']}")["checkpoint"]["state"]
+             == "STATE_PARTIALLY_DELETED", "the first checkpoint to lose its optimizer")
+    assert (storage / first["uuid"] / "model.pt").read_text() == "m" * 10
+    assert not (storage / first["uuid"] / "optimizer").exists()
+    assert cluster.get(f"/api/v1/checkpoints/{first['uuid']}")["checkpoint"]["resources"] == {"model.pt": "10"}
+    assert int(cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["checkpointSize"]) == size_before - 100
+
+    # Every file named: the checkpoint is gone, from the API and from storage; the SDK asks the same.
+    sdk = client.Determined(master=cluster.master_url, user="admin", password="")
+    sdk.get_checkpoint(second["uuid"]).remove_files(["**"])
+    wait_for(lambda: cluster.get(f"/api/v1/checkpoints/{second['uuid']}")["checkpoint"]["state"] == "STATE_DELETED",
+             "the second checkpoint to be deleted")
+    assert not (storage / second["uuid"]).exists()
+    deleted = cluster.det("checkpoint", "rm", second["uuid"], "--glob", "*", "--yes", check=False)
+    assert deleted.returncode != 0 and "already deleted" in deleted.stderr, deleted
+
+    # A process that removed files itself reports what is left (PatchCheckpoints), as upstream's GC does.
+    body = {"checkpoints": [{"uuid": third["uuid"], "resources": {"resources": {"model.pt": "10"}}}]}
+    assert cluster.session.patch(f"{cluster.master_url}/api/v1/checkpoints", json=body, timeout=30).ok
+    patched = cluster.get(f"/api/v1/checkpoints/{third['uuid']}")["checkpoint"]
+    assert (patched["state"], patched["resources"]) == ("STATE_PARTIALLY_DELETED", {"model.pt": "10"}), patched

@@ -784,6 +784,13 @@ void Cluster::DeleteCheckpoints(int64_t experiment_id, std::set<std::string> uui
   if (options_.checkpoint_gc != nullptr) options_.checkpoint_gc->Delete(experiment_id, std::move(uuids));
 }
 
+void Cluster::RemoveCheckpointFiles(int64_t experiment_id, std::set<std::string> uuids,
+                                    std::vector<std::string> globs) {
+  if (options_.checkpoint_gc != nullptr) {
+    options_.checkpoint_gc->RemoveFiles(experiment_id, std::move(uuids), std::move(globs));
+  }
+}
+
 void Cluster::DeleteExperiment(int64_t experiment_id) {
   if (options_.checkpoint_gc != nullptr) return options_.checkpoint_gc->DeleteExperiment(experiment_id);
   if (absl::Status st = DeleteExperimentRecords(store_, experiment_id); !st.ok()) {

@@ -243,9 +243,11 @@ class Cluster {
   // changes write back). A finished experiment's checkpoints are collected again under it; a live
   // one's when it ends.
   void SetCheckpointPolicy(int64_t experiment_id, CheckpointGcPolicy policy, std::function<void(absl::Status)> done);
-  // Checkpoint storage clean-up, on the GC worker (checkpoint_gc.h): checkpoints a user named, and an
-  // experiment the store marked DELETING (its checkpoints, then its records).
+  // Checkpoint storage clean-up, on the GC worker (checkpoint_gc.h): checkpoints a user named, the
+  // files of checkpoints a user named by glob, and an experiment the store marked DELETING (its
+  // checkpoints, then its records).
   void DeleteCheckpoints(int64_t experiment_id, std::set<std::string> uuids);
+  void RemoveCheckpointFiles(int64_t experiment_id, std::set<std::string> uuids, std::vector<std::string> globs);
   void DeleteExperiment(int64_t experiment_id);
   // Blocks until the state writes handed in so far are durable or failed, their outcomes posted to
   // the loop; whether there were any since the last call. For tests, which run the loop by hand.

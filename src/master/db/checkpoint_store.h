@@ -25,6 +25,11 @@ class CheckpointStore {
   // total size (the sum of its resources); if it was the trial's latest, the latest one reported before
   // it that is left takes its place (none: ""). Deleting a DELETED checkpoint changes nothing.
   virtual absl::Status MarkCheckpointDeleted(const std::string& uuid) = 0;
+  // After storage confirmed that some of its files are gone: the checkpoint keeps `resources_json` (what
+  // is left of its resources, not empty) and becomes PARTIALLY_DELETED; its trial's and experiment's
+  // total sizes shrink by what went; a trial no longer resumes from it (as MarkCheckpointDeleted).
+  // FailedPrecondition for a DELETED checkpoint, NotFound for an unknown one.
+  virtual absl::Status MarkCheckpointPartiallyDeleted(const std::string& uuid, const std::string& resources_json) = 0;
   // Replaces the checkpoint's user metadata (a JSON object's text); NotFound for an unknown uuid.
   virtual absl::Status SetCheckpointMetadata(const std::string& uuid, const std::string& metadata_json) = 0;
   // Terminal experiments whose checkpoint GC has not finished yet.

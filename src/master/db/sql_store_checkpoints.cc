@@ -96,6 +96,29 @@ absl::Status SqlStore::SetCheckpointMetadata(const std::string& uuid, const std:
   return absl::OkStatus();
 }
 
+namespace {
+
+// The trial resumes from its latest COMPLETED checkpoint: when `uuid` was its latest and is no longer
+// whole, the latest one left takes its place (none: ""). Its and its experiment's totals shrink by
+// `removed_bytes` and `removed_count` checkpoints.
+absl::Status TakeFromTrial(SqlConnection& db, int64_t trial_id, const std::string& uuid, int64_t removed_bytes,
+                           int64_t removed_count) {
+  ASSIGN_OR_RETURN(auto u, db.Prepare(
+                               "UPDATE trials SET "
+                               "checkpoint_count = CASE WHEN checkpoint_count > ?4 THEN checkpoint_count - ?4 ELSE 0 END, "
+                               "total_checkpoint_size = CASE WHEN total_checkpoint_size > ?1 "
+                               "THEN total_checkpoint_size - ?1 ELSE 0 END, "
+                               "latest_checkpoint = CASE WHEN latest_checkpoint = ?3 THEN COALESCE("
+                               "(SELECT uuid FROM checkpoints WHERE trial_id = ?2 AND state = 'COMPLETED' "
+                               "ORDER BY report_time DESC, rowid DESC LIMIT 1), '') ELSE latest_checkpoint END "
+                               "WHERE id = ?2"));
+  u.Bind(1, removed_bytes).Bind(2, trial_id).Bind(3, uuid).Bind(4, removed_count);
+  RETURN_IF_ERROR(u.Run());
+  return AddToExperimentCheckpointTotals(db, trial_id, -removed_bytes, -removed_count);
+}
+
+}  // namespace
+
 absl::Status SqlStore::MarkCheckpointDeleted(const std::string& uuid) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
@@ -107,23 +130,33 @@ absl::Status SqlStore::MarkCheckpointDeleted(const std::string& uuid) {
   if (!found) return absl::NotFoundError(absl::StrCat("checkpoint ", uuid, " not found"));
   if (s.Text(1) == "DELETED") return absl::OkStatus();
   int64_t trial_id = s.Int(0);
-  int64_t size_bytes = ResourcesSize(s.Text(2));  // what AddCheckpoint counted
+  int64_t size_bytes = ResourcesSize(s.Text(2));  // what AddCheckpoint counted, less what went before
   ASSIGN_OR_RETURN(auto d, db.Prepare("UPDATE checkpoints SET state = 'DELETED' WHERE uuid = ?"));
   d.Bind(1, uuid);
   RETURN_IF_ERROR(d.Run());
-  // A trial whose latest checkpoint goes resumes from the latest one left (or from scratch).
-  ASSIGN_OR_RETURN(auto u, db.Prepare(
-                               "UPDATE trials SET "
-                               "checkpoint_count = CASE WHEN checkpoint_count > 0 THEN checkpoint_count - 1 ELSE 0 END, "
-                               "total_checkpoint_size = CASE WHEN total_checkpoint_size > ?1 "
-                               "THEN total_checkpoint_size - ?1 ELSE 0 END, "
-                               "latest_checkpoint = CASE WHEN latest_checkpoint = ?3 THEN COALESCE("
-                               "(SELECT uuid FROM checkpoints WHERE trial_id = ?2 AND state = 'COMPLETED' "
-                               "ORDER BY report_time DESC, rowid DESC LIMIT 1), '') ELSE latest_checkpoint END "
-                               "WHERE id = ?2"));
-  u.Bind(1, size_bytes).Bind(2, trial_id).Bind(3, uuid);
-  RETURN_IF_ERROR(u.Run());
-  RETURN_IF_ERROR(AddToExperimentCheckpointTotals(db, trial_id, -size_bytes, -1));
+  RETURN_IF_ERROR(TakeFromTrial(db, trial_id, uuid, size_bytes, 1));
+  return tx.Commit();
+}
+
+absl::Status SqlStore::MarkCheckpointPartiallyDeleted(const std::string& uuid, const std::string& resources_json) {
+  SqlLease lease = Writer();
+  SqlConnection& db = *lease;
+  SqlTransaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT trial_id, state, resources FROM checkpoints WHERE uuid = ?"));
+  s.Bind(1, uuid);
+  ASSIGN_OR_RETURN(bool found, s.Step());
+  if (!found) return absl::NotFoundError(absl::StrCat("checkpoint ", uuid, " not found"));
+  if (s.Text(1) == "DELETED") {
+    return absl::FailedPreconditionError(absl::StrCat("checkpoint ", uuid, " is deleted: it has no files left"));
+  }
+  int64_t trial_id = s.Int(0);
+  int64_t removed = std::max<int64_t>(0, ResourcesSize(s.Text(2)) - ResourcesSize(resources_json));
+  ASSIGN_OR_RETURN(auto d,
+                   db.Prepare("UPDATE checkpoints SET state = 'PARTIALLY_DELETED', resources = ? WHERE uuid = ?"));
+  d.Bind(1, resources_json).Bind(2, uuid);
+  RETURN_IF_ERROR(d.Run());
+  RETURN_IF_ERROR(TakeFromTrial(db, trial_id, uuid, removed, 0));
   return tx.Commit();
 }
 

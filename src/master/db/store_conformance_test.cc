@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 namespace det::master {
 namespace {
@@ -367,6 +368,25 @@ TYPED_TEST(StoreTest, CheckpointsAndLogs) {
   ASSERT_TRUE(this->store_->AddCheckpoint(c, 3).ok());
   ASSERT_TRUE(this->store_->MarkCheckpointDeleted("u4").ok());
   EXPECT_EQ(this->store_->GetTrial(trial_id)->latest_checkpoint_uuid, "u3");
+
+  // Some of a checkpoint's files going: it keeps the rest, its sizes shrink, and nothing resumes from it.
+  c.uuid = "u5";
+  c.report_time += std::chrono::seconds(1);
+  c.resources_json = R"({"model.pt":10,"optimizer/state.pt":5})";
+  ASSERT_TRUE(this->store_->AddCheckpoint(c, 15).ok());
+  const int64_t trial_size = this->store_->GetTrial(trial_id)->total_checkpoint_size;
+  const int64_t experiment_count = this->store_->GetExperiment(exp_id)->checkpoint_count;
+  ASSERT_TRUE(this->store_->MarkCheckpointPartiallyDeleted("u5", R"({"model.pt":10})").ok());
+  api::Checkpoint partial = *this->store_->GetCheckpoint("u5");
+  EXPECT_EQ(partial.state, "PARTIALLY_DELETED");
+  EXPECT_EQ(nlohmann::json::parse(partial.resources_json), nlohmann::json::parse(R"({"model.pt":10})"));
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->total_checkpoint_size, trial_size - 5);
+  EXPECT_EQ(this->store_->GetExperiment(exp_id)->checkpoint_count, experiment_count) << "it is still there";
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->latest_checkpoint_uuid, "u3") << "a partial checkpoint resumes nothing";
+  ASSERT_TRUE(this->store_->MarkCheckpointDeleted("u5").ok());
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->total_checkpoint_size, trial_size - 15) << "the rest goes once";
+  EXPECT_EQ(this->store_->MarkCheckpointPartiallyDeleted("u5", "{}").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(this->store_->MarkCheckpointPartiallyDeleted("nope", "{}").code(), absl::StatusCode::kNotFound);
 
   EXPECT_TRUE(this->store_->ListCheckpointGcPending()->empty());
   ASSERT_TRUE(this->store_->SetCheckpointGcPending(exp_id, true).ok());

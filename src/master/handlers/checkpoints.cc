@@ -14,6 +14,7 @@
 #include "common/status_macros.h"
 #include "common/time_util.h"
 #include "master/checkpoint_gc.h"
+#include "master/checkpoint_globs.h"
 #include "master/handlers/checkpoint_query.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
@@ -113,47 +114,97 @@ absl::StatusOr<std::map<int64_t, std::set<std::string>>> GroupForDeletion(Master
   return by_experiment;
 }
 
+// The body's list of strings `field` (snake_case, or its lowerCamelCase `camel`); empty when absent.
+absl::StatusOr<std::vector<std::string>> StringList(const json& body, const char* field, const char* camel,
+                                                    const char* what) {
+  std::vector<std::string> out;
+  const json* list = api::FindField(body, field);
+  if (list == nullptr || list->is_null()) return out;
+  auto is_string = [](const json& v) { return v.is_string(); };
+  if (!list->is_array() || !std::all_of(list->begin(), list->end(), is_string)) {
+    return absl::InvalidArgumentError(absl::StrCat(camel, ": expected a list of ", what));
+  }
+  for (const json& s : *list) out.push_back(s.get<std::string>());
+  return out;
+}
+
 // DELETE /api/v1/checkpoints {checkpointUuids}: the files go on the GC worker, each checkpoint DELETED
 // once storage confirmed.
 absl::StatusOr<json> DeleteCheckpoints(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
-  std::set<std::string> uuids;
-  if (const json* list = api::FindField(body, "checkpoint_uuids"); list != nullptr) {
-    auto is_string = [](const json& v) { return v.is_string(); };
-    if (!list->is_array() || !std::all_of(list->begin(), list->end(), is_string)) {
-      return absl::InvalidArgumentError("checkpointUuids: expected a list of checkpoint UUIDs");
-    }
-    for (const json& uuid : *list) uuids.insert(uuid.get<std::string>());
-  }
-  ASSIGN_OR_RETURN(auto by_experiment, GroupForDeletion(ctx, req, uuids));
+  ASSIGN_OR_RETURN(std::vector<std::string> listed,
+                   StringList(body, "checkpoint_uuids", "checkpointUuids", "checkpoint UUIDs"));
+  ASSIGN_OR_RETURN(auto by_experiment, GroupForDeletion(ctx, req, {listed.begin(), listed.end()}));
   for (auto& [experiment_id, named] : by_experiment) ctx.cluster.DeleteCheckpoints(experiment_id, std::move(named));
   return json::object();
 }
 
+// POST /api/v1/checkpoints/rm {checkpointUuids, checkpointGlobs}: the files the globs name go from each
+// checkpoint on the GC worker; a checkpoint left with some files is PARTIALLY_DELETED, with none DELETED.
+absl::StatusOr<json> RemoveCheckpointFiles(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  ASSIGN_OR_RETURN(std::vector<std::string> listed,
+                   StringList(body, "checkpoint_uuids", "checkpointUuids", "checkpoint UUIDs"));
+  ASSIGN_OR_RETURN(std::vector<std::string> globs, StringList(body, "checkpoint_globs", "checkpointGlobs", "globs"));
+  if (globs.empty()) {
+    return absl::InvalidArgumentError(
+        "checkpointGlobs: name at least one glob of files to remove, e.g. \"optimizer/**\" (DELETE "
+        "/api/v1/checkpoints deletes whole checkpoints)");
+  }
+  for (const std::string& glob : globs) RETURN_IF_ERROR(ValidateCheckpointGlob(glob));
+  ASSIGN_OR_RETURN(auto by_experiment, GroupForDeletion(ctx, req, {listed.begin(), listed.end()}));
+  std::vector<std::string> deleted;
+  for (const auto& [_, uuids] : by_experiment) {
+    for (const std::string& uuid : uuids) {
+      ASSIGN_OR_RETURN(api::Checkpoint c, ctx.store.GetCheckpoint(uuid));
+      if (c.state == "DELETED") deleted.push_back(uuid);
+    }
+  }
+  if (!deleted.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("checkpoints already deleted, with no files to remove: ", absl::StrJoin(deleted, ", ")));
+  }
+  for (auto& [experiment_id, named] : by_experiment) {
+    ctx.cluster.RemoveCheckpointFiles(experiment_id, std::move(named), globs);
+  }
+  return json::object();
+}
+
 // PATCH /api/v1/checkpoints {checkpoints: [{uuid, resources: {resources: {...}}}]}: what a process
-// that deleted checkpoint files itself reports. Empty resources: the whole checkpoint is gone, so it
-// is DELETED. A checkpoint without `resources` is left as it is.
+// that deleted checkpoint files itself reports, as the files left. None: the whole checkpoint is gone,
+// so it is DELETED; some: it is PARTIALLY_DELETED with those. A checkpoint without `resources` is left
+// as it is. Every entry is checked before any is applied.
 absl::StatusOr<json> PatchCheckpoints(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   const json* list = api::FindField(body, "checkpoints");
   if (list == nullptr || !list->is_array()) return absl::InvalidArgumentError("checkpoints: expected a list");
-  std::set<std::string> deleted;
+  std::map<std::string, json> left_by_uuid;  // the files left, {path: bytes}
   for (const json& c : *list) {
     std::string uuid = c.is_object() ? api::StringField(c, "uuid") : "";
     if (uuid.empty()) return absl::InvalidArgumentError("checkpoints[]: each needs a uuid");
     const json* resources = api::FindField(c, "resources");
     if (resources == nullptr || resources->is_null()) continue;
     const json* files = api::FindField(*resources, "resources");
-    if (files != nullptr && !files->is_null() && !(files->is_object() && files->empty())) {
-      return absl::UnimplementedError(absl::StrCat(
-          "checkpoint ", uuid, ": deleting part of a checkpoint is not supported; send empty resources once "
-          "the whole checkpoint is deleted"));
+    json left = json::object();
+    if (files != nullptr && !files->is_null()) {
+      if (!files->is_object()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("checkpoint ", uuid, ": resources.resources must map paths to sizes"));
+      }
+      for (const auto& [path, size] : files->items()) {
+        ASSIGN_OR_RETURN(left[path], api::ReadInt64(size, absl::StrCat("resources[\"", path, "\"]")));
+      }
     }
-    deleted.insert(uuid);
+    left_by_uuid[uuid] = std::move(left);
   }
-  if (deleted.empty()) return json::object();
-  RETURN_IF_ERROR(GroupForDeletion(ctx, req, deleted).status());
-  for (const std::string& uuid : deleted) RETURN_IF_ERROR(ctx.store.MarkCheckpointDeleted(uuid));
+  if (left_by_uuid.empty()) return json::object();
+  std::set<std::string> uuids;
+  for (const auto& [uuid, _] : left_by_uuid) uuids.insert(uuid);
+  RETURN_IF_ERROR(GroupForDeletion(ctx, req, uuids).status());
+  for (const auto& [uuid, left] : left_by_uuid) {
+    RETURN_IF_ERROR(left.empty() ? ctx.store.MarkCheckpointDeleted(uuid)
+                                 : ctx.store.MarkCheckpointPartiallyDeleted(uuid, left.dump()));
+  }
   return json::object();
 }
 
@@ -218,6 +269,8 @@ void RegisterCheckpointRoutes(Router& router, MasterContext& ctx) {
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PreviewGc(ctx, req)); });
   router.Add("DELETE", "/api/v1/checkpoints", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, DeleteCheckpoints(ctx, req)); });
+  router.Add("POST", "/api/v1/checkpoints/rm", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, RemoveCheckpointFiles(ctx, req)); });
   router.Add("PATCH", "/api/v1/checkpoints", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PatchCheckpoints(ctx, req)); });
   router.Add("POST", "/api/v1/checkpoints/{checkpoint_uuid}/metadata", Access::kAuthenticated,

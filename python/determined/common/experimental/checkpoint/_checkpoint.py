@@ -255,3 +255,13 @@ class Checkpoint:
     def delete(self) -> None:
         """Deletes the checkpoint's files from storage; its state becomes ``DELETED``."""
         self._session.delete("/api/v1/checkpoints", body={"checkpointUuids": [self.uuid]})
+
+    def remove_files(self, globs: List[str]) -> None:
+        """
+        Removes the checkpoint's files that ``globs`` name (relative to the checkpoint's directory,
+        ``**`` crossing directories; a directory names everything under it). The master removes
+        them in the background; the checkpoint becomes ``PARTIALLY_DELETED``, or ``DELETED`` when
+        no file is left.
+        """
+        self._session.post("/api/v1/checkpoints/rm",
+                           body={"checkpointUuids": [self.uuid], "checkpointGlobs": list(globs)})
