@@ -7,6 +7,7 @@
 #include "cli/checkpoint_ops.h"
 #include "cli/command_context.h"
 #include "cli/commands.h"
+#include "cli/experiment_continue.h"
 #include "cli/experiment_create.h"
 #include "cli/experiment_test_mode.h"
 #include "cli/experiment_ops.h"
@@ -121,6 +122,26 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
       create_args->live_progress = isatty(STDOUT_FILENO) != 0;
       if (*test_mode) return TestExperiment(ctx.session(), *create_args, std::cout);
       return CreateExperiment(ctx.session(), *create_args, std::cout);
+    };
+  });
+
+  // continue
+  CLI::App* cont = exp->add_subcommand("continue", "resume or recover training for a single-searcher experiment");
+  auto continue_args = std::make_shared<ContinueExperimentArgs>();
+  cont->add_option("experiment_id", continue_args->experiment_id, "experiment ID to continue")
+      ->required()
+      ->check(PositiveId());
+  cont->add_option("--config-file", continue_args->config_file, "experiment config file (.yaml) of overrides");
+  cont->add_option("--config", continue_args->overrides,
+                   "config override KEY=VALUE, dotted keys for nesting (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cont->add_flag("-f,--follow-first-trial", continue_args->follow, "follow logs of the trial that is being continued");
+  cont->callback([&ctx, continue_args] {
+    ctx.action = [&ctx, continue_args] {
+      continue_args->live_progress = isatty(STDOUT_FILENO) != 0;
+      return ContinueExperiment(ctx.session(), *continue_args, std::cout);
     };
   });
 

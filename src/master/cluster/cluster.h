@@ -86,6 +86,15 @@ struct NewExperiment {
   LaunchWarnings warnings = std::make_shared<std::vector<std::string>>();
 };
 
+// A finished single-trial experiment to train again (upstream's ContinueExperiment), as read from the
+// store, with its config after the user's overrides.
+struct ContinuedExperiment {
+  api::Experiment experiment;
+  api::Trial trial;
+  Task task;  // the trial's
+  config::ExperimentConfig config;
+};
+
 // A command, generic task, notebook, shell or TensorBoard to start (upstream's LaunchCommand,
 // CreateGenericTask, LaunchNotebook, ...).
 struct NewTask {
@@ -176,6 +185,11 @@ class Cluster {
   absl::Status Recover();
   // Stores the experiment, asks its search method for the initial trials and queues them.
   void CreateExperiment(NewExperiment request, std::function<void(absl::StatusOr<int64_t>)> done);
+  // Makes the finished experiment live again with `request.config` and a fresh searcher whose one
+  // trial is the experiment's trial: it resumes from its latest checkpoint, its restarts counted
+  // anew. `done` once the experiment is ACTIVE in the store. FailedPrecondition when the experiment
+  // is live; InvalidArgument when the config's searcher is not single.
+  void ContinueExperiment(ContinuedExperiment request, std::function<void(absl::Status)> done);
   // A newly connected agent; the returned handlers feed its messages into the actor. Refuses a second
   // connection for an agent id that is still connected.
   absl::StatusOr<WebSocketHandlers> ConnectAgent(AgentIdentity agent,
@@ -274,6 +288,7 @@ class Cluster {
   absl::Status RecoverSearcher(int64_t experiment_id, const nlohmann::json& config, LiveExperiment& exp);
   absl::Status RecoverTrialAllocation(LiveExperiment& exp, LiveTrial& trial);
   absl::StatusOr<int64_t> DoCreateExperiment(NewExperiment& request);
+  absl::Status DoContinueExperiment(ContinuedExperiment& request, std::function<void(absl::Status)>& done);
   // Carries out the searcher's actions for the experiment (which may end during them).
   void ApplyActions(int64_t experiment_id, const std::vector<searcher::Action>& actions);
   // Writes the searcher's new events, or a whole snapshot when one is due (searcher_journal.h).

@@ -366,6 +366,79 @@ TEST_F(ClusterTest, ARestartedMasterFinishesADeletionAnEarlierOneBegan) {
   cluster_.reset();  // before the GC worker it points at
 }
 
+// What the continue handler reads from the store, with the config from `yaml`.
+ContinuedExperiment Continued(Store& store, int64_t exp_id, const std::string& yaml) {
+  ContinuedExperiment out;
+  out.experiment = *store.GetExperiment(exp_id);
+  out.trial = store.ListTrials(exp_id)->at(0);
+  out.task = *store.GetTask(out.trial.task_id);
+  auto cfg = config::ParseExperimentConfig(
+      yaml, {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
+  EXPECT_TRUE(cfg.ok()) << cfg.status();
+  out.config = *cfg;
+  return out;
+}
+
+TEST_F(ClusterTest, AContinuedExperimentResumesItsTrialFromItsLatestCheckpointAndSurvivesARestart) {
+  const std::string yaml =
+      "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy, max_length: {batches: 100}}\n"
+      "hyperparameters: {lr: 0.1}\nmax_restarts: 0\n";
+  int64_t exp_id = CreateExperimentFrom(yaml);
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask first = Starts(*conn).at(0);
+  const api::Trial before = store_->ListTrials(exp_id)->at(0);
+  api::Checkpoint ckpt;
+  ckpt.uuid = "ckpt-100";
+  ckpt.task_id = first.task_id;
+  ckpt.trial_id = before.id;
+  ckpt.experiment_id = exp_id;
+  ckpt.steps_completed = 100;
+  ASSERT_TRUE(store_->AddCheckpoint(ckpt, 10).ok());
+  Exit("agent-1", first.allocation_id);
+  ASSERT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted);
+
+  // Refused while it runs, and with a searcher other than single.
+  absl::Status refused = absl::UnknownError("not run");
+  std::string longer = yaml;
+  longer.replace(longer.find("batches: 100"), 12, "batches: 300");
+  ContinuedExperiment request = Continued(*store_, exp_id, longer);
+  request.experiment.state = api::ExperimentState::kActive;
+  cluster_->ContinueExperiment(request, [&](absl::Status st) { refused = st; });
+  loop_.RunPending();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  std::string grid = longer;
+  grid.replace(grid.find("name: single"), 12, "name: grid");
+  cluster_->ContinueExperiment(Continued(*store_, exp_id, grid), [&](absl::Status st) { refused = st; });
+  loop_.RunPending();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted) << "a refusal changes nothing";
+
+  absl::Status continued = absl::UnknownError("not run");
+  cluster_->ContinueExperiment(Continued(*store_, exp_id, longer), [&](absl::Status st) { continued = st; });
+  loop_.RunPending();
+  ASSERT_TRUE(continued.ok()) << continued;
+  api::Experiment live = *store_->GetExperiment(exp_id);
+  EXPECT_EQ(live.state, api::ExperimentState::kActive);
+  EXPECT_FALSE(live.end_time.has_value());
+  EXPECT_NE(live.config_json.find("\"batches\":300"), std::string::npos) << live.config_json;
+  api::Trial resumed = *store_->GetTrial(before.id);
+  EXPECT_EQ(resumed.state, api::TrialState::kActive);
+  api::StartTask second = Starts(*conn).at(1);
+  EXPECT_EQ(second.env.at("DET_TRIAL_ID"), std::to_string(before.id));
+  EXPECT_EQ(second.env.at("DET_LATEST_CHECKPOINT"), "ckpt-100");
+  EXPECT_EQ(second.env.at("DET_STEPS_COMPLETED"), "100");
+  EXPECT_NE(second.env.at("DET_EXPERIMENT_CONFIG").find("\"batches\":300"), std::string::npos);
+  EXPECT_NE(second.allocation_id, first.allocation_id);
+
+  // The master dies while the continued trial runs: it comes back with the trial and the search.
+  RestartMaster();
+  ReconnectAgent("agent-1", 1, {second.allocation_id});
+  Exit("agent-1", second.allocation_id);
+  EXPECT_EQ(store_->GetTrial(before.id)->state, api::TrialState::kCompleted);
+  EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kCompleted);
+  EXPECT_EQ(store_->ListTrials(exp_id)->size(), 1u) << "no second trial";
+}
+
 TEST_F(ClusterTest, ARestartedMasterKeepsRunningTrialsAndTheSearch) {
   int64_t exp_id = CreateExperimentFrom(kAsha);
   auto conn = ConnectAgent("agent-1", 2);

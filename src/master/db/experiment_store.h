@@ -116,7 +116,8 @@ class ExperimentStore {
 
   // Trials. `trial.id` is assigned.
   virtual absl::StatusOr<int64_t> InsertTrial(const api::Trial& trial) = 0;
-  // Writes the lifecycle fields: state, restarts, run_id, end_time, runner_state.
+  // Writes the lifecycle fields: state, restarts, run_id, end_time, runner_state, and request_id (a
+  // continued experiment's fresh searcher knows its trial by a new one).
   virtual absl::Status UpdateTrialLifecycle(const api::Trial& trial) = 0;
   virtual absl::StatusOr<api::Trial> GetTrial(int64_t id) = 0;
   virtual absl::StatusOr<api::Trial> GetTrialByTaskId(const std::string& task_id) = 0;

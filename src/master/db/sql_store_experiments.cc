@@ -312,10 +312,10 @@ absl::Status SqlStore::UpdateTrialLifecycle(const Trial& t) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
   ASSIGN_OR_RETURN(auto s, db.Prepare("UPDATE trials SET state = ?, restarts = ?, run_id = ?, end_time = ?, "
-                               "runner_state = ? WHERE id = ?"));
+                               "runner_state = ?, request_id = ? WHERE id = ?"));
   s.Bind(1, std::string(Name(t.state))).Bind(2, t.restarts).Bind(3, t.run_id).Bind(4, Micros(t.end_time));
-  s.Bind(5, t.runner_state);
-  s.Bind(6, t.id);
+  s.Bind(5, t.runner_state).Bind(6, t.request_id);
+  s.Bind(7, t.id);
   return s.Run();
 }
 

@@ -102,8 +102,10 @@ TYPED_TEST(StoreTest, ExperimentsTrialsAndModelDefinition) {
   ASSERT_TRUE(t.ok());
   t->state = api::TrialState::kCompleted;
   t->run_id = 1;
+  t->request_id = "a-new-search's-request";
   ASSERT_TRUE(this->store_->UpdateTrialLifecycle(*t).ok());
   EXPECT_EQ(this->store_->GetTrial(trial_id)->state, api::TrialState::kCompleted);
+  EXPECT_EQ(this->store_->GetTrial(trial_id)->request_id, "a-new-search's-request");
 }
 
 TYPED_TEST(StoreTest, TasksRoundTripFilterAndKeepTheirContext) {

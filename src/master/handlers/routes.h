@@ -12,6 +12,7 @@ void RegisterMasterLogRoutes(Router& router, MasterContext& ctx);
 void RegisterAuthRoutes(Router& router, MasterContext& ctx);
 void RegisterUserRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentRoutes(Router& router, MasterContext& ctx);
+void RegisterExperimentContinueRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentTrialRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialSeriesRoutes(Router& router, MasterContext& ctx);
@@ -34,6 +35,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterUserRoutes(router, ctx);
   // Before /experiments/{experiment_id}/... and /trials/{trial_id}: routes match in order.
   RegisterTrialSeriesRoutes(router, ctx);
+  RegisterExperimentContinueRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);
   RegisterExperimentTrialRoutes(router, ctx);
   RegisterTrialRoutes(router, ctx);

@@ -1,0 +1,80 @@
+// POST /api/v1/experiments/continue {id, overrideConfig} (upstream's ContinueExperiment, `det experiment
+// continue`): a finished single-trial experiment trains again, its config the stored one under the
+// user's overrides (YAML text), its trial resuming from its latest checkpoint.
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/types_json.h"
+#include "api/wire.h"
+#include "common/json_yaml.h"
+#include "common/status_macros.h"
+#include "config/experiment_config.h"
+#include "config/merge.h"
+#include "master/handlers/experiment_access.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/routes.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+absl::StatusOr<ContinuedExperiment> ParseContinueRequest(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  const json* id_field = api::FindField(body, "id");
+  if (id_field == nullptr) return absl::InvalidArgumentError("id is required: the experiment to continue");
+  ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(*id_field, "id"));
+  ASSIGN_OR_RETURN(api::Experiment experiment, ExperimentForChange(ctx.store, req, id));
+  json overrides = json::object();
+  if (const json* text = api::FindField(body, "override_config"); text != nullptr && !text->is_null()) {
+    if (!text->is_string()) return absl::InvalidArgumentError("overrideConfig: expected the overrides as YAML text");
+    ASSIGN_OR_RETURN(overrides, ParseYaml(text->get<std::string>()));
+    if (overrides.is_null()) overrides = json::object();
+    if (!overrides.is_object()) return absl::InvalidArgumentError("overrideConfig: must be a YAML mapping");
+  }
+  ASSIGN_OR_RETURN(json stored, ParseJson(experiment.config_json));
+  if (overrides.contains("hyperparameters") &&
+      config::MergeExperimentConfig(overrides, stored)["hyperparameters"] != stored["hyperparameters"]) {
+    return absl::InvalidArgumentError(
+        "hyperparameters: a continued trial keeps the hyperparameters it trained with; create a new experiment "
+        "(searcher.source_trial_id warm-starts it) to train with others");
+  }
+  ContinuedExperiment out;
+  // The stored config is complete (merged and defaulted): the overrides need no defaults either.
+  ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfigJson(config::MergeExperimentConfig(overrides, stored), {}));
+  ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx.store.ListTrials(id));
+  if (trials.size() != 1) {
+    return absl::FailedPreconditionError(absl::StrCat("experiment ", id, " has ", trials.size(),
+                                                      " trials; only a single-trial experiment continues"));
+  }
+  out.trial = std::move(trials.front());
+  ASSIGN_OR_RETURN(out.task, ctx.store.GetTask(out.trial.task_id));
+  out.experiment = std::move(experiment);
+  return out;
+}
+
+}  // namespace
+
+void RegisterExperimentContinueRoutes(Router& router, MasterContext& ctx) {
+  router.Add("POST", "/api/v1/experiments/continue", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    if (!req.principal->allocation_id.empty()) {
+      return ReplyError(r, absl::PermissionDeniedError("tasks cannot continue experiments"));
+    }
+    absl::StatusOr<ContinuedExperiment> request = ParseContinueRequest(ctx, req);
+    if (!request.ok()) return ReplyError(r, request.status());
+    std::vector<std::string> warnings = request->config.warnings;
+    const int64_t id = request->experiment.id;
+    ctx.cluster.ContinueExperiment(std::move(*request), [&ctx, r, id, warnings](absl::Status st) {
+      if (!st.ok()) return ReplyError(r, st);
+      ctx.stream_loop.Post([&ctx, r, id, warnings] {
+        absl::StatusOr<api::Experiment> e = ctx.store.GetExperiment(id);
+        if (!e.ok()) return ReplyError(r, e.status());
+        json resp = {{"experiment", api::ToJson(*e)}, {"warnings", json::array()}};
+        if (!warnings.empty()) resp["configWarnings"] = warnings;
+        ReplyJson(r, resp);
+      });
+    });
+  });
+}
+
+}  // namespace det::master
