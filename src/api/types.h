@@ -74,6 +74,8 @@ struct Trial {
   std::string latest_checkpoint_uuid;
   int64_t checkpoint_count = 0;
   int64_t total_checkpoint_size = 0;
+  // Days its logs are kept after it ends (-1: forever); unset: the master's retention_policy decides.
+  std::optional<int> log_retention_days;
   // What the API shows instead of an ACTIVE state (RUNNING, QUEUED: display-only, not a state of
   // the enum); "" = `state`.
   std::string display_state;

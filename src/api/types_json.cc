@@ -109,6 +109,7 @@ json ToJson(const Trial& t) {
             {"summaryMetrics", ParsedOr(t.summary_metrics_json, json::object())},
             {"taskIds", json::array({t.task_id})},
             {"searcherMetricValue", t.searcher_metric_value.value_or(0.0)}};
+  if (t.log_retention_days) j["logRetentionDays"] = *t.log_retention_days;  // a proto3 optional
   return j;
 }
 

@@ -282,6 +282,19 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
     });
   }
 
+  CLI::App* retention = set->add_subcommand("log-retention", "set `log-retention-days` for an experiment");
+  auto retention_id = AddExperimentId(retention);
+  auto retention_days = std::make_shared<std::optional<int>>();
+  auto forever = std::make_shared<bool>(false);
+  retention->add_option("--days", *retention_days,
+                        "number of days to retain the logs for, from the end time of the task; -1 to 32767");
+  retention->add_flag("--forever", *forever, "retain logs forever");
+  retention->callback([&ctx, retention_id, retention_days, forever] {
+    ctx.action = [&ctx, retention_id, retention_days, forever] {
+      return SetLogRetention(ctx.session(), *retention_id, *retention_days, *forever, std::cout);
+    };
+  });
+
   CLI::App* gc = set->add_subcommand("gc-policy", "set gc policy of experiment");
   auto gc_id = AddExperimentId(gc);
   auto policy = std::make_shared<GcPolicy>();

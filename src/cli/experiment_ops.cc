@@ -15,6 +15,7 @@
 #include "common/base64.h"
 #include "common/file_util.h"
 #include "common/json_yaml.h"
+#include "common/status_macros.h"
 
 namespace det::cli {
 namespace {
@@ -213,6 +214,26 @@ absl::StatusOr<int> SetExperimentField(Session& session, int experiment_id, cons
   absl::StatusOr<json> r = session.Patch(ExperimentPath(experiment_id), json{{field, value}});
   if (!r.ok()) return r.status();
   out << "Set " << field << " of experiment " << experiment_id << " to '" << value << "'\n";
+  return 0;
+}
+
+absl::StatusOr<int> SetLogRetention(Session& session, int experiment_id, std::optional<int> days, bool forever,
+                                    std::ostream& out) {
+  if (forever == days.has_value()) {
+    return absl::InvalidArgumentError(
+        "give either --days N (days to keep the logs after the trials end, e.g. `det e set log-retention 1 --days "
+        "50`) or --forever (keep them, e.g. `det e set log-retention 1 --forever`)");
+  }
+  const int num_days = forever ? -1 : *days;
+  if (num_days < -1 || num_days > 32767) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--days: must be between -1 (forever) and 32767, got ", num_days));
+  }
+  RETURN_IF_ERROR(session.Put(absl::StrCat(ExperimentPath(experiment_id), "/retain_logs"),
+                              json{{"experimentId", experiment_id}, {"numDays", num_days}})
+                      .status());
+  out << "Set log retention of experiment " << experiment_id << " to "
+      << (num_days < 0 ? "forever" : absl::StrCat(num_days, " days")) << "\n";
   return 0;
 }
 

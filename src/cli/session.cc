@@ -166,6 +166,10 @@ absl::StatusOr<nlohmann::json> Session::Patch(std::string_view path, const nlohm
   return WithAuth([&] { return client_->Patch(path, body); });
 }
 
+absl::StatusOr<nlohmann::json> Session::Put(std::string_view path, const nlohmann::json& body) {
+  return WithAuth([&] { return client_->Put(path, body); });
+}
+
 absl::StatusOr<nlohmann::json> Session::Delete(std::string_view path) {
   return WithAuth([&] { return client_->Delete(path); });
 }

@@ -57,6 +57,7 @@ class Session {
   absl::StatusOr<nlohmann::json> Get(std::string_view path);
   absl::StatusOr<nlohmann::json> Post(std::string_view path, const nlohmann::json& body);
   absl::StatusOr<nlohmann::json> Patch(std::string_view path, const nlohmann::json& body);
+  absl::StatusOr<nlohmann::json> Put(std::string_view path, const nlohmann::json& body);
   absl::StatusOr<nlohmann::json> Delete(std::string_view path);
   absl::StatusOr<nlohmann::json> Delete(std::string_view path, const nlohmann::json& body);
   // NDJSON stream; retried after a 401 only if no result was delivered yet.

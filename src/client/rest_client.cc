@@ -271,6 +271,11 @@ absl::StatusOr<nlohmann::json> RestClient::Patch(std::string_view path, const nl
   return Call("PATCH", path, &text);
 }
 
+absl::StatusOr<nlohmann::json> RestClient::Put(std::string_view path, const nlohmann::json& body) {
+  std::string text = DumpJson(body);
+  return Call("PUT", path, &text);
+}
+
 absl::Status RestClient::Stream(std::string_view path,
                                 const std::function<bool(const nlohmann::json&)>& on_result) {
   if (cancelled_) return absl::CancelledError("the call to the master was cancelled");

@@ -62,6 +62,7 @@ class RestClient {
   absl::StatusOr<nlohmann::json> Get(std::string_view path);
   absl::StatusOr<nlohmann::json> Post(std::string_view path, const nlohmann::json& body);
   absl::StatusOr<nlohmann::json> Patch(std::string_view path, const nlohmann::json& body);
+  absl::StatusOr<nlohmann::json> Put(std::string_view path, const nlohmann::json& body);
   absl::StatusOr<nlohmann::json> Delete(std::string_view path);
   absl::StatusOr<nlohmann::json> Delete(std::string_view path, const nlohmann::json& body);
 

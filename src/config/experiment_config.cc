@@ -145,6 +145,10 @@ ExperimentConfig Extract(const json& cfg, std::vector<std::string> entrypoint) {
   out.is_single_node = Get<bool>(r, "is_single_node", false);
   out.resource_pool = r["resource_pool"];
   out.preemption_timeout = cfg["preemption_timeout"];
+  if (const json retention = cfg.value("retention_policy", json()); retention.is_object() &&
+                                                                    IsSet(retention, "log_retention_days")) {
+    out.log_retention_days = retention["log_retention_days"].get<int>();
+  }
   out.experiment_seed = cfg["reproducibility"]["experiment_seed"].get<uint32_t>();
   for (const json& lp : cfg["log_policies"]) {
     out.log_policies.push_back(

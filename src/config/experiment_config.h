@@ -48,6 +48,7 @@ struct ExperimentConfig {
   bool is_single_node = false;
   std::string resource_pool;
   int preemption_timeout = 3600;  // seconds
+  std::optional<int> log_retention_days;  // retention_policy.log_retention_days; unset: the master's
   uint32_t experiment_seed = 0;
   std::vector<LogPolicy> log_policies;  // user policies, then the defaults not overridden by name
   std::string hyperparameters_json;  // the `hyperparameters` section, bare values as {type: const}

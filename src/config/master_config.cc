@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
+#include "config/retention_schedule.h"
 #include "config/schema_fields.h"
 
 namespace det::config {
@@ -23,7 +24,6 @@ constexpr char kMask[] = "********";
 const Keys& UnusedTopLevelKeys() {
   static const Keys keys = {"telemetry",
                             "ui_customization",
-                            "retention_policy",
                             "observability",
                             "cache",
                             "webhooks",
@@ -56,6 +56,7 @@ const Keys& TopLevelKeys() {
               "tensorboard_timeout",
               "notebook_timeout",
               "launch_error",
+              "retention_policy",
               "resource_manager",
               "resource_pools",
               "additional_resource_managers",
@@ -362,6 +363,22 @@ void ParseSecurity(const json* node, MasterConfig& out, json& eff, Problems& p) 
                      {"ssh", ssh_json},
                      {"token", token_json},
                      {"authz", authz_json}};
+}
+
+void ParseRetentionPolicy(const json* node, MasterConfig& out, json& eff, Problems& p) {
+  Section s(node, "retention_policy", p);
+  s.CheckKeys({"log_retention_days", "schedule"});
+  RetentionPolicyConfig& policy = out.retention_policy;
+  if (s.Has("log_retention_days")) {
+    policy.log_retention_days = static_cast<int>(s.Int("log_retention_days", -1, -1, 32767));
+  }
+  policy.schedule = s.String("schedule", policy.schedule);
+  if (absl::Status st = RetentionSchedule::Parse(policy.schedule).status(); !st.ok()) {
+    p.Add(s.PathOf("schedule"), std::string(st.message()));
+  }
+  eff["retention_policy"] = {
+      {"log_retention_days", policy.log_retention_days ? json(*policy.log_retention_days) : json(nullptr)},
+      {"schedule", policy.schedule}};
 }
 
 void ParseLogging(const json* node, MasterConfig& out, json& eff, Problems& p) {
@@ -717,6 +734,7 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
   eff["task_container_defaults"] = tcd;
 
   ParseLogging(top.Get("logging"), out, eff, p);
+  ParseRetentionPolicy(top.Get("retention_policy"), out, eff, p);
   ParseResources(cfg, out, eff, p);
   if (!p.empty()) return p.ToStatus();
   out.effective_json = DumpJson(eff);

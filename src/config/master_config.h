@@ -84,6 +84,13 @@ struct LogConfig {
   bool color = true;
 };
 
+// retention_policy: when task logs are deleted. A trial's own log_retention_days (its experiment
+// config's retention_policy, or `det experiment set log-retention`) takes precedence.
+struct RetentionPolicyConfig {
+  std::optional<int> log_retention_days;  // days after a task ends; unset or -1: kept forever
+  std::string schedule = "0 0 * * *";     // RetentionSchedule: when expired logs are deleted
+};
+
 struct MasterConfig {
   std::string config_file;  // where the file part came from; "" = none
   std::string data_dir;     // absolute
@@ -104,6 +111,7 @@ struct MasterConfig {
   // Upstream's launch_error: refuse work larger than its pool's agents (true), or queue it with the
   // warning LAUNCH_WARNING_CURRENT_SLOTS_EXCEEDED until the pool grows (false).
   bool launch_error = true;
+  RetentionPolicyConfig retention_policy;
   ResourceManagerConfig resource_manager;
   std::vector<ResourcePoolConfig> resource_pools;  // never empty
   std::vector<std::string> warnings;               // deprecated or unused keys that were accepted

@@ -58,6 +58,22 @@ TEST(MasterConfigTest, LaunchErrorAndNotebookTimeoutAreUsedNotJustAccepted) {
   EXPECT_TRUE(c->warnings.empty()) << c->warnings.front();  // no "accepted but not used"
 }
 
+TEST(MasterConfigTest, RetentionPolicyIsUsedAndChecked) {
+  auto c = Load("", {}, {{"data-dir", "/srv/det"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->retention_policy.log_retention_days.has_value()) << "kept forever by default";
+  EXPECT_EQ(c->retention_policy.schedule, "0 0 * * *");
+  c = Load("retention_policy: {log_retention_days: 90, schedule: 12h}\n", {}, {{"data-dir", "/srv/det"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->retention_policy.log_retention_days, 90);
+  EXPECT_EQ(c->retention_policy.schedule, "12h");
+  EXPECT_TRUE(c->warnings.empty()) << c->warnings.front();  // no "accepted but not used"
+  EXPECT_NE(ErrorOf("retention_policy: {log_retention_days: 40000}\n").find("retention_policy.log_retention_days"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("retention_policy: {schedule: daily}\n").find("retention_policy.schedule"), std::string::npos);
+  EXPECT_NE(ErrorOf("retention_policy: {keep: 1}\n").find("retention_policy.keep"), std::string::npos);
+}
+
 TEST(MasterConfigTest, ReadsEveryDocumentedKey) {
   auto c = Load(R"(
 port: 9090

@@ -22,6 +22,7 @@
 #include "config/master_config.h"
 #include "config/settings_overlay.h"
 #include "master/checkpoint_gc.h"
+#include "master/log_retention.h"
 #include "common/version.h"
 #include "master/cluster/cluster.h"
 #include "master/db/db_copy.h"
@@ -128,6 +129,11 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   }
   CheckpointGc checkpoint_gc(**store);
   cluster_options.checkpoint_gc = &checkpoint_gc;
+  absl::StatusOr<std::unique_ptr<LogRetention>> log_retention = LogRetention::Start(**store, config.retention_policy);
+  if (!log_retention.ok()) {
+    spdlog::error("{}", log_retention.status().ToString());
+    return 1;
+  }
   ServiceRegistry services;
   cluster_options.services = &services;
   cluster_options.notebook_timeout = std::chrono::seconds(config.notebook_timeout);

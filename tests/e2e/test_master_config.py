@@ -162,6 +162,40 @@ def test_the_pools_task_container_defaults_reach_experiments_and_commands(tmp_pa
         assert "pool-hook-ran" in out and "cmd pool-value hook-value" in out, out
 
 
+def test_expired_trial_logs_are_deleted_on_the_retention_schedule(tmp_path_factory, tmp_path):
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "train.py").write_text("print('a line to keep or not', flush=True)\n")
+    for name, retention in (("gone", "retention_policy: {log_retention_days: 0}\n"), ("kept", "")):
+        (code / f"{name}.yaml").write_text(
+            f"name: {name}\nentrypoint: python3 train.py\nsearcher: {{name: single, metric: loss}}\n"
+            f"max_restarts: 0\n{retention}")
+    with local_cluster(tmp_path_factory.mktemp("retention"), agents=1, slots=1,
+                       master_config="retention_policy: {schedule: 1s}\n") as c:
+        ids = {name: c.create_experiment(code / f"{name}.yaml", code) for name in ("gone", "kept")}
+        trials = {}
+        for name, exp_id in ids.items():
+            assert c.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+            [trials[name]] = c.trials(exp_id)
+
+        def logs(name):
+            return c.det("trial", "logs", str(trials[name]["id"])).stdout
+
+        # Kept for 0 days by its config: gone at the next run; the other is kept.
+        assert trials["gone"]["logRetentionDays"] == 0 and "logRetentionDays" not in trials["kept"]
+        wait_for(lambda: logs("gone").strip() == "", "the expired trial's logs to be deleted", timeout=60)
+        assert "a line to keep or not" in logs("kept")
+        remaining = c.get(f"/api/v1/trials/{trials['kept']['id']}/remaining_log_retention_days")
+        assert remaining == {"remainingDays": -1}, remaining
+
+        out = c.det("experiment", "set", "log-retention", str(ids["kept"]), "--days", "0").stdout
+        assert f"Set log retention of experiment {ids['kept']} to 0 days" in out, out
+        wait_for(lambda: logs("kept").strip() == "", "the other trial's logs to be deleted", timeout=60)
+        assert c.get(f"/api/v1/trials/{trials['kept']['id']}/remaining_log_retention_days") == {"remainingDays": 0}
+        bad = c.det("experiment", "set", "log-retention", str(ids["kept"]), check=False)
+        assert bad.returncode != 0 and "--days" in bad.stderr and "--forever" in bad.stderr, bad
+
+
 def test_cluster_up_agents_join_the_default_compute_pool_or_the_one_named(tmp_path_factory):
     config = ("resource_manager: {type: agent, default_compute_resource_pool: compute, default_aux_resource_pool: aux}\n"
               "resource_pools: [{pool_name: compute}, {pool_name: aux}]\n")

@@ -222,6 +222,7 @@ absl::Status Cluster::CreateTrial(LiveExperiment& exp, const searcher::Action& a
   t.hparams_json = action.hparams_json;
   t.seed = action.seed;
   t.start_time = std::chrono::system_clock::now();
+  t.log_retention_days = exp.config.log_retention_days;
   Task task{.task_id = t.task_id,
             .type = TaskType::kTrial,
             .owner_id = exp.experiment.owner_id,

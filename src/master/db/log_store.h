@@ -56,6 +56,16 @@ class LogStore {
                                                                            int64_t before_id, int limit,
                                                                            const TaskLogFilter& filter) = 0;
   virtual absl::StatusOr<TaskLogFields> GetTaskLogFields(const std::string& task_id) = 0;
+
+  // Log retention (upstream's log_retention_days): how many days the logs of the experiment's trials,
+  // or of one trial, are kept after they end (-1: forever). NotFound when there is no such trial or
+  // the experiment has none.
+  virtual absl::Status SetExperimentLogRetentionDays(int64_t experiment_id, int days) = 0;
+  virtual absl::Status SetTrialLogRetentionDays(int64_t trial_id, int days) = 0;
+  // Deletes the log lines of the tasks that ended more than their retention's days before `now`: a
+  // trial's own log_retention_days, else `default_days`; other tasks' by `default_days` alone (unset
+  // or -1: kept). Returns how many lines went.
+  virtual absl::StatusOr<int64_t> DeleteExpiredTaskLogs(WallTime now, std::optional<int> default_days) = 0;
 };
 
 }  // namespace det::master

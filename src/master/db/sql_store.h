@@ -92,6 +92,9 @@ class SqlStore : public Store {
   absl::StatusOr<std::vector<api::TaskLog>> GetTaskLogsNewestFirst(const std::string& task_id, int64_t before_id,
                                                                    int limit, const TaskLogFilter& filter) override;
   absl::StatusOr<TaskLogFields> GetTaskLogFields(const std::string& task_id) override;
+  absl::Status SetExperimentLogRetentionDays(int64_t experiment_id, int days) override;
+  absl::Status SetTrialLogRetentionDays(int64_t trial_id, int days) override;
+  absl::StatusOr<int64_t> DeleteExpiredTaskLogs(WallTime now, std::optional<int> default_days) override;
 
   absl::Status InsertTemplate(const Template& tpl) override;
   absl::Status PutTemplate(const Template& tpl) override;

@@ -296,11 +296,12 @@ absl::StatusOr<int64_t> SqlStore::InsertTrial(const Trial& t) {
   NewRowId new_id = NeverReusedId(db.dialect(), "trials");
   ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat("INSERT INTO trials (", new_id.column,
                                                    "experiment_id, request_id, task_id, state, hparams, seed, "
-                                                   "restarts, run_id, start_time) VALUES (",
-                                                   new_id.value, "?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")));
+                                                   "restarts, run_id, start_time, log_retention_days) VALUES (",
+                                                   new_id.value, "?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")));
   s.Bind(1, t.experiment_id).Bind(2, t.request_id).Bind(3, t.task_id).Bind(4, std::string(Name(t.state)));
   s.Bind(5, t.hparams_json);
   s.Bind(6, static_cast<int64_t>(t.seed)).Bind(7, t.restarts).Bind(8, t.run_id).Bind(9, Micros(t.start_time));
+  s.Bind(10, t.log_retention_days);
   ASSIGN_OR_RETURN(int64_t id, InsertedId(s));
   ASSIGN_OR_RETURN(auto count, db.Prepare("UPDATE experiments SET num_trials = num_trials + 1 WHERE id = ?"));
   RETURN_IF_ERROR(count.Bind(1, t.experiment_id).Run());

@@ -164,5 +164,46 @@ absl::StatusOr<TaskLogFields> SqlStore::GetTaskLogFields(const std::string& task
   return fields;
 }
 
+namespace {
+
+absl::Status SetLogRetentionDays(SqlConnection& db, const char* where, int64_t id, int days, const std::string& what) {
+  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat("UPDATE trials SET log_retention_days = ? WHERE ", where)));
+  s.Bind(1, days).Bind(2, id);
+  RETURN_IF_ERROR(s.Run());
+  if (s.Changes() == 0) return absl::NotFoundError(absl::StrCat(what, " not found"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status SqlStore::SetExperimentLogRetentionDays(int64_t experiment_id, int days) {
+  SqlLease lease = Writer();
+  return SetLogRetentionDays(*lease, "experiment_id = ?", experiment_id, days,
+                             absl::StrCat("trials of experiment ", experiment_id));
+}
+
+absl::Status SqlStore::SetTrialLogRetentionDays(int64_t trial_id, int days) {
+  SqlLease lease = Writer();
+  return SetLogRetentionDays(*lease, "id = ?", trial_id, days, absl::StrCat("trial ", trial_id));
+}
+
+absl::StatusOr<int64_t> SqlStore::DeleteExpiredTaskLogs(WallTime now, std::optional<int> default_days) {
+  constexpr int64_t kMicrosPerDay = 86'400'000'000;
+  SqlLease lease = Writer();
+  SqlConnection& db = *lease;
+  // ?1: the default days (NULL: kept), ?2: now; a task ended at end_time expires at end_time + days.
+  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(
+                               "DELETE FROM task_logs WHERE task_id IN ("
+                               "SELECT task_id FROM trials WHERE end_time IS NOT NULL "
+                               "AND COALESCE(log_retention_days, CAST(?1 AS BIGINT)) >= 0 "
+                               "AND end_time + COALESCE(log_retention_days, CAST(?1 AS BIGINT)) * ", kMicrosPerDay,
+                               " <= ?2 "
+                               "UNION SELECT task_id FROM tasks WHERE task_type <> 'TRIAL' AND end_time IS NOT NULL "
+                               "AND CAST(?1 AS BIGINT) >= 0 AND end_time + CAST(?1 AS BIGINT) * ", kMicrosPerDay,
+                               " <= ?2)")));
+  s.Bind(1, default_days).Bind(2, Micros(now));
+  RETURN_IF_ERROR(s.Run());
+  return s.Changes();
+}
 
 }  // namespace det::master

@@ -105,7 +105,7 @@ inline constexpr char kTrialColumns[] =
     "SELECT id, experiment_id, request_id, task_id, state, hparams, seed, restarts, run_id, start_time, "
     "end_time, total_batches, latest_validation, best_validation, summary_metrics, "
     "searcher_metric_value, runner_state, latest_checkpoint, checkpoint_count, total_checkpoint_size, "
-    "(SELECT a.state FROM allocations a WHERE a.task_id = trials.task_id ORDER BY a.start_time DESC, a.rowid DESC "
+    "log_retention_days, (SELECT a.state FROM allocations a WHERE a.task_id = trials.task_id ORDER BY a.start_time DESC, a.rowid DESC "
     "LIMIT 1) "
     "FROM trials ";
 
@@ -131,8 +131,9 @@ inline Trial ReadTrial(const SqlStatement& s) {
   t.latest_checkpoint_uuid = s.Text(17);
   t.checkpoint_count = s.Int(18);
   t.total_checkpoint_size = s.Int(19);
+  if (!s.IsNull(20)) t.log_retention_days = static_cast<int>(s.Int(20));
   // Display-only (reference §1b): an active trial is RUNNING while its latest allocation runs, else QUEUED.
-  if (t.state == api::TrialState::kActive) t.display_state = s.Text(20) == "RUNNING" ? "RUNNING" : "QUEUED";
+  if (t.state == api::TrialState::kActive) t.display_state = s.Text(21) == "RUNNING" ? "RUNNING" : "QUEUED";
   return t;
 }
 

@@ -485,6 +485,58 @@ TYPED_TEST(StoreTest, TaskLogFieldsAreTheDistinctValues) {
   EXPECT_EQ(*this->store_->GetTaskLogFields("other"), TaskLogFields{});
 }
 
+TYPED_TEST(StoreTest, ExpiredTaskLogsGoByTheTrialsOwnRetentionElseTheDefault) {
+  const WallTime now = std::chrono::system_clock::now();
+  constexpr auto kDay = std::chrono::hours(24);
+  // A trial that ended `ended_ago` before now (none: still running), with `days` of its own, and one
+  // log line.
+  auto trial = [&](std::optional<WallTime::duration> ended_ago, std::optional<int> days) {
+    int64_t trial_id;
+    this->AddExperimentWithTrial(&trial_id);
+    api::Trial t = *this->store_->GetTrial(trial_id);
+    EXPECT_FALSE(t.log_retention_days.has_value());
+    if (ended_ago) {
+      t.state = api::TrialState::kCompleted;
+      t.end_time = now - *ended_ago;
+      EXPECT_TRUE(this->store_->UpdateTrialLifecycle(t).ok());
+    }
+    if (days) {
+      EXPECT_TRUE(this->store_->SetTrialLogRetentionDays(trial_id, *days).ok());
+    }
+    api::TaskLog line;
+    line.task_id = t.task_id;
+    line.log = "x";
+    EXPECT_TRUE(this->store_->AddTaskLogs({line}).ok());
+    return t;
+  };
+  auto kept = [&](const std::string& task_id) { return !this->store_->GetTaskLogs(task_id, 0, 10, {})->empty(); };
+  const api::Trial old = trial(10 * kDay, std::nullopt);
+  const api::Trial forever = trial(10 * kDay, -1);
+  const api::Trial recent = trial(1 * kDay, 5);
+  const api::Trial running = trial(std::nullopt, 0);
+  EXPECT_EQ(this->store_->GetTrial(recent.id)->log_retention_days, 5);
+  Task command{.task_id = "cmd", .type = TaskType::kCommand, .owner_id = 2, .job_id = "j", .start_time = now - 11 * kDay,
+               .end_time = now - 10 * kDay};
+  ASSERT_TRUE(this->store_->InsertTask(command, "").ok());
+  api::TaskLog line;
+  line.task_id = "cmd";
+  line.log = "x";
+  ASSERT_TRUE(this->store_->AddTaskLogs({line}).ok());
+
+  EXPECT_EQ(*this->store_->DeleteExpiredTaskLogs(now, std::nullopt), 0) << "no retention anywhere: all kept";
+  ASSERT_TRUE(this->store_->SetExperimentLogRetentionDays(old.experiment_id, 7).ok());
+  EXPECT_EQ(*this->store_->GetTrial(old.id)->log_retention_days, 7);
+  EXPECT_EQ(*this->store_->DeleteExpiredTaskLogs(now, std::nullopt), 1);
+  EXPECT_FALSE(kept(old.task_id)) << "ended 10 days ago, kept 7";
+  EXPECT_EQ(*this->store_->DeleteExpiredTaskLogs(now, 30), 0) << "the command ended 10 days ago";
+  EXPECT_EQ(*this->store_->DeleteExpiredTaskLogs(now, 3), 1);
+  EXPECT_FALSE(kept("cmd"));
+  EXPECT_TRUE(kept(forever.task_id) && kept(recent.task_id) && kept(running.task_id));
+
+  EXPECT_EQ(this->store_->SetTrialLogRetentionDays(999999, 1).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->SetExperimentLogRetentionDays(999999, 1).code(), absl::StatusCode::kNotFound);
+}
+
 TYPED_TEST(StoreTest, ActiveTrialsAndExperimentsShowRunningOrQueued) {
   int64_t trial_id;
   int64_t exp_id = this->AddExperimentWithTrial(&trial_id);

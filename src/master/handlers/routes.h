@@ -26,6 +26,7 @@ void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
 void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx);
 void RegisterJobQueueRoutes(Router& router, MasterContext& ctx);
 void RegisterTaskListRoutes(Router& router, MasterContext& ctx);
+void RegisterLogRetentionRoutes(Router& router, MasterContext& ctx);
 void RegisterCommandRoutes(Router& router, MasterContext& ctx);
 
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
@@ -36,6 +37,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   // Before /experiments/{experiment_id}/... and /trials/{trial_id}: routes match in order.
   RegisterTrialSeriesRoutes(router, ctx);
   RegisterExperimentContinueRoutes(router, ctx);
+  RegisterLogRetentionRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);
   RegisterExperimentTrialRoutes(router, ctx);
   RegisterTrialRoutes(router, ctx);
