@@ -117,6 +117,22 @@ absl::Status TakeFromTrial(SqlConnection& db, int64_t trial_id, const std::strin
   return AddToExperimentCheckpointTotals(db, trial_id, -removed_bytes, -removed_count);
 }
 
+// What deleting some or all of a checkpoint's files changes.
+struct StoredCheckpoint {
+  int64_t trial_id = 0;
+  bool deleted = false;
+  int64_t size_bytes = 0;  // of its resources: what AddCheckpoint counted, less what went before
+};
+
+absl::StatusOr<StoredCheckpoint> ReadStoredCheckpoint(SqlConnection& db, const std::string& uuid) {
+  ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT trial_id, state, resources FROM checkpoints WHERE uuid = ?"));
+  s.Bind(1, uuid);
+  ASSIGN_OR_RETURN(bool found, s.Step());
+  if (!found) return absl::NotFoundError(absl::StrCat("checkpoint ", uuid, " not found"));
+  return StoredCheckpoint{
+      .trial_id = s.Int(0), .deleted = s.Text(1) == "DELETED", .size_bytes = ResourcesSize(s.Text(2))};
+}
+
 }  // namespace
 
 absl::Status SqlStore::MarkCheckpointDeleted(const std::string& uuid) {
@@ -124,17 +140,12 @@ absl::Status SqlStore::MarkCheckpointDeleted(const std::string& uuid) {
   SqlConnection& db = *lease;
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
-  ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT trial_id, state, resources FROM checkpoints WHERE uuid = ?"));
-  s.Bind(1, uuid);
-  ASSIGN_OR_RETURN(bool found, s.Step());
-  if (!found) return absl::NotFoundError(absl::StrCat("checkpoint ", uuid, " not found"));
-  if (s.Text(1) == "DELETED") return absl::OkStatus();
-  int64_t trial_id = s.Int(0);
-  int64_t size_bytes = ResourcesSize(s.Text(2));  // what AddCheckpoint counted, less what went before
+  ASSIGN_OR_RETURN(StoredCheckpoint stored, ReadStoredCheckpoint(db, uuid));
+  if (stored.deleted) return absl::OkStatus();
   ASSIGN_OR_RETURN(auto d, db.Prepare("UPDATE checkpoints SET state = 'DELETED' WHERE uuid = ?"));
   d.Bind(1, uuid);
   RETURN_IF_ERROR(d.Run());
-  RETURN_IF_ERROR(TakeFromTrial(db, trial_id, uuid, size_bytes, 1));
+  RETURN_IF_ERROR(TakeFromTrial(db, stored.trial_id, uuid, stored.size_bytes, 1));
   return tx.Commit();
 }
 
@@ -143,20 +154,16 @@ absl::Status SqlStore::MarkCheckpointPartiallyDeleted(const std::string& uuid, c
   SqlConnection& db = *lease;
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
-  ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT trial_id, state, resources FROM checkpoints WHERE uuid = ?"));
-  s.Bind(1, uuid);
-  ASSIGN_OR_RETURN(bool found, s.Step());
-  if (!found) return absl::NotFoundError(absl::StrCat("checkpoint ", uuid, " not found"));
-  if (s.Text(1) == "DELETED") {
+  ASSIGN_OR_RETURN(StoredCheckpoint stored, ReadStoredCheckpoint(db, uuid));
+  if (stored.deleted) {
     return absl::FailedPreconditionError(absl::StrCat("checkpoint ", uuid, " is deleted: it has no files left"));
   }
-  int64_t trial_id = s.Int(0);
-  int64_t removed = std::max<int64_t>(0, ResourcesSize(s.Text(2)) - ResourcesSize(resources_json));
+  int64_t removed = std::max<int64_t>(0, stored.size_bytes - ResourcesSize(resources_json));
   ASSIGN_OR_RETURN(auto d,
                    db.Prepare("UPDATE checkpoints SET state = 'PARTIALLY_DELETED', resources = ? WHERE uuid = ?"));
   d.Bind(1, resources_json).Bind(2, uuid);
   RETURN_IF_ERROR(d.Run());
-  RETURN_IF_ERROR(TakeFromTrial(db, trial_id, uuid, removed, 0));
+  RETURN_IF_ERROR(TakeFromTrial(db, stored.trial_id, uuid, removed, 0));
   return tx.Commit();
 }
 
