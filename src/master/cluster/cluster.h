@@ -93,6 +93,7 @@ struct ContinuedExperiment {
   api::Trial trial;
   Task task;  // the trial's
   config::ExperimentConfig config;
+  LaunchWarnings warnings = std::make_shared<std::vector<std::string>>();
 };
 
 // A command, generic task, notebook, shell or TensorBoard to start (upstream's LaunchCommand,

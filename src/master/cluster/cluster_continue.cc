@@ -40,8 +40,8 @@ absl::Status Cluster::DoContinueExperiment(ContinuedExperiment& request, std::fu
   }
   ASSIGN_OR_RETURN(std::unique_ptr<searcher::Searcher> search, searcher::Searcher::Create(config));
   ASSIGN_OR_RETURN(std::string pool, ResolvePool(request.config.resource_pool, request.config.slots_per_trial));
-  std::vector<std::string> launch_warnings;
-  RETURN_IF_ERROR(CheckLaunchFits(pool, request.config.slots_per_trial, request.config.is_single_node, launch_warnings));
+  RETURN_IF_ERROR(
+      CheckLaunchFits(pool, request.config.slots_per_trial, request.config.is_single_node, *request.warnings));
   request.config.resource_pool = pool;
   config["resources"]["resource_pool"] = pool;
   request.config.full_json = config.dump();
@@ -49,6 +49,7 @@ absl::Status Cluster::DoContinueExperiment(ContinuedExperiment& request, std::fu
   auto exp = std::make_unique<LiveExperiment>();
   exp->experiment = std::move(request.experiment);
   exp->experiment.state = api::ExperimentState::kActive;
+  exp->experiment.end_time.reset();
   exp->experiment.config_json = request.config.full_json;
   exp->config = std::move(request.config);
   exp->searcher = std::make_unique<searcher::JournaledSearcher>(std::move(search));

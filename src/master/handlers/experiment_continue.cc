@@ -63,13 +63,14 @@ void RegisterExperimentContinueRoutes(Router& router, MasterContext& ctx) {
     absl::StatusOr<ContinuedExperiment> request = ParseContinueRequest(ctx, req);
     if (!request.ok()) return ReplyError(r, request.status());
     std::vector<std::string> warnings = request->config.warnings;
+    LaunchWarnings launch_warnings = request->warnings;
     const int64_t id = request->experiment.id;
-    ctx.cluster.ContinueExperiment(std::move(*request), [&ctx, r, id, warnings](absl::Status st) {
+    ctx.cluster.ContinueExperiment(std::move(*request), [&ctx, r, id, warnings, launch_warnings](absl::Status st) {
       if (!st.ok()) return ReplyError(r, st);
-      ctx.stream_loop.Post([&ctx, r, id, warnings] {
+      ctx.stream_loop.Post([&ctx, r, id, warnings, launch_warnings] {
         absl::StatusOr<api::Experiment> e = ctx.store.GetExperiment(id);
         if (!e.ok()) return ReplyError(r, e.status());
-        json resp = {{"experiment", api::ToJson(*e)}, {"warnings", json::array()}};
+        json resp = {{"experiment", api::ToJson(*e)}, {"warnings", *launch_warnings}};
         if (!warnings.empty()) resp["configWarnings"] = warnings;
         ReplyJson(r, resp);
       });
