@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -13,7 +14,8 @@ namespace {
 
 using std::chrono::seconds;
 
-// Go-style durations: one or more <number><unit>, unit h, m or s ("1h30m"); at least one second.
+// Go-style durations: one or more <number><unit>, unit h, m or s ("1h30m"); at least one second, each
+// number at most a million (of hours: a century).
 std::optional<seconds> ParseDuration(absl::string_view text) {
   if (text.empty()) return std::nullopt;
   seconds total{0};
@@ -21,7 +23,10 @@ std::optional<seconds> ParseDuration(absl::string_view text) {
     size_t digits = 0;
     while (digits < text.size() && absl::ascii_isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
     int64_t n = 0;
-    if (digits == 0 || digits == text.size() || !absl::SimpleAtoi(text.substr(0, digits), &n)) return std::nullopt;
+    constexpr int64_t kMaxNumber = 1'000'000;
+    if (digits == 0 || digits == text.size() || !absl::SimpleAtoi(text.substr(0, digits), &n) || n > kMaxNumber) {
+      return std::nullopt;
+    }
     switch (text[digits]) {
       case 'h': total += std::chrono::hours(n); break;
       case 'm': total += std::chrono::minutes(n); break;
