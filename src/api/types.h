@@ -92,6 +92,7 @@ struct Checkpoint {
   std::string resources_json = "{}";  // relative path -> size
   std::string metadata_json = "{}";
   int64_t steps_completed = 0;
+  std::optional<int64_t> storage_id;  // its checkpoint_storage config's (CheckpointStore::CheckpointStorageId)
 };
 
 struct MetricsReport {

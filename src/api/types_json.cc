@@ -114,7 +114,7 @@ json ToJson(const Trial& t) {
 }
 
 json ToJson(const Checkpoint& c) {
-  return {{"taskId", c.task_id},
+  json j = {{"taskId", c.task_id},
           {"allocationId", c.allocation_id},
           {"uuid", c.uuid},
           {"reportTime", FormatRfc3339(c.report_time)},
@@ -128,6 +128,8 @@ json ToJson(const Checkpoint& c) {
             {"hparams", nullptr},
             {"trainingMetrics", nullptr},
             {"validationMetrics", nullptr}}}};
+  if (c.storage_id) j["storageId"] = *c.storage_id;  // a proto3 optional int32
+  return j;
 }
 
 namespace {

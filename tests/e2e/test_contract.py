@@ -699,6 +699,10 @@ def test_report_checkpoint_spellings_and_int64_input(world):
         check(c, CHECKPOINT, f"checkpoint reported in {spelling}")
         assert c["resources"] == {"a": "7", "b/c": "8"}, (spelling, c)
         assert c["taskId"] == world.task_id and c["reportTime"].startswith("2024-05-06T07:08:09.5"), (spelling, c)
+    # Where they were stored, by id: the experiment's one checkpoint storage.
+    storage_ids = {get(world, f"/api/v1/checkpoints/{uuid}").json()["checkpoint"]["storageId"]
+                   for uuid in uuids.values()}
+    assert len(storage_ids) == 1 and isinstance(next(iter(storage_ids)), int), storage_ids
 
 
 def test_trial_metrics_streams_and_spellings(world):

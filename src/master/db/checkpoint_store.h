@@ -17,6 +17,9 @@ class CheckpointStore {
  public:
   virtual ~CheckpointStore() = default;
 
+  // The id of a checkpoint storage config (JSON text, compared as text: give it canonical), registered
+  // the first time it is asked for; a checkpoint's storage_id (upstream's storage backends).
+  virtual absl::StatusOr<int64_t> CheckpointStorageId(const std::string& config_json) = 0;
   // Checkpoints: inserting also updates the trial's latest checkpoint, count and total size.
   virtual absl::Status AddCheckpoint(const api::Checkpoint& checkpoint, int64_t size_bytes) = 0;
   virtual absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) = 0;

@@ -195,7 +195,7 @@ absl::Status CarryIdHighWater(SqlConnection& from, SqlConnection& to) {
 const std::vector<std::string>& ClusterTables() {
   static const std::vector<std::string> tables = {
       "users",       "user_sessions", "experiments", "trials",    "allocations",        "tasks",
-      "metrics",     "checkpoints",   "task_logs",   "templates", "searcher_snapshots",
+      "metrics",     "checkpoint_storages", "checkpoints",   "task_logs",   "templates", "searcher_snapshots",
       "searcher_events", "id_high_water",
   };
   return tables;

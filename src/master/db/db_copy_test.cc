@@ -113,6 +113,7 @@ void Populate(SqlStore& store) {
   c.task_id = "trial-task";
   c.resources_json = R"({"model.pt":10})";
   c.report_time = now;
+  c.storage_id = *store.CheckpointStorageId(R"({"type":"shared_fs","host_path":"/ckpts"})");
   ASSERT_TRUE(store.AddCheckpoint(c, 10).ok());
   std::vector<api::TaskLog> logs(3);
   for (int i = 0; i < 3; ++i) {

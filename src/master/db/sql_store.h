@@ -81,6 +81,7 @@ class SqlStore : public Store {
   absl::StatusOr<api::Checkpoint> GetCheckpoint(const std::string& uuid) override;
   absl::StatusOr<std::vector<api::Checkpoint>> ListCheckpoints(int64_t experiment_id) override;
   absl::Status MarkCheckpointDeleted(const std::string& uuid) override;
+  absl::StatusOr<int64_t> CheckpointStorageId(const std::string& config_json) override;
   absl::Status MarkCheckpointPartiallyDeleted(const std::string& uuid, const std::string& resources_json) override;
   absl::Status SetCheckpointMetadata(const std::string& uuid, const std::string& metadata_json) override;
   absl::Status SetCheckpointGcPending(int64_t experiment_id, bool pending) override;

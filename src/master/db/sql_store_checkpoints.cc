@@ -44,17 +44,28 @@ int64_t ResourcesSize(const std::string& resources_json) {
 
 }  // namespace
 
+absl::StatusOr<int64_t> SqlStore::CheckpointStorageId(const std::string& config_json) {
+  SqlLease lease = Writer();
+  SqlConnection& db = *lease;
+  ASSIGN_OR_RETURN(auto insert,
+                   db.Prepare("INSERT INTO checkpoint_storages (config) VALUES (?) ON CONFLICT (config) DO NOTHING"));
+  RETURN_IF_ERROR(insert.Bind(1, config_json).Run());
+  ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT id FROM checkpoint_storages WHERE config = ?"));
+  s.Bind(1, config_json);
+  return One<int64_t>(s, [](const SqlStatement& st) { return st.Int(0); }, "checkpoint storage");
+}
+
 absl::Status SqlStore::AddCheckpoint(const Checkpoint& c, int64_t size_bytes) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO checkpoints (uuid, task_id, allocation_id, trial_id, experiment_id, "
-                               "report_time, state, resources, metadata, steps_completed) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                               "report_time, state, resources, metadata, steps_completed, storage_id) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   s.Bind(1, c.uuid).Bind(2, c.task_id).Bind(3, c.allocation_id).Bind(4, c.trial_id).Bind(5, c.experiment_id);
   s.Bind(6, Micros(c.report_time)).Bind(7, c.state).Bind(8, c.resources_json).Bind(9, c.metadata_json);
-  s.Bind(10, c.steps_completed);
+  s.Bind(10, c.steps_completed).Bind(11, c.storage_id);
   absl::Status st = s.Run();
   if (!st.ok()) {
     if (absl::IsAlreadyExists(st)) {

@@ -205,7 +205,7 @@ inline std::string FirstAgent(const Allocation& a) { return a.placements.empty()
 
 inline constexpr char kCheckpointColumns[] =
     "SELECT uuid, task_id, allocation_id, trial_id, experiment_id, report_time, state, resources, metadata, "
-    "steps_completed FROM checkpoints ";
+    "steps_completed, storage_id FROM checkpoints ";
 
 inline Checkpoint ReadCheckpoint(const SqlStatement& s) {
   Checkpoint c;
@@ -219,6 +219,7 @@ inline Checkpoint ReadCheckpoint(const SqlStatement& s) {
   c.resources_json = s.Text(7);
   c.metadata_json = s.Text(8);
   c.steps_completed = s.Int(9);
+  if (!s.IsNull(10)) c.storage_id = s.Int(10);
   return c;
 }
 

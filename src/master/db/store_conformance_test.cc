@@ -414,6 +414,27 @@ TYPED_TEST(StoreTest, CheckpointsAndLogs) {
   EXPECT_EQ(this->store_->GetTaskLogsNewestFirst("t", (*newest)[1].id, 10, {})->size(), 1u);
 }
 
+TYPED_TEST(StoreTest, CheckpointsKeepTheIdOfTheirStorageConfig) {
+  int64_t trial_id;
+  int64_t exp_id = this->AddExperimentWithTrial(&trial_id);
+  absl::StatusOr<int64_t> shared_fs = this->store_->CheckpointStorageId(R"({"host_path":"/a","type":"shared_fs"})");
+  ASSERT_TRUE(shared_fs.ok()) << shared_fs.status();
+  EXPECT_EQ(*this->store_->CheckpointStorageId(R"({"host_path":"/a","type":"shared_fs"})"), *shared_fs)
+      << "the same text, the same id";
+  EXPECT_NE(*this->store_->CheckpointStorageId(R"({"host_path":"/b","type":"shared_fs"})"), *shared_fs);
+  api::Checkpoint c;
+  c.trial_id = trial_id;
+  c.experiment_id = exp_id;
+  c.uuid = "without";
+  ASSERT_TRUE(this->store_->AddCheckpoint(c, 0).ok());
+  c.uuid = "with";
+  c.storage_id = *shared_fs;
+  ASSERT_TRUE(this->store_->AddCheckpoint(c, 0).ok());
+  EXPECT_FALSE(this->store_->GetCheckpoint("without")->storage_id.has_value());
+  EXPECT_EQ(this->store_->GetCheckpoint("with")->storage_id, *shared_fs);
+  EXPECT_EQ(this->store_->ListCheckpoints(exp_id)->back().storage_id, *shared_fs);
+}
+
 TYPED_TEST(StoreTest, TaskLogFiltersCombine) {
   auto line = [](std::string text, std::string agent, std::optional<int> rank, std::string stdtype,
                  std::string level, int seconds) {

@@ -70,6 +70,12 @@ absl::StatusOr<json> ReportCheckpoint(MasterContext& ctx, const HttpRequest& req
   }
   std::string state = api::StringField(body, "state");
   c.state = state.rfind("STATE_", 0) == 0 ? state.substr(6) : "COMPLETED";
+  // Where it was stored: its experiment's checkpoint_storage, by id (upstream's storageId).
+  ASSIGN_OR_RETURN(api::Experiment experiment, ctx.store.GetExperiment(c.experiment_id));
+  const json config = json::parse(experiment.config_json, nullptr, false);
+  if (config.is_object() && config.contains("checkpoint_storage")) {
+    ASSIGN_OR_RETURN(c.storage_id, ctx.store.CheckpointStorageId(config["checkpoint_storage"].dump()));
+  }
   RETURN_IF_ERROR(ctx.store.AddCheckpoint(c, size));
   return json::object();
 }
