@@ -192,6 +192,13 @@ def test_expired_trial_logs_are_deleted_on_the_retention_schedule(tmp_path_facto
         assert f"Set log retention of experiment {ids['kept']} to 0 days" in out, out
         wait_for(lambda: logs("kept").strip() == "", "the other trial's logs to be deleted", timeout=60)
         assert c.get(f"/api/v1/trials/{trials['kept']['id']}/remaining_log_retention_days") == {"remainingDays": 0}
+        # Several at once (upstream's bulk action): one result per experiment, an error for an unknown one.
+        resp = c.session.put(f"{c.master_url}/api/v1/projects/1/experiments/retain_logs", timeout=30,
+                             json={"experimentIds": [ids["gone"], 999999], "numDays": -1})
+        assert resp.status_code == 200, resp.text
+        results = {r["id"]: r["error"] for r in resp.json()["results"]}
+        assert results[ids["gone"]] == "" and "999999" in results[999999], results
+        assert c.get(f"/api/v1/trials/{trials['gone']['id']}")["trial"]["logRetentionDays"] == -1
         bad = c.det("experiment", "set", "log-retention", str(ids["kept"]), check=False)
         assert bad.returncode != 0 and "--days" in bad.stderr and "--forever" in bad.stderr, bad
 
