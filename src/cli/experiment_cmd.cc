@@ -291,7 +291,8 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
   retention->add_flag("--forever", *forever, "retain logs forever");
   retention->callback([&ctx, retention_id, retention_days, forever] {
     ctx.action = [&ctx, retention_id, retention_days, forever] {
-      return SetLogRetention(ctx.session(), *retention_id, *retention_days, *forever, std::cout);
+      return SetLogRetention(ctx.session(), LogRetentionOf::kExperiment, *retention_id, *retention_days, *forever,
+                             std::cout);
     };
   });
 

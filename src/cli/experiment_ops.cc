@@ -217,22 +217,23 @@ absl::StatusOr<int> SetExperimentField(Session& session, int experiment_id, cons
   return 0;
 }
 
-absl::StatusOr<int> SetLogRetention(Session& session, int experiment_id, std::optional<int> days, bool forever,
-                                    std::ostream& out) {
+absl::StatusOr<int> SetLogRetention(Session& session, LogRetentionOf of, int id, std::optional<int> days,
+                                    bool forever, std::ostream& out) {
+  const std::string what = of == LogRetentionOf::kExperiment ? "experiment" : "trial";
   if (forever == days.has_value()) {
-    return absl::InvalidArgumentError(
-        "give either --days N (days to keep the logs after the trials end, e.g. `det e set log-retention 1 --days "
-        "50`) or --forever (keep them, e.g. `det e set log-retention 1 --forever`)");
+    return absl::InvalidArgumentError(absl::StrCat("give either --days N (days to keep the logs after the trials end, ",
+                                                   "e.g. `det ", what, " set log-retention 1 --days 50`) or --forever ",
+                                                   "(keep them, e.g. `det ", what, " set log-retention 1 --forever`)"));
   }
   const int num_days = forever ? -1 : *days;
   if (num_days < -1 || num_days > 32767) {
     return absl::InvalidArgumentError(
         absl::StrCat("--days: must be between -1 (forever) and 32767, got ", num_days));
   }
-  RETURN_IF_ERROR(session.Put(absl::StrCat(ExperimentPath(experiment_id), "/retain_logs"),
-                              json{{"experimentId", experiment_id}, {"numDays", num_days}})
-                      .status());
-  out << "Set log retention of experiment " << experiment_id << " to "
+  const std::string path = of == LogRetentionOf::kExperiment ? absl::StrCat(ExperimentPath(id), "/retain_logs")
+                                                             : absl::StrCat("/api/v1/trials/", id, "/retain_logs");
+  RETURN_IF_ERROR(session.Put(path, json{{"numDays", num_days}}).status());
+  out << "Set log retention of " << what << " " << id << " to "
       << (num_days < 0 ? "forever" : absl::StrCat(num_days, " days")) << "\n";
   return 0;
 }

@@ -51,11 +51,12 @@ absl::StatusOr<int> ListExperimentTrials(Session& session, int experiment_id, Ou
 // ("description" or "name"); prints "Set <field> of experiment ID to 'VALUE'".
 absl::StatusOr<int> SetExperimentField(Session& session, int experiment_id, const std::string& field,
                                        const std::string& value, std::ostream& out);
-// `det experiment set log-retention ID --days N | --forever`: how many days the logs of the experiment's
-// trials are kept after they end (-1 with `forever`); prints "Set log retention of experiment ID to N
-// days" (or "to forever").
-absl::StatusOr<int> SetLogRetention(Session& session, int experiment_id, std::optional<int> days, bool forever,
-                                    std::ostream& out);
+// `det experiment|trial set log-retention ID --days N | --forever`: how many days the logs of the
+// experiment's trials, or of the trial, are kept after they end (-1 with `forever`); prints "Set log
+// retention of experiment ID to N days" (or "to forever").
+enum class LogRetentionOf { kExperiment, kTrial };
+absl::StatusOr<int> SetLogRetention(Session& session, LogRetentionOf of, int id, std::optional<int> days,
+                                    bool forever, std::ostream& out);
 // `det experiment label add|remove ID LABEL`: reads the labels and PATCHes the new list, as
 // upstream's CLI does; prints "Added label 'L' to experiment ID" / "Removed label 'L' from ...".
 absl::StatusOr<int> EditExperimentLabel(Session& session, int experiment_id, const std::string& label,

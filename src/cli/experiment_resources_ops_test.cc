@@ -40,7 +40,10 @@ class ExperimentResourcesOpsTest : public FakeMasterTest {
     if (r.method == "PATCH" && r.target == "/api/v1/experiments/5") {
       return {200, R"({"experiment": {"id": 5, "resourcePool": "shared"}})"};
     }
-    if (r.method == "PUT" && r.target == "/api/v1/experiments/3/retain_logs") return {200, "{}"};
+    if (r.method == "PUT" &&
+        (r.target == "/api/v1/experiments/3/retain_logs" || r.target == "/api/v1/trials/7/retain_logs")) {
+      return {200, "{}"};
+    }
     if (r.target.rfind("/api/v1/resource-pools", 0) == 0) {
       return {200, R"({"resourcePools": [{"name": "gpu", "schedulerType": "SCHEDULER_TYPE_PRIORITY"},
                                          {"name": "shared", "schedulerType": "SCHEDULER_TYPE_FAIR_SHARE"}]})"};
@@ -86,19 +89,20 @@ TEST_F(ExperimentResourcesOpsTest, SaysWhenThePoolsSchedulerDoesNotEnforceTheVal
 
 TEST_F(ExperimentResourcesOpsTest, LogRetentionIsDaysOrForeverNeverBoth) {
   std::ostringstream out;
-  ASSERT_TRUE(SetLogRetention(*session_, 3, 50, false, out).ok());
-  ASSERT_TRUE(SetLogRetention(*session_, 3, std::nullopt, true, out).ok());
-  EXPECT_EQ(out.str(), "Set log retention of experiment 3 to 50 days\nSet log retention of experiment 3 to forever\n");
+  ASSERT_TRUE(SetLogRetention(*session_, LogRetentionOf::kExperiment, 3, 50, false, out).ok());
+  ASSERT_TRUE(SetLogRetention(*session_, LogRetentionOf::kTrial, 7, std::nullopt, true, out).ok());
+  EXPECT_EQ(out.str(), "Set log retention of experiment 3 to 50 days\nSet log retention of trial 7 to forever\n");
   std::vector<json> puts;
   for (const FakeRequest& r : server_->requests()) {
     if (r.method == "PUT") puts.push_back(json::parse(r.body));
   }
   ASSERT_EQ(puts.size(), 2u);
-  EXPECT_EQ(puts[0]["numDays"], 50);
-  EXPECT_EQ(puts[1]["numDays"], -1);
+  EXPECT_EQ(puts[0], (json{{"numDays", 50}}));
+  EXPECT_EQ(puts[1], (json{{"numDays", -1}}));
   for (auto [days, forever] : {std::pair<std::optional<int>, bool>{std::nullopt, false}, {5, true}, {40000, false},
                                {-2, false}}) {
-    EXPECT_EQ(SetLogRetention(*session_, 3, days, forever, out).status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(SetLogRetention(*session_, LogRetentionOf::kExperiment, 3, days, forever, out).status().code(),
+              absl::StatusCode::kInvalidArgument);
   }
 }
 

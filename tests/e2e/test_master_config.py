@@ -199,6 +199,9 @@ def test_expired_trial_logs_are_deleted_on_the_retention_schedule(tmp_path_facto
         results = {r["id"]: r["error"] for r in resp.json()["results"]}
         assert results[ids["gone"]] == "" and "999999" in results[999999], results
         assert c.get(f"/api/v1/trials/{trials['gone']['id']}")["trial"]["logRetentionDays"] == -1
+        out = c.det("trial", "set", "log-retention", str(trials["gone"]["id"]), "--days", "30").stdout
+        assert f"Set log retention of trial {trials['gone']['id']} to 30 days" in out, out
+        assert c.get(f"/api/v1/trials/{trials['gone']['id']}/remaining_log_retention_days")["remainingDays"] == 30
         bad = c.det("experiment", "set", "log-retention", str(ids["kept"]), check=False)
         assert bad.returncode != 0 and "--days" in bad.stderr and "--forever" in bad.stderr, bad
 
