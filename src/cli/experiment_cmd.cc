@@ -344,6 +344,12 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
       return DeleteExperiment(ctx.session(), *del_id, std::cout);
     };
   });
+
+  CLI::App* del_tb = exp->add_subcommand("delete-tb-files", "delete TensorBoard files associated with the experiment");
+  auto del_tb_id = AddExperimentId(del_tb);
+  del_tb->callback([&ctx, del_tb_id] {
+    ctx.action = [&ctx, del_tb_id] { return DeleteTensorboardFiles(ctx.session(), *del_tb_id, std::cout); };
+  });
 }
 
 }  // namespace det::cli

@@ -161,6 +161,12 @@ absl::StatusOr<int> DeleteExperiment(Session& session, int experiment_id, std::o
   return 0;
 }
 
+absl::StatusOr<int> DeleteTensorboardFiles(Session& session, int experiment_id, std::ostream& out) {
+  RETURN_IF_ERROR(session.Delete(absl::StrCat(ExperimentPath(experiment_id), "/tensorboard-files")).status());
+  out << "Deletion of the TensorBoard files of experiment " << experiment_id << " is in progress\n";
+  return 0;
+}
+
 absl::StatusOr<int> PrintExperimentConfig(Session& session, int experiment_id, std::ostream& out) {
   absl::StatusOr<json> resp = session.Get(ExperimentPath(experiment_id));
   if (!resp.ok()) return resp.status();

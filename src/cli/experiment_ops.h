@@ -38,6 +38,9 @@ absl::StatusOr<int> WaitForExperiment(Session& session, int experiment_id, doubl
 absl::StatusOr<int> ExperimentAction(Session& session, int experiment_id, const std::string& verb,
                                      std::ostream& out);
 absl::StatusOr<int> DeleteExperiment(Session& session, int experiment_id, std::ostream& out);
+// `det experiment delete-tb-files ID`: asks the master to delete the experiment's TensorBoard files from
+// its checkpoint storage (in the background) and says so.
+absl::StatusOr<int> DeleteTensorboardFiles(Session& session, int experiment_id, std::ostream& out);
 // Prints the experiment's (defaulted) config as YAML.
 absl::StatusOr<int> PrintExperimentConfig(Session& session, int experiment_id, std::ostream& out);
 // `det experiment download-code`: the experiment's context as OUTPUT_DIR/experiment_ID_model_def.tgz

@@ -17,6 +17,14 @@
 
 namespace det::harness {
 
+std::string TensorboardExperimentPrefix(int64_t experiment_id) {
+  return absl::StrCat("tensorboard/experiment/", experiment_id);
+}
+
+std::string TensorboardKeyPrefix(int64_t experiment_id, int64_t trial_id) {
+  return absl::StrCat(TensorboardExperimentPrefix(experiment_id), "/trial/", trial_id);
+}
+
 absl::Status ValidateStorageId(const std::string& uuid) {
   if (uuid.empty() || uuid == "." || uuid == ".." || uuid.find('/') != std::string::npos ||
       uuid.find('\0') != std::string::npos) {

@@ -87,6 +87,11 @@ class StorageManager {
                                      const std::filesystem::path& local_dir);
 };
 
+// "tensorboard/experiment/E": the key prefix of experiment E's TensorBoard files;
+// "tensorboard/experiment/E/trial/T": trial T's, under it.
+std::string TensorboardExperimentPrefix(int64_t experiment_id);
+std::string TensorboardKeyPrefix(int64_t experiment_id, int64_t trial_id);
+
 // A checkpoint UUID is used as a directory name: it must be one non-empty path component.
 absl::Status ValidateStorageId(const std::string& uuid);
 

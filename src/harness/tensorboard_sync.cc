@@ -14,10 +14,6 @@
 namespace det::harness {
 namespace fs = std::filesystem;
 
-std::string TensorboardKeyPrefix(int64_t experiment_id, int64_t trial_id) {
-  return absl::StrCat("tensorboard/experiment/", experiment_id, "/trial/", trial_id);
-}
-
 absl::StatusOr<std::unique_ptr<TensorboardSync>> TensorboardSync::Create(
     std::shared_ptr<StorageManager> storage, fs::path local_dir, const std::string& key_prefix) {
   if (storage == nullptr) return absl::InvalidArgumentError("TensorBoard sync: no storage given");

@@ -23,9 +23,6 @@
 
 namespace det::harness {
 
-// "tensorboard/experiment/E/trial/T": the key prefix of trial T's TensorBoard files.
-std::string TensorboardKeyPrefix(int64_t experiment_id, int64_t trial_id);
-
 class TensorboardSync {
  public:
   // A local file and its path under the key prefix.

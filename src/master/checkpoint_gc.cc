@@ -113,6 +113,10 @@ void CheckpointGc::RemoveFiles(int64_t experiment_id, std::set<std::string> uuid
   Enqueue({Scope::kFiles, experiment_id, std::move(uuids), std::move(globs)});
 }
 
+void CheckpointGc::DeleteTensorboardFiles(int64_t experiment_id) {
+  Enqueue({Scope::kTensorboard, experiment_id, {}});
+}
+
 void CheckpointGc::DeleteExperiment(int64_t experiment_id) { Enqueue({Scope::kExperiment, experiment_id, {}}); }
 
 void CheckpointGc::Enqueue(Job job) {
@@ -187,12 +191,14 @@ absl::Status CheckpointGc::RunOnce(const Job& job) {
     return store_.SetCheckpointGcPending(job.experiment_id, false);
   }
   if (job.scope == Scope::kFiles) return RemoveFilesFromStorage(exp, job.uuids, job.globs);
+  if (job.scope == Scope::kTensorboard) return DeleteTensorboardFilesFromStorage(exp);
   ASSIGN_OR_RETURN(std::vector<api::Checkpoint> stored, StoredCheckpoints(store_, job.experiment_id));
   for (const api::Checkpoint& c : stored) {
     if (job.scope == Scope::kExperiment || job.uuids.contains(c.uuid)) doomed.push_back(c.uuid);
   }
   RETURN_IF_ERROR(DeleteFromStorage(exp, doomed));
   if (job.scope == Scope::kListed) return absl::OkStatus();
+  RETURN_IF_ERROR(DeleteTensorboardFilesFromStorage(exp));
   RETURN_IF_ERROR(DeleteExperimentRecords(store_, job.experiment_id));
   spdlog::info("experiment {} is deleted", job.experiment_id);
   return absl::OkStatus();
@@ -210,6 +216,20 @@ absl::Status CheckpointGc::DeleteFromStorage(const api::Experiment& experiment,
     RETURN_IF_ERROR(store_.MarkCheckpointDeleted(uuid));
   }
   spdlog::info("experiment {}: deleted {} checkpoint(s) from {}", experiment.id, uuids.size(), storage->Describe());
+  return absl::OkStatus();
+}
+
+absl::Status CheckpointGc::DeleteTensorboardFilesFromStorage(const api::Experiment& experiment) {
+  ASSIGN_OR_RETURN(std::unique_ptr<harness::StorageManager> storage, options_.make_storage(StorageConfig(experiment)));
+  const std::string prefix = harness::TensorboardExperimentPrefix(experiment.id);
+  absl::StatusOr<std::vector<harness::StoredFile>> files = storage->ListFiles(prefix);
+  if (absl::IsUnimplemented(files.status())) return absl::OkStatus();  // a storage that holds no such files
+  RETURN_IF_ERROR(files.status());
+  for (const harness::StoredFile& f : *files) RETURN_IF_ERROR(storage->DeleteFile(prefix, f.path));
+  if (!files->empty()) {
+    spdlog::info("experiment {}: deleted {} TensorBoard file(s) from {}", experiment.id, files->size(),
+                 storage->Describe());
+  }
   return absl::OkStatus();
 }
 

@@ -69,8 +69,10 @@ class CheckpointGc {
   // Removes the files of these checkpoints of the experiment that `globs` name (checkpoint_globs.h); a
   // checkpoint left with none of its files is DELETED, one left with some PARTIALLY_DELETED.
   void RemoveFiles(int64_t experiment_id, std::set<std::string> uuids, std::vector<std::string> globs);
-  // The DELETING experiment (Store::MarkExperimentDeleting): its checkpoints are deleted from storage,
-  // then the experiment with everything recorded of it; when storage keeps failing it becomes
+  // Deletes the experiment's TensorBoard files (harness::TensorboardExperimentPrefix) from its storage.
+  void DeleteTensorboardFiles(int64_t experiment_id);
+  // The DELETING experiment (Store::MarkExperimentDeleting): its checkpoints and TensorBoard files are
+  // deleted from storage, then the experiment with everything recorded of it; when storage keeps failing it becomes
   // DELETE_FAILED, and nothing of it is removed.
   void DeleteExperiment(int64_t experiment_id);
   // Blocks until nothing is queued or running (tests).
@@ -85,7 +87,8 @@ class CheckpointGc {
     kPolicy,      // what the experiment's policy lets go, except `uuids` (warm starts)
     kListed,      // `uuids`
     kExperiment,  // every checkpoint, then the experiment
-    kFiles,       // the files `globs` name in each of `uuids`
+    kFiles,        // the files `globs` name in each of `uuids`
+    kTensorboard,  // the experiment's TensorBoard files
   };
   struct Job {
     Scope scope;
@@ -98,6 +101,7 @@ class CheckpointGc {
   absl::Status RunOnce(const Job& job);
   // Deletes `uuids` from the experiment's storage, marking each DELETED after storage confirmed.
   absl::Status DeleteFromStorage(const api::Experiment& experiment, const std::vector<std::string>& uuids);
+  absl::Status DeleteTensorboardFilesFromStorage(const api::Experiment& experiment);
   absl::Status RemoveFilesFromStorage(const api::Experiment& experiment, const std::set<std::string>& uuids,
                                       const std::vector<std::string>& globs);
   // Runs `job` until it succeeds, the attempts run out, or the collector stops.

@@ -226,13 +226,33 @@ TEST_F(CheckpointGcTest, FilesNamedByGlobsGoAndTheRestStays) {
   EXPECT_TRUE(OnDisk().empty());
 }
 
+TEST_F(CheckpointGcTest, AnExperimentsTensorboardFilesGoAndNoOtherExperiments) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  const fs::path mine = host_path_ / "tensorboard/experiment" / std::to_string(id) / "trial/1/events.out.tfevents.1";
+  const fs::path other = host_path_ / "tensorboard/experiment" / std::to_string(id + 100) / "trial/2/events";
+  for (const fs::path& p : {mine, other}) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << "event";
+  }
+  CheckpointGc gc(*store_);
+  gc.DeleteTensorboardFiles(id);
+  gc.WaitIdle();
+  EXPECT_FALSE(fs::exists(mine));
+  EXPECT_TRUE(fs::exists(other));
+  EXPECT_EQ(States(id)[absl::StrCat("e", id, "-100")], "COMPLETED") << "checkpoints are not touched";
+}
+
 TEST_F(CheckpointGcTest, ADeletedExperimentLosesItsCheckpointsThenItsRecords) {
   int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
   ASSERT_TRUE(StartDeletingExperiment(*store_, id).ok());
   CheckpointGc gc(*store_);
+  fs::path events = host_path_ / "tensorboard/experiment" / std::to_string(id) / "trial/1/events";
+  fs::create_directories(events.parent_path());
+  std::ofstream(events) << "event";
   gc.DeleteExperiment(id);
   gc.WaitIdle();
-  EXPECT_TRUE(OnDisk().empty());
+  EXPECT_FALSE(fs::exists(events)) << "its TensorBoard files go too";
+  EXPECT_EQ(OnDisk(), std::vector<std::string>{"tensorboard"}) << "every checkpoint is gone";
   EXPECT_EQ(store_->GetExperiment(id).status().code(), absl::StatusCode::kNotFound);
 }
 

@@ -44,6 +44,20 @@ def test_a_trials_event_files_reach_checkpoint_storage(cluster, experiment):
     assert stored.read_bytes() == b"not really an event file"
 
 
+def test_delete_tb_files_removes_the_experiments_event_files(cluster, tmp_path):
+    (tmp_path / "trial.py").write_text(TRIAL)
+    (tmp_path / "exp.yaml").write_text("name: tb-gone\nentrypoint: python3 trial.py\n"
+                                       "searcher: {name: single, metric: loss}\nmax_restarts: 0\n")
+    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    host_path = pathlib.Path(cluster.get(f"/api/v1/experiments/{exp_id}")["config"]["checkpoint_storage"]["host_path"])
+    files = host_path / "tensorboard" / "experiment" / str(exp_id)
+    assert list(files.rglob("events.out.tfevents.test")), "the trial's event file was stored"
+    out = cluster.det("experiment", "delete-tb-files", str(exp_id)).stdout
+    assert "is in progress" in out, out
+    wait_for(lambda: not any(p.is_file() for p in files.rglob("*")), "the TensorBoard files to be deleted")
+
+
 @pytest.mark.skipif(shutil.which("tensorboard") is not None, reason="TensorBoard is installed here")
 def test_a_tensorboard_fetches_the_files_and_fails_fast_without_tensorboard(cluster, experiment):
     resp = cluster.session.post(f"{cluster.master_url}/api/v1/tensorboards", json={"experimentIds": [experiment]},

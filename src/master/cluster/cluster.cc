@@ -792,6 +792,10 @@ void Cluster::RemoveCheckpointFiles(int64_t experiment_id, std::set<std::string>
   }
 }
 
+void Cluster::DeleteTensorboardFiles(int64_t experiment_id) {
+  if (options_.checkpoint_gc != nullptr) options_.checkpoint_gc->DeleteTensorboardFiles(experiment_id);
+}
+
 void Cluster::DeleteExperiment(int64_t experiment_id) {
   if (options_.checkpoint_gc != nullptr) return options_.checkpoint_gc->DeleteExperiment(experiment_id);
   if (absl::Status st = DeleteExperimentRecords(store_, experiment_id); !st.ok()) {

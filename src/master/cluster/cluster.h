@@ -259,10 +259,11 @@ class Cluster {
   // one's when it ends.
   void SetCheckpointPolicy(int64_t experiment_id, CheckpointGcPolicy policy, std::function<void(absl::Status)> done);
   // Checkpoint storage clean-up, on the GC worker (checkpoint_gc.h): checkpoints a user named, the
-  // files of checkpoints a user named by glob, and an experiment the store marked DELETING (its
-  // checkpoints, then its records).
+  // files of checkpoints a user named by glob, an experiment's TensorBoard files, and an experiment the
+  // store marked DELETING (its checkpoints and TensorBoard files, then its records).
   void DeleteCheckpoints(int64_t experiment_id, std::set<std::string> uuids);
   void RemoveCheckpointFiles(int64_t experiment_id, std::set<std::string> uuids, std::vector<std::string> globs);
+  void DeleteTensorboardFiles(int64_t experiment_id);
   void DeleteExperiment(int64_t experiment_id);
   // Blocks until the state writes handed in so far are durable or failed, their outcomes posted to
   // the loop; whether there were any since the last call. For tests, which run the loop by hand.

@@ -248,6 +248,18 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                });
   }
 
+  // DeleteTensorboardFiles: the experiment's TensorBoard files go from its storage, in the background.
+  router.Add("DELETE", "/api/v1/experiments/{experiment_id}/tensorboard-files", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
+               if (!id.ok()) return ReplyError(r, id.status());
+               if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
+                 return ReplyError(r, st);
+               }
+               ctx.cluster.DeleteTensorboardFiles(*id);
+               ReplyJson(r, json::object());
+             });
+
   router.Add("DELETE", "/api/v1/experiments/{experiment_id}", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
                absl::StatusOr<int64_t> id = PathId(req, "experiment_id");

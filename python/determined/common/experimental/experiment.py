@@ -207,6 +207,10 @@ class Experiment:
         goes through DELETING; a terminal experiment only)."""
         self._session.delete(f"/api/v1/experiments/{self._id}")
 
+    def delete_tensorboard_files(self) -> None:
+        """Deletes the experiment's TensorBoard files from its checkpoint storage (asynchronously)."""
+        self._session.delete(f"/api/v1/experiments/{self._id}/tensorboard-files")
+
     def wait(self, interval: float = 5.0) -> ExperimentState:
         """
         Waits until the experiment is COMPLETED, CANCELED, ERROR or DELETED, checking every
