@@ -16,7 +16,8 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// A poller whose answers are scripted; a poll with no scripted answer blocks until Cancel().
+// A poller whose answers are scripted; a poll with no scripted answer blocks until one is added
+// (Answer) or Cancel().
 class FakePoller : public PreemptionPoller {
  public:
   struct Shared {
@@ -33,8 +34,8 @@ class FakePoller : public PreemptionPoller {
     int n = static_cast<int>(s_->timeouts.size());
     s_->timeouts.push_back(timeout_seconds);
     s_->cv.notify_all();
+    s_->cv.wait(lock, [&] { return s_->cancelled || n < static_cast<int>(s_->answers.size()); });
     if (n < static_cast<int>(s_->answers.size())) return s_->answers[n];
-    s_->cv.wait(lock, [&] { return s_->cancelled; });
     return absl::CancelledError("cancelled");
   }
   void Cancel() override {
@@ -65,11 +66,19 @@ TEST(PreemptionWatcherTest, FirstPollIsQuickThenLongPollsUntilTrue) {
 
 TEST(PreemptionWatcherTest, FailuresCountAsFalseAndAreRetried) {
   auto s = std::make_shared<FakePoller::Shared>();
-  s->answers = {absl::UnavailableError("down"), absl::UnavailableError("down"), true};
+  s->answers = {absl::UnavailableError("down"), absl::UnavailableError("down")};
   PreemptionWatcher w(std::make_unique<FakePoller>(s), {60, milliseconds(1)});
   w.Start();
   bool first = w.ShouldPreempt();  // blocks for the first answer only
   EXPECT_FALSE(first);
+  {
+    // Retried after both failures: the third poll waits for an answer, which is now "preempt".
+    std::unique_lock<std::mutex> lock(s->mu);
+    s->cv.wait(lock, [&] { return s->timeouts.size() == 3; });
+    EXPECT_FALSE(w.ShouldPreempt());
+    s->answers.push_back(true);
+    s->cv.notify_all();
+  }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (!w.ShouldPreempt() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(milliseconds(1));
