@@ -1,9 +1,12 @@
 #include "master/experiment_rules.h"
 
+#include <nlohmann/json.hpp>
+
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "config/merge.h"
 
 namespace det::master {
 namespace {
@@ -66,6 +69,16 @@ absl::Status DeleteExperimentRecords(ExperimentStore& store, int64_t id) {
   deletable.push_back(ExperimentState::kDeleting);
   ASSIGN_OR_RETURN(ExperimentState found, store.DeleteExperiment(id, deletable));
   return In(found, deletable) ? absl::OkStatus() : NotDeletable(found);
+}
+
+absl::StatusOr<nlohmann::json> ContinuedConfig(const nlohmann::json& stored, const nlohmann::json& overrides) {
+  nlohmann::json merged = config::MergeExperimentConfig(overrides, stored);
+  if (merged.value("hyperparameters", nlohmann::json()) != stored.value("hyperparameters", nlohmann::json())) {
+    return absl::InvalidArgumentError(
+        "hyperparameters: a continued trial keeps the hyperparameters it trained with; create a new experiment "
+        "(searcher.source_trial_id warm-starts it) to train with others");
+  }
+  return merged;
 }
 
 }  // namespace det::master

@@ -1,9 +1,12 @@
 #pragma once
-// Which experiments may be archived and deleted, with upstream's errors. The store only carries the
-// writes out, each while the experiment is in one of the states given here (experiment_store.h).
+// Which experiments may be archived, deleted and continued, with upstream's errors. The store only
+// carries the writes out, each while the experiment is in one of the states given here
+// (experiment_store.h).
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "master/db/experiment_store.h"
 
 namespace det::master {
@@ -18,5 +21,9 @@ absl::Status StartDeletingExperiment(ExperimentStore& store, int64_t id);
 absl::Status MarkExperimentDeleteFailed(ExperimentStore& store, int64_t id);
 // Removes the records of a finished or DELETING experiment; FailedPrecondition (as above) otherwise.
 absl::Status DeleteExperimentRecords(ExperimentStore& store, int64_t id);
+// `det experiment continue`: the stored (complete) config with the user's overrides merged in; the
+// continued trial keeps the hyperparameters it trained with, so overrides that change them are
+// InvalidArgument. The cluster checks the rest (a finished experiment, the single searcher).
+absl::StatusOr<nlohmann::json> ContinuedConfig(const nlohmann::json& stored, const nlohmann::json& overrides);
 
 }  // namespace det::master

@@ -1,5 +1,7 @@
 #include "master/experiment_rules.h"
 
+#include <nlohmann/json.hpp>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -55,6 +57,20 @@ TEST_F(ExperimentRulesTest, OnlyAFinishedExperimentBecomesDeletingAndAFailedDele
   ASSERT_TRUE(StartDeletingExperiment(*store_, done).ok()) << "a failed deletion can be asked for again";
   ASSERT_TRUE(DeleteExperimentRecords(*store_, done).ok());
   EXPECT_EQ(store_->GetExperiment(done).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(ContinuedConfigTest, OverridesMergeInButHyperparametersStay) {
+  const nlohmann::json stored = {{"searcher", {{"name", "single"}, {"max_length", {{"batches", 100}}}}},
+                                 {"hyperparameters", {{"lr", {{"type", "const"}, {"val", 0.1}}}}}};
+  absl::StatusOr<nlohmann::json> longer =
+      ContinuedConfig(stored, {{"searcher", {{"max_length", {{"batches", 300}}}}}});
+  ASSERT_TRUE(longer.ok()) << longer.status();
+  EXPECT_EQ((*longer)["searcher"], (nlohmann::json{{"name", "single"}, {"max_length", {{"batches", 300}}}}));
+  EXPECT_TRUE(ContinuedConfig(stored, {{"hyperparameters", stored["hyperparameters"]}}).ok()) << "the same ones";
+  absl::StatusOr<nlohmann::json> other =
+      ContinuedConfig(stored, {{"hyperparameters", {{"lr", {{"type", "const"}, {"val", 0.2}}}}}});
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(other.status().message().find("hyperparameters"), absl::string_view::npos);
 }
 
 }  // namespace

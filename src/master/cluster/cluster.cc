@@ -42,14 +42,7 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   // The searcher is built before anything is stored: a config it cannot run stores nothing.
   ASSIGN_OR_RETURN(std::unique_ptr<searcher::Searcher> search, searcher::Searcher::Create(config));
   ASSIGN_OR_RETURN(std::string warm_start, WarmStartCheckpoint(config));
-  // Work that could never start is refused now rather than queued forever (unless launch_error is off).
-  ASSIGN_OR_RETURN(std::string pool, ResolvePool(request.config.resource_pool, request.config.slots_per_trial));
-  RETURN_IF_ERROR(
-      CheckLaunchFits(pool, request.config.slots_per_trial, request.config.is_single_node, *request.warnings));
-  // The stored config names the pool it was resolved to, as upstream's does.
-  request.config.resource_pool = pool;
-  config["resources"]["resource_pool"] = pool;
-  request.config.full_json = config.dump();
+  RETURN_IF_ERROR(PlaceInPool(request.config, config, request.warnings));
   auto exp = std::make_unique<LiveExperiment>();
   api::Experiment& e = exp->experiment;
   e.name = request.config.name;
@@ -77,6 +70,17 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   ApplyActions(id, ref.searcher->InitialActions());
   Schedule();
   return id;
+}
+
+absl::Status Cluster::PlaceInPool(config::ExperimentConfig& config, json& config_json, LaunchWarnings& warnings) {
+  // Work that could never start is refused now rather than queued forever (unless launch_error is off).
+  ASSIGN_OR_RETURN(std::string pool, ResolvePool(config.resource_pool, config.slots_per_trial));
+  RETURN_IF_ERROR(CheckLaunchFits(pool, config.slots_per_trial, config.is_single_node, *warnings));
+  // The stored config names the pool it was resolved to, as upstream's does.
+  config.resource_pool = pool;
+  config_json["resources"]["resource_pool"] = pool;
+  config.full_json = config_json.dump();
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> Cluster::WarmStartCheckpoint(const json& config) {

@@ -348,6 +348,10 @@ class Cluster {
   // without agents yet may get some, so anything fits it).
   // CheckFits for new work: with launch_error off, work that does not fit is queued, and `warnings`
   // get kSlotsExceeded.
+  // An experiment about to run: its pool resolved (refused when it could never start, unless
+  // launch_error is off, which adds a warning) and written into both forms of its config, as upstream
+  // stores it.
+  absl::Status PlaceInPool(config::ExperimentConfig& config, nlohmann::json& config_json, LaunchWarnings& warnings);
   absl::Status CheckLaunchFits(const std::string& pool, int slots, bool single_node,
                                std::vector<std::string>& warnings) const;
   absl::Status CheckFits(const std::string& pool, int slots, bool single_node,

@@ -39,12 +39,7 @@ absl::Status Cluster::DoContinueExperiment(ContinuedExperiment& request, std::fu
         searcher_name, "\""));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<searcher::Searcher> search, searcher::Searcher::Create(config));
-  ASSIGN_OR_RETURN(std::string pool, ResolvePool(request.config.resource_pool, request.config.slots_per_trial));
-  RETURN_IF_ERROR(
-      CheckLaunchFits(pool, request.config.slots_per_trial, request.config.is_single_node, *request.warnings));
-  request.config.resource_pool = pool;
-  config["resources"]["resource_pool"] = pool;
-  request.config.full_json = config.dump();
+  RETURN_IF_ERROR(PlaceInPool(request.config, config, request.warnings));
 
   auto exp = std::make_unique<LiveExperiment>();
   exp->experiment = std::move(request.experiment);

@@ -9,7 +9,7 @@
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
 #include "config/experiment_config.h"
-#include "config/merge.h"
+#include "master/experiment_rules.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
@@ -33,15 +33,10 @@ absl::StatusOr<ContinuedExperiment> ParseContinueRequest(MasterContext& ctx, con
     if (!overrides.is_object()) return absl::InvalidArgumentError("overrideConfig: must be a YAML mapping");
   }
   ASSIGN_OR_RETURN(json stored, ParseJson(experiment.config_json));
-  if (overrides.contains("hyperparameters") &&
-      config::MergeExperimentConfig(overrides, stored)["hyperparameters"] != stored["hyperparameters"]) {
-    return absl::InvalidArgumentError(
-        "hyperparameters: a continued trial keeps the hyperparameters it trained with; create a new experiment "
-        "(searcher.source_trial_id warm-starts it) to train with others");
-  }
+  ASSIGN_OR_RETURN(json merged, ContinuedConfig(stored, overrides));
   ContinuedExperiment out;
   // The stored config is complete (merged and defaulted): the overrides need no defaults either.
-  ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfigJson(config::MergeExperimentConfig(overrides, stored), {}));
+  ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfigJson(merged, {}));
   ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx.store.ListTrials(id));
   if (trials.size() != 1) {
     return absl::FailedPreconditionError(absl::StrCat("experiment ", id, " has ", trials.size(),
