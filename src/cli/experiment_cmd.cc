@@ -14,6 +14,7 @@
 #include "cli/experiment_resources_ops.h"
 #include "cli/format_flags.h"
 #include "cli/gc_policy_ops.h"
+#include "cli/log_retention_flags.h"
 #include "cli/positive_id.h"
 #include "cli/prompt.h"
 #include "cli/ranking_flags.h"
@@ -282,19 +283,7 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
     });
   }
 
-  CLI::App* retention = set->add_subcommand("log-retention", "set `log-retention-days` for an experiment");
-  auto retention_id = AddExperimentId(retention);
-  auto retention_days = std::make_shared<std::optional<int>>();
-  auto forever = std::make_shared<bool>(false);
-  retention->add_option("--days", *retention_days,
-                        "number of days to retain the logs for, from the end time of the task; -1 to 32767");
-  retention->add_flag("--forever", *forever, "retain logs forever");
-  retention->callback([&ctx, retention_id, retention_days, forever] {
-    ctx.action = [&ctx, retention_id, retention_days, forever] {
-      return SetLogRetention(ctx.session(), LogRetentionOf::kExperiment, *retention_id, *retention_days, *forever,
-                             std::cout);
-    };
-  });
+  AddLogRetentionCommand(set, ctx, LogRetentionOf::kExperiment);
 
   CLI::App* gc = set->add_subcommand("gc-policy", "set gc policy of experiment");
   auto gc_id = AddExperimentId(gc);

@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/positive_id.h"
 #include "cli/checkpoint_ops.h"
-#include "cli/experiment_ops.h"
+#include "cli/log_retention_flags.h"
 #include "cli/ranking_flags.h"
 #include "cli/trial_ops.h"
 
@@ -116,20 +116,7 @@ void AddTrialCommands(CLI::App& det, CommandContext& ctx) {
 
   CLI::App* set = trial->add_subcommand("set", "set trial attributes");
   set->require_subcommand(1);
-  CLI::App* retention = set->add_subcommand("log-retention", "set `log-retention-days` for a trial");
-  auto retention_id = std::make_shared<int>(0);
-  auto retention_days = std::make_shared<std::optional<int>>();
-  auto forever = std::make_shared<bool>(false);
-  retention->add_option("trial_id", *retention_id, "trial ID")->required()->check(PositiveId());
-  retention->add_option("--days", *retention_days,
-                        "number of days to retain the logs for, from the end time of the task; -1 to 32767");
-  retention->add_flag("--forever", *forever, "retain logs forever");
-  retention->callback([&ctx, retention_id, retention_days, forever] {
-    ctx.action = [&ctx, retention_id, retention_days, forever] {
-      return SetLogRetention(ctx.session(), LogRetentionOf::kTrial, *retention_id, *retention_days, *forever,
-                             std::cout);
-    };
-  });
+  AddLogRetentionCommand(set, ctx, LogRetentionOf::kTrial);
 
   CLI::App* kill = trial->add_subcommand("kill", "forcibly terminate a trial");
   auto kill_id = std::make_shared<int>(0);
