@@ -109,6 +109,64 @@ TEST_F(StateWriterTest, AWriteTheDatabaseJudgedIsNotMadeAgain) {
   EXPECT_EQ(writer.kept(), 0u);
 }
 
+TEST_F(StateWriterTest, AKeptCreationHoldsItsKeysWritesAndLaterCreationsBehindItUntilItIsSaved) {
+  std::atomic<bool> creations_up = false;
+  std::vector<std::string> made;  // the writes that did something, in order (the writer's thread only)
+  auto create = [&](const std::string& name) -> Store::Write {
+    return [&, name] {
+      if (!creations_up) return absl::UnavailableError("database is unreachable");
+      made.push_back("create " + name);
+      return store_->PutTemplate({.name = name, .config_json = R"({"v":0})"});
+    };
+  };
+  auto update = [&](const std::string& name, const std::string& value) -> Store::Write {
+    return [&, name, value] {
+      made.push_back("update " + name + " " + value);
+      return store_->UpdateTemplateConfig(name, value);  // NotFound before its creation
+    };
+  };
+  int caught_up = 0;
+  StateWriter writer(*store_, loop_, milliseconds(10), [&] { ++caught_up; });
+  writer.Create("t", create("t"));
+  writer.WaitIdle();
+  ASSERT_TRUE(writer.CreationKept());
+
+  absl::Status updated;
+  writer.Write("t", update("t", R"({"v":1})"));
+  writer.Write("t", update("t", R"({"v":2})"), [&](absl::Status st) { updated = st; });
+  writer.Create("u", create("u"));
+  writer.Write("other", Put("other", "{}"));
+  writer.WaitIdle();
+  loop_.RunPending();
+  EXPECT_EQ(updated.message(), "database is unreachable") << "it waits behind its creation";
+  EXPECT_EQ(Saved("other"), "{}") << "other keys go on";
+  EXPECT_EQ(writer.kept(), 2u);
+  EXPECT_EQ(caught_up, 0);
+
+  creations_up = true;
+  for (int i = 0; i < 500 && writer.kept() > 0; ++i) std::this_thread::sleep_for(milliseconds(10));
+  EXPECT_EQ(writer.kept(), 0u);
+  EXPECT_EQ(made, (std::vector<std::string>{"create t", R"(update t {"v":2})", "create u"}))
+      << "in the order handed in, the newest of t's writes after its creation";
+  EXPECT_EQ(Saved("t"), R"({"v":2})");
+  EXPECT_EQ(Saved("u"), R"({"v":0})");
+  EXPECT_FALSE(writer.CreationKept());
+  loop_.RunPending();
+  EXPECT_EQ(caught_up, 1);
+}
+
+TEST_F(StateWriterTest, AFailedWriteOnceIsReportedAndNotKept) {
+  StateWriter writer(*store_, loop_, milliseconds(10));
+  absl::Status outcome;
+  writer.WriteOnce([] { return absl::UnavailableError("database is unreachable"); },
+                   [&](absl::Status st) { outcome = st; });
+  writer.WaitIdle();
+  loop_.RunPending();
+  EXPECT_TRUE(absl::IsUnavailable(outcome)) << outcome;
+  EXPECT_EQ(writer.kept(), 0u);
+  EXPECT_FALSE(writer.Unavailable().has_value());
+}
+
 TEST_F(StateWriterTest, WhatWasHandedInIsCommittedAtShutdownAndLateOutcomesAreDropped) {
   bool reported = false;
   {
