@@ -74,11 +74,20 @@ struct ExperimentPatch {
   std::optional<std::optional<double>> queue_position;  // set, or cleared with nullopt inside
 };
 
+struct HighestIds {
+  int64_t experiment = 0;
+  int64_t trial = 0;
+};
+
 class ExperimentStore {
  public:
   virtual ~ExperimentStore() = default;
 
-  // Experiments. `experiment.id` is assigned.
+  // The highest experiment and trial ids ever given, deleted rows' included: the master gives the
+  // next ones itself.
+  virtual absl::StatusOr<HighestIds> GetHighestIds() = 0;
+
+  // Experiments. `experiment.id` is the one given, or 0 for the store to give one.
   virtual absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
                                                    const std::string& model_definition_tgz) = 0;
   virtual absl::Status UpdateExperimentState(int64_t id, api::ExperimentState state,
@@ -114,7 +123,7 @@ class ExperimentStore {
   // NotFound before the first snapshot.
   virtual absl::StatusOr<SavedSearcher> GetSearcher(int64_t experiment_id) = 0;
 
-  // Trials. `trial.id` is assigned.
+  // Trials. `trial.id` is the one given, or 0 for the store to give one.
   virtual absl::StatusOr<int64_t> InsertTrial(const api::Trial& trial) = 0;
   // Writes the lifecycle fields: state, restarts, run_id, end_time, runner_state, and request_id (a
   // continued experiment's fresh searcher knows its trial by a new one).

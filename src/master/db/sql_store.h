@@ -33,6 +33,7 @@ class SqlStore : public Store {
   absl::StatusOr<UserPage> ListUsers(const UserFilter& filter) override;
   absl::Status DeleteUserSessions(int64_t user_id) override;
 
+  absl::StatusOr<HighestIds> GetHighestIds() override;
   absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
                                            const std::string& model_definition_tgz) override;
   absl::Status UpdateExperimentState(int64_t id, api::ExperimentState state,

@@ -24,19 +24,47 @@ namespace {
 absl::StatusOr<Experiment> ExperimentById(SqlConnection& db, int64_t id);
 }  // namespace
 
+absl::StatusOr<HighestIds> SqlStore::GetHighestIds() {
+  SqlLease lease = Reader();
+  SqlConnection& db = *lease;
+  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat("SELECT ", HighestIdEver(db.dialect(), "experiments"), ", ",
+                                                   HighestIdEver(db.dialect(), "trials"))));
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return absl::InternalError("the highest ids: no row");
+  return HighestIds{.experiment = s.Int(0), .trial = s.Int(1)};
+}
+
+namespace {
+
+// An INSERT's id column and value: the id the master gave (the statement's first parameter), or a new
+// one.
+NewRowId GivenOrNewId(SqlDialect d, const std::string& table, int64_t given) {
+  return given > 0 ? NewRowId{"id, ", "?, "} : NeverReusedId(d, table);
+}
+
+}  // namespace
+
 absl::StatusOr<int64_t> SqlStore::InsertExperiment(const Experiment& e, const std::string& model_definition_tgz) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
-  NewRowId new_id = NeverReusedId(db.dialect(), "experiments");
+  SqlTransaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
+  NewRowId new_id = GivenOrNewId(db.dialect(), "experiments", e.id);
   ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(
                                "INSERT INTO experiments (", new_id.column, "name, description, labels, state, archived, ",
                                "config, original_config, model_definition, owner_id, start_time, end_time, progress, ",
                                "job_id) VALUES (", new_id.value, "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")));
-  s.Bind(1, e.name).Bind(2, e.description).Bind(3, nlohmann::json(e.labels).dump()).Bind(4, std::string(Name(e.state)));
-  s.Bind(5, e.archived ? 1 : 0).Bind(6, e.config_json).Bind(7, e.original_config).BindBlob(8, model_definition_tgz);
-  s.Bind(9, e.owner_id).Bind(10, Micros(e.start_time)).Bind(11, Micros(e.end_time)).Bind(12, e.progress);
-  s.Bind(13, e.job_id);
-  return InsertedId(s);
+  const int first = e.id > 0 ? 2 : 1;
+  if (e.id > 0) s.Bind(1, e.id);
+  s.Bind(first, e.name).Bind(first + 1, e.description).Bind(first + 2, nlohmann::json(e.labels).dump());
+  s.Bind(first + 3, std::string(Name(e.state))).Bind(first + 4, e.archived ? 1 : 0).Bind(first + 5, e.config_json);
+  s.Bind(first + 6, e.original_config).BindBlob(first + 7, model_definition_tgz).Bind(first + 8, e.owner_id);
+  s.Bind(first + 9, Micros(e.start_time)).Bind(first + 10, Micros(e.end_time)).Bind(first + 11, e.progress);
+  s.Bind(first + 12, e.job_id);
+  ASSIGN_OR_RETURN(int64_t id, InsertedId(s));
+  if (e.id > 0) RETURN_IF_ERROR(KeepSequencePast(db, "experiments", id));
+  RETURN_IF_ERROR(tx.Commit());
+  return id;
 }
 
 absl::Status SqlStore::UpdateExperimentState(int64_t id, api::ExperimentState state,
@@ -293,16 +321,19 @@ absl::StatusOr<int64_t> SqlStore::InsertTrial(const Trial& t) {
   SqlConnection& db = *lease;
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
-  NewRowId new_id = NeverReusedId(db.dialect(), "trials");
+  NewRowId new_id = GivenOrNewId(db.dialect(), "trials", t.id);
   ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat("INSERT INTO trials (", new_id.column,
                                                    "experiment_id, request_id, task_id, state, hparams, seed, "
                                                    "restarts, run_id, start_time, log_retention_days) VALUES (",
                                                    new_id.value, "?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")));
-  s.Bind(1, t.experiment_id).Bind(2, t.request_id).Bind(3, t.task_id).Bind(4, std::string(Name(t.state)));
-  s.Bind(5, t.hparams_json);
-  s.Bind(6, static_cast<int64_t>(t.seed)).Bind(7, t.restarts).Bind(8, t.run_id).Bind(9, Micros(t.start_time));
-  s.Bind(10, t.log_retention_days);
+  const int first = t.id > 0 ? 2 : 1;
+  if (t.id > 0) s.Bind(1, t.id);
+  s.Bind(first, t.experiment_id).Bind(first + 1, t.request_id).Bind(first + 2, t.task_id);
+  s.Bind(first + 3, std::string(Name(t.state))).Bind(first + 4, t.hparams_json);
+  s.Bind(first + 5, static_cast<int64_t>(t.seed)).Bind(first + 6, t.restarts).Bind(first + 7, t.run_id);
+  s.Bind(first + 8, Micros(t.start_time)).Bind(first + 9, t.log_retention_days);
   ASSIGN_OR_RETURN(int64_t id, InsertedId(s));
+  if (t.id > 0) RETURN_IF_ERROR(KeepSequencePast(db, "trials", id));
   ASSIGN_OR_RETURN(auto count, db.Prepare("UPDATE experiments SET num_trials = num_trials + 1 WHERE id = ?"));
   RETURN_IF_ERROR(count.Bind(1, t.experiment_id).Run());
   RETURN_IF_ERROR(tx.Commit());

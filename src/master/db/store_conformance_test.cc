@@ -976,6 +976,34 @@ TYPED_TEST(ExperimentQueryTest, IdsOfDeletedExperimentsAndTrialsAreNeverGivenAga
   EXPECT_GT(this->Add("after", 2, api::ExperimentState::kActive, {}, 0), next);
 }
 
+TYPED_TEST(ExperimentQueryTest, TheMasterGivesIdsAboveTheHighestEverAndTheStoreGoesOnAboveThem) {
+  int64_t trial = 0;
+  int64_t deleted = this->AddExperimentWithTrial(&trial);
+  ASSERT_TRUE(this->store_->DeleteExperiment(deleted, {api::ExperimentState::kActive}).ok());
+  absl::StatusOr<HighestIds> highest = this->store_->GetHighestIds();
+  ASSERT_TRUE(highest.ok()) << highest.status();
+  EXPECT_EQ(highest->experiment, deleted) << "a deleted experiment's id counts";
+  EXPECT_EQ(highest->trial, trial);
+
+  api::Experiment e{.name = "given", .config_json = "{}", .owner_id = 2, .job_id = "job-given"};
+  e.id = highest->experiment + 10;
+  ASSERT_EQ(*this->store_->InsertExperiment(e, "tgz"), e.id);
+  api::Trial t{.experiment_id = e.id, .request_id = "r", .task_id = "given.1"};
+  t.id = highest->trial + 20;
+  ASSERT_EQ(*this->store_->InsertTrial(t), t.id);
+  EXPECT_EQ(this->store_->GetExperiment(e.id)->trial_ids, std::vector<int64_t>{t.id});
+  highest = this->store_->GetHighestIds();
+  EXPECT_EQ(highest->experiment, e.id);
+  EXPECT_EQ(highest->trial, t.id);
+
+  // Rows without a given id come after the given ones, on PostgreSQL's sequences too.
+  int64_t next_trial = 0;
+  EXPECT_EQ(this->AddExperimentWithTrial(&next_trial), e.id + 1);
+  EXPECT_EQ(next_trial, t.id + 1);
+  e.id = e.id + 1;
+  EXPECT_FALSE(this->store_->InsertExperiment(e, "tgz").ok()) << "an id already given";
+}
+
 TYPED_TEST(ExperimentQueryTest, ConditionalWritesActOnlyInTheGivenStates) {
   using api::ExperimentState;
   int64_t live = this->Add("live", 2, ExperimentState::kActive, {}, 1);

@@ -31,19 +31,44 @@ inline std::string JsonArrayHas(SqlDialect d, const std::string& column) {
   return absl::StrCat("EXISTS (SELECT 1 FROM json_array_elements_text(", column, "::json) v WHERE v = ?)");
 }
 
+// PostgreSQL: the last id `table`'s sequence gave, as a scalar expression (0 before the first).
+inline std::string SequenceLastId(const std::string& table) {
+  return absl::StrCat("coalesce((SELECT last_value FROM pg_sequences WHERE format('%I.%I', schemaname, sequencename) "
+                      "= pg_get_serial_sequence('", table, "', 'id')), 0)");
+}
+
+// The highest id `table` ever gave, as a scalar expression: its rows', its deleted rows'
+// (id_high_water, migration 0012) and, on PostgreSQL, its sequence's.
+inline std::string HighestIdEver(SqlDialect d, const std::string& table) {
+  std::string rows = absl::StrCat("(SELECT coalesce(max(id), 0) FROM ", table, ")");
+  std::string deleted =
+      absl::StrCat("(SELECT coalesce(max(max_id), 0) FROM id_high_water WHERE table_name = '", table, "')");
+  if (d == SqlDialect::kSqlite) return absl::StrCat("max(", rows, ", ", deleted, ")");
+  return absl::StrCat("GREATEST(", rows, ", ", deleted, ", ", SequenceLastId(table), ")");
+}
+
 // An INSERT's id column and value (each with its trailing ", ") that never give a row an id its table
 // had before. SQLite's INTEGER PRIMARY KEY would give the highest deleted id again, so the id is one
-// above both the table's highest and the highest deleted (id_high_water, migration 0012); PostgreSQL's
-// sequences never give an id twice, so there both are empty and the column's default applies.
+// above HighestIdEver; PostgreSQL's sequences never give an id twice, so there both are empty and the
+// column's default applies.
 struct NewRowId {
   std::string column;
   std::string value;
 };
 inline NewRowId NeverReusedId(SqlDialect d, const std::string& table) {
   if (d != SqlDialect::kSqlite) return {};
-  return {"id, ", absl::StrCat("(SELECT max((SELECT coalesce(max(id), 0) FROM ", table,
-                               "), (SELECT coalesce(max(max_id), 0) FROM id_high_water WHERE table_name = '", table,
-                               "')) + 1), ")};
+  return {"id, ", absl::StrCat("(SELECT ", HighestIdEver(d, table), " + 1), ")};
+}
+
+// After a row of `table` came in with an id the master gave: PostgreSQL's sequence goes on past it
+// (SQLite's next id is past the highest anyway).
+inline absl::Status KeepSequencePast(SqlConnection& db, const std::string& table, int64_t id) {
+  if (db.dialect() != SqlDialect::kPostgres) return absl::OkStatus();
+  absl::StatusOr<SqlStatement> s = db.Prepare(absl::StrCat("SELECT setval(pg_get_serial_sequence('", table,
+                                                           "', 'id'), ?) WHERE ? > ", SequenceLastId(table)));
+  if (!s.ok()) return s.status();
+  s->Bind(1, id).Bind(2, id);
+  return s->Run();
 }
 
 }  // namespace det::master
