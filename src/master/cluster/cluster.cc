@@ -23,7 +23,10 @@ namespace det::master {
 using nlohmann::json;
 
 Cluster::Cluster(Store& store, EventLoop& loop, ClusterOptions options)
-    : store_(store), loop_(loop), options_(std::move(options)), state_writer_(store, loop) {
+    : store_(store),
+      loop_(loop),
+      options_(std::move(options)),
+      state_writer_(store, loop, std::chrono::seconds(1), [this] { Schedule(); }) {
   if (options_.pools.empty()) options_.pools.push_back(PoolOptions{.name = "default"});
   for (const PoolOptions& pool : options_.pools) pools_[pool.name] = pool;
 }
@@ -180,12 +183,7 @@ void Cluster::ApplyActions(int64_t experiment_id, const std::vector<searcher::Ac
     LiveExperiment& exp = *e->second;
     switch (action.kind) {
       case searcher::Action::Kind::kCreateTrial:
-        if (absl::Status st = CreateTrial(exp, action); !st.ok()) {
-          spdlog::error("experiment {}: creating a trial failed: {}", experiment_id, st.ToString());
-          SaveSearcher(exp);
-          FinishExperiment(exp, api::ExperimentState::kError);
-          return;
-        }
+        CreateTrial(exp, action);
         exp.searcher->TrialCreated(action.request_id);
         break;
       case searcher::Action::Kind::kStopTrial: {
@@ -216,9 +214,24 @@ void Cluster::ApplyActions(int64_t experiment_id, const std::vector<searcher::Ac
   if (auto e = experiments_.find(experiment_id); e != experiments_.end()) SaveSearcher(*e->second);
 }
 
-absl::Status Cluster::CreateTrial(LiveExperiment& exp, const searcher::Action& action) {
+int64_t Cluster::NewExperimentId() { return ++HighestIdsGiven().experiment; }
+
+int64_t Cluster::NewTrialId() { return ++HighestIdsGiven().trial; }
+
+HighestIds& Cluster::HighestIdsGiven() {
+  if (!highest_ids_) {
+    // Recover reads them at start; this is for a cluster that skipped it (unit tests).
+    absl::StatusOr<HighestIds> read = store_.GetHighestIds();
+    if (!read.ok()) spdlog::error("the highest ids given: {}", read.status().ToString());
+    highest_ids_ = read.value_or(HighestIds{});
+  }
+  return *highest_ids_;
+}
+
+void Cluster::CreateTrial(LiveExperiment& exp, const searcher::Action& action) {
   auto state = std::make_unique<LiveTrial>();
   api::Trial& t = state->trial;
+  t.id = NewTrialId();
   t.experiment_id = exp.experiment.id;
   t.request_id = action.request_id;
   t.task_id = absl::StrCat(exp.experiment.id, ".", NewUuid());
@@ -232,14 +245,13 @@ absl::Status Cluster::CreateTrial(LiveExperiment& exp, const searcher::Action& a
             .owner_id = exp.experiment.owner_id,
             .job_id = exp.experiment.job_id,
             .start_time = t.start_time};
-  RETURN_IF_ERROR(store_.InsertTask(task, ""));
-  ASSIGN_OR_RETURN(t.id, store_.InsertTrial(t));
+  state_writer_.Create(absl::StrCat("task ", task.task_id), [this, task] { return store_.InsertTask(task, ""); });
+  state_writer_.Create(absl::StrCat("trial ", t.id), [this, t] { return store_.InsertTrial(t).status(); });
   exp.trial_by_request[action.request_id] = t.id;
   LiveTrial& ref = *state;
   trials_[t.id] = std::move(state);
   AddTrialTask(ref, exp, std::move(task));
-  if (ref.trial.state == api::TrialState::kActive) RETURN_IF_ERROR(RequestAllocation(ref));
-  return absl::OkStatus();
+  if (ref.trial.state == api::TrialState::kActive) RequestAllocation(ref);
 }
 
 Cluster::LiveTask& Cluster::AddTrialTask(LiveTrial& trial, const LiveExperiment& exp, Task record) {
@@ -254,17 +266,16 @@ Cluster::LiveTask& Cluster::AddTrialTask(LiveTrial& trial, const LiveExperiment&
   return *(tasks_[id] = std::move(task));
 }
 
-absl::Status Cluster::RequestAllocation(LiveTrial& trial) {
+void Cluster::RequestAllocation(LiveTrial& trial) {
   const LiveExperiment& exp = *experiments_.at(trial.trial.experiment_id);
   trial.trial.run_id += 1;
-  RETURN_IF_ERROR(store_.UpdateTrialLifecycle(trial.trial));
-  RETURN_IF_ERROR(RequestTaskAllocation(*trial.task, trial.trial.run_id));
+  SaveTrial(trial.trial);
+  RequestTaskAllocation(*trial.task, trial.trial.run_id);
   MasterLog(trial.trial.task_id, trial.task->allocation_id,
             absl::StrCat("Trial ", trial.trial.id, " queued: waiting for ", exp.config.slots_per_trial, " slot(s)"));
-  return absl::OkStatus();
 }
 
-absl::Status Cluster::RequestTaskAllocation(LiveTask& task, int run) {
+void Cluster::RequestTaskAllocation(LiveTask& task, int run) {
   auto alloc = std::make_unique<LiveAllocation>();
   alloc->record.allocation_id = absl::StrCat(task.record.task_id, ".", run);
   alloc->record.task_id = task.record.task_id;
@@ -274,12 +285,12 @@ absl::Status Cluster::RequestTaskAllocation(LiveTask& task, int run) {
   alloc->record.slots = task.spec->Job().slots;
   alloc->record.start_time = std::chrono::system_clock::now();
   alloc->request_order = next_request_order_++;
-  RETURN_IF_ERROR(store_.InsertAllocation(alloc->record));
+  state_writer_.Create(absl::StrCat("allocation ", alloc->record.allocation_id),
+                       [this, record = alloc->record] { return store_.InsertAllocation(record); });
   task.runs = run;
   task.allocation_id = alloc->record.allocation_id;
   pending_.push_back(alloc->record.allocation_id);
   allocations_[alloc->record.allocation_id] = std::move(alloc);
-  return absl::OkStatus();
 }
 
 std::map<std::string, std::string> Cluster::CommonEnvironment(const LiveAllocation& alloc, const LiveTask& task) const {
@@ -383,7 +394,6 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
     for (int s : p.slot_ids) agent.slot_allocations[s] = id;
     if (p.slot_ids.empty()) agent.zero_slot_allocations.insert(id);
   }
-  SaveAllocation(alloc.record);
   absl::StatusOr<LaunchSpec> launch = task.spec->Launch(alloc.record);
   if (!launch.ok()) {
     alloc.running_on.clear();
@@ -401,9 +411,10 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
     rendezvous["container_slot_counts"].push_back(p.slot_ids.size());
   }
   // One process per agent; a gang's processes are told apart by their resources id.
+  std::vector<api::StartTask> starts;
   for (size_t rank = 0; rank < placements.size(); ++rank) {
     const scheduler::SlotPlacement& p = placements[rank];
-    api::StartTask start;
+    api::StartTask& start = starts.emplace_back();
     start.allocation_id = id;
     start.task_id = alloc.record.task_id;
     start.task_type = std::string(Name(task.record.type));
@@ -422,11 +433,54 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
     MasterLog(alloc.record.task_id, id,
               absl::StrCat(task.spec->Label(), " (run ", task.runs, ") assigned to agent ", p.agent_id, ", slots [",
                            absl::StrJoin(p.slot_ids, ","), "]", backfilled ? " (backfilled)" : ""));
-    agents_.at(p.agent_id)->connection->Send(api::Encode(api::MasterMessage(start)));
   }
+  // The processes authenticate against the allocation's row: they start once it is durable.
+  alloc.starting = true;
+  SaveAllocation(alloc.record, [this, id, start_order = alloc.start_order, placements,
+                                starts = std::move(starts)](absl::Status saved) {
+    auto a = allocations_.find(id);
+    if (a == allocations_.end() || a->second->start_order != start_order) return;  // it ended meanwhile
+    LiveAllocation& alloc = *a->second;
+    alloc.starting = false;
+    if (!saved.ok()) return AllocationNotStarted(alloc, saved);
+    if (alloc.kill_before_start) {
+      alloc.running_on.clear();
+      return AllocationEnded(alloc, 137, ExitKind::kProcessExited, "was killed before its processes started");
+    }
+    for (size_t rank = 0; rank < starts.size(); ++rank) {
+      agents_.at(placements[rank].agent_id)->connection->Send(api::Encode(api::MasterMessage(starts[rank])));
+    }
+  });
 }
 
-void Cluster::KillProcesses(const LiveAllocation& alloc) {
+void Cluster::AllocationNotStarted(LiveAllocation& alloc, const absl::Status& why) {
+  const std::string id = alloc.record.allocation_id;
+  if (!StateWriter::MadeAgain(why) || alloc.kill_before_start) {
+    alloc.running_on.clear();
+    return AllocationEnded(alloc, 1, ExitKind::kProcessExited, absl::StrCat("could not be started: ", why.message()));
+  }
+  // The database is away: the allocation gives its slots back and waits in the queue, and scheduling
+  // resumes once the database took every kept write.
+  for (const AgentSlots& p : alloc.record.placements) {
+    auto agent = agents_.find(p.agent_id);
+    if (agent == agents_.end()) continue;
+    for (int s : p.slot_ids) agent->second->slot_allocations.erase(s);
+    agent->second->zero_slot_allocations.erase(id);
+  }
+  alloc.record.placements.clear();
+  alloc.running_on.clear();
+  alloc.record.state = AllocationState::kQueued;
+  pending_.push_front(id);
+  MasterLog(alloc.record.task_id, id,
+            absl::StrCat("Not started, its start could not be saved (", why.message(),
+                         "); it waits in the queue for the database"));
+}
+
+void Cluster::KillProcesses(LiveAllocation& alloc) {
+  if (alloc.starting) {
+    alloc.kill_before_start = true;
+    return;
+  }
   for (const std::string& agent_id : alloc.running_on) {
     if (auto agent = agents_.find(agent_id); agent != agents_.end() && agent->second->connection) {
       agent->second->connection->Send(
@@ -640,8 +694,7 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
     MasterLog(trial.trial.task_id, "",
               absl::StrCat("Trial ", trial.trial.id, " gave its slots back; it resumes from its latest checkpoint "
                                                      "when it is scheduled again"));
-    if (absl::Status st = RequestAllocation(trial); !st.ok()) FinishTrial(trial, api::TrialState::kError);
-    return;
+    return RequestAllocation(trial);
   }
   // Asked to stop for a pause, however it stopped (killed after preemption_timeout, too): it resumes
   // from its latest checkpoint on activate, and nothing failed.
@@ -650,10 +703,7 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
     return;
   }
   // Exiting after acknowledging the preemption signal means "resume me later", not "done".
-  if (preempted && kind == ExitKind::kProcessExited && exit_code == 0) {
-    if (absl::Status st = RequestAllocation(trial); !st.ok()) FinishTrial(trial, api::TrialState::kError);
-    return;
-  }
+  if (preempted && kind == ExitKind::kProcessExited && exit_code == 0) return RequestAllocation(trial);
   // A clean exit completes the trial (an early exit, e.g. invalid hyperparameters, is reported first).
   if (kind == ExitKind::kProcessExited && exit_code == 0) {
     return FinishTrial(trial, api::TrialState::kCompleted);
@@ -688,10 +738,7 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
     MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " cannot be retried: ", fits.message()));
     return FinishTrial(trial, api::TrialState::kError);
   }
-  if (absl::Status st = RequestAllocation(trial); !st.ok()) {
-    spdlog::error("trial {}: cannot restart: {}", trial.trial.id, st.ToString());
-    FinishTrial(trial, api::TrialState::kError);
-  }
+  RequestAllocation(trial);
 }
 
 void Cluster::FinishTrial(LiveTrial& trial, api::TrialState state) {
@@ -901,11 +948,7 @@ void Cluster::DoSetExperimentState(int64_t experiment_id, api::ExperimentState t
     if (t == trials_.end()) continue;
     if (target == api::ExperimentState::kActive) {
       t->second->trial.state = api::TrialState::kActive;
-      if (t->second->task->allocation_id.empty()) {
-        if (absl::Status st = RequestAllocation(*t->second); !st.ok()) {
-          spdlog::error("experiment {}: queueing trial {} again: {}", experiment_id, id, st.ToString());
-        }
-      }
+      if (t->second->task->allocation_id.empty()) RequestAllocation(*t->second);
     } else {
       // An experiment that errs cancels its trials; the others pass their own stop (or pause) on.
       StopTrial(*t->second, TrialStopOf(target));

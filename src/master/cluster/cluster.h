@@ -307,12 +307,18 @@ class Cluster {
   // source, or a source trial without checkpoints, is InvalidArgument.
   absl::StatusOr<std::string> WarmStartCheckpoint(const nlohmann::json& config);
   bool HasLiveTrials(int64_t experiment_id) const;
-  absl::Status CreateTrial(LiveExperiment& exp, const searcher::Action& action);
+  // The trial's rows (its task's, then its own) are created behind the loop, with an id given here.
+  void CreateTrial(LiveExperiment& exp, const searcher::Action& action);
+  // The ids the master gives new experiments and trials: above the highest the store ever gave.
+  int64_t NewExperimentId();
+  int64_t NewTrialId();
+  HighestIds& HighestIdsGiven();
   // The trial's task in the live state; `record` as stored.
   LiveTask& AddTrialTask(LiveTrial& trial, const LiveExperiment& exp, Task record);
-  absl::Status RequestAllocation(LiveTrial& trial);
-  // Queues a new allocation of the task (its id: TASK_ID.RUN) for the slots its job asks.
-  absl::Status RequestTaskAllocation(LiveTask& task, int run);
+  void RequestAllocation(LiveTrial& trial);
+  // Queues a new allocation of the task (its id: TASK_ID.RUN) for the slots its job asks; its row is
+  // created behind the loop.
+  void RequestTaskAllocation(LiveTask& task, int run);
   absl::StatusOr<Task> DoLaunchTask(NewTask& request);
   void SaveTask(const Task& task, StateWriter::Done saved = nullptr);
   // Ends a command or generic task: its record is saved and it leaves the live state.
@@ -378,7 +384,10 @@ class Cluster {
   void ReleaseAllocation(LiveAllocation& alloc, const std::string& why);
   void StartAllocation(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
                        bool backfilled, const std::string& pool);
-  void KillProcesses(const LiveAllocation& alloc);
+  void KillProcesses(LiveAllocation& alloc);
+  // The allocation's start could not be saved: it goes back to the queue while the database is
+  // away, or ends.
+  void AllocationNotStarted(LiveAllocation& alloc, const absl::Status& why);
   void OnAgentMessage(const std::string& agent_id, const std::string& text);
   void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
   void ForgetAgent(const std::string& agent_id, const std::string& why);
@@ -422,6 +431,7 @@ class Cluster {
   uint64_t next_waiter_id_ = 1;
   int64_t next_request_order_ = 1;
   int64_t next_start_order_ = 1;
+  std::optional<HighestIds> highest_ids_;  // read by Recover (or at the first id given)
   bool idle_check_armed_ = false;
   uint64_t next_master_log_line_ = 0;
   bool shutting_down_ = false;

@@ -78,16 +78,11 @@ absl::Status Cluster::DoContinueExperiment(ContinuedExperiment& request, std::fu
   experiments_[id] = std::move(exp);
   trials_[live_trial.trial.id] = std::move(trial);
   AddTrialTask(live_trial, ref, task);
-  // Queued first (which stores the trial ACTIVE with its new request id): when that fails, nothing
-  // else was changed.
-  if (absl::Status queued = RequestAllocation(live_trial); !queued.ok()) {
-    ForgetLiveTrials(id);
-    experiments_.erase(id);
-    return queued;
-  }
-  // In the order they are written: the session, the searcher (a snapshot, which replaces the old
+  // In the order they are written: the trial (ACTIVE, with its new request id) and its allocation,
+  // the session, the searcher (a snapshot, which replaces the old
   // search's journal), the config, the task, and last the experiment's state, whose outcome answers
   // the request.
+  RequestAllocation(live_trial);
   Persist(absl::StrCat("experiment ", id, " session"), [this, session_hash, owner_id] {
     return store_.AddSession(session_hash, owner_id, std::chrono::system_clock::now() + options_.user_session_lifetime);
   });

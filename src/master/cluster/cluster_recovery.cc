@@ -15,6 +15,7 @@ namespace det::master {
 using nlohmann::json;
 
 absl::Status Cluster::Recover() {
+  ASSIGN_OR_RETURN(highest_ids_, store_.GetHighestIds());
   ASSIGN_OR_RETURN(std::vector<api::Experiment> experiments, store_.ListExperiments({}));
   for (api::Experiment& e : experiments) {
     if (IsTerminal(e.state)) continue;
@@ -167,8 +168,8 @@ absl::Status Cluster::RecoverTrialAllocation(LiveExperiment& exp, LiveTrial& tri
     FinishTrial(trial, TerminalStateOf(trial.trial.state));
     return absl::OkStatus();
   }
-  if (trial.trial.state == api::TrialState::kActive) return RequestAllocation(trial);
-  return absl::OkStatus();  // paused: resumes on activate
+  if (trial.trial.state == api::TrialState::kActive) RequestAllocation(trial);  // paused: resumes on activate
+  return absl::OkStatus();
 }
 
 void Cluster::ForgetLiveTrials(int64_t experiment_id) {

@@ -206,6 +206,9 @@ scheduler::PoolSnapshot Cluster::PoolSnapshotOf(const std::string& pool) const {
 
 void Cluster::Schedule() {
   if (shutting_down_) return;  // what is queued now waits for the next master
+  // Nothing starts while the database is away or behind on new rows: a process could not
+  // authenticate. The writer calls again once it caught up.
+  if (state_writer_.CreationKept() || state_writer_.Unavailable()) return;
   for (const auto& [name, pool] : pools_) SchedulePool(pool);
 }
 

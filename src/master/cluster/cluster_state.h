@@ -125,6 +125,10 @@ struct Cluster::LiveAllocation {
   std::optional<int> exit_code;      // the first non-zero exit of its processes, else 0
   std::string exit_error;
   bool infeasible_logged = false;
+  // Placed, its processes waiting for the placement to be saved; a kill meanwhile ends it without
+  // starting them.
+  bool starting = false;
+  bool kill_before_start = false;
   // The scheduler (or a disabled agent) took its slots away: its trial is requeued without counting
   // a restart, whatever the exit, unless the process finished cleanly without acknowledging.
   bool released = false;

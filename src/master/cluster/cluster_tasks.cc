@@ -139,10 +139,7 @@ absl::StatusOr<Task> Cluster::DoLaunchTask(NewTask& request) {
   LiveTask& ref = *task;
   tasks_[t.task_id] = std::move(task);
   const JobAttributes job = ref.spec->Job();
-  if (absl::Status st = RequestTaskAllocation(ref, 1); !st.ok()) {
-    FinishTask(ref, TaskState::kError, absl::StrCat("could not be queued: ", st.message()), std::nullopt);
-    return st;
-  }
+  RequestTaskAllocation(ref, 1);
   MasterLog(ref.record.task_id, ref.allocation_id,
             absl::StrCat(ref.spec->Label(), " queued: waiting for ", job.slots, " slot(s) in pool ", job.resource_pool));
   spdlog::info("{} created by {}", ref.spec->Label(), owner.username);
@@ -235,7 +232,7 @@ void Cluster::SetTaskPaused(const std::string& task_id, bool paused, std::functi
           absl::StrCat("task ", task_id, " is ", Name(current), "; it cannot be ", paused ? "paused" : "unpaused")));
     }
     if (!paused) {
-      if (absl::Status st = RequestTaskAllocation(task, task.runs + 1); !st.ok()) return done(st);
+      RequestTaskAllocation(task, task.runs + 1);
       task.record.state = TaskState::kActive;
       SaveTask(task.record, std::move(done));  // answered once durable
       MasterLog(task_id, task.allocation_id, absl::StrCat(task.spec->Label(), " is unpaused: queued again"));
@@ -314,7 +311,8 @@ absl::Status Cluster::RecoverTask(Task stored) {
                last->exit_code);
     return absl::OkStatus();
   }
-  return RequestTaskAllocation(ref, ref.runs + 1);
+  RequestTaskAllocation(ref, ref.runs + 1);
+  return absl::OkStatus();
 }
 
 }  // namespace det::master

@@ -279,6 +279,49 @@ TEST_F(ClusterTest, TheLoopGoesOnWhileTheDatabaseIsBusyAndAnswersOnceTheChangeIs
   EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kPaused);
 }
 
+TEST_F(ClusterTest, ARetriedTrialIsQueuedBehindTheLoopAndStartsOnceItsAllocationIsDurable) {
+  int64_t exp_id = CreateExperiment(/*max_restarts=*/1);
+  auto conn = ConnectAgent("agent-1", 1);
+  ASSERT_EQ(Starts(*conn).size(), 1u);
+  int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
+  std::promise<void> release;
+  std::promise<void> held;
+  std::thread slow_writer([&] {  // another writer holds the database
+    SqlLease busy = store_->database().Writer();
+    held.set_value();
+    release.get_future().wait();
+  });
+  held.get_future().wait();
+  handlers_["agent-1"].on_message(
+      api::Encode(api::AgentMessage(api::TaskExited{Starts(*conn)[0].allocation_id, 1, ""})));
+  std::vector<AgentSummary> agents;
+  cluster_->ListAgents([&](std::vector<AgentSummary> listed) { agents = std::move(listed); });
+  loop_.RunReady();
+  EXPECT_EQ(agents.size(), 1u) << "the loop went on";
+  EXPECT_EQ(Starts(*conn).size(), 1u) << "the second run waits for its allocation's row";
+
+  release.set_value();
+  slow_writer.join();
+  loop_.RunPending();
+  std::vector<api::StartTask> starts = Starts(*conn);
+  ASSERT_EQ(starts.size(), 2u);
+  EXPECT_EQ(starts[1].env.at("DET_TRIAL_RUN_ID"), "2");
+  absl::StatusOr<Allocation> stored = store_->GetAllocation(starts[1].allocation_id);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->state, AllocationState::kAssigned);
+  EXPECT_EQ(store_->GetTrial(trial_id)->restarts, 1);
+}
+
+TEST_F(ClusterTest, NewExperimentsAndTrialsGetIdsAboveEveryIdEverGivenEvenAfterARestart) {
+  int64_t first = CreateExperiment();
+  int64_t first_trial = store_->ListTrials(first)->at(0).id;
+  ASSERT_TRUE(store_->DeleteExperiment(first, {api::ExperimentState::kActive}).ok());
+  RestartMaster();
+  int64_t second = CreateExperiment();
+  EXPECT_EQ(second, first + 1);
+  EXPECT_EQ(store_->ListTrials(second)->at(0).id, first_trial + 1);
+}
+
 constexpr char kAsha[] =
     "entrypoint: python3 train.py\n"
     "hyperparameters: {lr: {type: double, minval: 0.1, maxval: 1.0}}\n"

@@ -6,15 +6,10 @@
 #include "spdlog/spdlog.h"
 
 namespace det::master {
-namespace {
-
-// Whether making the same write again may succeed: not when the database judged the write itself.
-bool WorthRetrying(const absl::Status& status) {
+bool StateWriter::MadeAgain(const absl::Status& status) {
   return !absl::IsNotFound(status) && !absl::IsAlreadyExists(status) && !absl::IsFailedPrecondition(status) &&
          !absl::IsInvalidArgument(status);
 }
-
-}  // namespace
 
 StateWriter::StateWriter(Store& store, EventLoop& loop, std::chrono::milliseconds retry_interval,
                          std::function<void()> caught_up)
@@ -170,7 +165,7 @@ void StateWriter::Commit(std::vector<Pending> batch) {
         KeepLocked(p, outcome);
       } else if (outcome.ok()) {
         if (k != kept_.end()) kept_.erase(k);
-      } else if (WorthRetrying(outcome) || (p.kind == Kind::kCreate && CreationKeptLocked())) {
+      } else if (MadeAgain(outcome) || (p.kind == Kind::kCreate && CreationKeptLocked())) {
         KeepLocked(p, outcome);  // a creation after a failed one may have failed for want of it
       } else {
         if (k != kept_.end()) kept_.erase(k);
@@ -224,7 +219,7 @@ void StateWriter::RetryKept() {
       if (!created.ok() && !absl::IsAlreadyExists(created)) {
         if (retry.latest) ++next;  // it ran on no row
         kept.last_error = created;
-        if (!WorthRetrying(created) && !creation_failed) {
+        if (!MadeAgain(created) && !creation_failed) {
           spdlog::error("{}: not saved ({})", retry.key, created.ToString());
           kept_.erase(retry.key);
         }
@@ -237,7 +232,7 @@ void StateWriter::RetryKept() {
     if (saved.ok()) {
       spdlog::info("{}: saved", retry.key);
       kept_.erase(retry.key);
-    } else if (!WorthRetrying(saved)) {
+    } else if (!MadeAgain(saved)) {
       spdlog::error("{}: not saved ({})", retry.key, saved.ToString());
       kept_.erase(retry.key);
     } else {

@@ -45,6 +45,10 @@ class StateWriter {
   StateWriter(const StateWriter&) = delete;
   StateWriter& operator=(const StateWriter&) = delete;
 
+  // Whether a write that failed with `status` is kept and made again (the database did not judge the
+  // write itself: it was unreachable, say).
+  static bool MadeAgain(const absl::Status& status);
+
   // Queues `write` of `key`; `done`, when given, runs on the loop with its first outcome (for a write
   // waiting behind a kept creation: the creation's error).
   void Write(std::string key, Store::Write write, Done done = nullptr);
