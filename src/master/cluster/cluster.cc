@@ -35,11 +35,32 @@ Cluster::~Cluster() = default;
 
 void Cluster::CreateExperiment(NewExperiment request, std::function<void(absl::StatusOr<int64_t>)> done) {
   loop_.Post([this, request = std::move(request), done = std::move(done)]() mutable {
-    done(DoCreateExperiment(request));
+    absl::StatusOr<std::unique_ptr<LiveExperiment>> exp = NewLiveExperiment(request);
+    if (!exp.ok()) return done(exp.status());
+    // Stored behind the loop, with its session; it goes live once both are durable. A failure
+    // leaves nothing, and the request is answered with it.
+    Store::Write insert = [this, e = (*exp)->experiment,
+                           tgz = std::make_shared<const std::string>(std::move(request.model_definition_tgz)),
+                           session = Sha256Hex((*exp)->user_token),
+                           expiry = std::chrono::system_clock::now() + options_.user_session_lifetime] {
+      RETURN_IF_ERROR(store_.InsertExperiment(e, *tgz).status());
+      return store_.AddSession(session, e.owner_id, expiry);
+    };
+    state_writer_.WriteOnce(
+        std::move(insert),
+        [this, exp = std::make_shared<std::unique_ptr<LiveExperiment>>(std::move(*exp)), done](absl::Status saved) {
+          if (!saved.ok()) return done(saved);
+          const int64_t id = (*exp)->experiment.id;
+          LiveExperiment& ref = *(experiments_[id] = std::move(*exp));
+          spdlog::info("experiment {} created: {}", id, ref.experiment.name);
+          ApplyActions(id, ref.searcher->InitialActions());
+          Schedule();
+          done(id);
+        });
   });
 }
 
-absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
+absl::StatusOr<std::unique_ptr<Cluster::LiveExperiment>> Cluster::NewLiveExperiment(NewExperiment& request) {
   ASSIGN_OR_RETURN(api::User owner, store_.GetUser(request.owner_id));
   json config = json::parse(request.config.full_json, nullptr, false);
   // The searcher is built before anything is stored: a config it cannot run stores nothing.
@@ -58,21 +79,13 @@ absl::StatusOr<int64_t> Cluster::DoCreateExperiment(NewExperiment& request) {
   e.username = owner.username;
   e.start_time = std::chrono::system_clock::now();
   e.job_id = NewUuid();
-  ASSIGN_OR_RETURN(e.id, store_.InsertExperiment(e, request.model_definition_tgz));
+  e.id = NewExperimentId();
   exp->config = std::move(request.config);
   exp->searcher = std::make_unique<searcher::JournaledSearcher>(std::move(search));
   exp->warm_start_checkpoint = std::move(warm_start);
   PrepareConfig(*exp);
   exp->user_token = RandomHex(32);
-  RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), owner.id,
-                                    std::chrono::system_clock::now() + options_.user_session_lifetime));
-  int64_t id = e.id;
-  LiveExperiment& ref = *exp;
-  experiments_[id] = std::move(exp);
-  spdlog::info("experiment {} created: {}", id, ref.experiment.name);
-  ApplyActions(id, ref.searcher->InitialActions());
-  Schedule();
-  return id;
+  return exp;
 }
 
 absl::Status Cluster::PlaceInPool(config::ExperimentConfig& config, json& config_json, LaunchWarnings& warnings) {
@@ -808,6 +821,7 @@ void Cluster::CollectCheckpoints(int64_t experiment_id) {
 void Cluster::SetCheckpointPolicy(int64_t experiment_id, CheckpointGcPolicy policy,
                                   std::function<void(absl::Status)> done) {
   loop_.Post([this, experiment_id, policy, done = std::move(done)] {
+    if (std::optional<absl::Status> down = state_writer_.Unavailable()) return done(*down);
     auto live = experiments_.find(experiment_id);
     std::string config_json;
     if (live != experiments_.end()) {
@@ -822,13 +836,15 @@ void Cluster::SetCheckpointPolicy(int64_t experiment_id, CheckpointGcPolicy poli
     for (auto [key, count] : kGcPolicyFields) config["checkpoint_storage"][key] = policy.*count;
     ExperimentPatch patch;
     patch.config_json = config.dump();
-    if (absl::Status st = store_.PatchExperiment(experiment_id, patch).status(); !st.ok()) return done(st);
-    if (live != experiments_.end()) {
-      live->second->experiment.config_json = live->second->config.full_json = *patch.config_json;
-    } else {
-      CollectCheckpoints(experiment_id);
-    }
-    done(absl::OkStatus());
+    // Answered once durable; an ended experiment's checkpoints are collected by the new policy then.
+    const bool ended = live == experiments_.end();
+    Persist(absl::StrCat("experiment ", experiment_id, " checkpoint policy"),
+            [this, experiment_id, patch] { return store_.PatchExperiment(experiment_id, patch).status(); },
+            [this, experiment_id, ended, done](absl::Status saved) {
+              if (saved.ok() && ended) CollectCheckpoints(experiment_id);
+              done(saved);
+            });
+    if (!ended) live->second->experiment.config_json = live->second->config.full_json = *patch.config_json;
   });
 }
 

@@ -289,7 +289,8 @@ class Cluster {
   // The experiment's searcher as saved: its last snapshot with the events since replayed on it.
   absl::Status RecoverSearcher(int64_t experiment_id, const nlohmann::json& config, LiveExperiment& exp);
   absl::Status RecoverTrialAllocation(LiveExperiment& exp, LiveTrial& trial);
-  absl::StatusOr<int64_t> DoCreateExperiment(NewExperiment& request);
+  // The experiment a request creates, with its id, before it is stored.
+  absl::StatusOr<std::unique_ptr<LiveExperiment>> NewLiveExperiment(NewExperiment& request);
   absl::Status DoContinueExperiment(ContinuedExperiment& request, std::function<void(absl::Status)>& done);
   // Carries out the searcher's actions for the experiment (which may end during them).
   void ApplyActions(int64_t experiment_id, const std::vector<searcher::Action>& actions);
@@ -319,7 +320,8 @@ class Cluster {
   // Queues a new allocation of the task (its id: TASK_ID.RUN) for the slots its job asks; its row is
   // created behind the loop.
   void RequestTaskAllocation(LiveTask& task, int run);
-  absl::StatusOr<Task> DoLaunchTask(NewTask& request);
+  // The task a request launches, before it is stored.
+  absl::StatusOr<std::unique_ptr<LiveTask>> NewLiveTask(NewTask& request);
   void SaveTask(const Task& task, StateWriter::Done saved = nullptr);
   // Ends a command or generic task: its record is saved and it leaves the live state.
   void FinishTask(LiveTask& task, TaskState state, const std::string& exit_status, std::optional<int> exit_code);
@@ -365,7 +367,9 @@ class Cluster {
   // What the master derives from an experiment's config (creation, recovery): its pool resolved
   // (configs stored before pools were resolved name none) and its log policies compiled.
   void PrepareConfig(LiveExperiment& exp);
-  absl::Status DoUpdateJob(const std::string& job_id, const JobChange& change);
+  // Checks and applies the change; `done` is taken (and answered once the change is durable) when it
+  // returns OK.
+  absl::Status DoUpdateJob(const std::string& job_id, const JobChange& change, std::function<void(absl::Status)>& done);
   // A job's scheduling attributes, as stored.
   struct JobSettings {
     std::optional<int> priority;
@@ -378,7 +382,7 @@ class Cluster {
   // queue move resolved against the pool's queue.
   absl::StatusOr<JobSettings> ChangedJobSettings(const std::string& job_id, JobSettings current, int slots,
                                                  bool single_node, const JobChange& change) const;
-  absl::Status UpdateTaskJob(LiveTask& task, const JobChange& change);
+  absl::Status UpdateTaskJob(LiveTask& task, const JobChange& change, std::function<void(absl::Status)>& done);
   // Asks the allocation to give its slots back (preemption signal, then kill after
   // preemption_timeout); its trial is requeued.
   void ReleaseAllocation(LiveAllocation& alloc, const std::string& why);

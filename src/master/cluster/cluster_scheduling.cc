@@ -403,7 +403,9 @@ void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
 }
 
 void Cluster::UpdateJob(const std::string& job_id, JobChange change, std::function<void(absl::Status)> done) {
-  loop_.Post([this, job_id, change = std::move(change), done = std::move(done)] { done(DoUpdateJob(job_id, change)); });
+  loop_.Post([this, job_id, change = std::move(change), done = std::move(done)]() mutable {
+    if (absl::Status st = DoUpdateJob(job_id, change, done); !st.ok()) done(st);
+  });
 }
 
 absl::StatusOr<Cluster::JobSettings> Cluster::ChangedJobSettings(const std::string& job_id, JobSettings current,
@@ -432,7 +434,9 @@ absl::StatusOr<Cluster::JobSettings> Cluster::ChangedJobSettings(const std::stri
   return out;
 }
 
-absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& change) {
+absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& change,
+                                  std::function<void(absl::Status)>& done) {
+  if (std::optional<absl::Status> down = state_writer_.Unavailable()) return *down;
   auto e = std::find_if(experiments_.begin(), experiments_.end(),
                         [&](const auto& kv) { return kv.second->experiment.job_id == job_id; });
   if (e == experiments_.end()) {
@@ -443,7 +447,7 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
       return absl::NotFoundError(
           absl::StrCat("job ", job_id, " is not in the queue (no live experiment, command or task has that job id)"));
     }
-    return UpdateTaskJob(*t->second, change);
+    return UpdateTaskJob(*t->second, change, done);
   }
   LiveExperiment& exp = *e->second;
   ASSIGN_OR_RETURN(JobSettings next,
@@ -451,7 +455,7 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
                                       {PriorityOf(exp.config), exp.experiment.queue_position, exp.config.weight,
                                        exp.config.max_slots, exp.config.resource_pool},
                                       exp.config.slots_per_trial, exp.config.is_single_node, change));
-  // The new attributes, stored first (in the config, where a restarted master finds them), then used.
+  // The new attributes go in the config, where a restarted master finds them.
   json config = json::parse(exp.experiment.config_json, nullptr, false);
   if (!config.is_object()) return absl::DataLossError(absl::StrCat("experiment ", exp.experiment.id, ": bad stored config"));
   json& resources = config["resources"];
@@ -462,7 +466,9 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
   ExperimentPatch patch;
   patch.config_json = config.dump();
   patch.queue_position = next.position;
-  RETURN_IF_ERROR(store_.PatchExperiment(exp.experiment.id, patch).status());
+  // Stored behind the loop and answered once durable; used now.
+  Persist(absl::StrCat("experiment ", exp.experiment.id, " config"),
+          [this, id = exp.experiment.id, patch] { return store_.PatchExperiment(id, patch).status(); }, std::move(done));
   exp.experiment.config_json = exp.config.full_json = *patch.config_json;
   exp.config.priority = next.priority.value_or(0);
   exp.config.weight = next.weight;
@@ -484,7 +490,7 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
   return absl::OkStatus();
 }
 
-absl::Status Cluster::UpdateTaskJob(LiveTask& task, const JobChange& change) {
+absl::Status Cluster::UpdateTaskJob(LiveTask& task, const JobChange& change, std::function<void(absl::Status)>& done) {
   config::CommandConfig& c = static_cast<CommandSpec&>(*task.spec).config;
   ASSIGN_OR_RETURN(JobSettings next,
                    ChangedJobSettings(task.record.job_id,
@@ -500,7 +506,7 @@ absl::Status Cluster::UpdateTaskJob(LiveTask& task, const JobChange& change) {
   resources["resource_pool"] = next.pool;
   record.config_json = config.dump();
   record.queue_position = next.position;
-  RETURN_IF_ERROR(store_.UpdateTask(record));
+  SaveTask(record, std::move(done));  // answered once durable
   task.record = std::move(record);
   c.full = std::move(config);
   c.priority = next.priority;

@@ -91,10 +91,37 @@ absl::StatusOr<LaunchSpec> Cluster::CommandSpec::Launch(const Allocation&) {
 }
 
 void Cluster::LaunchTask(NewTask request, std::function<void(absl::StatusOr<Task>)> done) {
-  loop_.Post([this, request = std::move(request), done = std::move(done)]() mutable { done(DoLaunchTask(request)); });
+  loop_.Post([this, request = std::move(request), done = std::move(done)]() mutable {
+    absl::StatusOr<std::unique_ptr<LiveTask>> task = NewLiveTask(request);
+    if (!task.ok()) return done(task.status());
+    // Stored behind the loop, with its context and session; it is queued once they are durable. A
+    // failure leaves nothing, and the request is answered with it.
+    Store::Write insert = [this, t = (*task)->record,
+                           context = std::make_shared<const std::string>(std::move(request.context_tgz)),
+                           session = Sha256Hex((*task)->user_token),
+                           expiry = std::chrono::system_clock::now() + options_.user_session_lifetime] {
+      RETURN_IF_ERROR(store_.InsertTask(t, *context));
+      return store_.AddSession(session, t.owner_id, expiry);
+    };
+    state_writer_.WriteOnce(
+        std::move(insert),
+        [this, task = std::make_shared<std::unique_ptr<LiveTask>>(std::move(*task)), done](absl::Status saved) {
+          if (!saved.ok()) return done(saved);
+          const std::string id = (*task)->record.task_id;
+          LiveTask& ref = *(tasks_[id] = std::move(*task));
+          const JobAttributes job = ref.spec->Job();
+          RequestTaskAllocation(ref, 1);
+          MasterLog(id, ref.allocation_id,
+                    absl::StrCat(ref.spec->Label(), " queued: waiting for ", job.slots, " slot(s) in pool ",
+                                 job.resource_pool));
+          spdlog::info("{} created by {}", ref.spec->Label(), ref.record.username);
+          Schedule();
+          done(ref.record);
+        });
+  });
 }
 
-absl::StatusOr<Task> Cluster::DoLaunchTask(NewTask& request) {
+absl::StatusOr<std::unique_ptr<Cluster::LiveTask>> Cluster::NewLiveTask(NewTask& request) {
   ASSIGN_OR_RETURN(api::User owner, store_.GetUser(request.owner_id));
   if (!request.forked_from.empty()) {
     // A fork runs in its parent's context unless it brings its own.
@@ -128,24 +155,12 @@ absl::StatusOr<Task> Cluster::DoLaunchTask(NewTask& request) {
   t.start_time = std::chrono::system_clock::now();
   t.forked_from = request.forked_from;
   t.service_json = request.service_json;
-  RETURN_IF_ERROR(store_.InsertTask(t, request.context_tgz));
   task->idle_timeout = IdleTimeoutFor(t.type, c, options_);
   task->user_token = RandomHex(32);
-  RETURN_IF_ERROR(store_.AddSession(Sha256Hex(task->user_token), owner.id,
-                                    std::chrono::system_clock::now() + options_.user_session_lifetime));
   auto spec = std::make_unique<CommandSpec>(*this, *task, std::move(request.config));
   spec->has_context = !request.context_tgz.empty();
   task->spec = std::move(spec);
-  LiveTask& ref = *task;
-  tasks_[t.task_id] = std::move(task);
-  const JobAttributes job = ref.spec->Job();
-  RequestTaskAllocation(ref, 1);
-  MasterLog(ref.record.task_id, ref.allocation_id,
-            absl::StrCat(ref.spec->Label(), " queued: waiting for ", job.slots, " slot(s) in pool ", job.resource_pool));
-  spdlog::info("{} created by {}", ref.spec->Label(), owner.username);
-  Task created = ref.record;
-  Schedule();
-  return created;
+  return task;
 }
 
 void Cluster::CommandAllocationEnded(LiveTask& task, const AllocationOutcome& outcome) {

@@ -312,6 +312,60 @@ TEST_F(ClusterTest, ARetriedTrialIsQueuedBehindTheLoopAndStartsOnceItsAllocation
   EXPECT_EQ(store_->GetTrial(trial_id)->restarts, 1);
 }
 
+TEST_F(ClusterTest, ANewExperimentIsStoredBehindTheLoopAndAnsweredOnceDurable) {
+  auto conn = ConnectAgent("agent-1", 1);
+  std::promise<void> release;
+  std::promise<void> held;
+  std::thread slow_writer([&] {  // another writer holds the database
+    SqlLease busy = store_->database().Writer();
+    held.set_value();
+    release.get_future().wait();
+  });
+  held.get_future().wait();
+  auto cfg = config::ParseExperimentConfig(
+      "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\n",
+      {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  std::optional<absl::StatusOr<int64_t>> created;
+  cluster_->CreateExperiment({.config = *cfg, .owner_id = 2, .activate = true},
+                             [&](absl::StatusOr<int64_t> id) { created = id; });
+  std::vector<AgentSummary> agents;
+  cluster_->ListAgents([&](std::vector<AgentSummary> listed) { agents = std::move(listed); });
+  loop_.RunReady();
+  EXPECT_EQ(agents.size(), 1u) << "the loop went on";
+  EXPECT_FALSE(created.has_value()) << "not answered before it is durable";
+
+  release.set_value();
+  slow_writer.join();
+  loop_.RunPending();
+  ASSERT_TRUE(created.has_value() && created->ok());
+  EXPECT_EQ(store_->GetExperiment(**created)->state, api::ExperimentState::kActive);
+  ASSERT_EQ(Starts(*conn).size(), 1u);
+  EXPECT_EQ(Starts(*conn)[0].env.at("DET_EXPERIMENT_ID"), std::to_string(**created));
+}
+
+TEST_F(ClusterTest, AnExperimentTheDatabaseRefusesIsAnsweredWithTheErrorAndLeavesNothing) {
+  ASSERT_TRUE(store_->database()
+                  .Writer()
+                  ->Exec("CREATE TRIGGER refuse BEFORE INSERT ON experiments BEGIN SELECT RAISE(ABORT, 'refused'); END")
+                  .ok());
+  auto cfg = config::ParseExperimentConfig(
+      "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\n",
+      {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
+  std::optional<absl::StatusOr<int64_t>> created;
+  cluster_->CreateExperiment({.config = *cfg, .owner_id = 2, .activate = true},
+                             [&](absl::StatusOr<int64_t> id) { created = id; });
+  loop_.RunPending();
+  ASSERT_TRUE(created.has_value());
+  EXPECT_FALSE(created->ok());
+  EXPECT_NE(created->status().message().find("refused"), std::string_view::npos) << created->status();
+  std::vector<JobInfo> jobs;
+  cluster_->ListJobs([&](std::vector<JobInfo> listed) { jobs = std::move(listed); });
+  loop_.RunPending();
+  EXPECT_TRUE(jobs.empty()) << "nothing went live";
+  EXPECT_TRUE(store_->ListExperiments({})->empty());
+}
+
 TEST_F(ClusterTest, NewExperimentsAndTrialsGetIdsAboveEveryIdEverGivenEvenAfterARestart) {
   int64_t first = CreateExperiment();
   int64_t first_trial = store_->ListTrials(first)->at(0).id;
