@@ -280,9 +280,16 @@ std::string PostgresConnection::Address() const {
 }
 
 absl::StatusOr<SqlStatement> PostgresConnection::Prepare(const std::string& sql) {
-  RETURN_IF_ERROR(impl_->Healthy());
-  ASSIGN_OR_RETURN(Impl::Prepared prepared, impl_->Prepare(sql));  // errors in the SQL show here
-  const int params = prepared.params;
+  auto prepare = [&]() -> absl::StatusOr<Impl::Prepared> {
+    RETURN_IF_ERROR(impl_->Healthy());
+    return impl_->Prepare(sql);  // errors in the SQL show here
+  };
+  absl::StatusOr<Impl::Prepared> prepared = prepare();
+  // A connection the server dropped since its last use (it restarted) shows it here first; nothing
+  // was sent, so outside a transaction it is prepared again on a new one.
+  if (absl::IsUnavailable(prepared.status()) && !impl_->in_transaction) prepared = prepare();
+  if (!prepared.ok()) return prepared.status();
+  const int params = prepared->params;
   return SqlStatement(std::make_unique<PostgresStatementImpl>(impl_.get(), sql, params));
 }
 
@@ -292,10 +299,16 @@ absl::Status PostgresConnection::Exec(const std::string& sql) {
     impl_->in_transaction = false;  // nothing to end: the server rolled it back with the connection
     return sql == "ROLLBACK" ? absl::OkStatus() : impl_->Unreachable();
   }
-  RETURN_IF_ERROR(impl_->Healthy());
-  PGresult* res = PQexec(impl_->conn, sql.c_str());
-  absl::Status st = impl_->Check(res, "exec");
-  if (st.ok()) PQclear(res);
+  auto exec = [&]() -> absl::Status {
+    RETURN_IF_ERROR(impl_->Healthy());
+    PGresult* res = PQexec(impl_->conn, sql.c_str());
+    absl::Status st = impl_->Check(res, "exec");
+    if (st.ok()) PQclear(res);
+    return st;
+  };
+  absl::Status st = exec();
+  // A transaction begun on a connection the server dropped begins again on a new one.
+  if (sql == "BEGIN" && absl::IsUnavailable(st) && !impl_->in_transaction) st = exec();
   if (sql == "BEGIN" && st.ok()) impl_->in_transaction = true;
   if (ends_transaction) impl_->in_transaction = false;
   return st;

@@ -60,13 +60,23 @@ TEST(PostgresConnectionTest, AKilledConnectionReconnectsAndItsTransactionIsLost)
   ASSERT_TRUE(query.ok()) << query.status();
   absl::StatusOr<bool> row = query->Step();
   ASSERT_TRUE(row.ok()) << row.status();
-  kill();
   auto insert = [&] {
     auto s = writer->Prepare("INSERT INTO t VALUES (3)");
     return s.ok() ? s->Run() : s.status();
   };
+  ASSERT_TRUE(insert().ok());  // prepared on this connection from here on
+  kill();
   EXPECT_EQ(insert().code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(insert().ok());
+
+  // Nothing is sent before a statement is first prepared, or before BEGIN: both go on a new
+  // connection by themselves (the first use of a connection after the server restarted).
+  kill();
+  auto fresh = writer->Prepare("SELECT count(*) + 1 FROM t");
+  EXPECT_TRUE(fresh.ok()) << fresh.status();
+  kill();
+  SqlTransaction tx(*writer);
+  EXPECT_TRUE(tx.Begin().ok());
 }
 
 TEST(PostgresConnectionTest, UniqueViolationsAreAlreadyExistsAndOthersInternal) {
