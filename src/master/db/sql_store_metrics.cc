@@ -19,36 +19,6 @@ namespace det::master {
 
 using namespace sql_rows;  // NOLINT(build/namespaces): this area's half of sql_store_rows.h
 
-namespace {
-
-// PostgreSQL: the rows in one COPY (a fifth of the server's work of a 1,000-row INSERT), their ids
-// drawn from the sequence first, in the rows' order.
-absl::StatusOr<std::vector<int64_t>> CopyMetricRows(SqlConnection& db,
-                                                    const std::vector<std::pair<size_t, const MetricsReport*>>& rows) {
-  ASSIGN_OR_RETURN(auto draw, db.Prepare("SELECT nextval(pg_get_serial_sequence('metrics', 'id')) "
-                                         "FROM generate_series(1, ?)"));
-  draw.Bind(1, static_cast<int64_t>(rows.size()));
-  ASSIGN_OR_RETURN(std::vector<int64_t> ids, All<int64_t>(draw, [](const SqlStatement& st) { return st.Int(0); }));
-  if (ids.size() != rows.size()) return absl::InternalError("drawing metric ids returned the wrong number");
-  std::sort(ids.begin(), ids.end());
-  std::string data;
-  data.reserve(rows.size() * 256);
-  for (size_t k = 0; k < rows.size(); ++k) {
-    const MetricsReport& m = *rows[k].second;
-    absl::StrAppend(&data, ids[k], "\t", m.trial_id, "\t", m.trial_run_id, "\t");
-    AppendCopyField(data, m.group, '\t');
-    absl::StrAppend(&data, m.total_batches, "\t", Micros(m.end_time), "\t");
-    AppendCopyField(data, m.metrics_json, '\t');
-    AppendCopyField(data, m.batch_metrics_json, '\n');
-  }
-  RETURN_IF_ERROR(db.CopyIn("COPY metrics (id, trial_id, trial_run_id, metric_group, total_batches, end_time, "
-                            "metrics, batch_metrics) FROM STDIN",
-                            data));
-  return ids;
-}
-
-}  // namespace
-
 absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(const std::vector<TrialReports>& parts) {
   std::vector<std::vector<int64_t>> ids(parts.size());
   for (const TrialReports& part : parts) {
@@ -65,8 +35,7 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(cons
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
   // Few statements whatever the number of reports (each is a round trip on PostgreSQL): the
-  // trials' summaries in one query per 500 trials, the rows in one INSERT per 1,000 (one COPY on
-  // PostgreSQL).
+  // trials' summaries in one query per 500 trials, the rows in one INSERT per 1,000.
   std::map<int64_t, Trial> summaries;
   for (const TrialReports& part : parts) {
     if (!part.reports.empty()) summaries.try_emplace(part.reports.front().trial_id);
@@ -98,11 +67,6 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(cons
   std::vector<std::pair<size_t, const MetricsReport*>> rows;  // (part, report), in order
   for (size_t i = 0; i < parts.size(); ++i) {
     for (const MetricsReport& m : parts[i].reports) rows.emplace_back(i, &m);
-  }
-  if (db.dialect() == SqlDialect::kPostgres) {
-    ASSIGN_OR_RETURN(std::vector<int64_t> inserted, CopyMetricRows(db, rows));
-    for (size_t k = 0; k < rows.size(); ++k) ids[rows[k].first].push_back(inserted[k]);
-    rows.clear();
   }
   for (size_t first = 0; first < rows.size(); first += 1000) {
     size_t n = std::min<size_t>(1000, rows.size() - first);

@@ -314,31 +314,6 @@ absl::Status PostgresConnection::Exec(const std::string& sql) {
   return st;
 }
 
-absl::Status PostgresConnection::CopyIn(const std::string& copy_sql, std::string_view rows) {
-  RETURN_IF_ERROR(impl_->Healthy());
-  PGconn* conn = impl_->conn;
-  PGresult* started = PQexec(conn, copy_sql.c_str());
-  if (PQresultStatus(started) != PGRES_COPY_IN) return impl_->Check(started, "copy");
-  PQclear(started);
-  absl::Status sent = absl::OkStatus();
-  if (PQputCopyData(conn, rows.data(), static_cast<int>(rows.size())) != 1 || PQputCopyEnd(conn, nullptr) != 1) {
-    sent = impl_->Unreachable();
-  }
-  // The outcome, then nothing more (each result read, so the connection is ready again).
-  absl::Status outcome = absl::OkStatus();
-  bool first = true;
-  while (PGresult* res = PQgetResult(conn)) {
-    if (first) {
-      outcome = impl_->Check(res, "copy");  // clears `res` when it fails
-      if (outcome.ok()) PQclear(res);
-      first = false;
-    } else {
-      PQclear(res);
-    }
-  }
-  return sent.ok() ? outcome : sent;
-}
-
 absl::StatusOr<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Open(const std::string& conninfo,
                                                                         int max_readers) {
   std::unique_ptr<PostgresConnection> writer = PostgresConnection::Connect(conninfo);

@@ -28,7 +28,6 @@ class PostgresConnection : public SqlConnection {
   absl::StatusOr<SqlStatement> Prepare(const std::string& sql) override;
   absl::Status Exec(const std::string& sql) override;
   absl::Status BeginWrite() override { return Exec("BEGIN"); }
-  absl::Status CopyIn(const std::string& copy_sql, std::string_view rows) override;
   // postgres://user@host:port/name
   std::string Address() const;
 

@@ -15,7 +15,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 
 namespace det::master {
 
@@ -97,12 +96,6 @@ class SqlConnection {
   virtual absl::Status Exec(const std::string& sql) = 0;
   // Starts a transaction that writes: once begun, no other writer runs until it ends.
   virtual absl::Status BeginWrite() = 0;
-  // PostgreSQL's `COPY ... FROM STDIN` (`copy_sql`) with `rows` in COPY's text format (AppendCopyField):
-  // many rows at a fraction of an INSERT's cost to the server. Unimplemented on SQLite.
-  virtual absl::Status CopyIn(const std::string& copy_sql, std::string_view rows) {
-    (void)rows;
-    return absl::UnimplementedError(absl::StrCat("COPY is PostgreSQL's: ", copy_sql));
-  }
 
   // SqlTransactions open on this connection (SqlTransaction keeps it).
   int open_transactions = 0;

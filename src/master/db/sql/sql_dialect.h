@@ -31,21 +31,6 @@ inline std::string JsonArrayHas(SqlDialect d, const std::string& column) {
   return absl::StrCat("EXISTS (SELECT 1 FROM json_array_elements_text(", column, "::json) v WHERE v = ?)");
 }
 
-// Appends `value` to a row of PostgreSQL COPY's text format (SqlConnection::CopyIn), escaped, and then
-// `end` (a tab between fields, a newline after a row's last).
-inline void AppendCopyField(std::string& out, std::string_view value, char end) {
-  for (char c : value) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
-    }
-  }
-  out += end;
-}
-
 // PostgreSQL: the last id `table`'s sequence gave, as a scalar expression (0 before the first).
 inline std::string SequenceLastId(const std::string& table) {
   return absl::StrCat("coalesce((SELECT last_value FROM pg_sequences WHERE format('%I.%I', schemaname, sequencename) "
