@@ -55,7 +55,8 @@ void Cluster::CreateExperiment(NewExperiment request, std::function<void(absl::S
           spdlog::info("experiment {} created: {}", id, ref.experiment.name);
           ApplyActions(id, ref.searcher->InitialActions());
           Schedule();
-          done(id);
+          // Answered once its first trials are stored too: a client lists them next.
+          state_writer_.AfterWritesSoFar([done, id] { done(id); });
         });
   });
 }

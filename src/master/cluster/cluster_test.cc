@@ -327,8 +327,11 @@ TEST_F(ClusterTest, ANewExperimentIsStoredBehindTheLoopAndAnsweredOnceDurable) {
       {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   std::optional<absl::StatusOr<int64_t>> created;
-  cluster_->CreateExperiment({.config = *cfg, .owner_id = 2, .activate = true},
-                             [&](absl::StatusOr<int64_t> id) { created = id; });
+  size_t trials_when_answered = 0;
+  cluster_->CreateExperiment({.config = *cfg, .owner_id = 2, .activate = true}, [&](absl::StatusOr<int64_t> id) {
+    created = id;
+    if (id.ok()) trials_when_answered = store_->ListTrials(*id)->size();
+  });
   std::vector<AgentSummary> agents;
   cluster_->ListAgents([&](std::vector<AgentSummary> listed) { agents = std::move(listed); });
   loop_.RunReady();
@@ -339,6 +342,7 @@ TEST_F(ClusterTest, ANewExperimentIsStoredBehindTheLoopAndAnsweredOnceDurable) {
   slow_writer.join();
   loop_.RunPending();
   ASSERT_TRUE(created.has_value() && created->ok());
+  EXPECT_EQ(trials_when_answered, 1u) << "answered once its first trial is stored too";
   EXPECT_EQ(store_->GetExperiment(**created)->state, api::ExperimentState::kActive);
   ASSERT_EQ(Starts(*conn).size(), 1u);
   EXPECT_EQ(Starts(*conn)[0].env.at("DET_EXPERIMENT_ID"), std::to_string(**created));

@@ -41,6 +41,10 @@ void StateWriter::WriteOnce(Store::Write write, Done done) {
   Queue({.write = std::move(write), .done = std::move(done), .kind = Kind::kOnce});
 }
 
+void StateWriter::AfterWritesSoFar(std::function<void()> then) {
+  WriteOnce([] { return absl::OkStatus(); }, [then = std::move(then)](absl::Status) { then(); });
+}
+
 void StateWriter::Queue(Pending pending) {
   {
     std::lock_guard lock(mu_);

@@ -57,6 +57,8 @@ class StateWriter {
   // Queues a write that is not kept when it fails: its outcome goes to `done` alone (a creation a user
   // asked for, who is answered with the error).
   void WriteOnce(Store::Write write, Done done);
+  // Runs `then` on the loop once every write handed in before it has its first outcome.
+  void AfterWritesSoFar(std::function<void()> then);
   // Blocks until every write handed in so far has its first outcome posted to the loop. Returns
   // whether any was handed in since the last call. For tests, which run the loop by hand.
   bool WaitIdle();
