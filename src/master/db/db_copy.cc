@@ -36,13 +36,21 @@ absl::StatusOr<int64_t> Count(SqlConnection& db, const std::string& table) {
   return row ? s.Int(0) : 0;
 }
 
-// What makes a destination not empty: any row but the two built-in users.
+// The rows every database is made with (its migrations'): the two users, the Uncategorized workspace
+// and project. A copy replaces them with the source's.
+int64_t BuiltInRows(const std::string& table) {
+  if (table == "users") return 2;
+  return table == "workspaces" || table == "projects" ? 1 : 0;
+}
+
+// What makes a destination not empty: any row but the built-in ones.
 absl::Status CheckEmpty(SqlConnection& db, const std::string& where) {
   std::vector<std::string> held;
   for (const std::string& table : ClusterTables()) {
     ASSIGN_OR_RETURN(int64_t n, Count(db, table));
-    if (table == "users") {
-      ASSIGN_OR_RETURN(SqlStatement s, db.Prepare("SELECT count(*) FROM users WHERE id > 2"));
+    if (int64_t built_in = BuiltInRows(table); built_in > 0) {
+      ASSIGN_OR_RETURN(SqlStatement s, db.Prepare(absl::StrCat("SELECT count(*) FROM ", table, " WHERE id > ?")));
+      s.Bind(1, built_in);
       ASSIGN_OR_RETURN(bool row, s.Step());
       n = row ? s.Int(0) : 0;
     }
@@ -194,7 +202,7 @@ absl::Status CarryIdHighWater(SqlConnection& from, SqlConnection& to) {
 
 const std::vector<std::string>& ClusterTables() {
   static const std::vector<std::string> tables = {
-      "users",       "user_sessions", "experiments", "trials",    "allocations",        "tasks",
+      "users",       "user_sessions", "workspaces", "projects", "experiments", "trials",    "allocations",        "tasks",
       "metrics",     "checkpoint_storages", "checkpoints",   "task_logs",   "templates", "searcher_snapshots",
       "searcher_events", "id_high_water",
   };
@@ -222,7 +230,10 @@ absl::Status CopyDatabase(SqlDatabase& from, SqlDatabase& to, const std::functio
   RETURN_IF_ERROR(CheckEmpty(*destination, to.Describe()));
   SqlTransaction tx(*destination);
   RETURN_IF_ERROR(tx.Begin());
-  RETURN_IF_ERROR(destination->Exec("DELETE FROM users"));  // the built-ins come from the source
+  // The built-in rows come from the source.
+  for (const char* table : {"projects", "workspaces", "users"}) {
+    RETURN_IF_ERROR(destination->Exec(absl::StrCat("DELETE FROM ", table)));
+  }
   for (const std::string& table : ClusterTables()) {
     ASSIGN_OR_RETURN(std::vector<std::string> columns, Columns(*source, table));
     ASSIGN_OR_RETURN(int64_t total, Count(*source, table));

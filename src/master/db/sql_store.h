@@ -106,6 +106,11 @@ class SqlStore : public Store {
   absl::Status RenameTemplate(const std::string& old_name, const std::string& new_name) override;
   absl::Status DeleteTemplate(const std::string& name) override;
 
+  absl::StatusOr<Workspace> GetWorkspace(int64_t id) override;
+  absl::StatusOr<WorkspacePage> ListWorkspaces(const WorkspaceFilter& filter) override;
+  absl::StatusOr<Project> GetProject(int64_t id) override;
+  absl::StatusOr<ProjectPage> ListProjects(const ProjectFilter& filter) override;
+
  private:
   explicit SqlStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}
   SqlLease Writer() { return db_->Writer(); }

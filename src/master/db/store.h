@@ -13,6 +13,7 @@
 #include "master/db/task_store.h"
 #include "master/db/template_store.h"
 #include "master/db/user_store.h"
+#include "master/db/workspace_store.h"
 
 namespace det::master {
 
@@ -22,7 +23,8 @@ class Store : public UserStore,
               public MetricStore,
               public CheckpointStore,
               public LogStore,
-              public TemplateStore {
+              public TemplateStore,
+              public WorkspaceStore {
  public:
   // One write: calls of this store's write methods.
   using Write = std::function<absl::Status()>;

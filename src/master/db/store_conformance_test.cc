@@ -558,6 +558,41 @@ TYPED_TEST(StoreTest, ExpiredTaskLogsGoByTheTrialsOwnRetentionElseTheDefault) {
   EXPECT_EQ(this->store_->SetExperimentLogRetentionDays(999999, 1).code(), absl::StatusCode::kNotFound);
 }
 
+TYPED_TEST(StoreTest, TheUncategorizedWorkspaceAndProjectHoldEveryExperiment) {
+  int64_t trial_id;
+  this->AddExperimentWithTrial(&trial_id);
+  absl::StatusOr<Workspace> ws = this->store_->GetWorkspace(1);
+  ASSERT_TRUE(ws.ok()) << ws.status();
+  EXPECT_EQ(ws->name, "Uncategorized");
+  EXPECT_TRUE(ws->immutable);
+  EXPECT_FALSE(ws->archived);
+  EXPECT_EQ(ws->username, "admin");
+  EXPECT_EQ(ws->num_projects, 1);
+  EXPECT_EQ(ws->num_experiments, 1);
+  EXPECT_EQ(this->store_->ListWorkspaces({})->total, 1);
+  EXPECT_EQ(this->store_->ListWorkspaces({.name = "uncategorized"})->workspaces.size(), 1u);
+  EXPECT_EQ(this->store_->ListWorkspaces({.name = "uncategorized", .name_case_sensitive = true})->total, 0);
+  EXPECT_EQ(this->store_->ListWorkspaces({.archived = true})->total, 0);
+  EXPECT_EQ(this->store_->ListWorkspaces({.usernames = {"admin"}})->total, 1);
+  EXPECT_EQ(this->store_->GetWorkspace(2).status().code(), absl::StatusCode::kNotFound);
+
+  absl::StatusOr<Project> project = this->store_->GetProject(1);
+  ASSERT_TRUE(project.ok()) << project.status();
+  EXPECT_EQ(project->name, "Uncategorized");
+  EXPECT_EQ(project->workspace_id, 1);
+  EXPECT_EQ(project->workspace_name, "Uncategorized");
+  EXPECT_EQ(project->key, "UNCAT");
+  EXPECT_TRUE(project->immutable);
+  EXPECT_EQ(project->num_experiments, 1);
+  EXPECT_EQ(project->num_active_experiments, 1);
+  EXPECT_TRUE(project->last_experiment_started_at.has_value());
+  EXPECT_EQ(project->notes_json, "[]");
+  EXPECT_EQ(this->store_->ListProjects({.workspace_id = 1})->projects.size(), 1u);
+  EXPECT_EQ(this->store_->ListProjects({.workspace_id = 2})->total, 0);
+  EXPECT_EQ(this->store_->ListProjects({.archived = false})->total, 1);
+  EXPECT_EQ(this->store_->GetProject(2).status().code(), absl::StatusCode::kNotFound);
+}
+
 TYPED_TEST(StoreTest, ActiveTrialsAndExperimentsShowRunningOrQueued) {
   int64_t trial_id;
   int64_t exp_id = this->AddExperimentWithTrial(&trial_id);

@@ -23,6 +23,7 @@ void RegisterAllocationRoutes(Router& router, MasterContext& ctx);
 void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx);
 void RegisterPreviewSearchRoutes(Router& router, MasterContext& ctx);
 void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
+void RegisterWorkspaceRoutes(Router& router, MasterContext& ctx);
 void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx);
 void RegisterJobQueueRoutes(Router& router, MasterContext& ctx);
 void RegisterTaskListRoutes(Router& router, MasterContext& ctx);
@@ -49,6 +50,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterAgentRoutes(router, server, ctx);
   RegisterPreviewSearchRoutes(router, ctx);
   RegisterTemplateRoutes(router, ctx);
+  RegisterWorkspaceRoutes(router, ctx);
   RegisterResourcePoolRoutes(router, ctx);
   RegisterJobQueueRoutes(router, ctx);
   RegisterTaskListRoutes(router, ctx);

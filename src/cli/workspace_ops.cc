@@ -1,0 +1,103 @@
+#include "cli/workspace_ops.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "cli/agent_ops.h"
+#include "cli/format.h"
+#include "cli/paging.h"
+#include "cli/session.h"
+
+namespace det::cli {
+
+using nlohmann::json;
+
+namespace {
+
+// The workspace named `name` (exactly), else NotFound naming the ones there are.
+absl::StatusOr<json> FindWorkspace(Session& session, const std::string& name) {
+  absl::StatusOr<json> all = GetAllPages(session, "/api/v1/workspaces", "workspaces");
+  if (!all.ok()) return all.status();
+  std::string names;
+  for (const json& w : *all) {
+    if (Str(w, "name") == name) return w;
+    absl::StrAppend(&names, names.empty() ? "" : ", ", "\"", Str(w, "name"), "\"");
+  }
+  return absl::NotFoundError(absl::StrCat("no workspace named \"", name, "\" (there are: ", names, ")"));
+}
+
+absl::StatusOr<json> WorkspaceProjects(Session& session, const json& workspace) {
+  return GetAllPages(session, absl::StrCat("/api/v1/workspaces/", Cell(workspace["id"]), "/projects"), "projects");
+}
+
+}  // namespace
+
+Table WorkspaceTable(const json& workspaces) {
+  Table t({"ID", "Name", "# Projects", "# Experiments", "Archived"});
+  if (!workspaces.is_array()) return t;
+  for (const json& w : workspaces) {
+    t.AddRow({Cell(Field(w, "id")), Str(w, "name"), Cell(Field(w, "numProjects")), Cell(Field(w, "numExperiments")),
+              BoolCell(Field(w, "archived"))});
+  }
+  return t;
+}
+
+Table ProjectTable(const json& projects) {
+  Table t({"ID", "Name", "Key", "Description", "# Experiments", "# Active Experiments", "Archived"});
+  if (!projects.is_array()) return t;
+  for (const json& p : projects) {
+    t.AddRow({Cell(Field(p, "id")), Str(p, "name"), Str(p, "key"), Str(p, "description"),
+              Cell(Field(p, "numExperiments")), Cell(Field(p, "numActiveExperiments")),
+              BoolCell(Field(p, "archived"))});
+  }
+  return t;
+}
+
+absl::StatusOr<int> ListWorkspaces(Session& session, OutputFormat format, std::ostream& out) {
+  absl::StatusOr<json> workspaces = GetAllPages(session, "/api/v1/workspaces", "workspaces");
+  if (!workspaces.ok()) return workspaces.status();
+  out << (format == OutputFormat::kJson ? workspaces->dump(4) + "\n" : Render(WorkspaceTable(*workspaces), format));
+  return 0;
+}
+
+absl::StatusOr<int> ListWorkspaceProjects(Session& session, const std::string& workspace, OutputFormat format,
+                                          std::ostream& out) {
+  absl::StatusOr<json> found = FindWorkspace(session, workspace);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<json> projects = WorkspaceProjects(session, *found);
+  if (!projects.ok()) return projects.status();
+  out << (format == OutputFormat::kJson ? projects->dump(4) + "\n" : Render(ProjectTable(*projects), format));
+  return 0;
+}
+
+absl::StatusOr<int> DescribeWorkspace(Session& session, const std::string& workspace, OutputFormat format,
+                                      std::ostream& out) {
+  absl::StatusOr<json> found = FindWorkspace(session, workspace);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<json> projects = WorkspaceProjects(session, *found);
+  if (!projects.ok()) return projects.status();
+  if (format == OutputFormat::kJson) {
+    out << json{{"workspace", *found}, {"projects", *projects}}.dump(4) << "\n";
+    return 0;
+  }
+  out << Render(WorkspaceTable(json::array({*found})), format);
+  if (format == OutputFormat::kTable) out << "\n";
+  out << Render(ProjectTable(*projects), format);
+  return 0;
+}
+
+absl::StatusOr<int> DescribeProject(Session& session, const std::string& workspace, const std::string& project,
+                                    OutputFormat format, std::ostream& out) {
+  absl::StatusOr<json> found = FindWorkspace(session, workspace);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<json> projects = WorkspaceProjects(session, *found);
+  if (!projects.ok()) return projects.status();
+  for (const json& p : *projects) {
+    if (Str(p, "name") != project) continue;
+    out << (format == OutputFormat::kJson ? p.dump(4) + "\n" : Render(ProjectTable(json::array({p})), format));
+    return 0;
+  }
+  return absl::NotFoundError(absl::StrCat("workspace \"", workspace, "\" has no project named \"", project, "\""));
+}
+
+}  // namespace det::cli

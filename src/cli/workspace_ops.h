@@ -1,0 +1,32 @@
+#pragma once
+// `det workspace` (alias w) and `det project` (alias p): GET /api/v1/workspaces, .../{id}/projects and
+// /api/v1/projects/{id}. Workspaces and projects are named on the command line, as upstream's CLI does.
+#include <nlohmann/json_fwd.hpp>
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cli/experiment_view.h"
+#include "cli/table.h"
+
+namespace det::cli {
+
+class Session;
+
+// `det workspace list`: ID, Name, # Projects, # Experiments, Archived.
+absl::StatusOr<int> ListWorkspaces(Session& session, OutputFormat format, std::ostream& out);
+// `det workspace list-projects WS` and `det project list WS`.
+absl::StatusOr<int> ListWorkspaceProjects(Session& session, const std::string& workspace, OutputFormat format,
+                                          std::ostream& out);
+// `det workspace describe WS`: the workspace, then its projects (--json: both as the master gives them).
+absl::StatusOr<int> DescribeWorkspace(Session& session, const std::string& workspace, OutputFormat format,
+                                      std::ostream& out);
+// `det project describe WS PROJECT`.
+absl::StatusOr<int> DescribeProject(Session& session, const std::string& workspace, const std::string& project,
+                                    OutputFormat format, std::ostream& out);
+
+// Exposed for tests.
+Table WorkspaceTable(const nlohmann::json& workspaces);
+Table ProjectTable(const nlohmann::json& projects);
+
+}  // namespace det::cli

@@ -1,0 +1,90 @@
+#include "cli/workspace_ops.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/fake_http_server_test_util.h"
+#include "cli/session.h"
+
+namespace det::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* kWorkspacesReply = R"({"workspaces": [
+  {"id": 1, "name": "Uncategorized", "numProjects": 1, "numExperiments": 3, "archived": false, "immutable": true},
+  {"id": 7, "name": "vision", "numProjects": 2, "numExperiments": 0, "archived": true, "immutable": false}],
+  "pagination": {"offset": 0, "limit": 0, "startIndex": 0, "endIndex": 2, "total": 2}})";
+
+const char* kProjectsReply = R"({"projects": [
+  {"id": 1, "name": "Uncategorized", "key": "UNCAT", "description": "", "numExperiments": 3,
+   "numActiveExperiments": 1, "archived": false, "workspaceId": 1}],
+  "pagination": {"offset": 0, "limit": 0, "startIndex": 0, "endIndex": 1, "total": 1}})";
+
+class WorkspaceOpsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/det_cli_ws_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) -> FakeResponse {
+      targets_.push_back(r.target);
+      if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
+      if (r.target.rfind("/api/v1/workspaces?", 0) == 0) return {200, kWorkspacesReply};
+      if (r.target.rfind("/api/v1/workspaces/1/projects?", 0) == 0) return {200, kProjectsReply};
+      return {404, R"({"error":{"code":5,"error":"no route"}})"};
+    });
+    SessionOptions o;
+    o.master_url = server_->url();
+    o.auth_file = dir_ / "auth.json";
+    session_ = std::make_unique<Session>(o);
+  }
+  void TearDown() override {
+    session_.reset();
+    server_.reset();
+    fs::remove_all(dir_);
+  }
+
+  fs::path dir_;
+  std::vector<std::string> targets_;
+  std::unique_ptr<FakeHttpServer> server_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(WorkspaceOpsTest, ListShowsEachWorkspaceWithItsCounts) {
+  std::ostringstream table, js;
+  ASSERT_TRUE(ListWorkspaces(*session_, OutputFormat::kTable, table).ok());
+  EXPECT_EQ(table.str(),
+            " ID | Name          | # Projects | # Experiments | Archived\n"
+            "----+---------------+------------+---------------+----------\n"
+            "  1 | Uncategorized |          1 |             3 | False\n"
+            "  7 | vision        |          2 |             0 | True\n");
+  ASSERT_TRUE(ListWorkspaces(*session_, OutputFormat::kJson, js).ok());
+  EXPECT_EQ(json::parse(js.str()), json::parse(kWorkspacesReply)["workspaces"]);
+}
+
+TEST_F(WorkspaceOpsTest, AWorkspaceIsNamedAndItsProjectsListed) {
+  std::ostringstream table;
+  ASSERT_TRUE(ListWorkspaceProjects(*session_, "Uncategorized", OutputFormat::kCsv, table).ok());
+  EXPECT_EQ(table.str(),
+            "ID,Name,Key,Description,# Experiments,# Active Experiments,Archived\n"
+            "1,Uncategorized,UNCAT,,3,1,False\n");
+  std::ostringstream project;
+  ASSERT_TRUE(DescribeProject(*session_, "Uncategorized", "Uncategorized", OutputFormat::kJson, project).ok());
+  EXPECT_EQ(json::parse(project.str())["key"], "UNCAT");
+
+  std::ostringstream ignored;
+  absl::StatusOr<int> unknown = ListWorkspaceProjects(*session_, "nope", OutputFormat::kTable, ignored);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(unknown.status().message(), R"(no workspace named "nope" (there are: "Uncategorized", "vision"))");
+  absl::StatusOr<int> no_project = DescribeProject(*session_, "Uncategorized", "x", OutputFormat::kTable, ignored);
+  EXPECT_EQ(no_project.status().message(), R"(workspace "Uncategorized" has no project named "x")");
+}
+
+}  // namespace
+}  // namespace det::cli

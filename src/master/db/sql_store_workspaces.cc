@@ -1,0 +1,172 @@
+// The workspaces area of SqlStore: workspaces and their projects, with their counts of projects and
+// experiments computed in the query.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "master/db/sql/sql_dialect.h"
+#include "master/db/sql_store.h"
+#include "master/db/sql_store_rows.h"
+
+namespace det::master {
+
+using namespace sql_rows;  // NOLINT(build/namespaces): this area's half of sql_store_rows.h
+
+namespace {
+
+constexpr char kWorkspaceColumns[] =
+    "SELECT w.id, w.name, w.archived, w.immutable, w.user_id, coalesce(u.username, ''), w.created_at, "
+    "coalesce(w.agent_user_group, ''), coalesce(w.checkpoint_storage_config, ''), w.default_compute_pool, "
+    "w.default_aux_pool, (SELECT count(*) FROM projects p WHERE p.workspace_id = w.id), "
+    "(SELECT count(*) FROM experiments e JOIN projects p ON p.id = e.project_id WHERE p.workspace_id = w.id) "
+    "FROM workspaces w LEFT JOIN users u ON u.id = w.user_id ";
+
+Workspace ReadWorkspace(const SqlStatement& s) {
+  return Workspace{.id = s.Int(0),
+                   .name = s.Text(1),
+                   .archived = s.Int(2) != 0,
+                   .immutable = s.Int(3) != 0,
+                   .user_id = s.Int(4),
+                   .username = s.Text(5),
+                   .created_at = FromUnixMicros(s.Int(6)),
+                   .agent_user_group_json = s.Text(7),
+                   .checkpoint_storage_config_json = s.Text(8),
+                   .default_compute_pool = s.Text(9),
+                   .default_aux_pool = s.Text(10),
+                   .num_projects = s.Int(11),
+                   .num_experiments = s.Int(12)};
+}
+
+constexpr char kProjectColumns[] =
+    "SELECT p.id, p.name, p.workspace_id, w.name, p.description, "
+    "CASE WHEN p.archived <> 0 OR w.archived <> 0 THEN 1 ELSE 0 END, p.immutable, p.user_id, "
+    "coalesce(u.username, ''), p.created_at, p.notes, p.key, "
+    "(SELECT count(*) FROM experiments e WHERE e.project_id = p.id), "
+    "(SELECT count(*) FROM experiments e WHERE e.project_id = p.id AND e.state = 'ACTIVE'), "
+    "(SELECT max(e.start_time) FROM experiments e WHERE e.project_id = p.id) "
+    "FROM projects p JOIN workspaces w ON w.id = p.workspace_id LEFT JOIN users u ON u.id = p.user_id ";
+
+Project ReadProject(const SqlStatement& s) {
+  return Project{.id = s.Int(0),
+                 .name = s.Text(1),
+                 .workspace_id = s.Int(2),
+                 .workspace_name = s.Text(3),
+                 .description = s.Text(4),
+                 .archived = s.Int(5) != 0,
+                 .immutable = s.Int(6) != 0,
+                 .user_id = s.Int(7),
+                 .username = s.Text(8),
+                 .created_at = FromUnixMicros(s.Int(9)),
+                 .notes_json = s.Text(10),
+                 .key = s.Text(11),
+                 .num_experiments = s.Int(12),
+                 .num_active_experiments = s.Int(13),
+                 .last_experiment_started_at = OptTime(s, 14)};
+}
+
+// `column IN (?, ?, ...)` for `n` values.
+std::string InList(const std::string& column, size_t n) {
+  return absl::StrCat(column, " IN (", absl::StrJoin(std::vector<std::string>(n, "?"), ", "), ")");
+}
+
+}  // namespace
+
+absl::StatusOr<Workspace> SqlStore::GetWorkspace(int64_t id) {
+  SqlLease lease = Reader();
+  ASSIGN_OR_RETURN(auto s, lease->Prepare(absl::StrCat(kWorkspaceColumns, "WHERE w.id = ?")));
+  s.Bind(1, id);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return absl::NotFoundError(absl::StrCat("workspace ", id, " not found"));
+  return ReadWorkspace(s);
+}
+
+absl::StatusOr<WorkspacePage> SqlStore::ListWorkspaces(const WorkspaceFilter& filter) {
+  SqlLease lease = Reader();
+  SqlConnection& db = *lease;
+  std::vector<std::string> clauses;
+  if (!filter.name.empty()) clauses.push_back(filter.name_case_sensitive ? "w.name = ?" : "lower(w.name) = lower(?)");
+  if (filter.archived) clauses.push_back("w.archived = ?");
+  if (!filter.usernames.empty()) clauses.push_back(InList("u.username", filter.usernames.size()));
+  if (!filter.user_ids.empty()) clauses.push_back(InList("w.user_id", filter.user_ids.size()));
+  std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
+  auto bind_where = [&](SqlStatement& s) {
+    int i = 1;
+    if (!filter.name.empty()) s.Bind(i++, filter.name);
+    if (filter.archived) s.Bind(i++, *filter.archived ? 1 : 0);
+    for (const std::string& name : filter.usernames) s.Bind(i++, name);
+    for (int64_t id : filter.user_ids) s.Bind(i++, id);
+    return i;
+  };
+  WorkspacePage page;
+  ASSIGN_OR_RETURN(auto count, db.Prepare(absl::StrCat(
+                                   "SELECT count(*) FROM workspaces w LEFT JOIN users u ON u.id = w.user_id ", where)));
+  bind_where(count);
+  ASSIGN_OR_RETURN(page.total, One<int64_t>(count, [](const SqlStatement& st) { return st.Int(0); }, "count"));
+  const char* direction = filter.descending ? "DESC" : "ASC";
+  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(kWorkspaceColumns, where, "ORDER BY ",
+                                                   filter.by_name ? absl::StrCat("w.name ", direction, ", ") : "",
+                                                   "w.id ", direction, " LIMIT ? OFFSET ?")));
+  int i = bind_where(s);
+  s.Bind(i, filter.limit > 0 ? filter.limit : kNoLimit).Bind(i + 1, std::max<int64_t>(0, filter.offset));
+  ASSIGN_OR_RETURN(page.workspaces, All<Workspace>(s, ReadWorkspace));
+  return page;
+}
+
+absl::StatusOr<Project> SqlStore::GetProject(int64_t id) {
+  SqlLease lease = Reader();
+  ASSIGN_OR_RETURN(auto s, lease->Prepare(absl::StrCat(kProjectColumns, "WHERE p.id = ?")));
+  s.Bind(1, id);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return absl::NotFoundError(absl::StrCat("project ", id, " not found"));
+  return ReadProject(s);
+}
+
+absl::StatusOr<ProjectPage> SqlStore::ListProjects(const ProjectFilter& filter) {
+  SqlLease lease = Reader();
+  SqlConnection& db = *lease;
+  std::vector<std::string> clauses;
+  if (filter.workspace_id != 0) clauses.push_back("p.workspace_id = ?");
+  if (!filter.name.empty()) clauses.push_back("lower(p.name) = lower(?)");
+  if (filter.archived) {
+    clauses.push_back(*filter.archived ? "(p.archived <> 0 OR w.archived <> 0)" : "(p.archived = 0 AND w.archived = 0)");
+  }
+  if (!filter.usernames.empty()) clauses.push_back(InList("u.username", filter.usernames.size()));
+  if (!filter.user_ids.empty()) clauses.push_back(InList("p.user_id", filter.user_ids.size()));
+  std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
+  auto bind_where = [&](SqlStatement& s) {
+    int i = 1;
+    if (filter.workspace_id != 0) s.Bind(i++, filter.workspace_id);
+    if (!filter.name.empty()) s.Bind(i++, filter.name);
+    for (const std::string& name : filter.usernames) s.Bind(i++, name);
+    for (int64_t id : filter.user_ids) s.Bind(i++, id);
+    return i;
+  };
+  ProjectPage page;
+  ASSIGN_OR_RETURN(auto count, db.Prepare(absl::StrCat("SELECT count(*) FROM projects p JOIN workspaces w ON "
+                                                       "w.id = p.workspace_id LEFT JOIN users u ON u.id = p.user_id ",
+                                                       where)));
+  bind_where(count);
+  ASSIGN_OR_RETURN(page.total, One<int64_t>(count, [](const SqlStatement& st) { return st.Int(0); }, "count"));
+  std::string order;
+  switch (filter.sort_by) {
+    case ProjectFilter::SortBy::kId: order = "p.id"; break;
+    case ProjectFilter::SortBy::kName: order = "p.name"; break;
+    case ProjectFilter::SortBy::kCreationTime: order = "p.created_at"; break;
+    case ProjectFilter::SortBy::kDescription: order = "p.description"; break;
+    case ProjectFilter::SortBy::kLastExperimentStartTime:
+      order = "(SELECT coalesce(max(e.start_time), 0) FROM experiments e WHERE e.project_id = p.id)";
+      break;
+  }
+  const char* direction = filter.descending ? " DESC" : " ASC";
+  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(kProjectColumns, where, "ORDER BY ", order, direction, ", p.id",
+                                                   direction, " LIMIT ? OFFSET ?")));
+  int i = bind_where(s);
+  s.Bind(i, filter.limit > 0 ? filter.limit : kNoLimit).Bind(i + 1, std::max<int64_t>(0, filter.offset));
+  ASSIGN_OR_RETURN(page.projects, All<Project>(s, ReadProject));
+  return page;
+}
+
+}  // namespace det::master
