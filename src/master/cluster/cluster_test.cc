@@ -250,14 +250,7 @@ TEST_F(ClusterTest, TheLoopGoesOnWhileTheDatabaseIsBusyAndAnswersOnceTheChangeIs
   int64_t exp_id = CreateExperiment();
   ConnectAgent("agent-1", 1);
   int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
-  std::promise<void> release;
-  std::promise<void> held;
-  std::thread slow_writer([&] {  // another writer holds the database
-    SqlLease busy = store_->database().Writer();
-    held.set_value();
-    release.get_future().wait();
-  });
-  held.get_future().wait();
+  auto busy = std::make_unique<HeldDatabase>(store_->database());
   std::optional<absl::Status> runner_state_saved;
   std::optional<absl::Status> paused;
   std::vector<AgentSummary> agents;
@@ -269,8 +262,7 @@ TEST_F(ClusterTest, TheLoopGoesOnWhileTheDatabaseIsBusyAndAnswersOnceTheChangeIs
   EXPECT_FALSE(runner_state_saved.has_value()) << "not answered before it is durable";
   EXPECT_FALSE(paused.has_value()) << "not answered before it is durable";
 
-  release.set_value();
-  slow_writer.join();
+  busy.reset();
   loop_.RunPending();
   ASSERT_TRUE(runner_state_saved.has_value() && paused.has_value());
   EXPECT_TRUE(runner_state_saved->ok()) << *runner_state_saved;
@@ -284,14 +276,7 @@ TEST_F(ClusterTest, ARetriedTrialIsQueuedBehindTheLoopAndStartsOnceItsAllocation
   auto conn = ConnectAgent("agent-1", 1);
   ASSERT_EQ(Starts(*conn).size(), 1u);
   int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
-  std::promise<void> release;
-  std::promise<void> held;
-  std::thread slow_writer([&] {  // another writer holds the database
-    SqlLease busy = store_->database().Writer();
-    held.set_value();
-    release.get_future().wait();
-  });
-  held.get_future().wait();
+  auto busy = std::make_unique<HeldDatabase>(store_->database());
   handlers_["agent-1"].on_message(
       api::Encode(api::AgentMessage(api::TaskExited{Starts(*conn)[0].allocation_id, 1, ""})));
   std::vector<AgentSummary> agents;
@@ -300,8 +285,7 @@ TEST_F(ClusterTest, ARetriedTrialIsQueuedBehindTheLoopAndStartsOnceItsAllocation
   EXPECT_EQ(agents.size(), 1u) << "the loop went on";
   EXPECT_EQ(Starts(*conn).size(), 1u) << "the second run waits for its allocation's row";
 
-  release.set_value();
-  slow_writer.join();
+  busy.reset();
   loop_.RunPending();
   std::vector<api::StartTask> starts = Starts(*conn);
   ASSERT_EQ(starts.size(), 2u);
@@ -314,14 +298,7 @@ TEST_F(ClusterTest, ARetriedTrialIsQueuedBehindTheLoopAndStartsOnceItsAllocation
 
 TEST_F(ClusterTest, ANewExperimentIsStoredBehindTheLoopAndAnsweredOnceDurable) {
   auto conn = ConnectAgent("agent-1", 1);
-  std::promise<void> release;
-  std::promise<void> held;
-  std::thread slow_writer([&] {  // another writer holds the database
-    SqlLease busy = store_->database().Writer();
-    held.set_value();
-    release.get_future().wait();
-  });
-  held.get_future().wait();
+  auto busy = std::make_unique<HeldDatabase>(store_->database());
   auto cfg = config::ParseExperimentConfig(
       "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\n",
       {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
@@ -338,8 +315,7 @@ TEST_F(ClusterTest, ANewExperimentIsStoredBehindTheLoopAndAnsweredOnceDurable) {
   EXPECT_EQ(agents.size(), 1u) << "the loop went on";
   EXPECT_FALSE(created.has_value()) << "not answered before it is durable";
 
-  release.set_value();
-  slow_writer.join();
+  busy.reset();
   loop_.RunPending();
   ASSERT_TRUE(created.has_value() && created->ok());
   EXPECT_EQ(trials_when_answered, 1u) << "answered once its first trial is stored too";

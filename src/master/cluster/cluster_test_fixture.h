@@ -3,9 +3,11 @@
 // whose connections record what the master sends them.
 #include <gtest/gtest.h>
 
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "master/cluster/cluster.h"
@@ -20,6 +22,27 @@ class RecordingConnection : public WebSocketConnection {
   void Close() override { closed = true; }
   std::vector<std::string> sent;
   bool closed = false;
+};
+
+// Another writer holding the database (a slow transaction elsewhere) until destroyed.
+class HeldDatabase {
+ public:
+  explicit HeldDatabase(SqlDatabase& db) : holder_([this, &db] {
+    SqlLease busy = db.Writer();
+    held_.set_value();
+    release_.get_future().wait();
+  }) {
+    held_.get_future().wait();
+  }
+  ~HeldDatabase() {
+    release_.set_value();
+    holder_.join();
+  }
+
+ private:
+  std::promise<void> held_;
+  std::promise<void> release_;
+  std::thread holder_;
 };
 
 class ClusterTest : public ::testing::Test {
