@@ -100,4 +100,30 @@ absl::StatusOr<int> DescribeProject(Session& session, const std::string& workspa
   return absl::NotFoundError(absl::StrCat("workspace \"", workspace, "\" has no project named \"", project, "\""));
 }
 
+absl::StatusOr<int> CreateWorkspace(Session& session, const std::string& name, const json& settings,
+                                    OutputFormat format, std::ostream& out) {
+  json body = settings.is_object() ? settings : json::object();
+  body["name"] = name;
+  absl::StatusOr<json> created = session.Post("/api/v1/workspaces", body);
+  if (!created.ok()) return created.status();
+  const json& w = (*created)["workspace"];
+  out << (format == OutputFormat::kJson ? w.dump(4) + "\n" : Render(WorkspaceTable(json::array({w})), format));
+  return 0;
+}
+
+absl::StatusOr<int> CreateProject(Session& session, const std::string& workspace, const std::string& name,
+                                  const std::string& description, const std::string& key, OutputFormat format,
+                                  std::ostream& out) {
+  absl::StatusOr<json> found = FindWorkspace(session, workspace);
+  if (!found.ok()) return found.status();
+  json body = {{"name", name}, {"description", description}, {"workspaceId", (*found)["id"]}};
+  if (!key.empty()) body["key"] = key;
+  absl::StatusOr<json> created =
+      session.Post(absl::StrCat("/api/v1/workspaces/", Cell((*found)["id"]), "/projects"), body);
+  if (!created.ok()) return created.status();
+  const json& p = (*created)["project"];
+  out << (format == OutputFormat::kJson ? p.dump(4) + "\n" : Render(ProjectTable(json::array({p})), format));
+  return 0;
+}
+
 }  // namespace det::cli

@@ -25,6 +25,15 @@ absl::StatusOr<int> DescribeWorkspace(Session& session, const std::string& works
 absl::StatusOr<int> DescribeProject(Session& session, const std::string& workspace, const std::string& project,
                                     OutputFormat format, std::ostream& out);
 
+// `det workspace create NAME`: POST /api/v1/workspaces with `settings` (defaultComputePool,
+// defaultAuxPool, checkpointStorageConfig) merged in; prints the new workspace.
+absl::StatusOr<int> CreateWorkspace(Session& session, const std::string& name, const nlohmann::json& settings,
+                                    OutputFormat format, std::ostream& out);
+// `det project create WS NAME [--description D] [--key K]`; prints the new project.
+absl::StatusOr<int> CreateProject(Session& session, const std::string& workspace, const std::string& name,
+                                  const std::string& description, const std::string& key, OutputFormat format,
+                                  std::ostream& out);
+
 // Exposed for tests.
 Table WorkspaceTable(const nlohmann::json& workspaces);
 Table ProjectTable(const nlohmann::json& projects);

@@ -34,6 +34,10 @@ class WorkspaceOpsTest : public ::testing::Test {
     dir_ = tmpl;
     server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) -> FakeResponse {
       targets_.push_back(r.target);
+      if (r.method == "POST" && r.target == "/api/v1/workspaces/1/projects") {
+        posted_ = json::parse(r.body);
+        return {200, R"({"project": {"id": 4, "name": "p", "key": "K1", "workspaceId": 1}})"};
+      }
       if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
       if (r.target.rfind("/api/v1/workspaces?", 0) == 0) return {200, kWorkspacesReply};
       if (r.target.rfind("/api/v1/workspaces/1/projects?", 0) == 0) return {200, kProjectsReply};
@@ -52,6 +56,7 @@ class WorkspaceOpsTest : public ::testing::Test {
 
   fs::path dir_;
   std::vector<std::string> targets_;
+  json posted_;
   std::unique_ptr<FakeHttpServer> server_;
   std::unique_ptr<Session> session_;
 };
@@ -84,6 +89,13 @@ TEST_F(WorkspaceOpsTest, AWorkspaceIsNamedAndItsProjectsListed) {
   EXPECT_EQ(unknown.status().message(), R"(no workspace named "nope" (there are: "Uncategorized", "vision"))");
   absl::StatusOr<int> no_project = DescribeProject(*session_, "Uncategorized", "x", OutputFormat::kTable, ignored);
   EXPECT_EQ(no_project.status().message(), R"(workspace "Uncategorized" has no project named "x")");
+}
+
+TEST_F(WorkspaceOpsTest, AProjectIsCreatedInTheNamedWorkspace) {
+  std::ostringstream out;
+  ASSERT_TRUE(CreateProject(*session_, "Uncategorized", "p", "about p", "k1", OutputFormat::kJson, out).ok());
+  EXPECT_EQ(posted_, json::parse(R"({"name": "p", "description": "about p", "workspaceId": 1, "key": "k1"})"));
+  EXPECT_EQ(json::parse(out.str())["id"], 4);
 }
 
 }  // namespace

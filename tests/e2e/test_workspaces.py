@@ -49,3 +49,33 @@ def test_the_rest_api_serves_workspaces_and_projects_as_upstream(cluster):
         assert resp.json()["error"]["error"] == f"{what} not found"
     bad = cluster.session.get(f"{cluster.master_url}/api/v1/workspaces", params={"sortBy": "SORT_BY_COLOR"}, timeout=30)
     assert bad.status_code == 400 and "sortBy must be" in bad.json()["error"]["error"]
+
+
+def test_workspaces_and_projects_are_created_with_upstreams_rules(cluster):
+    created = json.loads(cluster.det("workspace", "create", "vision", "--default-compute-pool", "default",
+                                     "--checkpoint-storage-config", '{"type": "shared_fs", "host_path": "/tmp"}',
+                                     "--json").stdout)
+    assert created["name"] == "vision" and created["id"] > 1 and not created["immutable"]
+    assert created["checkpointStorageConfig"] == {"type": "shared_fs", "host_path": "/tmp"}
+    assert created["defaultComputePool"] == "default" and created["username"] == "determined"
+    again = cluster.det("workspace", "create", "vision", check=False)
+    assert again.returncode != 0 and 'workspace "vision" already exists' in again.stdout + again.stderr
+
+    project = json.loads(cluster.det("project", "create", "vision", "detection", "--description", "boxes",
+                                     "--json").stdout)
+    assert project["workspaceId"] == created["id"] and project["description"] == "boxes"
+    assert project["key"].startswith("DET") and len(project["key"]) == 5
+    keyed = json.loads(cluster.det("p", "create", "vision", "segmentation", "--key", "seg1", "--json").stdout)
+    assert keyed["key"] == "SEG1"
+    taken = cluster.det("p", "create", "Uncategorized", "masks", "--key", "SEG1", check=False)
+    assert taken.returncode != 0 and "key SEG1 is another project's" in taken.stdout + taken.stderr
+    same = cluster.det("p", "create", "vision", "Detection", check=False)
+    assert same.returncode != 0 and 'already has a project named "Detection"' in same.stdout + same.stderr
+    bad_key = cluster.det("p", "create", "vision", "x", "--key", "toolong", check=False)
+    assert bad_key.returncode != 0 and "key: 1 to 5 letters or digits" in bad_key.stdout + bad_key.stderr
+
+    listed = json.loads(cluster.det("project", "list", "vision", "--json").stdout)
+    assert sorted(p["name"] for p in listed) == ["detection", "segmentation"]
+    assert [w["name"] for w in json.loads(cluster.det("w", "list", "--json").stdout)] == ["Uncategorized", "vision"]
+    blank = cluster.session.post(f"{cluster.master_url}/api/v1/workspaces", json={"name": " "}, timeout=30)
+    assert blank.status_code == 400 and "name: a name is required" in blank.json()["error"]["error"]

@@ -106,8 +106,10 @@ class SqlStore : public Store {
   absl::Status RenameTemplate(const std::string& old_name, const std::string& new_name) override;
   absl::Status DeleteTemplate(const std::string& name) override;
 
+  absl::StatusOr<Workspace> InsertWorkspace(const Workspace& workspace) override;
   absl::StatusOr<Workspace> GetWorkspace(int64_t id) override;
   absl::StatusOr<WorkspacePage> ListWorkspaces(const WorkspaceFilter& filter) override;
+  absl::StatusOr<Project> InsertProject(const Project& project) override;
   absl::StatusOr<Project> GetProject(int64_t id) override;
   absl::StatusOr<ProjectPage> ListProjects(const ProjectFilter& filter) override;
 

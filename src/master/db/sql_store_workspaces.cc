@@ -74,6 +74,31 @@ std::string InList(const std::string& column, size_t n) {
 
 }  // namespace
 
+absl::StatusOr<Workspace> SqlStore::InsertWorkspace(const Workspace& w) {
+  int64_t id = 0;
+  {
+    SqlLease lease = Writer();
+    auto optional_text = [](SqlStatement& s, int i, const std::string& text) {
+      if (text.empty()) {
+        s.BindNull(i);
+      } else {
+        s.Bind(i, text);
+      }
+    };
+    ASSIGN_OR_RETURN(auto s, lease->Prepare("INSERT INTO workspaces (name, user_id, created_at, agent_user_group, "
+                                            "checkpoint_storage_config, default_compute_pool, default_aux_pool) "
+                                            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"));
+    s.Bind(1, w.name).Bind(2, w.user_id).Bind(3, Micros(w.created_at));
+    optional_text(s, 4, w.agent_user_group_json);
+    optional_text(s, 5, w.checkpoint_storage_config_json);
+    s.Bind(6, w.default_compute_pool).Bind(7, w.default_aux_pool);
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return absl::AlreadyExistsError(absl::StrCat("workspace \"", w.name, "\" already exists"));
+    id = s.Int(0);
+  }
+  return GetWorkspace(id);
+}
+
 absl::StatusOr<Workspace> SqlStore::GetWorkspace(int64_t id) {
   SqlLease lease = Reader();
   ASSIGN_OR_RETURN(auto s, lease->Prepare(absl::StrCat(kWorkspaceColumns, "WHERE w.id = ?")));
@@ -113,6 +138,25 @@ absl::StatusOr<WorkspacePage> SqlStore::ListWorkspaces(const WorkspaceFilter& fi
   s.Bind(i, filter.limit > 0 ? filter.limit : kNoLimit).Bind(i + 1, std::max<int64_t>(0, filter.offset));
   ASSIGN_OR_RETURN(page.workspaces, All<Workspace>(s, ReadWorkspace));
   return page;
+}
+
+absl::StatusOr<Project> SqlStore::InsertProject(const Project& p) {
+  int64_t id = 0;
+  {
+    SqlLease lease = Writer();
+    ASSIGN_OR_RETURN(auto s, lease->Prepare("INSERT INTO projects (name, workspace_id, description, user_id, "
+                                            "created_at, key) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING "
+                                            "RETURNING id"));
+    s.Bind(1, p.name).Bind(2, p.workspace_id).Bind(3, p.description).Bind(4, p.user_id);
+    s.Bind(5, Micros(p.created_at)).Bind(6, p.key);
+    ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) {
+      return absl::AlreadyExistsError(absl::StrCat("workspace ", p.workspace_id, " already has a project named \"",
+                                                   p.name, "\", or another project has the key ", p.key));
+    }
+    id = s.Int(0);
+  }
+  return GetProject(id);
 }
 
 absl::StatusOr<Project> SqlStore::GetProject(int64_t id) {

@@ -593,6 +593,42 @@ TYPED_TEST(StoreTest, TheUncategorizedWorkspaceAndProjectHoldEveryExperiment) {
   EXPECT_EQ(this->store_->GetProject(2).status().code(), absl::StatusCode::kNotFound);
 }
 
+TYPED_TEST(StoreTest, WorkspacesAndProjectsAreCreatedWithUniqueNamesAndKeys) {
+  const WallTime now = std::chrono::system_clock::now();
+  absl::StatusOr<Workspace> ws = this->store_->InsertWorkspace(
+      {.name = "vision", .user_id = 2, .created_at = now, .checkpoint_storage_config_json = R"({"type":"shared_fs"})",
+       .default_compute_pool = "gpu"});
+  ASSERT_TRUE(ws.ok()) << ws.status();
+  EXPECT_EQ(ws->id, 2);
+  EXPECT_EQ(ws->username, "determined");
+  EXPECT_FALSE(ws->immutable);
+  EXPECT_EQ(ws->checkpoint_storage_config_json, R"({"type":"shared_fs"})");
+  EXPECT_EQ(ws->agent_user_group_json, "");
+  EXPECT_EQ(ws->default_compute_pool, "gpu");
+  EXPECT_EQ(this->store_->InsertWorkspace({.name = "vision", .user_id = 2, .created_at = now}).status().code(),
+            absl::StatusCode::kAlreadyExists);
+
+  absl::StatusOr<Project> project = this->store_->InsertProject(
+      {.name = "detection", .workspace_id = ws->id, .description = "boxes", .user_id = 2, .created_at = now,
+       .key = "DET01"});
+  ASSERT_TRUE(project.ok()) << project.status();
+  EXPECT_EQ(project->id, 2);
+  EXPECT_EQ(project->workspace_name, "vision");
+  EXPECT_EQ(project->key, "DET01");
+  EXPECT_EQ(project->num_experiments, 0);
+  EXPECT_FALSE(project->last_experiment_started_at.has_value());
+  Project same_name{.name = "detection", .workspace_id = ws->id, .user_id = 2, .created_at = now, .key = "OTHER"};
+  EXPECT_EQ(this->store_->InsertProject(same_name).status().code(), absl::StatusCode::kAlreadyExists);
+  Project same_key{.name = "other", .workspace_id = 1, .user_id = 2, .created_at = now, .key = "DET01"};
+  EXPECT_EQ(this->store_->InsertProject(same_key).status().code(), absl::StatusCode::kAlreadyExists);
+  same_name.workspace_id = 1;  // the same name in another workspace is fine
+  EXPECT_TRUE(this->store_->InsertProject(same_name).ok());
+  EXPECT_EQ(this->store_->GetWorkspace(ws->id)->num_projects, 1);
+  EXPECT_EQ(this->store_->ListProjects({.workspace_id = 1})->total, 2);
+  EXPECT_EQ(this->store_->ListWorkspaces({.by_name = true})->workspaces.front().name, "Uncategorized");
+  EXPECT_EQ(this->store_->ListWorkspaces({.by_name = true, .descending = true})->workspaces.front().name, "vision");
+}
+
 TYPED_TEST(StoreTest, ActiveTrialsAndExperimentsShowRunningOrQueued) {
   int64_t trial_id;
   int64_t exp_id = this->AddExperimentWithTrial(&trial_id);

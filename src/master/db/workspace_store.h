@@ -83,9 +83,15 @@ class WorkspaceStore {
  public:
   virtual ~WorkspaceStore() = default;
 
+  // Creates `workspace` (its name, owner, settings and created_at) and returns it as stored;
+  // AlreadyExists `workspace "NAME" already exists`.
+  virtual absl::StatusOr<Workspace> InsertWorkspace(const Workspace& workspace) = 0;
   // NotFound `workspace ID not found`.
   virtual absl::StatusOr<Workspace> GetWorkspace(int64_t id) = 0;
   virtual absl::StatusOr<WorkspacePage> ListWorkspaces(const WorkspaceFilter& filter) = 0;
+  // Creates `project` (its name, workspace, description, owner, key and created_at) and returns it as
+  // stored; AlreadyExists when its workspace holds a project of that name or another has its key.
+  virtual absl::StatusOr<Project> InsertProject(const Project& project) = 0;
   // NotFound `project ID not found`.
   virtual absl::StatusOr<Project> GetProject(int64_t id) = 0;
   virtual absl::StatusOr<ProjectPage> ListProjects(const ProjectFilter& filter) = 0;

@@ -5,10 +5,12 @@
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
 #include "common/json_yaml.h"
+#include "common/random_id.h"
 #include "common/status_macros.h"
 #include "common/time_util.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "master/workspace_rules.h"
 
 namespace det::master {
 namespace {
@@ -136,9 +138,82 @@ absl::StatusOr<json> ListWorkspaceProjects(MasterContext& ctx, const HttpRequest
               {"pagination", Pagination(f.offset, f.limit, static_cast<int64_t>(page.projects.size()), page.total)}};
 }
 
+// An optional JSON object field, as text ("" when absent); anything but an object is refused.
+absl::StatusOr<std::string> OptionalObjectText(const json& body, const char* snake_name) {
+  const json* value = api::FindField(body, snake_name);
+  if (value == nullptr) return std::string();
+  if (!value->is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(snake_name), " must be a JSON object"));
+  }
+  return DumpJson(*value);
+}
+
+absl::StatusOr<json> CreateWorkspace(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  Workspace w{.name = api::StringField(body, "name"),
+              .user_id = req.principal->user_id,
+              .created_at = std::chrono::system_clock::now(),
+              .default_compute_pool = api::StringField(body, "default_compute_pool"),
+              .default_aux_pool = api::StringField(body, "default_aux_pool")};
+  RETURN_IF_ERROR(CheckWorkspaceOrProjectName(w.name, "name"));
+  ASSIGN_OR_RETURN(w.agent_user_group_json, OptionalObjectText(body, "agent_user_group"));
+  ASSIGN_OR_RETURN(w.checkpoint_storage_config_json, OptionalObjectText(body, "checkpoint_storage_config"));
+  ASSIGN_OR_RETURN(Workspace created, ctx.store.InsertWorkspace(w));
+  return json{{"workspace", WorkspaceJson(created)}};
+}
+
+absl::StatusOr<json> CreateProject(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t workspace_id, PathId(req, "id"));
+  ASSIGN_OR_RETURN(Workspace workspace, ctx.store.GetWorkspace(workspace_id));
+  if (workspace.archived) {
+    return absl::FailedPreconditionError(absl::StrCat("workspace ", workspace.id, " (", workspace.name,
+                                                      ") is archived; unarchive it to add projects"));
+  }
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  if (const json* in_body = api::FindField(body, "workspace_id")) {
+    ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(*in_body, "workspaceId"));
+    if (id != 0 && id != workspace_id) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("workspaceId ", id, " in the body differs from workspace ", workspace_id, " in the path"));
+    }
+  }
+  Project p{.name = api::StringField(body, "name"),
+            .workspace_id = workspace_id,
+            .description = api::StringField(body, "description"),
+            .user_id = req.principal->user_id,
+            .created_at = std::chrono::system_clock::now()};
+  RETURN_IF_ERROR(CheckWorkspaceOrProjectName(p.name, "name"));
+  ASSIGN_OR_RETURN(ProjectPage same_name, ctx.store.ListProjects({.workspace_id = workspace_id, .name = p.name}));
+  if (same_name.total > 0) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("workspace ", workspace.name, " already has a project named \"", p.name, "\""));
+  }
+  std::string given_key = api::StringField(body, "key");
+  if (!given_key.empty()) {
+    ASSIGN_OR_RETURN(p.key, ProjectKey(given_key));
+    absl::StatusOr<Project> created = ctx.store.InsertProject(p);
+    if (absl::IsAlreadyExists(created.status())) {
+      return absl::AlreadyExistsError(absl::StrCat("key ", p.key, " is another project's; choose another"));
+    }
+    if (!created.ok()) return created.status();
+    return json{{"project", ProjectJson(*created)}};
+  }
+  // A generated key is drawn again while it is taken.
+  for (int attempt = 0;; ++attempt) {
+    p.key = GeneratedProjectKey(p.name, [] { return RandomHex(1)[0]; });
+    absl::StatusOr<Project> created = ctx.store.InsertProject(p);
+    if (created.ok()) return json{{"project", ProjectJson(*created)}};
+    if (!absl::IsAlreadyExists(created.status()) || attempt == 20) return created.status();
+  }
+}
+
 }  // namespace
 
 void RegisterWorkspaceRoutes(Router& router, MasterContext& ctx) {
+  router.Add("POST", "/api/v1/workspaces", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CreateWorkspace(ctx, req)); });
+  router.Add("POST", "/api/v1/workspaces/{id}/projects", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CreateProject(ctx, req)); });
   router.Add("GET", "/api/v1/workspaces", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ListWorkspaces(ctx, req)); });
   router.Add("GET", "/api/v1/workspaces/{id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
