@@ -462,7 +462,11 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
       return AllocationEnded(alloc, 137, ExitKind::kProcessExited, "was killed before its processes started");
     }
     for (size_t rank = 0; rank < starts.size(); ++rank) {
-      agents_.at(placements[rank].agent_id)->connection->Send(api::Encode(api::MasterMessage(starts[rank])));
+      // An agent that went away meanwhile ends the allocation when it is forgotten.
+      auto agent = agents_.find(placements[rank].agent_id);
+      if (agent != agents_.end() && agent->second->connection) {
+        agent->second->connection->Send(api::Encode(api::MasterMessage(starts[rank])));
+      }
     }
   });
 }
