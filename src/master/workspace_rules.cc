@@ -41,4 +41,37 @@ std::string GeneratedProjectKey(const std::string& name, const std::function<cha
   return key;
 }
 
+absl::StatusOr<Project> CreateProjectChecked(WorkspaceStore& store, Project project, const std::string& given_key,
+                                             const std::function<char()>& random_char) {
+  absl::StatusOr<Workspace> workspace = store.GetWorkspace(project.workspace_id);
+  if (!workspace.ok()) return workspace.status();
+  if (workspace->archived) {
+    return absl::FailedPreconditionError(absl::StrCat("workspace ", workspace->id, " (", workspace->name,
+                                                      ") is archived; unarchive it to add projects"));
+  }
+  if (absl::Status name = CheckWorkspaceOrProjectName(project.name, "name"); !name.ok()) return name;
+  absl::StatusOr<ProjectPage> same_name = store.ListProjects({.workspace_id = workspace->id, .name = project.name});
+  if (!same_name.ok()) return same_name.status();
+  if (same_name->total > 0) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("workspace ", workspace->name, " already has a project named \"", project.name, "\""));
+  }
+  if (!given_key.empty()) {
+    absl::StatusOr<std::string> key = ProjectKey(given_key);
+    if (!key.ok()) return key.status();
+    project.key = *key;
+    absl::StatusOr<Project> created = store.InsertProject(project);
+    if (absl::IsAlreadyExists(created.status())) {
+      return absl::AlreadyExistsError(absl::StrCat("key ", project.key, " is another project's; choose another"));
+    }
+    return created;
+  }
+  constexpr int kKeyDraws = 20;
+  for (int draw = 1;; ++draw) {
+    project.key = GeneratedProjectKey(project.name, random_char);
+    absl::StatusOr<Project> created = store.InsertProject(project);
+    if (created.ok() || !absl::IsAlreadyExists(created.status()) || draw == kKeyDraws) return created;
+  }
+}
+
 }  // namespace det::master

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "master/db/workspace_store.h"
 
 namespace det::master {
 
@@ -16,5 +17,11 @@ absl::StatusOr<std::string> ProjectKey(const std::string& given);
 // A key made from the project's name: its first (up to 3) letters or digits, upper-cased, then
 // characters drawn by `random_char` (each a letter or digit) up to 5.
 std::string GeneratedProjectKey(const std::string& name, const std::function<char()>& random_char);
+
+// Creates `project` in its workspace under upstream's rules: the workspace exists and is not archived,
+// the name is valid and not taken there (case-insensitively), and the key is `given_key` checked, or
+// generated (with `random_char`) and drawn again while another project has it.
+absl::StatusOr<Project> CreateProjectChecked(WorkspaceStore& store, Project project, const std::string& given_key,
+                                             const std::function<char()>& random_char);
 
 }  // namespace det::master

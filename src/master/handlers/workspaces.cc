@@ -6,6 +6,7 @@
 #include "api/wire.h"
 #include "common/json_yaml.h"
 #include "common/random_id.h"
+#include "master/db/store.h"
 #include "common/status_macros.h"
 #include "common/time_util.h"
 #include "master/handlers/handler_util.h"
@@ -164,11 +165,6 @@ absl::StatusOr<json> CreateWorkspace(MasterContext& ctx, const HttpRequest& req)
 
 absl::StatusOr<json> CreateProject(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t workspace_id, PathId(req, "id"));
-  ASSIGN_OR_RETURN(Workspace workspace, ctx.store.GetWorkspace(workspace_id));
-  if (workspace.archived) {
-    return absl::FailedPreconditionError(absl::StrCat("workspace ", workspace.id, " (", workspace.name,
-                                                      ") is archived; unarchive it to add projects"));
-  }
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   if (const json* in_body = api::FindField(body, "workspace_id")) {
     ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(*in_body, "workspaceId"));
@@ -182,29 +178,9 @@ absl::StatusOr<json> CreateProject(MasterContext& ctx, const HttpRequest& req) {
             .description = api::StringField(body, "description"),
             .user_id = req.principal->user_id,
             .created_at = std::chrono::system_clock::now()};
-  RETURN_IF_ERROR(CheckWorkspaceOrProjectName(p.name, "name"));
-  ASSIGN_OR_RETURN(ProjectPage same_name, ctx.store.ListProjects({.workspace_id = workspace_id, .name = p.name}));
-  if (same_name.total > 0) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("workspace ", workspace.name, " already has a project named \"", p.name, "\""));
-  }
-  std::string given_key = api::StringField(body, "key");
-  if (!given_key.empty()) {
-    ASSIGN_OR_RETURN(p.key, ProjectKey(given_key));
-    absl::StatusOr<Project> created = ctx.store.InsertProject(p);
-    if (absl::IsAlreadyExists(created.status())) {
-      return absl::AlreadyExistsError(absl::StrCat("key ", p.key, " is another project's; choose another"));
-    }
-    if (!created.ok()) return created.status();
-    return json{{"project", ProjectJson(*created)}};
-  }
-  // A generated key is drawn again while it is taken.
-  for (int attempt = 0;; ++attempt) {
-    p.key = GeneratedProjectKey(p.name, [] { return RandomHex(1)[0]; });
-    absl::StatusOr<Project> created = ctx.store.InsertProject(p);
-    if (created.ok()) return json{{"project", ProjectJson(*created)}};
-    if (!absl::IsAlreadyExists(created.status()) || attempt == 20) return created.status();
-  }
+  ASSIGN_OR_RETURN(Project created, CreateProjectChecked(ctx.store, std::move(p), api::StringField(body, "key"),
+                                                         [] { return RandomHex(1)[0]; }));
+  return json{{"project", ProjectJson(created)}};
 }
 
 }  // namespace
