@@ -26,6 +26,15 @@ absl::StatusOr<json> FindWorkspace(Session& session, const std::string& name) {
   return absl::NotFoundError(absl::StrCat("no workspace named \"", name, "\" (there are: ", names, ")"));
 }
 
+// `value` as JSON, else as a table of `rows` (an array, or one object) made by `table`.
+void Print(const json& value, Table (*table)(const json&), OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::kJson) {
+    out << value.dump(4) << "\n";
+  } else {
+    out << Render(table(value.is_array() ? value : json::array({value})), format);
+  }
+}
+
 absl::StatusOr<json> WorkspaceProjects(Session& session, const json& workspace) {
   return GetAllPages(session, absl::StrCat("/api/v1/workspaces/", Cell(workspace["id"]), "/projects"), "projects");
 }
@@ -56,7 +65,7 @@ Table ProjectTable(const json& projects) {
 absl::StatusOr<int> ListWorkspaces(Session& session, OutputFormat format, std::ostream& out) {
   absl::StatusOr<json> workspaces = GetAllPages(session, "/api/v1/workspaces", "workspaces");
   if (!workspaces.ok()) return workspaces.status();
-  out << (format == OutputFormat::kJson ? workspaces->dump(4) + "\n" : Render(WorkspaceTable(*workspaces), format));
+  Print(*workspaces, WorkspaceTable, format, out);
   return 0;
 }
 
@@ -66,7 +75,7 @@ absl::StatusOr<int> ListWorkspaceProjects(Session& session, const std::string& w
   if (!found.ok()) return found.status();
   absl::StatusOr<json> projects = WorkspaceProjects(session, *found);
   if (!projects.ok()) return projects.status();
-  out << (format == OutputFormat::kJson ? projects->dump(4) + "\n" : Render(ProjectTable(*projects), format));
+  Print(*projects, ProjectTable, format, out);
   return 0;
 }
 
@@ -94,7 +103,7 @@ absl::StatusOr<int> DescribeProject(Session& session, const std::string& workspa
   if (!projects.ok()) return projects.status();
   for (const json& p : *projects) {
     if (Str(p, "name") != project) continue;
-    out << (format == OutputFormat::kJson ? p.dump(4) + "\n" : Render(ProjectTable(json::array({p})), format));
+    Print(p, ProjectTable, format, out);
     return 0;
   }
   return absl::NotFoundError(absl::StrCat("workspace \"", workspace, "\" has no project named \"", project, "\""));
@@ -107,7 +116,7 @@ absl::StatusOr<int> CreateWorkspace(Session& session, const std::string& name, c
   absl::StatusOr<json> created = session.Post("/api/v1/workspaces", body);
   if (!created.ok()) return created.status();
   const json& w = (*created)["workspace"];
-  out << (format == OutputFormat::kJson ? w.dump(4) + "\n" : Render(WorkspaceTable(json::array({w})), format));
+  Print(w, WorkspaceTable, format, out);
   return 0;
 }
 
@@ -122,7 +131,7 @@ absl::StatusOr<int> CreateProject(Session& session, const std::string& workspace
       session.Post(absl::StrCat("/api/v1/workspaces/", Cell((*found)["id"]), "/projects"), body);
   if (!created.ok()) return created.status();
   const json& p = (*created)["project"];
-  out << (format == OutputFormat::kJson ? p.dump(4) + "\n" : Render(ProjectTable(json::array({p})), format));
+  Print(p, ProjectTable, format, out);
   return 0;
 }
 
