@@ -51,6 +51,13 @@ struct Experiment {
   // The master's own, not on the wire: the job's queue position set by ahead-of/behind-of (null:
   // submission order).
   std::optional<double> queue_position;
+  // Where it is organised (workspace 1 / project 1, Uncategorized, unless placed or moved).
+  int64_t project_id = 1;
+  std::string project_name = "Uncategorized";
+  int64_t project_owner_id = 1;
+  int64_t workspace_id = 1;
+  std::string workspace_name = "Uncategorized";
+  bool parent_archived = false;  // its project or workspace is archived
 };
 
 struct Trial {

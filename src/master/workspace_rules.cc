@@ -2,12 +2,53 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace det::master {
 
 namespace {
 constexpr size_t kMaxNameLength = 80;
 constexpr size_t kKeyLength = 5;
+
+absl::Status RefuseBuiltIn(bool immutable, const char* kind, int64_t id, const char* what) {
+  if (!immutable) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(kind, " ", id, " is the built-in Uncategorized ", kind,
+                                                    ": it cannot be ", what));
+}
+
+absl::Status RefuseArchivedProject(const Project& p, const char* what) {
+  if (!p.archived) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat("project ", p.id, " (", p.name, ") is archived",
+                                                    " (or its workspace is): unarchive it to ", what));
+}
+
+// No other project in `workspace_id` is named `name` (case-insensitively).
+absl::Status CheckProjectNameFree(WorkspaceStore& store, int64_t workspace_id, const std::string& name,
+                                  int64_t except_id) {
+  ASSIGN_OR_RETURN(ProjectPage same_name, store.ListProjects({.workspace_id = workspace_id, .name = name}));
+  for (const Project& other : same_name.projects) {
+    if (other.id != except_id) {
+      return absl::AlreadyExistsError(absl::StrCat("workspace ", other.workspace_name,
+                                                   " already has a project named \"", name, "\""));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The experiments of one project, all finished: deleting takes them along.
+absl::Status AddDeletableExperiments(ExperimentStore& store, int64_t project_id, std::vector<int64_t>& out) {
+  ASSIGN_OR_RETURN(std::vector<api::Experiment> experiments, store.ListExperiments({.project_id = project_id}));
+  for (const api::Experiment& e : experiments) {
+    if (!api::IsTerminal(e.state)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "project ", project_id, " holds experiment ", e.id, " in state ", api::Name(e.state),
+          ": kill it or wait until it finishes, then delete again"));
+    }
+    if (e.state != api::ExperimentState::kDeleting) out.push_back(e.id);  // else already on its way
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status CheckWorkspaceOrProjectName(const std::string& name, const std::string& field) {
@@ -43,19 +84,14 @@ std::string GeneratedProjectKey(const std::string& name, const std::function<cha
 
 absl::StatusOr<Project> CreateProjectChecked(WorkspaceStore& store, Project project, const std::string& given_key,
                                              const std::function<char()>& random_char) {
-  absl::StatusOr<Workspace> workspace = store.GetWorkspace(project.workspace_id);
+  absl::StatusOr<Workspace> workspace = store.GetWorkspace(project.workspace_id, 0);
   if (!workspace.ok()) return workspace.status();
   if (workspace->archived) {
     return absl::FailedPreconditionError(absl::StrCat("workspace ", workspace->id, " (", workspace->name,
                                                       ") is archived; unarchive it to add projects"));
   }
   if (absl::Status name = CheckWorkspaceOrProjectName(project.name, "name"); !name.ok()) return name;
-  absl::StatusOr<ProjectPage> same_name = store.ListProjects({.workspace_id = workspace->id, .name = project.name});
-  if (!same_name.ok()) return same_name.status();
-  if (same_name->total > 0) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("workspace ", workspace->name, " already has a project named \"", project.name, "\""));
-  }
+  RETURN_IF_ERROR(CheckProjectNameFree(store, workspace->id, project.name, 0));
   if (!given_key.empty()) {
     absl::StatusOr<std::string> key = ProjectKey(given_key);
     if (!key.ok()) return key.status();
@@ -72,6 +108,87 @@ absl::StatusOr<Project> CreateProjectChecked(WorkspaceStore& store, Project proj
     absl::StatusOr<Project> created = store.InsertProject(project);
     if (created.ok() || !absl::IsAlreadyExists(created.status()) || draw == kKeyDraws) return created;
   }
+}
+
+
+absl::StatusOr<Workspace> PatchWorkspaceChecked(WorkspaceStore& store, int64_t id, const WorkspacePatch& patch) {
+  ASSIGN_OR_RETURN(Workspace workspace, store.GetWorkspace(id, 0));
+  RETURN_IF_ERROR(RefuseBuiltIn(workspace.immutable, "workspace", id, "changed"));
+  if (patch.name) RETURN_IF_ERROR(CheckWorkspaceOrProjectName(*patch.name, "name"));
+  return store.PatchWorkspace(id, patch);
+}
+
+absl::Status SetWorkspaceArchivedChecked(WorkspaceStore& store, int64_t id, bool archived) {
+  ASSIGN_OR_RETURN(Workspace workspace, store.GetWorkspace(id, 0));
+  RETURN_IF_ERROR(RefuseBuiltIn(workspace.immutable, "workspace", id, archived ? "archived" : "unarchived"));
+  if (workspace.archived == archived) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("workspace ", id, " (", workspace.name, ") is already ", archived ? "archived" : "unarchived"));
+  }
+  return store.SetWorkspaceArchived(id, archived);
+}
+
+absl::StatusOr<Project> PatchProjectChecked(WorkspaceStore& store, int64_t id, ProjectPatch patch) {
+  ASSIGN_OR_RETURN(Project project, store.GetProject(id));
+  if (patch.name || patch.key || patch.description) {
+    RETURN_IF_ERROR(RefuseBuiltIn(project.immutable, "project", id, "renamed or changed"));
+  }
+  RETURN_IF_ERROR(RefuseArchivedProject(project, "change it"));
+  if (patch.name) {
+    RETURN_IF_ERROR(CheckWorkspaceOrProjectName(*patch.name, "name"));
+    RETURN_IF_ERROR(CheckProjectNameFree(store, project.workspace_id, *patch.name, id));
+  }
+  if (patch.key) {
+    ASSIGN_OR_RETURN(patch.key, ProjectKey(*patch.key));
+  }
+  return store.PatchProject(id, patch);
+}
+
+absl::Status SetProjectArchivedChecked(WorkspaceStore& store, int64_t id, bool archived) {
+  ASSIGN_OR_RETURN(Project project, store.GetProject(id));
+  RETURN_IF_ERROR(RefuseBuiltIn(project.immutable, "project", id, archived ? "archived" : "unarchived"));
+  ASSIGN_OR_RETURN(Workspace workspace, store.GetWorkspace(project.workspace_id, 0));
+  if (workspace.archived) {
+    return absl::FailedPreconditionError(absl::StrCat("project ", id, "'s workspace ", workspace.name,
+                                                      " is archived: unarchive the workspace first"));
+  }
+  if (project.archived == archived) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("project ", id, " (", project.name, ") is already ", archived ? "archived" : "unarchived"));
+  }
+  return store.SetProjectArchived(id, archived);
+}
+
+absl::StatusOr<Project> MoveProjectChecked(WorkspaceStore& store, int64_t id, int64_t destination_workspace_id) {
+  ASSIGN_OR_RETURN(Project project, store.GetProject(id));
+  RETURN_IF_ERROR(RefuseBuiltIn(project.immutable, "project", id, "moved"));
+  RETURN_IF_ERROR(RefuseArchivedProject(project, "move it"));
+  ASSIGN_OR_RETURN(Workspace destination, store.GetWorkspace(destination_workspace_id, 0));
+  RETURN_IF_ERROR(RefuseBuiltIn(destination.immutable, "workspace", destination.id, "moved into"));
+  if (destination.archived) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("workspace ", destination.id, " (", destination.name, ") is archived: nothing moves into it"));
+  }
+  if (destination.id == project.workspace_id) return project;
+  RETURN_IF_ERROR(CheckProjectNameFree(store, destination.id, project.name, id));
+  return store.PatchProject(id, {.workspace_id = destination.id});
+}
+
+absl::StatusOr<std::vector<int64_t>> ProjectDeletion(Store& store, int64_t project_id) {
+  ASSIGN_OR_RETURN(Project project, store.GetProject(project_id));
+  RETURN_IF_ERROR(RefuseBuiltIn(project.immutable, "project", project_id, "deleted"));
+  std::vector<int64_t> experiments;
+  RETURN_IF_ERROR(AddDeletableExperiments(store, project_id, experiments));
+  return experiments;
+}
+
+absl::StatusOr<std::vector<int64_t>> WorkspaceDeletion(Store& store, int64_t workspace_id) {
+  ASSIGN_OR_RETURN(Workspace workspace, store.GetWorkspace(workspace_id, 0));
+  RETURN_IF_ERROR(RefuseBuiltIn(workspace.immutable, "workspace", workspace_id, "deleted"));
+  ASSIGN_OR_RETURN(ProjectPage projects, store.ListProjects({.workspace_id = workspace_id}));
+  std::vector<int64_t> experiments;
+  for (const Project& p : projects.projects) RETURN_IF_ERROR(AddDeletableExperiments(store, p.id, experiments));
+  return experiments;
 }
 
 }  // namespace det::master

@@ -1,10 +1,13 @@
 #pragma once
-// Upstream's rules for workspace and project names and project keys (the store stores; these check).
+// Upstream's rules for workspaces and projects: names, project keys, what the built-in "Uncategorized"
+// ones and archived ones refuse, and what deleting takes with it (the store stores; these check).
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
-#include "master/db/workspace_store.h"
+#include "master/db/store.h"
 
 namespace det::master {
 
@@ -23,5 +26,27 @@ std::string GeneratedProjectKey(const std::string& name, const std::function<cha
 // generated (with `random_char`) and drawn again while another project has it.
 absl::StatusOr<Project> CreateProjectChecked(WorkspaceStore& store, Project project, const std::string& given_key,
                                              const std::function<char()>& random_char);
+
+// PATCH /api/v1/workspaces/{id}: the built-in workspace is refused (FailedPrecondition), a new name
+// is checked; AlreadyExists when another workspace has it.
+absl::StatusOr<Workspace> PatchWorkspaceChecked(WorkspaceStore& store, int64_t id, const WorkspacePatch& patch);
+// Archives or unarchives a workspace; the built-in one and one already so are FailedPrecondition.
+absl::Status SetWorkspaceArchivedChecked(WorkspaceStore& store, int64_t id, bool archived);
+
+// PATCH /api/v1/projects/{id} (name, description, key): the built-in project and archived ones are
+// refused; the name and key are checked as at creation.
+absl::StatusOr<Project> PatchProjectChecked(WorkspaceStore& store, int64_t id, ProjectPatch patch);
+// Archives or unarchives a project: not the built-in one, not one already so, not one whose
+// workspace is archived.
+absl::Status SetProjectArchivedChecked(WorkspaceStore& store, int64_t id, bool archived);
+// Moves a project to another workspace: not the built-in project, not into the built-in workspace,
+// nothing archived on either side, and no project of the same name there.
+absl::StatusOr<Project> MoveProjectChecked(WorkspaceStore& store, int64_t id, int64_t destination_workspace_id);
+
+// What deleting a project or workspace deletes: the experiments of `project_ids`. The built-in
+// workspace and project are refused, and so is anything holding an experiment that has not finished
+// (FailedPrecondition naming it).
+absl::StatusOr<std::vector<int64_t>> ProjectDeletion(Store& store, int64_t project_id);
+absl::StatusOr<std::vector<int64_t>> WorkspaceDeletion(Store& store, int64_t workspace_id);
 
 }  // namespace det::master

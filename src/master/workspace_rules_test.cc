@@ -60,5 +60,86 @@ TEST(WorkspaceRulesTest, AProjectIsCreatedOnlyWhereItsNameAndKeyAreFree) {
   EXPECT_EQ(CreateProjectChecked(*store, p, "", x).status().message(), "workspace 9 not found");
 }
 
+TEST(WorkspaceRulesTest, TheBuiltInWorkspaceAndProjectCannotBeChangedArchivedMovedOrDeleted) {
+  TempSqliteStore store("workspace_rules");
+  for (absl::Status refused :
+       {PatchWorkspaceChecked(*store, 1, {.name = "x"}).status(), SetWorkspaceArchivedChecked(*store, 1, true),
+        PatchProjectChecked(*store, 1, {.name = "x"}).status(), SetProjectArchivedChecked(*store, 1, true),
+        ProjectDeletion(*store, 1).status(), WorkspaceDeletion(*store, 1).status()}) {
+    EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  }
+  EXPECT_EQ(SetWorkspaceArchivedChecked(*store, 1, true).message(),
+            "workspace 1 is the built-in Uncategorized workspace: it cannot be archived");
+  Workspace ws = *store->InsertWorkspace({.name = "vision", .user_id = 1});
+  EXPECT_EQ(MoveProjectChecked(*store, 1, ws.id).status().code(), absl::StatusCode::kFailedPrecondition);
+  Project p = *store->InsertProject({.name = "p", .workspace_id = ws.id, .user_id = 1, .key = "P"});
+  EXPECT_EQ(MoveProjectChecked(*store, p.id, 1).status().message(),
+            "workspace 1 is the built-in Uncategorized workspace: it cannot be moved into");
+}
+
+TEST(WorkspaceRulesTest, ArchivingIsRefusedTwiceAndAnArchivedWorkspaceHoldsItsProjects) {
+  TempSqliteStore store("workspace_rules");
+  Workspace ws = *store->InsertWorkspace({.name = "vision", .user_id = 1});
+  Project p = *store->InsertProject({.name = "p", .workspace_id = ws.id, .user_id = 1, .key = "P"});
+  ASSERT_TRUE(SetWorkspaceArchivedChecked(*store, ws.id, true).ok());
+  EXPECT_EQ(SetWorkspaceArchivedChecked(*store, ws.id, true).message(),
+            absl::StrCat("workspace ", ws.id, " (vision) is already archived"));
+  EXPECT_EQ(SetProjectArchivedChecked(*store, p.id, false).code(), absl::StatusCode::kFailedPrecondition)
+      << "its workspace is archived";
+  EXPECT_EQ(PatchProjectChecked(*store, p.id, {.description = "d"}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(SetWorkspaceArchivedChecked(*store, ws.id, false).ok());
+  ASSERT_TRUE(SetProjectArchivedChecked(*store, p.id, true).ok());
+  EXPECT_EQ(SetProjectArchivedChecked(*store, p.id, true).code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(SetProjectArchivedChecked(*store, p.id, false).ok());
+  absl::StatusOr<Project> patched = PatchProjectChecked(*store, p.id, {.name = "q", .key = "q1"});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  EXPECT_EQ(patched->key, "Q1");
+  EXPECT_EQ(PatchProjectChecked(*store, p.id, {.key = "bad-key"}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PatchWorkspaceChecked(*store, ws.id, {.name = " "}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PatchWorkspaceChecked(*store, ws.id, {.name = "Uncategorized"}).status().code(),
+            absl::StatusCode::kAlreadyExists);
+}
+
+TEST(WorkspaceRulesTest, AProjectMovesOnlyIntoAnUnarchivedWorkspaceWhereItsNameIsFree) {
+  TempSqliteStore store("workspace_rules");
+  Workspace a = *store->InsertWorkspace({.name = "a", .user_id = 1});
+  Workspace b = *store->InsertWorkspace({.name = "b", .user_id = 1});
+  Project p = *store->InsertProject({.name = "p", .workspace_id = a.id, .user_id = 1, .key = "P"});
+  ASSERT_TRUE(store->InsertProject({.name = "P", .workspace_id = b.id, .user_id = 1, .key = "P2"}).ok());
+  EXPECT_EQ(MoveProjectChecked(*store, p.id, b.id).status().code(), absl::StatusCode::kAlreadyExists);
+  Workspace c = *store->InsertWorkspace({.name = "c", .user_id = 1});
+  ASSERT_TRUE(store->SetWorkspaceArchived(c.id, true).ok());
+  EXPECT_EQ(MoveProjectChecked(*store, p.id, c.id).status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(store->SetWorkspaceArchived(c.id, false).ok());
+  absl::StatusOr<Project> moved = MoveProjectChecked(*store, p.id, c.id);
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  EXPECT_EQ(moved->workspace_name, "c");
+  EXPECT_EQ(MoveProjectChecked(*store, p.id, 99).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(WorkspaceRulesTest, DeletingTakesTheFinishedExperimentsAndIsRefusedWhileOneRuns) {
+  TempSqliteStore store("workspace_rules");
+  Workspace ws = *store->InsertWorkspace({.name = "vision", .user_id = 1});
+  Project p = *store->InsertProject({.name = "p", .workspace_id = ws.id, .user_id = 1, .key = "P"});
+  Project q = *store->InsertProject({.name = "q", .workspace_id = ws.id, .user_id = 1, .key = "Q"});
+  auto add = [&](int64_t project_id, api::ExperimentState state) {
+    api::Experiment e{.name = "e", .state = state, .config_json = "{}", .owner_id = 1};
+    e.project_id = project_id;
+    return *store->InsertExperiment(e, "");
+  };
+  int64_t done = add(p.id, api::ExperimentState::kCompleted);
+  add(p.id, api::ExperimentState::kDeleting);  // already on its way
+  int64_t failed = add(q.id, api::ExperimentState::kError);
+  EXPECT_EQ(*ProjectDeletion(*store, p.id), std::vector<int64_t>{done});
+  EXPECT_EQ(*WorkspaceDeletion(*store, ws.id), (std::vector<int64_t>{done, failed}));
+  add(1, api::ExperimentState::kActive);  // elsewhere: no matter
+  int64_t running = add(q.id, api::ExperimentState::kActive);
+  EXPECT_EQ(WorkspaceDeletion(*store, ws.id).status().message(),
+            absl::StrCat("project ", q.id, " holds experiment ", running,
+                         " in state ACTIVE: kill it or wait until it finishes, then delete again"));
+  EXPECT_TRUE(ProjectDeletion(*store, p.id).ok());
+}
+
 }  // namespace
 }  // namespace det::master

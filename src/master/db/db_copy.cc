@@ -202,7 +202,7 @@ absl::Status CarryIdHighWater(SqlConnection& from, SqlConnection& to) {
 
 const std::vector<std::string>& ClusterTables() {
   static const std::vector<std::string> tables = {
-      "users",       "user_sessions", "workspaces", "projects", "experiments", "trials",    "allocations",        "tasks",
+      "users",       "user_sessions", "workspaces", "workspace_pins", "projects", "experiments", "trials",    "allocations",        "tasks",
       "metrics",     "checkpoint_storages", "checkpoints",   "task_logs",   "templates", "searcher_snapshots",
       "searcher_events", "id_high_water",
   };

@@ -45,7 +45,7 @@ struct ExperimentFilter {
     std::vector<int64_t> incl;    // one of these, when not empty
     std::vector<int64_t> not_in;  // none of these
   } ids;
-  std::optional<int64_t> project_id;  // only project 1 (Uncategorized) exists: another matches nothing
+  std::optional<int64_t> project_id;
   ExperimentSort sort = ExperimentSort::kId;
   bool descending = false;               // ties break by id in the same direction
   int64_t offset = 0;                    // >= 0
@@ -108,6 +108,9 @@ class ExperimentStore {
       int64_t id, bool archived, const std::vector<api::ExperimentState>& only_in) = 0;
   virtual absl::StatusOr<api::ExperimentState> SetExperimentState(
       int64_t id, api::ExperimentState state, const std::vector<api::ExperimentState>& only_in) = 0;
+  // Puts the experiment in another project (the rules are the master's: experiment_moves.h);
+  // NotFound `experiment ID not found`.
+  virtual absl::Status SetExperimentProject(int64_t id, int64_t project_id) = 0;
   // Removes the experiment with its trials, their tasks, allocations, metrics, checkpoint records,
   // logs and searcher state.
   virtual absl::StatusOr<api::ExperimentState> DeleteExperiment(

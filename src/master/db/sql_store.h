@@ -44,6 +44,7 @@ class SqlStore : public Store {
   absl::StatusOr<std::string> GetModelDefinition(int64_t experiment_id) override;
   absl::StatusOr<SearcherMetric> GetSearcherMetric(int64_t experiment_id) override;
   absl::StatusOr<api::Experiment> PatchExperiment(int64_t id, const ExperimentPatch& patch) override;
+  absl::Status SetExperimentProject(int64_t id, int64_t project_id) override;
   absl::StatusOr<api::ExperimentState> SetExperimentArchived(
       int64_t id, bool archived, const std::vector<api::ExperimentState>& only_in) override;
   absl::StatusOr<api::ExperimentState> SetExperimentState(
@@ -107,11 +108,19 @@ class SqlStore : public Store {
   absl::Status DeleteTemplate(const std::string& name) override;
 
   absl::StatusOr<Workspace> InsertWorkspace(const Workspace& workspace) override;
-  absl::StatusOr<Workspace> GetWorkspace(int64_t id) override;
+  absl::StatusOr<Workspace> GetWorkspace(int64_t id, int64_t viewer_id) override;
   absl::StatusOr<WorkspacePage> ListWorkspaces(const WorkspaceFilter& filter) override;
+  absl::StatusOr<Workspace> PatchWorkspace(int64_t id, const WorkspacePatch& patch) override;
+  absl::Status SetWorkspaceArchived(int64_t id, bool archived) override;
+  absl::Status SetWorkspacePinned(int64_t id, int64_t user_id, bool pinned) override;
+  absl::Status DeleteWorkspace(int64_t id) override;
   absl::StatusOr<Project> InsertProject(const Project& project) override;
   absl::StatusOr<Project> GetProject(int64_t id) override;
+  absl::StatusOr<Project> GetProjectByKey(const std::string& key) override;
   absl::StatusOr<ProjectPage> ListProjects(const ProjectFilter& filter) override;
+  absl::StatusOr<Project> PatchProject(int64_t id, const ProjectPatch& patch) override;
+  absl::Status SetProjectArchived(int64_t id, bool archived) override;
+  absl::Status DeleteProject(int64_t id) override;
 
  private:
   explicit SqlStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}

@@ -53,14 +53,14 @@ absl::StatusOr<int64_t> SqlStore::InsertExperiment(const Experiment& e, const st
   ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(
                                "INSERT INTO experiments (", new_id.column, "name, description, labels, state, archived, ",
                                "config, original_config, model_definition, owner_id, start_time, end_time, progress, ",
-                               "job_id) VALUES (", new_id.value, "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")));
+                               "job_id, project_id) VALUES (", new_id.value, "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")));
   const int first = e.id > 0 ? 2 : 1;
   if (e.id > 0) s.Bind(1, e.id);
   s.Bind(first, e.name).Bind(first + 1, e.description).Bind(first + 2, nlohmann::json(e.labels).dump());
   s.Bind(first + 3, std::string(Name(e.state))).Bind(first + 4, e.archived ? 1 : 0).Bind(first + 5, e.config_json);
   s.Bind(first + 6, e.original_config).BindBlob(first + 7, model_definition_tgz).Bind(first + 8, e.owner_id);
   s.Bind(first + 9, Micros(e.start_time)).Bind(first + 10, Micros(e.end_time)).Bind(first + 11, e.progress);
-  s.Bind(first + 12, e.job_id);
+  s.Bind(first + 12, e.job_id).Bind(first + 13, e.project_id);
   ASSIGN_OR_RETURN(int64_t id, InsertedId(s));
   if (e.id > 0) RETURN_IF_ERROR(KeepSequencePast(db, "experiments", id));
   RETURN_IF_ERROR(tx.Commit());
@@ -171,7 +171,10 @@ std::pair<std::string, std::vector<std::string>> ExperimentWhere(SqlDialect d, c
     clauses.push_back(absl::StrCat("e.id ", op, " (", absl::StrJoin(marks, ", "), ")"));
     for (int64_t id : *list) binds.push_back(std::to_string(id));
   }
-  if (filter.project_id && *filter.project_id != 1) clauses.push_back("1 = 0");
+  if (filter.project_id) {
+    clauses.push_back("e.project_id = CAST(? AS BIGINT)");
+    binds.push_back(std::to_string(*filter.project_id));
+  }
   std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
   return {where, binds};
 }
@@ -427,6 +430,15 @@ absl::StatusOr<api::ExperimentState> ExperimentStateOf(SqlConnection& db, int64_
 }
 
 }  // namespace
+
+absl::Status SqlStore::SetExperimentProject(int64_t id, int64_t project_id) {
+  SqlLease lease = Writer();
+  ASSIGN_OR_RETURN(auto s, lease->Prepare("UPDATE experiments SET project_id = ? WHERE id = ? RETURNING id"));
+  s.Bind(1, project_id).Bind(2, id);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return absl::NotFoundError(absl::StrCat("experiment ", id, " not found"));
+  return absl::OkStatus();
+}
 
 absl::StatusOr<api::ExperimentState> SqlStore::SetExperimentArchived(
     int64_t id, bool archived, const std::vector<api::ExperimentState>& only_in) {

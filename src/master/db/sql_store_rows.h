@@ -56,8 +56,11 @@ inline const std::string& ExperimentColumns() {
       "e.notes, e.queue_position, e.checkpoint_size, e.checkpoint_count, ",
       // 2: an allocation is running, 1: one is queued (reference §1b, display-only states)
       "(SELECT max(CASE a.state WHEN 'RUNNING' THEN 2 WHEN 'QUEUED' THEN 1 ELSE 0 END) FROM trials t "
-      "JOIN allocations a ON a.task_id = t.task_id WHERE t.experiment_id = e.id)",
-      " FROM experiments e JOIN users u ON u.id = e.owner_id ");
+      "JOIN allocations a ON a.task_id = t.task_id WHERE t.experiment_id = e.id), ",
+      "e.project_id, coalesce(p.name, ''), coalesce(p.user_id, 0), coalesce(p.workspace_id, 0), "
+      "coalesce(w.name, ''), CASE WHEN p.archived <> 0 OR w.archived <> 0 THEN 1 ELSE 0 END",
+      " FROM experiments e JOIN users u ON u.id = e.owner_id LEFT JOIN projects p ON p.id = e.project_id "
+      "LEFT JOIN workspaces w ON w.id = p.workspace_id ");
   return columns;
 }
 
@@ -88,6 +91,12 @@ inline Experiment ReadExperiment(const SqlStatement& s) {
   e.checkpoint_size = s.Int(17);
   e.checkpoint_count = s.Int(18);
   if (e.state == api::ExperimentState::kActive) e.display_state = s.Int(19) == 2 ? "RUNNING" : "QUEUED";
+  e.project_id = s.Int(20);
+  e.project_name = s.Text(21);
+  e.project_owner_id = s.Int(22);
+  e.workspace_id = s.Int(23);
+  e.workspace_name = s.Text(24);
+  e.parent_archived = s.Int(25) != 0;
   nlohmann::json config = nlohmann::json::parse(e.config_json, nullptr, false);
   if (config.is_object()) {
     const auto& searcher = config.value("searcher", nlohmann::json::object());

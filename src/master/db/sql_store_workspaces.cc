@@ -21,8 +21,13 @@ constexpr char kWorkspaceColumns[] =
     "SELECT w.id, w.name, w.archived, w.immutable, w.user_id, coalesce(u.username, ''), w.created_at, "
     "coalesce(w.agent_user_group, ''), coalesce(w.checkpoint_storage_config, ''), w.default_compute_pool, "
     "w.default_aux_pool, (SELECT count(*) FROM projects p WHERE p.workspace_id = w.id), "
-    "(SELECT count(*) FROM experiments e JOIN projects p ON p.id = e.project_id WHERE p.workspace_id = w.id) "
-    "FROM workspaces w LEFT JOIN users u ON u.id = w.user_id ";
+    "(SELECT count(*) FROM experiments e JOIN projects p ON p.id = e.project_id WHERE p.workspace_id = w.id), "
+    "wp.pinned_at ";
+
+// The workspaces with their owners and the pins of the user bound to the first parameter.
+constexpr char kWorkspacesFrom[] =
+    "FROM workspaces w LEFT JOIN users u ON u.id = w.user_id "
+    "LEFT JOIN workspace_pins wp ON wp.workspace_id = w.id AND wp.user_id = ? ";
 
 Workspace ReadWorkspace(const SqlStatement& s) {
   return Workspace{.id = s.Int(0),
@@ -37,7 +42,8 @@ Workspace ReadWorkspace(const SqlStatement& s) {
                    .default_compute_pool = s.Text(9),
                    .default_aux_pool = s.Text(10),
                    .num_projects = s.Int(11),
-                   .num_experiments = s.Int(12)};
+                   .num_experiments = s.Int(12),
+                   .pinned_at = OptTime(s, 13)};
 }
 
 constexpr char kProjectColumns[] =
@@ -96,13 +102,13 @@ absl::StatusOr<Workspace> SqlStore::InsertWorkspace(const Workspace& w) {
     if (!row) return absl::AlreadyExistsError(absl::StrCat("workspace \"", w.name, "\" already exists"));
     id = s.Int(0);
   }
-  return GetWorkspace(id);
+  return GetWorkspace(id, w.user_id);
 }
 
-absl::StatusOr<Workspace> SqlStore::GetWorkspace(int64_t id) {
+absl::StatusOr<Workspace> SqlStore::GetWorkspace(int64_t id, int64_t viewer_id) {
   SqlLease lease = Reader();
-  ASSIGN_OR_RETURN(auto s, lease->Prepare(absl::StrCat(kWorkspaceColumns, "WHERE w.id = ?")));
-  s.Bind(1, id);
+  ASSIGN_OR_RETURN(auto s, lease->Prepare(absl::StrCat(kWorkspaceColumns, kWorkspacesFrom, "WHERE w.id = ?")));
+  s.Bind(1, viewer_id).Bind(2, id);
   ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return absl::NotFoundError(absl::StrCat("workspace ", id, " not found"));
   return ReadWorkspace(s);
@@ -116,9 +122,11 @@ absl::StatusOr<WorkspacePage> SqlStore::ListWorkspaces(const WorkspaceFilter& fi
   if (filter.archived) clauses.push_back("w.archived = ?");
   if (!filter.usernames.empty()) clauses.push_back(InList("u.username", filter.usernames.size()));
   if (!filter.user_ids.empty()) clauses.push_back(InList("w.user_id", filter.user_ids.size()));
+  if (filter.pinned) clauses.push_back(*filter.pinned ? "wp.pinned_at IS NOT NULL" : "wp.pinned_at IS NULL");
   std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
   auto bind_where = [&](SqlStatement& s) {
     int i = 1;
+    s.Bind(i++, filter.viewer_id);
     if (!filter.name.empty()) s.Bind(i++, filter.name);
     if (filter.archived) s.Bind(i++, *filter.archived ? 1 : 0);
     for (const std::string& name : filter.usernames) s.Bind(i++, name);
@@ -126,18 +134,86 @@ absl::StatusOr<WorkspacePage> SqlStore::ListWorkspaces(const WorkspaceFilter& fi
     return i;
   };
   WorkspacePage page;
-  ASSIGN_OR_RETURN(auto count, db.Prepare(absl::StrCat(
-                                   "SELECT count(*) FROM workspaces w LEFT JOIN users u ON u.id = w.user_id ", where)));
+  ASSIGN_OR_RETURN(auto count, db.Prepare(absl::StrCat("SELECT count(*) ", kWorkspacesFrom, where)));
   bind_where(count);
   ASSIGN_OR_RETURN(page.total, One<int64_t>(count, [](const SqlStatement& st) { return st.Int(0); }, "count"));
   const char* direction = filter.descending ? "DESC" : "ASC";
-  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(kWorkspaceColumns, where, "ORDER BY ",
+  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(kWorkspaceColumns, kWorkspacesFrom, where, "ORDER BY ",
                                                    filter.by_name ? absl::StrCat("w.name ", direction, ", ") : "",
                                                    "w.id ", direction, " LIMIT ? OFFSET ?")));
   int i = bind_where(s);
   s.Bind(i, filter.limit > 0 ? filter.limit : kNoLimit).Bind(i + 1, std::max<int64_t>(0, filter.offset));
   ASSIGN_OR_RETURN(page.workspaces, All<Workspace>(s, ReadWorkspace));
   return page;
+}
+
+absl::StatusOr<Workspace> SqlStore::PatchWorkspace(int64_t id, const WorkspacePatch& patch) {
+  {
+    SqlLease lease = Writer();
+    std::vector<std::pair<const char*, const std::optional<std::string>*>> fields = {
+        {"name", &patch.name},
+        {"agent_user_group", &patch.agent_user_group_json},
+        {"checkpoint_storage_config", &patch.checkpoint_storage_config_json},
+        {"default_compute_pool", &patch.default_compute_pool},
+        {"default_aux_pool", &patch.default_aux_pool}};
+    std::vector<std::string> sets;
+    for (const auto& [column, value] : fields) {
+      if (value->has_value()) sets.push_back(absl::StrCat(column, " = ?"));
+    }
+    if (!sets.empty()) {
+      ASSIGN_OR_RETURN(auto s, lease->Prepare(absl::StrCat("UPDATE workspaces SET ", absl::StrJoin(sets, ", "),
+                                                           " WHERE id = ?")));
+      int i = 1;
+      for (const auto& [column, value] : fields) {
+        if (!value->has_value()) continue;
+        // The JSON settings are NULL when cleared; the pools are "".
+        bool json_setting = value == &patch.agent_user_group_json || value == &patch.checkpoint_storage_config_json;
+        if (json_setting && (*value)->empty()) {
+          s.BindNull(i++);
+        } else {
+          s.Bind(i++, **value);
+        }
+      }
+      s.Bind(i, id);
+      absl::Status updated = s.Run();
+      if (absl::IsAlreadyExists(updated)) {
+        return absl::AlreadyExistsError(absl::StrCat("workspace \"", *patch.name, "\" already exists"));
+      }
+      RETURN_IF_ERROR(updated);
+    }
+  }
+  return GetWorkspace(id, 0);
+}
+
+absl::Status SqlStore::SetWorkspaceArchived(int64_t id, bool archived) {
+  SqlLease lease = Writer();
+  ASSIGN_OR_RETURN(auto s, lease->Prepare("UPDATE workspaces SET archived = ? WHERE id = ?"));
+  s.Bind(1, archived ? 1 : 0).Bind(2, id);
+  return s.Run();
+}
+
+absl::Status SqlStore::SetWorkspacePinned(int64_t id, int64_t user_id, bool pinned) {
+  SqlLease lease = Writer();
+  ASSIGN_OR_RETURN(auto s, lease->Prepare(pinned ? "INSERT INTO workspace_pins (workspace_id, user_id, pinned_at) "
+                                                   "VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
+                                                 : "DELETE FROM workspace_pins WHERE workspace_id = ? AND user_id = ?"));
+  s.Bind(1, id).Bind(2, user_id);
+  if (pinned) s.Bind(3, Micros(std::chrono::system_clock::now()));
+  return s.Run();
+}
+
+absl::Status SqlStore::DeleteWorkspace(int64_t id) {
+  SqlLease lease = Writer();
+  SqlConnection& db = *lease;
+  SqlTransaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
+  for (const char* sql : {"DELETE FROM workspace_pins WHERE workspace_id = ?", "DELETE FROM templates WHERE workspace_id = ?",
+                          "DELETE FROM projects WHERE workspace_id = ?", "DELETE FROM workspaces WHERE id = ?"}) {
+    ASSIGN_OR_RETURN(auto s, db.Prepare(sql));
+    s.Bind(1, id);
+    RETURN_IF_ERROR(s.Run());
+  }
+  return tx.Commit();
 }
 
 absl::StatusOr<Project> SqlStore::InsertProject(const Project& p) {
@@ -165,6 +241,15 @@ absl::StatusOr<Project> SqlStore::GetProject(int64_t id) {
   s.Bind(1, id);
   ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return absl::NotFoundError(absl::StrCat("project ", id, " not found"));
+  return ReadProject(s);
+}
+
+absl::StatusOr<Project> SqlStore::GetProjectByKey(const std::string& key) {
+  SqlLease lease = Reader();
+  ASSIGN_OR_RETURN(auto s, lease->Prepare(absl::StrCat(kProjectColumns, "WHERE p.key = ?")));
+  s.Bind(1, key);
+  ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return absl::NotFoundError(absl::StrCat("no project has the key ", key));
   return ReadProject(s);
 }
 
@@ -211,6 +296,49 @@ absl::StatusOr<ProjectPage> SqlStore::ListProjects(const ProjectFilter& filter) 
   s.Bind(i, filter.limit > 0 ? filter.limit : kNoLimit).Bind(i + 1, std::max<int64_t>(0, filter.offset));
   ASSIGN_OR_RETURN(page.projects, All<Project>(s, ReadProject));
   return page;
+}
+
+absl::StatusOr<Project> SqlStore::PatchProject(int64_t id, const ProjectPatch& patch) {
+  {
+    SqlLease lease = Writer();
+    std::vector<std::string> sets;
+    if (patch.name) sets.push_back("name = ?");
+    if (patch.description) sets.push_back("description = ?");
+    if (patch.key) sets.push_back("key = ?");
+    if (patch.notes_json) sets.push_back("notes = ?");
+    if (patch.workspace_id) sets.push_back("workspace_id = ?");
+    if (!sets.empty()) {
+      ASSIGN_OR_RETURN(auto s, lease->Prepare(absl::StrCat("UPDATE projects SET ", absl::StrJoin(sets, ", "),
+                                                           " WHERE id = ?")));
+      int i = 1;
+      for (const auto* text : {&patch.name, &patch.description, &patch.key, &patch.notes_json}) {
+        if (*text) s.Bind(i++, **text);
+      }
+      if (patch.workspace_id) s.Bind(i++, *patch.workspace_id);
+      s.Bind(i, id);
+      absl::Status updated = s.Run();
+      if (absl::IsAlreadyExists(updated)) {
+        return absl::AlreadyExistsError(absl::StrCat(
+            "project ", id, ": its workspace already has a project of that name, or another project has the key"));
+      }
+      RETURN_IF_ERROR(updated);
+    }
+  }
+  return GetProject(id);
+}
+
+absl::Status SqlStore::SetProjectArchived(int64_t id, bool archived) {
+  SqlLease lease = Writer();
+  ASSIGN_OR_RETURN(auto s, lease->Prepare("UPDATE projects SET archived = ? WHERE id = ?"));
+  s.Bind(1, archived ? 1 : 0).Bind(2, id);
+  return s.Run();
+}
+
+absl::Status SqlStore::DeleteProject(int64_t id) {
+  SqlLease lease = Writer();
+  ASSIGN_OR_RETURN(auto s, lease->Prepare("DELETE FROM projects WHERE id = ?"));
+  s.Bind(1, id);
+  return s.Run();
 }
 
 }  // namespace det::master

@@ -561,7 +561,7 @@ TYPED_TEST(StoreTest, ExpiredTaskLogsGoByTheTrialsOwnRetentionElseTheDefault) {
 TYPED_TEST(StoreTest, TheUncategorizedWorkspaceAndProjectHoldEveryExperiment) {
   int64_t trial_id;
   this->AddExperimentWithTrial(&trial_id);
-  absl::StatusOr<Workspace> ws = this->store_->GetWorkspace(1);
+  absl::StatusOr<Workspace> ws = this->store_->GetWorkspace(1, 1);
   ASSERT_TRUE(ws.ok()) << ws.status();
   EXPECT_EQ(ws->name, "Uncategorized");
   EXPECT_TRUE(ws->immutable);
@@ -574,7 +574,7 @@ TYPED_TEST(StoreTest, TheUncategorizedWorkspaceAndProjectHoldEveryExperiment) {
   EXPECT_EQ(this->store_->ListWorkspaces({.name = "uncategorized", .name_case_sensitive = true})->total, 0);
   EXPECT_EQ(this->store_->ListWorkspaces({.archived = true})->total, 0);
   EXPECT_EQ(this->store_->ListWorkspaces({.usernames = {"admin"}})->total, 1);
-  EXPECT_EQ(this->store_->GetWorkspace(2).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->GetWorkspace(2, 1).status().code(), absl::StatusCode::kNotFound);
 
   absl::StatusOr<Project> project = this->store_->GetProject(1);
   ASSERT_TRUE(project.ok()) << project.status();
@@ -623,10 +623,103 @@ TYPED_TEST(StoreTest, WorkspacesAndProjectsAreCreatedWithUniqueNamesAndKeys) {
   EXPECT_EQ(this->store_->InsertProject(same_key).status().code(), absl::StatusCode::kAlreadyExists);
   same_name.workspace_id = 1;  // the same name in another workspace is fine
   EXPECT_TRUE(this->store_->InsertProject(same_name).ok());
-  EXPECT_EQ(this->store_->GetWorkspace(ws->id)->num_projects, 1);
+  EXPECT_EQ(this->store_->GetWorkspace(ws->id, 0)->num_projects, 1);
   EXPECT_EQ(this->store_->ListProjects({.workspace_id = 1})->total, 2);
   EXPECT_EQ(this->store_->ListWorkspaces({.by_name = true})->workspaces.front().name, "Uncategorized");
   EXPECT_EQ(this->store_->ListWorkspaces({.by_name = true, .descending = true})->workspaces.front().name, "vision");
+}
+
+TYPED_TEST(StoreTest, WorkspacesAndProjectsArePatchedArchivedPinnedAndDeleted) {
+  const WallTime now = std::chrono::system_clock::now();
+  Workspace ws = *this->store_->InsertWorkspace({.name = "vision", .user_id = 2, .created_at = now});
+  ASSERT_TRUE(this->store_->InsertWorkspace({.name = "nlp", .user_id = 2, .created_at = now}).ok());
+  absl::StatusOr<Workspace> patched = this->store_->PatchWorkspace(
+      ws.id, {.name = "vision2", .checkpoint_storage_config_json = R"({"type":"shared_fs"})",
+              .default_compute_pool = "gpu"});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  EXPECT_EQ(patched->name, "vision2");
+  EXPECT_EQ(patched->checkpoint_storage_config_json, R"({"type":"shared_fs"})");
+  EXPECT_EQ(patched->default_compute_pool, "gpu");
+  EXPECT_EQ(this->store_->PatchWorkspace(ws.id, {.checkpoint_storage_config_json = ""})->checkpoint_storage_config_json,
+            "");
+  EXPECT_EQ(this->store_->PatchWorkspace(ws.id, {.name = "nlp"}).status().code(), absl::StatusCode::kAlreadyExists);
+
+  ASSERT_TRUE(this->store_->SetWorkspacePinned(ws.id, 2, true).ok());
+  ASSERT_TRUE(this->store_->SetWorkspacePinned(ws.id, 2, true).ok()) << "pinning twice is pinning";
+  EXPECT_TRUE(this->store_->GetWorkspace(ws.id, 2)->pinned_at.has_value());
+  EXPECT_FALSE(this->store_->GetWorkspace(ws.id, 1)->pinned_at.has_value()) << "pins are per user";
+  EXPECT_EQ(this->store_->ListWorkspaces({.viewer_id = 2, .pinned = true})->total, 1);
+  EXPECT_EQ(this->store_->ListWorkspaces({.viewer_id = 1, .pinned = true})->total, 0);
+  EXPECT_EQ(this->store_->ListWorkspaces({.viewer_id = 2, .pinned = false})->total, 2);
+  ASSERT_TRUE(this->store_->SetWorkspacePinned(ws.id, 2, false).ok());
+  EXPECT_FALSE(this->store_->GetWorkspace(ws.id, 2)->pinned_at.has_value());
+
+  Project p = *this->store_->InsertProject(
+      {.name = "detection", .workspace_id = ws.id, .user_id = 2, .created_at = now, .key = "DET"});
+  absl::StatusOr<Project> renamed =
+      this->store_->PatchProject(p.id, {.name = "boxes", .description = "d", .key = "BOX", .notes_json = "[{}]"});
+  ASSERT_TRUE(renamed.ok()) << renamed.status();
+  EXPECT_EQ(renamed->name, "boxes");
+  EXPECT_EQ(renamed->description, "d");
+  EXPECT_EQ(renamed->notes_json, "[{}]");
+  EXPECT_EQ(this->store_->GetProjectByKey("BOX")->id, p.id);
+  EXPECT_EQ(this->store_->GetProjectByKey("DET").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->PatchProject(p.id, {.key = "UNCAT"}).status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(this->store_->PatchProject(p.id, {.workspace_id = 1})->workspace_name, "Uncategorized");
+  ASSERT_TRUE(this->store_->PatchProject(p.id, {.workspace_id = ws.id}).ok());
+
+  ASSERT_TRUE(this->store_->SetWorkspaceArchived(ws.id, true).ok());
+  EXPECT_TRUE(this->store_->GetWorkspace(ws.id, 0)->archived);
+  EXPECT_TRUE(this->store_->GetProject(p.id)->archived) << "a project in an archived workspace is archived";
+  ASSERT_TRUE(this->store_->SetWorkspaceArchived(ws.id, false).ok());
+  ASSERT_TRUE(this->store_->SetProjectArchived(p.id, true).ok());
+  EXPECT_TRUE(this->store_->GetProject(p.id)->archived);
+  EXPECT_FALSE(this->store_->GetWorkspace(ws.id, 0)->archived);
+
+  ASSERT_TRUE(this->store_->InsertTemplate({.name = "t", .config_json = "{}", .workspace_id = ws.id}).ok());
+  ASSERT_TRUE(this->store_->SetWorkspacePinned(ws.id, 2, true).ok());
+  ASSERT_TRUE(this->store_->DeleteWorkspace(ws.id).ok());
+  EXPECT_EQ(this->store_->GetWorkspace(ws.id, 0).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->GetProject(p.id).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->GetTemplate("t").status().code(), absl::StatusCode::kNotFound);
+  Project other = *this->store_->InsertProject(
+      {.name = "other", .workspace_id = 1, .user_id = 2, .created_at = now, .key = "OTH"});
+  ASSERT_TRUE(this->store_->DeleteProject(other.id).ok());
+  EXPECT_EQ(this->store_->GetProject(other.id).status().code(), absl::StatusCode::kNotFound);
+}
+
+TYPED_TEST(StoreTest, AnExperimentIsInOneProjectAndMoves) {
+  int64_t trial_id;
+  int64_t id = this->AddExperimentWithTrial(&trial_id);
+  Workspace ws = *this->store_->InsertWorkspace({.name = "vision", .user_id = 2, .created_at = WallTime()});
+  Project p = *this->store_->InsertProject({.name = "detection", .workspace_id = ws.id, .user_id = 1,
+                                            .created_at = WallTime(), .key = "DET"});
+  api::Experiment e = *this->store_->GetExperiment(id);
+  EXPECT_EQ(e.project_id, 1);
+  EXPECT_EQ(e.project_name, "Uncategorized");
+  EXPECT_EQ(e.workspace_id, 1);
+  ASSERT_TRUE(this->store_->SetExperimentProject(id, p.id).ok());
+  e = *this->store_->GetExperiment(id);
+  EXPECT_EQ(e.project_id, p.id);
+  EXPECT_EQ(e.project_name, "detection");
+  EXPECT_EQ(e.project_owner_id, 1);
+  EXPECT_EQ(e.workspace_id, ws.id);
+  EXPECT_EQ(e.workspace_name, "vision");
+  EXPECT_FALSE(e.parent_archived);
+  ASSERT_TRUE(this->store_->SetProjectArchived(p.id, true).ok());
+  EXPECT_TRUE(this->store_->GetExperiment(id)->parent_archived);
+  EXPECT_EQ(this->store_->ListExperiments({.project_id = p.id})->size(), 1u);
+  EXPECT_EQ(this->store_->ListExperiments({.project_id = 1})->size(), 0u);
+  EXPECT_EQ(*this->store_->CountExperiments({.project_id = p.id}), 1);
+  EXPECT_EQ(this->store_->GetProject(p.id)->num_experiments, 1);
+  EXPECT_EQ(this->store_->SetExperimentProject(999999, p.id).code(), absl::StatusCode::kNotFound);
+
+  api::Experiment placed = e;
+  placed.id = 0;
+  placed.project_id = p.id;
+  absl::StatusOr<int64_t> placed_id = this->store_->InsertExperiment(placed, "tgz");
+  ASSERT_TRUE(placed_id.ok()) << placed_id.status();
+  EXPECT_EQ(this->store_->GetExperiment(*placed_id)->project_id, p.id) << "inserted where it was placed";
 }
 
 TYPED_TEST(StoreTest, ActiveTrialsAndExperimentsShowRunningOrQueued) {
@@ -942,7 +1035,7 @@ TYPED_TEST(ExperimentQueryTest, FiltersByIdBoundsAndListsAndProject) {
   project.project_id = 1;
   EXPECT_EQ(this->Ids(project).size(), 5u);
   project.project_id = 2;
-  EXPECT_TRUE(this->Ids(project).empty()) << "only project 1 exists";
+  EXPECT_TRUE(this->Ids(project).empty()) << "no experiment is in project 2";
 }
 
 TYPED_TEST(ExperimentQueryTest, FiltersByStateOwnerLabelsNameAndArchived) {

@@ -125,7 +125,7 @@ absl::StatusOr<ProjectFilter::SortBy> ProjectSort(const std::string& sort) {
 absl::StatusOr<json> ListWorkspaceProjects(MasterContext& ctx, const HttpRequest& req) {
   ProjectFilter f;
   ASSIGN_OR_RETURN(f.workspace_id, PathId(req, "id"));
-  RETURN_IF_ERROR(ctx.store.GetWorkspace(f.workspace_id).status());
+  RETURN_IF_ERROR(ctx.store.GetWorkspace(f.workspace_id, 0).status());
   f.name = req.Query("name").value_or("");
   ASSIGN_OR_RETURN(f.archived, QueryOptionalBool(req, "archived"));
   RETURN_IF_ERROR(ReadUserFilters(req, f.usernames, f.user_ids));
@@ -195,7 +195,7 @@ void RegisterWorkspaceRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/workspaces/{id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
     absl::StatusOr<int64_t> id = PathId(req, "id");
     if (!id.ok()) return ReplyError(r, id.status());
-    absl::StatusOr<Workspace> w = ctx.store.GetWorkspace(*id);
+    absl::StatusOr<Workspace> w = ctx.store.GetWorkspace(*id, req.principal->user_id);
     Reply(r, w.ok() ? absl::StatusOr<json>(json{{"workspace", WorkspaceJson(*w)}}) : w.status());
   });
   router.Add("GET", "/api/v1/workspaces/{id}/projects", Access::kAuthenticated,

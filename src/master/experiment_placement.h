@@ -1,0 +1,23 @@
+#pragma once
+// Which project an experiment is in: where a new one goes, and moving one to another project, under
+// upstream's rules (the store stores; these check).
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "master/db/store.h"
+
+namespace det::master {
+
+// Where a new experiment goes: project `project_id` when given (non-zero), else the project the
+// config names with `workspace:` and `project:` (both or neither), else Uncategorized (1). When both
+// are given they must agree. The project must exist (NotFound) and not be archived
+// (FailedPrecondition).
+absl::StatusOr<Project> ProjectForNewExperiment(WorkspaceStore& store, int64_t project_id,
+                                                const std::string& workspace_name, const std::string& project_name);
+
+// Moves an experiment to `destination_project_id`: the experiment is not archived, its project is
+// not archived, and the destination exists and is not archived. Moving to where it is succeeds.
+absl::Status MoveExperimentChecked(Store& store, int64_t experiment_id, int64_t destination_project_id);
+
+}  // namespace det::master
