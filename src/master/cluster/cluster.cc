@@ -78,6 +78,7 @@ absl::StatusOr<std::unique_ptr<Cluster::LiveExperiment>> Cluster::NewLiveExperim
   e.original_config = request.original_yaml;
   e.owner_id = owner.id;
   e.username = owner.username;
+  e.project_id = request.project_id;
   e.start_time = std::chrono::system_clock::now();
   e.job_id = NewUuid();
   e.id = NewExperimentId();

@@ -82,6 +82,7 @@ struct NewExperiment {
   std::string original_yaml;
   std::string model_definition_tgz;
   int64_t owner_id = 0;
+  int64_t project_id = 1;
   bool activate = true;
   LaunchWarnings warnings = std::make_shared<std::vector<std::string>>();
 };

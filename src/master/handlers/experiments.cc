@@ -12,6 +12,7 @@
 #include "common/status_macros.h"
 #include "config/merge.h"
 #include "config/task_container_defaults.h"
+#include "master/experiment_placement.h"
 #include "master/experiment_template.h"
 #include "master/handlers/checkpoint_query.h"
 #include "master/handlers/context_files.h"
@@ -42,6 +43,36 @@ struct CreateRequest {
   bool validate_only = false;  // upstream's validateOnly: check the config, create nothing
 };
 
+// The project a new experiment goes to (the body's projectId or the config's workspace: and
+// project: names), and its workspace's settings under the experiment's config: its checkpoint
+// storage replaces the master's default and its default compute pool is used when the config names
+// none.
+absl::StatusOr<Project> PlaceNewExperiment(MasterContext& ctx, const json& body, json& effective,
+                                           config::ExperimentDefaults& defaults) {
+  int64_t project_id = 0;
+  if (const json* given = api::FindField(body, "project_id"); given != nullptr && !given->is_null()) {
+    ASSIGN_OR_RETURN(project_id, api::ReadInt64(*given, "projectId"));
+  }
+  std::string workspace_name, project_name;
+  if (effective.is_object()) {
+    for (auto [field, out] : {std::pair{"workspace", &workspace_name}, std::pair{"project", &project_name}}) {
+      const json& name = effective.value(field, json());
+      if (name.is_string()) *out = name.get<std::string>();
+    }
+  }
+  ASSIGN_OR_RETURN(Project project, ProjectForNewExperiment(ctx.store, project_id, workspace_name, project_name));
+  ASSIGN_OR_RETURN(Workspace workspace, ctx.store.GetWorkspace(project.workspace_id, 0));
+  if (!workspace.checkpoint_storage_config_json.empty()) {
+    defaults.checkpoint_storage_json = workspace.checkpoint_storage_config_json;
+  }
+  if (!workspace.default_compute_pool.empty() && effective.is_object()) {
+    json& resources = effective["resources"];
+    if (!resources.is_object()) resources = json::object();
+    if (resources.value("resource_pool", "").empty()) resources["resource_pool"] = workspace.default_compute_pool;
+  }
+  return project;
+}
+
 absl::StatusOr<CreateRequest> ParseCreateRequest(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   const json* config = api::FindField(body, "config");
@@ -61,6 +92,8 @@ absl::StatusOr<CreateRequest> ParseCreateRequest(MasterContext& ctx, const HttpR
     template_name = t->get<std::string>();
   }
   ASSIGN_OR_RETURN(json effective, ApplyTemplate(ctx.store, out.original_yaml, template_name));
+  ASSIGN_OR_RETURN(Project project, PlaceNewExperiment(ctx, body, effective, defaults));
+  out.project_id = project.id;
   // Under the user's config and the template: the pool's task_container_defaults.
   if (effective.is_object()) {
     effective = config::MergeExperimentConfig(
@@ -72,14 +105,6 @@ absl::StatusOr<CreateRequest> ParseCreateRequest(MasterContext& ctx, const HttpR
                                 "modelDefinition", "model definition", ctx.max_context_bytes));
   const json* activate = api::FindField(body, "activate");
   out.activate = activate == nullptr || !activate->is_boolean() || activate->get<bool>();
-  // Until workspaces and projects exist there is one project, Uncategorized (1): any other is not
-  // there, rather than silently ignored.
-  if (const json* project = api::FindField(body, "project_id"); project != nullptr && !project->is_null()) {
-    ASSIGN_OR_RETURN(int64_t project_id, api::ReadInt64(*project, "projectId"));
-    if (project_id != 0 && project_id != 1) {
-      return absl::NotFoundError(absl::StrCat("project ", project_id, " not found (the only project is 1, Uncategorized)"));
-    }
-  }
   out.owner_id = req.principal->user_id;
   const json* validate_only = api::FindField(body, "validate_only");
   return CreateRequest{.experiment = std::move(out),

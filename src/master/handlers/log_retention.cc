@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
+#include "master/handlers/project_bulk.h"
 #include "master/handlers/routes.h"
 #include "master/log_retention.h"
 
@@ -50,30 +51,16 @@ absl::StatusOr<json> RetainTrialLogs(MasterContext& ctx, const HttpRequest& req)
   return json::object();
 }
 
-// Upstream's bulk action: one result {error, id} per experiment named, "" when it was set.
+// Upstream's bulk action, within the project: one result {error, id} per experiment.
 absl::StatusOr<json> RetainProjectExperimentsLogs(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t project_id, PathId(req, "project_id"));
-  if (project_id != 1) {
-    return absl::NotFoundError(
-        absl::StrCat("project ", project_id, " not found (the only project is 1, Uncategorized)"));
-  }
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ASSIGN_OR_RETURN(int days, NumDays(body));
-  if (const json* filters = api::FindField(body, "filters"); filters != nullptr && !filters->is_null()) {
-    return absl::UnimplementedError("filters: name the experiments with experimentIds instead");
-  }
-  const json* ids = api::FindField(body, "experiment_ids");
-  if (ids == nullptr || !ids->is_array() || ids->empty()) {
-    return absl::InvalidArgumentError("experimentIds: name at least one experiment");
-  }
-  json results = json::array();
-  for (const json& raw : *ids) {
-    ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(raw, "experimentIds[]"));
-    absl::Status st = ExperimentForChange(ctx.store, req, id).status();
-    if (st.ok()) st = ctx.store.SetExperimentLogRetentionDays(id, days);
-    results.push_back({{"error", st.ok() ? "" : std::string(st.message())}, {"id", id}});
-  }
-  return json{{"results", std::move(results)}};
+  ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, ProjectBulkTargets(ctx.store, project_id, body));
+  return RunBulk(std::move(targets), [&](int64_t id) {
+    RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+    return ctx.store.SetExperimentLogRetentionDays(id, days);
+  });
 }
 
 absl::StatusOr<json> RemainingLogRetentionDays(MasterContext& ctx, const HttpRequest& req) {

@@ -24,6 +24,8 @@ void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx)
 void RegisterPreviewSearchRoutes(Router& router, MasterContext& ctx);
 void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
 void RegisterWorkspaceRoutes(Router& router, MasterContext& ctx);
+void RegisterProjectRoutes(Router& router, MasterContext& ctx);
+void RegisterExperimentMoveRoutes(Router& router, MasterContext& ctx);
 void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx);
 void RegisterJobQueueRoutes(Router& router, MasterContext& ctx);
 void RegisterTaskListRoutes(Router& router, MasterContext& ctx);
@@ -51,6 +53,8 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterPreviewSearchRoutes(router, ctx);
   RegisterTemplateRoutes(router, ctx);
   RegisterWorkspaceRoutes(router, ctx);
+  RegisterProjectRoutes(router, ctx);
+  RegisterExperimentMoveRoutes(router, ctx);
   RegisterResourcePoolRoutes(router, ctx);
   RegisterJobQueueRoutes(router, ctx);
   RegisterTaskListRoutes(router, ctx);

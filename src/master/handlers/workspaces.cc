@@ -1,5 +1,5 @@
-// Workspaces and projects (upstream's workspace/v1 and project/v1): /api/v1/workspaces,
-// /api/v1/workspaces/{id}, /api/v1/workspaces/{id}/projects and /api/v1/projects/{id}.
+// Workspaces (upstream's workspace/v1): /api/v1/workspaces and /api/v1/workspaces/{id} (get, create,
+// patch, delete, archive, unarchive, pin, unpin), their projects (list, create) and their pools.
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -11,57 +11,13 @@
 #include "common/time_util.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "master/handlers/workspace_common.h"
 #include "master/workspace_rules.h"
 
 namespace det::master {
 namespace {
 
 using nlohmann::json;
-
-// What a workspace or project's `state` says when it is not being deleted.
-constexpr char kStateUnspecified[] = "WORKSPACE_STATE_UNSPECIFIED";
-
-json WorkspaceJson(const Workspace& w) {
-  json out = {{"id", w.id},
-              {"name", w.name},
-              {"archived", w.archived},
-              {"username", w.username},
-              {"immutable", w.immutable},
-              {"numProjects", w.num_projects},
-              {"pinned", false},
-              {"userId", w.user_id},
-              {"numExperiments", w.num_experiments},
-              {"state", kStateUnspecified},
-              {"errorMessage", ""},
-              {"defaultComputePool", w.default_compute_pool},
-              {"defaultAuxPool", w.default_aux_pool}};
-  if (absl::StatusOr<json> group = ParseJson(w.agent_user_group_json); group.ok()) out["agentUserGroup"] = *group;
-  if (absl::StatusOr<json> storage = ParseJson(w.checkpoint_storage_config_json); storage.ok()) {
-    out["checkpointStorageConfig"] = *storage;
-  }
-  return out;
-}
-
-json ProjectJson(const Project& p) {
-  absl::StatusOr<json> notes = ParseJson(p.notes_json);
-  json out = {{"id", p.id},
-              {"name", p.name},
-              {"workspaceId", p.workspace_id},
-              {"workspaceName", p.workspace_name},
-              {"description", p.description},
-              {"notes", notes.ok() ? *notes : json::array()},
-              {"numExperiments", p.num_experiments},
-              {"numActiveExperiments", p.num_active_experiments},
-              {"archived", p.archived},
-              {"username", p.username},
-              {"immutable", p.immutable},
-              {"userId", p.user_id},
-              {"state", kStateUnspecified},
-              {"errorMessage", ""},
-              {"key", p.key}};
-  if (p.last_experiment_started_at) out["lastExperimentStartedAt"] = FormatRfc3339(*p.last_experiment_started_at);
-  return out;
-}
 
 // `users` and `userIds`, as both lists take them.
 absl::Status ReadUserFilters(const HttpRequest& req, std::vector<std::string>& usernames,
@@ -97,11 +53,9 @@ absl::StatusOr<json> ListWorkspaces(MasterContext& ctx, const HttpRequest& req) 
   }
   ASSIGN_OR_RETURN(f.descending, QueryOrderDescending(req));
   RETURN_IF_ERROR(ReadPage(req, f.offset, f.limit));
-  ASSIGN_OR_RETURN(std::optional<bool> pinned, QueryOptionalBool(req, "pinned"));
-  WorkspacePage page;
-  if (pinned != true) {  // nobody has pinned a workspace yet
-    ASSIGN_OR_RETURN(page, ctx.store.ListWorkspaces(f));
-  }
+  ASSIGN_OR_RETURN(f.pinned, QueryOptionalBool(req, "pinned"));
+  f.viewer_id = req.principal->user_id;
+  ASSIGN_OR_RETURN(WorkspacePage page, ctx.store.ListWorkspaces(f));
   json out = json::array();
   for (const Workspace& w : page.workspaces) out.push_back(WorkspaceJson(w));
   return json{{"workspaces", out},
@@ -139,28 +93,108 @@ absl::StatusOr<json> ListWorkspaceProjects(MasterContext& ctx, const HttpRequest
               {"pagination", Pagination(f.offset, f.limit, static_cast<int64_t>(page.projects.size()), page.total)}};
 }
 
-// An optional JSON object field, as text ("" when absent); anything but an object is refused.
-absl::StatusOr<std::string> OptionalObjectText(const json& body, const char* snake_name) {
+// An optional JSON object field, as text: unset when absent, "" when null (cleared); anything but an
+// object or null is refused.
+absl::StatusOr<std::optional<std::string>> OptionalObjectText(const json& body, const char* snake_name) {
   const json* value = api::FindField(body, snake_name);
-  if (value == nullptr) return std::string();
+  if (value == nullptr) return std::nullopt;
+  if (value->is_null()) return std::string();
   if (!value->is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(snake_name), " must be a JSON object"));
   }
   return DumpJson(*value);
 }
 
+// A pool setting must name one of the cluster's pools ("" = none).
+absl::Status CheckPoolName(const MasterContext& ctx, const std::string& pool, const char* field) {
+  if (pool.empty()) return absl::OkStatus();
+  std::string names;
+  for (const config::ResourcePoolConfig& p : ctx.config.resource_pools) {
+    if (p.pool_name == pool) return absl::OkStatus();
+    absl::StrAppend(&names, names.empty() ? "" : ", ", p.pool_name);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": no resource pool is named \"", pool, "\" (the pools: ", names, ")"));
+}
+
+// The settings a workspace create or PATCH body may carry; unset = not given.
+absl::StatusOr<WorkspacePatch> ParseWorkspaceSettings(const MasterContext& ctx, const json& body) {
+  WorkspacePatch patch;
+  if (const json* name = api::FindField(body, "name"); name != nullptr && !name->is_null()) {
+    if (!name->is_string()) return absl::InvalidArgumentError("name must be a string");
+    patch.name = name->get<std::string>();
+  }
+  ASSIGN_OR_RETURN(patch.agent_user_group_json, OptionalObjectText(body, "agent_user_group"));
+  ASSIGN_OR_RETURN(patch.checkpoint_storage_config_json, OptionalObjectText(body, "checkpoint_storage_config"));
+  for (auto [field, out] : {std::pair{"default_compute_pool", &patch.default_compute_pool},
+                            std::pair{"default_aux_pool", &patch.default_aux_pool}}) {
+    const json* pool = api::FindField(body, field);
+    if (pool == nullptr || pool->is_null()) continue;
+    if (!pool->is_string()) return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(field), " must be a string"));
+    RETURN_IF_ERROR(CheckPoolName(ctx, pool->get<std::string>(), api::ToLowerCamel(field).c_str()));
+    *out = pool->get<std::string>();
+  }
+  return patch;
+}
+
 absl::StatusOr<json> CreateWorkspace(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
-  Workspace w{.name = api::StringField(body, "name"),
+  ASSIGN_OR_RETURN(WorkspacePatch settings, ParseWorkspaceSettings(ctx, body));
+  Workspace w{.name = settings.name.value_or(""),
               .user_id = req.principal->user_id,
               .created_at = std::chrono::system_clock::now(),
-              .default_compute_pool = api::StringField(body, "default_compute_pool"),
-              .default_aux_pool = api::StringField(body, "default_aux_pool")};
+              .agent_user_group_json = settings.agent_user_group_json.value_or(""),
+              .checkpoint_storage_config_json = settings.checkpoint_storage_config_json.value_or(""),
+              .default_compute_pool = settings.default_compute_pool.value_or(""),
+              .default_aux_pool = settings.default_aux_pool.value_or("")};
   RETURN_IF_ERROR(CheckWorkspaceOrProjectName(w.name, "name"));
-  ASSIGN_OR_RETURN(w.agent_user_group_json, OptionalObjectText(body, "agent_user_group"));
-  ASSIGN_OR_RETURN(w.checkpoint_storage_config_json, OptionalObjectText(body, "checkpoint_storage_config"));
   ASSIGN_OR_RETURN(Workspace created, ctx.store.InsertWorkspace(w));
   return json{{"workspace", WorkspaceJson(created)}};
+}
+
+absl::StatusOr<json> PatchWorkspace(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  ASSIGN_OR_RETURN(WorkspacePatch patch, ParseWorkspaceSettings(ctx, body));
+  RETURN_IF_ERROR(WorkspaceForChange(ctx.store, *req.principal, id).status());
+  ASSIGN_OR_RETURN(Workspace patched, PatchWorkspaceChecked(ctx.store, id, patch));
+  return json{{"workspace", WorkspaceJson(patched)}};
+}
+
+// Its experiments go through the experiment deletion (their checkpoints with them, asynchronously);
+// its rows go now. `completed` is false: the experiments are still being deleted.
+absl::StatusOr<json> DeleteWorkspace(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+  RETURN_IF_ERROR(WorkspaceForChange(ctx.store, *req.principal, id).status());
+  ASSIGN_OR_RETURN(std::vector<int64_t> experiments, WorkspaceDeletion(ctx.store, id));
+  RETURN_IF_ERROR(DeleteExperimentsOf(ctx, experiments));
+  RETURN_IF_ERROR(ctx.store.DeleteWorkspace(id));
+  return json{{"completed", experiments.empty()}};
+}
+
+absl::StatusOr<json> ArchiveWorkspace(MasterContext& ctx, const HttpRequest& req, bool archived) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+  RETURN_IF_ERROR(WorkspaceForChange(ctx.store, *req.principal, id).status());
+  RETURN_IF_ERROR(SetWorkspaceArchivedChecked(ctx.store, id, archived));
+  return json::object();
+}
+
+// Pins are each user's own: anyone who can see the workspace may pin it.
+absl::StatusOr<json> PinWorkspace(MasterContext& ctx, const HttpRequest& req, bool pinned) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+  RETURN_IF_ERROR(ctx.store.GetWorkspace(id, 0).status());
+  RETURN_IF_ERROR(ctx.store.SetWorkspacePinned(id, req.principal->user_id, pinned));
+  return json::object();
+}
+
+// Every pool is available to every workspace (no pool is bound to one).
+absl::StatusOr<json> AvailablePools(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "workspace_id"));
+  RETURN_IF_ERROR(ctx.store.GetWorkspace(id, 0).status());
+  json names = json::array();
+  for (const config::ResourcePoolConfig& p : ctx.config.resource_pools) names.push_back(p.pool_name);
+  const auto n = static_cast<int64_t>(names.size());
+  return json{{"resourcePools", names}, {"pagination", Pagination(0, 0, n, n)}};
 }
 
 absl::StatusOr<json> CreateProject(MasterContext& ctx, const HttpRequest& req) {
@@ -186,26 +220,29 @@ absl::StatusOr<json> CreateProject(MasterContext& ctx, const HttpRequest& req) {
 }  // namespace
 
 void RegisterWorkspaceRoutes(Router& router, MasterContext& ctx) {
-  router.Add("POST", "/api/v1/workspaces", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CreateWorkspace(ctx, req)); });
-  router.Add("POST", "/api/v1/workspaces/{id}/projects", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CreateProject(ctx, req)); });
-  router.Add("GET", "/api/v1/workspaces", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ListWorkspaces(ctx, req)); });
-  router.Add("GET", "/api/v1/workspaces/{id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<int64_t> id = PathId(req, "id");
-    if (!id.ok()) return ReplyError(r, id.status());
-    absl::StatusOr<Workspace> w = ctx.store.GetWorkspace(*id, req.principal->user_id);
-    Reply(r, w.ok() ? absl::StatusOr<json>(json{{"workspace", WorkspaceJson(*w)}}) : w.status());
+  auto add = [&router, &ctx](const char* method, const char* path,
+                             std::function<absl::StatusOr<json>(MasterContext&, const HttpRequest&)> handler) {
+    router.Add(method, path, Access::kAuthenticated,
+               [&ctx, handler](HttpRequest& req, ResponderPtr r) { Reply(r, handler(ctx, req)); });
+  };
+  add("POST", "/api/v1/workspaces", CreateWorkspace);
+  add("GET", "/api/v1/workspaces", ListWorkspaces);
+  add("GET", "/api/v1/workspaces/{id}", [](MasterContext& ctx, const HttpRequest& req) -> absl::StatusOr<json> {
+    ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+    ASSIGN_OR_RETURN(Workspace w, ctx.store.GetWorkspace(id, req.principal->user_id));
+    return json{{"workspace", WorkspaceJson(w)}};
   });
-  router.Add("GET", "/api/v1/workspaces/{id}/projects", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ListWorkspaceProjects(ctx, req)); });
-  router.Add("GET", "/api/v1/projects/{id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<int64_t> id = PathId(req, "id");
-    if (!id.ok()) return ReplyError(r, id.status());
-    absl::StatusOr<Project> p = ctx.store.GetProject(*id);
-    Reply(r, p.ok() ? absl::StatusOr<json>(json{{"project", ProjectJson(*p)}}) : p.status());
-  });
+  add("PATCH", "/api/v1/workspaces/{id}", PatchWorkspace);
+  add("DELETE", "/api/v1/workspaces/{id}", DeleteWorkspace);
+  for (bool on : {true, false}) {
+    add("POST", on ? "/api/v1/workspaces/{id}/archive" : "/api/v1/workspaces/{id}/unarchive",
+        [on](MasterContext& ctx, const HttpRequest& req) { return ArchiveWorkspace(ctx, req, on); });
+    add("POST", on ? "/api/v1/workspaces/{id}/pin" : "/api/v1/workspaces/{id}/unpin",
+        [on](MasterContext& ctx, const HttpRequest& req) { return PinWorkspace(ctx, req, on); });
+  }
+  add("GET", "/api/v1/workspaces/{id}/projects", ListWorkspaceProjects);
+  add("POST", "/api/v1/workspaces/{id}/projects", CreateProject);
+  add("GET", "/api/v1/workspaces/{workspace_id}/available-resource-pools", AvailablePools);
 }
 
 }  // namespace det::master

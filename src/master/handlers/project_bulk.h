@@ -1,0 +1,30 @@
+#pragma once
+// The experiments a project's bulk action acts on (POST /api/v1/projects/{id}/experiments/move, PUT
+// .../experiments/retain_logs): those `experimentIds` names, or those upstream's `filters` match, and
+// always only experiments in that project. Upstream's "select all" once acted on other projects'
+// experiments; here an id from elsewhere gets its own error and is left alone.
+#include <cstdint>
+#include <functional>
+#include <vector>
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+#include "master/db/store.h"
+
+namespace det::master {
+
+struct BulkTarget {
+  int64_t id = 0;
+  absl::Status status;  // not OK: the experiment is left alone, and this is its result's error
+};
+
+// NotFound when the project is missing; InvalidArgument when the body names neither ids nor filters,
+// or filters that cannot be read.
+absl::StatusOr<std::vector<BulkTarget>> ProjectBulkTargets(Store& store, int64_t project_id,
+                                                           const nlohmann::json& body);
+
+// Runs `action` on every target whose status is OK and answers upstream's `{results: [{error, id}]}`
+// ("" when it succeeded).
+nlohmann::json RunBulk(std::vector<BulkTarget> targets, const std::function<absl::Status(int64_t)>& action);
+
+}  // namespace det::master

@@ -1,0 +1,128 @@
+// Projects (upstream's project/v1): /api/v1/projects/{id} (get, patch, delete, archive, unarchive,
+// move, notes) and /api/v1/projects/key/{key}. Listing and creating are the workspace's
+// (workspaces.cc).
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "api/wire.h"
+#include "common/json_yaml.h"
+#include "common/status_macros.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/routes.h"
+#include "master/handlers/workspace_common.h"
+#include "master/workspace_rules.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+absl::StatusOr<std::optional<std::string>> OptionalString(const json& body, const char* snake_name) {
+  const json* value = api::FindField(body, snake_name);
+  if (value == nullptr || value->is_null()) return std::nullopt;
+  if (!value->is_string()) return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(snake_name), " must be a string"));
+  return value->get<std::string>();
+}
+
+absl::StatusOr<json> PatchProject(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  ProjectPatch patch;
+  ASSIGN_OR_RETURN(patch.name, OptionalString(body, "name"));
+  ASSIGN_OR_RETURN(patch.description, OptionalString(body, "description"));
+  ASSIGN_OR_RETURN(patch.key, OptionalString(body, "key"));
+  RETURN_IF_ERROR(ProjectForChange(ctx.store, *req.principal, id).status());
+  ASSIGN_OR_RETURN(Project patched, PatchProjectChecked(ctx.store, id, patch));
+  return json{{"project", ProjectJson(patched)}};
+}
+
+// Its experiments go through the experiment deletion (their checkpoints with them, asynchronously);
+// its row goes now. `completed` is false while experiments are still being deleted.
+absl::StatusOr<json> DeleteProject(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+  RETURN_IF_ERROR(ProjectForChange(ctx.store, *req.principal, id).status());
+  ASSIGN_OR_RETURN(std::vector<int64_t> experiments, ProjectDeletion(ctx.store, id));
+  RETURN_IF_ERROR(DeleteExperimentsOf(ctx, experiments));
+  RETURN_IF_ERROR(ctx.store.DeleteProject(id));
+  return json{{"completed", experiments.empty()}};
+}
+
+absl::StatusOr<json> MoveProject(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "project_id"));
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  const json* destination = api::FindField(body, "destination_workspace_id");
+  if (destination == nullptr) return absl::InvalidArgumentError("destinationWorkspaceId is required");
+  ASSIGN_OR_RETURN(int64_t workspace_id, api::ReadInt64(*destination, "destinationWorkspaceId"));
+  RETURN_IF_ERROR(ProjectForChange(ctx.store, *req.principal, id).status());
+  RETURN_IF_ERROR(MoveProjectChecked(ctx.store, id, workspace_id).status());
+  return json::object();
+}
+
+// A note is {name, contents}, both strings.
+absl::Status CheckNote(const json& note) {
+  if (!note.is_object() || !note.value("name", json()).is_string() || !note.value("contents", json()).is_string()) {
+    return absl::InvalidArgumentError("a note is {\"name\": string, \"contents\": string}");
+  }
+  return absl::OkStatus();
+}
+
+// POST appends one note {name, contents}; PUT replaces them all with {notes: [...]}. Both answer the
+// notes afterwards.
+absl::StatusOr<json> SetNotes(MasterContext& ctx, const HttpRequest& req, bool append) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "project_id"));
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  ASSIGN_OR_RETURN(Project project, ProjectForChange(ctx.store, *req.principal, id));
+  json notes;
+  if (append) {
+    RETURN_IF_ERROR(CheckNote(body));
+    notes = ParseJson(project.notes_json).value_or(json::array());
+    notes.push_back({{"name", body["name"]}, {"contents", body["contents"]}});
+  } else {
+    notes = body.value("notes", json());
+    if (!notes.is_array()) return absl::InvalidArgumentError("notes must be a list of {name, contents}");
+    for (const json& note : notes) RETURN_IF_ERROR(CheckNote(note));
+  }
+  ASSIGN_OR_RETURN(Project patched, PatchProjectChecked(ctx.store, id, {.notes_json = DumpJson(notes)}));
+  return json{{"notes", ParseJson(patched.notes_json).value_or(json::array())}};
+}
+
+absl::StatusOr<json> ArchiveProject(MasterContext& ctx, const HttpRequest& req, bool archived) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+  RETURN_IF_ERROR(ProjectForChange(ctx.store, *req.principal, id).status());
+  RETURN_IF_ERROR(SetProjectArchivedChecked(ctx.store, id, archived));
+  return json::object();
+}
+
+}  // namespace
+
+void RegisterProjectRoutes(Router& router, MasterContext& ctx) {
+  auto add = [&router, &ctx](const char* method, const char* path,
+                             std::function<absl::StatusOr<json>(MasterContext&, const HttpRequest&)> handler) {
+    router.Add(method, path, Access::kAuthenticated,
+               [&ctx, handler](HttpRequest& req, ResponderPtr r) { Reply(r, handler(ctx, req)); });
+  };
+  add("GET", "/api/v1/projects/key/{key}", [](MasterContext& ctx, const HttpRequest& req) -> absl::StatusOr<json> {
+    ASSIGN_OR_RETURN(std::string key, ProjectKey(req.path_params.at("key")));
+    ASSIGN_OR_RETURN(Project p, ctx.store.GetProjectByKey(key));
+    return json{{"project", ProjectJson(p)}};
+  });
+  add("GET", "/api/v1/projects/{id}", [](MasterContext& ctx, const HttpRequest& req) -> absl::StatusOr<json> {
+    ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+    ASSIGN_OR_RETURN(Project p, ctx.store.GetProject(id));
+    return json{{"project", ProjectJson(p)}};
+  });
+  add("PATCH", "/api/v1/projects/{id}", PatchProject);
+  add("DELETE", "/api/v1/projects/{id}", DeleteProject);
+  add("POST", "/api/v1/projects/{id}/archive",
+      [](MasterContext& ctx, const HttpRequest& req) { return ArchiveProject(ctx, req, true); });
+  add("POST", "/api/v1/projects/{id}/unarchive",
+      [](MasterContext& ctx, const HttpRequest& req) { return ArchiveProject(ctx, req, false); });
+  add("POST", "/api/v1/projects/{project_id}/move", MoveProject);
+  add("POST", "/api/v1/projects/{project_id}/notes",
+      [](MasterContext& ctx, const HttpRequest& req) { return SetNotes(ctx, req, true); });
+  add("PUT", "/api/v1/projects/{project_id}/notes",
+      [](MasterContext& ctx, const HttpRequest& req) { return SetNotes(ctx, req, false); });
+}
+
+}  // namespace det::master
