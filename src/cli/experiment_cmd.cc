@@ -19,6 +19,7 @@
 #include "cli/prompt.h"
 #include "cli/ranking_flags.h"
 #include "cli/trial_ops.h"
+#include "cli/workspace_ops.h"
 
 namespace det::cli {
 namespace {
@@ -317,6 +318,17 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
       ctx.action = [&ctx, id, value, add] { return EditExperimentLabel(ctx.session(), *id, *value, add, std::cout); };
     });
   }
+
+  CLI::App* move = exp->add_subcommand("move", "move an experiment to another project");
+  auto move_id = AddExperimentId(move);
+  auto destination = std::make_shared<std::pair<std::string, std::string>>();
+  move->add_option("workspace_name", destination->first, "the destination workspace's name")->required();
+  move->add_option("project_name", destination->second, "the destination project's name")->required();
+  move->callback([&ctx, move_id, destination] {
+    ctx.action = [&ctx, move_id, destination] {
+      return MoveExperiment(ctx.session(), *move_id, destination->first, destination->second, std::cout);
+    };
+  });
 
   CLI::App* del = exp->add_subcommand("delete", "delete experiment");
   auto del_id = AddExperimentId(del);

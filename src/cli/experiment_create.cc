@@ -62,8 +62,8 @@ absl::StatusOr<json> BuildCreateExperimentRequest(const CreateExperimentArgs& ar
 
   json body = {{"config", *config},
                {"modelDefinition", ContextToJson(context->files)},
-               {"activate", !args.paused},
-               {"projectId", args.project_id.value_or(1)}};
+               {"activate", !args.paused}};
+  if (args.project_id.has_value()) body["projectId"] = *args.project_id;
   if (!args.template_name.empty()) body["template"] = args.template_name;
   return body;
 }

@@ -25,8 +25,8 @@ struct CreateExperimentArgs {
 };
 
 // Reads the config file and the context and builds the CreateExperiment body:
-// {"config": YAML text, "modelDefinition": [File...], "activate": !paused, "projectId": N,
-//  "template"?: name}. No network. Unreadable files are skipped with a message in `warnings`.
+// {"config": YAML text, "modelDefinition": [File...], "activate": !paused, "projectId"?: N
+//  (--project_id), "template"?: name}. No network. Unreadable files are skipped with a message in `warnings`.
 absl::StatusOr<nlohmann::json> BuildCreateExperimentRequest(const CreateExperimentArgs& args,
                                                             std::vector<std::string>* warnings);
 

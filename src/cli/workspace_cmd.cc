@@ -3,10 +3,15 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "cli/command_context.h"
 #include "cli/commands.h"
 #include "cli/format_flags.h"
+#include "cli/prompt.h"
 #include "cli/workspace_ops.h"
 
 namespace det::cli {
@@ -25,6 +30,56 @@ void AddWorkspaceListing(CLI::App* parent, CommandContext& ctx, const char* name
   });
 }
 
+// The workspace settings `create` and `edit` take, as upstream's flags.
+struct WorkspaceSettings {
+  std::string compute_pool, aux_pool, storage_json;
+
+  void AddFlags(CLI::App* cmd) {
+    cmd->add_option("--default-compute-pool", compute_pool, "pool for its experiments and GPU tasks");
+    cmd->add_option("--default-aux-pool", aux_pool, "pool for its CPU-only tasks");
+    cmd->add_option("--checkpoint-storage-config", storage_json, "checkpoint_storage for what runs in it (JSON)");
+  }
+
+  // The body fields of the flags given.
+  absl::StatusOr<nlohmann::json> Body() const {
+    nlohmann::json body = nlohmann::json::object();
+    if (!compute_pool.empty()) body["defaultComputePool"] = compute_pool;
+    if (!aux_pool.empty()) body["defaultAuxPool"] = aux_pool;
+    if (!storage_json.empty()) {
+      body["checkpointStorageConfig"] = nlohmann::json::parse(storage_json, nullptr, false);
+      if (!body["checkpointStorageConfig"].is_object()) {
+        return absl::InvalidArgumentError("--checkpoint-storage-config: not a JSON object");
+      }
+    }
+    return body;
+  }
+};
+
+// `archive`, `unarchive` and `delete` (with --yes) of a workspace or a project; `names` are the
+// positional names it takes, `run` the action given them.
+template <typename Run>
+void AddChanges(CLI::App* parent, CommandContext& ctx, const char* what, std::vector<std::string> names, Run run) {
+  for (const char* action : {"archive", "unarchive", "delete"}) {
+    CLI::App* cmd = parent->add_subcommand(action, absl::StrCat(action, " a ", what));
+    auto values = std::make_shared<std::vector<std::string>>(names.size());
+    for (size_t i = 0; i < names.size(); ++i) cmd->add_option(names[i], (*values)[i], names[i])->required();
+    auto yes = std::make_shared<bool>(false);
+    const bool deleting = std::string(action) == "delete";
+    if (deleting) cmd->add_flag("--yes", *yes, "automatically answer yes to prompts");
+    cmd->callback([&ctx, values, yes, deleting, action, what, run] {
+      ctx.action = [&ctx, values, yes, deleting, action, what, run]() -> absl::StatusOr<int> {
+        if (deleting && !*yes &&
+            !Confirm(absl::StrCat("Deleting a ", what, " deletes its experiments with their checkpoints and logs, "
+                                  "unrecoverably. Do you still wish to proceed?"))) {
+          std::cout << "Aborting " << what << " deletion.\n";
+          return 0;
+        }
+        return run(ctx.session(), *values, action);
+      };
+    });
+  }
+}
+
 }  // namespace
 
 void AddWorkspaceCommands(CLI::App& det, CommandContext& ctx) {
@@ -39,30 +94,38 @@ void AddWorkspaceCommands(CLI::App& det, CommandContext& ctx) {
   });
   AddWorkspaceListing(w, ctx, "list-projects", "list the projects of a workspace", ListWorkspaceProjects);
   CLI::App* create = w->add_subcommand("create", "create a workspace");
-  struct WorkspaceArgs {
-    std::string name, compute_pool, aux_pool, storage_json;
-  };
-  auto args = std::make_shared<WorkspaceArgs>();
-  create->add_option("name", args->name, "the new workspace's name")->required();
-  create->add_option("--default-compute-pool", args->compute_pool, "pool for its experiments and GPU tasks");
-  create->add_option("--default-aux-pool", args->aux_pool, "pool for its CPU-only tasks");
-  create->add_option("--checkpoint-storage-config", args->storage_json,
-                     "checkpoint_storage for what runs in it (JSON)");
+  auto create_name = std::make_shared<std::string>();
+  auto create_settings = std::make_shared<WorkspaceSettings>();
+  create->add_option("name", *create_name, "the new workspace's name")->required();
+  create_settings->AddFlags(create);
   auto create_fmt = AddJsonCsvFlags(create);
-  create->callback([&ctx, args, create_fmt] {
-    ctx.action = [&ctx, args, create_fmt]() -> absl::StatusOr<int> {
-      nlohmann::json settings = nlohmann::json::object();
-      if (!args->compute_pool.empty()) settings["defaultComputePool"] = args->compute_pool;
-      if (!args->aux_pool.empty()) settings["defaultAuxPool"] = args->aux_pool;
-      if (!args->storage_json.empty()) {
-        settings["checkpointStorageConfig"] = nlohmann::json::parse(args->storage_json, nullptr, false);
-        if (settings["checkpointStorageConfig"].is_discarded()) {
-          return absl::InvalidArgumentError("--checkpoint-storage-config: not valid JSON");
-        }
-      }
-      return CreateWorkspace(ctx.session(), args->name, settings, create_fmt->format(), std::cout);
+  create->callback([&ctx, create_name, create_settings, create_fmt] {
+    ctx.action = [&ctx, create_name, create_settings, create_fmt]() -> absl::StatusOr<int> {
+      absl::StatusOr<nlohmann::json> settings = create_settings->Body();
+      if (!settings.ok()) return settings.status();
+      return CreateWorkspace(ctx.session(), *create_name, *settings, create_fmt->format(), std::cout);
     };
   });
+  CLI::App* edit = w->add_subcommand("edit", "change a workspace's name or settings");
+  auto edit_names = std::make_shared<std::pair<std::string, std::string>>();
+  auto edit_settings = std::make_shared<WorkspaceSettings>();
+  edit->add_option("workspace_name", edit_names->first, "the workspace's name")->required();
+  edit->add_option("--name", edit_names->second, "its new name");
+  edit_settings->AddFlags(edit);
+  auto edit_fmt = AddJsonCsvFlags(edit);
+  edit->callback([&ctx, edit_names, edit_settings, edit_fmt] {
+    ctx.action = [&ctx, edit_names, edit_settings, edit_fmt]() -> absl::StatusOr<int> {
+      absl::StatusOr<nlohmann::json> changes = edit_settings->Body();
+      if (!changes.ok()) return changes.status();
+      if (!edit_names->second.empty()) (*changes)["name"] = edit_names->second;
+      return EditWorkspace(ctx.session(), edit_names->first, *changes, edit_fmt->format(), std::cout);
+    };
+  });
+  AddChanges(w, ctx, "workspace", {"workspace_name"},
+             [](Session& session, const std::vector<std::string>& names, const std::string& action) {
+               return ChangeWorkspace(session, names[0], action, std::cout);
+             });
+  AddWorkspaceListing(w, ctx, "list-pools", "list the resource pools a workspace may use", ListWorkspacePools);
   AddWorkspaceListing(w, ctx, "describe", "describe a workspace and its projects", DescribeWorkspace);
 
   CLI::App* p = det.add_subcommand("project", "manage projects");
@@ -86,16 +149,53 @@ void AddWorkspaceCommands(CLI::App& det, CommandContext& ctx) {
       return CreateProject(ctx.session(), a.workspace, a.name, a.description, a.key, project_fmt->format(), std::cout);
     };
   });
-  CLI::App* describe = p->add_subcommand("describe", "describe a project");
-  auto names = std::make_shared<std::pair<std::string, std::string>>();
-  describe->add_option("workspace_name", names->first, "the workspace's name")->required();
-  describe->add_option("project_name", names->second, "the project's name")->required();
+  // The subcommands naming one project: WORKSPACE PROJECT.
+  auto add_project_command = [p](const char* name, const char* help) {
+    CLI::App* cmd = p->add_subcommand(name, help);
+    auto names = std::make_shared<std::pair<std::string, std::string>>();
+    cmd->add_option("workspace_name", names->first, "the workspace's name")->required();
+    cmd->add_option("project_name", names->second, "the project's name")->required();
+    return std::pair{cmd, names};
+  };
+  auto [describe, describe_names] = add_project_command("describe", "describe a project");
   auto describe_fmt = AddJsonCsvFlags(describe);
-  describe->callback([&ctx, names, describe_fmt] {
+  describe->callback([&ctx, names = describe_names, describe_fmt] {
     ctx.action = [&ctx, names, describe_fmt] {
       return DescribeProject(ctx.session(), names->first, names->second, describe_fmt->format(), std::cout);
     };
   });
+  auto [list_experiments, list_names] = add_project_command("list-experiments", "list a project's experiments");
+  auto all = std::make_shared<bool>(false);
+  list_experiments->add_flag("--all,-a", *all, "show archived experiments too");
+  auto list_fmt = AddJsonCsvFlags(list_experiments);
+  list_experiments->callback([&ctx, names = list_names, all, list_fmt] {
+    ctx.action = [&ctx, names, all, list_fmt] {
+      return ListProjectExperiments(ctx.session(), names->first, names->second, *all, list_fmt->format(), std::cout);
+    };
+  });
+  auto [edit_project, edit_project_names] = add_project_command("edit", "change a project's name, description or key");
+  struct ProjectEdit {
+    std::string name, description, key;
+  };
+  auto project_edit = std::make_shared<ProjectEdit>();
+  edit_project->add_option("--new_name,--new-name", project_edit->name, "its new name");
+  edit_project->add_option("--description", project_edit->description, "its new description");
+  edit_project->add_option("--key", project_edit->key, "its new key (1 to 5 letters or digits)");
+  auto edit_project_fmt = AddJsonCsvFlags(edit_project);
+  edit_project->callback([&ctx, names = edit_project_names, project_edit, edit_project, edit_project_fmt] {
+    ctx.action = [&ctx, names, project_edit, edit_project, edit_project_fmt]() -> absl::StatusOr<int> {
+      nlohmann::json changes = nlohmann::json::object();
+      if (edit_project->count("--new_name") > 0) changes["name"] = project_edit->name;
+      if (edit_project->count("--description") > 0) changes["description"] = project_edit->description;
+      if (edit_project->count("--key") > 0) changes["key"] = project_edit->key;
+      if (changes.empty()) return absl::InvalidArgumentError("nothing to change: give --new_name, --description or --key");
+      return EditProject(ctx.session(), names->first, names->second, changes, edit_project_fmt->format(), std::cout);
+    };
+  });
+  AddChanges(p, ctx, "project", {"workspace_name", "project_name"},
+             [](Session& session, const std::vector<std::string>& names, const std::string& action) {
+               return ChangeProject(session, names[0], names[1], action, std::cout);
+             });
 }
 
 }  // namespace det::cli

@@ -39,6 +39,35 @@ absl::StatusOr<json> WorkspaceProjects(Session& session, const json& workspace) 
   return GetAllPages(session, absl::StrCat("/api/v1/workspaces/", Cell(workspace["id"]), "/projects"), "projects");
 }
 
+// The project named `project` in the workspace named `workspace`, else NotFound.
+absl::StatusOr<json> FindProject(Session& session, const std::string& workspace, const std::string& project) {
+  absl::StatusOr<json> found = FindWorkspace(session, workspace);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<json> projects = WorkspaceProjects(session, *found);
+  if (!projects.ok()) return projects.status();
+  for (const json& p : *projects) {
+    if (Str(p, "name") == project) return p;
+  }
+  return absl::NotFoundError(absl::StrCat("workspace \"", workspace, "\" has no project named \"", project, "\""));
+}
+
+// `action` on `path`: DELETE for "delete", else POST path/action (archive, unarchive); prints what
+// was done.
+absl::StatusOr<int> Change(Session& session, const std::string& path, const std::string& action,
+                           const std::string& what, std::ostream& out) {
+  absl::StatusOr<json> done = action == "delete" ? session.Delete(path)
+                                                 : session.Post(absl::StrCat(path, "/", action), json::object());
+  if (!done.ok()) return done.status();
+  if (action != "delete") {
+    out << "Successfully " << action << "d " << what << ".\n";
+  } else if (done->value("completed", true)) {
+    out << "Successfully deleted " << what << ".\n";
+  } else {
+    out << "Started deleting " << what << ": its experiments and their checkpoints are being deleted.\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 Table WorkspaceTable(const json& workspaces) {
@@ -97,16 +126,10 @@ absl::StatusOr<int> DescribeWorkspace(Session& session, const std::string& works
 
 absl::StatusOr<int> DescribeProject(Session& session, const std::string& workspace, const std::string& project,
                                     OutputFormat format, std::ostream& out) {
-  absl::StatusOr<json> found = FindWorkspace(session, workspace);
+  absl::StatusOr<json> found = FindProject(session, workspace, project);
   if (!found.ok()) return found.status();
-  absl::StatusOr<json> projects = WorkspaceProjects(session, *found);
-  if (!projects.ok()) return projects.status();
-  for (const json& p : *projects) {
-    if (Str(p, "name") != project) continue;
-    Print(p, ProjectTable, format, out);
-    return 0;
-  }
-  return absl::NotFoundError(absl::StrCat("workspace \"", workspace, "\" has no project named \"", project, "\""));
+  Print(*found, ProjectTable, format, out);
+  return 0;
 }
 
 absl::StatusOr<int> CreateWorkspace(Session& session, const std::string& name, const json& settings,
@@ -132,6 +155,87 @@ absl::StatusOr<int> CreateProject(Session& session, const std::string& workspace
   if (!created.ok()) return created.status();
   const json& p = (*created)["project"];
   Print(p, ProjectTable, format, out);
+  return 0;
+}
+
+absl::StatusOr<int> EditWorkspace(Session& session, const std::string& workspace, const json& changes,
+                                  OutputFormat format, std::ostream& out) {
+  absl::StatusOr<json> found = FindWorkspace(session, workspace);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<json> patched = session.Patch(absl::StrCat("/api/v1/workspaces/", Cell((*found)["id"])), changes);
+  if (!patched.ok()) return patched.status();
+  Print((*patched)["workspace"], WorkspaceTable, format, out);
+  return 0;
+}
+
+absl::StatusOr<int> ChangeWorkspace(Session& session, const std::string& workspace, const std::string& action,
+                                    std::ostream& out) {
+  absl::StatusOr<json> found = FindWorkspace(session, workspace);
+  if (!found.ok()) return found.status();
+  return Change(session, absl::StrCat("/api/v1/workspaces/", Cell((*found)["id"])), action,
+                absl::StrCat("workspace \"", workspace, "\""), out);
+}
+
+absl::StatusOr<int> ListWorkspacePools(Session& session, const std::string& workspace, OutputFormat format,
+                                       std::ostream& out) {
+  absl::StatusOr<json> found = FindWorkspace(session, workspace);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<json> pools =
+      session.Get(absl::StrCat("/api/v1/workspaces/", Cell((*found)["id"]), "/available-resource-pools"));
+  if (!pools.ok()) return pools.status();
+  const json& names = (*pools)["resourcePools"];
+  if (format == OutputFormat::kJson) {
+    out << names.dump(4) << "\n";
+    return 0;
+  }
+  Table t({"Resource Pool"});
+  for (const json& name : names) t.AddRow({Cell(name)});
+  out << Render(t, format);
+  return 0;
+}
+
+absl::StatusOr<int> EditProject(Session& session, const std::string& workspace, const std::string& project,
+                                const json& changes, OutputFormat format, std::ostream& out) {
+  absl::StatusOr<json> found = FindProject(session, workspace, project);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<json> patched = session.Patch(absl::StrCat("/api/v1/projects/", Cell((*found)["id"])), changes);
+  if (!patched.ok()) return patched.status();
+  Print((*patched)["project"], ProjectTable, format, out);
+  return 0;
+}
+
+absl::StatusOr<int> ChangeProject(Session& session, const std::string& workspace, const std::string& project,
+                                  const std::string& action, std::ostream& out) {
+  absl::StatusOr<json> found = FindProject(session, workspace, project);
+  if (!found.ok()) return found.status();
+  return Change(session, absl::StrCat("/api/v1/projects/", Cell((*found)["id"])), action,
+                absl::StrCat("project \"", project, "\" in workspace \"", workspace, "\""), out);
+}
+
+absl::StatusOr<int> ListProjectExperiments(Session& session, const std::string& workspace, const std::string& project,
+                                           bool all, OutputFormat format, std::ostream& out) {
+  absl::StatusOr<json> found = FindProject(session, workspace, project);
+  if (!found.ok()) return found.status();
+  std::string path = absl::StrCat("/api/v1/experiments?project_id=", Cell((*found)["id"]), all ? "" : "&archived=false");
+  absl::StatusOr<json> experiments = GetAllPages(session, path, "experiments");
+  if (!experiments.ok()) return experiments.status();
+  if (format == OutputFormat::kJson) {
+    out << experiments->dump(4) << "\n";
+  } else {
+    out << Render(ExperimentListTable(*experiments, all), format);
+  }
+  return 0;
+}
+
+absl::StatusOr<int> MoveExperiment(Session& session, int64_t experiment_id, const std::string& workspace,
+                                   const std::string& project, std::ostream& out) {
+  absl::StatusOr<json> found = FindProject(session, workspace, project);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<json> moved = session.Post(absl::StrCat("/api/v1/experiments/", experiment_id, "/move"),
+                                            {{"destinationProjectId", (*found)["id"]}});
+  if (!moved.ok()) return moved.status();
+  out << "Moved experiment " << experiment_id << " to project \"" << project << "\" in workspace \"" << workspace
+      << "\".\n";
   return 0;
 }
 

@@ -38,6 +38,12 @@ class WorkspaceOpsTest : public ::testing::Test {
         posted_ = json::parse(r.body);
         return {200, R"({"project": {"id": 4, "name": "p", "key": "K1", "workspaceId": 1}})"};
       }
+      if (r.target == "/api/v1/experiments/5/move" || r.target == "/api/v1/projects/1") {
+        methods_.push_back(r.method);
+        posted_ = r.body.empty() ? json() : json::parse(r.body);
+        if (r.method == "DELETE") return {200, R"({"completed": false})"};
+        return {200, R"({"project": {"id": 1, "name": "Renamed", "key": "K2", "workspaceId": 1}})"};
+      }
       if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
       if (r.target.rfind("/api/v1/workspaces?", 0) == 0) return {200, kWorkspacesReply};
       if (r.target.rfind("/api/v1/workspaces/1/projects?", 0) == 0) return {200, kProjectsReply};
@@ -57,6 +63,7 @@ class WorkspaceOpsTest : public ::testing::Test {
   fs::path dir_;
   std::vector<std::string> targets_;
   json posted_;
+  std::vector<std::string> methods_;
   std::unique_ptr<FakeHttpServer> server_;
   std::unique_ptr<Session> session_;
 };
@@ -96,6 +103,28 @@ TEST_F(WorkspaceOpsTest, AProjectIsCreatedInTheNamedWorkspace) {
   ASSERT_TRUE(CreateProject(*session_, "Uncategorized", "p", "about p", "k1", OutputFormat::kJson, out).ok());
   EXPECT_EQ(posted_, json::parse(R"({"name": "p", "description": "about p", "workspaceId": 1, "key": "k1"})"));
   EXPECT_EQ(json::parse(out.str())["id"], 4);
+}
+
+TEST_F(WorkspaceOpsTest, AnExperimentMovesToTheProjectNamedInTheWorkspaceNamed) {
+  std::ostringstream out;
+  ASSERT_TRUE(MoveExperiment(*session_, 5, "Uncategorized", "Uncategorized", out).ok());
+  EXPECT_EQ(posted_, json::parse(R"({"destinationProjectId": 1})"));
+  EXPECT_EQ(out.str(), "Moved experiment 5 to project \"Uncategorized\" in workspace \"Uncategorized\".\n");
+  EXPECT_EQ(MoveExperiment(*session_, 5, "Uncategorized", "x", out).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(WorkspaceOpsTest, AProjectIsEditedAndDeletedByName) {
+  std::ostringstream out;
+  ASSERT_TRUE(EditProject(*session_, "Uncategorized", "Uncategorized", {{"name", "Renamed"}}, OutputFormat::kJson, out)
+                  .ok());
+  EXPECT_EQ(posted_, json::parse(R"({"name": "Renamed"})"));
+  EXPECT_EQ(json::parse(out.str())["key"], "K2");
+  std::ostringstream deleted;
+  ASSERT_TRUE(ChangeProject(*session_, "Uncategorized", "Uncategorized", "delete", deleted).ok());
+  EXPECT_EQ(methods_, (std::vector<std::string>{"PATCH", "DELETE"}));
+  EXPECT_EQ(deleted.str(),
+            "Started deleting project \"Uncategorized\" in workspace \"Uncategorized\": its experiments and their "
+            "checkpoints are being deleted.\n");
 }
 
 }  // namespace

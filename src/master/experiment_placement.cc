@@ -38,7 +38,8 @@ absl::StatusOr<Project> ProjectForNewExperiment(WorkspaceStore& store, int64_t p
   Project project;
   if (!workspace_name.empty()) {
     ASSIGN_OR_RETURN(project, ProjectByNames(store, workspace_name, project_name));
-    if (project_id != 0 && project_id != project.id) {
+    // 1 is the default some clients always send: the names say more.
+    if (project_id > 1 && project_id != project.id) {
       return absl::InvalidArgumentError(absl::StrCat("projectId ", project_id, " differs from the config's workspace \"",
                                                      workspace_name, "\" and project \"", project_name,
                                                      "\" (project ", project.id, "): give one place"));

@@ -11,8 +11,8 @@ namespace det::master {
 
 // Where a new experiment goes: project `project_id` when given (non-zero), else the project the
 // config names with `workspace:` and `project:` (both or neither), else Uncategorized (1). When both
-// are given they must agree. The project must exist (NotFound) and not be archived
-// (FailedPrecondition).
+// are given they must agree (an id of 1, which some clients send by default, yields to the names).
+// The project must exist (NotFound) and not be archived (FailedPrecondition).
 absl::StatusOr<Project> ProjectForNewExperiment(WorkspaceStore& store, int64_t project_id,
                                                 const std::string& workspace_name, const std::string& project_name);
 

@@ -3,7 +3,7 @@ experiment; `det workspace` and `det project` list and describe them, and the RE
 upstream's paths and JSON (the stock CLI's `det template list` asks for /api/v1/workspaces)."""
 import json
 
-from conftest import REPO
+from conftest import REPO, wait_for
 
 NOOP = REPO / "examples" / "noop"
 
@@ -79,3 +79,99 @@ def test_workspaces_and_projects_are_created_with_upstreams_rules(cluster):
     assert [w["name"] for w in json.loads(cluster.det("w", "list", "--json").stdout)] == ["Uncategorized", "vision"]
     blank = cluster.session.post(f"{cluster.master_url}/api/v1/workspaces", json={"name": " "}, timeout=30)
     assert blank.status_code == 400 and "name: a name is required" in blank.json()["error"]["error"]
+
+
+CHECKPOINTING = """import determined as det
+
+with det.core.init() as core:
+    with core.checkpoint.store_path({"steps_completed": 1}) as (path, storage_id):
+        (path / "weights.txt").write_text("w")
+    core.train.report_training_metrics(steps_completed=1, metrics={"loss": 0.0})
+"""
+
+
+def test_an_experiment_runs_in_a_project_moves_and_goes_when_its_project_is_deleted(cluster, tmp_path):
+    storage = tmp_path / "workspace-checkpoints"
+    storage.mkdir()
+    cluster.det("workspace", "create", "nlp", "--checkpoint-storage-config",
+                json.dumps({"type": "shared_fs", "host_path": str(storage)}))
+    translation = json.loads(cluster.det("project", "create", "nlp", "translation", "--json").stdout)
+    summaries = json.loads(cluster.det("project", "create", "nlp", "summaries", "--json").stdout)
+
+    # Placed by the config's workspace/project names, with the workspace's checkpoint storage.
+    (tmp_path / "train.py").write_text(CHECKPOINTING)
+    (tmp_path / "named.yaml").write_text("name: placed\nentrypoint: python3 train.py\nsearcher: {name: single, "
+                                         "metric: loss}\nmax_restarts: 0\nworkspace: nlp\nproject: translation\n")
+    exp_id = cluster.create_experiment(tmp_path / "named.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    e = cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]
+    assert (e["projectId"], e["projectName"], e["workspaceName"]) == (translation["id"], "translation", "nlp")
+    checkpoints = list(storage.glob("*/weights.txt"))
+    assert len(checkpoints) == 1, "the workspace's checkpoint storage was used"
+    exp_checkpoint = checkpoints[0]
+    listed = json.loads(cluster.det("project", "list-experiments", "nlp", "translation", "--json").stdout)
+    assert [x["id"] for x in listed] == [exp_id]
+
+    # Placed by --project_id; a project that is not there, or names and an id that disagree, are refused.
+    (tmp_path / "plain.yaml").write_text("name: plain\nentrypoint: python3 train.py\nsearcher: {name: single, "
+                                         "metric: loss}\nmax_restarts: 0\n")
+    by_id = cluster.create_experiment(tmp_path / "plain.yaml", tmp_path, "--project_id", str(summaries["id"]))
+    assert cluster.get(f"/api/v1/experiments/{by_id}")["experiment"]["projectId"] == summaries["id"]
+    missing = cluster.det("experiment", "create", str(tmp_path / "plain.yaml"), str(tmp_path), "--project_id", "999",
+                          check=False)
+    assert missing.returncode != 0 and "project 999 not found" in missing.stdout + missing.stderr
+    both = cluster.det("experiment", "create", str(tmp_path / "named.yaml"), str(tmp_path), "--project_id",
+                       str(summaries["id"]), check=False)
+    assert both.returncode != 0 and "give one place" in both.stdout + both.stderr
+    assert cluster.wait_for_experiment(by_id) == "STATE_COMPLETED"
+
+    # Moves: one, then a bulk move that stays in its project.
+    out = cluster.det("experiment", "move", str(by_id), "Uncategorized", "Uncategorized").stdout
+    assert f'Moved experiment {by_id} to project "Uncategorized"' in out
+    assert cluster.get(f"/api/v1/experiments/{by_id}")["experiment"]["projectId"] == 1
+    bulk = cluster.session.post(f"{cluster.master_url}/api/v1/projects/1/experiments/move", timeout=30,
+                                json={"experimentIds": [by_id, exp_id], "destinationProjectId": summaries["id"]})
+    assert bulk.status_code == 200, bulk.text
+    results = {r["id"]: r["error"] for r in bulk.json()["results"]}
+    assert results[by_id] == "" and f"is in project {translation['id']}, not in project 1" in results[exp_id]
+    assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["projectId"] == translation["id"]
+    by_filter = cluster.session.post(
+        f"{cluster.master_url}/api/v1/projects/{summaries['id']}/experiments/move", timeout=30,
+        json={"filters": {"name": "plain"}, "destinationProjectId": 1})
+    assert [r["id"] for r in by_filter.json()["results"]] == [by_id]
+    assert cluster.get(f"/api/v1/experiments/{by_id}")["experiment"]["projectId"] == 1
+
+    # Archived projects take nothing in; the built-in ones cannot go.
+    cluster.det("project", "archive", "nlp", "summaries")
+    assert json.loads(cluster.det("p", "describe", "nlp", "summaries", "--json").stdout)["archived"]
+    refused = cluster.det("experiment", "move", str(by_id), "nlp", "summaries", check=False)
+    assert refused.returncode != 0 and "nothing moves into it" in refused.stdout + refused.stderr
+    refused = cluster.det("experiment", "create", str(tmp_path / "plain.yaml"), str(tmp_path), "--project_id",
+                          str(summaries["id"]), check=False)
+    assert refused.returncode != 0 and "is archived" in refused.stdout + refused.stderr
+    cluster.det("project", "unarchive", "nlp", "summaries")
+    builtin = cluster.det("workspace", "delete", "Uncategorized", "--yes", check=False)  # the admin's, and built in
+    assert builtin.returncode != 0 and "not the owner of workspace 1" in builtin.stdout + builtin.stderr
+
+    # Edits.
+    edited = json.loads(cluster.det("project", "edit", "nlp", "summaries", "--new_name", "abstracts", "--key", "abs",
+                                    "--json").stdout)
+    assert (edited["name"], edited["key"]) == ("abstracts", "ABS")
+    assert cluster.get("/api/v1/projects/key/abs")["project"]["id"] == summaries["id"]
+    renamed = json.loads(cluster.det("workspace", "edit", "nlp", "--name", "language", "--json").stdout)
+    assert renamed["name"] == "language"
+    bad_pool = cluster.det("workspace", "edit", "language", "--default-compute-pool", "nope", check=False)
+    assert bad_pool.returncode != 0 and 'no resource pool is named "nope"' in bad_pool.stdout + bad_pool.stderr
+    assert json.loads(cluster.det("workspace", "list-pools", "language", "--json").stdout) == ["default"]
+
+    # Deleting the project deletes its experiment and the experiment's checkpoints.
+    out = cluster.det("project", "delete", "language", "translation", "--yes").stdout
+    assert "Started deleting project" in out, out
+    wait_for(lambda: cluster.session.get(f"{cluster.master_url}/api/v1/experiments/{exp_id}",
+                                         timeout=30).status_code == 404, "the project's experiment to be deleted")
+    wait_for(lambda: not exp_checkpoint.exists(), "its checkpoint to be deleted")
+    assert len(list(storage.glob("*/weights.txt"))) == 1, "the moved experiment's checkpoint stays"
+    assert cluster.get(f"/api/v1/experiments/{by_id}")["experiment"]["state"] == "STATE_COMPLETED", "elsewhere: kept"
+    out = cluster.det("workspace", "delete", "language", "--yes").stdout
+    assert 'Successfully deleted workspace "language"' in out, out
+    assert [w["name"] for w in json.loads(cluster.det("w", "list", "--json").stdout)] == ["Uncategorized", "vision"]
