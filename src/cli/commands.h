@@ -23,6 +23,7 @@ void AddMasterCommands(CLI::App& det, CommandContext& ctx);
 void AddAgentCommands(CLI::App& det, CommandContext& ctx);  // det agent, det slot
 void AddResourcePoolCommands(CLI::App& det, CommandContext& ctx);
 void AddWorkspaceCommands(CLI::App& det, CommandContext& ctx);  // det workspace, det project
+void AddModelCommands(CLI::App& det, CommandContext& ctx);
 void AddJobCommands(CLI::App& det, CommandContext& ctx);
 void AddTaskCommands(CLI::App& det, CommandContext& ctx);
 void AddCommandCommands(CLI::App& det, CommandContext& ctx);  // det cmd (alias command)

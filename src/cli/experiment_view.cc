@@ -43,6 +43,11 @@ std::string Render(const Table& t, OutputFormat format) {
   return format == OutputFormat::kCsv ? t.ToCsv() : t.Render();
 }
 
+std::string RenderJsonOrTable(const json& value, Table (*table)(const json&), OutputFormat format) {
+  if (format == OutputFormat::kJson) return value.dump(4) + "\n";
+  return Render(table(value.is_array() ? value : json::array({value})), format);
+}
+
 Table ExperimentListTable(const json& experiments, bool show_archived) {
   std::vector<std::string> headers = {"ID",       "Owner",   "Name",  "Parent ID",    "State",
                                       "Progress", "Started", "Ended", "Resource Pool"};

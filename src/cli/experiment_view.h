@@ -14,6 +14,10 @@ enum class OutputFormat { kTable, kCsv, kJson };
 const nlohmann::json& Field(const nlohmann::json& obj, const char* key);
 // The table as aligned text, or as CSV for kCsv.
 std::string Render(const Table& t, OutputFormat format);
+// `value` as indented JSON for kJson, else rendered as the table `table` makes of it (of an array,
+// or of one object as a one-row array).
+std::string RenderJsonOrTable(const nlohmann::json& value, Table (*table)(const nlohmann::json&),
+                              OutputFormat format);
 
 // `det experiment list`: ID, Owner, Name, Parent ID, State, Progress, Started, Ended, Resource Pool
 // (+ Archived with --all).

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   det::cli::AddAgentCommands(app, ctx);
   det::cli::AddResourcePoolCommands(app, ctx);
   det::cli::AddWorkspaceCommands(app, ctx);
+  det::cli::AddModelCommands(app, ctx);
   det::cli::AddJobCommands(app, ctx);
   det::cli::AddTaskCommands(app, ctx);
   det::cli::AddCommandCommands(app, ctx);

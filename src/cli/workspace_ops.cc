@@ -26,15 +26,6 @@ absl::StatusOr<json> FindWorkspace(Session& session, const std::string& name) {
   return absl::NotFoundError(absl::StrCat("no workspace named \"", name, "\" (there are: ", names, ")"));
 }
 
-// `value` as JSON, else as a table of `rows` (an array, or one object) made by `table`.
-void Print(const json& value, Table (*table)(const json&), OutputFormat format, std::ostream& out) {
-  if (format == OutputFormat::kJson) {
-    out << value.dump(4) << "\n";
-  } else {
-    out << Render(table(value.is_array() ? value : json::array({value})), format);
-  }
-}
-
 absl::StatusOr<json> WorkspaceProjects(Session& session, const json& workspace) {
   return GetAllPages(session, absl::StrCat("/api/v1/workspaces/", Cell(workspace["id"]), "/projects"), "projects");
 }
@@ -94,7 +85,7 @@ Table ProjectTable(const json& projects) {
 absl::StatusOr<int> ListWorkspaces(Session& session, OutputFormat format, std::ostream& out) {
   absl::StatusOr<json> workspaces = GetAllPages(session, "/api/v1/workspaces", "workspaces");
   if (!workspaces.ok()) return workspaces.status();
-  Print(*workspaces, WorkspaceTable, format, out);
+  out << RenderJsonOrTable(*workspaces, WorkspaceTable, format);
   return 0;
 }
 
@@ -104,7 +95,7 @@ absl::StatusOr<int> ListWorkspaceProjects(Session& session, const std::string& w
   if (!found.ok()) return found.status();
   absl::StatusOr<json> projects = WorkspaceProjects(session, *found);
   if (!projects.ok()) return projects.status();
-  Print(*projects, ProjectTable, format, out);
+  out << RenderJsonOrTable(*projects, ProjectTable, format);
   return 0;
 }
 
@@ -128,7 +119,7 @@ absl::StatusOr<int> DescribeProject(Session& session, const std::string& workspa
                                     OutputFormat format, std::ostream& out) {
   absl::StatusOr<json> found = FindProject(session, workspace, project);
   if (!found.ok()) return found.status();
-  Print(*found, ProjectTable, format, out);
+  out << RenderJsonOrTable(*found, ProjectTable, format);
   return 0;
 }
 
@@ -139,7 +130,7 @@ absl::StatusOr<int> CreateWorkspace(Session& session, const std::string& name, c
   absl::StatusOr<json> created = session.Post("/api/v1/workspaces", body);
   if (!created.ok()) return created.status();
   const json& w = (*created)["workspace"];
-  Print(w, WorkspaceTable, format, out);
+  out << RenderJsonOrTable(w, WorkspaceTable, format);
   return 0;
 }
 
@@ -154,7 +145,7 @@ absl::StatusOr<int> CreateProject(Session& session, const std::string& workspace
       session.Post(absl::StrCat("/api/v1/workspaces/", Cell((*found)["id"]), "/projects"), body);
   if (!created.ok()) return created.status();
   const json& p = (*created)["project"];
-  Print(p, ProjectTable, format, out);
+  out << RenderJsonOrTable(p, ProjectTable, format);
   return 0;
 }
 
@@ -164,7 +155,7 @@ absl::StatusOr<int> EditWorkspace(Session& session, const std::string& workspace
   if (!found.ok()) return found.status();
   absl::StatusOr<json> patched = session.Patch(absl::StrCat("/api/v1/workspaces/", Cell((*found)["id"])), changes);
   if (!patched.ok()) return patched.status();
-  Print((*patched)["workspace"], WorkspaceTable, format, out);
+  out << RenderJsonOrTable((*patched)["workspace"], WorkspaceTable, format);
   return 0;
 }
 
@@ -200,7 +191,7 @@ absl::StatusOr<int> EditProject(Session& session, const std::string& workspace, 
   if (!found.ok()) return found.status();
   absl::StatusOr<json> patched = session.Patch(absl::StrCat("/api/v1/projects/", Cell((*found)["id"])), changes);
   if (!patched.ok()) return patched.status();
-  Print((*patched)["project"], ProjectTable, format, out);
+  out << RenderJsonOrTable((*patched)["project"], ProjectTable, format);
   return 0;
 }
 

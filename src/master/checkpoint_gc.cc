@@ -69,8 +69,12 @@ absl::StatusOr<std::vector<RankedCheckpoint>> CheckpointsPolicyLetsGo(Store& sto
       metrics_at.try_emplace({trial_id, r.total_batches}, r.metrics_json);
     }
   }
+  // A checkpoint registered in the model registry is kept whatever the policy says.
+  std::set<std::string> kept = keep;
+  ASSIGN_OR_RETURN(std::vector<Registration> registered, store.ListRegistrations({}, experiment.id));
+  for (const Registration& r : registered) kept.insert(r.checkpoint_uuid);
   std::vector<std::string> let_go =
-      CheckpointsToDelete(checkpoints, validations, policy, experiment.smaller_is_better, keep);
+      CheckpointsToDelete(checkpoints, validations, policy, experiment.smaller_is_better, kept);
   std::set<std::string> doomed(let_go.begin(), let_go.end());
   std::vector<RankedCheckpoint> out;
   for (api::Checkpoint& c : completed) {

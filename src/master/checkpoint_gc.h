@@ -38,7 +38,8 @@ struct RankedCheckpoint {
   std::string validation_metrics_json;
 };
 
-// The experiment's completed checkpoints that `policy` lets go, except `keep` (reference §9).
+// The experiment's completed checkpoints that `policy` lets go, except `keep` and those registered in
+// the model registry (reference §9).
 absl::StatusOr<std::vector<RankedCheckpoint>> CheckpointsPolicyLetsGo(Store& store, const api::Experiment& experiment,
                                                                       const CheckpointGcPolicy& policy,
                                                                       const std::set<std::string>& keep);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "config/merge.h"
+#include "master/model_rules.h"
 
 namespace det::master {
 namespace {
@@ -53,7 +54,8 @@ absl::Status ArchiveExperiment(ExperimentStore& store, int64_t id, bool archived
                                                     ": only finished experiments can be ", verb, "d"));
 }
 
-absl::Status StartDeletingExperiment(ExperimentStore& store, int64_t id) {
+absl::Status StartDeletingExperiment(Store& store, int64_t id) {
+  RETURN_IF_ERROR(RefuseRegisteredCheckpoints(store, {}, id));
   std::vector<ExperimentState> settled = SettledStates();
   ASSIGN_OR_RETURN(ExperimentState found, store.SetExperimentState(id, ExperimentState::kDeleting, settled));
   return In(found, settled) ? absl::OkStatus() : NotDeletable(found);

@@ -7,7 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "master/db/experiment_store.h"
+#include "master/db/store.h"
 
 namespace det::master {
 
@@ -15,8 +15,9 @@ namespace det::master {
 // (un)archived; else FailedPrecondition.
 absl::Status ArchiveExperiment(ExperimentStore& store, int64_t id, bool archived);
 // A finished experiment (as above) becomes DELETING while its checkpoints are deleted from storage;
-// FailedPrecondition `experiment in non terminal state 'STATE_X', try again later` otherwise.
-absl::Status StartDeletingExperiment(ExperimentStore& store, int64_t id);
+// FailedPrecondition `experiment in non terminal state 'STATE_X', try again later` otherwise, or
+// naming the model version that holds one of its checkpoints (model_rules.h).
+absl::Status StartDeletingExperiment(Store& store, int64_t id);
 // Storage would not delete its checkpoints: DELETE_FAILED (deleting may be asked again).
 absl::Status MarkExperimentDeleteFailed(ExperimentStore& store, int64_t id);
 // Removes the records of a finished or DELETING experiment; FailedPrecondition (as above) otherwise.

@@ -185,6 +185,12 @@ absl::StatusOr<std::vector<int64_t>> ProjectDeletion(Store& store, int64_t proje
 absl::StatusOr<std::vector<int64_t>> WorkspaceDeletion(Store& store, int64_t workspace_id) {
   ASSIGN_OR_RETURN(Workspace workspace, store.GetWorkspace(workspace_id, 0));
   RETURN_IF_ERROR(RefuseBuiltIn(workspace.immutable, "workspace", workspace_id, "deleted"));
+  ASSIGN_OR_RETURN(ModelPage models, store.ListModels({.workspace_ids = {workspace_id}, .limit = 1}));
+  if (models.total > 0) {
+    return absl::FailedPreconditionError(absl::StrCat("workspace ", workspace_id, " (", workspace.name, ") holds ",
+                                                      models.total, " model(s), \"", models.models.front().name,
+                                                      "\" among them: move or delete them first"));
+  }
   ASSIGN_OR_RETURN(ProjectPage projects, store.ListProjects({.workspace_id = workspace_id}));
   std::vector<int64_t> experiments;
   for (const Project& p : projects.projects) RETURN_IF_ERROR(AddDeletableExperiments(store, p.id, experiments));

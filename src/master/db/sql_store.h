@@ -107,6 +107,22 @@ class SqlStore : public Store {
   absl::Status RenameTemplate(const std::string& old_name, const std::string& new_name) override;
   absl::Status DeleteTemplate(const std::string& name) override;
 
+  absl::StatusOr<Model> InsertModel(const Model& model) override;
+  absl::StatusOr<Model> GetModel(int64_t id) override;
+  absl::StatusOr<Model> GetModelByName(const std::string& name) override;
+  absl::StatusOr<ModelPage> ListModels(const ModelFilter& filter) override;
+  absl::StatusOr<Model> PatchModel(int64_t id, const ModelPatch& patch) override;
+  absl::Status SetModelArchived(int64_t id, bool archived) override;
+  absl::Status DeleteModel(int64_t id) override;
+  absl::StatusOr<std::vector<std::string>> ListModelLabels(int64_t workspace_id) override;
+  absl::StatusOr<ModelVersion> InsertModelVersion(const ModelVersion& version) override;
+  absl::StatusOr<ModelVersion> GetModelVersion(int64_t model_id, int64_t version) override;
+  absl::StatusOr<std::vector<ModelVersion>> ListModelVersions(int64_t model_id, bool descending) override;
+  absl::StatusOr<ModelVersion> PatchModelVersion(int64_t model_id, int64_t version,
+                                                 const ModelVersionPatch& patch) override;
+  absl::Status DeleteModelVersion(int64_t model_id, int64_t version) override;
+  absl::StatusOr<std::vector<Registration>> ListRegistrations(const std::vector<std::string>& uuids,
+                                                              int64_t experiment_id) override;
   absl::StatusOr<Workspace> InsertWorkspace(const Workspace& workspace) override;
   absl::StatusOr<Workspace> GetWorkspace(int64_t id, int64_t viewer_id) override;
   absl::StatusOr<WorkspacePage> ListWorkspaces(const WorkspaceFilter& filter) override;

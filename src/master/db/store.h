@@ -10,6 +10,7 @@
 #include "master/db/experiment_store.h"
 #include "master/db/log_store.h"
 #include "master/db/metric_store.h"
+#include "master/db/model_store.h"
 #include "master/db/task_store.h"
 #include "master/db/template_store.h"
 #include "master/db/user_store.h"
@@ -24,7 +25,8 @@ class Store : public UserStore,
               public CheckpointStore,
               public LogStore,
               public TemplateStore,
-              public WorkspaceStore {
+              public WorkspaceStore,
+              public ModelStore {
  public:
   // One write: calls of this store's write methods.
   using Write = std::function<absl::Status()>;

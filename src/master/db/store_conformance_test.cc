@@ -688,6 +688,83 @@ TYPED_TEST(StoreTest, WorkspacesAndProjectsArePatchedArchivedPinnedAndDeleted) {
   EXPECT_EQ(this->store_->GetProject(other.id).status().code(), absl::StatusCode::kNotFound);
 }
 
+TYPED_TEST(StoreTest, ModelsAndTheirVersionsAreStoredListedAndDeleted) {
+  Workspace ws = *this->store_->InsertWorkspace({.name = "vision", .user_id = 2, .created_at = WallTime()});
+  absl::StatusOr<Model> mnist = this->store_->InsertModel(
+      {.name = "mnist", .description = "Digits", .metadata_json = R"({"a":1})", .labels = {"cv", "prod"},
+       .user_id = 2});
+  ASSERT_TRUE(mnist.ok()) << mnist.status();
+  EXPECT_EQ(mnist->username, "determined");
+  EXPECT_EQ(mnist->workspace_id, 1);
+  EXPECT_EQ(mnist->labels, (std::vector<std::string>{"cv", "prod"}));
+  EXPECT_EQ(this->store_->InsertModel({.name = "mnist", .user_id = 1}).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  Model cifar = *this->store_->InsertModel({.name = "cifar", .labels = {"cv"}, .workspace_id = ws.id, .user_id = 1});
+  EXPECT_EQ(this->store_->GetModelByName("cifar")->id, cifar.id);
+  EXPECT_EQ(this->store_->GetModel(999).status().code(), absl::StatusCode::kNotFound);
+
+  auto names = [&](const ModelFilter& f) {
+    std::vector<std::string> out;
+    absl::StatusOr<ModelPage> page = this->store_->ListModels(f);
+    EXPECT_TRUE(page.ok()) << page.status();
+    for (const Model& m : page.value_or(ModelPage{}).models) out.push_back(m.name);
+    return out;
+  };
+  EXPECT_EQ(names({}), (std::vector<std::string>{"cifar", "mnist"}));
+  EXPECT_EQ(names({.descending = true}), (std::vector<std::string>{"mnist", "cifar"}));
+  EXPECT_EQ(names({.description = "digit"}), std::vector<std::string>{"mnist"});
+  EXPECT_EQ(names({.labels = {"cv", "prod"}}), std::vector<std::string>{"mnist"});
+  EXPECT_EQ(names({.usernames = {"admin"}}), std::vector<std::string>{"cifar"});
+  EXPECT_EQ(names({.workspace_ids = {ws.id}}), std::vector<std::string>{"cifar"});
+  EXPECT_EQ(names({.workspace_names = {"Uncategorized"}}), std::vector<std::string>{"mnist"});
+  EXPECT_EQ(this->store_->ListModels({.limit = 1})->total, 2);
+  EXPECT_EQ(*this->store_->ListModelLabels(0), (std::vector<std::string>{"cv", "prod"}));
+
+  absl::StatusOr<Model> patched =
+      this->store_->PatchModel(mnist->id, {.name = "digits", .labels = std::vector<std::string>{}, .workspace_id = ws.id});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  EXPECT_EQ(patched->name, "digits");
+  EXPECT_TRUE(patched->labels.empty());
+  EXPECT_EQ(patched->workspace_id, ws.id);
+  EXPECT_EQ(patched->description, "Digits") << "unchanged";
+  EXPECT_EQ(this->store_->PatchModel(mnist->id, {.name = "cifar"}).status().code(), absl::StatusCode::kAlreadyExists);
+  ASSERT_TRUE(this->store_->SetModelArchived(cifar.id, true).ok());
+  EXPECT_EQ(names({.archived = true}), std::vector<std::string>{"cifar"});
+
+  int64_t trial_id;
+  int64_t exp_id = this->AddExperimentWithTrial(&trial_id);
+  api::Checkpoint c{.uuid = "ck1", .task_id = "t", .trial_id = trial_id, .experiment_id = exp_id};
+  ASSERT_TRUE(this->store_->AddCheckpoint(c, 10).ok());
+  absl::StatusOr<ModelVersion> v1 = this->store_->InsertModelVersion(
+      {.model_id = mnist->id, .checkpoint_uuid = "ck1", .name = "first", .labels = {"x"}, .user_id = 2});
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  EXPECT_EQ(v1->version, 1);
+  EXPECT_EQ(v1->username, "determined");
+  EXPECT_EQ(this->store_->InsertModelVersion({.model_id = mnist->id, .checkpoint_uuid = "ck1", .user_id = 2})->version,
+            2);
+  EXPECT_EQ(this->store_->InsertModelVersion({.model_id = 999, .checkpoint_uuid = "ck1", .user_id = 2}).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->GetModel(mnist->id)->num_versions, 2);
+  std::vector<ModelVersion> newest_first = *this->store_->ListModelVersions(mnist->id, true);
+  ASSERT_EQ(newest_first.size(), 2u);
+  EXPECT_EQ(newest_first[0].version, 2);
+  EXPECT_EQ(this->store_->PatchModelVersion(mnist->id, 1, {.comment = "ok"})->comment, "ok");
+  EXPECT_EQ(this->store_->GetModelVersion(mnist->id, 1)->name, "first");
+  EXPECT_EQ(this->store_->GetModelVersion(mnist->id, 7).status().code(), absl::StatusCode::kNotFound);
+
+  std::vector<Registration> by_uuid = *this->store_->ListRegistrations({"ck1", "other"}, 0);
+  ASSERT_EQ(by_uuid.size(), 2u);
+  EXPECT_EQ(by_uuid[0].model_name, "digits");
+  EXPECT_EQ(by_uuid[0].version, 1);
+  EXPECT_EQ(this->store_->ListRegistrations({}, exp_id)->size(), 2u);
+  EXPECT_TRUE(this->store_->ListRegistrations({}, 0)->empty());
+  ASSERT_TRUE(this->store_->DeleteModelVersion(mnist->id, 1).ok());
+  EXPECT_EQ(this->store_->ListRegistrations({}, exp_id)->size(), 1u);
+  ASSERT_TRUE(this->store_->DeleteModel(mnist->id).ok());
+  EXPECT_TRUE(this->store_->ListRegistrations({"ck1"}, 0)->empty()) << "its versions went with it";
+  EXPECT_EQ(this->store_->GetModel(mnist->id).status().code(), absl::StatusCode::kNotFound);
+}
+
 TYPED_TEST(StoreTest, AnExperimentIsInOneProjectAndMoves) {
   int64_t trial_id;
   int64_t id = this->AddExperimentWithTrial(&trial_id);

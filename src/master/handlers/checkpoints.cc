@@ -19,6 +19,7 @@
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "master/model_rules.h"
 #include "master/handlers/task_access.h"
 
 namespace det::master {
@@ -141,6 +142,7 @@ absl::StatusOr<json> DeleteCheckpoints(MasterContext& ctx, const HttpRequest& re
   ASSIGN_OR_RETURN(std::vector<std::string> listed,
                    StringList(body, "checkpoint_uuids", "checkpointUuids", "checkpoint UUIDs"));
   ASSIGN_OR_RETURN(auto by_experiment, GroupForDeletion(ctx, req, {listed.begin(), listed.end()}));
+  RETURN_IF_ERROR(RefuseRegisteredCheckpoints(ctx.store, listed, 0));
   for (auto& [experiment_id, named] : by_experiment) ctx.cluster.DeleteCheckpoints(experiment_id, std::move(named));
   return json::object();
 }
@@ -159,6 +161,7 @@ absl::StatusOr<json> RemoveCheckpointFiles(MasterContext& ctx, const HttpRequest
   }
   for (const std::string& glob : globs) RETURN_IF_ERROR(ValidateCheckpointGlob(glob));
   ASSIGN_OR_RETURN(auto by_experiment, GroupForDeletion(ctx, req, {listed.begin(), listed.end()}));
+  RETURN_IF_ERROR(RefuseRegisteredCheckpoints(ctx.store, listed, 0));
   std::vector<std::string> deleted;
   for (const auto& [_, uuids] : by_experiment) {
     for (const std::string& uuid : uuids) {

@@ -26,6 +26,7 @@ void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
 void RegisterWorkspaceRoutes(Router& router, MasterContext& ctx);
 void RegisterProjectRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentMoveRoutes(Router& router, MasterContext& ctx);
+void RegisterModelRoutes(Router& router, MasterContext& ctx);
 void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx);
 void RegisterJobQueueRoutes(Router& router, MasterContext& ctx);
 void RegisterTaskListRoutes(Router& router, MasterContext& ctx);
@@ -55,6 +56,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterWorkspaceRoutes(router, ctx);
   RegisterProjectRoutes(router, ctx);
   RegisterExperimentMoveRoutes(router, ctx);
+  RegisterModelRoutes(router, ctx);
   RegisterResourcePoolRoutes(router, ctx);
   RegisterJobQueueRoutes(router, ctx);
   RegisterTaskListRoutes(router, ctx);

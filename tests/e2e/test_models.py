@@ -1,0 +1,101 @@
+"""The model registry end to end: models are created, listed, described and moved with `det model`; a
+finished experiment's checkpoint is registered as a version; the GC policy, `det checkpoint delete` and
+deleting the experiment all spare a registered checkpoint, naming the model and version; once the
+version is deleted the checkpoint can go."""
+import json
+import pathlib
+
+from conftest import wait_for
+
+SCRIPT = """
+import determined as det
+
+with det.core.init() as ctx:
+    for step in range(1, 5):
+        ctx.train.report_validation_metrics(steps_completed=step, metrics={"loss": abs(step - 2) + 1.0})
+        with ctx.checkpoint.store_path({"steps_completed": step}) as (path, uuid):
+            (path / "state").write_text(f"step={step}")
+"""
+
+CONFIG = """
+name: registry
+entrypoint: python3 train.py
+searcher: {name: single, metric: loss}
+max_restarts: 0
+checkpoint_storage: {save_experiment_best: 1, save_trial_best: 0, save_trial_latest: 1}
+"""
+
+
+def completed(cluster, exp_id):
+    """{steps_completed: uuid} of the experiment's COMPLETED checkpoints."""
+    listed = cluster.get(f"/api/v1/experiments/{exp_id}/checkpoints")["checkpoints"]
+    return {c["metadata"]["steps_completed"]: c["uuid"] for c in listed if c["state"] == "STATE_COMPLETED"}
+
+
+def on_disk(cluster):
+    return {p.name for p in pathlib.Path(cluster.data_dir, "checkpoints").iterdir()}
+
+
+def test_a_registered_checkpoint_is_spared_until_its_version_is_deleted(cluster, tmp_path):
+    (tmp_path / "train.py").write_text(SCRIPT)
+    (tmp_path / "registry.yaml").write_text(CONFIG)
+    exp_id = cluster.create_experiment(tmp_path / "registry.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    kept = wait_for(lambda: (lambda c: c if set(c) == {2, 4} else None)(completed(cluster, exp_id)),
+                    "the policy to keep the best and the latest checkpoint")
+
+    created = json.loads(cluster.det("model", "create", "mnist cnn", "--description", "digits", "--json").stdout)
+    assert (created["name"], created["workspaceId"], created["numVersions"]) == ("mnist cnn", 1, 0)
+    taken = cluster.det("model", "create", "mnist cnn", check=False)
+    assert taken.returncode != 0 and 'a model named "mnist cnn" already exists' in taken.stdout + taken.stderr
+    digits = cluster.det("m", "create", "123", check=False)
+    assert digits.returncode != 0 and "only digits" in digits.stdout + digits.stderr
+
+    version = json.loads(cluster.det("model", "register-version", "mnist cnn", kept[4], "--json").stdout)
+    assert version["version"] == 1 and version["checkpoint"]["uuid"] == kept[4]
+    assert version["model"]["numVersions"] == 1
+    gone = cluster.det("model", "register-version", "mnist cnn", "no-such-uuid", check=False)
+    assert gone.returncode != 0 and "checkpoint no-such-uuid not found" in gone.stdout + gone.stderr
+    described = json.loads(cluster.det("model", "describe", "mnist cnn", "--json").stdout)
+    assert described["modelVersion"]["version"] == 1 and described["model"]["id"] == created["id"]
+    by_id = cluster.get(f"/api/v1/models/{created['id']}/versions/1")["modelVersion"]
+    assert by_id["checkpoint"]["training"]["experimentId"] == exp_id
+    listed = json.loads(cluster.det("model", "list-versions", "mnist cnn", "--json").stdout)
+    assert [v["version"] for v in listed] == [1]
+    assert "mnist cnn" in cluster.det("model", "list").stdout
+    cluster.det("model", "download", "mnist cnn", "-o", str(tmp_path / "download"))
+    assert (tmp_path / "download" / "state").read_text() == "step=4"
+
+    # The GC policy, a checkpoint deletion and the experiment's deletion all spare it.
+    cluster.det("experiment", "set", "gc-policy", str(exp_id), "--save-experiment-best", "0",
+                "--save-trial-best", "0", "--save-trial-latest", "0", "--yes")
+    wait_for(lambda: set(completed(cluster, exp_id)) == {4}, "the unregistered checkpoint to be collected")
+    assert kept[4] in on_disk(cluster) and kept[2] not in on_disk(cluster)
+    refused = cluster.det("checkpoint", "delete", kept[4], "--yes", check=False)
+    why = f'checkpoint {kept[4]} is registered in model "mnist cnn" version 1'
+    assert refused.returncode != 0 and why in refused.stdout + refused.stderr, refused
+    refused = cluster.det("experiment", "delete", str(exp_id), "--yes", check=False)
+    assert refused.returncode != 0 and why in refused.stdout + refused.stderr, refused
+
+    # Moving to another workspace; a workspace holding a model is not deleted.
+    cluster.det("workspace", "create", "registry-ws")
+    out = cluster.det("model", "move", "mnist cnn", "-w", "registry-ws").stdout
+    assert 'Moved model "mnist cnn" to workspace "registry-ws"' in out
+    ws = cluster.get("/api/v1/workspaces", params={"name": "registry-ws"})["workspaces"][0]
+    assert json.loads(cluster.det("model", "list", "-w", "registry-ws", "--json").stdout)[0]["workspaceId"] == ws["id"]
+    held = cluster.det("workspace", "delete", "registry-ws", "--yes", check=False)
+    assert held.returncode != 0 and '"mnist cnn" among them' in held.stdout + held.stderr
+
+    # Archived: no new versions. Deleting the version frees the checkpoint.
+    cluster.session.post(f"{cluster.master_url}/api/v1/models/mnist%20cnn/archive", timeout=30).raise_for_status()
+    archived = cluster.det("model", "register-version", "mnist cnn", kept[4], check=False)
+    assert archived.returncode != 0 and "is archived" in archived.stdout + archived.stderr
+    cluster.session.post(f"{cluster.master_url}/api/v1/models/mnist%20cnn/unarchive", timeout=30).raise_for_status()
+    resp = cluster.session.delete(f"{cluster.master_url}/api/v1/models/mnist%20cnn/versions/1", timeout=30)
+    assert resp.status_code == 200, resp.text
+    cluster.det("checkpoint", "delete", kept[4], "--yes")
+    wait_for(lambda: not completed(cluster, exp_id), "the freed checkpoint to be deleted")
+    assert kept[4] not in on_disk(cluster)
+    out = cluster.det("model", "delete", "mnist cnn", "--yes").stdout
+    assert 'Successfully deleted model "mnist cnn"' in out
+    cluster.det("workspace", "delete", "registry-ws", "--yes")
