@@ -4,8 +4,13 @@ deleting the experiment all spare a registered checkpoint, naming the model and 
 version is deleted the checkpoint can go."""
 import json
 import pathlib
+import sys
 
-from conftest import wait_for
+from conftest import REPO, wait_for
+
+sys.path.insert(0, str(REPO / "python"))
+
+from determined.experimental import client  # noqa: E402
 
 SCRIPT = """
 import determined as det
@@ -99,3 +104,32 @@ def test_a_registered_checkpoint_is_spared_until_its_version_is_deleted(cluster,
     out = cluster.det("model", "delete", "mnist cnn", "--yes").stdout
     assert 'Successfully deleted model "mnist cnn"' in out
     cluster.det("workspace", "delete", "registry-ws", "--yes")
+
+
+def test_the_python_sdk_registers_and_reads_model_versions(cluster, tmp_path):
+    (tmp_path / "train.py").write_text(SCRIPT)
+    (tmp_path / "registry.yaml").write_text(CONFIG.replace("name: registry", "name: sdk-registry"))
+    exp_id = cluster.create_experiment(tmp_path / "registry.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    uuid = wait_for(lambda: completed(cluster, exp_id).get(4), "the latest checkpoint")
+
+    sdk = client.Determined(master=cluster.master_url, user="determined", password="")
+    model = sdk.create_model("sdk model", description="from the SDK", labels=["a"], metadata={"k": 1})
+    assert (model.name, model.description, model.labels, model.metadata) == ("sdk model", "from the SDK", ["a"],
+                                                                              {"k": 1})
+    assert model.get_version() is None
+    version = model.register_version(uuid)
+    assert version.model_version == 1 and version.checkpoint.uuid == uuid
+    version.set_name("first")
+    assert sdk.get_model("sdk model").get_version(1).name == "first"
+    assert sdk.get_model_by_id(model.model_id).get_version().model_version == 1
+    model.set_labels(["b", "a", "b"])
+    model.add_metadata({"x": "y"})
+    again = sdk.get_model(model.model_id)
+    assert again.labels == ["b", "a"] and again.metadata == {"k": 1, "x": "y"}
+    assert "b" in sdk.get_model_labels()
+    assert [m.name for m in sdk.list_models(name="sdk model")] == ["sdk model"]
+    assert [v.model_version for v in model.list_versions()] == [1]
+    version.delete()
+    model.delete()
+    assert not sdk.list_models(name="sdk model")

@@ -27,8 +27,9 @@ from determined.common import experimental as _objects
 from determined.common.api import Session
 # The SDK's objects (Experiment, Trial, Checkpoint, ...), one list of them: the package's __all__.
 from determined.common.experimental import *  # noqa: F401,F403
-from determined.common.experimental import (Checkpoint, Determined, Experiment, ExperimentState, OrderBy,
-                                           TrainingMetrics, Trial, TrialMetrics, User, ValidationMetrics)
+from determined.common.experimental import (Checkpoint, Determined, Experiment, ExperimentState, Model,
+                                           ModelSortBy, OrderBy, TrainingMetrics, Trial, TrialMetrics, User,
+                                           ValidationMetrics)
 
 _determined: Optional[Determined] = None
 
@@ -153,6 +154,36 @@ def get_checkpoint(uuid: str) -> Checkpoint:
 
 
 @_require_singleton
+def create_model(name: str, description: Optional[str] = "", metadata: Optional[Dict[str, Any]] = None,
+                 labels: Optional[List[str]] = None, notes: Optional[str] = "",
+                 workspace_name: Optional[str] = None) -> Model:
+    return _default().create_model(name, description, metadata, labels, notes, workspace_name)
+
+
+@_require_singleton
+def get_model(identifier: Union[str, int]) -> Model:
+    return _default().get_model(identifier)
+
+
+@_require_singleton
+def get_model_by_id(model_id: int) -> Model:
+    return _default().get_model_by_id(model_id)
+
+
+@_require_singleton
+def list_models(sort_by: ModelSortBy = ModelSortBy.NAME, order_by: OrderBy = OrderBy.ASCENDING,
+                name: Optional[str] = "", description: Optional[str] = "", model_id: Optional[int] = None,
+                workspace_names: Optional[List[str]] = None,
+                workspace_ids: Optional[List[int]] = None) -> List[Model]:
+    return _default().list_models(sort_by, order_by, name, description, model_id, workspace_names, workspace_ids)
+
+
+@_require_singleton
+def get_model_labels() -> List[str]:
+    return _default().get_model_labels()
+
+
+@_require_singleton
 def iter_trials_metrics(trial_ids: List[int], group: str) -> Iterator[TrialMetrics]:
     return _default().iter_trials_metrics(trial_ids, group)
 
@@ -174,8 +205,8 @@ def stream_trials_validation_metrics(trial_ids: List[int]) -> Iterator[Validatio
 
 __all__ = [
     *_objects.__all__, "Session",
-    "create_experiment", "create_user", "get_checkpoint", "get_experiment", "get_session_username",
-    "get_trial", "get_user_by_id", "get_user_by_name", "iter_trials_metrics", "list_experiments",
-    "list_users", "login", "logout", "stream_trials_metrics", "stream_trials_training_metrics",
+    "create_experiment", "create_model", "create_user", "get_checkpoint", "get_experiment", "get_model",
+    "get_model_by_id", "get_model_labels", "get_session_username", "get_trial", "get_user_by_id",
+    "get_user_by_name", "iter_trials_metrics", "list_experiments", "list_models", "list_users", "login", "logout", "stream_trials_metrics", "stream_trials_training_metrics",
     "stream_trials_validation_metrics", "whoami",
 ]

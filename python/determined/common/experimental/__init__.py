@@ -17,6 +17,7 @@ from determined.common.experimental.experiment import (
     ExperimentSortBy,
     ExperimentState,
 )
+from determined.common.experimental.model import Model, ModelOrderBy, ModelSortBy, ModelVersion
 from determined.common.experimental.metrics import TrainingMetrics, TrialMetrics, ValidationMetrics
 from determined.common.experimental.trial import (
     LogLevel,
@@ -31,7 +32,8 @@ from determined.common.experimental.user import User
 __all__ = [
     "Checkpoint", "CheckpointSortBy", "CheckpointState", "CheckpointTrainingMetadata",
     "Determined", "DownloadMode", "Experiment", "ExperimentOrderBy", "ExperimentReference",
-    "ExperimentSortBy", "ExperimentState", "LogLevel", "OrderBy", "TrainingMetrics", "Trial",
+    "ExperimentSortBy", "ExperimentState", "LogLevel", "Model", "ModelOrderBy", "ModelSortBy",
+    "ModelVersion", "OrderBy", "TrainingMetrics", "Trial",
     "TrialMetrics", "TrialOrderBy", "TrialReference", "TrialSortBy", "TrialState", "User",
     "ValidationMetrics",
 ]

@@ -11,7 +11,7 @@ import yaml
 
 from determined.common import api, context
 from determined.common.api import authentication
-from determined.common.experimental import checkpoint, experiment, metrics, trial, user
+from determined.common.experimental import checkpoint, experiment, metrics, model, trial, user
 from determined.common.experimental._util import OrderBy
 
 logger = logging.getLogger("determined.client")
@@ -204,6 +204,48 @@ class Determined:
     def get_checkpoint(self, uuid: str) -> checkpoint.Checkpoint:
         resp = self._session.get(f"/api/v1/checkpoints/{uuid}")
         return checkpoint.Checkpoint._from_json(resp["checkpoint"], self._session)
+
+    # --- the model registry ---
+
+    def create_model(self, name: str, description: Optional[str] = "",
+                     metadata: Optional[Dict[str, Any]] = None, labels: Optional[List[str]] = None,
+                     notes: Optional[str] = "", workspace_name: Optional[str] = None) -> model.Model:
+        """Creates a model in the registry (in workspace `workspace_name`, default Uncategorized)."""
+        body: Dict[str, Any] = {"name": name, "description": description or "", "metadata": metadata or {},
+                                "labels": list(labels or []), "notes": notes or ""}
+        if workspace_name:
+            body["workspaceName"] = workspace_name
+        return model.Model(self._session, self._session.post("/api/v1/models", body=body)["model"])
+
+    def get_model(self, identifier: Union[str, int]) -> model.Model:
+        """The model with this name, or this id."""
+        return model.Model(self._session, self._session.get(model.model_path(identifier))["model"])
+
+    def get_model_by_id(self, model_id: int) -> model.Model:
+        return self.get_model(model_id)
+
+    def list_models(self, sort_by: model.ModelSortBy = model.ModelSortBy.NAME,
+                    order_by: OrderBy = OrderBy.ASCENDING, name: Optional[str] = "",
+                    description: Optional[str] = "", model_id: Optional[int] = None,
+                    workspace_names: Optional[List[str]] = None,
+                    workspace_ids: Optional[List[int]] = None) -> List[model.Model]:
+        params: Dict[str, Any] = {"sortBy": sort_by.value, "orderBy": order_by.value}
+        if name:
+            params["name"] = name
+        if description:
+            params["description"] = description
+        if model_id is not None:
+            params["id"] = model_id
+        if workspace_names:
+            params["workspaceNames"] = workspace_names
+        if workspace_ids:
+            params["workspaceIds"] = workspace_ids
+        resp = self._session.get("/api/v1/models", params=params)
+        return [model.Model(self._session, m) for m in resp.get("models") or []]
+
+    def get_model_labels(self) -> List[str]:
+        """Every model's labels, the most used first."""
+        return list(self._session.get("/api/v1/model/labels").get("labels") or [])
 
     # --- metrics ---
 
