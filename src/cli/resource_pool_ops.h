@@ -16,6 +16,13 @@ class Session;
 // returns them.
 absl::StatusOr<int> ListResourcePools(Session& session, OutputFormat format, std::ostream& out);
 
+// `det resource-pool bindings list [POOL]`: each pool (or POOL) with the workspaces bound to it.
+absl::StatusOr<int> ListPoolBindings(Session& session, const std::string& pool, OutputFormat format,
+                                     std::ostream& out);
+// `det resource-pool bindings add|remove POOL WS...`: binds or unbinds the workspaces named.
+absl::StatusOr<int> ChangePoolBindings(Session& session, const std::string& pool,
+                                       const std::vector<std::string>& workspaces, bool bind, std::ostream& out);
+
 // Exposed for tests.
 Table ResourcePoolTable(const nlohmann::json& pools);
 

@@ -3,7 +3,7 @@ experiment; `det workspace` and `det project` list and describe them, and the RE
 upstream's paths and JSON (the stock CLI's `det template list` asks for /api/v1/workspaces)."""
 import json
 
-from conftest import REPO, wait_for
+from conftest import REPO, local_cluster, login, wait_for
 
 NOOP = REPO / "examples" / "noop"
 
@@ -175,3 +175,46 @@ def test_an_experiment_runs_in_a_project_moves_and_goes_when_its_project_is_dele
     out = cluster.det("workspace", "delete", "language", "--yes").stdout
     assert 'Successfully deleted workspace "language"' in out, out
     assert [w["name"] for w in json.loads(cluster.det("w", "list", "--json").stdout)] == ["Uncategorized", "vision"]
+
+
+def test_a_pool_bound_to_a_workspace_serves_only_it(tmp_path_factory, tmp_path):
+    config = "resource_pools: [{pool_name: default}, {pool_name: gpu}]\n"
+    with local_cluster(tmp_path_factory.mktemp("bindings"), master_config=config) as c:
+        admin = login(c, "admin")
+        for name in ("vision", "nlp"):
+            c.det("workspace", "create", name)
+            c.det("project", "create", name, "p")
+        refused = c.det("resource-pool", "bindings", "add", "gpu", "vision", check=False)
+        assert refused.returncode != 0 and "only admins bind resource pools" in refused.stdout + refused.stderr
+        resp = admin.post(f"{c.master_url}/api/v1/resource-pools/gpu/workspace-bindings", timeout=30,
+                                  json={"workspaceNames": ["vision"]})
+        assert resp.status_code == 200, resp.text
+        default = admin.post(f"{c.master_url}/api/v1/resource-pools/default/workspace-bindings", timeout=30,
+                                     json={"workspaceNames": ["vision"]})
+        assert default.status_code == 400 and "is a default pool" in default.text, default.text
+
+        listed = json.loads(c.det("resource-pool", "bindings", "list", "--json").stdout)
+        assert {b["resourcePool"]: b["workspaceNames"] for b in listed} == {"default": [], "gpu": ["vision"]}
+        assert json.loads(c.det("workspace", "list-pools", "vision", "--json").stdout) == ["default", "gpu"]
+        assert json.loads(c.det("workspace", "list-pools", "nlp", "--json").stdout) == ["default"]
+        unbound = c.get("/api/v1/resource-pools", params={"unbound": "true"})["resourcePools"]
+        assert [p["name"] for p in unbound] == ["default"]
+
+        (tmp_path / "train.py").write_text(CHECKPOINTING)
+        (tmp_path / "gpu.yaml").write_text("name: gpu\nentrypoint: python3 train.py\nsearcher: {name: single, "
+                                           "metric: loss}\nmax_restarts: 0\nresources: {resource_pool: gpu}\n")
+        projects = {w: json.loads(c.det("project", "describe", w, "p", "--json").stdout)["id"] for w in ("vision", "nlp")}
+        outside = c.det("experiment", "create", str(tmp_path / "gpu.yaml"), str(tmp_path), "--project_id",
+                        str(projects["nlp"]), check=False)
+        assert outside.returncode != 0, outside
+        assert 'pool "gpu" is bound to other workspaces; workspace nlp may use: default' in outside.stdout + \
+            outside.stderr
+        inside = c.det("experiment", "create", str(tmp_path / "gpu.yaml"), str(tmp_path), "--project_id",
+                       str(projects["vision"]), "--paused", check=False)
+        # Not refused for the binding (the pool has no agent, which a launch may be refused for).
+        assert "bound to other workspaces" not in inside.stdout + inside.stderr, inside
+
+        resp = admin.delete(f"{c.master_url}/api/v1/resource-pools/gpu/workspace-bindings", timeout=30,
+                                    json={"workspaceNames": ["vision"]})
+        assert resp.status_code == 200, resp.text
+        assert json.loads(c.det("workspace", "list-pools", "nlp", "--json").stdout) == ["default", "gpu"]

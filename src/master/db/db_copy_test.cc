@@ -124,6 +124,15 @@ void Populate(SqlStore& store) {
   }
   ASSERT_TRUE(store.AddTaskLogs(logs).ok());
   ASSERT_TRUE(store.InsertTemplate({"tpl", R"({"a":1})", 1}).ok());
+  absl::StatusOr<Workspace> ws = store.InsertWorkspace({.name = "vision", .user_id = 3, .created_at = now});
+  ASSERT_TRUE(ws.ok()) << ws.status();
+  ASSERT_TRUE(store.SetWorkspacePinned(ws->id, 3, true).ok());
+  ASSERT_TRUE(store.InsertProject({.name = "p", .workspace_id = ws->id, .user_id = 3, .created_at = now, .key = "P"})
+                  .ok());
+  ASSERT_TRUE(store.BindPool("gpu", {ws->id}, false).ok());
+  absl::StatusOr<Model> model = store.InsertModel({.name = "m", .labels = {"x"}, .workspace_id = ws->id, .user_id = 3});
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_TRUE(store.InsertModelVersion({.model_id = model->id, .checkpoint_uuid = "ckpt", .user_id = 3}).ok());
   ASSERT_TRUE(store.SaveSearcherSnapshot(*exp, R"({"state":1})").ok());
   ASSERT_TRUE(store.AppendSearcherEvents(*exp, 0, {R"({"e":"initial"})"}).ok());
   int64_t deleted = AddExperiment(store, "deleted", 3, api::ExperimentState::kCanceled);
@@ -192,7 +201,8 @@ TEST(DbCopyTest, RefusesADestinationThatHoldsAClusterAndADatabaseInUse) {
   ASSERT_TRUE(a.ok() && b.ok());
   absl::Status full = CopyDatabase(**a, **b);
   EXPECT_EQ(full.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(full.message(), HasSubstr("already holds a cluster (users: 1, user_sessions: 1, experiments: 1"));
+  EXPECT_THAT(full.message(), HasSubstr("already holds a cluster (users: 1, user_sessions: 1, workspaces: 1, workspace_pins: 1, "
+                                         "projects: 1, experiments: 1"));
 
   a->reset();
   b->reset();

@@ -130,6 +130,9 @@ class SqlStore : public Store {
   absl::Status SetWorkspaceArchived(int64_t id, bool archived) override;
   absl::Status SetWorkspacePinned(int64_t id, int64_t user_id, bool pinned) override;
   absl::Status DeleteWorkspace(int64_t id) override;
+  absl::StatusOr<std::vector<PoolBinding>> ListPoolBindings() override;
+  absl::Status BindPool(const std::string& pool, const std::vector<int64_t>& workspace_ids, bool overwrite) override;
+  absl::Status UnbindPool(const std::string& pool, const std::vector<int64_t>& workspace_ids) override;
   absl::StatusOr<Project> InsertProject(const Project& project) override;
   absl::StatusOr<Project> GetProject(int64_t id) override;
   absl::StatusOr<Project> GetProjectByKey(const std::string& key) override;

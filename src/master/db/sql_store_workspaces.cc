@@ -208,9 +208,49 @@ absl::Status SqlStore::DeleteWorkspace(int64_t id) {
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
   for (const char* sql : {"DELETE FROM workspace_pins WHERE workspace_id = ?", "DELETE FROM templates WHERE workspace_id = ?",
+                          "DELETE FROM pool_bindings WHERE workspace_id = ?",
                           "DELETE FROM projects WHERE workspace_id = ?", "DELETE FROM workspaces WHERE id = ?"}) {
     ASSIGN_OR_RETURN(auto s, db.Prepare(sql));
     s.Bind(1, id);
+    RETURN_IF_ERROR(s.Run());
+  }
+  return tx.Commit();
+}
+
+absl::StatusOr<std::vector<PoolBinding>> SqlStore::ListPoolBindings() {
+  SqlLease lease = Reader();
+  ASSIGN_OR_RETURN(auto s, lease->Prepare("SELECT pool_name, workspace_id FROM pool_bindings ORDER BY pool_name, "
+                                          "workspace_id"));
+  return All<PoolBinding>(s, [](const SqlStatement& st) { return PoolBinding{st.Text(0), st.Int(1)}; });
+}
+
+absl::Status SqlStore::BindPool(const std::string& pool, const std::vector<int64_t>& workspace_ids, bool overwrite) {
+  SqlLease lease = Writer();
+  SqlConnection& db = *lease;
+  SqlTransaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
+  if (overwrite) {
+    ASSIGN_OR_RETURN(auto clear, db.Prepare("DELETE FROM pool_bindings WHERE pool_name = ?"));
+    clear.Bind(1, pool);
+    RETURN_IF_ERROR(clear.Run());
+  }
+  for (int64_t id : workspace_ids) {
+    ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO pool_bindings (pool_name, workspace_id) VALUES (?, ?) "
+                                        "ON CONFLICT DO NOTHING"));
+    s.Bind(1, pool).Bind(2, id);
+    RETURN_IF_ERROR(s.Run());
+  }
+  return tx.Commit();
+}
+
+absl::Status SqlStore::UnbindPool(const std::string& pool, const std::vector<int64_t>& workspace_ids) {
+  SqlLease lease = Writer();
+  SqlConnection& db = *lease;
+  SqlTransaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
+  for (int64_t id : workspace_ids) {
+    ASSIGN_OR_RETURN(auto s, db.Prepare("DELETE FROM pool_bindings WHERE pool_name = ? AND workspace_id = ?"));
+    s.Bind(1, pool).Bind(2, id);
     RETURN_IF_ERROR(s.Run());
   }
   return tx.Commit();

@@ -765,6 +765,29 @@ TYPED_TEST(StoreTest, ModelsAndTheirVersionsAreStoredListedAndDeleted) {
   EXPECT_EQ(this->store_->GetModel(mnist->id).status().code(), absl::StatusCode::kNotFound);
 }
 
+TYPED_TEST(StoreTest, PoolsAreBoundUnboundAndOverwrittenAndGoWithTheirWorkspace) {
+  Workspace a = *this->store_->InsertWorkspace({.name = "a", .user_id = 2, .created_at = WallTime()});
+  Workspace b = *this->store_->InsertWorkspace({.name = "b", .user_id = 2, .created_at = WallTime()});
+  auto bindings = [&] {
+    std::vector<std::pair<std::string, int64_t>> out;
+    absl::StatusOr<std::vector<PoolBinding>> listed = this->store_->ListPoolBindings();
+    EXPECT_TRUE(listed.ok()) << listed.status();
+    for (const PoolBinding& p : listed.value_or(std::vector<PoolBinding>{})) out.emplace_back(p.pool, p.workspace_id);
+    return out;
+  };
+  ASSERT_TRUE(this->store_->BindPool("gpu", {a.id, b.id}, false).ok());
+  ASSERT_TRUE(this->store_->BindPool("gpu", {a.id}, false).ok()) << "binding twice is binding";
+  ASSERT_TRUE(this->store_->BindPool("cpu", {b.id}, false).ok());
+  using Bindings = std::vector<std::pair<std::string, int64_t>>;
+  EXPECT_EQ(bindings(), (Bindings{{"cpu", b.id}, {"gpu", a.id}, {"gpu", b.id}}));
+  ASSERT_TRUE(this->store_->UnbindPool("gpu", {b.id, 99}).ok());
+  EXPECT_EQ(bindings(), (Bindings{{"cpu", b.id}, {"gpu", a.id}}));
+  ASSERT_TRUE(this->store_->BindPool("gpu", {b.id}, true).ok());
+  EXPECT_EQ(bindings(), (Bindings{{"cpu", b.id}, {"gpu", b.id}}));
+  ASSERT_TRUE(this->store_->DeleteWorkspace(b.id).ok());
+  EXPECT_TRUE(bindings().empty());
+}
+
 TYPED_TEST(StoreTest, AnExperimentIsInOneProjectAndMoves) {
   int64_t trial_id;
   int64_t id = this->AddExperimentWithTrial(&trial_id);

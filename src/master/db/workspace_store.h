@@ -83,6 +83,12 @@ struct ProjectPatch {
   std::optional<int64_t> workspace_id;
 };
 
+// One resource pool bound to one workspace.
+struct PoolBinding {
+  std::string pool;
+  int64_t workspace_id = 0;
+};
+
 struct ProjectFilter {
   int64_t workspace_id = 0;  // 0 = any
   std::string name;          // exact, case-insensitive; "" = any
@@ -115,8 +121,15 @@ class WorkspaceStore {
   virtual absl::Status SetWorkspaceArchived(int64_t id, bool archived) = 0;
   // Pins or unpins the workspace for one user; idempotent.
   virtual absl::Status SetWorkspacePinned(int64_t id, int64_t user_id, bool pinned) = 0;
-  // Removes the workspace's row, its projects' rows, its templates and pins; its experiments are the
-  // caller's to delete first.
+  // Every pool binding, by pool then workspace.
+  virtual absl::StatusOr<std::vector<PoolBinding>> ListPoolBindings() = 0;
+  // Binds or unbinds `pool` and these workspaces (idempotent); `overwrite` first removes the pool's
+  // other bindings. One transaction.
+  virtual absl::Status BindPool(const std::string& pool, const std::vector<int64_t>& workspace_ids,
+                                bool overwrite) = 0;
+  virtual absl::Status UnbindPool(const std::string& pool, const std::vector<int64_t>& workspace_ids) = 0;
+  // Removes the workspace's row, its projects' rows, its templates, pins and pool bindings; its
+  // experiments are the caller's to delete first.
   virtual absl::Status DeleteWorkspace(int64_t id) = 0;
   // Creates `project` (its name, workspace, description, owner, key and created_at) and returns it as
   // stored; AlreadyExists when its workspace holds a project of that name or another has its key.

@@ -22,6 +22,7 @@
 #include "master/handlers/job_queue_request.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
+#include "master/pool_bindings.h"
 #include "searcher/searcher.h"
 #include "master/experiment_rules.h"
 
@@ -46,7 +47,7 @@ struct CreateRequest {
 // The project a new experiment goes to (the body's projectId or the config's workspace: and
 // project: names), and its workspace's settings under the experiment's config: its checkpoint
 // storage replaces the master's default and its default compute pool is used when the config names
-// none.
+// none; a pool bound to other workspaces is refused (pool_bindings.h).
 absl::StatusOr<Project> PlaceNewExperiment(MasterContext& ctx, const json& body, json& effective,
                                            config::ExperimentDefaults& defaults) {
   int64_t project_id = 0;
@@ -70,6 +71,12 @@ absl::StatusOr<Project> PlaceNewExperiment(MasterContext& ctx, const json& body,
     if (!resources.is_object()) resources = json::object();
     if (resources.value("resource_pool", "").empty()) resources["resource_pool"] = workspace.default_compute_pool;
   }
+  std::vector<std::string> pools;
+  for (const config::ResourcePoolConfig& p : ctx.config.resource_pools) pools.push_back(p.pool_name);
+  ASSIGN_OR_RETURN(std::vector<PoolBinding> bindings, ctx.store.ListPoolBindings());
+  const json resources = effective.is_object() ? effective.value("resources", json::object()) : json::object();
+  const json pool = resources.is_object() ? resources.value("resource_pool", json("")) : json("");
+  RETURN_IF_ERROR(CheckPoolAvailable(pools, bindings, workspace, pool.is_string() ? pool.get<std::string>() : ""));
   return project;
 }
 

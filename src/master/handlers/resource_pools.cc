@@ -1,6 +1,7 @@
-// Resource pools (reference §1f): GET /api/v1/resource-pools (offset, limit). Every pool is a
-// static pool of the agent resource manager; `unbound` is accepted and ignored (no workspace
-// bindings).
+// Resource pools (reference §1f): GET /api/v1/resource-pools (offset, limit, unbound: only the pools
+// bound to no workspace). Every pool is a static pool of the agent resource manager.
+#include <set>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "master/handlers/handler_util.h"
@@ -21,8 +22,15 @@ void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx) {
         absl::StatusOr<int64_t> limit = QueryInt(req, "limit", 0);
         if (!limit.ok()) return ReplyError(r, limit.status());
         std::string cluster_name = ctx.config.resource_manager.cluster_name;
-        ctx.cluster.ListResourcePools([&ctx, r, offset = *offset, limit = *limit,
-                                       cluster_name](std::vector<PoolSummary> pools) {
+        std::set<std::string> bound;  // read here, off the cluster's loop
+        if (QueryBool(req, "unbound")) {
+          absl::StatusOr<std::vector<PoolBinding>> bindings = ctx.store.ListPoolBindings();
+          if (!bindings.ok()) return ReplyError(r, bindings.status());
+          for (const PoolBinding& b : *bindings) bound.insert(b.pool);
+        }
+        ctx.cluster.ListResourcePools([&ctx, r, offset = *offset, limit = *limit, cluster_name,
+                                       bound = std::move(bound)](std::vector<PoolSummary> pools) {
+          std::erase_if(pools, [&bound](const PoolSummary& p) { return bound.contains(p.options.name); });
           ctx.cluster.ListJobs([r, offset, limit, cluster_name,
                                 pools = std::move(pools)](std::vector<JobInfo> jobs) {
             int64_t total = static_cast<int64_t>(pools.size());

@@ -27,6 +27,7 @@ void RegisterWorkspaceRoutes(Router& router, MasterContext& ctx);
 void RegisterProjectRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentMoveRoutes(Router& router, MasterContext& ctx);
 void RegisterModelRoutes(Router& router, MasterContext& ctx);
+void RegisterPoolBindingRoutes(Router& router, MasterContext& ctx);
 void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx);
 void RegisterJobQueueRoutes(Router& router, MasterContext& ctx);
 void RegisterTaskListRoutes(Router& router, MasterContext& ctx);
@@ -57,6 +58,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterProjectRoutes(router, ctx);
   RegisterExperimentMoveRoutes(router, ctx);
   RegisterModelRoutes(router, ctx);
+  RegisterPoolBindingRoutes(router, ctx);
   RegisterResourcePoolRoutes(router, ctx);
   RegisterJobQueueRoutes(router, ctx);
   RegisterTaskListRoutes(router, ctx);

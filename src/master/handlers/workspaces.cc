@@ -12,6 +12,7 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/handlers/workspace_common.h"
+#include "master/pool_bindings.h"
 #include "master/workspace_rules.h"
 
 namespace det::master {
@@ -187,12 +188,14 @@ absl::StatusOr<json> PinWorkspace(MasterContext& ctx, const HttpRequest& req, bo
   return json::object();
 }
 
-// Every pool is available to every workspace (no pool is bound to one).
+// The unbound pools and those bound to the workspace.
 absl::StatusOr<json> AvailablePools(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "workspace_id"));
   RETURN_IF_ERROR(ctx.store.GetWorkspace(id, 0).status());
-  json names = json::array();
-  for (const config::ResourcePoolConfig& p : ctx.config.resource_pools) names.push_back(p.pool_name);
+  std::vector<std::string> pools;
+  for (const config::ResourcePoolConfig& p : ctx.config.resource_pools) pools.push_back(p.pool_name);
+  ASSIGN_OR_RETURN(std::vector<PoolBinding> bindings, ctx.store.ListPoolBindings());
+  json names = PoolsAvailableTo(pools, bindings, id);
   const auto n = static_cast<int64_t>(names.size());
   return json{{"resourcePools", names}, {"pagination", Pagination(0, 0, n, n)}};
 }
