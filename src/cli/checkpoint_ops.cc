@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/wire.h"
 #include "cli/checkpoint_location.h"
@@ -97,6 +98,11 @@ absl::StatusOr<int> DescribeCheckpoint(Session& session, const std::string& uuid
   t.AddRow({"Files", std::to_string(Field(*checkpoint, "resources").size())});
   t.AddRow({"Location", storage.ok() ? CheckpointLocation(*storage, uuid) : ""});
   t.AddRow({"Metadata", Field(*checkpoint, "metadata").dump()});
+  std::vector<std::string> versions;
+  for (const json& v : Field(*checkpoint, "modelVersions")) {
+    versions.push_back(absl::StrCat(Str(v, "modelName"), " version ", Cell(Field(v, "version"))));
+  }
+  t.AddRow({"Model Versions", versions.empty() ? "none" : absl::StrJoin(versions, ", ")});
   out << t.Render();
   return 0;
 }

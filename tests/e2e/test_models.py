@@ -61,6 +61,7 @@ def test_a_registered_checkpoint_is_spared_until_its_version_is_deleted(cluster,
     assert version["model"]["numVersions"] == 1
     gone = cluster.det("model", "register-version", "mnist cnn", "no-such-uuid", check=False)
     assert gone.returncode != 0 and "checkpoint no-such-uuid not found" in gone.stdout + gone.stderr
+    assert "mnist cnn version 1" in cluster.det("checkpoint", "describe", kept[4]).stdout
     described = json.loads(cluster.det("model", "describe", "mnist cnn", "--json").stdout)
     assert described["modelVersion"]["version"] == 1 and described["model"]["id"] == created["id"]
     by_id = cluster.get(f"/api/v1/models/{created['id']}/versions/1")["modelVersion"]
