@@ -2,8 +2,9 @@
 (webui/e2e/webui.e2e.mjs) against a real master and agent running real experiments. It signs in,
 finds an experiment in the list, opens it and sees its learning curve, reads a trial's logs,
 reorders the job queue, kills a running experiment and sees its state change, and sees the kill
-arrive in the followed logs of its trial. Screenshots go to
-$WEBUI_SCREENSHOT_DIR (default: the test's temp dir)."""
+arrive in the followed logs of its trial. It also browses a workspace and its project (holding the
+metrics experiment, moved there) and a model whose version is the metrics experiment's checkpoint.
+Screenshots go to $WEBUI_SCREENSHOT_DIR (default: the test's temp dir)."""
 import json
 import os
 import pathlib
@@ -22,8 +23,38 @@ with det.core.init() as ctx:
     for step in range(1, 21):
         ctx.train.report_training_metrics(steps_completed=step * 10, metrics={"loss": 1.0 / step, "acc": step / 20})
     ctx.train.report_validation_metrics(steps_completed=200, metrics={"loss": 0.05})
+    with ctx.checkpoint.store_path({"steps_completed": 200}) as (path, uuid):
+        (path / "state").write_text("step=200")
     print("webui e2e: training done", flush=True)
 """
+
+
+def set_up_workspace_and_model(cluster, metrics_exp):
+    """Through the REST API: a workspace with a project that the finished metrics experiment moves
+    into, and a model whose version 1 is that experiment's checkpoint. Returns the node script's
+    environment variables naming them."""
+    def post(path, body):
+        resp = cluster.session.post(cluster.master_url + path, json=body, timeout=30)
+        assert resp.ok, f"POST {path}: {resp.status_code} {resp.text}"
+        return resp.json()
+
+    def completed_checkpoint():
+        listed = cluster.get(f"/api/v1/experiments/{metrics_exp}/checkpoints")["checkpoints"]
+        return next((c["uuid"] for c in listed if c["state"] == "STATE_COMPLETED"), None)
+
+    uuid = wait_for(completed_checkpoint, "the metrics experiment's checkpoint")
+    workspace = post("/api/v1/workspaces", {"name": "webui-workspace"})["workspace"]
+    project = post(f"/api/v1/workspaces/{workspace['id']}/projects", {"name": "webui-project"})["project"]
+    post(f"/api/v1/experiments/{metrics_exp}/move", {"destinationProjectId": project["id"]})
+    moved = cluster.get(f"/api/v1/experiments/{metrics_exp}")["experiment"]
+    assert (moved["projectId"], moved["workspaceName"]) == (project["id"], "webui-workspace"), moved
+    model_name = "webui model"  # a space: the UI's links and requests must encode it
+    post("/api/v1/models", {"name": model_name, "description": "the web UI's e2e model"})
+    version = post(f"/api/v1/models/{model_name}/versions", {"checkpointUuid": uuid})["modelVersion"]
+    assert (version["version"], version["checkpoint"]["uuid"]) == (1, uuid), version
+    return {"WORKSPACE_ID": str(workspace["id"]), "WORKSPACE_NAME": workspace["name"],
+            "PROJECT_ID": str(project["id"]), "PROJECT_NAME": project["name"],
+            "MODEL_NAME": model_name, "MODEL_VERSION": "1", "CHECKPOINT_UUID": uuid}
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +72,7 @@ def test_webui_in_a_browser(cluster, tmp_path):
 
     metrics_exp, metrics_trial = cluster.run_script(tmp_path, "webui-metrics", METRICS_SCRIPT)
     assert cluster.wait_for_experiment(metrics_exp, timeout=300) == "STATE_COMPLETED", cluster.trial_logs(metrics_trial)
+    registry = set_up_workspace_and_model(cluster, metrics_exp)
 
     (tmp_path / "stepper.py").write_text(stepper(3000))
     ids = {}
@@ -62,7 +94,8 @@ def test_webui_in_a_browser(cluster, tmp_path):
                METRICS_EXP=str(metrics_exp), METRICS_NAME="webui-metrics", METRICS_TRIAL=str(metrics_trial),
                LOG_LINE="webui e2e: training done", RUNNING_EXP=str(ids["webui-running"]),
                RUNNING_TRIAL=str(running_trial),
-               QUEUED_JOBS="webui-queued-a,webui-queued-b", SCREENSHOT_DIR=str(shots), CHROMIUM=chromium)
+               QUEUED_JOBS="webui-queued-a,webui-queued-b", SCREENSHOT_DIR=str(shots), CHROMIUM=chromium,
+               **registry)
     proc = subprocess.run(["node", "e2e/webui.e2e.mjs"], cwd=WEBUI, env=env, capture_output=True, text=True,
                           timeout=240)
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}\n(screenshots in {shots})"

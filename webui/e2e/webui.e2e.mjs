@@ -3,7 +3,9 @@
 // Environment: DET_MASTER (http://127.0.0.1:PORT), DET_USER, DET_PASSWORD, METRICS_EXP (a completed
 // experiment with training metrics and logs), METRICS_TRIAL, LOG_LINE (a line its trial printed),
 // RUNNING_EXP (running, to be killed) and RUNNING_TRIAL (its trial), QUEUED_JOBS (two queued experiments' names, comma-separated:
-// the second is moved ahead of the first), SCREENSHOT_DIR. Prints one JSON line of timings at the end.
+// the second is moved ahead of the first), WORKSPACE_ID and WORKSPACE_NAME (a workspace), PROJECT_ID and
+// PROJECT_NAME (its project, which holds METRICS_EXP), MODEL_NAME, MODEL_VERSION and CHECKPOINT_UUID (a
+// model's version and the checkpoint it holds), SCREENSHOT_DIR. Prints one JSON line of timings at the end.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -42,6 +44,11 @@ await page.addInitScript(() => {
     }
   }).observe(document, { childList: true, subtree: true });
 });
+// Fails when the page has shown an error banner since it was loaded.
+const noAlerts = async (where) => {
+  const alerts = await page.evaluate(() => window.__alerts);
+  if (alerts.length) throw new Error(`errors shown ${where}: ${alerts.join('; ')}`);
+};
 const shot = (name) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: false });
 
 try {
@@ -57,8 +64,7 @@ try {
   await page.getByRole('heading', { name: 'Experiments' }).waitFor();
   await page.getByTestId('experiment-row').first().waitFor();
   timings.signInToFirstRowsMs = Date.now() - t0;
-  const alerts = await page.evaluate(() => window.__alerts);
-  if (alerts.length) throw new Error(`errors shown on the way in: ${alerts.join('; ')}`);
+  await noAlerts('on the way in');
 
   step('the experiment list: a fresh navigation shows rows');
   t0 = Date.now();
@@ -146,8 +152,46 @@ try {
   await page.getByTestId('experiment-row').first().waitFor();
   await shot('09-narrow-list');
 
-  step('sign out');
+  step('workspaces: the list, a workspace and its project\'s experiments');
   await page.setViewportSize({ width: 1280, height: 800 });
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  const workspaceName = env('WORKSPACE_NAME');
+  const projectName = env('PROJECT_NAME');
+  await nav.getByRole('link', { name: 'Workspaces' }).click();
+  await page.getByRole('heading', { name: 'Workspaces', exact: true }).waitFor();
+  await page.getByTestId('workspace-row').filter({ hasText: workspaceName }).getByRole('link', { name: workspaceName }).click();
+  await page.getByRole('heading', { name: `Workspace: ${workspaceName}` }).waitFor();
+  if (new URL(page.url()).pathname !== `/det/workspaces/${env('WORKSPACE_ID')}`) throw new Error(`expected the workspace's page, at ${page.url()}`);
+  const projectRow = page.getByTestId('project-row').filter({ hasText: projectName });
+  await projectRow.waitFor();
+  await shot('10-workspace');
+  await projectRow.getByRole('link', { name: projectName }).click();
+  await page.getByRole('heading', { name: `Project: ${projectName}` }).waitFor();
+  if (new URL(page.url()).pathname !== `/det/projects/${env('PROJECT_ID')}/experiments`) throw new Error(`expected the project's experiments, at ${page.url()}`);
+  await page.getByTestId('experiment-row').filter({ hasText: metricsName }).waitFor(); // the moved experiment
+  await page.getByRole('link', { name: workspaceName, exact: true }).waitFor(); // back to its workspace
+  await shot('11-project-experiments');
+  await noAlerts('on the workspace pages');
+
+  step('models: the list, a model and its version');
+  const modelName = env('MODEL_NAME');
+  const version = env('MODEL_VERSION');
+  await nav.getByRole('link', { name: 'Models' }).click();
+  await page.getByRole('heading', { name: 'Models', exact: true }).waitFor();
+  await page.getByTestId('model-row').filter({ hasText: modelName }).getByRole('link', { name: modelName }).click();
+  await page.getByRole('heading', { name: `Model: ${modelName}` }).waitFor();
+  const versionRow = page.getByTestId('version-row').filter({ hasText: env('CHECKPOINT_UUID') });
+  await versionRow.waitFor();
+  await shot('12-model');
+  await versionRow.getByRole('link', { name: `Version ${version}`, exact: true }).click();
+  await page.getByRole('heading', { name: `${modelName} version ${version}` }).waitFor();
+  await page.getByText(env('CHECKPOINT_UUID'), { exact: true }).waitFor();
+  await page.getByRole('link', { name: `Experiment ${metricsExp}`, exact: true }).waitFor();
+  await page.getByRole('table', { name: 'Validation metrics' }).getByRole('row').filter({ hasText: 'loss' }).getByText('0.05').waitFor();
+  await shot('13-model-version');
+  await noAlerts('on the model pages');
+
+  step('sign out');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in to Determined' }).waitFor();
 

@@ -1,5 +1,5 @@
 import { lazy, Suspense } from 'react';
-import { Navigate, Route, Routes, useLocation, useSearchParams } from 'react-router-dom';
+import { Navigate, Route, Routes, useLocation, useParams, useSearchParams } from 'react-router-dom';
 import { useAuth } from './auth';
 import { Layout } from './components/Layout';
 import { Spinner } from './components/Feedback';
@@ -15,6 +15,11 @@ const Tasks = lazy(() => import('./pages/Tasks'));
 const AdminUsers = lazy(() => import('./pages/AdminUsers'));
 const Compare = lazy(() => import('./pages/Compare'));
 const AdminTemplates = lazy(() => import('./pages/AdminTemplates'));
+const Workspaces = lazy(() => import('./pages/Workspaces'));
+const WorkspaceDetail = lazy(() => import('./pages/WorkspaceDetail'));
+const Models = lazy(() => import('./pages/Models'));
+const ModelDetail = lazy(() => import('./pages/ModelDetail'));
+const ModelVersionDetail = lazy(() => import('./pages/ModelVersionDetail'));
 
 export function App() {
   const { user } = useAuth();
@@ -32,7 +37,14 @@ export function App() {
           <Route path="/" element={<Navigate to="/experiments" replace />} />
           <Route path="/login" element={<AfterSignIn />} />
           <Route path="/experiments" element={<ExperimentList />} />
-          <Route path="/projects/:projectId/experiments" element={<ExperimentList />} />
+          <Route path="/projects/:projectId/experiments" element={<ProjectExperiments />} />
+          <Route path="/projects/:projectId" element={<ProjectExperiments />} />
+          <Route path="/workspaces" element={<Workspaces />} />
+          <Route path="/workspaces/:id" element={<WorkspaceDetail />} />
+          <Route path="/workspaces/:id/projects" element={<WorkspaceDetail />} />
+          <Route path="/models" element={<Models />} />
+          <Route path="/models/:name" element={<ModelDetail />} />
+          <Route path="/models/:name/versions/:version" element={<ModelVersionDetail />} />
           <Route path="/experiments/:id" element={<ExperimentDetail />} />
           <Route path="/experiments/:id/:tab" element={<ExperimentDetail />} />
           <Route path="/trials/:id" element={<TrialDetail />} />
@@ -61,6 +73,13 @@ function AfterSignIn() {
   const redirect = params.get('redirect');
   const safe = redirect && redirect.startsWith('/') && !redirect.startsWith('//') && !redirect.startsWith('/login');
   return <Navigate to={safe ? redirect : '/experiments'} replace />;
+}
+
+// A project's experiments: a list of its own per project, so one project's rows and name never
+// stand in for the next one's while it loads.
+function ProjectExperiments() {
+  const { projectId } = useParams();
+  return <ExperimentList key={projectId} />;
 }
 
 function NotFound() {

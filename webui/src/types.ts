@@ -56,6 +56,10 @@ export interface Experiment {
   originalConfig?: string;
   checkpointCount?: number;
   checkpointSize?: string;
+  projectId?: number;
+  projectName?: string;
+  workspaceId?: number;
+  workspaceName?: string;
 }
 
 export interface ExperimentList {
@@ -119,7 +123,12 @@ export interface Checkpoint {
   reportTime: string;
   resources: Record<string, string>;
   metadata: Record<string, unknown>;
-  training: { trialId: number; experimentId: number };
+  training: {
+    trialId: number;
+    experimentId: number;
+    validationMetrics?: { avgMetrics?: Record<string, unknown> } | null;
+    searcherMetric?: number;
+  };
 }
 
 export interface Job {
@@ -163,4 +172,66 @@ export interface ResourcePool {
   defaultAuxPool?: boolean;
   schedulerType?: string;
   schedulerFittingPolicy?: string;
+}
+
+export interface Workspace {
+  id: number;
+  name: string;
+  archived: boolean;
+  immutable: boolean;
+  numProjects: number;
+  numExperiments: number;
+  pinned: boolean;
+  username: string;
+  userId: number;
+  defaultComputePool: string;
+  defaultAuxPool: string;
+  checkpointStorageConfig?: Record<string, unknown> | null;
+  agentUserGroup?: Record<string, unknown> | null;
+}
+
+export interface Project {
+  id: number;
+  name: string;
+  key: string;
+  description: string;
+  workspaceId: number;
+  workspaceName: string;
+  numExperiments: number;
+  numActiveExperiments: number;
+  archived: boolean;
+  immutable: boolean;
+  username: string;
+  lastExperimentStartedAt?: string;
+}
+
+export interface Model {
+  id: number;
+  name: string;
+  description: string;
+  metadata: Record<string, unknown>;
+  labels: string[];
+  numVersions: number;
+  workspaceId: number;
+  archived: boolean;
+  username: string;
+  creationTime: string;
+  lastUpdatedTime: string;
+  notes: string;
+}
+
+export interface ModelVersion {
+  id: number;
+  version: number;
+  name: string;
+  comment: string;
+  labels: string[];
+  metadata: Record<string, unknown>;
+  creationTime: string;
+  lastUpdatedTime?: string;
+  username: string;
+  notes?: string;
+  model?: Model;
+  // null when the checkpoint is gone from the store.
+  checkpoint: Checkpoint | null;
 }

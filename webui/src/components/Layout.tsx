@@ -4,6 +4,8 @@ import { useAuth } from '../auth';
 
 const LINKS: { to: string; label: string; admin?: boolean }[] = [
   { to: '/experiments', label: 'Experiments' },
+  { to: '/workspaces', label: 'Workspaces' },
+  { to: '/models', label: 'Models' },
   { to: '/jobs', label: 'Job queue' },
   { to: '/clusters', label: 'Cluster' },
   { to: '/tasks', label: 'Tasks' },

@@ -3,7 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StaticAuthProvider } from '../auth';
-import { experiment, mockFetch } from '../test/fetchMock';
+import { experiment, mockFetch, project } from '../test/fetchMock';
+import { renderAt } from '../test/render';
 import { ExperimentList, listQuery, readParams } from './ExperimentList';
 import { bestMetricCacheForTest } from './bestMetric';
 
@@ -92,5 +93,32 @@ describe('ExperimentList', () => {
     mockFetch(() => ({ status: 500, body: { error: { error: 'database is locked' } } }));
     renderList();
     expect(await screen.findByRole('alert')).toHaveTextContent('database is locked');
+  });
+
+  it('lists a project\'s experiments under its name, with a link to its workspace', async () => {
+    const calls = mockFetch((c) => {
+      if (c.url === '/api/v1/projects/5') return { body: { project: project(5, { name: 'detection', workspaceId: 2, workspaceName: 'vision', description: 'boxes' }) } };
+      if (c.url.startsWith('/api/v1/experiments?'))
+        return { body: { experiments: [experiment(7, { projectId: 5, projectName: 'detection', workspaceId: 2, workspaceName: 'vision' })], pagination: { total: 1 } } };
+      return undefined;
+    });
+    renderAt('/projects/:projectId/experiments', '/projects/5/experiments', <ExperimentList />, me);
+    expect(await screen.findByRole('heading', { name: 'Project: detection' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'vision' })).toHaveAttribute('href', '/workspaces/2');
+    expect(screen.getByText('boxes')).toBeInTheDocument();
+    expect(await screen.findByText('exp-7')).toBeInTheDocument();
+    expect(calls.find((c) => c.url.startsWith('/api/v1/experiments?'))!.url).toMatch(/^\/api\/v1\/experiments\?projectId=5&/);
+  });
+
+  it('says when a project has no experiments, and when the project is missing', async () => {
+    mockFetch((c) => {
+      if (c.url === '/api/v1/projects/6') return { status: 404, body: { error: { error: 'project 6 not found' } } };
+      if (c.url.startsWith('/api/v1/experiments?')) return { body: { experiments: [], pagination: { total: 0 } } };
+      return undefined;
+    });
+    renderAt('/projects/:projectId/experiments', '/projects/6/experiments', <ExperimentList />, me);
+    expect(await screen.findByText('No experiments in this project match these filters.')).toBeInTheDocument();
+    expect(await screen.findByRole('alert')).toHaveTextContent('project 6 not found');
+    expect(screen.getByRole('heading', { name: 'Project 6' })).toBeInTheDocument();
   });
 });

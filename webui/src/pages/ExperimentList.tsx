@@ -1,12 +1,12 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { request, takePrefetched, type Query } from '../api';
 import { ErrorBanner, Empty } from '../components/Feedback';
 import { StateBadge } from '../components/StateBadge';
 import { durationBetween, formatNumber, formatTime } from '../format';
 import { usePoll } from '../hooks';
-import type { Experiment, ExperimentList as ListResponse } from '../types';
+import type { Experiment, ExperimentList as ListResponse, Project } from '../types';
 import { useBestMetrics } from './bestMetric';
 import { ACTION_LABELS, applyToAll, canApply, type ExperimentAction } from './experimentActions';
 
@@ -58,9 +58,10 @@ export function readParams(p: URLSearchParams): ListParams {
   };
 }
 
-// The GET /api/v1/experiments query for the list's parameters.
-export function listQuery(p: ListParams): Query {
+// The GET /api/v1/experiments query for the list's parameters (and, on a project's page, its id).
+export function listQuery(p: ListParams, projectId?: number): Query {
   return {
+    projectId,
     name: p.name.trim() || undefined,
     states: p.state ? [`STATE_${p.state}`] : undefined,
     users: p.user.trim() ? [p.user.trim()] : undefined,
@@ -73,20 +74,33 @@ export function listQuery(p: ListParams): Query {
   };
 }
 
+// All experiments at /experiments; a project's at /projects/:projectId/experiments.
 export function ExperimentList() {
   const [search, setSearch] = useSearchParams();
   const navigate = useNavigate();
+  const { projectId: rawProjectId } = useParams();
+  const projectId = rawProjectId === undefined ? undefined : Number(rawProjectId);
+  const badProject = projectId !== undefined && !(Number.isInteger(projectId) && projectId > 0);
   const params = readParams(search);
-  const query = listQuery(params);
+  const query = listQuery(params, badProject ? undefined : projectId);
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [busy, setBusy] = useState(false);
   const [actionErrors, setActionErrors] = useState<string[]>([]);
 
   const { data, error, loading, reload } = usePoll(
-    (signal) => takePrefetched<ListResponse>('/api/v1/experiments', query) ?? request<ListResponse>('/api/v1/experiments', { query, signal }),
+    (signal) => {
+      if (badProject) return Promise.reject(new Error(`"${rawProjectId}" is not a project id.`));
+      return takePrefetched<ListResponse>('/api/v1/experiments', query) ?? request<ListResponse>('/api/v1/experiments', { query, signal });
+    },
     LIST_REFRESH_MS,
-    [JSON.stringify(query)],
+    [JSON.stringify(query), badProject],
   );
+  const project = usePoll(
+    (signal) => (projectId === undefined || badProject ? Promise.resolve(undefined) : request<{ project: Project }>(`/api/v1/projects/${projectId}`, { signal })),
+    null,
+    [projectId],
+  );
+  const p = project.data?.project;
   const experiments = useMemo(() => data?.experiments ?? [], [data]);
   const total = data?.pagination.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / params.limit));
@@ -135,7 +149,17 @@ export function ExperimentList() {
   return (
     <div className="page page-wide">
       <div className="page-head">
-        <h1>Experiments</h1>
+        {projectId === undefined ? <h1>Experiments</h1> : (
+          <>
+            <h1>{p ? `Project: ${p.name}` : `Project ${rawProjectId}`}</h1>
+            {p?.archived && <span className="tag">archived</span>}
+            {p && (
+              <span className="muted">
+                in workspace <Link to={`/workspaces/${p.workspaceId}`}>{p.workspaceName || `Workspace ${p.workspaceId}`}</Link>
+              </span>
+            )}
+          </>
+        )}
         <span className="muted" aria-live="polite">
           {loading && !data ? 'Loading…' : `${total} experiment${total === 1 ? '' : 's'}`}
         </span>
@@ -188,6 +212,8 @@ export function ExperimentList() {
       </div>
 
       <ErrorBanner message={error} onRetry={reload} />
+      <ErrorBanner message={project.error} onRetry={project.reload} />
+      {p?.description && <p className="muted">{p.description}</p>}
       {actionErrors.length > 0 && (
         <div className="error-banner" role="alert">
           <ul>{actionErrors.map((m) => <li key={m}>{m}</li>)}</ul>
@@ -197,7 +223,9 @@ export function ExperimentList() {
 
       <ExperimentTable experiments={experiments} selected={selected} onToggle={toggle} allSelected={allOnPage}
         onToggleAll={toggleAll} sort={params.sort} order={params.order} onSort={sortBy} />
-      {!loading && experiments.length === 0 && !error && <Empty>No experiments match these filters.</Empty>}
+      {!loading && experiments.length === 0 && !error && (
+        <Empty>{projectId === undefined ? 'No experiments match these filters.' : 'No experiments in this project match these filters.'}</Empty>
+      )}
 
       <nav className="pager" aria-label="Pages">
         <button disabled={params.page <= 1} onClick={() => update({ page: params.page - 1 }, false)}>Previous</button>
