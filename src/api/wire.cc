@@ -65,7 +65,7 @@ absl::StatusOr<double> ReadDouble(const nlohmann::json& value, std::string_view 
 absl::StatusOr<std::optional<std::string>> OptionalStringField(const nlohmann::json& obj,
                                                                std::string_view snake_name) {
   const nlohmann::json* v = FindField(obj, snake_name);
-  if (v == nullptr) return std::optional<std::string>();
+  if (v == nullptr || v->is_null()) return std::optional<std::string>();
   if (!v->is_string()) {
     return absl::InvalidArgumentError(absl::StrCat(ToLowerCamel(snake_name), ": expected a string, got ", v->dump()));
   }

@@ -58,15 +58,6 @@ absl::StatusOr<json> VersionJson(Store& store, const Model& m, const ModelVersio
               {"notes", v.notes}};
 }
 
-// Reads the optional string `snake_name` of `body` into `out`.
-absl::Status ReadString(const json& body, const char* snake_name, std::optional<std::string>& out) {
-  const json* value = api::FindField(body, snake_name);
-  if (value == nullptr || value->is_null()) return absl::OkStatus();
-  if (!value->is_string()) return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(snake_name), " must be a string"));
-  out = value->get<std::string>();
-  return absl::OkStatus();
-}
-
 // `metadata` (an object, as JSON text) and `labels` (strings; others are dropped, as upstream's).
 absl::Status ReadMetadataAndLabels(const json& body, std::optional<std::string>& metadata,
                                    std::optional<std::vector<std::string>>& labels) {
@@ -155,8 +146,8 @@ absl::StatusOr<json> ListModels(MasterContext& ctx, const HttpRequest& req) {
 absl::StatusOr<json> CreateModel(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ModelPatch fields;
-  RETURN_IF_ERROR(ReadString(body, "description", fields.description));
-  RETURN_IF_ERROR(ReadString(body, "notes", fields.notes));
+  ASSIGN_OR_RETURN(fields.description, api::OptionalStringField(body, "description"));
+  ASSIGN_OR_RETURN(fields.notes, api::OptionalStringField(body, "notes"));
   RETURN_IF_ERROR(ReadMetadataAndLabels(body, fields.metadata_json, fields.labels));
   ASSIGN_OR_RETURN(int64_t workspace_id, WorkspaceOfBody(ctx.store, body));
   Model m{.name = api::StringField(body, "name"),
@@ -173,9 +164,9 @@ absl::StatusOr<json> CreateModel(MasterContext& ctx, const HttpRequest& req) {
 absl::StatusOr<json> PatchModel(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ModelPatch patch;
-  RETURN_IF_ERROR(ReadString(body, "name", patch.name));
-  RETURN_IF_ERROR(ReadString(body, "description", patch.description));
-  RETURN_IF_ERROR(ReadString(body, "notes", patch.notes));
+  ASSIGN_OR_RETURN(patch.name, api::OptionalStringField(body, "name"));
+  ASSIGN_OR_RETURN(patch.description, api::OptionalStringField(body, "description"));
+  ASSIGN_OR_RETURN(patch.notes, api::OptionalStringField(body, "notes"));
   RETURN_IF_ERROR(ReadMetadataAndLabels(body, patch.metadata_json, patch.labels));
   ASSIGN_OR_RETURN(int64_t workspace_id, WorkspaceOfBody(ctx.store, body));
   if (workspace_id != 0) patch.workspace_id = workspace_id;
@@ -232,9 +223,9 @@ absl::StatusOr<json> ListVersions(MasterContext& ctx, const HttpRequest& req) {
 absl::StatusOr<json> RegisterVersion(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ModelVersionPatch fields;
-  RETURN_IF_ERROR(ReadString(body, "name", fields.name));
-  RETURN_IF_ERROR(ReadString(body, "comment", fields.comment));
-  RETURN_IF_ERROR(ReadString(body, "notes", fields.notes));
+  ASSIGN_OR_RETURN(fields.name, api::OptionalStringField(body, "name"));
+  ASSIGN_OR_RETURN(fields.comment, api::OptionalStringField(body, "comment"));
+  ASSIGN_OR_RETURN(fields.notes, api::OptionalStringField(body, "notes"));
   RETURN_IF_ERROR(ReadMetadataAndLabels(body, fields.metadata_json, fields.labels));
   const std::string uuid = api::StringField(body, "checkpoint_uuid");
   if (uuid.empty()) return absl::InvalidArgumentError("checkpointUuid is required: the checkpoint to register");
@@ -272,9 +263,9 @@ absl::StatusOr<json> GetVersion(MasterContext& ctx, const HttpRequest& req) {
 absl::StatusOr<json> PatchVersion(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ModelVersionPatch patch;
-  RETURN_IF_ERROR(ReadString(body, "name", patch.name));
-  RETURN_IF_ERROR(ReadString(body, "comment", patch.comment));
-  RETURN_IF_ERROR(ReadString(body, "notes", patch.notes));
+  ASSIGN_OR_RETURN(patch.name, api::OptionalStringField(body, "name"));
+  ASSIGN_OR_RETURN(patch.comment, api::OptionalStringField(body, "comment"));
+  ASSIGN_OR_RETURN(patch.notes, api::OptionalStringField(body, "notes"));
   RETURN_IF_ERROR(ReadMetadataAndLabels(body, patch.metadata_json, patch.labels));
   ASSIGN_OR_RETURN(Model m, ModelForChange(ctx.store, req));
   ASSIGN_OR_RETURN(int64_t n, VersionOfPath(req));

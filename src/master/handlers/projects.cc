@@ -18,20 +18,13 @@ namespace {
 
 using nlohmann::json;
 
-absl::StatusOr<std::optional<std::string>> OptionalString(const json& body, const char* snake_name) {
-  const json* value = api::FindField(body, snake_name);
-  if (value == nullptr || value->is_null()) return std::nullopt;
-  if (!value->is_string()) return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(snake_name), " must be a string"));
-  return value->get<std::string>();
-}
-
 absl::StatusOr<json> PatchProject(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ProjectPatch patch;
-  ASSIGN_OR_RETURN(patch.name, OptionalString(body, "name"));
-  ASSIGN_OR_RETURN(patch.description, OptionalString(body, "description"));
-  ASSIGN_OR_RETURN(patch.key, OptionalString(body, "key"));
+  ASSIGN_OR_RETURN(patch.name, api::OptionalStringField(body, "name"));
+  ASSIGN_OR_RETURN(patch.description, api::OptionalStringField(body, "description"));
+  ASSIGN_OR_RETURN(patch.key, api::OptionalStringField(body, "key"));
   RETURN_IF_ERROR(ProjectForChange(ctx.store, *req.principal, id).status());
   ASSIGN_OR_RETURN(Project patched, PatchProjectChecked(ctx.store, id, patch));
   return json{{"project", ProjectJson(patched)}};

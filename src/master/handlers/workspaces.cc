@@ -121,19 +121,13 @@ absl::Status CheckPoolName(const MasterContext& ctx, const std::string& pool, co
 // The settings a workspace create or PATCH body may carry; unset = not given.
 absl::StatusOr<WorkspacePatch> ParseWorkspaceSettings(const MasterContext& ctx, const json& body) {
   WorkspacePatch patch;
-  if (const json* name = api::FindField(body, "name"); name != nullptr && !name->is_null()) {
-    if (!name->is_string()) return absl::InvalidArgumentError("name must be a string");
-    patch.name = name->get<std::string>();
-  }
+  ASSIGN_OR_RETURN(patch.name, api::OptionalStringField(body, "name"));
   ASSIGN_OR_RETURN(patch.agent_user_group_json, OptionalObjectText(body, "agent_user_group"));
   ASSIGN_OR_RETURN(patch.checkpoint_storage_config_json, OptionalObjectText(body, "checkpoint_storage_config"));
   for (auto [field, out] : {std::pair{"default_compute_pool", &patch.default_compute_pool},
                             std::pair{"default_aux_pool", &patch.default_aux_pool}}) {
-    const json* pool = api::FindField(body, field);
-    if (pool == nullptr || pool->is_null()) continue;
-    if (!pool->is_string()) return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(field), " must be a string"));
-    RETURN_IF_ERROR(CheckPoolName(ctx, pool->get<std::string>(), api::ToLowerCamel(field).c_str()));
-    *out = pool->get<std::string>();
+    ASSIGN_OR_RETURN(*out, api::OptionalStringField(body, field));
+    if (*out) RETURN_IF_ERROR(CheckPoolName(ctx, **out, api::ToLowerCamel(field).c_str()));
   }
   return patch;
 }
