@@ -67,9 +67,11 @@ void AddTemplateCommands(CLI::App& det, CommandContext& ctx) {
 
   CLI::App* create = tpl->add_subcommand("create", "create config template");
   auto create_args = AddNameAndFile(create);
-  create->callback([&ctx, create_args] {
-    ctx.action = [&ctx, create_args] {
-      return CreateTemplate(ctx.session(), create_args->name, create_args->file, std::cout);
+  auto workspace = std::make_shared<std::string>();
+  create->add_option("-w,--workspace-name", *workspace, "its workspace (default: Uncategorized)");
+  create->callback([&ctx, create_args, workspace] {
+    ctx.action = [&ctx, create_args, workspace] {
+      return CreateTemplate(ctx.session(), create_args->name, create_args->file, *workspace, std::cout);
     };
   });
 

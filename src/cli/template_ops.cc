@@ -1,7 +1,9 @@
 #include "cli/template_ops.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/paging.h"
 #include "cli/session.h"
@@ -19,14 +21,33 @@ std::string TemplatePath(const std::string& name) {
   return absl::StrCat("/api/v1/templates/", client::UrlEncode(name));
 }
 
-// Workspaces other than the default one do not exist on this master; upstream shows the same text
-// for a workspace it cannot name.
-std::string WorkspaceName(const json& tpl) {
+// The workspace's name, or upstream's text for one it cannot name.
+std::string WorkspaceName(const json& tpl, const std::map<int64_t, std::string>& names) {
   const json* id = tpl.contains("workspaceId") ? &tpl["workspaceId"] : nullptr;
-  if (id != nullptr && ((id->is_number_integer() && id->get<int64_t>() == 1) || *id == "1")) {
-    return "Uncategorized";
-  }
-  return "missing workspace";
+  int64_t n = 0;
+  if (id != nullptr && id->is_number_integer()) n = id->get<int64_t>();
+  if (id != nullptr && id->is_string() && !absl::SimpleAtoi(id->get<std::string>(), &n)) n = 0;
+  auto it = names.find(n);
+  return it == names.end() ? "missing workspace" : it->second;
+}
+
+// Every workspace's name by id; the built-in one alone when they cannot be listed (an older master).
+std::map<int64_t, std::string> WorkspaceNames(Session& session) {
+  std::map<int64_t, std::string> names = {{1, "Uncategorized"}};
+  absl::StatusOr<json> workspaces = GetAllPages(session, "/api/v1/workspaces", "workspaces");
+  if (!workspaces.ok()) return names;
+  for (const json& w : *workspaces) names[w.value("id", int64_t{0})] = w.value("name", "");
+  return names;
+}
+
+// The id of the workspace named `name` ("" = 0, the default workspace); NotFound when none is.
+absl::StatusOr<int64_t> WorkspaceId(Session& session, const std::string& name) {
+  if (name.empty()) return 0;
+  absl::StatusOr<json> found = session.Get(AddQuery("/api/v1/workspaces?name_case_sensitive=true", "name", name));
+  if (!found.ok()) return found.status();
+  const json& list = (*found)["workspaces"];
+  if (!list.is_array() || list.empty()) return absl::NotFoundError(absl::StrCat("no workspace named \"", name, "\""));
+  return list[0].value("id", int64_t{0});
 }
 
 }  // namespace
@@ -45,7 +66,7 @@ absl::StatusOr<json> ReadTemplateFile(const std::string& file) {
   return config;
 }
 
-std::string RenderTemplates(const json& templates, bool details) {
+std::string RenderTemplates(const json& templates, bool details, const std::map<int64_t, std::string>& workspaces) {
   Table table(details ? std::vector<std::string>{"Name", "Workspace", "Config"}
                       : std::vector<std::string>{"Name", "Workspace"});
   for (const json& t : templates) {
@@ -53,9 +74,9 @@ std::string RenderTemplates(const json& templates, bool details) {
     if (details) {
       std::string config = ToYaml(t.contains("config") ? t["config"] : json::object());
       while (!config.empty() && config.back() == '\n') config.pop_back();
-      table.AddRow({name, WorkspaceName(t), config});
+      table.AddRow({name, WorkspaceName(t, workspaces), config});
     } else {
-      table.AddRow({name, WorkspaceName(t)});
+      table.AddRow({name, WorkspaceName(t, workspaces)});
     }
   }
   return table.Render();
@@ -69,7 +90,7 @@ absl::StatusOr<int> ListTemplates(Session& session, const ListTemplatesArgs& arg
     out << DumpJson(*templates) << "\n";
     return 0;
   }
-  out << RenderTemplates(*templates, args.details);
+  out << RenderTemplates(*templates, args.details, WorkspaceNames(session));
   return 0;
 }
 
@@ -100,11 +121,13 @@ absl::StatusOr<int> SetTemplate(Session& session, const std::string& name, const
   return 0;
 }
 
-absl::StatusOr<int> CreateTemplate(Session& session, const std::string& name,
-                                   const std::string& file, std::ostream& out) {
+absl::StatusOr<int> CreateTemplate(Session& session, const std::string& name, const std::string& file,
+                                   const std::string& workspace, std::ostream& out) {
   absl::StatusOr<json> config = ReadTemplateFile(file);
   if (!config.ok()) return config.status();
-  json body = {{"name", name}, {"config", *config}, {"workspaceId", 0}};
+  absl::StatusOr<int64_t> workspace_id = WorkspaceId(session, workspace);
+  if (!workspace_id.ok()) return workspace_id.status();
+  json body = {{"name", name}, {"config", *config}, {"workspaceId", *workspace_id}};
   absl::StatusOr<json> created = session.Post(TemplatePath(name), body);
   if (!created.ok()) return created.status();
   out << "Created template " << name << "\n";

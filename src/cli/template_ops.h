@@ -3,6 +3,7 @@
 // Each returns the process exit code, or an error for main() to print as "Error: <message>".
 #include <nlohmann/json_fwd.hpp>
 #include <ostream>
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -26,9 +27,10 @@ absl::StatusOr<int> DescribeTemplate(Session& session, const std::string& name, 
 // PATCH or POST, as upstream's `det template set`). Prints "Set template NAME".
 absl::StatusOr<int> SetTemplate(Session& session, const std::string& name, const std::string& file,
                                 std::ostream& out);
-// POST only: AlreadyExists when the name is taken. Prints "Created template NAME".
-absl::StatusOr<int> CreateTemplate(Session& session, const std::string& name,
-                                   const std::string& file, std::ostream& out);
+// POST only, in the workspace named `workspace` ("" = the default one): AlreadyExists when the name
+// is taken. Prints "Created template NAME".
+absl::StatusOr<int> CreateTemplate(Session& session, const std::string& name, const std::string& file,
+                                   const std::string& workspace, std::ostream& out);
 // PATCH only: NotFound when the template does not exist. Prints "Updated template NAME".
 absl::StatusOr<int> UpdateTemplateConfig(Session& session, const std::string& name,
                                          const std::string& file, std::ostream& out);
@@ -37,7 +39,9 @@ absl::StatusOr<int> RemoveTemplate(Session& session, const std::string& name, st
 
 // The template config in a YAML file: must be a mapping. Exposed for tests.
 absl::StatusOr<nlohmann::json> ReadTemplateFile(const std::string& file);
-// The rows of `det template list` (without the header), exposed for tests.
-std::string RenderTemplates(const nlohmann::json& templates, bool details);
+// `det template list`'s table, each template's workspace named from `workspaces` (id -> name); exposed
+// for tests.
+std::string RenderTemplates(const nlohmann::json& templates, bool details,
+                            const std::map<int64_t, std::string>& workspaces);
 
 }  // namespace det::cli

@@ -28,6 +28,11 @@ class TemplateOpsTest : public FakeMasterTest {
     calls_.push_back(r.method + " " + r.target);
     if (r.target == "/api/v1/auth/login")
       return {200, R"({"token":"t","user":{"username":"determined"}})"};
+    if (r.target.rfind("/api/v1/workspaces?", 0) == 0) {
+      if (r.target.find("name=vision") != std::string::npos) return {200, R"({"workspaces": [{"id": 7}]})"};
+      if (r.target.find("name=") != std::string::npos) return {200, R"({"workspaces": []})"};
+      return {200, R"({"workspaces": [{"id": 1, "name": "Uncategorized"}, {"id": 7, "name": "vision"}]})"};
+    }
     const std::string prefix = "/api/v1/templates/";
     if (r.target.rfind("/api/v1/templates?", 0) == 0 || r.target == "/api/v1/templates") {
       json list = json::array();
@@ -51,7 +56,7 @@ class TemplateOpsTest : public FakeMasterTest {
     if (r.method == "POST") {
       if (exists) return {409, R"({"error":{"code":6,"error":"template already exists"}})"};
       json b = json::parse(r.body);
-      templates_[name] = {{"name", name}, {"config", b["config"]}, {"workspaceId", 1}};
+      templates_[name] = {{"name", name}, {"config", b["config"]}, {"workspaceId", b["workspaceId"] == 0 ? json(1) : b["workspaceId"]}};
       return {200, json{{"template", templates_[name]}}.dump()};
     }
     if (r.method == "PATCH") {
@@ -108,8 +113,8 @@ TEST_F(TemplateOpsTest, DescribePrintsYamlAndMissingIsAnError) {
 
 TEST_F(TemplateOpsTest, CreateUpdateAndRemove) {
   std::ostringstream out;
-  ASSERT_TRUE(CreateTemplate(*session_, "t", WriteYaml("a: 1\n"), out).ok());
-  EXPECT_FALSE(CreateTemplate(*session_, "t", WriteYaml("a: 1\n"), out).ok());
+  ASSERT_TRUE(CreateTemplate(*session_, "t", WriteYaml("a: 1\n"), "", out).ok());
+  EXPECT_FALSE(CreateTemplate(*session_, "t", WriteYaml("a: 1\n"), "", out).ok());
   ASSERT_TRUE(UpdateTemplateConfig(*session_, "t", WriteYaml("a: 2\n"), out).ok());
   EXPECT_EQ(templates_["t"]["config"]["a"], 2);
   EXPECT_FALSE(UpdateTemplateConfig(*session_, "other", WriteYaml("a: 2\n"), out).ok());
@@ -123,7 +128,7 @@ TEST_F(TemplateOpsTest, ListTableDetailsAndJson) {
   templates_["a"] = {{"name", "a"}, {"config", {{"description", "x"}}}, {"workspaceId", 1}};
   std::ostringstream table, details, as_json;
   ASSERT_TRUE(ListTemplates(*session_, {}, table).ok());
-  EXPECT_EQ(table.str(), RenderTemplates(json::array({templates_["a"]}), false));
+  EXPECT_EQ(table.str(), RenderTemplates(json::array({templates_["a"]}), false, {{1, "Uncategorized"}}));
   EXPECT_NE(table.str().find("Name"), std::string::npos);
   EXPECT_NE(table.str().find("Uncategorized"), std::string::npos);
   ASSERT_TRUE(ListTemplates(*session_, {.details = true}, details).ok());
@@ -151,11 +156,24 @@ TEST(TemplateFileTest, MustBeAYamlMapping) {
 TEST(RenderTemplatesTest, TableLayout) {
   json tpls = json::parse(R"([{"name":"a","config":{"x":1},"workspaceId":1},
                               {"name":"bb","config":{},"workspaceId":7}])");
-  EXPECT_EQ(RenderTemplates(tpls, false),
+  EXPECT_EQ(RenderTemplates(tpls, false, {{1, "Uncategorized"}}),
             " Name | Workspace\n"
             "------+-------------------\n"
             " a    | Uncategorized\n"
             " bb   | missing workspace\n");
+  EXPECT_NE(RenderTemplates(tpls, false, {{1, "Uncategorized"}, {7, "vision"}}).find(" bb   | vision"),
+            std::string::npos);
+}
+
+TEST_F(TemplateOpsTest, CreateTemplateInANamedWorkspace) {
+  std::ostringstream out;
+  ASSERT_TRUE(CreateTemplate(*session_, "v", WriteYaml("a: 1\n"), "vision", out).ok());
+  EXPECT_EQ(templates_["v"]["workspaceId"], 7);
+  std::ostringstream table;
+  ASSERT_TRUE(ListTemplates(*session_, {}, table).ok());
+  EXPECT_NE(table.str().find("vision"), std::string::npos) << table.str();
+  EXPECT_EQ(CreateTemplate(*session_, "w", WriteYaml("a: 1\n"), "nope", out).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -46,25 +46,32 @@ absl::StatusOr<std::string> ConfigText(const json* config) {
   return DumpJson(*config);
 }
 
-// Only the default workspace exists; 0 (unset) means it.
-absl::StatusOr<int64_t> WorkspaceId(const json& body) {
+// The template's workspace: 0 (unset) means the default one; another must exist and not be archived.
+absl::StatusOr<int64_t> WorkspaceId(WorkspaceStore& store, const json& body) {
   const json* w = api::FindField(body, "workspace_id");
   if (w == nullptr) return kDefaultWorkspaceId;
   ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(*w, "workspaceId"));
   if (id == 0) return kDefaultWorkspaceId;
-  if (id != kDefaultWorkspaceId)
+  absl::StatusOr<Workspace> workspace = store.GetWorkspace(id, 0);
+  if (absl::IsNotFound(workspace.status())) {
     return absl::NotFoundError(absl::StrCat("workspace (id ", id, ") not found"));
+  }
+  if (!workspace.ok()) return workspace.status();
+  if (workspace->archived) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("workspace ", id, " (", workspace->name, ") is archived: it takes no templates"));
+  }
   return id;
 }
 
 // POST and PUT: the body is the Template; the name in the path wins over one in the body.
-absl::StatusOr<Template> TemplateFromRequest(const HttpRequest& req) {
+absl::StatusOr<Template> TemplateFromRequest(WorkspaceStore& store, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   Template t;
   t.name = PathName(req, "name");
   RETURN_IF_ERROR(CheckName(t.name, "template.name"));
   ASSIGN_OR_RETURN(t.config_json, ConfigText(api::FindField(body, "config")));
-  ASSIGN_OR_RETURN(t.workspace_id, WorkspaceId(body));
+  ASSIGN_OR_RETURN(t.workspace_id, WorkspaceId(store, body));
   return t;
 }
 
@@ -104,7 +111,7 @@ absl::StatusOr<json> GetTemplate(MasterContext& ctx, const std::string& name) {
 }
 
 absl::StatusOr<json> CreateTemplate(MasterContext& ctx, const HttpRequest& req, bool upsert) {
-  ASSIGN_OR_RETURN(Template t, TemplateFromRequest(req));
+  ASSIGN_OR_RETURN(Template t, TemplateFromRequest(ctx.store, req));
   RETURN_IF_ERROR(upsert ? ctx.store.PutTemplate(t) : ctx.store.InsertTemplate(t));
   return GetTemplate(ctx, t.name);
 }
