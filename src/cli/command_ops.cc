@@ -79,6 +79,7 @@ absl::StatusOr<int> RunCommand(Session& session, const RunCommandArgs& args, std
                                std::ostream& err) {
   std::vector<std::string> warnings;
   ASSIGN_OR_RETURN(json body, BuildRunCommandRequest(args, &warnings));
+  RETURN_IF_ERROR(PlaceInWorkspace(session, args, body));
   for (const std::string& w : warnings) err << w << "\n";
 
   ASSIGN_OR_RETURN(json resp, session.Post("/api/v1/commands", body));

@@ -180,6 +180,7 @@ absl::StatusOr<int> StartNotebook(Session& session, const StartNotebookArgs& arg
                                   std::ostream& err) {
   std::vector<std::string> warnings;
   ASSIGN_OR_RETURN(json body, BuildNotebookRequest(args, &warnings));
+  RETURN_IF_ERROR(PlaceInWorkspace(session, args, body));
   for (const std::string& w : warnings) err << w << "\n";
   if (args.preview) {
     ASSIGN_OR_RETURN(json resp, session.Post(kNotebookListing.path, body));
@@ -199,6 +200,7 @@ absl::StatusOr<int> StartTensorboard(Session& session, const StartTensorboardArg
                                      std::ostream& err) {
   std::vector<std::string> warnings;
   ASSIGN_OR_RETURN(json body, BuildTensorboardRequest(args, &warnings));
+  RETURN_IF_ERROR(PlaceInWorkspace(session, args, body));
   for (const std::string& w : warnings) err << w << "\n";
   int code = 0;
   ASSIGN_OR_RETURN(std::optional<json> ready,
@@ -222,6 +224,7 @@ absl::StatusOr<int> StartShell(Session& session, const StartShellArgs& args,
                                std::ostream& err) {
   std::vector<std::string> warnings;
   ASSIGN_OR_RETURN(json body, BuildShellRequest(args, &warnings));
+  RETURN_IF_ERROR(PlaceInWorkspace(session, args, body));
   for (const std::string& w : warnings) err << w << "\n";
   int code = 0;
   ASSIGN_OR_RETURN(std::optional<json> ready,

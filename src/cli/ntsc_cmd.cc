@@ -33,6 +33,8 @@ std::shared_ptr<LaunchFlagValues> AddLaunchFlags(CLI::App* start, const std::str
                     absl::StrCat("name of template to apply to the ", noun, " configuration"));
   Repeatable(start->add_option("-v,--volume", v->args.volumes,
                                "bind mount HOST_PATH:CONTAINER_PATH[:ro] (repeatable)"));
+  start->add_option("-w,--workspace-name", v->args.workspace_name,
+                    absl::StrCat("workspace to run the ", noun, " in (default: Uncategorized)"));
   start->add_flag("-d,--detach", v->args.detach,
                   absl::StrCat("print the ", noun, "'s id and exit, instead of waiting for it"));
   return v;

@@ -89,6 +89,18 @@ absl::StatusOr<json> ParseVolume(const std::string& spec) {
               {"read_only", read_only}};
 }
 
+absl::Status PlaceInWorkspace(Session& session, const LaunchArgs& args, json& body) {
+  if (args.workspace_name.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(json found, session.Get(AddQuery("/api/v1/workspaces?name_case_sensitive=true", "name",
+                                                    args.workspace_name)));
+  const json& list = Field(found, "workspaces");
+  if (!list.is_array() || list.empty()) {
+    return absl::NotFoundError(absl::StrCat("--workspace-name: no workspace named \"", args.workspace_name, "\""));
+  }
+  body["workspaceId"] = list[0]["id"];
+  return absl::OkStatus();
+}
+
 absl::StatusOr<json> BuildLaunchRequest(const LaunchArgs& args,
                                         const std::function<absl::Status(json& config)>& adjust,
                                         std::vector<std::string>* warnings) {

@@ -37,7 +37,12 @@ struct LaunchArgs {
   std::string template_name;               // --template; "" = none
   bool detach = false;                     // -d/--detach: print the id, do not wait
   std::vector<std::string> volumes;        // -v/--volume HOST:CONTAINER[:ro]
+  std::string workspace_name;              // -w/--workspace-name; "" = the default workspace
 };
+
+// Sets the launch body's `workspaceId` to the workspace named `args.workspace_name` (nothing when it
+// is ""); NotFound when no workspace has that name.
+absl::Status PlaceInWorkspace(Session& session, const LaunchArgs& args, nlohmann::json& body);
 
 // One -v/--volume as a bind mount: "HOST:CONTAINER" or "HOST:CONTAINER:ro" (":rw" is accepted too)
 // -> {"host_path", "container_path", "read_only"}. InvalidArgument when a path is missing.

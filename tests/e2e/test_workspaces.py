@@ -172,6 +172,8 @@ def test_an_experiment_runs_in_a_project_moves_and_goes_when_its_project_is_dele
     wait_for(lambda: not exp_checkpoint.exists(), "its checkpoint to be deleted")
     assert len(list(storage.glob("*/weights.txt"))) == 1, "the moved experiment's checkpoint stays"
     assert cluster.get(f"/api/v1/experiments/{by_id}")["experiment"]["state"] == "STATE_COMPLETED", "elsewhere: kept"
+    command = cluster.det("cmd", "run", "-w", "language", "-d", "sleep", "300").stdout.strip().splitlines()[-1]
+    assert cluster.get(f"/api/v1/commands/{command}")["command"]["workspaceId"] == renamed["id"]
     (tmp_path / "tpl.yaml").write_text("description: from a template\n")
     cluster.det("template", "create", "language-tpl", str(tmp_path / "tpl.yaml"), "-w", "language")
     rows = [[cell.strip() for cell in line.split("|")] for line in cluster.det("template", "list").stdout.splitlines()]
@@ -179,6 +181,9 @@ def test_an_experiment_runs_in_a_project_moves_and_goes_when_its_project_is_dele
     out = cluster.det("workspace", "delete", "language", "--yes").stdout
     assert 'Successfully deleted workspace "language"' in out, out
     assert [w["name"] for w in json.loads(cluster.det("w", "list", "--json").stdout)] == ["Uncategorized", "vision"]
+    wait_for(lambda: cluster.get(f"/api/v1/commands/{command}")["command"]["state"] in
+             ("STATE_TERMINATED", "STATE_CANCELED", "STATE_COMPLETED", "STATE_ERROR"),
+             "the workspace's command to be killed")
     gone = cluster.det("template", "describe", "language-tpl", check=False)
     assert gone.returncode != 0, "the workspace's templates went with it"
 

@@ -104,6 +104,7 @@ struct NewTask {
   config::CommandConfig config;
   std::string context_tgz;  // its context directory, "" for none
   int64_t owner_id = 0;
+  int64_t workspace_id = 1;
   std::string forked_from;
   std::string service_json = "{}";  // Task::service_json
   LaunchWarnings warnings = std::make_shared<std::vector<std::string>>();

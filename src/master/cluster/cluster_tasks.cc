@@ -148,6 +148,7 @@ absl::StatusOr<std::unique_ptr<Cluster::LiveTask>> Cluster::NewLiveTask(NewTask&
   t.type = request.type;
   t.owner_id = owner.id;
   t.username = owner.username;
+  t.workspace_id = request.workspace_id;
   t.job_id = NewUuid();
   t.description = c.description;
   t.config_json = c.full.dump();

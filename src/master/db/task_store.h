@@ -78,6 +78,7 @@ struct TaskFilter {
   bool live_only = false;            // only tasks not in a terminal state
   std::vector<int64_t> owner_ids;    // OR'ed with usernames; both empty = anyone
   std::vector<std::string> usernames;
+  std::vector<int64_t> workspace_ids;  // empty = any
   TaskSort sort = TaskSort::kId;
   bool descending = false;
   int64_t offset = 0;

@@ -10,12 +10,43 @@
 #include "api/wire.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
+#include "master/pool_bindings.h"
 #include "config/task_container_defaults.h"
 #include "master/handlers/context_files.h"
 
 namespace det::master {
 
 using nlohmann::json;
+
+namespace {
+
+// Puts `task` in workspace `workspace_id` (0 = 1): see ParseLaunchCommand.
+absl::Status PlaceTaskInWorkspace(Store& store, const config::MasterConfig& master, int64_t workspace_id,
+                                  NewTask& task) {
+  if (workspace_id == 0) workspace_id = 1;
+  absl::StatusOr<Workspace> workspace = store.GetWorkspace(workspace_id, 0);
+  if (absl::IsNotFound(workspace.status())) {
+    return absl::NotFoundError(absl::StrCat("workspaceId: workspace ", workspace_id, " not found"));
+  }
+  RETURN_IF_ERROR(workspace.status());
+  if (workspace->archived) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("workspace ", workspace_id, " (", workspace->name, ") is archived: nothing new runs in it"));
+  }
+  config::CommandConfig& c = task.config;
+  if (c.resource_pool.empty()) {
+    c.resource_pool = c.slots > 0 ? workspace->default_compute_pool : workspace->default_aux_pool;
+    if (!c.resource_pool.empty()) c.full["resources"]["resource_pool"] = c.resource_pool;
+  }
+  std::vector<std::string> pools;
+  for (const config::ResourcePoolConfig& p : master.resource_pools) pools.push_back(p.pool_name);
+  ASSIGN_OR_RETURN(std::vector<PoolBinding> bindings, store.ListPoolBindings());
+  RETURN_IF_ERROR(CheckPoolAvailable(pools, bindings, *workspace, c.resource_pool));
+  task.workspace_id = workspace_id;
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<NewTask> ParseLaunchCommand(Store& store, const config::MasterConfig& master, const json& body,
                                            int64_t max_context_bytes, TaskType type) {
@@ -56,10 +87,15 @@ absl::StatusOr<NewTask> ParseLaunchCommand(Store& store, const config::MasterCon
                                                          !(files->is_array() && files->empty())) {
     ASSIGN_OR_RETURN(out.context_tgz, ContextTarGz(*files, "files", "context directory", max_context_bytes));
   }
+  int64_t workspace_id = 0;
+  if (const json* w = api::FindField(body, "workspace_id"); w != nullptr && !w->is_null()) {
+    ASSIGN_OR_RETURN(workspace_id, api::ReadInt64(*w, "workspaceId"));
+  }
+  RETURN_IF_ERROR(PlaceTaskInWorkspace(store, master, workspace_id, out));
   return out;
 }
 
-absl::StatusOr<NewTask> ParseCreateGenericTask(const config::MasterConfig& master, const json& body,
+absl::StatusOr<NewTask> ParseCreateGenericTask(Store& store, const config::MasterConfig& master, const json& body,
                                                int64_t max_context_bytes) {
   const json* text = api::FindField(body, "config");
   if (text == nullptr || !text->is_string()) {
@@ -77,6 +113,17 @@ absl::StatusOr<NewTask> ParseCreateGenericTask(const config::MasterConfig& maste
   if (const json* fork = api::FindField(body, "forkedFrom"); fork != nullptr && fork->is_string()) {
     out.forked_from = *fork;
   }
+  int64_t project_id = 1;
+  if (const json* p = api::FindField(body, "project_id"); p != nullptr && !p->is_null()) {
+    ASSIGN_OR_RETURN(project_id, api::ReadInt64(*p, "projectId"));
+    if (project_id == 0) project_id = 1;
+  }
+  absl::StatusOr<Project> project = store.GetProject(project_id);
+  if (absl::IsNotFound(project.status())) {
+    return absl::NotFoundError(absl::StrCat("projectId: project ", project_id, " not found"));
+  }
+  RETURN_IF_ERROR(project.status());
+  RETURN_IF_ERROR(PlaceTaskInWorkspace(store, master, project->workspace_id, out));
   return out;
 }
 

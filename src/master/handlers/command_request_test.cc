@@ -53,17 +53,58 @@ TEST(CommandRequestTest, RefusesAnUnknownTemplateAndAContextOverTheLimit) {
 }
 
 TEST(CommandRequestTest, GenericTaskConfigIsYamlText) {
+  TempSqliteStore store("det_command_request_test3");
   absl::StatusOr<NewTask> task = ParseCreateGenericTask(
-      {}, {{"config", "entrypoint: [\"echo\", \"task ran\"]\n"}, {"forkedFrom", "parent"}}, 1 << 20);
+      *store, {}, {{"config", "entrypoint: [\"echo\", \"task ran\"]\n"}, {"forkedFrom", "parent"}}, 1 << 20);
   ASSERT_TRUE(task.ok()) << task.status();
   EXPECT_EQ(task->type, TaskType::kGeneric);
   EXPECT_EQ(task->config.entrypoint, (std::vector<std::string>{"echo", "task ran"}));
   EXPECT_EQ(task->forked_from, "parent");
-  EXPECT_THAT(ParseCreateGenericTask({}, {{"config", "entrypoint: [1, 2"}}, 1 << 20).status().message(),
+  EXPECT_THAT(ParseCreateGenericTask(*store, {}, {{"config", "entrypoint: [1, 2"}}, 1 << 20).status().message(),
               HasSubstr("config"));
-  EXPECT_THAT(ParseCreateGenericTask({}, json::object(), 1 << 20).status().message(), HasSubstr("config: required"));
-  EXPECT_THAT(ParseCreateGenericTask({}, {{"config", "entrypoint: [x]\nbogus: 1\n"}}, 1 << 20).status().message(),
+  EXPECT_THAT(ParseCreateGenericTask(*store, {}, json::object(), 1 << 20).status().message(), HasSubstr("config: required"));
+  EXPECT_THAT(ParseCreateGenericTask(*store, {}, {{"config", "entrypoint: [x]\nbogus: 1\n"}}, 1 << 20).status().message(),
               HasSubstr("bogus"));
+}
+
+TEST(CommandRequestTest, ATaskRunsInItsWorkspaceUnderItsDefaultPoolsAndBindings) {
+  TempSqliteStore store("det_command_request_test5");
+  config::MasterConfig master = MasterWithDefaults();
+  Workspace ws = *store->InsertWorkspace({.name = "vision", .user_id = 1, .default_compute_pool = "gpu",
+                                          .default_aux_pool = "cpu"});
+  const json command = {{"entrypoint", {"x"}}};
+  absl::StatusOr<NewTask> task = ParseLaunchCommand(*store, master, {{"config", command}, {"workspaceId", ws.id}}, 1 << 20);
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ(task->workspace_id, ws.id);
+  EXPECT_EQ(task->config.resource_pool, "gpu") << "the workspace's default compute pool";
+  absl::StatusOr<NewTask> cpu = ParseLaunchCommand(
+      *store, master, {{"config", {{"entrypoint", {"x"}}, {"resources", {{"slots", 0}}}}}, {"workspaceId", ws.id}},
+      1 << 20);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  EXPECT_EQ(cpu->config.resource_pool, "cpu") << "no slots: the default aux pool";
+  EXPECT_EQ(ParseLaunchCommand(*store, master, {{"config", command}}, 1 << 20)->workspace_id, 1);
+  EXPECT_EQ(ParseLaunchCommand(*store, master, {{"config", command}, {"workspaceId", 99}}, 1 << 20).status().code(),
+            absl::StatusCode::kNotFound);
+
+  ASSERT_TRUE(store->BindPool("gpu", {ws.id}, false).ok());
+  absl::Status bound = ParseLaunchCommand(
+      *store, master, {{"config", {{"entrypoint", {"x"}}, {"resources", {{"resource_pool", "gpu"}}}}}}, 1 << 20)
+                           .status();
+  EXPECT_THAT(bound.message(), HasSubstr("pool \"gpu\" is bound to other workspaces"));
+  ASSERT_TRUE(store->SetWorkspaceArchived(ws.id, true).ok());
+  EXPECT_EQ(ParseLaunchCommand(*store, master, {{"config", command}, {"workspaceId", ws.id}}, 1 << 20).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+
+  Project p = *store->InsertProject({.name = "p", .workspace_id = ws.id, .user_id = 1, .key = "P"});
+  ASSERT_TRUE(store->SetWorkspaceArchived(ws.id, false).ok());
+  absl::StatusOr<NewTask> generic =
+      ParseCreateGenericTask(*store, master, {{"config", "entrypoint: [x]\n"}, {"projectId", p.id}}, 1 << 20);
+  ASSERT_TRUE(generic.ok()) << generic.status();
+  EXPECT_EQ(generic->workspace_id, ws.id) << "a generic task runs in its project's workspace";
+  EXPECT_EQ(ParseCreateGenericTask(*store, master, {{"config", "entrypoint: [x]\n"}, {"projectId", 99}}, 1 << 20)
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST(CommandRequestTest, InteractiveTasksRunTheirRunnerAndTensorboardsHoldNoSlots) {

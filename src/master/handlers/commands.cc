@@ -189,7 +189,7 @@ void RegisterKindRoutes(Router& router, MasterContext& ctx, const Kind& kind) {
 void CreateGenericTask(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
   absl::StatusOr<json> body = JsonBody(req);
   if (!body.ok()) return ReplyError(r, body.status());
-  absl::StatusOr<NewTask> request = ParseCreateGenericTask(ctx.config, *body, ctx.max_context_bytes);
+  absl::StatusOr<NewTask> request = ParseCreateGenericTask(ctx.store, ctx.config, *body, ctx.max_context_bytes);
   if (!request.ok()) return ReplyError(r, request.status());
   request->owner_id = req.principal->user_id;
   LaunchWarnings warnings = request->warnings;

@@ -156,13 +156,16 @@ absl::StatusOr<json> PatchWorkspace(MasterContext& ctx, const HttpRequest& req) 
   return json{{"workspace", WorkspaceJson(patched)}};
 }
 
-// Its experiments go through the experiment deletion (their checkpoints with them, asynchronously);
-// its rows go now. `completed` is false: the experiments are still being deleted.
+// Its experiments go through the experiment deletion (their checkpoints with them, asynchronously),
+// its live tasks are killed, and its rows go now. `completed` is false while experiments remain.
 absl::StatusOr<json> DeleteWorkspace(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
   RETURN_IF_ERROR(WorkspaceForChange(ctx.store, *req.principal, id).status());
   ASSIGN_OR_RETURN(std::vector<int64_t> experiments, WorkspaceDeletion(ctx.store, id));
   RETURN_IF_ERROR(DeleteExperimentsOf(ctx, experiments));
+  // Its commands, notebooks, shells, TensorBoards and generic tasks are killed, as upstream's are.
+  ASSIGN_OR_RETURN(std::vector<Task> live, ctx.store.ListTasks({.live_only = true, .workspace_ids = {id}}));
+  for (const Task& t : live) ctx.cluster.KillTask(t.task_id, [](absl::Status) {});
   RETURN_IF_ERROR(ctx.store.DeleteWorkspace(id));
   return json{{"completed", experiments.empty()}};
 }
