@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "master/model_rules.h"
 
 namespace det::master {
 
@@ -35,8 +36,9 @@ absl::Status CheckProjectNameFree(WorkspaceStore& store, int64_t workspace_id, c
   return absl::OkStatus();
 }
 
-// The experiments of one project, all finished: deleting takes them along.
-absl::Status AddDeletableExperiments(ExperimentStore& store, int64_t project_id, std::vector<int64_t>& out) {
+// The experiments of one project, all finished and none holding a registered checkpoint: deleting
+// takes them along, so each is checked before any is deleted.
+absl::Status AddDeletableExperiments(Store& store, int64_t project_id, std::vector<int64_t>& out) {
   ASSIGN_OR_RETURN(std::vector<api::Experiment> experiments, store.ListExperiments({.project_id = project_id}));
   for (const api::Experiment& e : experiments) {
     if (!api::IsTerminal(e.state)) {
@@ -44,7 +46,9 @@ absl::Status AddDeletableExperiments(ExperimentStore& store, int64_t project_id,
           "project ", project_id, " holds experiment ", e.id, " in state ", api::Name(e.state),
           ": kill it or wait until it finishes, then delete again"));
     }
-    if (e.state != api::ExperimentState::kDeleting) out.push_back(e.id);  // else already on its way
+    if (e.state == api::ExperimentState::kDeleting) continue;  // already on its way
+    RETURN_IF_ERROR(RefuseRegisteredCheckpoints(store, {}, e.id));
+    out.push_back(e.id);
   }
   return absl::OkStatus();
 }

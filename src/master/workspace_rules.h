@@ -45,7 +45,8 @@ absl::StatusOr<Project> MoveProjectChecked(WorkspaceStore& store, int64_t id, in
 
 // What deleting a project or workspace deletes: the experiments of `project_ids`. The built-in
 // workspace and project are refused, and so is anything holding an experiment that has not finished
-// (FailedPrecondition naming it), or a workspace holding models.
+// (FailedPrecondition naming it) or one whose checkpoint a model version holds, or a workspace
+// holding models.
 absl::StatusOr<std::vector<int64_t>> ProjectDeletion(Store& store, int64_t project_id);
 absl::StatusOr<std::vector<int64_t>> WorkspaceDeletion(Store& store, int64_t workspace_id);
 

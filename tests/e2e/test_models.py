@@ -82,6 +82,15 @@ def test_a_registered_checkpoint_is_spared_until_its_version_is_deleted(cluster,
     assert refused.returncode != 0 and why in refused.stdout + refused.stderr, refused
     refused = cluster.det("experiment", "delete", str(exp_id), "--yes", check=False)
     assert refused.returncode != 0 and why in refused.stdout + refused.stderr, refused
+    # So is its project's deletion, before anything in it is deleted.
+    cluster.det("workspace", "create", "holder")
+    cluster.det("project", "create", "holder", "holder-project")
+    cluster.det("experiment", "move", str(exp_id), "holder", "holder-project")
+    refused = cluster.det("project", "delete", "holder", "holder-project", "--yes", check=False)
+    assert refused.returncode != 0 and why in refused.stdout + refused.stderr, refused
+    assert cluster.get(f"/api/v1/experiments/{exp_id}")["experiment"]["state"] == "STATE_COMPLETED"
+    cluster.det("experiment", "move", str(exp_id), "Uncategorized", "Uncategorized")
+    cluster.det("workspace", "delete", "holder", "--yes")
 
     # Moving to another workspace; a workspace holding a model is not deleted.
     cluster.det("workspace", "create", "registry-ws")
