@@ -98,11 +98,15 @@ absl::StatusOr<int> DescribeCheckpoint(Session& session, const std::string& uuid
   t.AddRow({"Files", std::to_string(Field(*checkpoint, "resources").size())});
   t.AddRow({"Location", storage.ok() ? CheckpointLocation(*storage, uuid) : ""});
   t.AddRow({"Metadata", Field(*checkpoint, "metadata").dump()});
-  std::vector<std::string> versions;
-  for (const json& v : Field(*checkpoint, "modelVersions")) {
-    versions.push_back(absl::StrCat(Str(v, "modelName"), " version ", Cell(Field(v, "version"))));
+  // Which model versions hold it (a route of ours: a master without it shows no row).
+  if (absl::StatusOr<json> held = session.Get(absl::StrCat("/api/v1/checkpoints/", uuid, "/model-versions"));
+      held.ok()) {
+    std::vector<std::string> versions;
+    for (const json& v : Field(*held, "modelVersions")) {
+      versions.push_back(absl::StrCat(Str(v, "modelName"), " version ", Cell(Field(v, "version"))));
+    }
+    t.AddRow({"Model Versions", versions.empty() ? "none" : absl::StrJoin(versions, ", ")});
   }
-  t.AddRow({"Model Versions", versions.empty() ? "none" : absl::StrJoin(versions, ", ")});
   out << t.Render();
   return 0;
 }

@@ -186,12 +186,7 @@ absl::StatusOr<std::vector<ListedCheckpoint>> WithTheirTrials(Store& store, std:
 absl::StatusOr<json> CheckpointResponse(Store& store, const api::Checkpoint& checkpoint) {
   ASSIGN_OR_RETURN(api::Experiment exp, store.GetExperiment(checkpoint.experiment_id));
   ASSIGN_OR_RETURN(std::vector<ListedCheckpoint> listed, WithTheirTrials(store, {checkpoint}));
-  json out = ListedCheckpointJson(listed.front(), exp, ParsedOrNull(exp.config_json));
-  ASSIGN_OR_RETURN(std::vector<Registration> registered, store.ListRegistrations({checkpoint.uuid}, 0));
-  json versions = json::array();
-  for (const Registration& r : registered) versions.push_back({{"modelName", r.model_name}, {"version", r.version}});
-  out["modelVersions"] = std::move(versions);
-  return json{{"checkpoint", std::move(out)}};
+  return json{{"checkpoint", ListedCheckpointJson(listed.front(), exp, ParsedOrNull(exp.config_json))}};
 }
 
 absl::StatusOr<json> CheckpointListResponse(Store& store, const HttpRequest& request, const api::Experiment& exp,

@@ -51,8 +51,7 @@ void FilterAndOrderCheckpoints(std::vector<ListedCheckpoint>& list, const Checkp
 nlohmann::json ListedCheckpointJson(const ListedCheckpoint& listed, const api::Experiment& exp,
                                     const nlohmann::json& config);
 
-// GET /api/v1/checkpoints/{uuid}: {"checkpoint": ...} with `training` filled as in the lists, and our
-// `modelVersions` [{modelName, version}]: the model versions that hold it.
+// GET /api/v1/checkpoints/{uuid}: {"checkpoint": ...} with `training` filled as in the lists.
 absl::StatusOr<nlohmann::json> CheckpointResponse(Store& store, const api::Checkpoint& checkpoint);
 
 // The reply to GetExperimentCheckpoints and GetTrialCheckpoints: `checkpoints` (of experiment `exp`)

@@ -284,6 +284,20 @@ void RegisterCheckpointRoutes(Router& router, MasterContext& ctx) {
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PatchCheckpoints(ctx, req)); });
   router.Add("POST", "/api/v1/checkpoints/{checkpoint_uuid}/metadata", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PostCheckpointMetadata(ctx, req)); });
+  // Ours (upstream has none): the model versions that hold the checkpoint, for `det checkpoint describe`.
+  router.Add("GET", "/api/v1/checkpoints/{checkpoint_uuid}/model-versions", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) {
+               const std::string& uuid = req.path_params.at("checkpoint_uuid");
+               absl::Status exists = ctx.store.GetCheckpoint(uuid).status();
+               if (!exists.ok()) return ReplyError(r, exists);
+               absl::StatusOr<std::vector<Registration>> registered = ctx.store.ListRegistrations({uuid}, 0);
+               if (!registered.ok()) return ReplyError(r, registered.status());
+               json versions = json::array();
+               for (const Registration& v : *registered) {
+                 versions.push_back({{"modelName", v.model_name}, {"version", v.version}});
+               }
+               ReplyJson(r, {{"modelVersions", std::move(versions)}});
+             });
   router.Add("GET", "/api/v1/checkpoints/{checkpoint_uuid}", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
                absl::StatusOr<api::Checkpoint> c = ctx.store.GetCheckpoint(req.path_params.at("checkpoint_uuid"));
