@@ -2,17 +2,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "master/pool_bindings.h"
+#include "master/workspace_rules.h"
 
 namespace det::master {
 namespace {
 
 absl::StatusOr<Project> ProjectByNames(WorkspaceStore& store, const std::string& workspace_name,
                                        const std::string& project_name) {
-  ASSIGN_OR_RETURN(WorkspacePage workspaces, store.ListWorkspaces({.name = workspace_name, .name_case_sensitive = true}));
-  if (workspaces.workspaces.empty()) {
-    return absl::NotFoundError(absl::StrCat("workspace: no workspace is named \"", workspace_name, "\""));
-  }
-  const Workspace& workspace = workspaces.workspaces.front();
+  ASSIGN_OR_RETURN(Workspace workspace, WorkspaceByName(store, workspace_name));
   ASSIGN_OR_RETURN(ProjectPage projects, store.ListProjects({.workspace_id = workspace.id, .name = project_name}));
   for (const Project& p : projects.projects) {
     if (p.name == project_name) return p;
@@ -48,6 +46,34 @@ absl::StatusOr<Project> ProjectForNewExperiment(WorkspaceStore& store, int64_t p
     ASSIGN_OR_RETURN(project, store.GetProject(project_id != 0 ? project_id : 1));
   }
   RETURN_IF_ERROR(RefuseArchived(project, "experiments cannot be created in it"));
+  return project;
+}
+
+absl::StatusOr<Project> PlaceNewExperiment(Store& store, const config::MasterConfig& master, int64_t project_id,
+                                           nlohmann::json& config, std::string& default_checkpoint_storage_json) {
+  std::string workspace_name, project_name;
+  if (config.is_object()) {
+    for (auto [field, out] : {std::pair{"workspace", &workspace_name}, std::pair{"project", &project_name}}) {
+      const nlohmann::json& name = config.value(field, nlohmann::json());
+      if (name.is_string()) *out = name.get<std::string>();
+    }
+  }
+  ASSIGN_OR_RETURN(Project project, ProjectForNewExperiment(store, project_id, workspace_name, project_name));
+  ASSIGN_OR_RETURN(Workspace workspace, store.GetWorkspace(project.workspace_id, 0));
+  if (!workspace.checkpoint_storage_config_json.empty()) {
+    default_checkpoint_storage_json = workspace.checkpoint_storage_config_json;
+  }
+  std::string pool;  // the config's (a malformed one is the config parser's to refuse)
+  if (config.is_object()) {
+    const nlohmann::json resources = config.value("resources", nlohmann::json::object());
+    const nlohmann::json given = resources.is_object() ? resources.value("resource_pool", nlohmann::json()) : nullptr;
+    if (given.is_string()) pool = given.get<std::string>();
+    if (pool.empty() && !workspace.default_compute_pool.empty() && (resources.is_object() || resources.is_null())) {
+      pool = workspace.default_compute_pool;
+      config["resources"]["resource_pool"] = pool;
+    }
+  }
+  RETURN_IF_ERROR(CheckPoolAvailable(store, master, workspace, pool));
   return project;
 }
 

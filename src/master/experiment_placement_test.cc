@@ -39,7 +39,7 @@ TEST_F(ExperimentPlacementTest, ANewExperimentGoesToTheGivenProjectOrTheNamedOne
             absl::StatusCode::kInvalidArgument)
       << "the id and the names disagree";
   EXPECT_EQ(ProjectForNewExperiment(*store_, 0, "nope", "detection").status().message(),
-            "workspace: no workspace is named \"nope\"");
+            "workspace \"nope\" not found");
   EXPECT_EQ(ProjectForNewExperiment(*store_, 0, "vision", "nope").status().message(),
             "project: workspace \"vision\" has no project named \"nope\"");
   EXPECT_EQ(ProjectForNewExperiment(*store_, 99, "", "").status().code(), absl::StatusCode::kNotFound);

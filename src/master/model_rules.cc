@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "master/workspace_rules.h"
 
 namespace det::master {
 namespace {
@@ -16,13 +17,6 @@ absl::Status RefuseArchived(const Model& model, const char* what) {
   if (!model.archived) return absl::OkStatus();
   return absl::FailedPreconditionError(
       absl::StrCat("model \"", model.name, "\" is archived: it ", what, "; unarchive it first"));
-}
-
-absl::Status CheckWorkspaceTakesModels(WorkspaceStore& store, int64_t workspace_id) {
-  ASSIGN_OR_RETURN(Workspace workspace, store.GetWorkspace(workspace_id, 0));
-  if (!workspace.archived) return absl::OkStatus();
-  return absl::FailedPreconditionError(
-      absl::StrCat("workspace ", workspace.id, " (", workspace.name, ") is archived: it takes no models"));
 }
 
 std::vector<std::string> Deduplicated(const std::vector<std::string>& labels) {
@@ -62,7 +56,7 @@ absl::StatusOr<Model> FindModel(ModelStore& store, const std::string& name_or_id
 
 absl::StatusOr<Model> CreateModelChecked(Store& store, const Model& model) {
   RETURN_IF_ERROR(CheckModelName(model.name));
-  RETURN_IF_ERROR(CheckWorkspaceTakesModels(store, model.workspace_id));
+  RETURN_IF_ERROR(WorkspaceForNewWork(store, model.workspace_id, "models").status());
   Model deduplicated = model;
   deduplicated.labels = Deduplicated(model.labels);
   return store.InsertModel(deduplicated);
@@ -71,7 +65,7 @@ absl::StatusOr<Model> CreateModelChecked(Store& store, const Model& model) {
 absl::StatusOr<Model> PatchModelChecked(Store& store, const Model& model, ModelPatch patch) {
   RETURN_IF_ERROR(RefuseArchived(model, "cannot be changed"));
   if (patch.name) RETURN_IF_ERROR(CheckModelName(*patch.name));
-  if (patch.workspace_id) RETURN_IF_ERROR(CheckWorkspaceTakesModels(store, *patch.workspace_id));
+  if (patch.workspace_id) RETURN_IF_ERROR(WorkspaceForNewWork(store, *patch.workspace_id, "models").status());
   if (patch.labels) patch.labels = Deduplicated(*patch.labels);
   return store.PatchModel(model.id, patch);
 }

@@ -33,6 +33,19 @@ absl::Status CheckPoolAvailable(const std::vector<std::string>& pools, const std
                                                  " may use: ", absl::StrJoin(available, ", ")));
 }
 
+std::vector<std::string> PoolNames(const config::MasterConfig& master) {
+  std::vector<std::string> names;
+  for (const config::ResourcePoolConfig& p : master.resource_pools) names.push_back(p.pool_name);
+  return names;
+}
+
+absl::Status CheckPoolAvailable(WorkspaceStore& store, const config::MasterConfig& master, const Workspace& workspace,
+                                const std::string& pool) {
+  absl::StatusOr<std::vector<PoolBinding>> bindings = store.ListPoolBindings();
+  if (!bindings.ok()) return bindings.status();
+  return CheckPoolAvailable(PoolNames(master), *bindings, workspace, pool);
+}
+
 absl::Status CheckBindable(const std::string& pool, const std::vector<std::string>& pools,
                            const std::vector<std::string>& default_pools) {
   if (std::find(pools.begin(), pools.end(), pool) == pools.end()) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "config/master_config.h"
 #include "master/db/workspace_store.h"
 
 namespace det::master {
@@ -19,6 +20,13 @@ std::vector<std::string> PoolsAvailableTo(const std::vector<std::string>& pools,
 // always available).
 absl::Status CheckPoolAvailable(const std::vector<std::string>& pools, const std::vector<PoolBinding>& bindings,
                                 const Workspace& workspace, const std::string& pool);
+
+// The cluster's pools, in the configuration's order.
+std::vector<std::string> PoolNames(const config::MasterConfig& master);
+
+// CheckPoolAvailable with the cluster's pools and the bindings as stored.
+absl::Status CheckPoolAvailable(WorkspaceStore& store, const config::MasterConfig& master, const Workspace& workspace,
+                                const std::string& pool);
 
 // A pool that may be bound: one of `pools`, and not one of `default_pools`.
 absl::Status CheckBindable(const std::string& pool, const std::vector<std::string>& pools,

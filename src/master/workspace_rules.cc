@@ -86,14 +86,25 @@ std::string GeneratedProjectKey(const std::string& name, const std::function<cha
   return key;
 }
 
+absl::StatusOr<Workspace> WorkspaceByName(WorkspaceStore& store, const std::string& name) {
+  ASSIGN_OR_RETURN(WorkspacePage found, store.ListWorkspaces({.name = name, .name_case_sensitive = true}));
+  if (found.workspaces.empty()) return absl::NotFoundError(absl::StrCat("workspace \"", name, "\" not found"));
+  return found.workspaces.front();
+}
+
+absl::StatusOr<Workspace> WorkspaceForNewWork(WorkspaceStore& store, int64_t id, const std::string& what) {
+  ASSIGN_OR_RETURN(Workspace workspace, store.GetWorkspace(id, 0));
+  if (workspace.archived) {
+    return absl::FailedPreconditionError(absl::StrCat("workspace ", id, " (", workspace.name,
+                                                      ") is archived: unarchive it to add ", what));
+  }
+  return workspace;
+}
+
 absl::StatusOr<Project> CreateProjectChecked(WorkspaceStore& store, Project project, const std::string& given_key,
                                              const std::function<char()>& random_char) {
-  absl::StatusOr<Workspace> workspace = store.GetWorkspace(project.workspace_id, 0);
+  absl::StatusOr<Workspace> workspace = WorkspaceForNewWork(store, project.workspace_id, "projects");
   if (!workspace.ok()) return workspace.status();
-  if (workspace->archived) {
-    return absl::FailedPreconditionError(absl::StrCat("workspace ", workspace->id, " (", workspace->name,
-                                                      ") is archived; unarchive it to add projects"));
-  }
   if (absl::Status name = CheckWorkspaceOrProjectName(project.name, "name"); !name.ok()) return name;
   RETURN_IF_ERROR(CheckProjectNameFree(store, workspace->id, project.name, 0));
   if (!given_key.empty()) {

@@ -21,6 +21,12 @@ absl::StatusOr<std::string> ProjectKey(const std::string& given);
 // characters drawn by `random_char` (each a letter or digit) up to 5.
 std::string GeneratedProjectKey(const std::string& name, const std::function<char()>& random_char);
 
+// The workspace named `name` exactly; NotFound `workspace "NAME" not found`.
+absl::StatusOr<Workspace> WorkspaceByName(WorkspaceStore& store, const std::string& name);
+// Workspace `id`, which new work (`what`: "projects", "models", "templates", "tasks") may go into: it
+// exists (NotFound) and is not archived (FailedPrecondition).
+absl::StatusOr<Workspace> WorkspaceForNewWork(WorkspaceStore& store, int64_t id, const std::string& what);
+
 // Creates `project` in its workspace under upstream's rules: the workspace exists and is not archived,
 // the name is valid and not taken there (case-insensitively), and the key is `given_key` checked, or
 // generated (with `random_char`) and drawn again while another project has it.

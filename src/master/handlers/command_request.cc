@@ -11,6 +11,7 @@
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
 #include "master/pool_bindings.h"
+#include "master/workspace_rules.h"
 #include "config/task_container_defaults.h"
 #include "master/handlers/context_files.h"
 
@@ -24,24 +25,13 @@ namespace {
 absl::Status PlaceTaskInWorkspace(Store& store, const config::MasterConfig& master, int64_t workspace_id,
                                   NewTask& task) {
   if (workspace_id == 0) workspace_id = 1;
-  absl::StatusOr<Workspace> workspace = store.GetWorkspace(workspace_id, 0);
-  if (absl::IsNotFound(workspace.status())) {
-    return absl::NotFoundError(absl::StrCat("workspaceId: workspace ", workspace_id, " not found"));
-  }
-  RETURN_IF_ERROR(workspace.status());
-  if (workspace->archived) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("workspace ", workspace_id, " (", workspace->name, ") is archived: nothing new runs in it"));
-  }
+  ASSIGN_OR_RETURN(Workspace workspace, WorkspaceForNewWork(store, workspace_id, "tasks"));
   config::CommandConfig& c = task.config;
   if (c.resource_pool.empty()) {
-    c.resource_pool = c.slots > 0 ? workspace->default_compute_pool : workspace->default_aux_pool;
+    c.resource_pool = c.slots > 0 ? workspace.default_compute_pool : workspace.default_aux_pool;
     if (!c.resource_pool.empty()) c.full["resources"]["resource_pool"] = c.resource_pool;
   }
-  std::vector<std::string> pools;
-  for (const config::ResourcePoolConfig& p : master.resource_pools) pools.push_back(p.pool_name);
-  ASSIGN_OR_RETURN(std::vector<PoolBinding> bindings, store.ListPoolBindings());
-  RETURN_IF_ERROR(CheckPoolAvailable(pools, bindings, *workspace, c.resource_pool));
+  RETURN_IF_ERROR(CheckPoolAvailable(store, master, workspace, c.resource_pool));
   task.workspace_id = workspace_id;
   return absl::OkStatus();
 }

@@ -22,7 +22,6 @@
 #include "master/handlers/job_queue_request.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
-#include "master/pool_bindings.h"
 #include "searcher/searcher.h"
 #include "master/experiment_rules.h"
 
@@ -44,40 +43,11 @@ struct CreateRequest {
   bool validate_only = false;  // upstream's validateOnly: check the config, create nothing
 };
 
-// The project a new experiment goes to (the body's projectId or the config's workspace: and
-// project: names), and its workspace's settings under the experiment's config: its checkpoint
-// storage replaces the master's default and its default compute pool is used when the config names
-// none; a pool bound to other workspaces is refused (pool_bindings.h).
-absl::StatusOr<Project> PlaceNewExperiment(MasterContext& ctx, const json& body, json& effective,
-                                           config::ExperimentDefaults& defaults) {
-  int64_t project_id = 0;
-  if (const json* given = api::FindField(body, "project_id"); given != nullptr && !given->is_null()) {
-    ASSIGN_OR_RETURN(project_id, api::ReadInt64(*given, "projectId"));
-  }
-  std::string workspace_name, project_name;
-  if (effective.is_object()) {
-    for (auto [field, out] : {std::pair{"workspace", &workspace_name}, std::pair{"project", &project_name}}) {
-      const json& name = effective.value(field, json());
-      if (name.is_string()) *out = name.get<std::string>();
-    }
-  }
-  ASSIGN_OR_RETURN(Project project, ProjectForNewExperiment(ctx.store, project_id, workspace_name, project_name));
-  ASSIGN_OR_RETURN(Workspace workspace, ctx.store.GetWorkspace(project.workspace_id, 0));
-  if (!workspace.checkpoint_storage_config_json.empty()) {
-    defaults.checkpoint_storage_json = workspace.checkpoint_storage_config_json;
-  }
-  if (!workspace.default_compute_pool.empty() && effective.is_object()) {
-    json& resources = effective["resources"];
-    if (!resources.is_object()) resources = json::object();
-    if (resources.value("resource_pool", "").empty()) resources["resource_pool"] = workspace.default_compute_pool;
-  }
-  std::vector<std::string> pools;
-  for (const config::ResourcePoolConfig& p : ctx.config.resource_pools) pools.push_back(p.pool_name);
-  ASSIGN_OR_RETURN(std::vector<PoolBinding> bindings, ctx.store.ListPoolBindings());
-  const json resources = effective.is_object() ? effective.value("resources", json::object()) : json::object();
-  const json pool = resources.is_object() ? resources.value("resource_pool", json("")) : json("");
-  RETURN_IF_ERROR(CheckPoolAvailable(pools, bindings, workspace, pool.is_string() ? pool.get<std::string>() : ""));
-  return project;
+// The body's projectId, 0 when absent.
+absl::StatusOr<int64_t> ProjectIdOf(const json& body) {
+  const json* given = api::FindField(body, "project_id");
+  if (given == nullptr || given->is_null()) return 0;
+  return api::ReadInt64(*given, "projectId");
 }
 
 absl::StatusOr<CreateRequest> ParseCreateRequest(MasterContext& ctx, const HttpRequest& req) {
@@ -99,7 +69,9 @@ absl::StatusOr<CreateRequest> ParseCreateRequest(MasterContext& ctx, const HttpR
     template_name = t->get<std::string>();
   }
   ASSIGN_OR_RETURN(json effective, ApplyTemplate(ctx.store, out.original_yaml, template_name));
-  ASSIGN_OR_RETURN(Project project, PlaceNewExperiment(ctx, body, effective, defaults));
+  ASSIGN_OR_RETURN(int64_t project_id, ProjectIdOf(body));
+  ASSIGN_OR_RETURN(Project project,
+                   PlaceNewExperiment(ctx.store, ctx.config, project_id, effective, defaults.checkpoint_storage_json));
   out.project_id = project.id;
   // Under the user's config and the template: the pool's task_container_defaults.
   if (effective.is_object()) {

@@ -14,6 +14,7 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/model_rules.h"
+#include "master/workspace_rules.h"
 #include "master/task/authz.h"
 
 namespace det::master {
@@ -83,9 +84,31 @@ absl::StatusOr<int64_t> WorkspaceOfBody(Store& store, const json& body) {
   }
   const std::string name = api::StringField(body, "workspace_name");
   if (name.empty()) return 0;
-  ASSIGN_OR_RETURN(WorkspacePage found, store.ListWorkspaces({.name = name, .name_case_sensitive = true}));
-  if (found.workspaces.empty()) return absl::NotFoundError(absl::StrCat("workspace \"", name, "\" not found"));
-  return found.workspaces.front().id;
+  ASSIGN_OR_RETURN(Workspace workspace, WorkspaceByName(store, name));
+  return workspace.id;
+}
+
+// A model body's fields (create and PATCH): name, description, notes, metadata, labels and the
+// workspace (by workspaceId or workspaceName); unset = not given.
+absl::StatusOr<ModelPatch> ReadModelFields(Store& store, const json& body) {
+  ModelPatch fields;
+  ASSIGN_OR_RETURN(fields.name, api::OptionalStringField(body, "name"));
+  ASSIGN_OR_RETURN(fields.description, api::OptionalStringField(body, "description"));
+  ASSIGN_OR_RETURN(fields.notes, api::OptionalStringField(body, "notes"));
+  RETURN_IF_ERROR(ReadMetadataAndLabels(body, fields.metadata_json, fields.labels));
+  ASSIGN_OR_RETURN(int64_t workspace_id, WorkspaceOfBody(store, body));
+  if (workspace_id != 0) fields.workspace_id = workspace_id;
+  return fields;
+}
+
+// A version body's fields (register and PATCH): name, comment, notes, metadata, labels.
+absl::StatusOr<ModelVersionPatch> ReadVersionFields(const json& body) {
+  ModelVersionPatch fields;
+  ASSIGN_OR_RETURN(fields.name, api::OptionalStringField(body, "name"));
+  ASSIGN_OR_RETURN(fields.comment, api::OptionalStringField(body, "comment"));
+  ASSIGN_OR_RETURN(fields.notes, api::OptionalStringField(body, "notes"));
+  RETURN_IF_ERROR(ReadMetadataAndLabels(body, fields.metadata_json, fields.labels));
+  return fields;
 }
 
 absl::StatusOr<Model> ModelOfPath(Store& store, const HttpRequest& req) {
@@ -145,17 +168,13 @@ absl::StatusOr<json> ListModels(MasterContext& ctx, const HttpRequest& req) {
 
 absl::StatusOr<json> CreateModel(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
-  ModelPatch fields;
-  ASSIGN_OR_RETURN(fields.description, api::OptionalStringField(body, "description"));
-  ASSIGN_OR_RETURN(fields.notes, api::OptionalStringField(body, "notes"));
-  RETURN_IF_ERROR(ReadMetadataAndLabels(body, fields.metadata_json, fields.labels));
-  ASSIGN_OR_RETURN(int64_t workspace_id, WorkspaceOfBody(ctx.store, body));
-  Model m{.name = api::StringField(body, "name"),
+  ASSIGN_OR_RETURN(ModelPatch fields, ReadModelFields(ctx.store, body));
+  Model m{.name = fields.name.value_or(""),
           .description = fields.description.value_or(""),
           .metadata_json = fields.metadata_json.value_or("{}"),
           .labels = fields.labels.value_or(std::vector<std::string>{}),
           .notes = fields.notes.value_or(""),
-          .workspace_id = workspace_id != 0 ? workspace_id : 1,
+          .workspace_id = fields.workspace_id.value_or(1),
           .user_id = req.principal->user_id};
   ASSIGN_OR_RETURN(Model created, CreateModelChecked(ctx.store, m));
   return json{{"model", ModelJson(created)}};
@@ -163,13 +182,7 @@ absl::StatusOr<json> CreateModel(MasterContext& ctx, const HttpRequest& req) {
 
 absl::StatusOr<json> PatchModel(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
-  ModelPatch patch;
-  ASSIGN_OR_RETURN(patch.name, api::OptionalStringField(body, "name"));
-  ASSIGN_OR_RETURN(patch.description, api::OptionalStringField(body, "description"));
-  ASSIGN_OR_RETURN(patch.notes, api::OptionalStringField(body, "notes"));
-  RETURN_IF_ERROR(ReadMetadataAndLabels(body, patch.metadata_json, patch.labels));
-  ASSIGN_OR_RETURN(int64_t workspace_id, WorkspaceOfBody(ctx.store, body));
-  if (workspace_id != 0) patch.workspace_id = workspace_id;
+  ASSIGN_OR_RETURN(ModelPatch patch, ReadModelFields(ctx.store, body));
   ASSIGN_OR_RETURN(Model m, ModelForChange(ctx.store, req));
   ASSIGN_OR_RETURN(Model patched, PatchModelChecked(ctx.store, m, patch));
   return json{{"model", ModelJson(patched)}};
@@ -222,11 +235,7 @@ absl::StatusOr<json> ListVersions(MasterContext& ctx, const HttpRequest& req) {
 
 absl::StatusOr<json> RegisterVersion(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
-  ModelVersionPatch fields;
-  ASSIGN_OR_RETURN(fields.name, api::OptionalStringField(body, "name"));
-  ASSIGN_OR_RETURN(fields.comment, api::OptionalStringField(body, "comment"));
-  ASSIGN_OR_RETURN(fields.notes, api::OptionalStringField(body, "notes"));
-  RETURN_IF_ERROR(ReadMetadataAndLabels(body, fields.metadata_json, fields.labels));
+  ASSIGN_OR_RETURN(ModelVersionPatch fields, ReadVersionFields(body));
   const std::string uuid = api::StringField(body, "checkpoint_uuid");
   if (uuid.empty()) return absl::InvalidArgumentError("checkpointUuid is required: the checkpoint to register");
   ASSIGN_OR_RETURN(Model m, ModelOfPath(ctx.store, req));
@@ -262,11 +271,7 @@ absl::StatusOr<json> GetVersion(MasterContext& ctx, const HttpRequest& req) {
 
 absl::StatusOr<json> PatchVersion(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, JsonBody(req));
-  ModelVersionPatch patch;
-  ASSIGN_OR_RETURN(patch.name, api::OptionalStringField(body, "name"));
-  ASSIGN_OR_RETURN(patch.comment, api::OptionalStringField(body, "comment"));
-  ASSIGN_OR_RETURN(patch.notes, api::OptionalStringField(body, "notes"));
-  RETURN_IF_ERROR(ReadMetadataAndLabels(body, patch.metadata_json, patch.labels));
+  ASSIGN_OR_RETURN(ModelVersionPatch patch, ReadVersionFields(body));
   ASSIGN_OR_RETURN(Model m, ModelForChange(ctx.store, req));
   ASSIGN_OR_RETURN(int64_t n, VersionOfPath(req));
   ASSIGN_OR_RETURN(ModelVersion v, PatchVersionChecked(ctx.store, m, n, patch));

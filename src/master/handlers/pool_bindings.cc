@@ -9,17 +9,12 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/pool_bindings.h"
+#include "master/workspace_rules.h"
 
 namespace det::master {
 namespace {
 
 using nlohmann::json;
-
-std::vector<std::string> PoolNames(const MasterContext& ctx) {
-  std::vector<std::string> names;
-  for (const config::ResourcePoolConfig& p : ctx.config.resource_pools) names.push_back(p.pool_name);
-  return names;
-}
 
 // The workspaces a body names by `workspaceIds` and `workspaceNames`; each must exist.
 absl::StatusOr<std::vector<int64_t>> NamedWorkspaces(Store& store, const json& body) {
@@ -34,12 +29,8 @@ absl::StatusOr<std::vector<int64_t>> NamedWorkspaces(Store& store, const json& b
   if (const json* names = api::FindField(body, "workspace_names"); names != nullptr && names->is_array()) {
     for (const json& name : *names) {
       if (!name.is_string()) return absl::InvalidArgumentError("workspaceNames must be a list of names");
-      ASSIGN_OR_RETURN(WorkspacePage found, store.ListWorkspaces({.name = name.get<std::string>(),
-                                                                  .name_case_sensitive = true}));
-      if (found.workspaces.empty()) {
-        return absl::NotFoundError(absl::StrCat("workspace \"", name.get<std::string>(), "\" not found"));
-      }
-      ids.push_back(found.workspaces.front().id);
+      ASSIGN_OR_RETURN(Workspace workspace, WorkspaceByName(store, name.get<std::string>()));
+      ids.push_back(workspace.id);
     }
   }
   if (ids.empty()) return absl::InvalidArgumentError("name at least one workspace: workspaceIds or workspaceNames");
@@ -48,7 +39,7 @@ absl::StatusOr<std::vector<int64_t>> NamedWorkspaces(Store& store, const json& b
 
 absl::StatusOr<json> ListBindings(MasterContext& ctx, const HttpRequest& req) {
   const std::string& pool = req.path_params.at("resource_pool_name");
-  std::vector<std::string> pools = PoolNames(ctx);
+  std::vector<std::string> pools = PoolNames(ctx.config);
   if (std::find(pools.begin(), pools.end(), pool) == pools.end()) {
     return absl::NotFoundError(absl::StrCat("resource pool \"", pool, "\" not found"));
   }
@@ -70,7 +61,7 @@ absl::StatusOr<json> ChangeBindings(MasterContext& ctx, const HttpRequest& req, 
   }
   const std::string& pool = req.path_params.at("resource_pool_name");
   const auto& rm = ctx.config.resource_manager;
-  RETURN_IF_ERROR(CheckBindable(pool, PoolNames(ctx), {rm.default_compute_resource_pool, rm.default_aux_resource_pool}));
+  RETURN_IF_ERROR(CheckBindable(pool, PoolNames(ctx.config), {rm.default_compute_resource_pool, rm.default_aux_resource_pool}));
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ASSIGN_OR_RETURN(std::vector<int64_t> workspaces, NamedWorkspaces(ctx.store, body));
   if (change == Change::kUnbind) {

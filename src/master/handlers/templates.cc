@@ -11,6 +11,7 @@
 #include "config/experiment_config.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "master/workspace_rules.h"
 
 namespace det::master {
 namespace {
@@ -52,15 +53,7 @@ absl::StatusOr<int64_t> WorkspaceId(WorkspaceStore& store, const json& body) {
   if (w == nullptr) return kDefaultWorkspaceId;
   ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(*w, "workspaceId"));
   if (id == 0) return kDefaultWorkspaceId;
-  absl::StatusOr<Workspace> workspace = store.GetWorkspace(id, 0);
-  if (absl::IsNotFound(workspace.status())) {
-    return absl::NotFoundError(absl::StrCat("workspace (id ", id, ") not found"));
-  }
-  if (!workspace.ok()) return workspace.status();
-  if (workspace->archived) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("workspace ", id, " (", workspace->name, ") is archived: it takes no templates"));
-  }
+  RETURN_IF_ERROR(WorkspaceForNewWork(store, id, "templates").status());
   return id;
 }
 

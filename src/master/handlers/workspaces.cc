@@ -2,7 +2,9 @@
 // patch, delete, archive, unarchive, pin, unpin), their projects (list, create) and their pools.
 #include <nlohmann/json.hpp>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "api/wire.h"
 #include "common/json_yaml.h"
 #include "common/random_id.h"
@@ -108,14 +110,10 @@ absl::StatusOr<std::optional<std::string>> OptionalObjectText(const json& body, 
 
 // A pool setting must name one of the cluster's pools ("" = none).
 absl::Status CheckPoolName(const MasterContext& ctx, const std::string& pool, const char* field) {
-  if (pool.empty()) return absl::OkStatus();
-  std::string names;
-  for (const config::ResourcePoolConfig& p : ctx.config.resource_pools) {
-    if (p.pool_name == pool) return absl::OkStatus();
-    absl::StrAppend(&names, names.empty() ? "" : ", ", p.pool_name);
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat(field, ": no resource pool is named \"", pool, "\" (the pools: ", names, ")"));
+  std::vector<std::string> pools = PoolNames(ctx.config);
+  if (pool.empty() || absl::c_linear_search(pools, pool)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(field, ": no resource pool is named \"", pool, "\" (the pools: ",
+                                                 absl::StrJoin(pools, ", "), ")"));
 }
 
 // The settings a workspace create or PATCH body may carry; unset = not given.
@@ -189,10 +187,8 @@ absl::StatusOr<json> PinWorkspace(MasterContext& ctx, const HttpRequest& req, bo
 absl::StatusOr<json> AvailablePools(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "workspace_id"));
   RETURN_IF_ERROR(ctx.store.GetWorkspace(id, 0).status());
-  std::vector<std::string> pools;
-  for (const config::ResourcePoolConfig& p : ctx.config.resource_pools) pools.push_back(p.pool_name);
   ASSIGN_OR_RETURN(std::vector<PoolBinding> bindings, ctx.store.ListPoolBindings());
-  json names = PoolsAvailableTo(pools, bindings, id);
+  json names = PoolsAvailableTo(PoolNames(ctx.config), bindings, id);
   const auto n = static_cast<int64_t>(names.size());
   return json{{"resourcePools", names}, {"pagination", Pagination(0, 0, n, n)}};
 }
