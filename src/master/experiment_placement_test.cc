@@ -50,6 +50,41 @@ TEST_F(ExperimentPlacementTest, ANewExperimentGoesToTheGivenProjectOrTheNamedOne
       << "its workspace is archived";
 }
 
+TEST_F(ExperimentPlacementTest, ANewExperimentTakesItsWorkspacesStorageAndPoolUnderItsOwnConfig) {
+  config::MasterConfig master;
+  master.resource_pools.resize(2);
+  master.resource_pools[0].pool_name = "default";
+  master.resource_pools[1].pool_name = "gpu";
+  ASSERT_TRUE(store_->PatchWorkspace(workspace_.id, {.checkpoint_storage_config_json = R"({"type":"s3"})",
+                                                     .default_compute_pool = "gpu"})
+                  .ok());
+  nlohmann::json config = {{"workspace", "vision"}, {"project", "detection"}};
+  std::string storage = R"({"type":"shared_fs"})";
+  absl::StatusOr<Project> placed = PlaceNewExperiment(*store_, master, 0, config, storage);
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  EXPECT_EQ(placed->id, project_.id);
+  EXPECT_EQ(storage, R"({"type":"s3"})");
+  EXPECT_EQ(config["resources"]["resource_pool"], "gpu");
+
+  nlohmann::json own = {{"resources", {{"resource_pool", "default"}}}};
+  storage = "";
+  ASSERT_TRUE(PlaceNewExperiment(*store_, master, project_.id, own, storage).ok());
+  EXPECT_EQ(own["resources"]["resource_pool"], "default") << "the config's own pool wins";
+  nlohmann::json elsewhere = nlohmann::json::object();
+  storage = R"({"type":"shared_fs"})";
+  ASSERT_TRUE(PlaceNewExperiment(*store_, master, 0, elsewhere, storage).ok());
+  EXPECT_FALSE(elsewhere.contains("resources")) << "Uncategorized has no default pool";
+  EXPECT_EQ(storage, R"({"type":"shared_fs"})");
+
+  ASSERT_TRUE(store_->BindPool("gpu", {workspace_.id}, false).ok());
+  nlohmann::json bound = {{"resources", {{"resource_pool", "gpu"}}}};
+  EXPECT_EQ(PlaceNewExperiment(*store_, master, 0, bound, storage).status().code(),
+            absl::StatusCode::kInvalidArgument)
+      << "gpu serves only workspace vision";
+  nlohmann::json odd = {{"resources", {{"resource_pool", nullptr}}}};
+  EXPECT_TRUE(PlaceNewExperiment(*store_, master, project_.id, odd, storage).ok()) << "no throw on a null pool";
+}
+
 TEST_F(ExperimentPlacementTest, AnExperimentMovesOnlyOutOfAndIntoUnarchivedProjects) {
   int64_t id = AddExperiment(1);
   ASSERT_TRUE(MoveExperimentChecked(*store_, id, project_.id).ok());
