@@ -9,6 +9,7 @@
 #include "cli/format.h"
 #include "cli/paging.h"
 #include "cli/session.h"
+#include "cli/workspace_ops.h"
 #include "client/rest_client.h"
 
 namespace det::cli {
@@ -25,15 +26,6 @@ std::string Labels(const json& labels) {
     for (const json& l : labels) out.push_back(Cell(l));
   }
   return absl::StrJoin(out, ", ");
-}
-
-// The workspace named `name`, else NotFound.
-absl::StatusOr<json> WorkspaceNamed(Session& session, const std::string& name) {
-  absl::StatusOr<json> found = session.Get(AddQuery("/api/v1/workspaces?name_case_sensitive=true", "name", name));
-  if (!found.ok()) return found.status();
-  const json& list = (*found)["workspaces"];
-  if (!list.is_array() || list.empty()) return absl::NotFoundError(absl::StrCat("no workspace named \"", name, "\""));
-  return list[0];
 }
 
 // Version `version` of the model, or its latest; NotFound when it has none.
@@ -94,7 +86,7 @@ absl::StatusOr<int> CreateModel(Session& session, const std::string& name, const
                                 const std::string& workspace, OutputFormat format, std::ostream& out) {
   json body = {{"name", name}, {"description", description}};
   if (!workspace.empty()) {
-    absl::StatusOr<json> w = WorkspaceNamed(session, workspace);
+    absl::StatusOr<json> w = FindWorkspace(session, workspace);
     if (!w.ok()) return w.status();
     body["workspaceId"] = (*w)["id"];
   }
@@ -147,7 +139,7 @@ absl::StatusOr<int> DeleteModel(Session& session, const std::string& name, std::
 
 absl::StatusOr<int> MoveModel(Session& session, const std::string& name, const std::string& workspace,
                               std::ostream& out) {
-  absl::StatusOr<json> w = WorkspaceNamed(session, workspace);
+  absl::StatusOr<json> w = FindWorkspace(session, workspace);
   if (!w.ok()) return w.status();
   absl::StatusOr<json> moved =
       session.Post(absl::StrCat(ModelPath(name), "/move"), {{"destinationWorkspaceId", (*w)["id"]}});

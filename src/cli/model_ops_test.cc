@@ -1,19 +1,16 @@
 #include "cli/model_ops.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/fake_http_server_test_util.h"
-#include "cli/session.h"
+#include "absl/strings/str_cat.h"
+#include "cli/fake_master_test_fixture.h"
 
 namespace det::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 const char* kModel = R"({"id": 3, "name": "mnist cnn", "description": "digits", "workspaceId": 1, "numVersions": 2,
@@ -22,42 +19,25 @@ const char* kVersion = R"({"version": 2, "name": "v2", "comment": "best", "label
   "creationTime": "2026-11-27T05:01:00Z",
   "checkpoint": {"uuid": "ck-2", "training": {"experimentId": 7, "trialId": 9}}})";
 
-class ModelOpsTest : public ::testing::Test {
+class ModelOpsTest : public FakeMasterTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_model_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) -> FakeResponse {
-      targets_.push_back(r.method + " " + r.target);
-      if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
-      if (r.target == "/api/v1/models/mnist%20cnn") return {200, absl::StrCat(R"({"model": )", kModel, "}")};
-      if (r.target.rfind("/api/v1/models/mnist%20cnn/versions?", 0) == 0) {
-        return {200, absl::StrCat(R"({"modelVersions": [)", versions_ ? kVersion : "", "]}")};
-      }
-      if (r.method == "POST" && r.target == "/api/v1/models/mnist%20cnn/versions") {
-        posted_ = json::parse(r.body);
-        return {200, absl::StrCat(R"({"modelVersion": )", kVersion, "}")};
-      }
-      return {404, R"({"error":{"code":5,"error":"model \"x\" not found"}})"};
-    });
-    SessionOptions o;
-    o.master_url = server_->url();
-    o.auth_file = dir_ / "auth.json";
-    session_ = std::make_unique<Session>(o);
-  }
-  void TearDown() override {
-    session_.reset();
-    server_.reset();
-    fs::remove_all(dir_);
+  FakeResponse Serve(const FakeRequest& r) override {
+    targets_.push_back(r.method + " " + r.target);
+    if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
+    if (r.target == "/api/v1/models/mnist%20cnn") return {200, absl::StrCat(R"({"model": )", kModel, "}")};
+    if (r.target.rfind("/api/v1/models/mnist%20cnn/versions?", 0) == 0) {
+      return {200, absl::StrCat(R"({"modelVersions": [)", versions_ ? kVersion : "", "]}")};
+    }
+    if (r.method == "POST" && r.target == "/api/v1/models/mnist%20cnn/versions") {
+      posted_ = json::parse(r.body);
+      return {200, absl::StrCat(R"({"modelVersion": )", kVersion, "}")};
+    }
+    return {404, R"({"error":{"code":5,"error":"model \"x\" not found"}})"};
   }
 
-  fs::path dir_;
   bool versions_ = true;
   std::vector<std::string> targets_;
   json posted_;
-  std::unique_ptr<FakeHttpServer> server_;
-  std::unique_ptr<Session> session_;
 };
 
 TEST_F(ModelOpsTest, DescribeShowsTheModelAndItsLatestVersion) {

@@ -12,6 +12,7 @@
 #include "cli/format.h"
 #include "cli/paging.h"
 #include "cli/session.h"
+#include "cli/workspace_ops.h"
 #include "cli/trial_ops.h"
 #include "client/rest_client.h"
 #include "common/file_util.h"
@@ -91,13 +92,8 @@ absl::StatusOr<json> ParseVolume(const std::string& spec) {
 
 absl::Status PlaceInWorkspace(Session& session, const LaunchArgs& args, json& body) {
   if (args.workspace_name.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(json found, session.Get(AddQuery("/api/v1/workspaces?name_case_sensitive=true", "name",
-                                                    args.workspace_name)));
-  const json& list = Field(found, "workspaces");
-  if (!list.is_array() || list.empty()) {
-    return absl::NotFoundError(absl::StrCat("--workspace-name: no workspace named \"", args.workspace_name, "\""));
-  }
-  body["workspaceId"] = list[0]["id"];
+  ASSIGN_OR_RETURN(json found, FindWorkspace(session, args.workspace_name));
+  body["workspaceId"] = found["id"];
   return absl::OkStatus();
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/paging.h"
 #include "cli/session.h"
+#include "cli/workspace_ops.h"
 #include "cli/table.h"
 #include "client/rest_client.h"
 #include "common/file_util.h"
@@ -38,16 +39,6 @@ std::map<int64_t, std::string> WorkspaceNames(Session& session) {
   if (!workspaces.ok()) return names;
   for (const json& w : *workspaces) names[w.value("id", int64_t{0})] = w.value("name", "");
   return names;
-}
-
-// The id of the workspace named `name` ("" = 0, the default workspace); NotFound when none is.
-absl::StatusOr<int64_t> WorkspaceId(Session& session, const std::string& name) {
-  if (name.empty()) return 0;
-  absl::StatusOr<json> found = session.Get(AddQuery("/api/v1/workspaces?name_case_sensitive=true", "name", name));
-  if (!found.ok()) return found.status();
-  const json& list = (*found)["workspaces"];
-  if (!list.is_array() || list.empty()) return absl::NotFoundError(absl::StrCat("no workspace named \"", name, "\""));
-  return list[0].value("id", int64_t{0});
 }
 
 }  // namespace
@@ -125,9 +116,12 @@ absl::StatusOr<int> CreateTemplate(Session& session, const std::string& name, co
                                    const std::string& workspace, std::ostream& out) {
   absl::StatusOr<json> config = ReadTemplateFile(file);
   if (!config.ok()) return config.status();
-  absl::StatusOr<int64_t> workspace_id = WorkspaceId(session, workspace);
-  if (!workspace_id.ok()) return workspace_id.status();
-  json body = {{"name", name}, {"config", *config}, {"workspaceId", *workspace_id}};
+  json body = {{"name", name}, {"config", *config}, {"workspaceId", 0}};
+  if (!workspace.empty()) {
+    absl::StatusOr<json> found = FindWorkspace(session, workspace);
+    if (!found.ok()) return found.status();
+    body["workspaceId"] = (*found)["id"];
+  }
   absl::StatusOr<json> created = session.Post(TemplatePath(name), body);
   if (!created.ok()) return created.status();
   out << "Created template " << name << "\n";

@@ -29,8 +29,6 @@ class TemplateOpsTest : public FakeMasterTest {
     if (r.target == "/api/v1/auth/login")
       return {200, R"({"token":"t","user":{"username":"determined"}})"};
     if (r.target.rfind("/api/v1/workspaces?", 0) == 0) {
-      if (r.target.find("name=vision") != std::string::npos) return {200, R"({"workspaces": [{"id": 7}]})"};
-      if (r.target.find("name=") != std::string::npos) return {200, R"({"workspaces": []})"};
       return {200, R"({"workspaces": [{"id": 1, "name": "Uncategorized"}, {"id": 7, "name": "vision"}]})"};
     }
     const std::string prefix = "/api/v1/templates/";

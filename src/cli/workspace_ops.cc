@@ -12,9 +12,6 @@ namespace det::cli {
 
 using nlohmann::json;
 
-namespace {
-
-// The workspace named `name` (exactly), else NotFound naming the ones there are.
 absl::StatusOr<json> FindWorkspace(Session& session, const std::string& name) {
   absl::StatusOr<json> all = GetAllPages(session, "/api/v1/workspaces", "workspaces");
   if (!all.ok()) return all.status();
@@ -25,6 +22,8 @@ absl::StatusOr<json> FindWorkspace(Session& session, const std::string& name) {
   }
   return absl::NotFoundError(absl::StrCat("no workspace named \"", name, "\" (there are: ", names, ")"));
 }
+
+namespace {
 
 absl::StatusOr<json> WorkspaceProjects(Session& session, const json& workspace) {
   return GetAllPages(session, absl::StrCat("/api/v1/workspaces/", Cell(workspace["id"]), "/projects"), "projects");

@@ -14,6 +14,9 @@ namespace det::cli {
 
 class Session;
 
+// The workspace named `name` (exactly), else NotFound naming the ones there are.
+absl::StatusOr<nlohmann::json> FindWorkspace(Session& session, const std::string& name);
+
 // `det workspace list`: ID, Name, # Projects, # Experiments, Archived.
 absl::StatusOr<int> ListWorkspaces(Session& session, OutputFormat format, std::ostream& out);
 // `det workspace list-projects WS` and `det project list WS`.

@@ -1,19 +1,15 @@
 #include "cli/workspace_ops.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/fake_http_server_test_util.h"
-#include "cli/session.h"
+#include "cli/fake_master_test_fixture.h"
 
 namespace det::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 const char* kWorkspacesReply = R"({"workspaces": [
@@ -26,46 +22,27 @@ const char* kProjectsReply = R"({"projects": [
    "numActiveExperiments": 1, "archived": false, "workspaceId": 1}],
   "pagination": {"offset": 0, "limit": 0, "startIndex": 0, "endIndex": 1, "total": 1}})";
 
-class WorkspaceOpsTest : public ::testing::Test {
+class WorkspaceOpsTest : public FakeMasterTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_ws_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) -> FakeResponse {
-      targets_.push_back(r.target);
-      if (r.method == "POST" && r.target == "/api/v1/workspaces/1/projects") {
-        posted_ = json::parse(r.body);
-        return {200, R"({"project": {"id": 4, "name": "p", "key": "K1", "workspaceId": 1}})"};
-      }
-      if (r.target == "/api/v1/experiments/5/move" || r.target == "/api/v1/projects/1") {
-        methods_.push_back(r.method);
-        posted_ = r.body.empty() ? json() : json::parse(r.body);
-        if (r.method == "DELETE") return {200, R"({"completed": false})"};
-        return {200, R"({"project": {"id": 1, "name": "Renamed", "key": "K2", "workspaceId": 1}})"};
-      }
-      if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
-      if (r.target.rfind("/api/v1/workspaces?", 0) == 0) return {200, kWorkspacesReply};
-      if (r.target.rfind("/api/v1/workspaces/1/projects?", 0) == 0) return {200, kProjectsReply};
-      return {404, R"({"error":{"code":5,"error":"no route"}})"};
-    });
-    SessionOptions o;
-    o.master_url = server_->url();
-    o.auth_file = dir_ / "auth.json";
-    session_ = std::make_unique<Session>(o);
-  }
-  void TearDown() override {
-    session_.reset();
-    server_.reset();
-    fs::remove_all(dir_);
+  FakeResponse Serve(const FakeRequest& r) override {
+    if (r.method == "POST" && r.target == "/api/v1/workspaces/1/projects") {
+      posted_ = json::parse(r.body);
+      return {200, R"({"project": {"id": 4, "name": "p", "key": "K1", "workspaceId": 1}})"};
+    }
+    if (r.target == "/api/v1/experiments/5/move" || r.target == "/api/v1/projects/1") {
+      methods_.push_back(r.method);
+      posted_ = r.body.empty() ? json() : json::parse(r.body);
+      if (r.method == "DELETE") return {200, R"({"completed": false})"};
+      return {200, R"({"project": {"id": 1, "name": "Renamed", "key": "K2", "workspaceId": 1}})"};
+    }
+    if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
+    if (r.target.rfind("/api/v1/workspaces?", 0) == 0) return {200, kWorkspacesReply};
+    if (r.target.rfind("/api/v1/workspaces/1/projects?", 0) == 0) return {200, kProjectsReply};
+    return {404, R"({"error":{"code":5,"error":"no route"}})"};
   }
 
-  fs::path dir_;
-  std::vector<std::string> targets_;
   json posted_;
   std::vector<std::string> methods_;
-  std::unique_ptr<FakeHttpServer> server_;
-  std::unique_ptr<Session> session_;
 };
 
 TEST_F(WorkspaceOpsTest, ListShowsEachWorkspaceWithItsCounts) {
