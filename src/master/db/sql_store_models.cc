@@ -17,16 +17,6 @@ using namespace sql_rows;  // NOLINT(build/namespaces): this area's half of sql_
 
 namespace {
 
-std::vector<std::string> Labels(const std::string& text) {
-  std::vector<std::string> out;
-  nlohmann::json labels = nlohmann::json::parse(text, nullptr, false);
-  if (!labels.is_array()) return out;
-  for (const auto& l : labels) {
-    if (l.is_string()) out.push_back(l);
-  }
-  return out;
-}
-
 constexpr char kModelColumns[] =
     "SELECT m.id, m.name, m.description, m.metadata, m.labels, m.notes, m.workspace_id, m.user_id, "
     "coalesce(u.username, ''), m.archived, m.creation_time, m.last_updated_time, "
@@ -38,7 +28,7 @@ Model ReadModel(const SqlStatement& s) {
                .name = s.Text(1),
                .description = s.Text(2),
                .metadata_json = s.Text(3),
-               .labels = Labels(s.Text(4)),
+               .labels = JsonStrings(s.Text(4)),
                .notes = s.Text(5),
                .workspace_id = s.Int(6),
                .user_id = s.Int(7),
@@ -62,7 +52,7 @@ ModelVersion ReadVersion(const SqlStatement& s) {
                       .name = s.Text(4),
                       .comment = s.Text(5),
                       .metadata_json = s.Text(6),
-                      .labels = Labels(s.Text(7)),
+                      .labels = JsonStrings(s.Text(7)),
                       .notes = s.Text(8),
                       .user_id = s.Int(9),
                       .username = s.Text(10),
@@ -127,8 +117,7 @@ absl::StatusOr<ModelPage> SqlStore::ListModels(const ModelFilter& filter) {
   std::vector<std::string> binds;
   auto in_list = [&](const std::string& column, const auto& values) {
     if (values.empty()) return;
-    clauses.push_back(absl::StrCat(column, " IN (", absl::StrJoin(std::vector<std::string>(values.size(), "?"), ", "),
-                                   ")"));
+    clauses.push_back(InList(column, values.size()));
     for (const auto& v : values) binds.push_back(absl::StrCat(v));
   };
   if (!filter.name.empty()) {
@@ -318,8 +307,7 @@ absl::StatusOr<std::vector<Registration>> SqlStore::ListRegistrations(const std:
   if (experiment_id != 0) {
     where = "c.experiment_id = ?";
   } else if (!uuids.empty()) {
-    where = absl::StrCat("v.checkpoint_uuid IN (", absl::StrJoin(std::vector<std::string>(uuids.size(), "?"), ", "),
-                         ")");
+    where = InList("v.checkpoint_uuid", uuids.size());
   } else {
     return std::vector<Registration>();
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "master/db/sql/sql_connection.h"
 #include "master/db/store.h"
@@ -28,6 +29,22 @@ inline std::optional<int64_t> Micros(const std::optional<WallTime>& t) {
 }
 inline std::optional<WallTime> OptTime(const SqlStatement& s, int col) {
   return s.IsNull(col) ? std::nullopt : std::optional<WallTime>(FromUnixMicros(s.Int(col)));
+}
+
+// `column IN (?, ?, ...)` for `n` values.
+inline std::string InList(const std::string& column, size_t n) {
+  return absl::StrCat(column, " IN (", absl::StrJoin(std::vector<std::string>(n, "?"), ", "), ")");
+}
+
+// The strings of a JSON array stored as text (labels); anything else is dropped.
+inline std::vector<std::string> JsonStrings(const std::string& text) {
+  std::vector<std::string> out;
+  nlohmann::json array = nlohmann::json::parse(text, nullptr, false);
+  if (!array.is_array()) return out;
+  for (const auto& v : array) {
+    if (v.is_string()) out.push_back(v);
+  }
+  return out;
 }
 
 // LIMIT for "all rows" (SQLite takes -1, PostgreSQL ALL or NULL; both take this).
@@ -69,12 +86,7 @@ inline Experiment ReadExperiment(const SqlStatement& s) {
   e.id = s.Int(0);
   e.name = s.Text(1);
   e.description = s.Text(2);
-  nlohmann::json labels = nlohmann::json::parse(s.Text(3), nullptr, false);
-  if (labels.is_array()) {
-    for (const auto& l : labels) {
-      if (l.is_string()) e.labels.push_back(l);
-    }
-  }
+  e.labels = JsonStrings(s.Text(3));
   e.state = api::ParseExperimentState(s.Text(4)).value_or(api::ExperimentState::kError);
   e.archived = s.Int(5) != 0;
   e.config_json = s.Text(6);

@@ -73,11 +73,6 @@ Project ReadProject(const SqlStatement& s) {
                  .last_experiment_started_at = OptTime(s, 14)};
 }
 
-// `column IN (?, ?, ...)` for `n` values.
-std::string InList(const std::string& column, size_t n) {
-  return absl::StrCat(column, " IN (", absl::StrJoin(std::vector<std::string>(n, "?"), ", "), ")");
-}
-
 }  // namespace
 
 absl::StatusOr<Workspace> SqlStore::InsertWorkspace(const Workspace& w) {
