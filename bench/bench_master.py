@@ -5,6 +5,7 @@ The binaries come from $DET_BIN_DIR (default build/bin); copy them elsewhere fir
 rebuilt while you measure."""
 import contextlib
 import glob
+import http.client
 import json
 import os
 import pathlib
@@ -137,6 +138,22 @@ class Postgres:
         """The cluster in `sqlite_path`, copied with determined-master db copy."""
         subprocess.run([str(BIN / "determined-master"), "db", "copy", "--from", f"sqlite:{sqlite_path}",
                         "--to", self.url], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def keepalive_get(m):
+    """A GET of `m`'s API as the default user over one keep-alive connection: get(path) -> (seconds,
+    status, body)."""
+    headers = {"Authorization": "Bearer " + login(m.url)}
+    conn = http.client.HTTPConnection("127.0.0.1", m.port, timeout=120)
+
+    def get(path):
+        start = time.perf_counter()
+        conn.request("GET", path, headers=headers)
+        resp = conn.getresponse()
+        body = resp.read()
+        return time.perf_counter() - start, resp.status, body
+
+    return get
 
 
 def free_port():

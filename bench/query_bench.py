@@ -20,7 +20,6 @@ plus a few variants for context (newest first, a deep page, sorted by trial coun
 trials, a normal trial's metrics). A query that fails (e.g. not served by this build) is reported with
 its status and error."""
 import argparse
-import http.client
 import itertools
 import json
 import pathlib
@@ -61,17 +60,7 @@ def measure(args, data_dir, info, db_flags):
     results = {"loadavg_before": round(bench_master.loadavg(), 2)}
     with bench_master.master(data_dir, db_flags=db_flags) as m:
         results["master_startup_s"] = round(m.startup_s, 2)
-        token = bench_master.login(m.url)
-        headers = {"Authorization": "Bearer " + token}
-        conn = http.client.HTTPConnection("127.0.0.1", m.port, timeout=120)
-
-        def get(path):
-            start = time.perf_counter()
-            conn.request("GET", path, headers=headers)
-            resp = conn.getresponse()
-            body = resp.read()
-            return time.perf_counter() - start, resp.status, body
-
+        get = bench_master.keepalive_get(m)
         for name, reps, path, goal in queries(info, max(10, args.requests // 5)):
             if args.only and args.only not in name:
                 continue

@@ -14,7 +14,6 @@ Goals (issue 22):
   model list                       GET /api/v1/models?limit=100                           p95 < 50 ms
 plus context: a workspace's projects, one model's versions, all models at once."""
 import argparse
-import http.client
 import itertools
 import json
 import pathlib
@@ -110,16 +109,7 @@ def queries():
 def measure(args, data_dir, db_flags):
     results = {"loadavg_before": round(bench_master.loadavg(), 2)}
     with bench_master.master(data_dir, db_flags=db_flags) as m:
-        headers = {"Authorization": "Bearer " + bench_master.login(m.url)}
-        conn = http.client.HTTPConnection("127.0.0.1", m.port, timeout=120)
-
-        def get(path):
-            start = time.perf_counter()
-            conn.request("GET", path, headers=headers)
-            resp = conn.getresponse()
-            body = resp.read()
-            return time.perf_counter() - start, resp.status, body
-
+        get = bench_master.keepalive_get(m)
         for name, path, goal in queries():
             _, status, body = get(path())
             if status != 200:
