@@ -206,8 +206,21 @@ void StateWriter::RetryKept() {
     for (const auto& [order, key] : in_order) {
       const Kept& kept = kept_.at(key);
       retries.push_back({key, kept.create != nullptr, kept.latest != nullptr});
-      if (kept.create) writes.push_back(kept.create);
-      if (kept.latest) writes.push_back(kept.latest);
+      if (kept.create && kept.latest) {
+        // The newest write runs only on the row its creation just made (or an earlier try did).
+        auto created = std::make_shared<bool>(false);
+        writes.push_back([create = kept.create, created] {
+          absl::Status st = create();
+          *created = st.ok() || absl::IsAlreadyExists(st);
+          return st;
+        });
+        writes.push_back([latest = kept.latest, created] {
+          return *created ? latest() : absl::FailedPreconditionError("its creation is not saved");
+        });
+      } else {
+        if (kept.create) writes.push_back(kept.create);
+        if (kept.latest) writes.push_back(kept.latest);
+      }
     }
   }
   if (writes.empty()) return;
