@@ -143,3 +143,52 @@ def test_the_python_sdk_registers_and_reads_model_versions(cluster, tmp_path):
     version.delete()
     model.delete()
     assert not sdk.list_models(name="sdk model")
+
+
+INFERENCE_SCRIPT = """
+import determined as det
+from determined.experimental import client
+
+with det.core.init() as ctx:
+    version = client.get_model("served").get_version(1)
+    ctx.experimental.report_task_using_model_version(version)
+    ctx.experimental.report_task_using_checkpoint(version.checkpoint)
+    ctx.train.report_metrics("inference", steps_completed=10, metrics={"accuracy": 0.75})
+"""
+
+
+def test_an_inference_trial_s_metrics_are_found_from_the_version_and_the_checkpoint(cluster, tmp_path):
+    (tmp_path / "train.py").write_text(SCRIPT)
+    (tmp_path / "registry.yaml").write_text(CONFIG.replace("name: registry", "name: trained"))
+    exp_id = cluster.create_experiment(tmp_path / "registry.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    uuid = wait_for(lambda: completed(cluster, exp_id).get(4), "the latest checkpoint")
+    sdk = client.Determined(master=cluster.master_url, user="determined", password="")
+    version = sdk.create_model("served").register_version(uuid)
+    assert list(version.get_metrics()) == [], "no trial used it yet"
+
+    inference = tmp_path / "inference"
+    inference.mkdir()
+    (inference / "train.py").write_text(INFERENCE_SCRIPT)
+    (inference / "inference.yaml").write_text(CONFIG.replace("name: registry", "name: inference"))
+    inference_id = cluster.create_experiment(inference / "inference.yaml", inference)
+    assert cluster.wait_for_experiment(inference_id) == "STATE_COMPLETED", cluster.trial_logs(cluster.trials(inference_id)[0]["id"])[-3000:]
+    trial_id = cluster.get(f"/api/v1/experiments/{inference_id}/trials")["trials"][0]["id"]
+
+    by_version = list(sdk.get_model("served").get_version(1).get_metrics("inference"))
+    assert [(m.trial_id, m.total_batches, m.metrics, m.group) for m in by_version] == [
+        (trial_id, 10, {"accuracy": 0.75}, "inference")]
+    assert [m.trial_id for m in sdk.get_checkpoint(uuid).get_metrics()] == [trial_id], "linked twice, listed once"
+    assert list(version.get_metrics("validation")) == []
+    raw = cluster.get(f"/api/v1/models/served/versions/1/metrics",
+                      params={"trialSourceInfoType": "TRIAL_SOURCE_INFO_TYPE_FINE_TUNING"})
+    assert raw == {"metrics": []}
+
+    bad = cluster.session.post(f"{cluster.master_url}/api/v1/trial-source-info", timeout=30, json={
+        "trialSourceInfo": {"trialId": trial_id, "checkpointUuid": uuid, "trialSourceInfoType": "TRAINING"}})
+    assert bad.status_code == 400 and "trialSourceInfoType" in bad.text
+
+    # Deleting the version drops its links; the checkpoint's stay.
+    version.delete()
+    assert [m.trial_id for m in sdk.get_checkpoint(uuid).get_metrics("inference")] == [trial_id]
+    sdk.get_model("served").delete()

@@ -3,6 +3,7 @@
 from determined.core._tensorboard_mode import TensorboardMode
 from determined.core._distributed import DistributedContext, DummyDistributedContext
 from determined.core._checkpoint import CheckpointContext, DownloadMode, DummyCheckpointContext
+from determined.core._experimental import DummyExperimentalCoreContext, ExperimentalCoreContext
 from determined.core._train import DummyTrainContext, EarlyExitReason, TrainContext
 from determined.core._searcher import (
     DummySearcherContext,
@@ -21,10 +22,12 @@ __all__ = [
     "DownloadMode",
     "DummyCheckpointContext",
     "DummyDistributedContext",
+    "DummyExperimentalCoreContext",
     "DummyPreemptContext",
     "DummySearcherContext",
     "DummyTrainContext",
     "EarlyExitReason",
+    "ExperimentalCoreContext",
     "PreemptContext",
     "PreemptMode",
     "SearcherContext",

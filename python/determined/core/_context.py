@@ -13,6 +13,7 @@ import determined as det
 from determined._native import native
 from determined.core._checkpoint import CheckpointContext, DummyCheckpointContext
 from determined.core._distributed import DistributedContext, DummyDistributedContext
+from determined.core._experimental import DummyExperimentalCoreContext, ExperimentalCoreContext
 from determined.core._preempt import DummyPreemptContext, PreemptContext, PreemptMode
 from determined.core._searcher import (
     DummySearcherContext,
@@ -30,8 +31,9 @@ class Context:
     """
     The Core API: ``.train`` (:class:`TrainContext`), ``.checkpoint`` (:class:`CheckpointContext`),
     ``.preempt`` (:class:`PreemptContext`), ``.distributed`` (:class:`DistributedContext`),
-    ``.searcher`` (deprecated :class:`SearcherContext`, or None) and ``.info`` (the
-    :class:`~determined.ClusterInfo`, None off-cluster).
+    ``.searcher`` (deprecated :class:`SearcherContext`, or None), ``.experimental``
+    (:class:`ExperimentalCoreContext`) and ``.info`` (the :class:`~determined.ClusterInfo`, None
+    off-cluster).
 
     Always use ``with det.core.init() as core_context:``; leaving the block sends the metrics still
     queued and stops the background threads.
@@ -45,6 +47,7 @@ class Context:
         train: Optional[TrainContext] = None,
         searcher: Optional[SearcherContext] = None,
         info: Optional["det.ClusterInfo"] = None,
+        experimental: Optional[ExperimentalCoreContext] = None,
     ) -> None:
         self.checkpoint = checkpoint
         self.distributed = distributed or DummyDistributedContext()
@@ -52,6 +55,7 @@ class Context:
         self.train = train or DummyTrainContext()
         self.searcher = searcher
         self.info = info
+        self.experimental = experimental or DummyExperimentalCoreContext()
         self._closed = False
 
     def start(self) -> None:
@@ -325,4 +329,17 @@ def init(
         train=train,
         searcher=searcher,
         info=info,
+        experimental=ExperimentalCoreContext(lambda: _master_session(info), trial.trial_id),
+    )
+
+
+def _master_session(info: "det.ClusterInfo") -> "api.Session":
+    """A REST session with the master as the task's user (``DET_USER_TOKEN``), as the SDK's in a task."""
+    from determined.common import api
+    from determined.common.api import authentication
+
+    cert = info.master_cert_file
+    return authentication.login_with_cache(
+        api.canonicalize_master_url(info.master_url),
+        cert=False if cert == "noverify" else cert or None,
     )

@@ -204,7 +204,7 @@ const std::vector<std::string>& ClusterTables() {
   static const std::vector<std::string> tables = {
       "users",       "user_sessions", "workspaces", "workspace_pins", "projects", "experiments", "trials",    "allocations",        "tasks",
       "metrics",     "checkpoint_storages", "checkpoints",   "task_logs",   "templates", "searcher_snapshots",
-      "searcher_events", "models", "model_versions", "pool_bindings", "id_high_water",
+      "searcher_events", "models", "model_versions", "trial_source_infos", "pool_bindings", "id_high_water",
   };
   return tables;
 }

@@ -40,7 +40,7 @@ class MetricStore {
   // NotFound for an unknown trial.
   virtual absl::StatusOr<std::vector<std::vector<int64_t>>> AddMetricsBatch(
       const std::vector<TrialReports>& parts) = 0;
-  // Reports of one trial and group within `range`, ordered by total_batches then id.
+  // Reports of one trial and group ("" = every group) within `range`, ordered by total_batches then id.
   virtual absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
                                                                      const BatchRange& range) = 0;
 };

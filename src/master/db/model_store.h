@@ -90,6 +90,24 @@ struct Registration {
   int64_t version = 0;
 };
 
+// A trial that used a checkpoint (upstream's trial source info): an inference or fine-tuning run,
+// linked to the model version that holds the checkpoint when it named one.
+struct TrialSourceInfo {
+  int64_t trial_id = 0;
+  std::string checkpoint_uuid;
+  std::optional<int64_t> model_id;
+  std::optional<int64_t> model_version;
+  std::string type;  // upstream's enum name: TRIAL_SOURCE_INFO_TYPE_INFERENCE or _FINE_TUNING
+};
+
+// Which links to list: those of a checkpoint, or of a model version; unset = any.
+struct TrialSourceFilter {
+  std::string checkpoint_uuid;
+  std::optional<int64_t> model_id;
+  std::optional<int64_t> model_version;
+  std::string type;
+};
+
 class ModelStore {
  public:
   virtual ~ModelStore() = default;
@@ -122,6 +140,10 @@ class ModelStore {
   // Where these checkpoints are registered, or the checkpoints of one experiment (0 = not by experiment).
   virtual absl::StatusOr<std::vector<Registration>> ListRegistrations(const std::vector<std::string>& uuids,
                                                                       int64_t experiment_id) = 0;
+
+  virtual absl::Status AddTrialSourceInfo(const TrialSourceInfo& info) = 0;
+  // Oldest first.
+  virtual absl::StatusOr<std::vector<TrialSourceInfo>> ListTrialSourceInfos(const TrialSourceFilter& filter) = 0;
 };
 
 }  // namespace det::master

@@ -123,6 +123,8 @@ class SqlStore : public Store {
   absl::Status DeleteModelVersion(int64_t model_id, int64_t version) override;
   absl::StatusOr<std::vector<Registration>> ListRegistrations(const std::vector<std::string>& uuids,
                                                               int64_t experiment_id) override;
+  absl::Status AddTrialSourceInfo(const TrialSourceInfo& info) override;
+  absl::StatusOr<std::vector<TrialSourceInfo>> ListTrialSourceInfos(const TrialSourceFilter& filter) override;
   absl::StatusOr<Workspace> InsertWorkspace(const Workspace& workspace) override;
   absl::StatusOr<Workspace> GetWorkspace(int64_t id, int64_t viewer_id) override;
   absl::StatusOr<WorkspacePage> ListWorkspaces(const WorkspaceFilter& filter) override;

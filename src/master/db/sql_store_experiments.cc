@@ -481,6 +481,7 @@ absl::StatusOr<api::ExperimentState> SqlStore::DeleteExperiment(int64_t id,
   constexpr const char* kDeletes[] = {
       "DELETE FROM task_logs WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM metrics WHERE trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1)",
+      "DELETE FROM trial_source_infos WHERE trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM checkpoints WHERE experiment_id = ?1 OR trial_id IN "
       "(SELECT id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM allocations WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",

@@ -113,9 +113,11 @@ absl::StatusOr<std::vector<MetricsReport>> SqlStore::GetMetrics(int64_t trial_id
                                                                    const BatchRange& range) {
   SqlLease lease = Reader();
   SqlConnection& db = *lease;
-  ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT id, trial_id, trial_run_id, metric_group, total_batches, end_time, metrics, "
-                               "batch_metrics FROM metrics WHERE trial_id = ? AND metric_group = ? "
-                               "AND total_batches >= ? AND total_batches <= ? ORDER BY total_batches, id"));
+  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(
+                               "SELECT id, trial_id, trial_run_id, metric_group, total_batches, end_time, metrics, "
+                               "batch_metrics FROM metrics WHERE trial_id = ? AND ",
+                               group.empty() ? "? = ''" : "metric_group = ?",
+                               " AND total_batches >= ? AND total_batches <= ? ORDER BY total_batches, id")));
   s.Bind(1, trial_id).Bind(2, group).Bind(3, range.start);
   s.Bind(4, range.end.value_or(std::numeric_limits<int64_t>::max()));
   return All<MetricsReport>(s, [](const SqlStatement& st) {

@@ -207,7 +207,8 @@ absl::Status SqlStore::DeleteModel(int64_t id) {
   SqlConnection& db = *lease;
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
-  for (const char* sql : {"DELETE FROM model_versions WHERE model_id = ?", "DELETE FROM models WHERE id = ?"}) {
+  for (const char* sql : {"DELETE FROM trial_source_infos WHERE model_id = ?", "DELETE FROM model_versions WHERE model_id = ?",
+                          "DELETE FROM models WHERE id = ?"}) {
     ASSIGN_OR_RETURN(auto s, db.Prepare(sql));
     s.Bind(1, id);
     RETURN_IF_ERROR(s.Run());
@@ -295,9 +296,16 @@ absl::StatusOr<ModelVersion> SqlStore::PatchModelVersion(int64_t model_id, int64
 
 absl::Status SqlStore::DeleteModelVersion(int64_t model_id, int64_t version) {
   SqlLease lease = Writer();
-  ASSIGN_OR_RETURN(auto s, lease->Prepare("DELETE FROM model_versions WHERE model_id = ? AND version = ?"));
-  s.Bind(1, model_id).Bind(2, version);
-  return s.Run();
+  SqlConnection& db = *lease;
+  SqlTransaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
+  for (const char* sql : {"DELETE FROM trial_source_infos WHERE model_id = ? AND model_version = ?",
+                          "DELETE FROM model_versions WHERE model_id = ? AND version = ?"}) {
+    ASSIGN_OR_RETURN(auto s, db.Prepare(sql));
+    s.Bind(1, model_id).Bind(2, version);
+    RETURN_IF_ERROR(s.Run());
+  }
+  return tx.Commit();
 }
 
 absl::StatusOr<std::vector<Registration>> SqlStore::ListRegistrations(const std::vector<std::string>& uuids,
@@ -322,6 +330,40 @@ absl::StatusOr<std::vector<Registration>> SqlStore::ListRegistrations(const std:
   }
   return All<Registration>(s, [](const SqlStatement& st) {
     return Registration{.checkpoint_uuid = st.Text(0), .model_name = st.Text(1), .version = st.Int(2)};
+  });
+}
+
+absl::Status SqlStore::AddTrialSourceInfo(const TrialSourceInfo& info) {
+  SqlLease lease = Writer();
+  ASSIGN_OR_RETURN(auto s, lease->Prepare("INSERT INTO trial_source_infos (trial_id, checkpoint_uuid, model_id, "
+                                          "model_version, trial_source_info_type) VALUES (?, ?, ?, ?, ?)"));
+  s.Bind(1, info.trial_id).Bind(2, info.checkpoint_uuid).Bind(3, info.model_id).Bind(4, info.model_version);
+  s.Bind(5, info.type);
+  return s.Run();
+}
+
+absl::StatusOr<std::vector<TrialSourceInfo>> SqlStore::ListTrialSourceInfos(const TrialSourceFilter& filter) {
+  SqlLease lease = Reader();
+  std::vector<std::string> where = {"1 = 1"};
+  if (!filter.checkpoint_uuid.empty()) where.push_back("checkpoint_uuid = ?");
+  if (filter.model_id) where.push_back("model_id = ?");
+  if (filter.model_version) where.push_back("model_version = ?");
+  if (!filter.type.empty()) where.push_back("trial_source_info_type = ?");
+  ASSIGN_OR_RETURN(auto s, lease->Prepare(absl::StrCat(
+                               "SELECT trial_id, checkpoint_uuid, model_id, model_version, trial_source_info_type "
+                               "FROM trial_source_infos WHERE ",
+                               absl::StrJoin(where, " AND "), " ORDER BY trial_id")));
+  int i = 1;
+  if (!filter.checkpoint_uuid.empty()) s.Bind(i++, filter.checkpoint_uuid);
+  if (filter.model_id) s.Bind(i++, *filter.model_id);
+  if (filter.model_version) s.Bind(i++, *filter.model_version);
+  if (!filter.type.empty()) s.Bind(i++, filter.type);
+  return All<TrialSourceInfo>(s, [](const SqlStatement& st) {
+    return TrialSourceInfo{.trial_id = st.Int(0),
+                           .checkpoint_uuid = st.Text(1),
+                           .model_id = st.OptInt(2),
+                           .model_version = st.OptInt(3),
+                           .type = st.Text(4)};
   });
 }
 

@@ -765,6 +765,47 @@ TYPED_TEST(StoreTest, ModelsAndTheirVersionsAreStoredListedAndDeleted) {
   EXPECT_EQ(this->store_->GetModel(mnist->id).status().code(), absl::StatusCode::kNotFound);
 }
 
+TYPED_TEST(StoreTest, TrialsThatUsedACheckpointAreFoundByItOrByItsModelVersion) {
+  int64_t source_trial;
+  this->AddExperimentWithTrial(&source_trial);
+  int64_t inference_trial;
+  int64_t inference_exp = this->AddExperimentWithTrial(&inference_trial);
+  int64_t tuning_trial;
+  this->AddExperimentWithTrial(&tuning_trial);
+  Model m = *this->store_->InsertModel({.name = "digits", .user_id = 1});
+  ASSERT_TRUE(this->store_->InsertModelVersion({.model_id = m.id, .checkpoint_uuid = "ck", .user_id = 1}).ok());
+  constexpr char kInference[] = "TRIAL_SOURCE_INFO_TYPE_INFERENCE";
+  ASSERT_TRUE(this->store_->AddTrialSourceInfo({.trial_id = inference_trial, .checkpoint_uuid = "ck", .model_id = m.id,
+                                                .model_version = 1, .type = kInference}).ok());
+  ASSERT_TRUE(this->store_->AddTrialSourceInfo({.trial_id = tuning_trial, .checkpoint_uuid = "ck",
+                                                .type = "TRIAL_SOURCE_INFO_TYPE_FINE_TUNING"}).ok());
+  auto trials = [&](const TrialSourceFilter& f) {
+    std::vector<int64_t> out;
+    absl::StatusOr<std::vector<TrialSourceInfo>> infos = this->store_->ListTrialSourceInfos(f);
+    EXPECT_TRUE(infos.ok()) << infos.status();
+    for (const TrialSourceInfo& i : infos.value_or(std::vector<TrialSourceInfo>{})) out.push_back(i.trial_id);
+    return out;
+  };
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(trials({.checkpoint_uuid = "ck"}), (V{inference_trial, tuning_trial}));
+  EXPECT_EQ(trials({.checkpoint_uuid = "ck", .type = kInference}), V{inference_trial});
+  EXPECT_EQ(trials({.model_id = m.id, .model_version = 1}), V{inference_trial});
+  EXPECT_EQ(trials({.model_id = m.id, .model_version = 2}), V{});
+  TrialSourceInfo stored = this->store_->ListTrialSourceInfos({.model_id = m.id})->at(0);
+  EXPECT_EQ(stored.model_version, 1);
+  EXPECT_EQ(stored.type, kInference);
+  EXPECT_FALSE(this->store_->ListTrialSourceInfos({.checkpoint_uuid = "ck", .type = "TRIAL_SOURCE_INFO_TYPE_FINE_TUNING"})
+                   ->at(0)
+                   .model_id.has_value());
+
+  ASSERT_TRUE(this->store_->DeleteExperiment(inference_exp, {api::ExperimentState::kActive}).ok());
+  EXPECT_EQ(trials({.checkpoint_uuid = "ck"}), (V{tuning_trial})) << "a deleted trial's links go with it";
+  ASSERT_TRUE(this->store_->AddTrialSourceInfo({.trial_id = tuning_trial, .checkpoint_uuid = "ck", .model_id = m.id,
+                                                .model_version = 1, .type = kInference}).ok());
+  ASSERT_TRUE(this->store_->DeleteModelVersion(m.id, 1).ok());
+  EXPECT_EQ(trials({.model_id = m.id}), V{}) << "and a deleted version's";
+}
+
 TYPED_TEST(StoreTest, PoolsAreBoundUnboundAndOverwrittenAndGoWithTheirWorkspace) {
   Workspace a = *this->store_->InsertWorkspace({.name = "a", .user_id = 2, .created_at = WallTime()});
   Workspace b = *this->store_->InsertWorkspace({.name = "b", .user_id = 2, .created_at = WallTime()});
@@ -877,6 +918,7 @@ TYPED_TEST(StoreTest, ReusedStatementsSeeNewBindsAndNewRows) {
     ASSERT_EQ(this->store_->GetMetrics(trial_id, "training", {})->size(), static_cast<size_t>(i / 2));
   }
   EXPECT_EQ(this->store_->GetMetrics(trial_id, "validation", {.start = 41})->size(), 5u);
+  EXPECT_EQ(this->store_->GetMetrics(trial_id, "", {.start = 41})->size(), 10u) << "\"\" is every group";
 }
 
 TYPED_TEST(StoreTest, MetricsWithinABatchRange) {

@@ -1,5 +1,6 @@
 // The model registry (upstream's model/v1): /api/v1/models (list, create), /api/v1/models/{name or id}
-// (get, patch, delete, archive, unarchive, move), its versions (list, register, get, patch, delete)
+// (get, patch, delete, archive, unarchive, move), its versions (list, register, get, patch, delete,
+// the metrics of the trials that used one)
 // and /api/v1/model/labels. The rules are model_rules.h's.
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "master/handlers/checkpoint_query.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "master/handlers/trial_sources.h"
 #include "master/model_rules.h"
 #include "master/workspace_rules.h"
 #include "master/task/authz.h"
@@ -287,6 +289,14 @@ absl::StatusOr<json> DeleteVersion(MasterContext& ctx, const HttpRequest& req) {
   return json::object();
 }
 
+// The metrics of the trials that used the version (see trial_sources.h).
+absl::StatusOr<json> VersionMetrics(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(Model m, ModelOfPath(ctx.store, req));
+  ASSIGN_OR_RETURN(int64_t n, VersionOfPath(req));
+  RETURN_IF_ERROR(ctx.store.GetModelVersion(m.id, n).status());
+  return TrialSourceMetrics(ctx.store, {.model_id = m.id, .model_version = n}, req);
+}
+
 }  // namespace
 
 void RegisterModelRoutes(Router& router, MasterContext& ctx) {
@@ -318,6 +328,7 @@ void RegisterModelRoutes(Router& router, MasterContext& ctx) {
   add("GET", "/api/v1/models/{model_name}/versions/{model_version_num}", GetVersion);
   add("PATCH", "/api/v1/models/{model_name}/versions/{model_version_num}", PatchVersion);
   add("DELETE", "/api/v1/models/{model_name}/versions/{model_version_num}", DeleteVersion);
+  add("GET", "/api/v1/models/{model_name}/versions/{model_version_num}/metrics", VersionMetrics);
 }
 
 }  // namespace det::master

@@ -27,6 +27,7 @@ void RegisterWorkspaceRoutes(Router& router, MasterContext& ctx);
 void RegisterProjectRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentMoveRoutes(Router& router, MasterContext& ctx);
 void RegisterModelRoutes(Router& router, MasterContext& ctx);
+void RegisterTrialSourceRoutes(Router& router, MasterContext& ctx);
 void RegisterPoolBindingRoutes(Router& router, MasterContext& ctx);
 void RegisterResourcePoolRoutes(Router& router, MasterContext& ctx);
 void RegisterJobQueueRoutes(Router& router, MasterContext& ctx);
@@ -58,6 +59,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterProjectRoutes(router, ctx);
   RegisterExperimentMoveRoutes(router, ctx);
   RegisterModelRoutes(router, ctx);
+  RegisterTrialSourceRoutes(router, ctx);
   RegisterPoolBindingRoutes(router, ctx);
   RegisterResourcePoolRoutes(router, ctx);
   RegisterJobQueueRoutes(router, ctx);

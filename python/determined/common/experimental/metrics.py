@@ -40,6 +40,7 @@ class TrialMetrics:
         # The master nests the values as upstream's does: under "validation_metrics" for the
         # validation group, under "avg_metrics" (beside "batch_metrics") for every other.
         nested = report.get("metrics") or {}
+        group = str(report.get("group") or group)
         key = "validation_metrics" if group == "validation" else "avg_metrics"
         metrics = nested.get(key) or {}
         batch_metrics = nested.get("batch_metrics")
@@ -49,7 +50,7 @@ class TrialMetrics:
             total_batches=int(report.get("totalBatches") or 0),
             end_time=_util.parse_timestamp(report.get("endTime")),
             metrics=dict(metrics),
-            group=str(report.get("group") or group),
+            group=group,
             batch_metrics=batch_metrics,
         )
 

@@ -3,11 +3,12 @@
 import datetime
 import enum
 import urllib.parse
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 from determined.common import api
 from determined.common.experimental._util import OrderBy, parse_timestamp
 from determined.common.experimental.checkpoint import Checkpoint
+from determined.common.experimental.metrics import TrialMetrics
 
 
 class ModelSortBy(enum.Enum):
@@ -87,6 +88,19 @@ class ModelVersion:
 
     def delete(self) -> None:
         self._session.delete(self._path())
+
+    def get_metrics(self, group: Optional[str] = None) -> Iterator[TrialMetrics]:
+        """
+        The metrics of the inference trials that used this version (those that called
+        ``core_context.experimental.report_task_using_model_version``): of ``group`` ("training",
+        "validation", "inference", ...), or of every group when None.
+        """
+        resp = self._session.get(
+            f"{self._path()}/metrics",
+            params={"trialSourceInfoType": "TRIAL_SOURCE_INFO_TYPE_INFERENCE", "metricGroup": group},
+        )
+        for report in resp.get("metrics") or []:
+            yield TrialMetrics._from_json(report, group or "")
 
 
 class Model:

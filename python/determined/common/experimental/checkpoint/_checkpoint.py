@@ -7,10 +7,11 @@ import json
 import os
 import pathlib
 import shutil
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from determined.common import api
 from determined.common.experimental import _util
+from determined.common.experimental.metrics import TrialMetrics
 
 
 class CheckpointState(enum.Enum):
@@ -251,6 +252,19 @@ class Checkpoint:
     def remove_metadata(self, keys: List[str]) -> None:
         """Removes the given top-level keys from the checkpoint's metadata."""
         self._push_metadata({k: v for k, v in self.metadata.items() if k not in set(keys)})
+
+    def get_metrics(self, group: Optional[str] = None) -> Iterator[TrialMetrics]:
+        """
+        The metrics of the inference trials that used this checkpoint (those that called
+        ``core_context.experimental.report_task_using_checkpoint``): of ``group`` ("training",
+        "validation", "inference", ...), or of every group when None.
+        """
+        resp = self._session.get(
+            f"/api/v1/checkpoints/{self.uuid}/metrics",
+            params={"trialSourceInfoType": "TRIAL_SOURCE_INFO_TYPE_INFERENCE", "metricGroup": group},
+        )
+        for report in resp.get("metrics") or []:
+            yield TrialMetrics._from_json(report, group or "")
 
     def delete(self) -> None:
         """Deletes the checkpoint's files from storage; its state becomes ``DELETED``."""
