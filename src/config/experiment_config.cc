@@ -87,13 +87,8 @@ std::vector<std::string> CheckEntrypoint(const json& ep, Problems& p) {
   if (ep.is_string()) {
     const std::string& cmd = ep.get_ref<const std::string&>();
     if (cmd.empty()) p.Add("entrypoint", "must not be empty");
-    if (IsLegacyTrialEntrypoint(cmd)) {
-      // Refused rather than run: `sh -c model_def:MyTrial` fails on every restart with "not found".
-      p.Add("entrypoint",
-            absl::StrCat("\"", cmd, "\" names a Trial class (module:Class); this master does not run Trial "
-                         "classes yet. Use a command that starts your training script, such as \"python3 "
-                         "train.py\", with the Core API (det.core.init())"));
-    }
+    // A Trial class runs in the harness, which builds it and trains it with the Trainer.
+    if (IsLegacyTrialEntrypoint(cmd)) return {"python3", "-m", "determined.exec.harness", cmd};
     return {"sh", "-c", cmd};
   }
   if (ep.is_array() && !ep.empty()) {
@@ -175,16 +170,22 @@ namespace {
 // Checks every section of `cfg` and fills its defaults; returns the entrypoint's argv.
 std::vector<std::string> CheckSections(json& cfg, const json& master_storage, Problems& p) {
   for (const char* key : {"min_checkpoint_period", "min_validation_period", "scheduling_unit"}) {
-    if (IsSet(cfg, key)) p.Warn(absl::StrCat(key, " is deprecated in 0.38 and ignored"));
+    if (IsSet(cfg, key)) p.Warn(absl::StrCat(key, " is deprecated in 0.38: ", kOnlyTrialClasses));
   }
   CheckObject(cfg, "", TopLevelFields(), p);
   std::vector<std::string> entrypoint = CheckEntrypoint(cfg["entrypoint"], p);
+  const bool trial_class = cfg["entrypoint"].is_string() && IsLegacyTrialEntrypoint(cfg["entrypoint"]);
 
   json& searcher = cfg["searcher"];
   CheckSearcher(searcher, p);
   bool grid = searcher.is_object() && searcher.value("name", json()) == "grid";
   CheckHyperparameters(cfg["hyperparameters"], grid, p);
   CheckResources(cfg["resources"], p);
+  const json slots = cfg["resources"].is_object() ? cfg["resources"].value("slots_per_trial", json(1)) : json(1);
+  if (trial_class && slots.is_number_integer() && slots.get<int64_t>() > 1) {
+    // One harness per slot, as upstream's launcher runs a Trial class.
+    entrypoint.insert(entrypoint.begin(), {"python3", "-m", "determined.launch.torch_distributed", "--"});
+  }
   cfg["checkpoint_storage"] = MergeCheckpointStorage(cfg["checkpoint_storage"], master_storage);
   CheckCheckpointStorage(cfg["checkpoint_storage"], "checkpoint_storage", p);
   CheckTensorboardStorage(cfg["tensorboard_storage"], p);

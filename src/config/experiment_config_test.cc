@@ -162,8 +162,28 @@ TEST(ExperimentConfigTest, DeprecatedFieldsWarnOncePerField) {
       Defaults());
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   EXPECT_EQ(cfg->warnings,
-            (std::vector<std::string>{"scheduling_unit is deprecated in 0.38 and ignored",
-                                      "searcher.max_length is deprecated in 0.38 and ignored"}));
+            (std::vector<std::string>{
+                "scheduling_unit is deprecated in 0.38: only Trial classes (entrypoint: module:Class) read it",
+                "searcher.max_length is deprecated in 0.38: only Trial classes (entrypoint: module:Class) read it"}));
+}
+
+TEST(ExperimentConfigTest, ATrialClassRunsInTheHarnessOnePerSlot) {
+  auto one = ParseExperimentConfig("entrypoint: model_def:DigitsTrial\nsearcher: {name: single, metric: m}\n",
+                                   Defaults());
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->entrypoint,
+            (std::vector<std::string>{"python3", "-m", "determined.exec.harness", "model_def:DigitsTrial"}));
+  auto two = ParseExperimentConfig("entrypoint: pkg.models:Net\nsearcher: {name: single, metric: m}\n"
+                                   "resources: {slots_per_trial: 2}\n",
+                                   Defaults());
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(two->entrypoint, (std::vector<std::string>{"python3", "-m", "determined.launch.torch_distributed", "--",
+                                                       "python3", "-m", "determined.exec.harness", "pkg.models:Net"}));
+  auto script = ParseExperimentConfig("entrypoint: python3 train.py --flag a:b\nsearcher: {name: single, metric: m}\n"
+                                      "resources: {slots_per_trial: 2}\n",
+                                      Defaults());
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_EQ(script->entrypoint, (std::vector<std::string>{"sh", "-c", "python3 train.py --flag a:b"}));
 }
 
 TEST(ExperimentConfigTest, AnImageOtherThanTheDefaultsIsSaidToBeUnused) {
@@ -200,7 +220,7 @@ TEST(ExperimentConfigTest, ATemplateNeedsNotBeCompleteButWhatItHasMustBeValid) {
                   .ok());
 
   absl::Status s = CheckTemplate("resources: {slots_per_trail: 2}\nmax_restarts: many\n"
-                                 "entrypoint: model_def:MyTrial\n");
+                                 "entrypoint: 5\n");
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_NE(s.message().find("invalid template configuration"), std::string::npos) << s;
   EXPECT_NE(s.message().find("resources: unknown key \"slots_per_trail\""), std::string::npos) << s;

@@ -12,6 +12,10 @@
 
 namespace det::config {
 
+// The end of the deprecation warning of a setting that the harness of a Trial class still honours
+// (min_validation_period, searcher.max_length, ...) and a Core API script never sees used.
+inline constexpr char kOnlyTrialClasses[] = "only Trial classes (entrypoint: module:Class) read it";
+
 // Collects every problem before failing, so the user can fix them all at once, plus the warnings of
 // deprecated or ignored fields that were accepted.
 class Problems {

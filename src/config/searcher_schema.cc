@@ -148,7 +148,7 @@ void CheckSearcher(json& searcher, Problems& p) {
                      "and max_time to the budget in its units)"));
   }
   if (IsSet(searcher, "max_length"))
-    p.Warn("searcher.max_length is deprecated in 0.38 and ignored");
+    p.Warn(absl::StrCat("searcher.max_length is deprecated in 0.38: ", kOnlyTrialClasses));
   if (stop_once_set) p.Warn("searcher.stop_once is deprecated in 0.38 and ignored");
 }
 

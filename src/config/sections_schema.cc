@@ -124,7 +124,7 @@ void CheckMinorSections(json& cfg, uint32_t seed, Problems& p) {
     CheckObject(security["kerberos"], "security.kerberos", KerberosFields(), p);
     p.Warn("security.kerberos is a removed feature and is ignored");
   }
-  if (IsSet(cfg, "optimizations")) p.Warn("optimizations is deprecated in 0.38 and ignored");
+  if (IsSet(cfg, "optimizations")) p.Warn(absl::StrCat("optimizations is deprecated in 0.38: ", kOnlyTrialClasses));
   CheckObject(cfg["optimizations"], "optimizations", OptimizationsFields(), p);
   if (IsSet(cfg, "data_layer")) p.Warn("data_layer is a removed feature and is ignored");
   if (!cfg["internal"].is_null()) {

@@ -34,8 +34,8 @@ def test_bad_experiments_are_refused_and_nothing_is_stored(cluster):
                  "resources.slots_per_trial")
     assert_error(post_experiment(cluster, good.replace("single", "custom")), 400,
                  "the 'custom' searcher has been removed")
-    assert_error(post_experiment(cluster, good.replace("python3 train.py", "model_def:MyTrial")), 400,
-                 "entrypoint: \"model_def:MyTrial\" names a Trial class", "python3 train.py")
+    assert_error(post_experiment(cluster, good.replace("python3 train.py", "[]")), 400,
+                 "entrypoint: must be a string or a non-empty list of strings")
     body = {"config": good, "modelDefinition": [], "projectId": 2}
     assert_error(cluster.session.post(f"{cluster.master_url}/api/v1/experiments", json=body, timeout=30), 404,
                  "project 2 not found")
