@@ -128,14 +128,15 @@ def test_two_workers_train_like_one_on_whole_batches(tmp_path):
 
 
 def cluster_worker(rank: int, ports: Any, context_dir: str, storage: str, out: Any) -> None:
-    """A worker of a trial on a cluster: the searcher's length, preempted after 6 batches."""
+    """A worker of a trial on a cluster: the searcher's length, preempted after 6 batches (several
+    workers ask at period boundaries: batches 2, 4 and 6)."""
     try:
         os.chdir(context_dir)
         dist = join(rank, ports)
         config = {"searcher": {"name": "single", "metric": "validation_loss"}}
         core_context = core._dummy_init(distributed=dist, checkpoint_storage=storage)
         core_context.train = train = RecordingTrain()
-        core_context.preempt = PreemptAfter(6)
+        core_context.preempt = PreemptAfter(3)
         core_context.info = cluster_info(HPARAMS, config)
         core_context.searcher = searcher = FakeSearcher([10], core.Unit.BATCHES)
         core_context.start()
@@ -144,7 +145,7 @@ def cluster_worker(rank: int, ports: Any, context_dir: str, storage: str, out: A
             num_gpus=0, exp_conf=config, aggregation_frequency=1, steps_completed=0,
             managed_training=True, debug_enabled=False, enable_tensorboard_logging=False)
         trial = Trial(context)
-        pytorch.Trainer(trial, context).fit(validation_period=pytorch.Batch(4))
+        pytorch.Trainer(trial, context).fit(validation_period=pytorch.Batch(4), reporting_period=pytorch.Batch(2))
         core_context.close()
         out.put((rank, {"batches": len(trial.seen), "training": [t[0] for t in train.training],
                         "validation": [v[0] for v in train.validation],
@@ -158,8 +159,8 @@ def test_two_workers_on_a_cluster_follow_the_chief(tmp_path):
     results = run_workers(cluster_worker, str(tmp_path / "context"), str(tmp_path / "ckpts"))
     chief, other = results[0], results[1]
     assert chief["batches"] == other["batches"] == 6
-    assert chief["training"] == [4, 6] and chief["validation"] == [4]
+    assert chief["training"] == [2, 4, 6] and chief["validation"] == [4]
     assert other["training"] == [] and other["validation"] == []  # only the chief reports
-    assert chief["progress"] == [4] and other["progress"] == []  # the non-chief has no operation
+    assert chief["progress"] == [2, 4, 6] and other["progress"] == []  # the non-chief has no operation
     # "best" (the default) with no best validation yet checkpoints after batch 4; then the exit one.
     assert chief["uuids"] == other["uuids"] and len(chief["uuids"]) == 2

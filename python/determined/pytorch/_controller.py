@@ -352,7 +352,9 @@ class TrialController:
                     self._checkpoint()
                 if self._stop_requested():
                     raise _ShouldExit()
-            if self.core.preempt.should_preempt():
+            # One worker asks after every batch (a local flag); several workers agree on the chief's
+            # answer, a collective, so they ask at the period boundaries only, as upstream's do.
+            if (self.context.distributed.size == 1 or reached) and self.core.preempt.should_preempt():
                 logger.info(f"preempted after batch {self.state.batches_trained}")
                 if pending:
                     self._report_training(pending)

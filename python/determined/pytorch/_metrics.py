@@ -42,6 +42,16 @@ def _mean(values: List[Any]) -> Any:
     return values[-1] if values else None
 
 
+def _across_workers(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """One batch's metrics averaged over the workers' ``rows`` (index 0 is the chief's)."""
+    keys: List[str] = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    # Keep the chief's value last, so that non-numeric values are the chief's.
+    ordered = rows[1:] + rows[:1]
+    return {k: _mean([r[k] for r in ordered if k in r]) for k in keys}
+
+
 def average_training_metrics(
     per_worker: List[List[Dict[str, Any]]]
 ) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
@@ -50,17 +60,14 @@ def average_training_metrics(
     average over batches, the per-batch metrics averaged over workers). Non-numeric values are
     not averaged: the chief's (last) value is kept.
     """
-    num_batches = max((len(w) for w in per_worker), default=0)
-    batch_metrics: List[Dict[str, Any]] = []
-    for i in range(num_batches):
-        rows = [w[i] for w in per_worker if i < len(w)]
-        keys: List[str] = []
-        for row in rows:
-            keys += [k for k in row if k not in keys]
-        # Index 0 is the chief: keep its value last so that non-numeric values are the chief's.
-        ordered = rows[1:] + rows[:1]
-        batch_metrics.append({k: _mean([r[k] for r in ordered if k in r]) for k in keys})
-    keys = []
+    if len(per_worker) == 1:
+        batch_metrics = list(per_worker[0])  # one worker: each batch's metrics are its own
+    else:
+        num_batches = max((len(w) for w in per_worker), default=0)
+        batch_metrics = [
+            _across_workers([w[i] for w in per_worker if i < len(w)]) for i in range(num_batches)
+        ]
+    keys: List[str] = []
     for row in batch_metrics:
         keys += [k for k in row if k not in keys]
     avg = {k: _mean([row[k] for row in batch_metrics if k in row]) for k in keys}

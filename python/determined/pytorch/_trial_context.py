@@ -432,13 +432,15 @@ class PyTorchTrialContext(_ReducerRegistry):
             raise ValueError("auto_zero_grads must be True when aggregation_frequency > 1")
         if not self._should_communicate_and_update():
             return
-        params = [p for group in optimizer.param_groups for p in group.get("params", [])]
+        def params() -> List[torch.Tensor]:
+            return [p for group in optimizer.param_groups for p in group.get("params", [])]
+
         if self._aggregation_frequency > 1 and self._optimizer_settings.get(id(optimizer), True):
-            for p in params:
+            for p in params():
                 if p.grad is not None:
                     p.grad.data.div_(float(self._aggregation_frequency))
         if clip_grads is not None:
-            clip_grads(params)  # type: ignore[arg-type]
+            clip_grads(params())  # type: ignore[arg-type]
         if scaler is not None:
             scaler.step(optimizer)
         else:

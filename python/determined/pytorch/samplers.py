@@ -164,8 +164,8 @@ class ReproducibleShuffleSampler(torch.utils.data.Sampler):
 
     def __iter__(self) -> Iterator:
         indices = list(self._sampler)
-        order = self._rng.permutation(len(indices))
-        return (indices[i] for i in order)
+        # A list of Python ints: the batch sampler above takes them one by one, once per record.
+        return iter([indices[i] for i in self._rng.permutation(len(indices)).tolist()])
 
 
 class ReproducibleShuffleBatchSampler(torch.utils.data.BatchSampler):
