@@ -2,9 +2,12 @@
 
 import dataclasses
 import datetime
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
 from determined.common.experimental import _util
+
+if TYPE_CHECKING:
+    from determined.common.api import Session
 
 
 @dataclasses.dataclass
@@ -61,3 +64,13 @@ class TrainingMetrics(TrialMetrics):
 
 class ValidationMetrics(TrialMetrics):
     """A validation metric report (deprecated: ``TrialMetrics`` with group ``"validation"``)."""
+
+
+def _source_trial_metrics(session: "Session", path: str, group: Optional[str]) -> Iterator[TrialMetrics]:
+    """The metrics of the inference trials that used a checkpoint or model version (``path``): of
+    ``group``, or of every group when None."""
+    resp = session.get(
+        path, params={"trialSourceInfoType": "TRIAL_SOURCE_INFO_TYPE_INFERENCE", "metricGroup": group}
+    )
+    for report in resp.get("metrics") or []:
+        yield TrialMetrics._from_json(report, group or "")

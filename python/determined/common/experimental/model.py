@@ -8,6 +8,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional
 from determined.common import api
 from determined.common.experimental._util import OrderBy, parse_timestamp
 from determined.common.experimental.checkpoint import Checkpoint
+from determined.common.experimental import metrics
 from determined.common.experimental.metrics import TrialMetrics
 
 
@@ -95,12 +96,7 @@ class ModelVersion:
         ``core_context.experimental.report_task_using_model_version``): of ``group`` ("training",
         "validation", "inference", ...), or of every group when None.
         """
-        resp = self._session.get(
-            f"{self._path()}/metrics",
-            params={"trialSourceInfoType": "TRIAL_SOURCE_INFO_TYPE_INFERENCE", "metricGroup": group},
-        )
-        for report in resp.get("metrics") or []:
-            yield TrialMetrics._from_json(report, group or "")
+        return metrics._source_trial_metrics(self._session, f"{self._path()}/metrics", group)
 
 
 class Model:

@@ -11,6 +11,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 from determined.common import api
 from determined.common.experimental import _util
+from determined.common.experimental import metrics
 from determined.common.experimental.metrics import TrialMetrics
 
 
@@ -259,12 +260,7 @@ class Checkpoint:
         ``core_context.experimental.report_task_using_checkpoint``): of ``group`` ("training",
         "validation", "inference", ...), or of every group when None.
         """
-        resp = self._session.get(
-            f"/api/v1/checkpoints/{self.uuid}/metrics",
-            params={"trialSourceInfoType": "TRIAL_SOURCE_INFO_TYPE_INFERENCE", "metricGroup": group},
-        )
-        for report in resp.get("metrics") or []:
-            yield TrialMetrics._from_json(report, group or "")
+        return metrics._source_trial_metrics(self._session, f"/api/v1/checkpoints/{self.uuid}/metrics", group)
 
     def delete(self) -> None:
         """Deletes the checkpoint's files from storage; its state becomes ``DELETED``."""
