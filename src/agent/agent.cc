@@ -1,4 +1,5 @@
 #include "agent/agent.h"
+#include "agent/task_dir_owner.h"
 #include "agent/task_mounts.h"
 
 #include <optional>
@@ -183,9 +184,16 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
     FailTask(task, std::string(work_dir.status().message()));
     return finish();
   }
+  if (start.user) {
+    if (absl::Status given = GiveTaskDir(task_dir, start.user->uid, start.user->gid); !given.ok()) {
+      FailTask(task, std::string(given.message()));
+      return finish();
+    }
+  }
   std::map<std::string, std::string> env = BuildTaskEnv(start, config_.env, task_dir);
   TaskSpec spec{id, WithStartupHook(start.entrypoint, *work_dir, env), std::move(env), *work_dir,
                 api::Encode(api::MasterMessage(start))};
+  if (start.user) spec.user = TaskSpec::User{.uid = start.user->uid, .gid = start.user->gid};
   absl::StatusOr<int> pid = deps_.runtime->Start(spec, Callbacks(task));
   if (!pid.ok()) {
     FailTask(task, std::string(pid.status().message()));

@@ -8,8 +8,8 @@ namespace det::agent {
 
 struct ChildFailure {
   // kExec: the agent's child could not exec the task shim; kProgramExec: the shim could not exec
-  // the task's program.
-  enum Stage : int { kChdir = 0, kStdio = 1, kExec = 2, kProgramExec = 3 };
+  // the task's program; kSetUser: the shim could not switch to the task's user and group.
+  enum Stage : int { kChdir = 0, kStdio = 1, kExec = 2, kProgramExec = 3, kSetUser = 4 };
   int stage;
   int error;  // errno
 };

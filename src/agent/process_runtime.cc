@@ -237,7 +237,16 @@ absl::StatusOr<int> ProcessRuntime::Start(const TaskSpec& spec, TaskCallbacks ca
   const TaskState& state = process->state;
 
   // Build argv/envp before forking: the child may not allocate.
-  std::vector<std::string> shim_args = {shim_.string(), state.exit_status_path().string(), exe};
+  std::vector<std::string> shim_args = {shim_.string()};
+  if (spec.user) {
+    if (::geteuid() != 0 && (spec.user->uid != ::geteuid() || spec.user->gid != ::getegid())) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "task ", spec.id, ": cannot run as uid ", spec.user->uid, " gid ", spec.user->gid, ": the agent runs as uid ",
+          ::geteuid(), ", not root (run the agent as root to run tasks as their workspace's agent user group)"));
+    }
+    shim_args.push_back(absl::StrCat("--user=", spec.user->uid, ":", spec.user->gid));
+  }
+  shim_args.insert(shim_args.end(), {state.exit_status_path().string(), exe});
   shim_args.insert(shim_args.end(), spec.argv.begin(), spec.argv.end());
   std::vector<std::string> env_strings;
   env_strings.reserve(spec.env.size());
@@ -313,11 +322,12 @@ absl::StatusOr<int> ProcessRuntime::Start(const TaskSpec& spec, TaskCallbacks ca
     }
     cleanup();
     state.Remove();
-    static constexpr const char* kStages[] = {"chdir to ", "set up stdio for ", "exec ", "exec "};
-    int stage = std::clamp(failure.stage, 0, 3);
-    std::string what = stage == ChildFailure::kChdir  ? cwd
-                       : stage == ChildFailure::kExec ? shim_.string()
-                                                      : exe;
+    static constexpr const char* kStages[] = {"chdir to ", "set up stdio for ", "exec ", "exec ", "switch to "};
+    int stage = std::clamp(failure.stage, 0, 4);
+    std::string what = stage == ChildFailure::kChdir      ? cwd
+                       : stage == ChildFailure::kExec     ? shim_.string()
+                       : stage == ChildFailure::kSetUser ? absl::StrCat("uid ", spec.user->uid, " gid ", spec.user->gid)
+                                                          : exe;
     return absl::FailedPreconditionError(absl::StrCat("cannot start task ", spec.id, ": ",
                                                       kStages[stage], what, ": ",
                                                       std::strerror(failure.error)));

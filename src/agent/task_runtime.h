@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ struct TaskSpec {
   std::map<std::string, std::string> env;  // the complete environment; nothing else is inherited
   std::filesystem::path work_dir;          // must exist; the process starts there
   std::string annotation;  // kept with the task and handed back by Orphans(); opaque to the runtime
+  // The user and group the program runs as (the runtime must then run as root); none = the runtime's.
+  struct User {
+    uint32_t uid = 0;
+    uint32_t gid = 0;
+  };
+  std::optional<User> user;
 };
 
 // A task started by an earlier runtime (on the same state) that no runtime supervises now. It may

@@ -4,20 +4,26 @@
 // and the output (the agent points stdout/stderr at files) do not depend on the agent, a task keeps
 // running and keeps its result when the agent dies, and a restarted agent can adopt it.
 //
-//   determined-task-shim EXIT_STATUS_FILE PROGRAM ARGV0 [ARG...]
+//   determined-task-shim [--user=UID:GID] EXIT_STATUS_FILE PROGRAM ARGV0 [ARG...]
 //
-// runs PROGRAM with the argument vector ARGV0 ARG....
+// runs PROGRAM with the argument vector ARGV0 ARG..., as user UID and group GID (with no
+// supplementary groups) when --user is given; the shim itself stays the agent's user, so that it can
+// write the exit status into the agent's state.
 //
 // The agent has already set up the session, working directory, stdio and environment. Descriptor 3
 // is the agent's report pipe: a ChildFailure record when PROGRAM cannot be executed, EOF once it runs.
 // SIGTERM, SIGINT, SIGHUP and SIGQUIT sent to the group reach PROGRAM; the shim ignores them and
 // only ever ends by the group SIGKILL (its own, or the agent's after a kill's grace period).
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <optional>
+#include <utility>
 
 #include "agent/child_failure.h"
 
@@ -45,11 +51,33 @@ bool WriteExitStatus(const char* path, int code) {
   return ok && ::rename(tmp, path) == 0;
 }
 
+// "--user=UID:GID" into `uid` and `gid`.
+bool ParseUser(const char* arg, uid_t* uid, gid_t* gid) {
+  unsigned long u = 0, g = 0;
+  int end = 0;
+  if (sscanf(arg, "--user=%lu:%lu%n", &u, &g, &end) != 2 || arg[end] != '\0') return false;
+  *uid = static_cast<uid_t>(u);
+  *gid = static_cast<gid_t>(g);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::optional<std::pair<uid_t, gid_t>> user;
+  if (argc > 1 && strncmp(argv[1], "--user=", 7) == 0) {
+    uid_t uid;
+    gid_t gid;
+    if (!ParseUser(argv[1], &uid, &gid)) {
+      fprintf(stderr, "determined-task-shim: bad %s (want --user=UID:GID)\n", argv[1]);
+      return 2;
+    }
+    user.emplace(uid, gid);
+    ++argv;
+    --argc;
+  }
   if (argc < 4) {
-    fprintf(stderr, "usage: determined-task-shim EXIT_STATUS_FILE PROGRAM ARGV0 [ARG...]\n");
+    fprintf(stderr, "usage: determined-task-shim [--user=UID:GID] EXIT_STATUS_FILE PROGRAM ARGV0 [ARG...]\n");
     return 2;
   }
   const char* exit_status_file = argv[1];
@@ -69,6 +97,10 @@ int main(int argc, char** argv) {
     // The program starts with every signal at its default, as the agent set them for the shim.
     for (int sig : kForwarded) ::signal(sig, SIG_DFL);
     ::close(exec_pipe[0]);
+    // Groups first: once the user is switched, the groups cannot be.
+    if (user && (::setgroups(0, nullptr) != 0 || ::setgid(user->second) != 0 || ::setuid(user->first) != 0)) {
+      det::agent::ReportChildFailure(exec_pipe[1], det::agent::ChildFailure::kSetUser);
+    }
     ::execv(argv[2], argv + 3);
     det::agent::ReportChildFailure(exec_pipe[1], det::agent::ChildFailure::kProgramExec);
   }

@@ -103,7 +103,7 @@ std::string Encode(const AgentMessage& msg) {
 std::string Encode(const MasterMessage& msg) {
   json j = std::visit(Overloaded{
                           [](const StartTask& m) {
-                            return json{{"type", "start_task"},
+                            json start = {{"type", "start_task"},
                                         {"allocation_id", m.allocation_id},
                                         {"task_id", m.task_id},
                                         {"task_type", m.task_type},
@@ -114,6 +114,13 @@ std::string Encode(const MasterMessage& msg) {
                                         {"download_context", m.download_context},
                                         {"work_dir", m.work_dir},
                                         {"mounts", MountsJson(m.mounts)}};
+                            if (m.user) {
+                              start["user"] = {{"uid", m.user->uid},
+                                               {"gid", m.user->gid},
+                                               {"user", m.user->user},
+                                               {"group", m.user->group}};
+                            }
+                            return start;
                           },
                           [](const KillTask& m) {
                             return json{{"type", "kill_task"},
@@ -176,6 +183,15 @@ absl::StatusOr<MasterMessage> DecodeMasterMessage(const std::string& text) {
     }
     if (j.contains("mounts")) {
       ASSIGN_OR_RETURN(m.mounts, MountsFromJson(j["mounts"]));
+    }
+    if (j.contains("user")) {
+      const json& u = j["user"];
+      TaskUser user;
+      ASSIGN_OR_RETURN(user.uid, Get<uint32_t>(u, "uid"));
+      ASSIGN_OR_RETURN(user.gid, Get<uint32_t>(u, "gid"));
+      ASSIGN_OR_RETURN(user.user, Get<std::string>(u, "user"));
+      ASSIGN_OR_RETURN(user.group, Get<std::string>(u, "group"));
+      m.user = std::move(user);
     }
     return m;
   }

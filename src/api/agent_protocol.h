@@ -11,6 +11,7 @@
 //   KillTask        stop an allocation: SIGTERM to its process group, SIGKILL after `grace_seconds`.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -51,6 +52,17 @@ struct TaskMount {
   bool operator==(const TaskMount&) const = default;
 };
 
+// The OS user and group a task's program runs as (upstream's agent user group): the agent, running as
+// root, switches to them before the program starts. The names are for display; the ids are used.
+struct TaskUser {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::string user;
+  std::string group;
+
+  bool operator==(const TaskUser&) const = default;
+};
+
 struct StartTask {
   std::string allocation_id;
   std::string task_id;
@@ -62,6 +74,7 @@ struct StartTask {
   bool download_context = true;  // fetch GET /api/v1/tasks/{task_id}/context_directory into the workdir
   std::string work_dir;          // where the process starts; "" = the task directory, relative = inside it
   std::vector<TaskMount> mounts;
+  std::optional<TaskUser> user;  // none: the agent's own user
 };
 
 struct KillTask {

@@ -23,6 +23,12 @@ TEST(AgentProtocolTest, StartTaskRoundTrips) {
   EXPECT_EQ(m.entrypoint.size(), 3u);
   EXPECT_EQ(m.env.at("DET_TRIAL_ID"), "1");
   EXPECT_EQ(m.slot_ids, (std::vector<int>{0, 1}));
+  EXPECT_FALSE(m.user.has_value()) << "the agent's own user";
+
+  in.user = TaskUser{.uid = 1001, .gid = 1002, .user = "alice", .group = "ml"};
+  out = DecodeMasterMessage(Encode(MasterMessage(in)));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(std::get<StartTask>(*out).user, in.user);
 }
 
 TEST(AgentProtocolTest, AgentMessagesRoundTrip) {
