@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,8 +34,14 @@ void AddWorkspaceListing(CLI::App* parent, CommandContext& ctx, const char* name
 // The workspace settings `create` and `edit` take, as upstream's flags.
 struct WorkspaceSettings {
   std::string compute_pool, aux_pool, storage_json;
+  std::optional<int64_t> agent_uid, agent_gid;
+  std::string agent_user, agent_group;
 
   void AddFlags(CLI::App* cmd) {
+    cmd->add_option("--agent-uid", agent_uid, "uid its tasks run as (with --agent-gid, --agent-user, --agent-group)");
+    cmd->add_option("--agent-gid", agent_gid, "gid its tasks run as");
+    cmd->add_option("--agent-user", agent_user, "the name of --agent-uid");
+    cmd->add_option("--agent-group", agent_group, "the name of --agent-gid");
     cmd->add_option("--default-compute-pool", compute_pool, "pool for its experiments and GPU tasks");
     cmd->add_option("--default-aux-pool", aux_pool, "pool for its CPU-only tasks");
     cmd->add_option("--checkpoint-storage-config", storage_json, "checkpoint_storage for what runs in it (JSON)");
@@ -45,6 +52,14 @@ struct WorkspaceSettings {
     nlohmann::json body = nlohmann::json::object();
     if (!compute_pool.empty()) body["defaultComputePool"] = compute_pool;
     if (!aux_pool.empty()) body["defaultAuxPool"] = aux_pool;
+    const bool any_agent = agent_uid || agent_gid || !agent_user.empty() || !agent_group.empty();
+    if (any_agent) {
+      if (!agent_uid || !agent_gid || agent_user.empty() || agent_group.empty()) {
+        return absl::InvalidArgumentError("--agent-uid, --agent-gid, --agent-user and --agent-group go together");
+      }
+      body["agentUserGroup"] = {
+          {"agentUid", *agent_uid}, {"agentGid", *agent_gid}, {"agentUser", agent_user}, {"agentGroup", agent_group}};
+    }
     if (!storage_json.empty()) {
       body["checkpointStorageConfig"] = nlohmann::json::parse(storage_json, nullptr, false);
       if (!body["checkpointStorageConfig"].is_object()) {

@@ -2,6 +2,9 @@
 experiment; `det workspace` and `det project` list and describe them, and the REST API serves
 upstream's paths and JSON (the stock CLI's `det template list` asks for /api/v1/workspaces)."""
 import json
+import os
+import pathlib
+import tempfile
 
 from conftest import REPO, local_cluster, login, wait_for
 
@@ -229,3 +232,50 @@ def test_a_pool_bound_to_a_workspace_serves_only_it(tmp_path_factory, tmp_path):
                                     json={"workspaceNames": ["vision"]})
         assert resp.status_code == 200, resp.text
         assert json.loads(c.det("workspace", "list-pools", "nlp", "--json").stdout) == ["default", "gpu"]
+
+
+RUN_AS_SCRIPT = """
+import os
+import determined as det
+
+with det.core.init() as ctx:
+    print(f"running as {os.getuid()}:{os.getgid()}", flush=True)
+    ctx.train.report_validation_metrics(steps_completed=1, metrics={"loss": 1.0})
+"""
+
+
+def reachable_by_everyone(cluster):
+    """The agent's task directories must be reachable by a task's user, as on a real agent's work dir;
+    pytest's temporary directories are private (0700), so they are opened for search."""
+    data = pathlib.Path(cluster.data_dir)
+    tmp = pathlib.Path(tempfile.gettempdir())
+    for d in [*(p for p in data.parents if tmp in p.parents), data, *data.glob("agent-*"), *data.glob("agent-*/tasks")]:
+        os.chmod(d, os.stat(d).st_mode | 0o011)
+
+
+def test_tasks_run_as_their_workspace_s_agent_user_group(cluster, tmp_path):
+    reachable_by_everyone(cluster)
+    bad = cluster.det("workspace", "create", "half-group", "--agent-uid", "65534", check=False)
+    assert bad.returncode != 0 and "go together" in bad.stdout + bad.stderr
+    refused = cluster.session.post(f"{cluster.master_url}/api/v1/workspaces", timeout=30, json={
+        "name": "bad-group", "agentUserGroup": {"agentUid": -1, "agentGid": 1, "agentUser": "u", "agentGroup": "g"}})
+    assert refused.status_code == 400 and "agentUserGroup.agentUid must be from 0" in refused.text
+
+    cluster.det("workspace", "create", "sandboxed", "--agent-uid", "65534", "--agent-gid", "65534",
+                "--agent-user", "nobody", "--agent-group", "nogroup")
+    ws = cluster.get("/api/v1/workspaces", params={"name": "sandboxed"})["workspaces"][0]
+    assert ws["agentUserGroup"] == {"agentUid": 65534, "agentGid": 65534, "agentUser": "nobody",
+                                    "agentGroup": "nogroup"}
+    out = cluster.det("cmd", "run", "-w", "sandboxed", "sh", "-c", "echo id=$(id -u):$(id -g); touch written").stdout
+    assert "id=65534:65534" in out, out
+    assert "id=0:0" in cluster.det("cmd", "run", "sh", "-c", "echo id=$(id -u):$(id -g)").stdout, "elsewhere: the agent's"
+
+    # A trial of an experiment in a project of the workspace too.
+    cluster.det("project", "create", "sandboxed", "jail")
+    (tmp_path / "train.py").write_text(RUN_AS_SCRIPT)
+    (tmp_path / "exp.yaml").write_text("name: as-nobody\nentrypoint: python3 train.py\nworkspace: sandboxed\n"
+                                       "project: jail\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n")
+    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
+    state = cluster.wait_for_experiment(exp_id)
+    logs = cluster.trial_logs(cluster.trials(exp_id)[0]["id"])
+    assert state == "STATE_COMPLETED" and "running as 65534:65534" in logs, logs[-3000:]

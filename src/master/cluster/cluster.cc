@@ -1,4 +1,6 @@
 #include "master/cluster/cluster.h"
+
+#include "master/agent_user_group.h"
 #include "master/cluster/cluster_state.h"
 
 #include <spdlog/spdlog.h>
@@ -390,7 +392,18 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
       !note.empty()) {
     MasterLog(trial.trial.task_id, trial.task->allocation_id, absl::StrCat("Warning: ", note));
   }
-  return LaunchSpec{.entrypoint = exp.config.entrypoint, .env = TrialEnvironment(trial, exp), .download_context = true};
+  // The experiment's workspace as stored: a move does not change the live experiment.
+  absl::StatusOr<api::Experiment> stored = store_.GetExperiment(exp.experiment.id);
+  return LaunchSpec{.entrypoint = exp.config.entrypoint,
+                    .env = TrialEnvironment(trial, exp),
+                    .download_context = true,
+                    .workspace_id = stored.ok() ? stored->workspace_id : exp.experiment.workspace_id};
+}
+
+absl::StatusOr<std::optional<api::TaskUser>> Cluster::WorkspaceTaskUser(int64_t workspace_id) {
+  if (workspace_id == 1) return std::nullopt;  // the built-in workspace has no agent user group
+  ASSIGN_OR_RETURN(Workspace workspace, store_.GetWorkspace(workspace_id, 0));
+  return TaskUserOfWorkspace(workspace.agent_user_group_json);
 }
 
 void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
@@ -410,10 +423,12 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
     if (p.slot_ids.empty()) agent.zero_slot_allocations.insert(id);
   }
   absl::StatusOr<LaunchSpec> launch = task.spec->Launch(alloc.record);
-  if (!launch.ok()) {
+  absl::StatusOr<std::optional<api::TaskUser>> user =
+      launch.ok() ? WorkspaceTaskUser(launch->workspace_id) : launch.status();
+  if (!user.ok()) {
     alloc.running_on.clear();
     return AllocationEnded(alloc, 1, ExitKind::kProcessExited,
-                           absl::StrCat("could not be started: ", launch.status().message()));
+                           absl::StrCat("could not be started: ", user.status().message()));
   }
   std::map<std::string, std::string> env = CommonEnvironment(alloc, task);
   env.insert(launch->env.begin(), launch->env.end());
@@ -443,6 +458,7 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
     start.slot_ids = p.slot_ids;
     start.session_token = alloc.token;
     start.download_context = launch->download_context;
+    start.user = *user;
     start.work_dir = launch->work_dir;
     start.mounts = launch->mounts;
     MasterLog(alloc.record.task_id, id,

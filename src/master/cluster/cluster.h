@@ -310,6 +310,8 @@ class Cluster {
   // source, or a source trial without checkpoints, is InvalidArgument.
   absl::StatusOr<std::string> WarmStartCheckpoint(const nlohmann::json& config);
   bool HasLiveTrials(int64_t experiment_id) const;
+  // The OS user a task launched in the workspace runs as: its agent user group, or none.
+  absl::StatusOr<std::optional<api::TaskUser>> WorkspaceTaskUser(int64_t workspace_id);
   // The trial's rows (its task's, then its own) are created behind the loop, with an id given here.
   void CreateTrial(LiveExperiment& exp, const searcher::Action& action);
   // The ids the master gives new experiments and trials: above the highest the store ever gave.

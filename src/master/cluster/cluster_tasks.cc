@@ -87,6 +87,7 @@ absl::StatusOr<LaunchSpec> Cluster::CommandSpec::Launch(const Allocation&) {
   launch.download_context = has_context;
   launch.work_dir = config.work_dir;
   for (const config::BindMount& m : config.bind_mounts) launch.mounts.push_back({m.host_path, m.container_path, m.read_only});
+  launch.workspace_id = task_.record.workspace_id;
   return launch;
 }
 

@@ -45,6 +45,7 @@ struct LaunchSpec {
   bool download_context = true;
   std::string work_dir;  // "" = the task directory (where the context is unpacked)
   std::vector<api::TaskMount> mounts;
+  int64_t workspace_id = 1;  // where it runs: its processes run as the workspace's agent user group
 };
 
 // Adds environment_variables entries ("K=V"; an entry without '=' is skipped) to `env`.
