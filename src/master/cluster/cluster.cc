@@ -1,6 +1,4 @@
 #include "master/cluster/cluster.h"
-
-#include "master/agent_user_group.h"
 #include "master/cluster/cluster_state.h"
 
 #include <spdlog/spdlog.h>
@@ -16,6 +14,7 @@
 #include "common/random_id.h"
 #include "common/status_macros.h"
 #include "config/environment_schema.h"
+#include "master/agent_user_group.h"
 #include "master/checkpoint_gc.h"
 #include "searcher/searcher.h"
 #include "master/experiment_rules.h"
