@@ -86,6 +86,23 @@ absl::StatusOr<ModelVersion> RegisterVersionChecked(Store& store, const Model& m
   return store.InsertModelVersion(version);
 }
 
+absl::Status AddTrialSourceInfoChecked(Store& store, const TrialSourceInfo& source) {
+  absl::StatusOr<api::Checkpoint> checkpoint = store.GetCheckpoint(source.checkpoint_uuid);
+  if (absl::IsNotFound(checkpoint.status())) {
+    return absl::NotFoundError(absl::StrCat("checkpoint ", source.checkpoint_uuid, " not found"));
+  }
+  RETURN_IF_ERROR(checkpoint.status());
+  if (source.model_id) {
+    ASSIGN_OR_RETURN(ModelVersion version, store.GetModelVersion(*source.model_id, source.model_version.value_or(0)));
+    if (version.checkpoint_uuid != source.checkpoint_uuid) {
+      return absl::InvalidArgumentError(absl::StrCat("model ", *source.model_id, " version ", version.version,
+                                                     " holds checkpoint ", version.checkpoint_uuid, ", not ",
+                                                     source.checkpoint_uuid));
+    }
+  }
+  return store.AddTrialSourceInfo(source);
+}
+
 absl::StatusOr<ModelVersion> PatchVersionChecked(Store& store, const Model& model, int64_t version,
                                                  ModelVersionPatch patch) {
   RETURN_IF_ERROR(RefuseArchived(model, "cannot have its versions changed"));

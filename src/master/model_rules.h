@@ -29,6 +29,10 @@ absl::StatusOr<ModelVersion> RegisterVersionChecked(Store& store, const Model& m
 absl::StatusOr<ModelVersion> PatchVersionChecked(Store& store, const Model& model, int64_t version,
                                                  ModelVersionPatch patch);
 
+// Links a trial to the checkpoint it used (and the model version holding it, when named): the
+// checkpoint exists (NotFound), and a named version exists and holds that checkpoint (InvalidArgument).
+absl::Status AddTrialSourceInfoChecked(Store& store, const TrialSourceInfo& source);
+
 // FailedPrecondition naming the model and version that hold one of `uuids` (or, with
 // `experiment_id`, one of that experiment's checkpoints): registered checkpoints are never deleted.
 absl::Status RefuseRegisteredCheckpoints(ModelStore& store, const std::vector<std::string>& uuids,

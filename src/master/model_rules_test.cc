@@ -91,5 +91,31 @@ TEST_F(ModelRulesTest, OnlyACompletedCheckpointIsRegisteredAndThenNeverDeleted) 
       << "numbers are never given twice";
 }
 
+TEST_F(ModelRulesTest, ATrialIsLinkedOnlyToACheckpointThatExistsAndTheVersionHoldingIt) {
+  int64_t exp = AddExperimentWithCheckpoint("ck");
+  AddExperimentWithCheckpoint("other");
+  int64_t trial = store_->ListTrials(exp)->at(0).id;
+  Model m = *CreateModelChecked(*store_, {.name = "digits", .user_id = 1});
+  ASSERT_TRUE(RegisterVersionChecked(*store_, m, {.checkpoint_uuid = "ck", .user_id = 1}).ok());
+  constexpr char kInference[] = "TRIAL_SOURCE_INFO_TYPE_INFERENCE";
+
+  EXPECT_EQ(AddTrialSourceInfoChecked(*store_, {.trial_id = trial, .checkpoint_uuid = "gone", .type = kInference})
+                .message(),
+            "checkpoint gone not found");
+  absl::Status wrong = AddTrialSourceInfoChecked(
+      *store_, {.trial_id = trial, .checkpoint_uuid = "other", .model_id = m.id, .model_version = 1, .type = kInference});
+  EXPECT_EQ(wrong.message(), absl::StrCat("model ", m.id, " version 1 holds checkpoint ck, not other"));
+  EXPECT_EQ(AddTrialSourceInfoChecked(*store_, {.trial_id = trial, .checkpoint_uuid = "ck", .model_id = m.id,
+                                                .model_version = 2, .type = kInference})
+                .code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_TRUE(store_->ListTrialSourceInfos({.checkpoint_uuid = "ck"})->empty()) << "nothing refused was stored";
+
+  ASSERT_TRUE(AddTrialSourceInfoChecked(*store_, {.trial_id = trial, .checkpoint_uuid = "ck", .model_id = m.id,
+                                                  .model_version = 1, .type = kInference})
+                  .ok());
+  EXPECT_EQ(store_->ListTrialSourceInfos({.model_id = m.id, .model_version = 1})->size(), 1u);
+}
+
 }  // namespace
 }  // namespace det::master

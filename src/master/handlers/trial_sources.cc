@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "master/model_rules.h"
 
 namespace det::master {
 namespace {
@@ -60,16 +61,7 @@ absl::StatusOr<json> ReportTrialSourceInfo(MasterContext& ctx, const HttpRequest
         absl::StrCat("trialSourceInfo.trialSourceInfoType is required: ", kInference, " or ", kFineTuning));
   }
   RETURN_IF_ERROR(ctx.trial_facts.TrialReportedBy(source.trial_id, req.principal->allocation_id).status());
-  RETURN_IF_ERROR(ctx.store.GetCheckpoint(source.checkpoint_uuid).status());
-  if (source.model_id) {
-    ASSIGN_OR_RETURN(ModelVersion version, ctx.store.GetModelVersion(*source.model_id, *source.model_version));
-    if (version.checkpoint_uuid != source.checkpoint_uuid) {
-      return absl::InvalidArgumentError(absl::StrCat("model ", *source.model_id, " version ", version.version,
-                                                     " holds checkpoint ", version.checkpoint_uuid, ", not ",
-                                                     source.checkpoint_uuid));
-    }
-  }
-  RETURN_IF_ERROR(ctx.store.AddTrialSourceInfo(source));
+  RETURN_IF_ERROR(AddTrialSourceInfoChecked(ctx.store, source));
   return json{{"trialId", source.trial_id}, {"checkpointUuid", source.checkpoint_uuid}};
 }
 
