@@ -15,7 +15,8 @@ namespace det::master {
 // field (`agentUserGroup.agentUid: ...`).
 absl::StatusOr<api::TaskUser> ParseAgentUserGroup(const nlohmann::json& group);
 
-// The user a workspace's tasks run as, from its stored agent user group ("" = none: the agent's).
+// The user a workspace's tasks run as, from its agent user group as JSON text ("" or {} = none: the
+// agent's); an incomplete group is InvalidArgument, as ParseAgentUserGroup says.
 absl::StatusOr<std::optional<api::TaskUser>> TaskUserOfWorkspace(const std::string& agent_user_group_json);
 
 }  // namespace det::master

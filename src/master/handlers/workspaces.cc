@@ -11,8 +11,8 @@
 #include "master/db/store.h"
 #include "common/status_macros.h"
 #include "common/time_util.h"
-#include "master/handlers/handler_util.h"
 #include "master/agent_user_group.h"
+#include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/handlers/workspace_common.h"
 #include "master/pool_bindings.h"
@@ -122,9 +122,7 @@ absl::StatusOr<WorkspacePatch> ParseWorkspaceSettings(const MasterContext& ctx, 
   WorkspacePatch patch;
   ASSIGN_OR_RETURN(patch.name, api::OptionalStringField(body, "name"));
   ASSIGN_OR_RETURN(patch.agent_user_group_json, OptionalObjectText(body, "agent_user_group"));
-  if (patch.agent_user_group_json && !patch.agent_user_group_json->empty()) {
-    RETURN_IF_ERROR(ParseAgentUserGroup(*api::FindField(body, "agent_user_group")).status());
-  }
+  if (patch.agent_user_group_json) RETURN_IF_ERROR(TaskUserOfWorkspace(*patch.agent_user_group_json).status());
   ASSIGN_OR_RETURN(patch.checkpoint_storage_config_json, OptionalObjectText(body, "checkpoint_storage_config"));
   for (auto [field, out] : {std::pair{"default_compute_pool", &patch.default_compute_pool},
                             std::pair{"default_aux_pool", &patch.default_aux_pool}}) {
