@@ -184,16 +184,17 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
     FailTask(task, std::string(work_dir.status().message()));
     return finish();
   }
+  std::map<std::string, std::string> env = BuildTaskEnv(start, config_.env, task_dir);
+  TaskSpec spec{id, WithStartupHook(start.entrypoint, *work_dir, env), std::move(env), *work_dir,
+                api::Encode(api::MasterMessage(start))};
   if (start.user) {
+    // The task's user gets its directory; the runtime starts the program as it.
     if (absl::Status given = GiveTaskDir(task_dir, start.user->uid, start.user->gid); !given.ok()) {
       FailTask(task, std::string(given.message()));
       return finish();
     }
+    spec.user = TaskSpec::User{.uid = start.user->uid, .gid = start.user->gid};
   }
-  std::map<std::string, std::string> env = BuildTaskEnv(start, config_.env, task_dir);
-  TaskSpec spec{id, WithStartupHook(start.entrypoint, *work_dir, env), std::move(env), *work_dir,
-                api::Encode(api::MasterMessage(start))};
-  if (start.user) spec.user = TaskSpec::User{.uid = start.user->uid, .gid = start.user->gid};
   absl::StatusOr<int> pid = deps_.runtime->Start(spec, Callbacks(task));
   if (!pid.ok()) {
     FailTask(task, std::string(pid.status().message()));
