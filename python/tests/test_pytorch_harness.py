@@ -188,7 +188,7 @@ def test_harness_refuses_other_trial_classes(task, tmp_path, caplog):
     (pathlib.Path.cwd() / "other.py").write_text("class KerasLike:\n    pass\n")
     det._info._reset_cluster_info_for_test()
     assert harness.main(["other:KerasLike"]) == 1
-    assert "only PyTorchTrial is supported" in caplog.text
+    assert "only PyTorchTrial runs here" in caplog.text
     assert harness.main(["nomodule:Trial"]) == 1
     assert harness.main(["not-a-spec"]) == 1
 
@@ -207,3 +207,18 @@ def test_the_example_trains_off_cluster_with_the_trainer(tmp_path):
     assert [int(s) for s, _ in found] == [45, 90, 135, 180, 225], proc.stderr
     assert float(found[-1][1]) >= 0.9
     assert len(list((tmp_path / "xdg" / "determined").iterdir())) == 5
+
+
+def test_the_entrypoint_names_a_pytorch_trial_in_the_context_directory(tmp_path):
+    (tmp_path / "defs.py").write_text(
+        "from determined import pytorch\n"
+        "class Good(pytorch.PyTorchTrial):\n    pass\n"
+        "class Keras:\n    pass\n"
+    )
+    assert harness.load_trial_class("defs:Good", str(tmp_path)).__name__ == "Good"
+    with pytest.raises(TypeError, match="defs:Keras is not a determined.pytorch.PyTorchTrial subclass"):
+        harness.load_trial_class("defs:Keras", str(tmp_path))
+    with pytest.raises(ImportError, match="module 'defs' has no 'Missing'"):
+        harness.load_trial_class("defs:Missing", str(tmp_path))
+    with pytest.raises(ValueError, match="module:ClassName"):
+        harness.load_trial_class("defs", str(tmp_path))

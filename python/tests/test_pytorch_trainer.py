@@ -711,3 +711,22 @@ def test_context_errors_name_the_fix(tmp_path):
         context.get_hparam("missing")
     with pytest.raises(RuntimeError, match="training has not started"):
         context.current_train_batch()
+
+
+def test_the_code_copy_honours_detignore_and_the_default_ignores(tmp_path, monkeypatch):
+    from determined.pytorch import _checkpoint
+
+    src = tmp_path / "src"
+    (src / "data").mkdir(parents=True)
+    (src / "__pycache__").mkdir()
+    (src / "pkg").mkdir()
+    (src / "model_def.py").write_text("x = 1\n")
+    (src / "pkg" / "layers.py").write_text("y = 2\n")
+    (src / "data" / "big.bin").write_bytes(b"\0" * 10)
+    (src / "__pycache__" / "model_def.cpython-311.pyc").write_bytes(b"\0")
+    (src / "notes.log").write_text("log\n")
+    (src / ".detignore").write_text("data/\n*.log\n")
+    monkeypatch.chdir(src)
+    _checkpoint.write_user_code(tmp_path / "ckpt", object, on_cluster=True)
+    copied = sorted(str(p.relative_to(tmp_path / "ckpt" / "code")) for p in (tmp_path / "ckpt" / "code").rglob("*"))
+    assert copied == ["model_def.py", "pkg", "pkg/layers.py"]

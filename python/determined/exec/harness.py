@@ -24,7 +24,6 @@ Only PyTorchTrial is supported: TensorFlow/Keras (``TFKerasTrial``) and DeepSpee
 """
 
 import argparse
-import importlib
 import logging
 import os
 import sys
@@ -38,23 +37,13 @@ _DEFAULT_SCHEDULING_UNIT = 100
 
 
 def load_trial_class(spec: str, context_dir: str) -> type:
-    """Imports ``module:QualName`` (``package.module:Outer.Inner`` too) from ``context_dir``."""
-    module_name, sep, qualname = spec.partition(":")
-    if not sep or not module_name or not qualname:
-        raise ValueError(
-            f"the entrypoint must be module:TrialClass (e.g. model_def:MyTrial), got {spec!r}"
-        )
+    """Imports the PyTorchTrial ``module:QualName`` (``package.module:Outer.Inner`` too) from
+    ``context_dir``."""
+    from determined.pytorch._checkpoint import trial_class_from_spec
+
     if context_dir not in sys.path:
         sys.path.insert(0, context_dir)
-    obj: Any = importlib.import_module(module_name)
-    for part in qualname.split("."):
-        if not hasattr(obj, part):
-            where = getattr(obj, "__file__", "?")
-            raise ImportError(f"module {module_name!r} ({where}) has no {qualname!r}")
-        obj = getattr(obj, part)
-    if not isinstance(obj, type):
-        raise TypeError(f"{spec} is not a class")
-    return obj
+    return trial_class_from_spec(spec)
 
 
 def _is_default_length(length: Any) -> bool:
@@ -188,16 +177,6 @@ def main(argv: List[str]) -> int:
         trial_class = load_trial_class(args.entrypoint, os.getcwd())
     except Exception as e:
         logger.error(f"cannot load the trial class {args.entrypoint!r}: {e}")
-        return 1
-
-    from determined import pytorch
-
-    if not issubclass(trial_class, pytorch.PyTorchTrial):
-        logger.error(
-            f"{args.entrypoint} is not a determined.pytorch.PyTorchTrial; only PyTorchTrial is "
-            "supported (TFKerasTrial and DeepSpeedTrial need TensorFlow and DeepSpeed, which are "
-            "not available)"
-        )
         return 1
     return run_pytorch_trial(trial_class, info)
 

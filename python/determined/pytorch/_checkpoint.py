@@ -11,7 +11,6 @@ The files of a PyTorchTrial checkpoint, in upstream Determined's layout:
 * ``code/``: a copy of the code that defines the trial class.
 """
 
-import fnmatch
 import inspect
 import json
 import logging
@@ -30,6 +29,7 @@ import torch
 from torch import nn
 
 from determined import util
+from determined.common.context import DetIgnore
 from determined.pytorch._callback import PyTorchCallback
 from determined.pytorch._trial import PyTorchTrial
 from determined.pytorch._trial_context import PyTorchTrialContext
@@ -113,22 +113,20 @@ def _is_installed_location(path: pathlib.Path) -> bool:
 
 
 def _ignore_function(root: pathlib.Path) -> Callable[[str, List[str]], List[str]]:
-    patterns = ["__pycache__", ".git", "*.pyc"]
-    detignore = root / ".detignore"
-    if detignore.is_file():
-        for line in detignore.read_text().splitlines():
-            line = line.strip().rstrip("/")
-            if line and not line.startswith("#"):
-                patterns.append(line.lstrip("/"))
+    """shutil.copytree's ``ignore``: the root's ``.detignore`` (itself left out) and the default
+    ignores, as ``det experiment create`` packs a context directory."""
+    detignore = DetIgnore.for_root(root)
 
     def ignore(directory: str, names: List[str]) -> List[str]:
         rel_dir = os.path.relpath(directory, root)
-        ignored = []
-        for name in names:
-            rel = os.path.normpath(os.path.join(rel_dir, name))
-            if any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) for p in patterns):
-                ignored.append(name)
-        return ignored
+        return [
+            name
+            for name in names
+            if name == ".detignore"
+            or detignore.ignores(
+                os.path.normpath(os.path.join(rel_dir, name)), os.path.isdir(os.path.join(directory, name))
+            )
+        ]
 
     return ignore
 
@@ -396,5 +394,8 @@ def trial_class_from_spec(spec: str) -> Type[PyTorchTrial]:
         except AttributeError as e:
             raise ImportError(f"module {module_name!r} has no {qualname!r}") from e
     if not (isinstance(obj, type) and issubclass(obj, PyTorchTrial)):
-        raise TypeError(f"{spec} is not a determined.pytorch.PyTorchTrial subclass")
+        raise TypeError(
+            f"{spec} is not a determined.pytorch.PyTorchTrial subclass; only PyTorchTrial runs here "
+            "(TFKerasTrial and DeepSpeedTrial need TensorFlow and DeepSpeed, which are not available)"
+        )
     return obj
