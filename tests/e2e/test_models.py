@@ -180,7 +180,7 @@ def test_an_inference_trial_s_metrics_are_found_from_the_version_and_the_checkpo
         (trial_id, 10, {"accuracy": 0.75}, "inference")]
     assert [m.trial_id for m in sdk.get_checkpoint(uuid).get_metrics()] == [trial_id], "linked twice, listed once"
     assert list(version.get_metrics("validation")) == []
-    raw = cluster.get(f"/api/v1/models/served/versions/1/metrics",
+    raw = cluster.get("/api/v1/models/served/versions/1/metrics",
                       params={"trialSourceInfoType": "TRIAL_SOURCE_INFO_TYPE_FINE_TUNING"})
     assert raw == {"metrics": []}
 

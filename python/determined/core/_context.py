@@ -7,7 +7,7 @@ import tempfile
 import threading
 import traceback
 import types
-from typing import Any, Dict, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 import determined as det
 from determined._native import native
@@ -23,6 +23,9 @@ from determined.core._searcher import (
 )
 from determined.core._tensorboard_mode import TensorboardMode
 from determined.core._train import DummyTrainContext, EarlyExitReason, TrainContext
+
+if TYPE_CHECKING:
+    from determined.common.api import Session
 
 logger = logging.getLogger("determined.core")
 
@@ -333,7 +336,7 @@ def init(
     )
 
 
-def _master_session(info: "det.ClusterInfo") -> "api.Session":
+def _master_session(info: "det.ClusterInfo") -> "Session":
     """A REST session with the master as the task's user (``DET_USER_TOKEN``), as the SDK's in a task."""
     from determined.common import api
     from determined.common.api import authentication
