@@ -392,6 +392,11 @@ TEST_F(CommandOpsTest, LogsAreTheTasksLogs) {
   ASSERT_EQ(PrintCommandLogs(*session_, "3f2b", args, out).value_or(-1), 0);
   EXPECT_EQ(out.str(), "hello\nworld\n");
   EXPECT_EQ(Calls().back(), "GET /api/v1/tasks/" + kMine2 + "/logs?limit=5");
+
+  std::ostringstream as_json;
+  args.json = true;
+  ASSERT_EQ(PrintCommandLogs(*session_, "3f2b", args, as_json).value_or(-1), 0);
+  EXPECT_EQ(as_json.str(), "{\"log\":\"hello\\n\",\"taskId\":\"x\"}\n{\"log\":\"world\",\"taskId\":\"x\"}\n");
 }
 
 TEST_F(CommandOpsTest, KillTriesEveryIdAndReportsTheFailures) {

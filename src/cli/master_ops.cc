@@ -60,14 +60,18 @@ absl::StatusOr<int> MasterLogs(CommandContext& ctx, bool follow, std::optional<i
   if (follow) path = AddQuery(path, "follow", "true");
   if (tail && *tail == 0 && !follow) return 0;
   absl::Status s = ctx.session().Stream(path, [&out](const nlohmann::json& result) {
-    const nlohmann::json& entry = result.value("logEntry", nlohmann::json::object());
-    std::string level(absl::StripPrefix(entry.value("level", ""), "LOG_LEVEL_"));
-    out << entry.value("timestamp", "") << " [" << level << "]: " << entry.value("message", "") << "\n";
+    out << MasterLogLine(result);
     out.flush();
     return true;
   });
   if (!s.ok()) return s;
   return 0;
+}
+
+std::string MasterLogLine(const nlohmann::json& result) {
+  const nlohmann::json& entry = result.value("logEntry", nlohmann::json::object());
+  std::string level(absl::StripPrefix(entry.value("level", ""), "LOG_LEVEL_"));
+  return absl::StrCat(entry.value("timestamp", ""), " [", level, "]: ", entry.value("message", ""), "\n");
 }
 
 }  // namespace det::cli

@@ -1,7 +1,9 @@
 #pragma once
 // `det master config|info|logs`.
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <ostream>
+#include <string>
 
 #include "absl/status/statusor.h"
 
@@ -24,5 +26,7 @@ absl::StatusOr<int> Version(CommandContext& ctx, MasterOutput format, std::ostre
 // `tail` when given, and with `follow` new ones as they come until interrupted.
 absl::StatusOr<int> MasterLogs(CommandContext& ctx, bool follow, std::optional<int> tail,
                                std::ostream& out);
+// One MasterLogs stream result as a line: "TIMESTAMP [LEVEL]: MESSAGE\n".
+std::string MasterLogLine(const nlohmann::json& result);
 
 }  // namespace det::cli

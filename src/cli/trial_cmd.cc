@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,8 @@
 #include "cli/log_retention_flags.h"
 #include "cli/ranking_flags.h"
 #include "cli/trial_ops.h"
+#include "cli/trial_support_bundle.h"
+#include "common/status_macros.h"
 
 namespace det::cli {
 
@@ -26,6 +29,7 @@ std::shared_ptr<LogsFlags> AddLogsFlags(CLI::App& cmd) {
     // One value per occurrence, so a repeated flag never swallows the positionals after it.
     o->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   };
+  cmd.add_flag("--json", f->args.json, "print each log entry as JSON");
   CLI::Option* follow = cmd.add_flag("-f,--follow", f->args.follow,
                                      "follow the logs of a running trial, like tail -f");
   CLI::Option* head = cmd.add_option(
@@ -76,18 +80,18 @@ void AddTrialCommands(CLI::App& det, CommandContext& ctx) {
   });
 
   CLI::App* describe = trial->add_subcommand("describe", "describe trial");
-  auto describe_id = std::make_shared<int>(0);
-  auto metrics = std::make_shared<bool>(false);
-  auto json = std::make_shared<bool>(false);
-  auto csv = std::make_shared<bool>(false);
-  describe->add_option("trial_id", *describe_id, "trial ID")->required()->check(PositiveId());
-  describe->add_flag("--metrics", *metrics, "display validation metrics");
-  CLI::Option* json_flag = describe->add_flag("--json", *json, "print JSON");
-  describe->add_flag("--csv", *csv, "print as CSV")->excludes(json_flag);
-  describe->callback([&ctx, describe_id, metrics, json, csv] {
-    ctx.action = [&ctx, describe_id, metrics, json, csv] {
-      return DescribeTrial(ctx.session(), *describe_id, *metrics, *json, *csv, std::cout);
-    };
+  auto describe_args = std::make_shared<DescribeTrialArgs>();
+  describe->add_option("trial_id", describe_args->trial_id, "trial ID")->required()->check(PositiveId());
+  describe->add_flag("--metrics-summary", describe_args->metrics_summary, "display summary of metrics");
+  describe->add_flag("--metrics", describe_args->metrics, "display full metrics, such as batch metrics");
+  CLI::Option* json_flag = describe->add_flag("--json", describe_args->json, "print JSON");
+  describe->add_flag("--csv", describe_args->csv, "print as CSV")->excludes(json_flag);
+  describe->add_option("--limit", describe_args->limit, "maximum workloads per page of results")
+      ->capture_default_str();
+  describe->add_option("--offset", describe_args->offset, "number of workloads to skip")->capture_default_str();
+  describe->add_option("--pages", describe_args->pages, "pages to fetch (0 for all)")->capture_default_str();
+  describe->callback([&ctx, describe_args] {
+    ctx.action = [&ctx, describe_args] { return DescribeTrial(ctx.session(), *describe_args, std::cout); };
   });
 
   CLI::App* download = trial->add_subcommand("download", "download a checkpoint of a trial");
@@ -111,6 +115,21 @@ void AddTrialCommands(CLI::App& det, CommandContext& ctx) {
       }
       ASSIGN_OR_RETURN(CheckpointRanking r, ranking->ranking());
       return DownloadTrialCheckpoint(ctx.session(), *download_id, *choice, r, *output_dir, *quiet, std::cout);
+    };
+  });
+
+  CLI::App* bundle = trial->add_subcommand(
+      "support-bundle", "write a tar.gz of the trial's logs, the master's logs and the trial and experiment");
+  auto bundle_id = std::make_shared<int>(0);
+  auto bundle_dir = std::make_shared<std::string>(".");
+  bundle->add_option("trial_id", *bundle_id, "trial ID")->required()->check(PositiveId());
+  bundle->add_option("-o,--output-dir", *bundle_dir, "directory to write the bundle into (default: the current one)");
+  bundle->callback([&ctx, bundle_id, bundle_dir] {
+    ctx.action = [&ctx, bundle_id, bundle_dir]() -> absl::StatusOr<int> {
+      ASSIGN_OR_RETURN(std::filesystem::path path,
+                       WriteTrialSupportBundle(ctx.session(), *bundle_id, *bundle_dir, absl::Now()));
+      std::cout << "bundle path: " << std::filesystem::absolute(path).string() << "\n";
+      return 0;
     };
   });
 

@@ -12,6 +12,7 @@
 #include "cli/paging.h"
 #include "cli/session.h"
 #include "client/rest_client.h"
+#include "common/status_macros.h"
 
 namespace det::cli {
 namespace {
@@ -59,10 +60,15 @@ absl::StatusOr<std::string> LogsPath(std::string path, const TrialLogsArgs& args
 
 namespace {
 
+std::string EntryText(const nlohmann::json& entry, bool json) {
+  return json ? entry.dump() + "\n" : LogEntryText(entry);
+}
+
 // The last `n` entries, oldest first: the master answers `limit=n&orderBy=ORDER_BY_DESC` newest first.
-absl::Status CollectTail(Session& session, const std::string& tail_path, std::vector<std::string>* lines) {
+absl::Status CollectTail(Session& session, const std::string& tail_path, bool json,
+                         std::vector<std::string>* lines) {
   absl::Status s = session.Stream(tail_path, [&](const nlohmann::json& entry) {
-    lines->push_back(LogEntryText(entry));
+    lines->push_back(EntryText(entry, json));
     return true;
   });
   std::reverse(lines->begin(), lines->end());
@@ -91,11 +97,11 @@ absl::StatusOr<int> PrintLogs(Session& session, const std::string& path, const T
   absl::Status s;
   if (args.tail.has_value()) {
     std::vector<std::string> lines;
-    s = CollectTail(session, path, &lines);
+    s = CollectTail(session, path, args.json, &lines);
     for (const std::string& line : lines) out << line;
   } else {
     s = session.Stream(path, [&](const nlohmann::json& entry) {
-      out << LogEntryText(entry);
+      out << EntryText(entry, args.json);
       out.flush();
       return true;
     });
@@ -124,30 +130,25 @@ absl::StatusOr<int> FirstTrialId(Session& session, int experiment_id) {
   return static_cast<int>(best);
 }
 
-absl::StatusOr<int> DescribeTrial(Session& session, int trial_id, bool metrics, bool json,
-                                  bool csv, std::ostream& out) {
-  absl::StatusOr<nlohmann::json> got = session.Get(absl::StrCat("/api/v1/trials/", trial_id));
-  if (!got.ok()) return got.status();
-  nlohmann::json trial = got->value("trial", nlohmann::json::object());
-  nlohmann::json validations = nullptr;
-  if (metrics) {
-    validations = nlohmann::json::array();
-    absl::Status streamed = session.Stream(
-        absl::StrCat("/api/v1/trials/metrics/trial_metrics?trialIds=", trial_id, "&group=validation"),
-        [&](const nlohmann::json& result) {
-          for (const nlohmann::json& m : result.value("metrics", nlohmann::json::array())) {
-            validations.push_back(m);
-          }
-          return true;
-        });
-    if (!streamed.ok()) return streamed;
+absl::StatusOr<int> DescribeTrial(Session& session, const DescribeTrialArgs& args, std::ostream& out) {
+  if (args.limit < 1) return absl::InvalidArgumentError("--limit must be at least 1");
+  if (args.offset < 0) return absl::InvalidArgumentError("--offset must be 0 or more");
+  if (args.pages < 0) return absl::InvalidArgumentError("--pages must be 0 (all) or more");
+  std::string path = absl::StrCat("/api/v1/trials/", args.trial_id);
+  ASSIGN_OR_RETURN(nlohmann::json got, session.Get(path));
+  nlohmann::json trial = got.value("trial", nlohmann::json::object());
+  std::string workloads_path = path + "/workloads";
+  if (args.metrics) workloads_path = AddQuery(workloads_path, "includeBatchMetrics", "true");
+  ASSIGN_OR_RETURN(nlohmann::json workloads, GetAllPages(session, workloads_path, "workloads",
+                                                         args.offset, args.limit, args.pages));
+  if (args.json) {
+    out << nlohmann::json{{"trial", trial}, {"workloads", workloads}}.dump(2) << "\n";
+    return 0;
   }
-  if (json) {
-    nlohmann::json doc = {{"trial", trial}};
-    if (metrics) doc["validations"] = validations;
-    out << doc.dump(2) << "\n";
-  } else {
-    out << RenderTrialDescription(trial, validations, csv ? OutputFormat::kCsv : OutputFormat::kTable);
+  out << RenderTrialDescription(trial, workloads, args.metrics,
+                                args.csv ? OutputFormat::kCsv : OutputFormat::kTable);
+  if (args.metrics_summary) {
+    out << "\nSummary metrics:\n" << trial.value("summaryMetrics", nlohmann::json::object()).dump(4) << "\n";
   }
   return 0;
 }

@@ -23,6 +23,7 @@ struct TrialLogsArgs {
   std::string level;  // TRACE..CRITICAL: that level and above; "" = all
   std::string timestamp_before;
   std::string timestamp_after;
+  bool json = false;  // each entry as one line of JSON, as the master sent it
 };
 
 // The TrialLogs request path with its query (`follow`, `limit`, `orderBy=ORDER_BY_DESC` for a
@@ -43,10 +44,21 @@ absl::StatusOr<int> PrintTaskLogs(Session& session, const std::string& task_id,
 absl::StatusOr<int> PrintLogs(Session& session, const std::string& path, const TrialLogsArgs& args,
                               const std::string& ended, std::ostream& out);
 
-// `det trial describe`: the trial (GET /api/v1/trials/{id}) and, with `metrics`, its validation
-// history; `format` kJson prints {"trial": ..., "validations": [...]}.
-absl::StatusOr<int> DescribeTrial(Session& session, int trial_id, bool metrics, bool json,
-                                  bool csv, std::ostream& out);
+struct DescribeTrialArgs {
+  int trial_id = 0;
+  bool metrics = false;          // --metrics: a column of the training reports' metrics
+  bool metrics_summary = false;  // --metrics-summary: the trial's summaryMetrics as JSON, after
+  bool json = false;
+  bool csv = false;
+  int limit = 1000;  // workloads per page
+  int offset = 0;
+  int pages = 1;  // 0 = all
+};
+
+// `det trial describe`: the trial (GET /api/v1/trials/{id}) and its workloads (GET
+// /api/v1/trials/{id}/workloads, paged by limit/offset/pages). `json` prints {"trial": ...,
+// "workloads": [...]} as upstream's does.
+absl::StatusOr<int> DescribeTrial(Session& session, const DescribeTrialArgs& args, std::ostream& out);
 
 // The lowest trial ID of an experiment; NotFound when it has no trials yet.
 absl::StatusOr<int> FirstTrialId(Session& session, int experiment_id);

@@ -16,25 +16,38 @@ const json kTrial = json::parse(R"({
   "bestValidation": {"metrics": {"avgMetrics": {"accuracy": 0.95}}},
   "latestValidation": {"metrics": {"avgMetrics": {"accuracy": 0.9}}}})");
 
-TEST(TrialViewTest, DescribesTheTrialAndItsValidations) {
-  json validations = json::parse(R"([
-    {"totalBatches": 45, "endTime": "2026-01-02T03:05:00Z", "metrics": {"validation_metrics": {"accuracy": 0.8}}},
-    {"totalBatches": 90, "endTime": "2026-01-02T03:06:00Z", "metrics": {"validation_metrics": {"accuracy": 0.9}}}])");
-  std::string text = RenderTrialDescription(kTrial, validations, OutputFormat::kTable);
+const json kWorkloads = json::parse(R"([
+  {"training": {"totalBatches": 45, "endTime": "2026-01-02T03:04:30Z", "metrics": {"avgMetrics": {"loss": 0.5}}}},
+  {"validation": {"totalBatches": 45, "endTime": "2026-01-02T03:05:00Z", "metrics": {"avgMetrics": {"accuracy": 0.8}}}},
+  {"checkpoint": {"totalBatches": 45, "endTime": "2026-01-02T03:05:10Z", "state": "STATE_COMPLETED", "uuid": "c0ffee"}},
+  {"validation": {"totalBatches": 90, "endTime": "2026-01-02T03:06:00Z", "metrics": {"avgMetrics": {"accuracy": 0.9}}}}])");
+
+TEST(TrialViewTest, DescribesTheTrialAndEachWorkload) {
+  std::string text = RenderTrialDescription(kTrial, kWorkloads, /*training_metrics=*/false, OutputFormat::kTable);
   EXPECT_NE(text.find("Trial:"), std::string::npos) << text;
   EXPECT_NE(text.find("COMPLETED"), std::string::npos) << text;
   EXPECT_NE(text.find("accuracy=0.95"), std::string::npos) << text;  // best
   EXPECT_NE(text.find("validating"), std::string::npos) << text;
-  EXPECT_NE(text.find("Validation metrics:"), std::string::npos) << text;
-  EXPECT_LT(text.find("accuracy=0.8"), text.find("2026-01-02 03:06:00")) << text;
+  EXPECT_NE(text.find("Workloads:"), std::string::npos) << text;
+  EXPECT_LT(text.find("accuracy=0.8"), text.find("c0ffee")) << text;
+  EXPECT_LT(text.find("c0ffee"), text.find("2026-01-02 03:06:00")) << text;
+  EXPECT_EQ(text.find("loss=0.5"), std::string::npos) << "training metrics only with --metrics\n" << text;
+  EXPECT_EQ(text.find("Workload Metrics"), std::string::npos) << text;
 }
 
-TEST(TrialViewTest, WithoutMetricsThereIsNoMetricsSection) {
-  std::string text = RenderTrialDescription(kTrial, nullptr, OutputFormat::kTable);
-  EXPECT_EQ(text.find("Validation metrics:"), std::string::npos) << text;
-  std::string csv = RenderTrialDescription(kTrial, nullptr, OutputFormat::kCsv);
+TEST(TrialViewTest, WithMetricsTrainingReportsShowTheirMetrics) {
+  std::string text = RenderTrialDescription(kTrial, kWorkloads, /*training_metrics=*/true, OutputFormat::kTable);
+  EXPECT_NE(text.find("Workload Metrics"), std::string::npos) << text;
+  EXPECT_NE(text.find("loss=0.5"), std::string::npos) << text;
+}
+
+TEST(TrialViewTest, CsvHasNoTitles) {
+  std::string csv = RenderTrialDescription(kTrial, json::array(), false, OutputFormat::kCsv);
   EXPECT_EQ(csv.find("Trial:"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find("Workloads:"), std::string::npos) << csv;
   EXPECT_NE(csv.find("Trial ID,State"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("# of Batches,Report Time,Checkpoint,Checkpoint UUID,Validation Metrics"), std::string::npos)
+      << csv;
 }
 
 }  // namespace

@@ -299,6 +299,37 @@ def test_checkpoint_list_describe_download(cluster, tmp_path):
                               params={"filter": "FILTER_OPTION_ALL"}, timeout=30)
     assert bad.status_code == 400 and "filter" in bad.json()["error"]["error"]
 
+    # `det trial describe`: the trial, its workloads (upstream's table and JSON) and --metrics-summary.
+    described = cluster.det("trial", "describe", str(trial_id), "--metrics-summary").stdout
+    assert "Workloads:" in described and uuid in described and "loss=0.1" in described, described
+    summary = json.loads(described[described.index("Summary metrics:") + len("Summary metrics:"):])
+    assert summary["validation_metrics"]["loss"]["last"] == 0.1, summary
+    as_json = json.loads(cluster.det("trial", "describe", str(trial_id), "--json").stdout)
+    assert as_json["trial"]["id"] == trial_id
+    assert [list(w) for w in as_json["workloads"]] == [["validation"], ["checkpoint"]]
+    paged = json.loads(cluster.det("trial", "describe", str(trial_id), "--json", "--limit", "1", "--pages", "0").stdout)
+    assert paged["workloads"] == as_json["workloads"]
+    second = json.loads(cluster.det("trial", "describe", str(trial_id), "--json", "--limit", "1", "--offset", "1").stdout)
+    assert [list(w) for w in second["workloads"]] == [["checkpoint"]]
+
+    # `det trial support-bundle`: the trial's and the master's logs, the trial and its experiment.
+    bundle_dir = tmp_path / "bundle"
+    bundle_dir.mkdir()
+    made = cluster.det("trial", "support-bundle", str(trial_id), "-o", str(bundle_dir)).stdout
+    path = pathlib.Path(re.search(r"bundle path: (\S+)", made).group(1))
+    assert path.parent == bundle_dir and re.fullmatch(rf"det-bundle-trial-{trial_id}-\d{{8}}T\d{{6}}\.tar\.gz", path.name)
+    with tarfile.open(path) as tgz:
+        name = path.name[: -len(".tar.gz")]
+        files = {m.name: tgz.extractfile(m).read().decode() for m in tgz.getmembers() if m.isfile()}
+    assert sorted(files) == [f"{name}/{f}" for f in ("api_experiment_call.json", "api_trial_call.json",
+                                                      "master_logs.txt", "trial_logs.txt")], sorted(files)
+    assert json.loads(files[f"{name}/api_trial_call.json"])["id"] == trial_id
+    assert json.loads(files[f"{name}/api_experiment_call.json"])["experiment"]["id"] == exp_id
+    assert f"Trial {trial_id} is COMPLETED" in files[f"{name}/trial_logs.txt"], files[f"{name}/trial_logs.txt"]
+    assert "[INFO]:" in files[f"{name}/master_logs.txt"]
+    nowhere = cluster.det("trial", "support-bundle", str(trial_id), "-o", str(tmp_path / "absent"), check=False)
+    assert nowhere.returncode != 0 and "absent is not a directory" in nowhere.stderr, nowhere.stderr
+
 
 def test_create_follow_shows_a_progress_line_per_trial(cluster, tmp_path):
     (tmp_path / "search.py").write_text(

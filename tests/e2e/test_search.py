@@ -45,7 +45,7 @@ def test_grid_creates_every_grid_point_once(cluster):
                     for t in cluster.trials(exp_id))
     assert points == [(0.01, 32), (0.01, 128), (0.1, 32), (0.1, 128)]
     described = cluster.det("trial", "describe", str(cluster.trials(exp_id)[0]["id"]), "--metrics").stdout
-    assert "Validation metrics:" in described and "accuracy=" in described, described
+    assert "Workloads:" in described and "accuracy=" in described and "Workload Metrics" in described, described
 
     # Warm start: a new experiment's trial begins from a grid trial's latest checkpoint.
     source = cluster.trials(exp_id)[0]

@@ -107,8 +107,9 @@ absl::StatusOr<json> GetTrialWorkloads(MasterContext& ctx, const HttpRequest& re
   WorkloadQuery query;
   ASSIGN_OR_RETURN(query.filter, ParseWorkloadFilter(req.Query("filter").value_or("")));
   ASSIGN_OR_RETURN(query.descending, QueryOrderDescending(req));
-  query.sort_key = req.Query("sort_key").value_or("");
-  query.with_batch_metrics = QueryBool(req, "include_batch_metrics");
+  // grpc-gateway takes a field by its proto name or its JSON name; upstream's bindings send the latter.
+  query.sort_key = req.Query("sortKey").value_or(req.Query("sort_key").value_or(""));
+  query.with_batch_metrics = QueryBool(req, "includeBatchMetrics") || QueryBool(req, "include_batch_metrics");
   ASSIGN_OR_RETURN(int64_t offset, QueryInt(req, "offset", 0));
   ASSIGN_OR_RETURN(int64_t limit, QueryInt(req, "limit", 0));
   ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(id));
