@@ -4,8 +4,10 @@ local Core API context standing in for the master) trains examples/digits_trial'
 preempted, and resumes from its checkpoint."""
 
 import json
+import logging
 import os
 import pathlib
+import random
 import re
 import shutil
 import subprocess
@@ -222,3 +224,67 @@ def test_the_entrypoint_names_a_pytorch_trial_in_the_context_directory(tmp_path)
         harness.load_trial_class("defs:Missing", str(tmp_path))
     with pytest.raises(ValueError, match="module:ClassName"):
         harness.load_trial_class("defs", str(tmp_path))
+
+
+def test_hyperparameters_are_drawn_as_a_random_searcher_draws_them():
+    from determined.experimental._test_one_batch import sample_hparams
+
+    spec = {
+        "global_batch_size": 32,
+        "lr": {"type": "log", "minval": -3, "maxval": -1, "base": 10},
+        "layers": {"type": "int", "minval": 1, "maxval": 3},
+        "dropout": {"type": "double", "minval": 0.1, "maxval": 0.2},
+        "act": {"type": "categorical", "vals": ["relu", "tanh"]},
+        "optimizer": {"name": {"type": "const", "val": "sgd"}, "momentum": 0.9},
+    }
+    for seed in range(20):
+        hp = sample_hparams(spec, random.Random(seed))
+        assert hp["global_batch_size"] == 32
+        assert 0.001 <= hp["lr"] <= 0.1
+        assert hp["layers"] in (1, 2, 3)
+        assert 0.1 <= hp["dropout"] <= 0.2
+        assert hp["act"] in ("relu", "tanh")
+        assert hp["optimizer"] == {"name": "sgd", "momentum": 0.9}
+    with pytest.raises(ValueError, match=r"hyperparameters.x.type: 'uniform' is not one of"):
+        sample_hparams({"x": {"type": "uniform"}}, random.Random(0))
+
+
+def test_local_test_mode_trains_and_validates_one_batch_of_the_example(tmp_path, monkeypatch, caplog):
+    """``det experiment create --local --test const.yaml .`` runs this, in the context directory."""
+    det._info._reset_cluster_info_for_test()
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(EXAMPLE)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({
+        "entrypoint": "model_def:DigitsTrial",
+        "hyperparameters": {"global_batch_size": 32, "hidden_size": {"type": "int", "minval": 16, "maxval": 64},
+                            "learning_rate": 0.1},
+    }))
+    caplog.set_level(logging.INFO)
+    assert harness.main(["--local-test", str(config), "model_def:DigitsTrial"]) == 0
+    assert re.search(r"report_training_metrics\(steps_completed=1,", caplog.text), caplog.text
+    assert re.search(r"report_validation_metrics\(steps_completed=1,", caplog.text), caplog.text
+    assert "saved checkpoint" in caplog.text
+    assert "its code runs" in caplog.text
+    assert not (tmp_path / "xdg").exists()  # the checkpoint went to a temporary directory
+
+    assert harness.main(["--local-test", str(config), "model_def:Missing"]) == 1
+    assert "cannot load the trial class 'model_def:Missing'" in caplog.text
+
+
+def test_local_test_mode_lets_the_trials_errors_through(tmp_path, monkeypatch):
+    det._info._reset_cluster_info_for_test()
+    (tmp_path / "broken.py").write_text(
+        "import torch\n"
+        "from determined import pytorch\n"
+        "class Broken(pytorch.PyTorchTrial):\n"
+        "    def __init__(self, context):\n"
+        "        raise RuntimeError('the model does not build')\n"
+        "    def build_training_data_loader(self): pass\n"
+        "    def build_validation_data_loader(self): pass\n"
+        "    def train_batch(self, batch, epoch_idx, batch_idx): pass\n"
+    )
+    (tmp_path / "config.json").write_text(json.dumps({"entrypoint": "broken:Broken"}))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RuntimeError, match="the model does not build"):
+        harness.main(["--local-test", "config.json", "broken:Broken"])

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/experiment_continue.h"
 #include "cli/experiment_create.h"
+#include "cli/experiment_local_test.h"
 #include "cli/experiment_test_mode.h"
 #include "cli/experiment_ops.h"
 #include "cli/experiment_resources_ops.h"
@@ -117,11 +118,17 @@ void AddExperimentCommands(CLI::App& det, CommandContext& ctx) {
                    "check the config, then run a short single-trial copy of the experiment and report "
                    "whether it trains, validates and checkpoints")
       ->excludes(follow);
-  create->callback([&ctx, create_args, context_dir, project_id, test_mode] {
-    ctx.action = [&ctx, create_args, context_dir, project_id, test_mode] {
+  auto local = std::make_shared<bool>(false);
+  create->add_flag("--local", *local,
+                   "with --test: train and validate one batch of the config's Trial class on this machine, "
+                   "without a master")
+      ->excludes(follow);
+  create->callback([&ctx, create_args, context_dir, project_id, test_mode, local] {
+    ctx.action = [&ctx, create_args, context_dir, project_id, test_mode, local] {
       if (!context_dir->empty()) create_args->context_dir = *context_dir;
       if (*project_id > 0) create_args->project_id = *project_id;
       create_args->live_progress = isatty(STDOUT_FILENO) != 0;
+      if (*local) return RunLocalTest(*create_args, *test_mode);
       if (*test_mode) return TestExperiment(ctx.session(), *create_args, std::cout);
       return CreateExperiment(ctx.session(), *create_args, std::cout);
     };

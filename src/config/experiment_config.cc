@@ -64,20 +64,6 @@ const std::vector<Field>& TopLevelFields() {
   return *f;
 }
 
-// "model_def:MyTrial": the legacy Trial-class entrypoint (a dotted module, a colon, a class name).
-bool IsLegacyTrialEntrypoint(const std::string& s) {
-  size_t colon = s.find(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return false;
-  auto ident = [](char c, bool dot_ok) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           (dot_ok && c == '.');
-  };
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i != colon && !ident(s[i], i < colon)) return false;
-  }
-  return true;
-}
-
 std::vector<std::string> CheckEntrypoint(const json& ep, Problems& p) {
   if (ep.is_null()) {
     p.Missing("entrypoint",
@@ -156,6 +142,20 @@ ExperimentConfig Extract(const json& cfg, std::vector<std::string> entrypoint) {
 }
 
 }  // namespace
+
+bool IsLegacyTrialEntrypoint(const std::string& s) {
+  size_t colon = s.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return false;
+  auto ident = [](char c, bool dot_ok) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           (dot_ok && c == '.');
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i != colon && !ident(s[i], i < colon)) return false;
+  }
+  return true;
+}
+
 
 absl::StatusOr<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_text,
                                                        const ExperimentDefaults& defaults) {

@@ -76,4 +76,8 @@ absl::Status CheckTemplateConfig(const nlohmann::json& config);
 absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const nlohmann::json& config,
                                                            const ExperimentDefaults& defaults);
 
+// "model_def:MyTrial": a legacy Trial-class entrypoint (a dotted module, a colon, a class name), which
+// runs in the harness (python3 -m determined.exec.harness).
+bool IsLegacyTrialEntrypoint(const std::string& entrypoint);
+
 }  // namespace det::config

@@ -1,13 +1,15 @@
 """The digits MLP as a PyTorchTrial (examples/digits_trial) on a real cluster: the legacy entrypoint
 `model_def:DigitsTrial` runs in the harness with the Trainer; const, adaptive ASHA and 2-slot
 distributed configs complete; a paused trial resumes without repeating a batch; a checkpoint loads
-with `load_trial_from_checkpoint_path` and predicts."""
+with `load_trial_from_checkpoint_path` and predicts; `det experiment create --local --test` checks one
+batch of it without a master."""
+import os
 import re
 import sys
 
 import pytest
 
-from conftest import REPO, wait_for
+from conftest import REPO, det, wait_for
 
 EXAMPLE = REPO / "examples/digits_trial"
 sys.path.insert(0, str(REPO / "python"))
@@ -88,3 +90,28 @@ def test_distributed_trains_on_two_slots_and_the_chief_reports(cluster):
     assert "[rank=0]" in logs and "[rank=1]" in logs, logs[-2000:]  # one harness per slot
     assert [b for b, _ in validations(cluster, trial["id"])] == [45, 90, 135], "one report per validation, the chief's"
     assert len(cluster.get(f"/api/v1/trials/{trial['id']}/checkpoints")["checkpoints"]) >= 1
+
+
+def test_local_test_mode_checks_one_batch_without_a_master(tmp_path):
+    # No DET_MASTER, no login: the trial runs in a local Python process.
+    env = {"DET_MASTER": "http://127.0.0.1:1", "XDG_DATA_HOME": str(tmp_path / "xdg"),
+           "PATH": f"/usr/bin:{os.environ['PATH']}"}
+    ok = det("experiment", "create", "--local", "--test", str(EXAMPLE / "const.yaml"), str(EXAMPLE),
+             "--config", "hyperparameters.hidden_size=24", env=env, timeout=300)
+    assert "'hidden_size': 24" in ok.stderr, ok.stderr
+    assert re.search(r"report_validation_metrics\(steps_completed=1, metrics=\{.*'accuracy'", ok.stderr), ok.stderr
+    assert "its code runs" in ok.stderr
+    assert not (tmp_path / "xdg").exists(), "the test's checkpoint is not kept"
+
+    (tmp_path / "model_def.py").write_text((EXAMPLE / "model_def.py").read_text().replace(
+        "def train_batch(self", "def train_batch(self, *args, **kwargs):\n        raise ValueError('bad shapes')\n\n    def _unused(self"))
+    failed = det("e", "create", "--local", "--test", str(EXAMPLE / "const.yaml"), str(tmp_path), env=env,
+                 check=False, timeout=300)
+    assert failed.returncode == 1 and "ValueError: bad shapes" in failed.stderr, failed.stderr
+
+    training = det("e", "create", "--local", str(EXAMPLE / "const.yaml"), str(EXAMPLE), env=env, check=False)
+    assert training.returncode != 0 and "--local without --test is not supported" in training.stderr, training.stderr
+    script = tmp_path / "script.yaml"
+    script.write_text("entrypoint: python3 train.py\nsearcher: {name: single, metric: loss, max_length: 1}\n")
+    refused = det("e", "create", "--local", "--test", str(script), str(tmp_path), env=env, check=False)
+    assert refused.returncode != 0 and "Trial classes only" in refused.stderr, refused.stderr

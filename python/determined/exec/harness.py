@@ -15,6 +15,10 @@ from the trial's latest checkpoint:
 * ``checkpoint_policy``, ``perform_initial_validation``, ``optimizations.aggregation_frequency``
   and ``optimizations.average_aggregated_gradients``.
 
+``--local-test CONFIG.json`` runs the class off-cluster instead, one batch of training and one of
+validation (``det experiment create --local --test``, upstream's local test mode), with
+hyperparameters drawn from the config.
+
 Several slots: ``python3 -m determined.launch.torch_distributed -- python3 -m
 determined.exec.harness model_def:MyTrial`` (one worker per slot). Exits 0 when the trial is done
 or was preempted (it checkpoints first), 1 on errors.
@@ -154,6 +158,26 @@ def run_pytorch_trial(trial_class: Type[Any], info: "det.ClusterInfo") -> int:
     return 0
 
 
+def local_test(entrypoint: str, config_path: str) -> int:
+    """Upstream's ``--local --test``: the class from the working directory, one batch, no cluster."""
+    import json
+
+    from determined import experimental
+
+    with open(config_path) as f:
+        config = json.load(f)
+    logging.basicConfig(
+        level=logging.DEBUG if config.get("debug") else logging.INFO, format=det.LOG_FORMAT
+    )
+    try:
+        trial_class = load_trial_class(entrypoint, os.getcwd())
+    except Exception as e:
+        logger.error(f"cannot load the trial class {entrypoint!r}: {e}")
+        return 1
+    experimental.test_one_batch(trial_class=trial_class, config=config)
+    return 0
+
+
 def main(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="python3 -m determined.exec.harness",
@@ -161,8 +185,15 @@ def main(argv: List[str]) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--trial", action="store_true", help="accepted for compatibility")
+    parser.add_argument(
+        "--local-test",
+        metavar="CONFIG_JSON",
+        help="off-cluster: train and validate one batch with this experiment config (a JSON file)",
+    )
     parser.add_argument("entrypoint", help="the trial class, module:TrialClass")
     args = parser.parse_args(argv)
+    if args.local_test:
+        return local_test(args.entrypoint, args.local_test)
 
     info = det.get_cluster_info()
     debug = bool(info and info.task_type == "TRIAL" and info.trial.config.get("debug"))

@@ -5,7 +5,7 @@ import logging
 import os
 import random
 import sys
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Iterator, Optional, Union
 
 import numpy as np
 import torch
@@ -210,6 +210,7 @@ def init(
     distributed: Optional[core.DistributedContext] = None,
     aggregation_frequency: int = 1,
     enable_tensorboard_logging: bool = True,
+    checkpoint_storage: Optional[Union[str, Dict[str, Any]]] = None,
 ) -> Iterator[PyTorchTrialContext]:
     """
     ``with determined.pytorch.init() as context:`` builds the :class:`PyTorchTrialContext` to build a
@@ -230,6 +231,8 @@ def init(
         aggregation_frequency: apply gradients every this many batches (summed in between).
         enable_tensorboard_logging: write metrics for TensorBoard (when the tensorboard package is
             installed) and upload the TensorBoard directory.
+        checkpoint_storage: where checkpoints go, as :func:`determined.core.init`'s (default: the
+            experiment's; off-cluster ``~/.local/share/determined``). Ours, not upstream's.
     """
     info = det.get_cluster_info()
     on_cluster = _on_cluster(info)
@@ -254,6 +257,7 @@ def init(
     )
     with core.init(
         distributed=distributed,
+        checkpoint_storage=checkpoint_storage,
         preempt_mode=core.PreemptMode.WorkersAskChief,
         tensorboard_mode=tensorboard_mode,
     ) as core_context:
