@@ -11,6 +11,7 @@ The files of a PyTorchTrial checkpoint, in upstream Determined's layout:
 * ``code/``: a copy of the code that defines the trial class.
 """
 
+import collections
 import inspect
 import json
 import logging
@@ -286,12 +287,34 @@ def load_model_state(model: nn.Module, state_dict: Dict[str, Any]) -> None:
     except RuntimeError:
         if not state_dict:
             raise
-    fixed = dict(state_dict)
-    if isinstance(model, nn.parallel.DistributedDataParallel):
-        fixed = {k if k.startswith("module.") else f"module.{k}": v for k, v in fixed.items()}
-    else:
-        fixed = {k[len("module."):] if k.startswith("module.") else k: v for k, v in fixed.items()}
-    model.load_state_dict(fixed)
+    is_ddp = isinstance(model, nn.parallel.DistributedDataParallel)
+    model.load_state_dict(_with_module_prefix(state_dict, wanted=is_ddp))
+
+
+def _with_module_prefix(state_dict: Dict[str, Any], wanted: bool) -> Dict[str, Any]:
+    """A copy of ``state_dict`` with DDP's ``module.`` prefix added to (``wanted``) or removed from
+    its keys, and from its ``_metadata`` too: the module versions that ``load_state_dict`` passes on
+    to ``_load_from_state_dict`` (BatchNorm reads them, for example)."""
+    prefix = "module."
+
+    def fix(key: str) -> str:
+        if wanted:
+            return key if key.startswith(prefix) else prefix + key
+        return key[len(prefix):] if key.startswith(prefix) else key
+
+    def fix_module_path(path: str) -> str:
+        # Metadata keys are module paths without a trailing dot: "" is the root module.
+        if wanted:
+            return "module" if path == "" else fix(path)
+        return "" if path == "module" else fix(path)
+
+    fixed = collections.OrderedDict((fix(k), v) for k, v in state_dict.items())
+    metadata = getattr(state_dict, "_metadata", None)
+    if metadata is not None:
+        fixed._metadata = collections.OrderedDict(  # type: ignore[attr-defined]
+            (fix_module_path(k), v) for k, v in metadata.items()
+        )
+    return fixed
 
 
 def load(
@@ -338,6 +361,12 @@ def load(
     elif context._scaler is not None:
         logger.warning("this trial wraps a GradScaler but the checkpoint has no scaler state")
 
+    if "amp_state" in checkpoint:
+        logger.warning(
+            "the checkpoint has an apex AMP state (amp_state), which is not restored: apex is not "
+            "supported here"
+        )
+
     if "rng_state" in checkpoint:
         _restore_rng_state(context, checkpoint["rng_state"])
     else:
@@ -354,9 +383,24 @@ def load(
     trial_state_file = path / TRIAL_STATE_FILE
     if trial_state_file.is_file():
         with trial_state_file.open("rb") as f:
-            trial_state = pickle.load(f)
+            trial_state = _trial_state_fields(pickle.load(f))
     seed = checkpoint.get(DATA_SEED_KEY)
     return trial_state, (int(seed) if seed is not None else None)
+
+
+def _trial_state_fields(saved: Any) -> Optional[Dict[str, Any]]:
+    """The fields of :class:`TrialState` in a saved trial state (upstream pickles ``vars()`` of its
+    ``_TrialState``, a dict of the same fields): others are dropped, missing ones default."""
+    if not isinstance(saved, dict):
+        saved = getattr(saved, "__dict__", None)
+        if not isinstance(saved, dict):
+            logger.warning(f"{TRIAL_STATE_FILE} holds no trial state; training starts at batch 0")
+            return None
+    known = set(TrialState().to_dict())
+    unknown = sorted(str(k) for k in saved if k not in known)
+    if unknown:
+        logger.warning(f"ignoring unknown fields of {TRIAL_STATE_FILE}: {', '.join(unknown)}")
+    return {k: v for k, v in saved.items() if k in known and v is not None}
 
 
 def _legacy_single(checkpoint: Dict[str, Any], old_key: str, new_key: str, count: int) -> List[Any]:

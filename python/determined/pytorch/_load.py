@@ -5,6 +5,7 @@ import json
 import logging
 import os
 import pathlib
+import re
 import sys
 import warnings
 from typing import Any, Dict, Iterator, Optional, Type
@@ -76,6 +77,58 @@ def _importable_from(path: pathlib.Path) -> Iterator[None]:
             file = getattr(sys.modules[name], "__file__", None) or ""
             if file.startswith(roots):
                 del sys.modules[name]
+
+
+@contextlib.contextmanager
+def _working_directory(path: pathlib.Path) -> Iterator[None]:
+    """Upstream imports the trial's module with the checkpoint's code directory as the working
+    directory, so that module-level code may open files of the code by relative paths."""
+    if not path.is_dir():
+        yield
+        return
+    before = os.getcwd()
+    os.chdir(str(path))
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def _import_trial_class(spec: str, code_dir: pathlib.Path) -> Type[PyTorchTrial]:
+    """
+    Imports the trial class named ``module:QualName`` (with ``code_dir`` importable). Upstream
+    names a class defined in the entrypoint script ``__main__:QualName``: that is the running
+    ``__main__`` when it has the class, or else the top-level script of ``code_dir`` that defines
+    it, imported by its file name.
+    """
+    with _working_directory(code_dir):
+        try:
+            return _checkpoint.trial_class_from_spec(spec)
+        except (ImportError, TypeError):
+            module_name, _, qualname = spec.partition(":")
+            if module_name != "__main__" or not qualname:
+                raise
+            script = _script_defining(code_dir, qualname.split(".")[0])
+            if script is None:
+                raise
+            logger.info(f"importing {qualname} of the entrypoint script from {script.name}")
+            return _checkpoint.trial_class_from_spec(f"{script.stem}:{qualname}")
+
+
+def _script_defining(code_dir: pathlib.Path, class_name: str) -> Optional[pathlib.Path]:
+    """The first top-level ``*.py`` file of ``code_dir`` with a top-level ``class class_name``."""
+    pattern = re.compile(rf"^class\s+{re.escape(class_name)}\b", re.MULTILINE)
+    if not code_dir.is_dir():
+        return None
+    for script in sorted(code_dir.glob("*.py")):
+        if not script.stem.isidentifier():
+            continue
+        try:
+            if pattern.search(script.read_text(errors="replace")):
+                return script
+        except OSError:
+            continue
+    return None
 
 
 def load_trial_from_checkpoint_path(
@@ -150,12 +203,13 @@ def load_trial_from_checkpoint_path(
             "checkpoint directory"
         )
 
-    code_dir = ckpt_dir / _checkpoint.CODE_DIR
+    # Absolute: the working directory changes while the trial class is imported.
+    code_dir = ckpt_dir.absolute() / _checkpoint.CODE_DIR
     # The code stays importable while the trial is built: its __init__ may import more of it.
     with _importable_from(code_dir):
         if trial_class is None:
             try:
-                trial_class = _checkpoint.trial_class_from_spec(spec)
+                trial_class = _import_trial_class(spec, code_dir)
             except Exception as e:
                 raise ImportError(
                     f"could not import the trial class {spec!r} from {code_dir} ({e}); pass "
