@@ -339,14 +339,6 @@ std::map<std::string, std::string> Cluster::TrialEnvironment(const LiveTrial& tr
       {"DET_HPARAMS", t.hparams_json},
       {"DET_STEPS_COMPLETED", "0"},
   };
-  // A trial resumes from its own latest checkpoint, else a warm start's.
-  const std::string& start_from = t.latest_checkpoint_uuid.empty() ? exp.warm_start_checkpoint : t.latest_checkpoint_uuid;
-  if (!start_from.empty()) {
-    env["DET_LATEST_CHECKPOINT"] = start_from;
-    if (auto ckpt = store_.GetCheckpoint(start_from); ckpt.ok()) {
-      env["DET_STEPS_COMPLETED"] = std::to_string(ckpt->steps_completed);
-    }
-  }
   // environment.environment_variables: a list of "K=V", or per device type ({cpu: [...], ...}).
   json config = json::parse(exp.config.full_json, nullptr, false);
   json vars = config.is_object() ? config.value("environment", json::object()).value("environment_variables", json())
@@ -382,27 +374,34 @@ JobAttributes Cluster::TrialJob(int64_t trial_id) const {
 absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
   LiveTrial& trial = *trials_.at(trial_id);
   const LiveExperiment& exp = *experiments_.at(trial.trial.experiment_id);
-  // Refresh the trial from the store: checkpoints reported by an earlier run changed it.
-  if (auto fresh = store_.GetTrial(trial.trial.id); fresh.ok()) {
-    trial.trial.latest_checkpoint_uuid = fresh->latest_checkpoint_uuid;
-  }
   json config = json::parse(exp.config.full_json, nullptr, false);
   if (std::string note = config::UnusedImageNote(config.is_object() ? config.value("environment", json()) : json());
       !note.empty()) {
     MasterLog(trial.trial.task_id, trial.task->allocation_id, absl::StrCat("Warning: ", note));
   }
-  // The experiment's workspace as stored: a move does not change the live experiment.
-  absl::StatusOr<api::Experiment> stored = store_.GetExperiment(exp.experiment.id);
-  return LaunchSpec{.entrypoint = exp.config.entrypoint,
-                    .env = TrialEnvironment(trial, exp),
-                    .download_context = true,
-                    .workspace_id = stored.ok() ? stored->workspace_id : exp.experiment.workspace_id};
-}
-
-absl::StatusOr<std::optional<api::TaskUser>> Cluster::WorkspaceTaskUser(int64_t workspace_id) {
-  if (workspace_id == 1) return std::nullopt;  // the built-in workspace has no agent user group
-  ASSIGN_OR_RETURN(Workspace workspace, store_.GetWorkspace(workspace_id, 0));
-  return TaskUserOfWorkspace(workspace.agent_user_group_json);
+  LaunchSpec spec{.entrypoint = exp.config.entrypoint,
+                  .env = TrialEnvironment(trial, exp),
+                  .download_context = true,
+                  .workspace_id = exp.experiment.workspace_id};
+  spec.read_stored = [&store = store_, trial_id, experiment_id = exp.experiment.id,
+                      warm_start = exp.warm_start_checkpoint](LaunchSpec& spec) -> absl::Status {
+    // A trial resumes from its own latest checkpoint (an earlier run's reports are in the store
+    // only), else a warm start's.
+    ASSIGN_OR_RETURN(api::Trial stored_trial, store.GetTrial(trial_id));
+    const std::string& start_from =
+        stored_trial.latest_checkpoint_uuid.empty() ? warm_start : stored_trial.latest_checkpoint_uuid;
+    if (!start_from.empty()) {
+      spec.env["DET_LATEST_CHECKPOINT"] = start_from;
+      if (auto checkpoint = store.GetCheckpoint(start_from); checkpoint.ok()) {
+        spec.env["DET_STEPS_COMPLETED"] = std::to_string(checkpoint->steps_completed);
+      }
+    }
+    // The workspace as stored: a move does not change the live experiment.
+    ASSIGN_OR_RETURN(api::Experiment stored_experiment, store.GetExperiment(experiment_id));
+    spec.workspace_id = stored_experiment.workspace_id;
+    return absl::OkStatus();
+  };
+  return spec;
 }
 
 void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
@@ -422,32 +421,65 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
     if (p.slot_ids.empty()) agent.zero_slot_allocations.insert(id);
   }
   absl::StatusOr<LaunchSpec> launch = task.spec->Launch(alloc.record);
-  absl::StatusOr<std::optional<api::TaskUser>> user =
-      launch.ok() ? WorkspaceTaskUser(launch->workspace_id) : launch.status();
-  if (!user.ok()) {
+  if (!launch.ok()) {
     alloc.running_on.clear();
     return AllocationEnded(alloc, 1, ExitKind::kProcessExited,
-                           absl::StrCat("could not be started: ", user.status().message()));
+                           absl::StrCat("could not be started: ", launch.status().message()));
   }
-  std::map<std::string, std::string> env = CommonEnvironment(alloc, task);
-  env.insert(launch->env.begin(), launch->env.end());
-  // Where the processes find each other (upstream's rendezvous.json): the agents' addresses and slot counts
-  // in rank order, the chief first.
-  json rendezvous = {{"container_addrs", json::array()}, {"container_slot_counts", json::array()}};
+  for (const scheduler::SlotPlacement& p : placements) {
+    MasterLog(alloc.record.task_id, id,
+              absl::StrCat(task.spec->Label(), " (run ", task.runs, ") assigned to agent ", p.agent_id, ", slots [",
+                           absl::StrJoin(p.slot_ids, ","), "]", backfilled ? " (backfilled)" : ""));
+  }
+  // What the launch reads from the store is read behind the loop, with the allocation's start; the
+  // processes authenticate against the allocation's row, so they start once it is durable.
+  auto read = std::make_shared<StoredLaunch>(StoredLaunch{.spec = *std::move(launch)});
   for (const scheduler::SlotPlacement& p : placements) {
     const std::string& address = agents_.at(p.agent_id)->identity.address;
-    rendezvous["container_addrs"].push_back(address.empty() ? "127.0.0.1" : address);
-    rendezvous["container_slot_counts"].push_back(p.slot_ids.size());
+    read->addresses.push_back(address.empty() ? "127.0.0.1" : address);
   }
+  alloc.starting = true;
+  Persist(absl::StrCat("allocation ", id),
+          [this, record = alloc.record, read] {
+            if (read->spec.read_stored) RETURN_IF_ERROR(read->spec.read_stored(read->spec));
+            if (read->spec.workspace_id != kUncategorizedWorkspace) {
+              ASSIGN_OR_RETURN(Workspace workspace, store_.GetWorkspace(read->spec.workspace_id, 0));
+              ASSIGN_OR_RETURN(read->user, TaskUserOfWorkspace(workspace.agent_user_group_json));
+            }
+            return store_.UpdateAllocation(record);
+          },
+          [this, id, start_order = alloc.start_order, placements, read](absl::Status saved) {
+            auto a = allocations_.find(id);
+            if (a == allocations_.end() || a->second->start_order != start_order) return;  // it ended meanwhile
+            LiveAllocation& alloc = *a->second;
+            alloc.starting = false;
+            if (!saved.ok()) return AllocationNotStarted(alloc, saved);
+            if (alloc.kill_before_start) {
+              alloc.running_on.clear();
+              return AllocationEnded(alloc, 137, ExitKind::kProcessExited, "was killed before its processes started");
+            }
+            SendStarts(alloc, placements, *read);
+          });
+}
+
+void Cluster::SendStarts(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
+                         const StoredLaunch& launch) {
+  const LiveTask& task = *tasks_.at(alloc.record.task_id);
+  const std::string& id = alloc.record.allocation_id;
+  std::map<std::string, std::string> env = CommonEnvironment(alloc, task);
+  env.insert(launch.spec.env.begin(), launch.spec.env.end());
+  // Where the processes find each other (upstream's rendezvous.json): the agents' addresses and slot
+  // counts in rank order, the chief first.
+  json rendezvous = {{"container_addrs", launch.addresses}, {"container_slot_counts", json::array()}};
+  for (const scheduler::SlotPlacement& p : placements) rendezvous["container_slot_counts"].push_back(p.slot_ids.size());
   // One process per agent; a gang's processes are told apart by their resources id.
-  std::vector<api::StartTask> starts;
   for (size_t rank = 0; rank < placements.size(); ++rank) {
     const scheduler::SlotPlacement& p = placements[rank];
-    api::StartTask& start = starts.emplace_back();
+    api::StartTask start;
     start.allocation_id = id;
     start.task_id = alloc.record.task_id;
     start.task_type = std::string(Name(task.record.type));
-    start.entrypoint = launch->entrypoint;
+    start.entrypoint = launch.spec.entrypoint;
     start.env = env;
     if (placements.size() > 1) {
       start.env["DET_RESOURCES_ID"] = start.env["DET_CONTAINER_ID"] = absl::StrCat(id, ".", rank);
@@ -456,35 +488,16 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
     start.env["DET_RENDEZVOUS_INFO"] = rendezvous.dump();
     start.slot_ids = p.slot_ids;
     start.session_token = alloc.token;
-    start.download_context = launch->download_context;
-    start.user = *user;
-    start.work_dir = launch->work_dir;
-    start.mounts = launch->mounts;
-    MasterLog(alloc.record.task_id, id,
-              absl::StrCat(task.spec->Label(), " (run ", task.runs, ") assigned to agent ", p.agent_id, ", slots [",
-                           absl::StrJoin(p.slot_ids, ","), "]", backfilled ? " (backfilled)" : ""));
+    start.download_context = launch.spec.download_context;
+    start.user = launch.user;
+    start.work_dir = launch.spec.work_dir;
+    start.mounts = launch.spec.mounts;
+    // An agent that went away meanwhile ends the allocation when it is forgotten.
+    auto agent = agents_.find(p.agent_id);
+    if (agent != agents_.end() && agent->second->connection) {
+      agent->second->connection->Send(api::Encode(api::MasterMessage(start)));
+    }
   }
-  // The processes authenticate against the allocation's row: they start once it is durable.
-  alloc.starting = true;
-  SaveAllocation(alloc.record, [this, id, start_order = alloc.start_order, placements,
-                                starts = std::move(starts)](absl::Status saved) {
-    auto a = allocations_.find(id);
-    if (a == allocations_.end() || a->second->start_order != start_order) return;  // it ended meanwhile
-    LiveAllocation& alloc = *a->second;
-    alloc.starting = false;
-    if (!saved.ok()) return AllocationNotStarted(alloc, saved);
-    if (alloc.kill_before_start) {
-      alloc.running_on.clear();
-      return AllocationEnded(alloc, 137, ExitKind::kProcessExited, "was killed before its processes started");
-    }
-    for (size_t rank = 0; rank < starts.size(); ++rank) {
-      // An agent that went away meanwhile ends the allocation when it is forgotten.
-      auto agent = agents_.find(placements[rank].agent_id);
-      if (agent != agents_.end() && agent->second->connection) {
-        agent->second->connection->Send(api::Encode(api::MasterMessage(starts[rank])));
-      }
-    }
-  });
 }
 
 void Cluster::AllocationNotStarted(LiveAllocation& alloc, const absl::Status& why) {
@@ -839,33 +852,49 @@ void Cluster::CollectCheckpoints(int64_t experiment_id) {
           });
 }
 
+namespace {
+
+// The experiment config with the checkpoint GC policy's fields replaced.
+absl::StatusOr<std::string> WithCheckpointPolicy(int64_t experiment_id, const std::string& config_json,
+                                                 const CheckpointGcPolicy& policy) {
+  json config = json::parse(config_json, nullptr, false);
+  if (!config.is_object()) return absl::DataLossError(absl::StrCat("experiment ", experiment_id, ": bad stored config"));
+  for (auto [key, count] : kGcPolicyFields) config["checkpoint_storage"][key] = policy.*count;
+  return config.dump();
+}
+
+}  // namespace
+
 void Cluster::SetCheckpointPolicy(int64_t experiment_id, CheckpointGcPolicy policy,
                                   std::function<void(absl::Status)> done) {
   loop_.Post([this, experiment_id, policy, done = std::move(done)] {
     if (std::optional<absl::Status> down = state_writer_.Unavailable()) return done(*down);
+    std::string key = absl::StrCat("experiment ", experiment_id, " checkpoint policy");
     auto live = experiments_.find(experiment_id);
-    std::string config_json;
-    if (live != experiments_.end()) {
-      config_json = live->second->experiment.config_json;
-    } else {
-      absl::StatusOr<api::Experiment> stored = store_.GetExperiment(experiment_id);
-      if (!stored.ok()) return done(stored.status());
-      config_json = stored->config_json;
+    if (live == experiments_.end()) {
+      // Ended: its stored config is read and patched behind the loop; the new policy collects its
+      // checkpoints once durable.
+      return Persist(
+          std::move(key),
+          [this, experiment_id, policy]() -> absl::Status {
+            ASSIGN_OR_RETURN(api::Experiment stored, store_.GetExperiment(experiment_id));
+            ASSIGN_OR_RETURN(std::string config, WithCheckpointPolicy(experiment_id, stored.config_json, policy));
+            return store_.PatchExperiment(experiment_id, ExperimentPatch{.config_json = std::move(config)}).status();
+          },
+          [this, experiment_id, done](absl::Status saved) {
+            if (saved.ok()) CollectCheckpoints(experiment_id);
+            done(saved);
+          });
     }
-    json config = json::parse(config_json, nullptr, false);
-    if (!config.is_object()) return done(absl::DataLossError(absl::StrCat("experiment ", experiment_id, ": bad stored config")));
-    for (auto [key, count] : kGcPolicyFields) config["checkpoint_storage"][key] = policy.*count;
-    ExperimentPatch patch;
-    patch.config_json = config.dump();
-    // Answered once durable; an ended experiment's checkpoints are collected by the new policy then.
-    const bool ended = live == experiments_.end();
-    Persist(absl::StrCat("experiment ", experiment_id, " checkpoint policy"),
-            [this, experiment_id, patch] { return store_.PatchExperiment(experiment_id, patch).status(); },
-            [this, experiment_id, ended, done](absl::Status saved) {
-              if (saved.ok() && ended) CollectCheckpoints(experiment_id);
-              done(saved);
-            });
-    if (!ended) live->second->experiment.config_json = live->second->config.full_json = *patch.config_json;
+    LiveExperiment& exp = *live->second;
+    absl::StatusOr<std::string> config = WithCheckpointPolicy(experiment_id, exp.experiment.config_json, policy);
+    if (!config.ok()) return done(config.status());
+    exp.experiment.config_json = exp.config.full_json = *config;
+    Persist(std::move(key),
+            [this, experiment_id, patch = ExperimentPatch{.config_json = *config}] {
+              return store_.PatchExperiment(experiment_id, patch).status();
+            },
+            std::move(done));
   });
 }
 
@@ -952,12 +981,12 @@ void Cluster::DoSetExperimentState(int64_t experiment_id, api::ExperimentState t
   };
   auto e = experiments_.find(experiment_id);
   if (e == experiments_.end()) {
-    absl::StatusOr<api::Experiment> stored = store_.GetExperiment(experiment_id);
-    if (!stored.ok()) return reply(stored.status());
+    // Not live: it has ended (the caller found its row). Stopping it again is a no-op, as upstream's.
     if (target == api::ExperimentState::kStoppingCanceled || target == api::ExperimentState::kStoppingKilled) {
       return reply(absl::OkStatus());
     }
-    return reply(absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", Name(stored->state))));
+    return reply(absl::FailedPreconditionError(absl::StrCat(
+        "experiment ", experiment_id, " has ended: only an active or paused experiment can become STATE_", Name(target))));
   }
   LiveExperiment& exp = *e->second;
   const api::ExperimentState current = exp.experiment.state;
@@ -1002,10 +1031,8 @@ void Cluster::DoSetExperimentState(int64_t experiment_id, api::ExperimentState t
 void Cluster::KillTrial(int64_t trial_id, std::function<void(absl::Status)> done) {
   loop_.Post([this, trial_id, done = std::move(done)] {
     auto t = trials_.find(trial_id);
-    if (t == trials_.end()) {
-      absl::StatusOr<api::Trial> stored = store_.GetTrial(trial_id);
-      return done(stored.ok() ? absl::OkStatus() : stored.status());  // already finished: nothing to do
-    }
+    // Not live: it has finished (the caller found its row), so there is nothing to kill.
+    if (t == trials_.end()) return done(absl::OkStatus());
     StopTrial(*t->second, api::TrialState::kStoppingKilled);
     done(absl::OkStatus());
   });

@@ -310,8 +310,6 @@ class Cluster {
   // source, or a source trial without checkpoints, is InvalidArgument.
   absl::StatusOr<std::string> WarmStartCheckpoint(const nlohmann::json& config);
   bool HasLiveTrials(int64_t experiment_id) const;
-  // The OS user a task launched in the workspace runs as: its agent user group, or none.
-  absl::StatusOr<std::optional<api::TaskUser>> WorkspaceTaskUser(int64_t workspace_id);
   // The trial's rows (its task's, then its own) are created behind the loop, with an id given here.
   void CreateTrial(LiveExperiment& exp, const searcher::Action& action);
   // The ids the master gives new experiments and trials: above the highest the store ever gave.
@@ -396,6 +394,15 @@ class Cluster {
   // The allocation's start could not be saved: it goes back to the queue while the database is
   // away, or ends.
   void AllocationNotStarted(LiveAllocation& alloc, const absl::Status& why);
+  // A launch with what it read from the store behind the loop.
+  struct StoredLaunch {
+    LaunchSpec spec;
+    std::optional<api::TaskUser> user;  // the workspace's agent user group
+    std::vector<std::string> addresses;  // of the agents, in rank order (the chief first)
+  };
+  // Sends each agent of `placements` its process's StartTask.
+  void SendStarts(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
+                  const StoredLaunch& launch);
   void OnAgentMessage(const std::string& agent_id, const std::string& text);
   void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
   void ForgetAgent(const std::string& agent_id, const std::string& why);

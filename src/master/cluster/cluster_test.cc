@@ -195,7 +195,7 @@ TEST_F(ClusterTest, PauseSignalsPreemptionAndActivateResumes) {
   cluster_->SetExperimentState(exp_id, api::ExperimentState::kPaused, [&](absl::Status st) { late = st; });
   loop_.RunPending();
   EXPECT_EQ(late.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(late.message().find("STATE_COMPLETED"), std::string::npos);
+  EXPECT_NE(late.message().find("experiment 1 has ended"), std::string::npos) << late;
   cluster_->SetExperimentState(exp_id, api::ExperimentState::kStoppingKilled, [&](absl::Status st) { late = st; });
   loop_.RunPending();
   EXPECT_TRUE(late.ok());

@@ -11,6 +11,8 @@
 
 namespace det::master {
 
+inline constexpr int64_t kUncategorizedWorkspace = 1;
+
 struct Workspace {
   int64_t id = 0;
   std::string name;

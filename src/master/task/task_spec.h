@@ -7,6 +7,7 @@
 // All methods are called on the cluster strand.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,6 +47,11 @@ struct LaunchSpec {
   std::string work_dir;  // "" = the task directory (where the context is unpacked)
   std::vector<api::TaskMount> mounts;
   int64_t workspace_id = 1;  // where it runs: its processes run as the workspace's agent user group
+  // What the launch must read from the store (a trial's latest checkpoint, its experiment's workspace
+  // as stored), filled into the spec. It runs on the state writer's thread, just before the
+  // allocation's start is saved, so the cluster's loop never waits on a read; it may run again when
+  // that write is made again. Null: nothing to read.
+  std::function<absl::Status(LaunchSpec&)> read_stored;
 };
 
 // Adds environment_variables entries ("K=V"; an entry without '=' is skipped) to `env`.
