@@ -74,13 +74,15 @@ class BenchTrial(pytorch.PyTorchTrial):
         hidden = int(context.get_hparam("hidden"))
         self.net = context.wrap_model(model(hidden))
         self.opt = context.wrap_optimizer(torch.optim.SGD(self.net.parameters(), lr=0.01))
-        self.batches = int(context.get_hparam("batches"))
+        # The records are made here, before the clock starts, as the plain loop makes its own.
+        self.training_records = records(int(context.get_hparam("batches")) * BATCH)
+        self.validation_records = records(BATCH)
 
     def build_training_data_loader(self) -> pytorch.DataLoader:
-        return pytorch.DataLoader(records(self.batches * BATCH), batch_size=BATCH, shuffle=True)
+        return pytorch.DataLoader(self.training_records, batch_size=BATCH, shuffle=True)
 
     def build_validation_data_loader(self) -> pytorch.DataLoader:
-        return pytorch.DataLoader(records(BATCH), batch_size=BATCH)
+        return pytorch.DataLoader(self.validation_records, batch_size=BATCH)
 
     def train_batch(self, batch: Any, epoch_idx: int, batch_idx: int) -> Dict[str, Any]:
         x, y = batch

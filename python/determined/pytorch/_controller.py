@@ -48,6 +48,9 @@ class _Boundary(enum.Enum):
     REPORT = "report"
 
 
+_NOTHING_REACHED: frozenset = frozenset()
+
+
 def _repro_message(fn: str, loader: Any) -> str:
     return (
         f"{fn}() returned a {type(loader).__name__}, not a determined.pytorch.DataLoader, so "
@@ -304,45 +307,83 @@ class TrialController:
             return epoch_ended and unit.should_stop(self.state.epochs_trained)
         return unit.should_stop(self.state.batches_trained)
 
+    def _next_period_check(self, batches_trained: int) -> int:
+        """
+        The first value of ``batches_trained`` above ``batches_trained`` after which a batch period
+        may end: the next multiple of each ``Batch(n)`` period, or the next batch when any batch
+        period is something else (a schedule, every batch). Epoch periods are checked when an
+        epoch ends.
+        """
+        nxt = sys.maxsize
+        for unit in self.periods.values():
+            if isinstance(unit, Epoch):
+                continue
+            value = unit.value
+            if type(unit) is not Batch or type(value) is not int or value < 1:
+                return batches_trained + 1
+            nxt = min(nxt, (batches_trained // value + 1) * value)
+        return nxt
+
     def _train_for(self, length: TrainUnit, op: Any) -> None:
         if not isinstance(length, (Batch, Epoch)):
             raise TypeError(f"max_length must be a Batch or an Epoch, got {length!r}")
         if self.test_mode:
             length = Batch(self.state.batches_trained + 1)
-        length._length()
+        # The loop below is the per-batch path: what does not change during it is looked up once.
+        target = length._length()
+        by_epoch = isinstance(length, Epoch)
         self._op_completed = False
         epoch_len = self.context._epoch_len
         assert epoch_len and self.training_iterator is not None
+        training_iterator = self.training_iterator
+        context = self.context
+        state = self.state
+        one_worker = self.dist.size == 1
+        should_preempt = self.core.preempt.should_preempt
+        test_mode = self.test_mode
+        next_check = self._next_period_check(state.batches_trained)
 
         pending: List[Dict[str, Any]] = []
         self._set_train_mode(True)
         self.context.reset_reducers()
-        while not self._length_done(length):
-            self._set_status("training")
-            batch_idx = self.state.batches_trained
+        while (state.epochs_trained if by_epoch else state.batches_trained) < target:
+            if self._status != "training":
+                self._set_status("training")
+            batch_idx = state.batches_trained
             epoch_idx, in_epoch = divmod(batch_idx, epoch_len)
-            self.context._current_batch_idx = batch_idx
+            context._current_batch_idx = batch_idx
             if in_epoch == 0:
                 self._on_epoch_start(epoch_idx)
             try:
-                batch = next(self.training_iterator)
+                batch = next(training_iterator)
             except StopIteration:
                 raise RuntimeError(
                     "the training data loader ran out of data; a loader used as it is (with "
                     "dataset reproducibility checks disabled) must repeat forever"
                 ) from None
             pending.append(self._train_batch(batch, epoch_idx, batch_idx))
-            self.state.batches_trained += 1
+            state.batches_trained += 1
             epoch_ended = in_epoch == epoch_len - 1
             if epoch_ended:
-                self.state.epochs_trained += 1
+                state.epochs_trained += 1
                 for callback in self.callbacks.values():
                     callback.on_training_epoch_end(epoch_idx)
 
-            reached = {
-                kind for kind, unit in self.periods.items() if self._period_reached(unit, epoch_ended)
-            }
-            if reached or self._length_done(length) or self.test_mode:
+            # No batch period ends before next_check, and epoch periods only end with an epoch.
+            if epoch_ended or state.batches_trained >= next_check:
+                reached = {
+                    kind
+                    for kind, unit in self.periods.items()
+                    if self._period_reached(unit, epoch_ended)
+                }
+                next_check = self._next_period_check(state.batches_trained)
+            else:
+                reached = _NOTHING_REACHED
+            if (
+                reached
+                or (state.epochs_trained if by_epoch else state.batches_trained) >= target
+                or test_mode
+            ):
                 self._report_training(pending)
                 pending = []
                 self._report_progress(length, op)
@@ -354,8 +395,8 @@ class TrialController:
                     raise _ShouldExit()
             # One worker asks after every batch (a local flag); several workers agree on the chief's
             # answer, a collective, so they ask at the period boundaries only, as upstream's do.
-            if (self.context.distributed.size == 1 or reached) and self.core.preempt.should_preempt():
-                logger.info(f"preempted after batch {self.state.batches_trained}")
+            if (one_worker or reached) and should_preempt():
+                logger.info("preempted after batch %d", state.batches_trained)
                 if pending:
                     self._report_training(pending)
                 raise _ShouldExit()
@@ -387,20 +428,23 @@ class TrialController:
             model.train(training)
 
     def _train_batch(self, batch: Any, epoch_idx: int, batch_idx: int) -> Dict[str, Any]:
-        if self.context.experimental._auto_to_device:
-            batch = self.context.to_device(batch)
+        context = self.context
+        if context.experimental._auto_to_device:
+            batch = context.to_device(batch)
         metrics = self.trial.train_batch(batch=batch, epoch_idx=epoch_idx, batch_idx=batch_idx)
-        if self.context.profiler is not None:
-            self.context.profiler.step()
-        if isinstance(metrics, torch.Tensor):
-            metrics = {"loss": metrics}
-        if not isinstance(metrics, dict):
-            raise TypeError(
-                "train_batch() must return a dict of metric name to value (or a loss tensor), got "
-                f"{type(metrics).__name__}"
-            )
-        for lr_scheduler in self.context.lr_schedulers:
-            self._auto_step_lr_scheduler(lr_scheduler, batch_idx)
+        if context.profiler is not None:
+            context.profiler.step()
+        if type(metrics) is not dict:
+            if isinstance(metrics, torch.Tensor):
+                metrics = {"loss": metrics}
+            elif not isinstance(metrics, dict):
+                raise TypeError(
+                    "train_batch() must return a dict of metric name to value (or a loss tensor), "
+                    f"got {type(metrics).__name__}"
+                )
+        if context.lr_schedulers:
+            for lr_scheduler in context.lr_schedulers:
+                self._auto_step_lr_scheduler(lr_scheduler, batch_idx)
         return to_host(metrics)
 
     def _auto_step_lr_scheduler(self, lr_scheduler: LRScheduler, batch_idx: int) -> None:

@@ -247,10 +247,22 @@ def to_device(
     become tensors, and dicts, lists and tuples are walked. Other values are returned as they are,
     with one warning per type (plain Python scalars and strings are left alone silently).
     """
+    kind = type(data)
+    if kind is torch.Tensor:  # the common leaf first
+        return data.to(device)
     if warned_types is None:
         warned_types = set()
+    if kind is tuple or kind is list:  # plain ones: no namedtuple to rebuild
+        moved = [
+            v.to(device) if type(v) is torch.Tensor else to_device(v, device, warned_types)
+            for v in data
+        ]
+        return moved if kind is list else tuple(moved)  # type: ignore
     if isinstance(data, dict):
-        return {k: to_device(v, device, warned_types) for k, v in data.items()}  # type: ignore
+        return {
+            k: v.to(device) if type(v) is torch.Tensor else to_device(v, device, warned_types)
+            for k, v in data.items()
+        }  # type: ignore
     if isinstance(data, list):
         return [to_device(v, device, warned_types) for v in data]  # type: ignore
     if isinstance(data, tuple):

@@ -14,12 +14,15 @@ def to_host(metrics: Dict[str, Any]) -> Dict[str, Any]:
     out = {}
     for name, value in metrics.items():
         if isinstance(value, torch.Tensor):
-            value = value.detach().cpu()
-            value = value.item() if value.numel() == 1 else value.numpy()
+            # item() reads one element from any device, grad or not: no detach()/cpu() copies.
+            value = value.item() if value.numel() == 1 else value.detach().cpu().numpy()
         elif isinstance(value, np.generic):
             value = value.item()
         out[name] = value
     return out
+
+
+_PLAIN_NUMBERS = frozenset((int, float))  # exact types: bool is not among them
 
 
 def _numeric(value: Any) -> bool:
@@ -33,6 +36,10 @@ def _numeric(value: Any) -> bool:
 def _mean(values: List[Any]) -> Any:
     """The mean of numbers or same-shaped arrays; otherwise the last value."""
     numeric = [v for v in values if v is not None]
+    if numeric and set(map(type, numeric)) <= _PLAIN_NUMBERS:
+        # Python floats and ints (the usual .item() values): one array built at once, the same
+        # float64 values, so the same mean as stacking them one by one below.
+        return _to_python(np.mean(np.array(numeric, dtype=np.float64), axis=0))
     if numeric and all(_numeric(v) for v in numeric):
         try:
             stacked = np.stack([np.asarray(v, dtype=np.float64) for v in numeric])
@@ -67,8 +74,7 @@ def average_training_metrics(
         batch_metrics = [
             _across_workers([w[i] for w in per_worker if i < len(w)]) for i in range(num_batches)
         ]
-    keys: List[str] = []
-    for row in batch_metrics:
-        keys += [k for k in row if k not in keys]
+    # The keys in the order they first appear.
+    keys = dict.fromkeys(k for row in batch_metrics for k in row)
     avg = {k: _mean([row[k] for row in batch_metrics if k in row]) for k in keys}
     return avg, batch_metrics

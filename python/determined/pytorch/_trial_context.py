@@ -35,6 +35,10 @@ def _batch_sizes(hparams: Dict[str, Any], slots: int) -> Tuple[int, int]:
     return per_slot, effective
 
 
+def _params(optimizer: torch.optim.Optimizer) -> List[torch.Tensor]:
+    return [p for group in optimizer.param_groups for p in group.get("params", [])]
+
+
 class _DistributedDataParallel(nn.parallel.DistributedDataParallel):
     """DDP that forwards unknown attributes to the wrapped module (``model.my_layer`` keeps working)."""
 
@@ -428,19 +432,17 @@ class PyTorchTrialContext(_ReducerRegistry):
                 ``aggregation_frequency`` > 1).
             scaler: a ``GradScaler`` to step through (``scaler.step(optimizer)``).
         """
-        if self._aggregation_frequency > 1 and not auto_zero_grads:
-            raise ValueError("auto_zero_grads must be True when aggregation_frequency > 1")
-        if not self._should_communicate_and_update():
-            return
-        def params() -> List[torch.Tensor]:
-            return [p for group in optimizer.param_groups for p in group.get("params", [])]
-
-        if self._aggregation_frequency > 1 and self._optimizer_settings.get(id(optimizer), True):
-            for p in params():
-                if p.grad is not None:
-                    p.grad.data.div_(float(self._aggregation_frequency))
+        if self._aggregation_frequency > 1:
+            if not auto_zero_grads:
+                raise ValueError("auto_zero_grads must be True when aggregation_frequency > 1")
+            if not self._should_communicate_and_update():
+                return
+            if self._optimizer_settings.get(id(optimizer), True):
+                for p in _params(optimizer):
+                    if p.grad is not None:
+                        p.grad.data.div_(float(self._aggregation_frequency))
         if clip_grads is not None:
-            clip_grads(params())  # type: ignore[arg-type]
+            clip_grads(_params(optimizer))  # type: ignore[arg-type]
         if scaler is not None:
             scaler.step(optimizer)
         else:

@@ -163,8 +163,11 @@ class ReproducibleShuffleSampler(torch.utils.data.Sampler):
         return _checked_length(self._sampler)
 
     def __iter__(self) -> Iterator:
-        indices = list(self._sampler)
         # A list of Python ints: the batch sampler above takes them one by one, once per record.
+        if type(self._sampler) is torch.utils.data.SequentialSampler:
+            # Indices 0..n-1: the permutation is the shuffled list itself (the same draws).
+            return iter(self._rng.permutation(len(self._sampler)).tolist())
+        indices = list(self._sampler)
         return iter([indices[i] for i in self._rng.permutation(len(indices)).tolist()])
 
 
