@@ -70,6 +70,21 @@ Table WorkspaceTable(const json& workspaces) {
   return t;
 }
 
+// What a workspace sets for its work: the OS user its tasks run as, its default pools and storage.
+Table WorkspaceSettingsTable(const json& workspace) {
+  Table t({"Agent User Group", "Default Compute Pool", "Default Aux Pool", "Checkpoint Storage"});
+  const json& group = Field(workspace, "agentUserGroup");
+  std::string user;
+  if (group.is_object() && !group.empty()) {
+    user = absl::StrCat(Str(group, "agentUser"), " (", Cell(Field(group, "agentUid")), "), group ",
+                        Str(group, "agentGroup"), " (", Cell(Field(group, "agentGid")), ")");
+  }
+  const json& storage = Field(workspace, "checkpointStorageConfig");
+  t.AddRow({user, Str(workspace, "defaultComputePool"), Str(workspace, "defaultAuxPool"),
+            storage.is_object() && !storage.empty() ? Cell(storage) : ""});
+  return t;
+}
+
 Table ProjectTable(const json& projects) {
   Table t({"ID", "Name", "Key", "Description", "# Experiments", "# Active Experiments", "Archived"});
   if (!projects.is_array()) return t;
@@ -109,6 +124,8 @@ absl::StatusOr<int> DescribeWorkspace(Session& session, const std::string& works
     return 0;
   }
   out << Render(WorkspaceTable(json::array({*found})), format);
+  if (format == OutputFormat::kTable) out << "\n";
+  out << Render(WorkspaceSettingsTable(*found), format);
   if (format == OutputFormat::kTable) out << "\n";
   out << Render(ProjectTable(*projects), format);
   return 0;

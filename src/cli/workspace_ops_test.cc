@@ -14,7 +14,9 @@ using nlohmann::json;
 
 const char* kWorkspacesReply = R"({"workspaces": [
   {"id": 1, "name": "Uncategorized", "numProjects": 1, "numExperiments": 3, "archived": false, "immutable": true},
-  {"id": 7, "name": "vision", "numProjects": 2, "numExperiments": 0, "archived": true, "immutable": false}],
+  {"id": 7, "name": "vision", "numProjects": 2, "numExperiments": 0, "archived": true, "immutable": false,
+   "agentUserGroup": {"agentUid": 65534, "agentGid": 65533, "agentUser": "nobody", "agentGroup": "nogroup"},
+   "defaultComputePool": "gpus", "defaultAuxPool": "", "checkpointStorageConfig": null}],
   "pagination": {"offset": 0, "limit": 0, "startIndex": 0, "endIndex": 2, "total": 2}})";
 
 const char* kProjectsReply = R"({"projects": [
@@ -38,6 +40,9 @@ class WorkspaceOpsTest : public FakeMasterTest {
     if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"u"}})"};
     if (r.target.rfind("/api/v1/workspaces?", 0) == 0) return {200, kWorkspacesReply};
     if (r.target.rfind("/api/v1/workspaces/1/projects?", 0) == 0) return {200, kProjectsReply};
+    if (r.target.rfind("/api/v1/workspaces/7/projects?", 0) == 0) {
+      return {200, R"({"projects": [], "pagination": {"offset": 0, "limit": 0, "startIndex": 0, "endIndex": 0, "total": 0}})"};
+    }
     return {404, R"({"error":{"code":5,"error":"no route"}})"};
   }
 
@@ -55,6 +60,18 @@ TEST_F(WorkspaceOpsTest, ListShowsEachWorkspaceWithItsCounts) {
             "  7 | vision        |          2 |             0 | True\n");
   ASSERT_TRUE(ListWorkspaces(*session_, OutputFormat::kJson, js).ok());
   EXPECT_EQ(json::parse(js.str()), json::parse(kWorkspacesReply)["workspaces"]);
+}
+
+TEST_F(WorkspaceOpsTest, DescribeShowsTheUserItsTasksRunAsAndItsDefaults) {
+  std::ostringstream csv;
+  ASSERT_TRUE(DescribeWorkspace(*session_, "vision", OutputFormat::kCsv, csv).ok());
+  EXPECT_NE(csv.str().find("Agent User Group,Default Compute Pool,Default Aux Pool,Checkpoint Storage\n"
+                           "\"nobody (65534), group nogroup (65533)\",gpus,,\n"),
+            std::string::npos)
+      << csv.str();
+  std::ostringstream uncategorized;
+  ASSERT_TRUE(DescribeWorkspace(*session_, "Uncategorized", OutputFormat::kCsv, uncategorized).ok());
+  EXPECT_NE(uncategorized.str().find("Checkpoint Storage\n,,,\n"), std::string::npos) << uncategorized.str();
 }
 
 TEST_F(WorkspaceOpsTest, AWorkspaceIsNamedAndItsProjectsListed) {
