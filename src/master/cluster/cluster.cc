@@ -385,11 +385,15 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
                   .workspace_id = exp.experiment.workspace_id};
   spec.read_stored = [&store = store_, trial_id, experiment_id = exp.experiment.id,
                       warm_start = exp.warm_start_checkpoint](LaunchSpec& spec) -> absl::Status {
+    // Reads see committed rows only: a row not found is being created in this very batch, so it is
+    // as the loop knows it (a new trial has no checkpoint; a new experiment was not moved).
+    auto found = [](const auto& row) { return row.ok() || absl::IsNotFound(row.status()); };
     // A trial resumes from its own latest checkpoint (an earlier run's reports are in the store
     // only), else a warm start's.
-    ASSIGN_OR_RETURN(api::Trial stored_trial, store.GetTrial(trial_id));
-    const std::string& start_from =
-        stored_trial.latest_checkpoint_uuid.empty() ? warm_start : stored_trial.latest_checkpoint_uuid;
+    absl::StatusOr<api::Trial> stored_trial = store.GetTrial(trial_id);
+    if (!found(stored_trial)) return stored_trial.status();
+    std::string start_from = stored_trial.ok() ? stored_trial->latest_checkpoint_uuid : "";
+    if (start_from.empty()) start_from = warm_start;
     if (!start_from.empty()) {
       spec.env["DET_LATEST_CHECKPOINT"] = start_from;
       if (auto checkpoint = store.GetCheckpoint(start_from); checkpoint.ok()) {
@@ -397,8 +401,9 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
       }
     }
     // The workspace as stored: a move does not change the live experiment.
-    ASSIGN_OR_RETURN(api::Experiment stored_experiment, store.GetExperiment(experiment_id));
-    spec.workspace_id = stored_experiment.workspace_id;
+    absl::StatusOr<api::Experiment> stored_experiment = store.GetExperiment(experiment_id);
+    if (!found(stored_experiment)) return stored_experiment.status();
+    if (stored_experiment.ok()) spec.workspace_id = stored_experiment->workspace_id;
     return absl::OkStatus();
   };
   return spec;
