@@ -117,7 +117,8 @@ void Cluster::LaunchTask(NewTask request, std::function<void(absl::StatusOr<Task
                                  job.resource_pool));
           spdlog::info("{} created by {}", ref.spec->Label(), ref.record.username);
           Schedule();
-          done(ref.record);
+          // Answered once its allocation is stored too: a client looks at it next.
+          state_writer_.AfterWritesSoFar([done, record = ref.record] { done(record); });
         });
   });
 }

@@ -227,8 +227,17 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                  }
                  absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
                  if (!id.ok()) return ReplyError(r, id.status());
-                 if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
-                   return ReplyError(r, st);
+                 absl::StatusOr<api::Experiment> stored = ExperimentForChange(ctx.store, req, *id);
+                 if (!stored.ok()) return ReplyError(r, stored.status());
+                 // An ended experiment is answered from its stored state (the cluster knows live ones
+                 // only): stopping it again does nothing, pausing or activating it is refused.
+                 if (api::IsTerminal(stored->state)) {
+                   if (target == api::ExperimentState::kStoppingCanceled ||
+                       target == api::ExperimentState::kStoppingKilled) {
+                     return ReplyJson(r, json::object());
+                   }
+                   return ReplyError(r, absl::FailedPreconditionError(absl::StrCat(
+                                            "experiment in incompatible state STATE_", Name(stored->state))));
                  }
                  ctx.cluster.SetExperimentState(*id, target, [r](absl::Status st) {
                    if (!st.ok()) return ReplyError(r, st);
