@@ -73,6 +73,13 @@ absl::Status DeleteExperimentRecords(ExperimentStore& store, int64_t id) {
   return In(found, deletable) ? absl::OkStatus() : NotDeletable(found);
 }
 
+absl::Status ChangeEndedExperimentState(api::ExperimentState ended, api::ExperimentState target) {
+  if (target == api::ExperimentState::kStoppingCanceled || target == api::ExperimentState::kStoppingKilled) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", api::Name(ended)));
+}
+
 absl::StatusOr<nlohmann::json> ContinuedConfig(const nlohmann::json& stored, const nlohmann::json& overrides) {
   nlohmann::json merged = config::MergeExperimentConfig(overrides, stored);
   if (merged.value("hyperparameters", nlohmann::json()) != stored.value("hyperparameters", nlohmann::json())) {

@@ -22,6 +22,10 @@ absl::Status StartDeletingExperiment(Store& store, int64_t id);
 absl::Status MarkExperimentDeleteFailed(ExperimentStore& store, int64_t id);
 // Removes the records of a finished or DELETING experiment; FailedPrecondition (as above) otherwise.
 absl::Status DeleteExperimentRecords(ExperimentStore& store, int64_t id);
+// A state change asked of an ended experiment, which the cluster no longer holds: canceling or
+// killing it again does nothing (OK); pausing or activating it is FailedPrecondition `experiment in
+// incompatible state STATE_X`, upstream's error.
+absl::Status ChangeEndedExperimentState(api::ExperimentState ended, api::ExperimentState target);
 // `det experiment continue`: the stored (complete) config with the user's overrides merged in; the
 // continued trial keeps the hyperparameters it trained with, so overrides that change them are
 // InvalidArgument. The cluster checks the rest (a finished experiment, the single searcher).

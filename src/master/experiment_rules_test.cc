@@ -59,6 +59,17 @@ TEST_F(ExperimentRulesTest, OnlyAFinishedExperimentBecomesDeletingAndAFailedDele
   EXPECT_EQ(store_->GetExperiment(done).status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST(ChangeEndedExperimentStateTest, StoppingAgainDoesNothingAndPausingOrActivatingIsRefused) {
+  using api::ExperimentState;
+  EXPECT_TRUE(ChangeEndedExperimentState(ExperimentState::kCompleted, ExperimentState::kStoppingCanceled).ok());
+  EXPECT_TRUE(ChangeEndedExperimentState(ExperimentState::kCanceled, ExperimentState::kStoppingKilled).ok());
+  for (ExperimentState target : {ExperimentState::kActive, ExperimentState::kPaused}) {
+    absl::Status refused = ChangeEndedExperimentState(ExperimentState::kError, target);
+    EXPECT_TRUE(absl::IsFailedPrecondition(refused));
+    EXPECT_EQ(refused.message(), "experiment in incompatible state STATE_ERROR");
+  }
+}
+
 TEST(ContinuedConfigTest, OverridesMergeInButHyperparametersStay) {
   const nlohmann::json stored = {{"searcher", {{"name", "single"}, {"max_length", {{"batches", 100}}}}},
                                  {"hyperparameters", {{"lr", {{"type", "const"}, {"val", 0.1}}}}}};

@@ -63,11 +63,9 @@ void Cluster::CreateExperiment(NewExperiment request, std::function<void(absl::S
 }
 
 absl::StatusOr<std::unique_ptr<Cluster::LiveExperiment>> Cluster::NewLiveExperiment(NewExperiment& request) {
-  ASSIGN_OR_RETURN(api::User owner, store_.GetUser(request.owner_id));
   json config = json::parse(request.config.full_json, nullptr, false);
   // The searcher is built before anything is stored: a config it cannot run stores nothing.
   ASSIGN_OR_RETURN(std::unique_ptr<searcher::Searcher> search, searcher::Searcher::Create(config));
-  ASSIGN_OR_RETURN(std::string warm_start, WarmStartCheckpoint(config));
   RETURN_IF_ERROR(PlaceInPool(request.config, config, request.warnings));
   auto exp = std::make_unique<LiveExperiment>();
   api::Experiment& e = exp->experiment;
@@ -77,15 +75,15 @@ absl::StatusOr<std::unique_ptr<Cluster::LiveExperiment>> Cluster::NewLiveExperim
   e.state = request.activate ? api::ExperimentState::kActive : api::ExperimentState::kPaused;
   e.config_json = request.config.full_json;
   e.original_config = request.original_yaml;
-  e.owner_id = owner.id;
-  e.username = owner.username;
+  e.owner_id = request.owner_id;
+  e.username = request.owner_username;
   e.project_id = request.project_id;
   e.start_time = std::chrono::system_clock::now();
   e.job_id = NewUuid();
   e.id = NewExperimentId();
   exp->config = std::move(request.config);
   exp->searcher = std::make_unique<searcher::JournaledSearcher>(std::move(search));
-  exp->warm_start_checkpoint = std::move(warm_start);
+  exp->warm_start_checkpoint = std::move(request.warm_start_checkpoint);
   PrepareConfig(*exp);
   exp->user_token = RandomHex(32);
   return exp;
@@ -100,28 +98,6 @@ absl::Status Cluster::PlaceInPool(config::ExperimentConfig& config, json& config
   config_json["resources"]["resource_pool"] = pool;
   config.full_json = config_json.dump();
   return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> Cluster::WarmStartCheckpoint(const json& config) {
-  const json searcher = config.is_object() ? config.value("searcher", json::object()) : json::object();
-  if (const json& uuid = searcher.value("source_checkpoint_uuid", json()); uuid.is_string()) {
-    absl::StatusOr<api::Checkpoint> checkpoint = store_.GetCheckpoint(uuid.get<std::string>());
-    if (!checkpoint.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("searcher.source_checkpoint_uuid: no checkpoint ", uuid.get<std::string>()));
-    }
-    return checkpoint->uuid;
-  }
-  if (const json& id = searcher.value("source_trial_id", json()); id.is_number_integer()) {
-    absl::StatusOr<api::Trial> trial = store_.GetTrial(id.get<int64_t>());
-    if (!trial.ok()) return absl::InvalidArgumentError(absl::StrCat("searcher.source_trial_id: no trial ", id.get<int64_t>()));
-    if (trial->latest_checkpoint_uuid.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("searcher.source_trial_id: trial ", trial->id, " has no checkpoint to start from"));
-    }
-    return trial->latest_checkpoint_uuid;
-  }
-  return std::string();
 }
 
 void Cluster::SaveSearcher(LiveExperiment& exp) {

@@ -82,8 +82,10 @@ struct NewExperiment {
   std::string original_yaml;
   std::string model_definition_tgz;
   int64_t owner_id = 0;
+  std::string owner_username;
   int64_t project_id = 1;
   bool activate = true;
+  std::string warm_start_checkpoint;  // warm_start.h; "" for none
   LaunchWarnings warnings = std::make_shared<std::vector<std::string>>();
 };
 
@@ -102,8 +104,9 @@ struct ContinuedExperiment {
 struct NewTask {
   TaskType type = TaskType::kCommand;
   config::CommandConfig config;
-  std::string context_tgz;  // its context directory, "" for none
+  std::string context_tgz;  // its context directory (a fork's parent's when it brings none), "" for none
   int64_t owner_id = 0;
+  std::string owner_username;
   int64_t workspace_id = 1;
   std::string forked_from;
   std::string service_json = "{}";  // Task::service_json
@@ -231,11 +234,11 @@ class Cluster {
   // The trial says it is exiting early (e.g. invalid hyperparameters); a second report is refused.
   void ReportEarlyExit(int64_t trial_id, const std::string& reason, std::function<void(absl::Status)> done);
   // Stores a command or generic task and queues it. Refused before anything is stored: an unknown
-  // pool, more slots than the pool can ever hold, an unknown forked_from (InvalidArgument naming the
-  // field). A fork without a context of its own runs in its parent's.
+  // pool, more slots than the pool can ever hold (InvalidArgument naming the field). The caller has
+  // resolved the owner and a fork's context; nothing is read from the store on the loop.
   void LaunchTask(NewTask request, std::function<void(absl::StatusOr<Task>)> done);
   // Kills a task of any type: its process is killed and it ends CANCELED (a trial: as KillTrial). A
-  // task that already ended is left as it is. NotFound for an unknown id.
+  // task that is not live (the caller found it stored: it ended) is left as it is.
   void KillTask(const std::string& task_id, std::function<void(absl::Status)> done);
   // Generic tasks: pause stops the process and leaves the task PAUSED; unpause queues it again.
   // FailedPrecondition for other task types or a task that has ended.
@@ -306,9 +309,6 @@ class Cluster {
   void SaveTrial(const api::Trial& trial, StateWriter::Done saved = nullptr);
   void SaveExperimentState(const api::Experiment& experiment, std::optional<WallTime> end_time,
                            StateWriter::Done saved = nullptr);
-  // The checkpoint a warm-started experiment's trials begin from ("" without warm start); an unknown
-  // source, or a source trial without checkpoints, is InvalidArgument.
-  absl::StatusOr<std::string> WarmStartCheckpoint(const nlohmann::json& config);
   bool HasLiveTrials(int64_t experiment_id) const;
   // The trial's rows (its task's, then its own) are created behind the loop, with an id given here.
   void CreateTrial(LiveExperiment& exp, const searcher::Action& action);

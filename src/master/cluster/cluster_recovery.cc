@@ -9,6 +9,7 @@
 #include "common/status_macros.h"
 #include "master/cluster/cluster.h"
 #include "master/cluster/cluster_state.h"
+#include "master/warm_start.h"
 
 namespace det::master {
 
@@ -103,7 +104,7 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   auto exp = std::make_unique<LiveExperiment>();
   RETURN_IF_ERROR(RecoverSearcher(stored.id, config, *exp));
   // A warm start's source may have been deleted since: the trials then start fresh.
-  exp->warm_start_checkpoint = WarmStartCheckpoint(config).value_or("");
+  exp->warm_start_checkpoint = WarmStartCheckpoint(store_, store_, config).value_or("");
   exp->experiment = std::move(stored);
   exp->config = std::move(parsed);
   PrepareConfig(*exp);

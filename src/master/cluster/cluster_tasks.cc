@@ -124,16 +124,6 @@ void Cluster::LaunchTask(NewTask request, std::function<void(absl::StatusOr<Task
 }
 
 absl::StatusOr<std::unique_ptr<Cluster::LiveTask>> Cluster::NewLiveTask(NewTask& request) {
-  ASSIGN_OR_RETURN(api::User owner, store_.GetUser(request.owner_id));
-  if (!request.forked_from.empty()) {
-    // A fork runs in its parent's context unless it brings its own.
-    if (!store_.GetTask(request.forked_from).ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("forkedFrom: no task ", request.forked_from, " to fork from"));
-    }
-    if (request.context_tgz.empty()) {
-      ASSIGN_OR_RETURN(request.context_tgz, store_.GetTaskContext(request.forked_from));
-    }
-  }
   config::CommandConfig& c = request.config;
   // Work that could never start is refused now rather than queued forever (unless launch_error is off).
   ASSIGN_OR_RETURN(c.resource_pool, ResolvePool(c.resource_pool, c.slots));
@@ -148,8 +138,8 @@ absl::StatusOr<std::unique_ptr<Cluster::LiveTask>> Cluster::NewLiveTask(NewTask&
   Task& t = task->record;
   t.task_id = NewUuid();
   t.type = request.type;
-  t.owner_id = owner.id;
-  t.username = owner.username;
+  t.owner_id = request.owner_id;
+  t.username = request.owner_username;
   t.workspace_id = request.workspace_id;
   t.job_id = NewUuid();
   t.description = c.description;
@@ -201,10 +191,8 @@ void Cluster::FinishTask(LiveTask& task, TaskState state, const std::string& exi
 void Cluster::KillTask(const std::string& task_id, std::function<void(absl::Status)> done) {
   loop_.Post([this, task_id, done = std::move(done)] {
     auto t = tasks_.find(task_id);
-    if (t == tasks_.end()) {
-      absl::StatusOr<Task> stored = store_.GetTask(task_id);
-      return done(stored.ok() ? absl::OkStatus() : stored.status());  // already ended: nothing to do
-    }
+    // Not live: it has ended (callers found it stored), and there is nothing to do.
+    if (t == tasks_.end()) return done(absl::OkStatus());
     LiveTask& task = *t->second;
     if (task.record.type == TaskType::kTrial) {
       auto trial = std::find_if(trials_.begin(), trials_.end(), [&](const auto& kv) { return kv.second->task == &task; });
@@ -229,12 +217,9 @@ void Cluster::KillTask(const std::string& task_id, std::function<void(absl::Stat
 void Cluster::SetTaskPaused(const std::string& task_id, bool paused, std::function<void(absl::Status)> done) {
   loop_.Post([this, task_id, paused, done = std::move(done)] {
     auto t = tasks_.find(task_id);
-    if (t == tasks_.end()) {
-      absl::StatusOr<Task> stored = store_.GetTask(task_id);
-      if (!stored.ok()) return done(stored.status());
-      return done(absl::FailedPreconditionError(
-          absl::StrCat("task ", task_id, " has ended (", Name(stored->state), "); only a live generic task can be ",
-                       paused ? "paused" : "unpaused")));
+    if (t == tasks_.end()) {  // callers found it stored: it has ended
+      return done(absl::FailedPreconditionError(absl::StrCat(
+          "task ", task_id, " has ended; only a live generic task can be ", paused ? "paused" : "unpaused")));
     }
     LiveTask& task = *t->second;
     if (task.record.type != TaskType::kGeneric) {

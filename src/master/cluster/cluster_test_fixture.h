@@ -64,7 +64,7 @@ class ClusterTest : public ::testing::Test {
     auto cfg = config::ParseExperimentConfig(
         yaml, {.checkpoint_storage_json = R"({"type":"shared_fs","host_path":"/tmp"})", .seed = 3, .name = "n"});
     EXPECT_TRUE(cfg.ok()) << cfg.status();
-    NewExperiment req{.config = *cfg, .original_yaml = "", .model_definition_tgz = "", .owner_id = 2, .activate = true};
+    NewExperiment req{.config = *cfg, .original_yaml = "", .model_definition_tgz = "", .owner_id = 2, .owner_username = "determined", .activate = true};
     absl::StatusOr<int64_t> id = absl::UnknownError("not run");
     cluster_->CreateExperiment(req, [&](absl::StatusOr<int64_t> r) { id = r; });
     loop_.RunPending();

@@ -102,6 +102,15 @@ absl::StatusOr<NewTask> ParseCreateGenericTask(Store& store, const config::Maste
   }
   if (const json* fork = api::FindField(body, "forkedFrom"); fork != nullptr && fork->is_string()) {
     out.forked_from = *fork;
+    // A fork runs in its parent's context unless it brings its own.
+    absl::StatusOr<Task> parent = store.GetTask(out.forked_from);
+    if (absl::IsNotFound(parent.status())) {
+      return absl::InvalidArgumentError(absl::StrCat("forkedFrom: no task ", out.forked_from, " to fork from"));
+    }
+    RETURN_IF_ERROR(parent.status());
+    if (out.context_tgz.empty()) {
+      ASSIGN_OR_RETURN(out.context_tgz, store.GetTaskContext(out.forked_from));
+    }
   }
   int64_t project_id = 1;
   if (const json* p = api::FindField(body, "project_id"); p != nullptr && !p->is_null()) {

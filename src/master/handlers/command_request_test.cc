@@ -54,17 +54,39 @@ TEST(CommandRequestTest, RefusesAnUnknownTemplateAndAContextOverTheLimit) {
 
 TEST(CommandRequestTest, GenericTaskConfigIsYamlText) {
   TempSqliteStore store("det_command_request_test3");
-  absl::StatusOr<NewTask> task = ParseCreateGenericTask(
-      *store, {}, {{"config", "entrypoint: [\"echo\", \"task ran\"]\n"}, {"forkedFrom", "parent"}}, 1 << 20);
+  absl::StatusOr<NewTask> task =
+      ParseCreateGenericTask(*store, {}, {{"config", "entrypoint: [\"echo\", \"task ran\"]\n"}}, 1 << 20);
   ASSERT_TRUE(task.ok()) << task.status();
   EXPECT_EQ(task->type, TaskType::kGeneric);
   EXPECT_EQ(task->config.entrypoint, (std::vector<std::string>{"echo", "task ran"}));
-  EXPECT_EQ(task->forked_from, "parent");
+  EXPECT_TRUE(task->forked_from.empty());
   EXPECT_THAT(ParseCreateGenericTask(*store, {}, {{"config", "entrypoint: [1, 2"}}, 1 << 20).status().message(),
               HasSubstr("config"));
   EXPECT_THAT(ParseCreateGenericTask(*store, {}, json::object(), 1 << 20).status().message(), HasSubstr("config: required"));
   EXPECT_THAT(ParseCreateGenericTask(*store, {}, {{"config", "entrypoint: [x]\nbogus: 1\n"}}, 1 << 20).status().message(),
               HasSubstr("bogus"));
+}
+
+TEST(CommandRequestTest, AForkRunsInItsParentsContextUnlessItBringsItsOwn) {
+  TempSqliteStore store("det_command_request_test4");
+  ASSERT_TRUE(store->InsertTask({.task_id = "parent", .type = TaskType::kGeneric, .owner_id = 2, .job_id = "j",
+                                 .config_json = "{}", .start_time = std::chrono::system_clock::now()},
+                                "parent-tgz")
+                  .ok());
+  const std::string config = "entrypoint: [x]\n";
+  absl::StatusOr<NewTask> fork = ParseCreateGenericTask(*store, {}, {{"config", config}, {"forkedFrom", "parent"}}, 1 << 20);
+  ASSERT_TRUE(fork.ok()) << fork.status();
+  EXPECT_EQ(fork->forked_from, "parent");
+  EXPECT_EQ(fork->context_tgz, "parent-tgz");
+  json files = json::array({{{"path", "own.txt"}, {"type", 48}, {"content", ""}}});
+  absl::StatusOr<NewTask> own = ParseCreateGenericTask(
+      *store, {}, {{"config", config}, {"forkedFrom", "parent"}, {"contextDirectory", files}}, 1 << 20);
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_NE(own->context_tgz, "parent-tgz");
+  EXPECT_FALSE(own->context_tgz.empty());
+  absl::Status unknown = ParseCreateGenericTask(*store, {}, {{"config", config}, {"forkedFrom", "nope"}}, 1 << 20).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(unknown));
+  EXPECT_THAT(unknown.message(), HasSubstr("forkedFrom: no task nope to fork from"));
 }
 
 TEST(CommandRequestTest, ATaskRunsInItsWorkspaceUnderItsDefaultPoolsAndBindings) {

@@ -130,7 +130,14 @@ absl::StatusOr<Task> TaskForChange(MasterContext& ctx, const HttpRequest& req, c
   return task;
 }
 
+// Work is launched for a user: an allocation's token names none.
+absl::Status CheckLaunchedByAUser(const HttpRequest& req) {
+  if (req.principal->allocation_id.empty()) return absl::OkStatus();
+  return absl::PermissionDeniedError("tasks cannot launch work with an allocation token; use a user's token");
+}
+
 void Launch(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, const Kind& kind) {
+  if (absl::Status user = CheckLaunchedByAUser(req); !user.ok()) return ReplyError(r, user);
   absl::StatusOr<json> body = JsonBody(req);
   if (!body.ok()) return ReplyError(r, body.status());
   absl::StatusOr<NewTask> request = ParseLaunchCommand(ctx.store, ctx.config, *body, ctx.max_context_bytes, kind.type);
@@ -143,6 +150,7 @@ void Launch(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, const K
   if (!service.ok()) return ReplyError(r, service.status());
   request->service_json = *std::move(service);
   request->owner_id = req.principal->user_id;
+  request->owner_username = req.principal->username;
   LaunchWarnings warnings = request->warnings;
   ctx.cluster.LaunchTask(std::move(*request), [&ctx, r, kind, warnings](absl::StatusOr<Task> task) {
     if (!task.ok()) return ReplyError(r, task.status());
@@ -187,11 +195,13 @@ void RegisterKindRoutes(Router& router, MasterContext& ctx, const Kind& kind) {
 }
 
 void CreateGenericTask(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
+  if (absl::Status user = CheckLaunchedByAUser(req); !user.ok()) return ReplyError(r, user);
   absl::StatusOr<json> body = JsonBody(req);
   if (!body.ok()) return ReplyError(r, body.status());
   absl::StatusOr<NewTask> request = ParseCreateGenericTask(ctx.store, ctx.config, *body, ctx.max_context_bytes);
   if (!request.ok()) return ReplyError(r, request.status());
   request->owner_id = req.principal->user_id;
+  request->owner_username = req.principal->username;
   LaunchWarnings warnings = request->warnings;
   ctx.cluster.LaunchTask(std::move(*request), [r, warnings](absl::StatusOr<Task> task) {
     if (!task.ok()) return ReplyError(r, task.status());

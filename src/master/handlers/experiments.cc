@@ -13,6 +13,7 @@
 #include "config/merge.h"
 #include "config/task_container_defaults.h"
 #include "master/experiment_placement.h"
+#include "master/experiment_rules.h"
 #include "master/experiment_template.h"
 #include "master/handlers/checkpoint_query.h"
 #include "master/handlers/context_files.h"
@@ -22,8 +23,8 @@
 #include "master/handlers/job_queue_request.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
+#include "master/warm_start.h"
 #include "searcher/searcher.h"
-#include "master/experiment_rules.h"
 
 namespace det::master {
 namespace {
@@ -85,6 +86,9 @@ absl::StatusOr<CreateRequest> ParseCreateRequest(MasterContext& ctx, const HttpR
   const json* activate = api::FindField(body, "activate");
   out.activate = activate == nullptr || !activate->is_boolean() || activate->get<bool>();
   out.owner_id = req.principal->user_id;
+  out.owner_username = req.principal->username;
+  ASSIGN_OR_RETURN(out.warm_start_checkpoint,
+                   WarmStartCheckpoint(ctx.store, ctx.store, json::parse(out.config.full_json, nullptr, false)));
   const json* validate_only = api::FindField(body, "validate_only");
   return CreateRequest{.experiment = std::move(out),
                        .validate_only = validate_only != nullptr && validate_only->is_boolean() &&
@@ -230,14 +234,10 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
                  absl::StatusOr<api::Experiment> stored = ExperimentForChange(ctx.store, req, *id);
                  if (!stored.ok()) return ReplyError(r, stored.status());
                  // An ended experiment is answered from its stored state (the cluster knows live ones
-                 // only): stopping it again does nothing, pausing or activating it is refused.
+                 // only).
                  if (api::IsTerminal(stored->state)) {
-                   if (target == api::ExperimentState::kStoppingCanceled ||
-                       target == api::ExperimentState::kStoppingKilled) {
-                     return ReplyJson(r, json::object());
-                   }
-                   return ReplyError(r, absl::FailedPreconditionError(absl::StrCat(
-                                            "experiment in incompatible state STATE_", Name(stored->state))));
+                   absl::Status changed = ChangeEndedExperimentState(stored->state, target);
+                   return changed.ok() ? ReplyJson(r, json::object()) : ReplyError(r, changed);
                  }
                  ctx.cluster.SetExperimentState(*id, target, [r](absl::Status st) {
                    if (!st.ok()) return ReplyError(r, st);
