@@ -1,9 +1,10 @@
 #pragma once
 // For tests: the databases a SqlStore runs on, each fresh per test.
 //  - SqliteTestBackend: a file in a temporary directory named after the running test.
-//  - PostgresTestBackend: a new database on a real PostgreSQL server that the test process starts on
-//    first use (common/local_postgres.h: initdb into a temporary directory, a free loopback port,
-//    fsync off) and stops when it exits.
+//  - PostgresTestBackend: a new database on a real PostgreSQL server: the one the test run shares
+//    (shared_test_postgres.h), or else one that the test process starts on first use
+//    (common/local_postgres.h: initdb into a temporary directory, a free loopback port, fsync off)
+//    and stops when it exits.
 // Open() opens the same database again each time (reopening is part of what tests check).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/local_postgres.h"
 #include "master/db/postgres/postgres_database.h"
+#include "master/db/shared_test_postgres.h"
 #include "master/db/sql_store.h"
 #include "master/db/sqlite_store.h"
 
@@ -93,9 +95,13 @@ class SqliteTestBackend {
   std::filesystem::path dir_;
 };
 
-// The test process's PostgreSQL server, started on first use; its failure is every test's failure.
+// The test run's shared server when DET_TEST_POSTGRES_DIR names one (shared_test_postgres.h), else
+// the test process's own, started on first use; its failure is every test's failure.
 inline const absl::StatusOr<LocalPostgres>& TestPostgresServer() {
-  static const absl::StatusOr<LocalPostgres> server = [] {
+  static const absl::StatusOr<LocalPostgres> server = []() -> absl::StatusOr<LocalPostgres> {
+    if (const char* shared = std::getenv("DET_TEST_POSTGRES_DIR"); shared != nullptr && *shared != '\0') {
+      return ReadSharedTestPostgres(shared);
+    }
     std::string dir = (std::filesystem::temp_directory_path() / absl::StrCat("det_pg_", getpid())).string();
     absl::StatusOr<LocalPostgres> pg = StartLocalPostgres({.dir = dir, .port = 0, .durable = false, .database = "postgres"});
     if (pg.ok()) {
