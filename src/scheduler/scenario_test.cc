@@ -330,7 +330,7 @@ class Scenario {
           absl::StrCat(ctx, ": ", d.to_preempt.size(), " preemptions, expected ", want_preempts));
     for (const auto& [id, where] : exp_start_) {
       auto it = std::find_if(d.to_start.begin(), d.to_start.end(),
-                             [&](const StartDecision& s) { return s.allocation_id == id; });
+                             [&id = id](const StartDecision& s) { return s.allocation_id == id; });
       Check(it != d.to_start.end(),
             absl::StrCat(ctx, ": expected ", id, " to start (line ", where.second, ")"));
       if (it == d.to_start.end()) continue;

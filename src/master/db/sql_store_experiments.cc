@@ -482,8 +482,8 @@ absl::StatusOr<api::ExperimentState> SqlStore::DeleteExperiment(int64_t id,
       "DELETE FROM task_logs WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM metrics WHERE trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM trial_source_infos WHERE trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1)",
-      "DELETE FROM checkpoints WHERE experiment_id = ?1 OR trial_id IN "
-      "(SELECT id FROM trials WHERE experiment_id = ?1)",
+      ("DELETE FROM checkpoints WHERE experiment_id = ?1 OR trial_id IN "
+       "(SELECT id FROM trials WHERE experiment_id = ?1)"),
       "DELETE FROM allocations WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM tasks WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM searcher_snapshots WHERE experiment_id = ?1",

@@ -225,7 +225,7 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
            {"cancel", api::ExperimentState::kStoppingCanceled},
            {"kill", api::ExperimentState::kStoppingKilled}}) {
     router.Add("POST", "/api/v1/experiments/{experiment_id}/" + verb, Access::kAuthenticated,
-               [&ctx, target](HttpRequest& req, ResponderPtr r) {
+               [&ctx, target = target](HttpRequest& req, ResponderPtr r) {
                  if (!req.principal->allocation_id.empty()) {
                    return ReplyError(r, absl::PermissionDeniedError("tasks cannot change experiment states"));
                  }
@@ -248,7 +248,7 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
 
   for (auto [verb, archived] : std::vector<std::pair<std::string, bool>>{{"archive", true}, {"unarchive", false}}) {
     router.Add("POST", "/api/v1/experiments/{experiment_id}/" + verb, Access::kAuthenticated,
-               [&ctx, archived](HttpRequest& req, ResponderPtr r) {
+               [&ctx, archived = archived](HttpRequest& req, ResponderPtr r) {
                  absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
                  if (!id.ok()) return ReplyError(r, id.status());
                  if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {

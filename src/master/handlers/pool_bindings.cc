@@ -81,7 +81,7 @@ void RegisterPoolBindingRoutes(Router& router, MasterContext& ctx) {
   for (auto [method, change] : {std::pair{"POST", Change::kBind}, std::pair{"PUT", Change::kOverwrite},
                                 std::pair{"DELETE", Change::kUnbind}}) {
     router.Add(method, path, Access::kAuthenticated,
-               [&ctx, change](HttpRequest& req, ResponderPtr r) { Reply(r, ChangeBindings(ctx, req, change)); });
+               [&ctx, change = change](HttpRequest& req, ResponderPtr r) { Reply(r, ChangeBindings(ctx, req, change)); });
   }
 }
 
