@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/build_layout.h"
 #include "config/task_container_defaults.h"
 
 namespace det::agent {
@@ -18,10 +19,7 @@ AgentEnvironment AgentEnvironmentFromProcess(MasterUrl master, std::string agent
   if (ec) exe = std::filesystem::current_path(ec) / "determined-agent";
   std::filesystem::path bin = std::filesystem::weakly_canonical(exe.parent_path(), ec);
   env.bin_dir = ec ? exe.parent_path() : bin;
-  std::filesystem::path python = exe.parent_path() / ".." / "python";
-  // weakly_canonical: the harness directory may not exist (yet) in a partial build tree.
-  std::filesystem::path canonical = std::filesystem::weakly_canonical(python, ec);
-  env.python_dir = ec ? python.lexically_normal() : canonical;
+  env.python_dir = HarnessPythonDir(exe.parent_path());
   if (const char* path = std::getenv("PATH")) env.agent_path = path;
   for (const char* name : {"HOME", "USER", "LANG", "TMPDIR"}) {
     if (const char* value = std::getenv(name)) env.inherited[name] = value;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/config_override.h"
 #include "cli/process_util.h"
+#include "common/build_layout.h"
 #include "common/file_util.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
@@ -79,7 +80,7 @@ std::vector<std::string> LocalTestCommand(const std::string& entrypoint, const s
 absl::StatusOr<int> RunLocalTest(const CreateExperimentArgs& args, bool test_mode) {
   ASSIGN_OR_RETURN(json config, LocalTestConfig(args, test_mode));
   ASSIGN_OR_RETURN(std::filesystem::path bin, ExecutableDir());
-  std::filesystem::path python_dir = (bin / ".." / "python").lexically_normal();
+  std::filesystem::path python_dir = HarnessPythonDir(bin);
 
   char tmpl[] = "/tmp/det-local-test-XXXXXX.json";
   int fd = ::mkstemps(tmpl, 5);
