@@ -1,4 +1,5 @@
 #include "cli/browser.h"
+#include "common/test_temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -13,18 +14,14 @@ namespace fs = std::filesystem;
 
 class BrowserTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/det_browser_test_XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string Program(const std::string& name) {
     fs::path p = dir_ / name;
     std::ofstream(p) << "#!/bin/sh\n";
     fs::permissions(p, fs::perms::owner_all);
     return p.string();
   }
-  fs::path dir_;
+  TestTempDir tmp_{"det_browser_test"};
+  const fs::path dir_ = tmp_.path();
 };
 
 TEST_F(BrowserTest, FindOnPath) {

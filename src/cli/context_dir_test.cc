@@ -11,6 +11,7 @@
 
 #include "common/base64.h"
 #include "common/file_util.h"
+#include "common/test_temp_dir.h"
 
 namespace det::cli {
 namespace {
@@ -19,12 +20,6 @@ namespace fs = std::filesystem;
 
 class ContextDirTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_ctx_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   void Write(const std::string& rel, const std::string& content) {
     fs::path p = dir_ / rel;
@@ -38,7 +33,8 @@ class ContextDirTest : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
+  TestTempDir tmp_{"det_cli_ctx"};
+  const fs::path dir_ = tmp_.path();
 };
 
 TEST_F(ContextDirTest, ListsFilesAndDirectoriesRelativeToRoot) {

@@ -1,4 +1,5 @@
 #include "cli/experiment_local_test.h"
+#include "common/test_temp_dir.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,12 +15,6 @@ using ::testing::HasSubstr;
 
 class ExperimentLocalTestTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/det_local_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   CreateExperimentArgs Args(const std::string& yaml) {
     std::ofstream(dir_ / "const.yaml") << yaml;
@@ -28,7 +23,8 @@ class ExperimentLocalTestTest : public ::testing::Test {
     return args;
   }
 
-  std::filesystem::path dir_;
+  TestTempDir tmp_{"det_local_test"};
+  const std::filesystem::path dir_ = tmp_.path();
 };
 
 TEST_F(ExperimentLocalTestTest, TheConfigWithItsOverridesIsTestedThroughTheHarness) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/process_util.h"
 #include "common/file_util.h"
+#include "common/test_temp_dir.h"
 
 namespace det::cli {
 namespace {
@@ -21,9 +22,6 @@ namespace fs = std::filesystem;
 class LocalClusterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_local_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     bin_ = dir_ / "bin";
     data_ = dir_ / "data";
     fs::create_directories(bin_);
@@ -32,7 +30,6 @@ class LocalClusterTest : public ::testing::Test {
     for (pid_t pid : Pids()) {
       if (ProcessAlive(pid)) ::kill(pid, SIGKILL);
     }
-    fs::remove_all(dir_);
   }
 
   void Script(const std::string& name, const std::string& body) {
@@ -67,7 +64,9 @@ class LocalClusterTest : public ::testing::Test {
     return o;
   }
 
-  fs::path dir_, bin_, data_;
+  TestTempDir tmp_{"det_cli_local"};
+  const fs::path dir_ = tmp_.path();
+  fs::path bin_, data_;
 };
 
 TEST(ClusterRecordTest, JsonRoundTrip) {

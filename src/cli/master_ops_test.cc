@@ -10,6 +10,7 @@
 #include "cli/command_context.h"
 #include "cli/session.h"
 #include "cli/fake_http_server_test_util.h"
+#include "common/test_temp_dir.h"
 
 namespace det::cli {
 namespace {
@@ -21,9 +22,6 @@ using nlohmann::json;
 class MasterOpsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_master_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     ::setenv("DET_AUTH_FILE", (dir_ / "auth.json").c_str(), 1);
     ::unsetenv("DET_PASS");
     ::unsetenv("DET_USER");
@@ -54,10 +52,10 @@ class MasterOpsTest : public ::testing::Test {
   void TearDown() override {
     server_.reset();
     ::unsetenv("DET_AUTH_FILE");
-    std::filesystem::remove_all(dir_);
   }
 
-  std::filesystem::path dir_;
+  TestTempDir tmp_{"det_cli_master"};
+  const std::filesystem::path dir_ = tmp_.path();
   std::unique_ptr<FakeHttpServer> server_;
   CommandContext ctx_;
   std::string logs_target_;  // written by the server thread before it answers

@@ -9,6 +9,7 @@
 
 #include "cli/fake_http_server_test_util.h"
 #include "cli/session.h"
+#include "common/test_temp_dir.h"
 
 namespace det::cli {
 namespace {
@@ -24,9 +25,8 @@ const char* kPoolsReply = R"({"resourcePools": [
   "pagination": {"offset": 0, "limit": 0, "startIndex": 0, "endIndex": 2, "total": 2}})";
 
 TEST(ResourcePoolOpsTest, ListTableJsonCsv) {
-  char tmpl[] = "/tmp/det_cli_rp_XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  fs::path dir = tmpl;
+  TestTempDir tmp("det_cli_rp");
+  const fs::path& dir = tmp.path();
   {
     FakeHttpServer server([](const FakeRequest& r) -> FakeResponse {
       if (r.target == "/api/v1/auth/login")
@@ -54,7 +54,6 @@ TEST(ResourcePoolOpsTest, ListTableJsonCsv) {
     ASSERT_TRUE(ListResourcePools(session, OutputFormat::kCsv, csv).ok());
     EXPECT_NE(csv.str().find("default,1,-1,2,1,True,True,priority\n"), std::string::npos);
   }
-  fs::remove_all(dir);
 }
 
 TEST(ResourcePoolOpsTest, SchedulerName) {

@@ -10,6 +10,7 @@
 #include "cli/fake_http_server_test_util.h"
 #include "cli/token_cache.h"
 #include "common/crypto.h"
+#include "common/test_temp_dir.h"
 
 namespace det::cli {
 namespace {
@@ -22,14 +23,10 @@ using nlohmann::json;
 class SessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_session_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Serve(r); });
   }
   void TearDown() override {
     server_.reset();
-    fs::remove_all(dir_);
   }
 
   FakeResponse Serve(const FakeRequest& r) {
@@ -88,7 +85,8 @@ class SessionTest : public ::testing::Test {
     return c.ok() ? c->Get(server_->url()) : std::nullopt;
   }
 
-  fs::path dir_;
+  TestTempDir tmp_{"det_cli_session"};
+  const fs::path dir_ = tmp_.path();
   std::unique_ptr<FakeHttpServer> server_;
   std::mutex mu_;
   std::map<std::string, std::string> valid_;

@@ -1,4 +1,5 @@
 #include "cli/ssh_command.h"
+#include "common/test_temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <stdio.h>
@@ -15,19 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/det_ssh_test_XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // What sh makes of `line`'s words: one "[word]" per argument.
 std::string ShWords(const std::string& line) {
@@ -144,7 +132,7 @@ TEST(TunnelTlsFlagsTest, OnlyWhatIsSet) {
 }
 
 TEST(DetProgramTest, BareDetOnlyWhenPathFindsThisBinary) {
-  TempDir dir;
+  TestTempDir dir("det_ssh_test");
   fs::path self = dir.path() / "real-det";
   std::ofstream(self) << "#!/bin/sh\n";
   fs::permissions(self, fs::perms::owner_all);
@@ -166,7 +154,7 @@ TEST(ShellUserTest, AgentUserOrRoot) {
 }
 
 TEST(PrivateKeyTest, WrittenWithMode0600AndAFinalNewline) {
-  TempDir dir;
+  TestTempDir dir("det_ssh_test");
   fs::path key = dir.path() / "cache" / "shell" / "id" / "key";
   ASSERT_TRUE(WritePrivateKey(key, "-----BEGIN KEY-----\nabc\n-----END KEY-----").ok());
   std::stringstream text;

@@ -12,6 +12,7 @@
 
 #include "cli/fake_master_test_fixture.h"
 #include "cli/session.h"
+#include "common/test_temp_dir.h"
 
 namespace det::cli {
 namespace {
@@ -136,9 +137,8 @@ TEST_F(TemplateOpsTest, ListTableDetailsAndJson) {
 }
 
 TEST(TemplateFileTest, MustBeAYamlMapping) {
-  char tmpl[] = "/tmp/det_cli_tplf_XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  fs::path dir = tmpl;
+  TestTempDir tmp("det_cli_tplf");
+  const fs::path& dir = tmp.path();
   std::ofstream(dir / "list.yaml") << "- a\n";
   std::ofstream(dir / "empty.yaml") << "";
   std::ofstream(dir / "ok.yaml") << "resources: {slots_per_trial: 2}\n";
@@ -148,7 +148,6 @@ TEST(TemplateFileTest, MustBeAYamlMapping) {
   auto ok = ReadTemplateFile((dir / "ok.yaml").string());
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ((*ok)["resources"]["slots_per_trial"], 2);
-  fs::remove_all(dir);
 }
 
 TEST(RenderTemplatesTest, TableLayout) {

@@ -9,6 +9,7 @@
 
 #include "cli/session.h"
 #include "common/file_util.h"
+#include "common/test_temp_dir.h"
 
 namespace det::cli {
 namespace {
@@ -17,13 +18,8 @@ namespace fs = std::filesystem;
 
 class TokenCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/det_cli_tokens_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  TestTempDir tmp_{"det_cli_tokens"};
+  const fs::path dir_ = tmp_.path();
 };
 
 TEST_F(TokenCacheTest, MissingFileIsEmpty) {
