@@ -442,9 +442,8 @@ class TrialController:
                     "train_batch() must return a dict of metric name to value (or a loss tensor), "
                     f"got {type(metrics).__name__}"
                 )
-        if context.lr_schedulers:
-            for lr_scheduler in context.lr_schedulers:
-                self._auto_step_lr_scheduler(lr_scheduler, batch_idx)
+        for lr_scheduler in context.lr_schedulers:
+            self._auto_step_lr_scheduler(lr_scheduler, batch_idx)
         return to_host(metrics)
 
     def _auto_step_lr_scheduler(self, lr_scheduler: LRScheduler, batch_idx: int) -> None:
