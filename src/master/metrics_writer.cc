@@ -1,53 +1,78 @@
 #include "master/metrics_writer.h"
 
+#include <chrono>
 #include <utility>
 
 namespace det::master {
 
 MetricsWriter::MetricsWriter(MetricStore& store, size_t max_reports_per_commit)
-    : store_(store), max_reports_per_commit_(max_reports_per_commit), thread_([this] { Run(); }) {}
+    : store_(store), max_reports_per_commit_(max_reports_per_commit) {
+  for (int writer = 0; writer < store_.MetricWriters(); ++writer) {
+    lanes_.push_back(std::make_unique<Lane>());
+    Lane& lane = *lanes_.back();
+    lane.thread = std::thread([this, &lane, writer] { Run(lane, writer); });
+  }
+}
 
 MetricsWriter::~MetricsWriter() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
+  for (auto& lane : lanes_) {
+    {
+      std::lock_guard lock(lane->mu);
+      lane->stopping = true;
+    }
+    lane->wake.notify_one();
   }
-  wake_.notify_one();
-  thread_.join();
+  for (auto& lane : lanes_) lane->thread.join();
 }
 
 void MetricsWriter::Add(TrialReports reports, Done done) {
+  const int64_t trial_id = reports.reports.empty() ? 0 : reports.reports.front().trial_id;
+  Lane& lane = *lanes_[static_cast<uint64_t>(trial_id) % lanes_.size()];
   {
-    std::lock_guard lock(mu_);
-    queue_.push_back({std::move(reports), std::move(done)});
+    std::lock_guard lock(lane.mu);
+    lane.queue.push_back({std::move(reports), std::move(done)});
   }
-  wake_.notify_one();
+  lane.wake.notify_one();
 }
 
-void MetricsWriter::Run() {
+void MetricsWriter::Run(Lane& lane, int writer) {
   while (true) {
     std::vector<Pending> group;
     {
-      std::unique_lock lock(mu_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and nothing is left
+      std::unique_lock lock(lane.mu);
+      lane.wake.wait(lock, [&lane] { return lane.stopping || !lane.queue.empty(); });
+      if (lane.queue.empty()) return;  // stopping, and nothing is left
       size_t reports = 0;
       // Whole parts only; at least one, however large.
-      while (!queue_.empty() && (group.empty() || reports + queue_.front().reports.reports.size() <= max_reports_per_commit_)) {
-        reports += queue_.front().reports.reports.size();
-        group.push_back(std::move(queue_.front()));
-        queue_.pop_front();
+      while (!lane.queue.empty() &&
+             (group.empty() || reports + lane.queue.front().reports.reports.size() <= max_reports_per_commit_)) {
+        reports += lane.queue.front().reports.reports.size();
+        group.push_back(std::move(lane.queue.front()));
+        lane.queue.pop_front();
       }
     }
-    Commit(group);
+    Commit(group, writer);
   }
 }
 
-void MetricsWriter::Commit(std::vector<Pending>& group) {
+absl::StatusOr<std::vector<std::vector<int64_t>>> MetricsWriter::AddBatch(const std::vector<TrialReports>& parts,
+                                                                          int writer) {
+  // The other transaction is short (a state change, an experiment's deletion): 1 ms, then 2, 4, ...
+  // up to about a second in all.
+  auto wait = std::chrono::milliseconds(1);
+  while (true) {
+    absl::StatusOr<std::vector<std::vector<int64_t>>> ids = store_.AddMetricsBatch(parts, writer);
+    if (!absl::IsAborted(ids.status()) || wait > std::chrono::milliseconds(512)) return ids;
+    std::this_thread::sleep_for(wait);
+    wait *= 2;
+  }
+}
+
+void MetricsWriter::Commit(std::vector<Pending>& group, int writer) {
   std::vector<TrialReports> parts;
   parts.reserve(group.size());
   for (Pending& p : group) parts.push_back(std::move(p.reports));
-  absl::StatusOr<std::vector<std::vector<int64_t>>> ids = store_.AddMetricsBatch(parts);
+  absl::StatusOr<std::vector<std::vector<int64_t>>> ids = AddBatch(parts, writer);
   if (ids.ok()) {
     for (size_t i = 0; i < group.size(); ++i) group[i].done(std::move((*ids)[i]));
     return;
@@ -56,7 +81,7 @@ void MetricsWriter::Commit(std::vector<Pending>& group) {
   for (size_t i = 0; i < group.size(); ++i) {
     std::vector<TrialReports> one;
     one.push_back(std::move(parts[i]));
-    absl::StatusOr<std::vector<std::vector<int64_t>>> alone = store_.AddMetricsBatch(one);
+    absl::StatusOr<std::vector<std::vector<int64_t>>> alone = AddBatch(one, writer);
     if (alone.ok()) {
       group[i].done(std::move(alone->front()));
     } else {

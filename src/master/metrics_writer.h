@@ -1,13 +1,16 @@
 #pragma once
 // Group commit for metric reports. Request handlers on any thread hand in one trial's reports with a
-// callback and return; one thread commits everything handed in meanwhile in one transaction
+// callback and return; a writer thread commits everything handed in meanwhile in one transaction
 // (MetricStore::AddMetricsBatch), then calls each callback: a report is acknowledged only once it is
 // committed. When a group fails, each part is tried alone, so a bad part fails only its own caller.
 // 50 reporters cost one transaction per round instead of 50.
+// There is one thread for each of the store's metric writers (two on PostgreSQL, whose one connection
+// cannot commit more than about 77,000 rows a second); a trial's reports always go to the same one.
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -27,7 +30,7 @@ class MetricsWriter {
   MetricsWriter(const MetricsWriter&) = delete;
   MetricsWriter& operator=(const MetricsWriter&) = delete;
 
-  // `done` runs on the writer's thread once the reports are committed (or failed).
+  // `done` runs on a writer's thread once the reports are committed (or failed).
   void Add(TrialReports reports, Done done);
 
  private:
@@ -35,16 +38,22 @@ class MetricsWriter {
     TrialReports reports;
     Done done;
   };
-  void Run();
-  void Commit(std::vector<Pending>& group);
+  // One of the store's metric writers, with its queue and thread.
+  struct Lane {
+    std::mutex mu;
+    std::condition_variable wake;
+    std::deque<Pending> queue;  // guarded by mu
+    bool stopping = false;      // guarded by mu
+    std::thread thread;
+  };
+  void Run(Lane& lane, int writer);
+  void Commit(std::vector<Pending>& group, int writer);
+  // AddMetricsBatch, tried again a few times while another transaction holds one of the trials.
+  absl::StatusOr<std::vector<std::vector<int64_t>>> AddBatch(const std::vector<TrialReports>& parts, int writer);
 
   MetricStore& store_;
   const size_t max_reports_per_commit_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::deque<Pending> queue_;  // guarded by mu_
-  bool stopping_ = false;      // guarded by mu_
-  std::thread thread_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
 };
 
 }  // namespace det::master

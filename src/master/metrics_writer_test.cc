@@ -9,15 +9,22 @@
 namespace det::master {
 namespace {
 
-// A MetricStore that records each commit's parts and can refuse a trial (a fake: the real stores
-// pass store_conformance_test.cc).
+// A MetricStore that records each commit's parts and writer and can refuse a trial or abort (a fake:
+// the real stores pass store_conformance_test.cc).
 class RecordingStore : public MetricStore {
  public:
-  absl::StatusOr<std::vector<std::vector<int64_t>>> AddMetricsBatch(const std::vector<TrialReports>& parts) override {
+  int MetricWriters() const override { return writers; }
+  absl::StatusOr<std::vector<std::vector<int64_t>>> AddMetricsBatch(const std::vector<TrialReports>& parts,
+                                                                    int writer) override {
     std::vector<std::vector<int64_t>> ids;
     {
       std::lock_guard lock(mu);
       commits.push_back(parts.size());
+      for (const TrialReports& p : parts) trials_by_writer[writer].push_back(p.reports.front().trial_id);
+      if (aborts_left > 0) {
+        --aborts_left;
+        return absl::AbortedError("trial row locked");
+      }
       for (const TrialReports& p : parts) {
         if (!p.reports.empty() && p.reports.front().trial_id == bad_trial) return absl::NotFoundError("trial not found");
       }
@@ -26,18 +33,22 @@ class RecordingStore : public MetricStore {
         for (size_t i = 0; i < p.reports.size(); ++i) ids.back().push_back(++next_id);
       }
     }
-    if (hold != nullptr) hold->wait();
+    if (hold != nullptr && writer == held_writer) hold->wait();
     return ids;
   }
   absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t, const std::string&, const BatchRange&) override {
     return std::vector<api::MetricsReport>{};
   }
 
+  int writers = 1;
   std::mutex mu;
   std::vector<size_t> commits;  // parts per commit
+  std::map<int, std::vector<int64_t>> trials_by_writer;
   int64_t next_id = 0;
   int64_t bad_trial = -1;
-  std::shared_future<void>* hold = nullptr;
+  int aborts_left = 0;
+  std::shared_future<void>* hold = nullptr;  // commits of `held_writer` wait on it
+  int held_writer = 0;
 };
 
 TrialReports Reports(int64_t trial, int n) {
@@ -105,6 +116,41 @@ TEST(MetricsWriterTest, ABadPartFailsAloneAndTheOthersAreStored) {
   EXPECT_TRUE(outcome[4].ok());
   // 1 alone, then {2,3,4} failed together, then each alone.
   EXPECT_EQ(store.commits, (std::vector<size_t>{1, 3, 1, 1, 1}));
+}
+
+TEST(MetricsWriterTest, EachTrialKeepsToOneWriterAndTheWritersCommitSideBySide) {
+  RecordingStore store;
+  store.writers = 2;
+  std::promise<void> release;
+  std::shared_future<void> held = release.get_future().share();
+  store.hold = &held;
+  store.held_writer = 0;
+  std::promise<absl::Status> odd_trial_done;
+  {
+    MetricsWriter writer(store);
+    writer.Add(Reports(2, 1), [](absl::StatusOr<std::vector<int64_t>>) {});  // writer 0, held
+    writer.Add(Reports(3, 1), [&](absl::StatusOr<std::vector<int64_t>> ids) { odd_trial_done.set_value(ids.status()); });
+    // Committed by writer 1 while writer 0 is held.
+    EXPECT_TRUE(odd_trial_done.get_future().get().ok());
+    for (int64_t t : {4, 5, 6, 7}) writer.Add(Reports(t, 1), [](absl::StatusOr<std::vector<int64_t>>) {});
+    release.set_value();
+  }
+  EXPECT_EQ(store.trials_by_writer[0], (std::vector<int64_t>{2, 4, 6}));
+  EXPECT_EQ(store.trials_by_writer[1], (std::vector<int64_t>{3, 5, 7}));
+}
+
+TEST(MetricsWriterTest, ACommitAbortedByALockedTrialIsTriedAgain) {
+  RecordingStore store;
+  store.aborts_left = 2;
+  std::promise<absl::StatusOr<std::vector<int64_t>>> result;
+  {
+    MetricsWriter writer(store);
+    writer.Add(Reports(1, 2), [&](absl::StatusOr<std::vector<int64_t>> ids) { result.set_value(std::move(ids)); });
+  }
+  absl::StatusOr<std::vector<int64_t>> ids = result.get_future().get();
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_EQ(*ids, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(store.commits, (std::vector<size_t>{1, 1, 1}));
 }
 
 }  // namespace

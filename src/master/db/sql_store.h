@@ -1,6 +1,7 @@
 #pragma once
 // Store over a SqlDatabase: the same SQL on SQLite and PostgreSQL (sql/sql_dialect.h has the few
 // spellings that differ). Each area's methods live in sql_store_<area>.cc.
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -75,7 +76,10 @@ class SqlStore : public Store {
   absl::StatusOr<Allocation> GetAllocation(const std::string& allocation_id) override;
   absl::StatusOr<Allocation> GetAllocationByTokenHash(const std::string& token_hash) override;
 
-  absl::StatusOr<std::vector<std::vector<int64_t>>> AddMetricsBatch(const std::vector<TrialReports>& parts) override;
+  // SQLite: one, the writer. PostgreSQL: one a side writer (sql_connection.h).
+  int MetricWriters() const override { return std::max(1, db_->SideWriters()); }
+  absl::StatusOr<std::vector<std::vector<int64_t>>> AddMetricsBatch(const std::vector<TrialReports>& parts,
+                                                                    int writer) override;
   absl::StatusOr<std::vector<api::MetricsReport>> GetMetrics(int64_t trial_id, const std::string& group,
                                                              const BatchRange& range) override;
 

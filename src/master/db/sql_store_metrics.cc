@@ -19,7 +19,8 @@ namespace det::master {
 
 using namespace sql_rows;  // NOLINT(build/namespaces): this area's half of sql_store_rows.h
 
-absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(const std::vector<TrialReports>& parts) {
+absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(const std::vector<TrialReports>& parts,
+                                                                           int writer) {
   std::vector<std::vector<int64_t>> ids(parts.size());
   for (const TrialReports& part : parts) {
     for (const MetricsReport& m : part.reports) {
@@ -30,12 +31,15 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(cons
     }
   }
   if (absl::c_all_of(parts, [](const TrialReports& p) { return p.reports.empty(); })) return ids;
-  SqlLease lease = Writer();
+  SqlLease lease = db_->SideWriters() > 0 ? db_->SideWriter(writer) : Writer();
   SqlConnection& db = *lease;
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
   // Few statements whatever the number of reports (each is a round trip on PostgreSQL): the
   // trials' summaries in one query per 500 trials, the rows in one INSERT per 1,000.
+  // Beside the writer (PostgreSQL), the trials are locked as they are read, without waiting: the
+  // summaries are written back unchanged by anyone else, and a trial's deletion (which locks its
+  // trials before it deletes their metrics) cannot leave metrics behind.
   std::map<int64_t, Trial> summaries;
   for (const TrialReports& part : parts) {
     if (!part.reports.empty()) summaries.try_emplace(part.reports.front().trial_id);
@@ -47,7 +51,8 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(cons
     ASSIGN_OR_RETURN(auto read, db.Prepare(absl::StrCat(
                                     "SELECT id, total_batches, latest_validation, best_validation, summary_metrics, "
                                     "searcher_metric_value FROM trials WHERE id IN (",
-                                    absl::StrJoin(std::vector<std::string>(n, "?"), ", "), ")")));
+                                    absl::StrJoin(std::vector<std::string>(n, "?"), ", "), ")",
+                                    db.dialect() == SqlDialect::kPostgres ? " FOR NO KEY UPDATE NOWAIT" : "")));
     for (size_t k = 0; k < n; ++k) read.Bind(static_cast<int>(k + 1), trial_ids[first + k]);
     while (true) {
       ASSIGN_OR_RETURN(bool row, read.Step());
@@ -89,7 +94,8 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(cons
       inserted.push_back(insert.Int(0));
     }
     if (inserted.size() != n) return absl::InternalError("an insert of metrics returned the wrong number of ids");
-    // Ids are handed out in the order of the VALUES (one writer at a time), whatever order RETURNING uses.
+    // Ids are handed out in the order of the VALUES (a sequence only grows, whoever else draws from it),
+    // whatever order RETURNING uses.
     std::sort(inserted.begin(), inserted.end());
     for (size_t k = 0; k < n; ++k) ids[rows[first + k].first].push_back(inserted[k]);
   }

@@ -3,7 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 namespace det::master {
@@ -314,7 +316,7 @@ TYPED_TEST(StoreTest, PartsOfSeveralTrialsCommitTogether) {
   };
   std::vector<TrialReports> parts = {{{report(a, 1), report(a, 2)}, count}, {{report(b, 10)}, count},
                                      {{report(a, 4)}, count}};
-  auto ids = this->store_->AddMetricsBatch(parts);
+  auto ids = this->store_->AddMetricsBatch(parts, 0);
   ASSERT_TRUE(ids.ok()) << ids.status();
   ASSERT_EQ(ids->size(), 3u);
   EXPECT_EQ((*ids)[0].size(), 2u);
@@ -323,9 +325,49 @@ TYPED_TEST(StoreTest, PartsOfSeveralTrialsCommitTogether) {
   EXPECT_EQ(this->store_->GetTrial(b)->total_batches, 10);
 
   parts = {{{report(a, 1)}, count}, {{report(424242, 1)}, count}};
-  EXPECT_EQ(this->store_->AddMetricsBatch(parts).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(this->store_->AddMetricsBatch(parts, 0).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(this->store_->GetMetrics(a, "training", {})->size(), 3u) << "the good part was not stored either";
   EXPECT_EQ(this->store_->GetTrial(a)->total_batches, 7);
+}
+
+// Every metric writer commits side by side with the others, each for its own trials: nothing is lost,
+// each trial's reports keep their order and its summary counts every one.
+TYPED_TEST(StoreTest, MetricWritersCommitSideBySide) {
+  const int writers = this->store_->MetricWriters();
+  ASSERT_GE(writers, 1);
+  std::vector<int64_t> trials(2 * writers);
+  for (int64_t& t : trials) this->AddExperimentWithTrial(&t);
+  auto count = [](api::Trial& t, const std::vector<api::MetricsReport>& reports) {
+    t.total_batches += static_cast<int64_t>(reports.size());
+  };
+  constexpr int kRounds = 20;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int w = 0; w < writers; ++w) {
+    threads.emplace_back([&, w] {
+      for (int round = 0; round < kRounds; ++round) {
+        std::vector<TrialReports> parts;
+        for (size_t i = w; i < trials.size(); i += writers) {
+          api::MetricsReport m;
+          m.trial_id = trials[i];
+          m.group = "training";
+          m.total_batches = round;
+          m.metrics_json = R"({"loss":1})";
+          parts.push_back({{m, m}, count});
+        }
+        if (!this->store_->AddMetricsBatch(parts, w).ok()) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures, 0);
+  for (int64_t t : trials) {
+    EXPECT_EQ(this->store_->GetTrial(t)->total_batches, 2 * kRounds);
+    auto stored = this->store_->GetMetrics(t, "training", {});
+    ASSERT_TRUE(stored.ok()) << stored.status();
+    ASSERT_EQ(stored->size(), 2u * kRounds);
+    for (size_t i = 1; i < stored->size(); ++i) EXPECT_LT((*stored)[i - 1].id, (*stored)[i].id);
+  }
 }
 
 TYPED_TEST(StoreTest, CheckpointsAndLogs) {

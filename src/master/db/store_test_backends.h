@@ -33,7 +33,7 @@ inline std::string CurrentTestName() {
 // One trial's reports alone (AddMetricsBatch of one part); their ids.
 inline absl::StatusOr<std::vector<int64_t>> AddMetrics(Store& store, std::vector<api::MetricsReport> reports,
                                                        SummaryUpdate update) {
-  auto ids = store.AddMetricsBatch({TrialReports{std::move(reports), std::move(update)}});
+  auto ids = store.AddMetricsBatch({TrialReports{std::move(reports), std::move(update)}}, 0);
   if (!ids.ok()) return ids.status();
   return std::move(ids->front());
 }

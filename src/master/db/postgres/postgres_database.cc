@@ -79,6 +79,8 @@ struct PostgresConnection::Impl {
     std::string message = Trimmed(res != nullptr ? PQresultErrorMessage(res) : PQerrorMessage(conn));
     if (res != nullptr) PQclear(res);
     if (code == "23505") return absl::AlreadyExistsError(message);
+    // A deadlock, a serialization failure or a row locked under NOWAIT: worth trying again.
+    if (code == "40P01" || code == "40001" || code == "55P03") return absl::AbortedError(message);
     if (PQstatus(conn) != CONNECTION_OK || IsConnectionSqlState(code)) {
       return absl::UnavailableError(absl::StrCat("database is unreachable: ", message));
     }

@@ -2,11 +2,13 @@
 // SqlConnection and SqlDatabase on PostgreSQL through libpq (docs/decisions.md: why libpq).
 //  - Statements are prepared once per connection and kept by their SQL text (`?` and `?N`
 //    placeholders become `$N`); binds travel as text, blobs as binary.
-//  - Writes go through one connection at a time, as on SQLite; reads use a small pool.
+//  - Writes go through one connection at a time, as on SQLite; reads use a small pool; metrics are
+//    committed by two side writers, each for its own trials.
 //  - A connection that breaks is opened again on its next use, except inside a transaction, which
 //    fails (Unavailable) until it is rolled back: nothing of it can run outside it.
-//  - Errors by SQLSTATE: 23505 AlreadyExists, connection failures Unavailable ("database is
-//    unreachable"), anything else Internal.
+//  - Errors by SQLSTATE: 23505 AlreadyExists; 40P01, 40001 and 55P03 (a deadlock, a serialization
+//    failure, a row locked under NOWAIT) Aborted; connection failures Unavailable ("database is
+//    unreachable"); anything else Internal.
 #include <memory>
 #include <string>
 
@@ -56,11 +58,17 @@ class PostgresDatabase : public PooledSqlDatabase {
   std::string Describe() const override { return address_; }
 
  private:
+  // Two side writers: one connection's server process commits about 77,000 metric rows a second
+  // (bench/RESULTS.md), short of the ingestion goal.
+  static constexpr int kSideWriters = 2;
+
   PostgresDatabase(std::string conninfo, int max_readers, std::unique_ptr<PostgresConnection> writer)
-      : PooledSqlDatabase(nullptr, max_readers), conninfo_(std::move(conninfo)), address_(writer->Address()) {
+      : PooledSqlDatabase(nullptr, max_readers, kSideWriters),
+        conninfo_(std::move(conninfo)),
+        address_(writer->Address()) {
     SetWriter(std::move(writer));
   }
-  std::unique_ptr<SqlConnection> OpenReader() override { return PostgresConnection::Connect(conninfo_); }
+  std::unique_ptr<SqlConnection> OpenConnection() override { return PostgresConnection::Connect(conninfo_); }
 
   const std::string conninfo_;
   const std::string address_;

@@ -1,6 +1,7 @@
 #pragma once
-// A SqlDatabase with one writer connection (writers one at a time) and a small pool of readers,
-// opened as they are needed. SQLite (WAL) and PostgreSQL both let readers run beside the writer.
+// A SqlDatabase with one writer connection (writers one at a time), a small pool of readers and a
+// fixed number of side writers, opened as they are needed. SQLite (WAL) and PostgreSQL both let
+// readers run beside the writer; only PostgreSQL has side writers.
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -29,7 +30,7 @@ class PooledSqlDatabase : public SqlDatabase {
   SqlLease Reader() override {
     std::unique_lock lock(readers_mu_);
     if (idle_readers_.empty() && static_cast<int>(readers_.size()) < max_readers_) {
-      std::unique_ptr<SqlConnection> reader = OpenReader();
+      std::unique_ptr<SqlConnection> reader = OpenConnection();
       if (reader == nullptr) {  // none can be opened now: read on the writer's connection
         lock.unlock();
         return Writer();
@@ -49,14 +50,35 @@ class PooledSqlDatabase : public SqlDatabase {
     });
   }
 
+  int SideWriters() const override { return static_cast<int>(side_writers_.size()); }
+
+  // Opened on first use; while it cannot be opened, the writer stands in for it.
+  SqlLease SideWriter(int lane) override {
+    SideWriterSlot& slot = *side_writers_.at(lane);
+    slot.mu.lock();
+    if (slot.connection == nullptr) slot.connection = OpenConnection();
+    if (slot.connection == nullptr) {
+      slot.mu.unlock();
+      return Writer();
+    }
+    return SqlLease(slot.connection.get(), [&slot] { slot.mu.unlock(); });
+  }
+
  protected:
-  PooledSqlDatabase(std::unique_ptr<SqlConnection> writer, int max_readers)
-      : max_readers_(max_readers), writer_(std::move(writer)) {}
+  PooledSqlDatabase(std::unique_ptr<SqlConnection> writer, int max_readers, int side_writers = 0)
+      : max_readers_(max_readers), writer_(std::move(writer)) {
+    for (int i = 0; i < side_writers; ++i) side_writers_.push_back(std::make_unique<SideWriterSlot>());
+  }
   void SetWriter(std::unique_ptr<SqlConnection> writer) { writer_ = std::move(writer); }
-  // A new reader connection, or nullptr when none can be opened now.
-  virtual std::unique_ptr<SqlConnection> OpenReader() = 0;
+  // A new connection for a reader or a side writer, or nullptr when none can be opened now.
+  virtual std::unique_ptr<SqlConnection> OpenConnection() = 0;
 
  private:
+  struct SideWriterSlot {
+    std::mutex mu;  // held by the lease
+    std::unique_ptr<SqlConnection> connection;
+  };
+
   const int max_readers_;
   std::mutex writer_mu_;
   std::atomic<std::thread::id> writer_holder_;
@@ -66,6 +88,8 @@ class PooledSqlDatabase : public SqlDatabase {
   std::condition_variable reader_returned_;
   std::vector<std::unique_ptr<SqlConnection>> readers_;  // every reader opened
   std::vector<SqlConnection*> idle_readers_;
+
+  std::vector<std::unique_ptr<SideWriterSlot>> side_writers_;
 };
 
 }  // namespace det::master

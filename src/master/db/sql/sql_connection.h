@@ -161,13 +161,18 @@ class SqlLease {
 
 // The connections of one database. Writes go through one connection at a time (SQLite serializes
 // writers anyway; on PostgreSQL it gives the same guarantees: each write transaction sees every
-// earlier one); reads may use others.
+// earlier one); reads may use others. Where the database allows it (PostgreSQL), a few side writers
+// commit beside the writer, for writes whose rows no other writer changes at the same time.
 class SqlDatabase {
  public:
   virtual ~SqlDatabase() = default;
   virtual SqlDialect dialect() const = 0;
   virtual SqlLease Writer() = 0;
   virtual SqlLease Reader() = 0;
+  // How many side writers there are: 0 when writes must all go through Writer() (SQLite).
+  virtual int SideWriters() const = 0;
+  // Side writer `lane` (0 <= lane < SideWriters()), one holder at a time.
+  virtual SqlLease SideWriter(int lane) = 0;
   // Marks the database as used by this process until it closes the database: one master per
   // database, and `determined-master db copy` refuses a database a master is using.
   // FailedPrecondition when another process holds it.

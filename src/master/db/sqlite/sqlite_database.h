@@ -49,7 +49,7 @@ class SqliteDatabase : public PooledSqlDatabase {
  private:
   SqliteDatabase(std::string path, int max_readers, std::unique_ptr<SqliteConnection> writer)
       : PooledSqlDatabase(std::move(writer), max_readers), path_(std::move(path)) {}
-  std::unique_ptr<SqlConnection> OpenReader() override {
+  std::unique_ptr<SqlConnection> OpenConnection() override {
     absl::StatusOr<std::unique_ptr<SqliteConnection>> reader = SqliteConnection::Open(path_);
     return reader.ok() ? std::move(*reader) : nullptr;
   }
