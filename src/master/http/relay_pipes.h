@@ -1,6 +1,5 @@
 #pragma once
-// The byte-level halves of the relay (the proxy), for server.cc only: Beast is heavy, and these are
-// templates over the client's stream type (plain TCP or TLS).
+// The byte-level halves of the relay (the proxy), for server.cc only: Beast is heavy.
 //   BytePipe             copies bytes both ways between the client and a backend (a WebSocket after
 //                        the backend's 101: the frames pass through untouched).
 //   WebSocketTcpBridge   the client speaks WebSocket, the backend raw TCP: each binary (or text)
@@ -18,6 +17,8 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
+
+#include "master/http/client_stream.h"
 
 namespace det::master::relay {
 
@@ -39,8 +40,7 @@ void CloseLowest(Stream& s) {
   beast::get_lowest_layer(s).close();
 }
 
-template <class ClientStream>
-class BytePipe : public std::enable_shared_from_this<BytePipe<ClientStream>> {
+class BytePipe : public std::enable_shared_from_this<BytePipe> {
  public:
   // `to_backend` / `to_client`: bytes already read from one side that the other has not seen yet.
   BytePipe(ClientStream client, beast::tcp_stream backend, std::string to_backend, std::string to_client)
@@ -52,7 +52,7 @@ class BytePipe : public std::enable_shared_from_this<BytePipe<ClientStream>> {
   void Start() {
     beast::get_lowest_layer(client_).expires_never();
     backend_.expires_never();
-    auto self = this->shared_from_this();
+    auto self = shared_from_this();
     Flush(backend_, pending_[0], [self] { self->Copy(self->client_, self->backend_, self->up_); });
     Flush(client_, pending_[1], [self] { self->Copy(self->backend_, self->client_, self->down_); });
   }
@@ -61,7 +61,7 @@ class BytePipe : public std::enable_shared_from_this<BytePipe<ClientStream>> {
   template <class Out, class Next>
   void Flush(Out& out, std::string& data, Next next) {
     if (data.empty()) return next();
-    net::async_write(out, net::buffer(data), [self = this->shared_from_this(), next](beast::error_code ec, size_t) {
+    net::async_write(out, net::buffer(data), [self = shared_from_this(), next](beast::error_code ec, size_t) {
       if (ec) return self->End();
       next();
     });
@@ -69,7 +69,7 @@ class BytePipe : public std::enable_shared_from_this<BytePipe<ClientStream>> {
 
   template <class In, class Out>
   void Copy(In& in, Out& out, std::array<char, kPipeBytes>& buf) {
-    in.async_read_some(net::buffer(buf), [self = this->shared_from_this(), &in, &out, &buf](beast::error_code ec,
+    in.async_read_some(net::buffer(buf), [self = shared_from_this(), &in, &out, &buf](beast::error_code ec,
                                                                                              size_t n) {
       if (ec) return self->End();
       net::async_write(out, net::buffer(buf.data(), n), [self, &in, &out, &buf](beast::error_code ec, size_t) {
@@ -94,8 +94,7 @@ class BytePipe : public std::enable_shared_from_this<BytePipe<ClientStream>> {
   bool ended_ = false;
 };
 
-template <class ClientStream>
-class WebSocketTcpBridge : public std::enable_shared_from_this<WebSocketTcpBridge<ClientStream>> {
+class WebSocketTcpBridge : public std::enable_shared_from_this<WebSocketTcpBridge> {
  public:
   WebSocketTcpBridge(ClientStream client, beast::tcp_stream backend)
       : ws_(std::move(client)), backend_(std::move(backend)) {}
@@ -108,7 +107,7 @@ class WebSocketTcpBridge : public std::enable_shared_from_this<WebSocketTcpBridg
     // A ping after a minute of silence; no answer within the next minute ends the tunnel.
     ws_.set_option(websocket::stream_base::timeout{std::chrono::seconds(30), std::chrono::seconds(120), true});
     ws_.binary(true);
-    ws_.async_accept(upgrade, [self = this->shared_from_this()](beast::error_code ec) {
+    ws_.async_accept(upgrade, [self = shared_from_this()](beast::error_code ec) {
       if (ec) return self->End();
       self->ReadClient();
       self->ReadBackend();
@@ -117,7 +116,7 @@ class WebSocketTcpBridge : public std::enable_shared_from_this<WebSocketTcpBridg
 
  private:
   void ReadClient() {
-    ws_.async_read(from_client_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
+    ws_.async_read(from_client_, [self = shared_from_this()](beast::error_code ec, size_t) {
       if (ec) return self->End();
       net::async_write(self->backend_, self->from_client_.data(), [self](beast::error_code ec, size_t) {
         if (ec) return self->End();
@@ -128,7 +127,7 @@ class WebSocketTcpBridge : public std::enable_shared_from_this<WebSocketTcpBridg
   }
 
   void ReadBackend() {
-    backend_.async_read_some(net::buffer(from_backend_), [self = this->shared_from_this()](beast::error_code ec,
+    backend_.async_read_some(net::buffer(from_backend_), [self = shared_from_this()](beast::error_code ec,
                                                                                           size_t n) {
       if (ec) return self->End();
       self->ws_.async_write(net::buffer(self->from_backend_.data(), n), [self](beast::error_code ec, size_t) {

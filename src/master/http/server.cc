@@ -13,8 +13,8 @@
 #include <deque>
 #include <limits>
 #include <map>
-#include <type_traits>
 
+#include "master/http/client_stream.h"
 #include "master/http/relay_pipes.h"
 #include "master/http/tls_context.h"
 
@@ -33,11 +33,7 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
-
-// Plain HTTP and HTTPS share the session code; only the stream type differs.
-template <class Stream>
-constexpr bool kIsTls = std::is_same_v<Stream, TlsStream>;
+using TlsStream = ClientStream::TlsStream;
 
 constexpr auto kIdleTimeout = std::chrono::seconds(600);
 constexpr auto kHandshakeTimeout = std::chrono::seconds(30);
@@ -110,12 +106,11 @@ std::string WithoutAuthCookie(absl::string_view cookies) {
   return absl::StrJoin(kept, "; ");
 }
 
-template <class Stream>
 class WsSession : public WebSocketConnection,
-                  public std::enable_shared_from_this<WsSession<Stream>> {
+                  public std::enable_shared_from_this<WsSession> {
  public:
   // Takes over the (already TLS-handshaken, for HTTPS) stream of the HTTP session.
-  explicit WsSession(Stream stream) : ws_(std::move(stream)) {}
+  explicit WsSession(ClientStream stream) : ws_(std::move(stream)) {}
 
   void Start(http::request<http::string_body> req, WebSocketHandlers handlers) {
     handlers_ = std::move(handlers);
@@ -172,23 +167,19 @@ class WsSession : public WebSocketConnection,
     handlers_ = {};
   }
 
-  using std::enable_shared_from_this<WsSession<Stream>>::shared_from_this;
-
-  websocket::stream<Stream> ws_;
+  websocket::stream<ClientStream> ws_;
   beast::flat_buffer buffer_;
   std::deque<std::string> outbox_;
   WebSocketHandlers handlers_;
   bool closed_ = false;
 };
 
-template <class Stream>
 class HttpSession;
 
 // Answers one request of an HttpSession; posts everything onto the session's strand.
-template <class Stream>
 class SessionResponder : public Responder {
  public:
-  SessionResponder(std::shared_ptr<HttpSession<Stream>> session, bool keep_alive, unsigned version)
+  SessionResponder(std::shared_ptr<HttpSession> session, bool keep_alive, unsigned version)
       : session_(std::move(session)), keep_alive_(keep_alive), version_(version) {}
   void Send(HttpResponse response) override;
   void BeginStream(int status, std::string content_type) override;
@@ -196,21 +187,20 @@ class SessionResponder : public Responder {
   void EndStream() override;
 
  private:
-  std::shared_ptr<HttpSession<Stream>> session_;
+  std::shared_ptr<HttpSession> session_;
   bool keep_alive_;
   unsigned version_;
 };
 
-template <class Stream>
-class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(Stream stream, const Router& router,
+  HttpSession(ClientStream stream, const Router& router,
               const std::map<std::string, WebSocketAcceptor>& websockets, const Relays& relays, size_t max_body)
       : stream_(std::move(stream)), router_(router), websockets_(websockets), relays_(relays), max_body_(max_body) {}
 
   void Start() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
-      if constexpr (kIsTls<Stream>) {
+      if (self->stream_.is_tls()) {
         self->Handshake();
       } else {
         self->DoRead();
@@ -292,8 +282,6 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     }
   }
 
-  using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
-
   // A plain-HTTP request on the HTTPS port gets a clear 400 (as Go's servers answer) instead of
   // a dropped connection; anything else goes on to the TLS handshake with the bytes already read.
   void Handshake() {
@@ -344,7 +332,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   }
 
   void TlsHandshake() {
-    stream_.async_handshake(net::ssl::stream_base::server, buffer_.data(),
+    stream_.tls().async_handshake(net::ssl::stream_base::server, buffer_.data(),
                             [self = shared_from_this()](beast::error_code ec, size_t used) {
       self->buffer_.consume(used);
       if (ec) {
@@ -430,7 +418,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
                              req.version());
       }
       beast::get_lowest_layer(stream_).expires_never();
-      auto ws = std::make_shared<WsSession<Stream>>(std::move(stream_));
+      auto ws = std::make_shared<WsSession>(std::move(stream_));
       absl::StatusOr<WebSocketHandlers> handlers = it->second(request, ws);
       if (!handlers.ok()) {
         spdlog::warn("websocket {} refused: {}", request.path, handlers.status().ToString());
@@ -441,7 +429,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
       return;
     }
     auto responder =
-        std::make_shared<SessionResponder<Stream>>(shared_from_this(), req.keep_alive(), req.version());
+        std::make_shared<SessionResponder>(shared_from_this(), req.keep_alive(), req.version());
     router_.Dispatch(request, responder);
   }
 
@@ -488,7 +476,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     std::string forwarded_for(req["X-Forwarded-For"]);
     req.set("X-Forwarded-For", forwarded_for.empty() ? peer : absl::StrCat(forwarded_for, ", ", peer));
     req.set("X-Real-IP", peer);
-    req.set("X-Forwarded-Proto", kIsTls<Stream> ? (upgrade_ ? "wss" : "https") : (upgrade_ ? "ws" : "http"));
+    req.set("X-Forwarded-Proto", stream_.is_tls() ? (upgrade_ ? "wss" : "https") : (upgrade_ ? "ws" : "http"));
     if (req.find(http::field::host) != req.end()) req.set("X-Forwarded-Host", req[http::field::host]);
     if (req.find(http::field::cookie) != req.end()) {
       std::string cookies = WithoutAuthCookie(std::string(req[http::field::cookie]));
@@ -519,7 +507,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
     }
     backend_->socket().set_option(tcp::no_delay(true), ec);
     if (target_.tcp_over_websocket) {
-      auto bridge = std::make_shared<relay::WebSocketTcpBridge<Stream>>(std::move(stream_), std::move(*backend_));
+      auto bridge = std::make_shared<relay::WebSocketTcpBridge>(std::move(stream_), std::move(*backend_));
       bridge->Start(head_->get());
       return;
     }
@@ -656,7 +644,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   void StartPipe() {
     std::string to_backend = beast::buffers_to_string(buffer_.data());
     std::string to_client = beast::buffers_to_string(backend_buffer_.data());
-    auto pipe = std::make_shared<relay::BytePipe<Stream>>(std::move(stream_), std::move(*backend_),
+    auto pipe = std::make_shared<relay::BytePipe>(std::move(stream_), std::move(*backend_),
                                                           std::move(to_backend), std::move(to_client));
     FinishRelay();
     pipe->Start();
@@ -691,20 +679,20 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   }
 
   void Shutdown() {
-    if constexpr (kIsTls<Stream>) {
+    if (stream_.is_tls()) {
       // close_notify, then the socket; a peer that never answers is cut off by the timeout.
       beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(5));
-      stream_.async_shutdown([self = shared_from_this()](beast::error_code) {
+      stream_.tls().async_shutdown([self = shared_from_this()](beast::error_code) {
         beast::error_code ignored;
         beast::get_lowest_layer(self->stream_).socket().close(ignored);
       });
     } else {
       beast::error_code ec;
-      stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+      beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_send, ec);
     }
   }
 
-  Stream stream_;
+  ClientStream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::empty_body>> head_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -731,33 +719,29 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   bool writing_chunk_ = false;
   bool stream_broken_ = false;
 
-  friend class SessionResponder<Stream>;
+  friend class SessionResponder;
 };
 
-template <class Stream>
-void SessionResponder<Stream>::Send(HttpResponse response) {
+void SessionResponder::Send(HttpResponse response) {
   net::post(session_->stream_.get_executor(),
             [s = session_, r = std::move(response), ka = keep_alive_, v = version_]() mutable {
               s->WriteResponse(std::move(r), ka, v);
             });
 }
 
-template <class Stream>
-void SessionResponder<Stream>::BeginStream(int status, std::string content_type) {
+void SessionResponder::BeginStream(int status, std::string content_type) {
   net::post(session_->stream_.get_executor(), [s = session_, status, ct = std::move(content_type), v = version_]() mutable {
     s->WriteStreamHeader(status, std::move(ct), v);
   });
 }
 
-template <class Stream>
-void SessionResponder<Stream>::WriteChunk(std::string data, std::function<void(bool)> done) {
+void SessionResponder::WriteChunk(std::string data, std::function<void(bool)> done) {
   net::post(session_->stream_.get_executor(), [s = session_, d = std::move(data), done = std::move(done)]() mutable {
     s->QueueChunk(std::move(d), std::move(done), false);
   });
 }
 
-template <class Stream>
-void SessionResponder<Stream>::EndStream() {
+void SessionResponder::EndStream() {
   net::post(session_->stream_.get_executor(), [s = session_] { s->QueueChunk("", nullptr, true); });
 }
 
@@ -799,15 +783,9 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     // the peer's delayed ACK (up to 40 ms a round trip).
     beast::error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);
-    if (tls) {
-      std::make_shared<HttpSession<TlsStream>>(TlsStream(std::move(socket), *tls), router, websockets, relays,
-                                               max_body)
-          ->Start();
-    } else {
-      std::make_shared<HttpSession<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), router, websockets,
-                                                       relays, max_body)
-          ->Start();
-    }
+    ClientStream stream = tls ? ClientStream(TlsStream(std::move(socket), *tls))
+                              : ClientStream(beast::tcp_stream(std::move(socket)));
+    std::make_shared<HttpSession>(std::move(stream), router, websockets, relays, max_body)->Start();
   }
 
   net::io_context& io;

@@ -185,6 +185,60 @@ TEST_F(TlsServerTest, WebSocketOverTls) {
   ws.close(beast::websocket::close_code::normal);
 }
 
+// The relay (the proxy) behind HTTPS: a request with a body and a WebSocket both pass through to a
+// plain backend, which is told the client came over TLS.
+TEST_F(TlsServerTest, RelaysRequestsAndWebSocketsToAPlainBackend) {
+  Router backend_router(auth_);
+  backend_router.Add("POST", "/svc/echo", Access::kPublic, [](HttpRequest& req, ResponderPtr r) {
+    nlohmann::json answer = {{"proto", req.headers["x-forwarded-proto"]}, {"bytes", req.body.size()}};
+    r->Send(JsonResponse(200, answer.dump()));
+  });
+  HttpServer backend(io_, backend_router, 1 << 20);
+  backend.AddWebSocket("/svc/ws", [](const HttpRequest& req, std::shared_ptr<WebSocketConnection> conn)
+                                      -> absl::StatusOr<WebSocketHandlers> {
+    std::weak_ptr<WebSocketConnection> weak = conn;
+    std::string proto = req.headers.at("x-forwarded-proto");
+    return WebSocketHandlers{.on_message = [weak, proto](std::string text) {
+      if (auto c = weak.lock()) c->Send(proto + ":" + text);
+    }};
+  });
+  absl::StatusOr<int> backend_port = backend.Listen("127.0.0.1", 0);
+  ASSERT_TRUE(backend_port.ok()) << backend_port.status();
+  server_.AddRelay("/svc/", [port = *backend_port](const HttpRequest&) -> std::variant<RelayTarget, HttpResponse> {
+    return RelayTarget{.host = "127.0.0.1", .port = port, .name = "backend"};
+  });
+  Serve("local");
+
+  client::RestClient client(Url(), {}, {.ca_file = Cert("local")});
+  absl::StatusOr<nlohmann::json> echoed = client.Post("/svc/echo", {{"data", std::string(300000, 'x')}});
+  ASSERT_TRUE(echoed.ok()) << echoed.status();
+  EXPECT_EQ((*echoed)["proto"], "https");
+  EXPECT_GT((*echoed)["bytes"].get<size_t>(), 300000u);
+
+  namespace beast = boost::beast;
+  net::io_context client_io;
+  net::ssl::context ctx(net::ssl::context::tls_client);
+  ctx.load_verify_file(Cert("local"));
+  ctx.set_verify_mode(net::ssl::verify_peer);
+  beast::websocket::stream<beast::ssl_stream<beast::tcp_stream>> ws(client_io, ctx);
+  beast::get_lowest_layer(ws).connect(net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"),
+                                                             static_cast<unsigned short>(port_)));
+  beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
+  beast::error_code ec;
+  ws.next_layer().handshake(net::ssl::stream_base::client, ec);
+  ASSERT_FALSE(ec) << "TLS handshake: " << ec.message();
+  ws.handshake(absl::StrCat("127.0.0.1:", port_), "/svc/ws", ec);
+  ASSERT_FALSE(ec) << "handshake: " << ec.message();
+  ws.write(net::buffer(std::string("hi")), ec);
+  ASSERT_FALSE(ec) << "write: " << ec.message();
+  beast::flat_buffer buffer;
+  ws.read(buffer, ec);
+  ASSERT_FALSE(ec) << "read: " << ec.message();
+  EXPECT_EQ(beast::buffers_to_string(buffer.data()), "wss:hi");
+  // No close handshake: the relay ends a connection by closing its TCP socket, without TLS's close_notify.
+  backend.Stop();
+}
+
 TEST(TlsContextTest, BadFilesAreNamed) {
   net::io_context io;
   AnyoneAuthenticator auth;
