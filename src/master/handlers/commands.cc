@@ -130,14 +130,8 @@ absl::StatusOr<Task> TaskForChange(MasterContext& ctx, const HttpRequest& req, c
   return task;
 }
 
-// Work is launched for a user: an allocation's token names none.
-absl::Status CheckLaunchedByAUser(const HttpRequest& req) {
-  if (req.principal->allocation_id.empty()) return absl::OkStatus();
-  return absl::PermissionDeniedError("tasks cannot launch work with an allocation token; use a user's token");
-}
-
 void Launch(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, const Kind& kind) {
-  if (absl::Status user = CheckLaunchedByAUser(req); !user.ok()) return ReplyError(r, user);
+  if (absl::Status user = RequireUserToken(*req.principal, "launch work"); !user.ok()) return ReplyError(r, user);
   absl::StatusOr<json> body = JsonBody(req);
   if (!body.ok()) return ReplyError(r, body.status());
   absl::StatusOr<NewTask> request = ParseLaunchCommand(ctx.store, ctx.config, *body, ctx.max_context_bytes, kind.type);
@@ -195,7 +189,7 @@ void RegisterKindRoutes(Router& router, MasterContext& ctx, const Kind& kind) {
 }
 
 void CreateGenericTask(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
-  if (absl::Status user = CheckLaunchedByAUser(req); !user.ok()) return ReplyError(r, user);
+  if (absl::Status user = RequireUserToken(*req.principal, "launch work"); !user.ok()) return ReplyError(r, user);
   absl::StatusOr<json> body = JsonBody(req);
   if (!body.ok()) return ReplyError(r, body.status());
   absl::StatusOr<NewTask> request = ParseCreateGenericTask(ctx.store, ctx.config, *body, ctx.max_context_bytes);

@@ -23,6 +23,7 @@
 #include "master/handlers/job_queue_request.h"
 #include "master/handlers/routes.h"
 #include "master/naming.h"
+#include "master/task/authz.h"
 #include "master/warm_start.h"
 #include "searcher/searcher.h"
 
@@ -149,8 +150,8 @@ void PatchExperiment(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r
 
 void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
   router.Add("POST", "/api/v1/experiments", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    if (!req.principal->allocation_id.empty()) {
-      return ReplyError(r, absl::PermissionDeniedError("tasks cannot create experiments with an allocation token"));
+    if (absl::Status user = RequireUserToken(*req.principal, "create experiments"); !user.ok()) {
+      return ReplyError(r, user);
     }
     absl::StatusOr<CreateRequest> request = ParseCreateRequest(ctx, req);
     if (!request.ok()) return ReplyError(r, request.status());

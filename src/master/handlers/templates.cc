@@ -11,6 +11,7 @@
 #include "config/experiment_config.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "master/task/authz.h"
 #include "master/workspace_rules.h"
 
 namespace det::master {
@@ -138,10 +139,7 @@ absl::StatusOr<json> DeleteTemplate(MasterContext& ctx, const HttpRequest& req) 
 
 // Templates are a user's resource: tasks holding only an allocation token cannot change them.
 absl::Status CheckUserCaller(const HttpRequest& req) {
-  if (req.principal && !req.principal->allocation_id.empty()) {
-    return absl::PermissionDeniedError("tasks cannot change templates with an allocation token");
-  }
-  return absl::OkStatus();
+  return req.principal ? RequireUserToken(*req.principal, "change templates") : absl::OkStatus();
 }
 
 // Runs `op` for a user caller and replies with its result.

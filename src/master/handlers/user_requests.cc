@@ -12,6 +12,7 @@
 #include "api/wire.h"
 #include "common/crypto.h"
 #include "common/status_macros.h"
+#include "master/task/authz.h"
 
 namespace det::master {
 namespace {
@@ -138,10 +139,7 @@ absl::StatusOr<UserPatch> ParseUserPatch(const json& body) {
 }
 
 absl::Status CheckAdmin(const Principal& who, const std::string& what) {
-  if (!who.allocation_id.empty()) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("tasks cannot ", what, " with an allocation token"));
-  }
+  RETURN_IF_ERROR(RequireUserToken(who, what));
   if (!who.admin) {
     return absl::PermissionDeniedError(
         absl::StrCat("only admins can ", what, "; user ", who.username, " is not an admin"));
@@ -151,8 +149,7 @@ absl::Status CheckAdmin(const Principal& who, const std::string& what) {
 
 absl::Status CheckCanPatchUser(const Principal& who, int64_t target_user_id,
                                const UserPatch& patch) {
-  if (!who.allocation_id.empty())
-    return absl::PermissionDeniedError("tasks cannot change users with an allocation token");
+  RETURN_IF_ERROR(RequireUserToken(who, "change users"));
   if (who.admin) return absl::OkStatus();
   if (who.user_id != target_user_id) {
     return absl::PermissionDeniedError(

@@ -34,6 +34,10 @@ class BasicAuthz : public Authz {
   absl::Status CanChange(const Principal& who, const OwnedResource& what) const override;
 };
 
+// OK for a user's token. A task's allocation token acts for no user: PermissionDenied "tasks cannot
+// ACTION with an allocation token; use a user's token".
+absl::Status RequireUserToken(const Principal& who, const std::string& action);
+
 // The rule in force (BasicAuthz until RBAC exists).
 const Authz& DefaultAuthz();
 

@@ -18,7 +18,17 @@ TEST(BasicAuthzTest, OwnersAndAdminsChangeEveryoneReadsTasksChangeNothing) {
   absl::Status denied = authz.CanChange(other, command);
   EXPECT_TRUE(absl::IsPermissionDenied(denied));
   EXPECT_EQ(denied.message(), "user eve is not the owner of command abc and is not an admin");
-  EXPECT_TRUE(absl::IsPermissionDenied(authz.CanChange(task, command)));
+  EXPECT_EQ(authz.CanChange(task, command).message(),
+            "tasks cannot change commands with an allocation token; use a user's token");
+}
+
+TEST(RequireUserTokenTest, AnAllocationTokenActsForNoUser) {
+  Principal user{.user_id = 2, .username = "determined"};
+  Principal task{.user_id = 2, .username = "determined", .allocation_id = "abc.1"};
+  EXPECT_TRUE(RequireUserToken(user, "launch work").ok());
+  absl::Status denied = RequireUserToken(task, "launch work");
+  EXPECT_TRUE(absl::IsPermissionDenied(denied));
+  EXPECT_EQ(denied.message(), "tasks cannot launch work with an allocation token; use a user's token");
 }
 
 }  // namespace
