@@ -20,9 +20,9 @@
 #include <future>
 #include <thread>
 #include <utility>
-#include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "client/tcp_or_tls_stream.h"
 #include "common/version.h"
 #include "spdlog/spdlog.h"
 
@@ -34,18 +34,15 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 namespace ssl = asio::ssl;
-using PlainWs = websocket::stream<beast::tcp_stream>;
-using TlsWs = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
+using client::TcpOrTlsStream;
 
 // One websocket connection (ws:// or wss://). Handlers hold it by shared_ptr and compare it with
 // the current one, so a completion that arrives after the connection was replaced does nothing.
 struct Session {
-  explicit Session(asio::io_context& ioc) : ws(std::in_place_type<PlainWs>, ioc) {}
-  Session(asio::io_context& ioc, ssl::context& tls) : ws(std::in_place_type<TlsWs>, ioc, tls) {}
-  beast::tcp_stream& lowest() {
-    return std::visit([](auto& w) -> beast::tcp_stream& { return beast::get_lowest_layer(w); }, ws);
-  }
-  std::variant<PlainWs, TlsWs> ws;
+  explicit Session(asio::io_context& ioc) : ws(TcpOrTlsStream(beast::tcp_stream(ioc))) {}
+  Session(asio::io_context& ioc, ssl::context& tls) : ws(TcpOrTlsStream(TcpOrTlsStream::TlsStream(ioc, tls))) {}
+  beast::tcp_stream& lowest() { return beast::get_lowest_layer(ws); }
+  websocket::stream<TcpOrTlsStream> ws;
   beast::flat_buffer buffer;
   bool hello_written = false;
   bool writing = false;
@@ -138,7 +135,7 @@ struct MasterLink::Impl {
   }
 
   void TlsHandshake(const std::shared_ptr<Session>& s) {
-    auto& stream = std::get<TlsWs>(s->ws).next_layer();
+    auto& stream = s->ws.next_layer().tls();
     SSL* ssl = stream.native_handle();
     // SNI carries DNS names only; the name to verify is cert_name, else the host we dial.
     if (!IsIpAddress(options.host)) SSL_set_tlsext_host_name(ssl, options.host.c_str());
@@ -166,20 +163,15 @@ struct MasterLink::Impl {
     std::string host_header =
         (options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host) +
         ":" + std::to_string(options.port);
-    std::visit(
-        [&](auto& ws) {
-          websocket::stream_base::timeout timeouts;
-          timeouts.handshake_timeout = std::chrono::seconds(10);
-          timeouts.idle_timeout = options.idle_timeout;
-          timeouts.keep_alive_pings = true;
-          ws.set_option(timeouts);
-          ws.set_option(websocket::stream_base::decorator([](websocket::request_type& req) {
-            req.set(beast::http::field::user_agent, absl::StrCat("determined-agent/", det::kVersion));
-          }));
-          ws.async_handshake(host_header, options.target,
-                             [this, s](beast::error_code ec) { OnHandshake(s, ec); });
-        },
-        s->ws);
+    websocket::stream_base::timeout timeouts;
+    timeouts.handshake_timeout = std::chrono::seconds(10);
+    timeouts.idle_timeout = options.idle_timeout;
+    timeouts.keep_alive_pings = true;
+    s->ws.set_option(timeouts);
+    s->ws.set_option(websocket::stream_base::decorator([](websocket::request_type& req) {
+      req.set(beast::http::field::user_agent, absl::StrCat("determined-agent/", det::kVersion));
+    }));
+    s->ws.async_handshake(host_header, options.target, [this, s](beast::error_code ec) { OnHandshake(s, ec); });
   }
 
   void OnHandshake(const std::shared_ptr<Session>& s, beast::error_code ec) {
@@ -191,7 +183,7 @@ struct MasterLink::Impl {
       return;
     }
     session = s;
-    std::visit([](auto& ws) { ws.text(true); }, s->ws);
+    s->ws.text(true);
     connected = true;
     backoff = options.initial_backoff;
     spdlog::info("connected to the master at {}://{}:{}{}", options.tls ? "wss" : "ws",
@@ -231,11 +223,7 @@ struct MasterLink::Impl {
   }
 
   void Read(const std::shared_ptr<Session>& s) {
-    std::visit(
-        [&](auto& ws) {
-          ws.async_read(s->buffer, [this, s](beast::error_code ec, std::size_t) { OnRead(s, ec); });
-        },
-        s->ws);
+    s->ws.async_read(s->buffer, [this, s](beast::error_code ec, std::size_t) { OnRead(s, ec); });
   }
 
   void OnRead(const std::shared_ptr<Session>& s, beast::error_code ec) {
@@ -263,14 +251,9 @@ struct MasterLink::Impl {
       return;
     }
     s->writing = true;
-    std::visit(
-        [&](auto& ws) {
-          ws.async_write(asio::buffer(*text),
-                         [this, s, text, is_hello](beast::error_code ec, std::size_t) {
-                           OnWritten(s, is_hello, ec);
-                         });
-        },
-        s->ws);
+    s->ws.async_write(asio::buffer(*text), [this, s, text, is_hello](beast::error_code ec, std::size_t) {
+      OnWritten(s, is_hello, ec);
+    });
   }
 
   void OnWritten(const std::shared_ptr<Session>& s, bool is_hello, beast::error_code ec) {
@@ -320,12 +303,7 @@ struct MasterLink::Impl {
     if (std::shared_ptr<Session> s = session) {
       session.reset();
       connected = false;
-      std::visit(
-          [&](auto& ws) {
-            ws.async_close(websocket::close_code::going_away,
-                           [s](beast::error_code) { CloseSocket(s); });
-          },
-          s->ws);
+      s->ws.async_close(websocket::close_code::going_away, [s](beast::error_code) { CloseSocket(s); });
     }
     work.reset();
   }

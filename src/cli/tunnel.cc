@@ -31,6 +31,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/token_cache.h"
+#include "client/tcp_or_tls_stream.h"
 
 namespace det::cli {
 namespace {
@@ -41,6 +42,8 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
+// The tunnel's WebSocket, over plain TCP or TLS (one type: Beast's WebSocket is compiled once).
+using TunnelWs = websocket::stream<client::TcpOrTlsStream>;
 
 constexpr size_t kChunk = 64 * 1024;
 
@@ -200,10 +203,9 @@ bool WriteAll(int fd, const char* data, size_t size) {
 // one calling Run()); a reader thread blocks on `in_fd` and hands each chunk over, one at a time:
 // it reads the next chunk only once the previous one is written, so a slow master slows the input
 // down instead of filling memory.
-template <class Ws>
 class Pipe {
  public:
-  Pipe(asio::io_context& ioc, Ws& ws, int in_fd, int out_fd)
+  Pipe(asio::io_context& ioc, TunnelWs& ws, int in_fd, int out_fd)
       : ioc_(ioc), ws_(ws), in_fd_(in_fd), out_fd_(out_fd) {}
 
   absl::Status Run() {
@@ -314,7 +316,7 @@ class Pipe {
   }
 
   asio::io_context& ioc_;
-  Ws& ws_;
+  TunnelWs& ws_;
   const int in_fd_;
   const int out_fd_;
   beast::flat_buffer frame_;
@@ -327,8 +329,7 @@ class Pipe {
   bool chunk_in_flight_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-template <class Ws>
-absl::Status Upgrade(asio::io_context& ioc, Ws& ws, const MasterAddress& a,
+absl::Status Upgrade(asio::io_context& ioc, TunnelWs& ws, const MasterAddress& a,
                      const std::string& target, const TunnelOptions& options) {
   beast::get_lowest_layer(ws).expires_never();
   websocket::stream_base::timeout timeouts = websocket::stream_base::timeout::suggested(
@@ -385,12 +386,12 @@ absl::Status Connect(tcp::socket& socket, asio::io_context& ioc, const MasterAdd
 absl::Status RunPlain(const MasterAddress& a, const std::string& target,
                       const TunnelOptions& options, int in_fd, int out_fd) {
   asio::io_context ioc;
-  websocket::stream<beast::tcp_stream> ws(ioc);
+  TunnelWs ws{client::TcpOrTlsStream(beast::tcp_stream(ioc))};
   absl::Status s = Connect(beast::get_lowest_layer(ws).socket(), ioc, a);
   if (!s.ok()) return s;
   s = Upgrade(ioc, ws, a, target, options);
   if (!s.ok()) return s;
-  return Pipe<decltype(ws)>(ioc, ws, in_fd, out_fd).Run();
+  return Pipe(ioc, ws, in_fd, out_fd).Run();
 }
 
 absl::Status RunTls(const MasterAddress& a, const std::string& target, const TunnelOptions& options,
@@ -412,10 +413,10 @@ absl::Status RunTls(const MasterAddress& a, const std::string& target, const Tun
       ctx.set_default_verify_paths(ec);
     }
   }
-  websocket::stream<beast::ssl_stream<beast::tcp_stream>> ws(ioc, ctx);
+  TunnelWs ws{client::TcpOrTlsStream(client::TcpOrTlsStream::TlsStream(ioc, ctx))};
   absl::Status s = Connect(beast::get_lowest_layer(ws).socket(), ioc, a);
   if (!s.ok()) return s;
-  SSL* handle = ws.next_layer().native_handle();
+  SSL* handle = ws.next_layer().tls().native_handle();
   // SNI carries DNS names only; the name to verify is --cert-name, else the host we dial.
   if (!IsIpAddress(a.host)) SSL_set_tlsext_host_name(handle, a.host.c_str());
   if (!options.tls.no_verify) {
@@ -426,11 +427,11 @@ absl::Status RunTls(const MasterAddress& a, const std::string& target, const Tun
       X509_VERIFY_PARAM_set1_host(param, name.c_str(), 0);
     }
   }
-  ws.next_layer().handshake(ssl::stream_base::client, ec);
+  ws.next_layer().tls().handshake(ssl::stream_base::client, ec);
   if (ec) return TlsFailed(a, ec);
   s = Upgrade(ioc, ws, a, target, options);
   if (!s.ok()) return s;
-  return Pipe<decltype(ws)>(ioc, ws, in_fd, out_fd).Run();
+  return Pipe(ioc, ws, in_fd, out_fd).Run();
 }
 
 }  // namespace

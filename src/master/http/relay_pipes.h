@@ -18,7 +18,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 
-#include "master/http/client_stream.h"
+#include "client/tcp_or_tls_stream.h"
 
 namespace det::master::relay {
 
@@ -29,6 +29,9 @@ using tcp = net::ip::tcp;
 
 // A relayed HTTP body moves in pieces of this size (larger pieces: fewer trips through the event loop for
 // a big download); the byte pipes (WebSockets, shells) carry interactive traffic in smaller ones.
+// A client's connection to the master.
+using ClientStream = client::TcpOrTlsStream;
+
 inline constexpr size_t kChunkBytes = 256 << 10;
 inline constexpr size_t kPipeBytes = 64 << 10;
 

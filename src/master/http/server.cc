@@ -14,7 +14,6 @@
 #include <limits>
 #include <map>
 
-#include "master/http/client_stream.h"
 #include "master/http/relay_pipes.h"
 #include "master/http/tls_context.h"
 
@@ -33,6 +32,7 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
+using relay::ClientStream;
 using TlsStream = ClientStream::TlsStream;
 
 constexpr auto kIdleTimeout = std::chrono::seconds(600);

@@ -1,9 +1,8 @@
 #pragma once
-// A client's connection to the HttpServer, plain TCP or TLS over TCP, as one stream type. Beast's
-// HTTP, WebSocket and relay code is then compiled once, for this type, instead of once per kind of
-// connection (about half of server.cc's compile time). A read or write goes through a plain function
-// with its handler type-erased: two small allocations an operation.
-// For server.cc and relay_pipes.h only: Beast is heavy.
+// A TCP connection, plain or TLS over TCP, as one stream type. Beast's HTTP and WebSocket code is then
+// compiled once, for this type, instead of once for each kind of connection (the master's HTTP server,
+// the agent's link to the master, the CLI's tunnel; docs/decisions.md, "CI time, again"). A read or
+// write goes through a plain function with its handler type-erased: two small allocations an operation.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -16,15 +15,15 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 
-namespace det::master {
+namespace det::client {
 
-class ClientStream {
+class TcpOrTlsStream {
  public:
   using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
   using executor_type = boost::beast::tcp_stream::executor_type;
 
-  explicit ClientStream(boost::beast::tcp_stream plain) : plain_(std::move(plain)) {}
-  explicit ClientStream(TlsStream tls) : tls_(std::make_unique<TlsStream>(std::move(tls))) {}
+  explicit TcpOrTlsStream(boost::beast::tcp_stream plain) : plain_(std::move(plain)) {}
+  explicit TcpOrTlsStream(TlsStream tls) : tls_(std::make_unique<TlsStream>(std::move(tls))) {}
 
   bool is_tls() const { return tls_ != nullptr; }
   // The TLS layer (only when is_tls()): its handshake and shutdown.
@@ -73,14 +72,14 @@ class ClientStream {
   std::unique_ptr<TlsStream> tls_;
 };
 
-// A WebSocket over a ClientStream closes as its layer does (Beast finds these through ADL).
-void teardown(boost::beast::role_type role, ClientStream& stream, boost::beast::error_code& ec);
-void AsyncTeardown(boost::beast::role_type role, ClientStream& stream,
+// A WebSocket over a TcpOrTlsStream closes as its layer does (Beast finds these through ADL).
+void teardown(boost::beast::role_type role, TcpOrTlsStream& stream, boost::beast::error_code& ec);
+void AsyncTeardown(boost::beast::role_type role, TcpOrTlsStream& stream,
                    std::function<void(boost::beast::error_code)> done);
 template <class Handler>
-void async_teardown(boost::beast::role_type role, ClientStream& stream, Handler&& handler) {
+void async_teardown(boost::beast::role_type role, TcpOrTlsStream& stream, Handler&& handler) {
   AsyncTeardown(role, stream, [h = std::make_shared<std::decay_t<Handler>>(std::forward<Handler>(handler))](
                                   boost::beast::error_code ec) { (*h)(ec); });
 }
 
-}  // namespace det::master
+}  // namespace det::client
