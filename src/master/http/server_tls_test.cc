@@ -99,6 +99,32 @@ class TlsServerTest : public ::testing::Test {
     return absl::StrCat(scheme, "://127.0.0.1:", port_);
   }
 
+  // A WSS client of this server at `path`, trusting its certificate, that has sent `message` and read
+  // one message back into `reply`.
+  struct WssClient {
+    net::io_context io;
+    net::ssl::context ctx{net::ssl::context::tls_client};
+    boost::beast::websocket::stream<boost::beast::ssl_stream<boost::beast::tcp_stream>> ws{io, ctx};
+    std::string reply;
+  };
+  std::unique_ptr<WssClient> ExchangeOverWss(const std::string& path, const std::string& message) {
+    namespace beast = boost::beast;
+    auto client = std::make_unique<WssClient>();
+    client->ctx.load_verify_file(Cert("local"));
+    client->ctx.set_verify_mode(net::ssl::verify_peer);
+    auto& ws = client->ws;
+    beast::get_lowest_layer(ws).connect(
+        net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port_)));
+    beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
+    ws.next_layer().handshake(net::ssl::stream_base::client);
+    ws.handshake(absl::StrCat("127.0.0.1:", port_), path);
+    ws.write(net::buffer(message));
+    beast::flat_buffer buffer;
+    ws.read(buffer);
+    client->reply = beast::buffers_to_string(buffer.data());
+    return client;
+  }
+
   static fs::path* dir_;
   net::io_context io_;
   net::executor_work_guard<net::io_context::executor_type> work_ = net::make_work_guard(io_);
@@ -167,22 +193,9 @@ TEST_F(TlsServerTest, CertNameOverridesTheHostInVerification) {
 
 TEST_F(TlsServerTest, WebSocketOverTls) {
   Serve("local");
-  namespace beast = boost::beast;
-  net::io_context client_io;
-  net::ssl::context ctx(net::ssl::context::tls_client);
-  ctx.load_verify_file(Cert("local"));
-  ctx.set_verify_mode(net::ssl::verify_peer);
-  beast::websocket::stream<beast::ssl_stream<beast::tcp_stream>> ws(client_io, ctx);
-  beast::get_lowest_layer(ws).connect(net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"),
-                                                             static_cast<unsigned short>(port_)));
-  beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
-  ws.next_layer().handshake(net::ssl::stream_base::client);
-  ws.handshake(absl::StrCat("127.0.0.1:", port_), "/echo");
-  ws.write(net::buffer(std::string("hi")));
-  beast::flat_buffer buffer;
-  ws.read(buffer);
-  EXPECT_EQ(beast::buffers_to_string(buffer.data()), "echo:hi");
-  ws.close(beast::websocket::close_code::normal);
+  std::unique_ptr<WssClient> wss = ExchangeOverWss("/echo", "hi");
+  EXPECT_EQ(wss->reply, "echo:hi");
+  wss->ws.close(boost::beast::websocket::close_code::normal);
 }
 
 // The relay (the proxy) behind HTTPS: a request with a body and a WebSocket both pass through to a
@@ -215,26 +228,8 @@ TEST_F(TlsServerTest, RelaysRequestsAndWebSocketsToAPlainBackend) {
   EXPECT_EQ((*echoed)["proto"], "https");
   EXPECT_GT((*echoed)["bytes"].get<size_t>(), 300000u);
 
-  namespace beast = boost::beast;
-  net::io_context client_io;
-  net::ssl::context ctx(net::ssl::context::tls_client);
-  ctx.load_verify_file(Cert("local"));
-  ctx.set_verify_mode(net::ssl::verify_peer);
-  beast::websocket::stream<beast::ssl_stream<beast::tcp_stream>> ws(client_io, ctx);
-  beast::get_lowest_layer(ws).connect(net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"),
-                                                             static_cast<unsigned short>(port_)));
-  beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
-  beast::error_code ec;
-  ws.next_layer().handshake(net::ssl::stream_base::client, ec);
-  ASSERT_FALSE(ec) << "TLS handshake: " << ec.message();
-  ws.handshake(absl::StrCat("127.0.0.1:", port_), "/svc/ws", ec);
-  ASSERT_FALSE(ec) << "handshake: " << ec.message();
-  ws.write(net::buffer(std::string("hi")), ec);
-  ASSERT_FALSE(ec) << "write: " << ec.message();
-  beast::flat_buffer buffer;
-  ws.read(buffer, ec);
-  ASSERT_FALSE(ec) << "read: " << ec.message();
-  EXPECT_EQ(beast::buffers_to_string(buffer.data()), "wss:hi");
+  std::unique_ptr<WssClient> wss = ExchangeOverWss("/svc/ws", "hi");
+  EXPECT_EQ(wss->reply, "wss:hi");
   // No close handshake: the relay ends a connection by closing its TCP socket, without TLS's close_notify.
   backend.Stop();
 }
