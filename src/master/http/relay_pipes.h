@@ -27,11 +27,11 @@ namespace net = boost::asio;
 namespace websocket = beast::websocket;
 using tcp = net::ip::tcp;
 
-// A relayed HTTP body moves in pieces of this size (larger pieces: fewer trips through the event loop for
-// a big download); the byte pipes (WebSockets, shells) carry interactive traffic in smaller ones.
 // A client's connection to the master.
 using ClientStream = client::TcpOrTlsStream;
 
+// A relayed HTTP body moves in pieces of this size (larger pieces: fewer trips through the event loop for
+// a big download); the byte pipes (WebSockets, shells) carry interactive traffic in smaller ones.
 inline constexpr size_t kChunkBytes = 256 << 10;
 inline constexpr size_t kPipeBytes = 64 << 10;
 
