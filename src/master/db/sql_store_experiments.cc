@@ -478,13 +478,12 @@ absl::StatusOr<api::ExperimentState> SqlStore::DeleteExperiment(int64_t id,
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(api::ExperimentState found, ExperimentStateOf(db, id));
   if (!In(found, only_in)) return found;
-  if (db.dialect() == SqlDialect::kPostgres) {
-    // The metric writers commit beside this one: wait for those holding these trials, and keep
-    // others off them, before their metrics are deleted (AddMetricsBatch).
-    ASSIGN_OR_RETURN(auto lock, db.Prepare("SELECT id FROM trials WHERE experiment_id = ? ORDER BY id FOR UPDATE"));
-    lock.Bind(1, id);
-    RETURN_IF_ERROR(lock.Run());
-  }
+  // The metric writers commit beside this one (PostgreSQL): wait for those holding these trials, and
+  // keep others off them, before their metrics are deleted (AddMetricsBatch).
+  ASSIGN_OR_RETURN(auto lock, db.Prepare(absl::StrCat("SELECT id FROM trials WHERE experiment_id = ? ORDER BY id",
+                                                      LockedRows(db.dialect(), " FOR UPDATE"))));
+  lock.Bind(1, id);
+  RETURN_IF_ERROR(lock.Run());
   constexpr const char* kDeletes[] = {
       "DELETE FROM task_logs WHERE task_id IN (SELECT task_id FROM trials WHERE experiment_id = ?1)",
       "DELETE FROM metrics WHERE trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1)",

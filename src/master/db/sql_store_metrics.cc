@@ -52,7 +52,7 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(cons
                                     "SELECT id, total_batches, latest_validation, best_validation, summary_metrics, "
                                     "searcher_metric_value FROM trials WHERE id IN (",
                                     absl::StrJoin(std::vector<std::string>(n, "?"), ", "), ")",
-                                    db.dialect() == SqlDialect::kPostgres ? " FOR NO KEY UPDATE NOWAIT" : "")));
+                                    LockedRows(db.dialect(), " FOR NO KEY UPDATE NOWAIT"))));
     for (size_t k = 0; k < n; ++k) read.Bind(static_cast<int>(k + 1), trial_ids[first + k]);
     while (true) {
       ASSIGN_OR_RETURN(bool row, read.Step());

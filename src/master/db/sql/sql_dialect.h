@@ -31,6 +31,10 @@ inline std::string JsonArrayHas(SqlDialect d, const std::string& column) {
   return absl::StrCat("EXISTS (SELECT 1 FROM json_array_elements_text(", column, "::json) v WHERE v = ?)");
 }
 
+// A SELECT's row-lock clause (" FOR UPDATE", " FOR NO KEY UPDATE NOWAIT") on PostgreSQL; nothing on
+// SQLite, whose writers are one at a time anyway.
+inline const char* LockedRows(SqlDialect d, const char* clause) { return d == SqlDialect::kSqlite ? "" : clause; }
+
 // PostgreSQL: the last id `table`'s sequence gave, as a scalar expression (0 before the first).
 inline std::string SequenceLastId(const std::string& table) {
   return absl::StrCat("coalesce((SELECT last_value FROM pg_sequences WHERE format('%I.%I', schemaname, sequencename) "
