@@ -89,6 +89,12 @@ def test_torch_distributed_runs_one_worker_per_slot_on_every_container():
     assert again[again.index("--master_port") + 1] == cmd[cmd.index("--master_port") + 1]
 
 
+def test_torch_distributed_ports_stay_below_the_ephemeral_range():
+    for n in range(5000):
+        torch_port, chief_port = torch_distributed._ports(f"{n}.{n % 7}.1")
+        assert 29500 <= torch_port and chief_port == torch_port + 1 and chief_port < 32768
+
+
 def shard_worker(rank, port, storage, out):
     dist = det.core.DistributedContext(rank=rank, size=2, local_rank=rank, local_size=2, cross_rank=0,
                                        cross_size=1, chief_ip="127.0.0.1", pub_port=port)

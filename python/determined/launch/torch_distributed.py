@@ -46,10 +46,19 @@ def _needs_stream_workaround() -> bool:
         return True
 
 
+# The derived ports stay below Linux's default ephemeral range (net.ipv4.ip_local_port_range starts at
+# 32768): a port in that range can already be some outgoing connection's source port on a busy host, and
+# torch's rendezvous then fails with EADDRINUSE. Every container must derive the same ports, so the bound
+# is a constant rather than each host's own setting.
+_FIRST_PORT = 29500
+_EPHEMERAL_FLOOR = 32768
+
+
 def _ports(allocation_id: str) -> Tuple[int, int]:
     """(torch's rendezvous port, the Core API chief's port), the same on every container of the allocation and
     unlikely to collide with another allocation's on the same host."""
-    base = 29500 + (zlib.crc32(allocation_id.encode()) % 2000) * 2
+    pairs = (_EPHEMERAL_FLOOR - _FIRST_PORT) // 2
+    base = _FIRST_PORT + (zlib.crc32(allocation_id.encode()) % pairs) * 2
     return base, base + 1
 
 
