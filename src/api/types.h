@@ -19,6 +19,9 @@ struct User {
   std::string display_name;
   std::optional<std::string> password_hash;  // bcrypt of the client-side hash; nullopt = blank password
   WallTime modified_at;
+  // The OS user and group the user's tasks run as where their workspace names none, as JSON
+  // ({agentUid, agentGid, agentUser, agentGroup}); "" = none.
+  std::string agent_user_group_json;
 };
 
 struct Experiment {

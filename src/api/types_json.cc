@@ -44,7 +44,7 @@ json ToJson(const User& u) {
           {"username", u.username},
           {"admin", u.admin},
           {"active", u.active},
-          {"agentUserGroup", nullptr},
+          {"agentUserGroup", ParsedOr(u.agent_user_group_json, json(nullptr))},
           {"displayName", u.display_name},
           {"modifiedAt", FormatRfc3339(u.modified_at)},
           {"remote", false}};

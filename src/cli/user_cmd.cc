@@ -118,6 +118,20 @@ void AddUserCommands(CLI::App& det, CommandContext& ctx) {
     };
   });
 
+  CLI::App* link = user->add_subcommand("link-with-agent-user", "link a user with an OS user and group on the agents");
+  auto link_name = std::make_shared<std::string>();
+  auto link_group = std::make_shared<AgentUserGroupArgs>();
+  link->add_option("det_username", *link_name, "name of the Determined user to link")->required();
+  link->add_option("--agent-uid", link_group->uid, "uid on the agents")->required();
+  link->add_option("--agent-gid", link_group->gid, "gid on the agents")->required();
+  link->add_option("--agent-user", link_group->user, "the name of --agent-uid")->required();
+  link->add_option("--agent-group", link_group->group, "the name of --agent-gid")->required();
+  link->callback([&ctx, link_name, link_group] {
+    ctx.action = [&ctx, link_name, link_group] {
+      return LinkWithAgentUser(ctx.session(), *link_name, *link_group, std::cout);
+    };
+  });
+
   CLI::App* edit = user->add_subcommand("edit", "edit user fields");
   auto edit_name = std::make_shared<std::string>();
   auto edit_display = std::make_shared<std::string>();

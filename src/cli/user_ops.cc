@@ -133,6 +133,15 @@ absl::StatusOr<int> ChangeUserPassword(Session& session, const std::string& user
   return 0;
 }
 
+absl::StatusOr<int> LinkWithAgentUser(Session& session, const std::string& username, const AgentUserGroupArgs& group,
+                                      std::ostream& out) {
+  (void)out;
+  return PatchUser(session, username,
+                   {{"agentUserGroup",
+                     {{"agentUid", group.uid}, {"agentGid", group.gid}, {"agentUser", group.user},
+                      {"agentGroup", group.group}}}});
+}
+
 absl::StatusOr<int> RenameUser(Session& session, const std::string& username,
                                const std::string& new_name, std::ostream& out) {
   (void)out;

@@ -1,5 +1,6 @@
 #pragma once
 // `det user login|logout|whoami`.
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -52,5 +53,17 @@ absl::StatusOr<int> RenameUser(Session& session, const std::string& username,
                                const std::string& new_name, std::ostream& out);
 absl::StatusOr<int> EditUser(Session& session, const std::string& username,
                              const std::optional<std::string>& display_name, std::ostream& out);
+
+// `det user link-with-agent-user NAME --agent-uid U --agent-gid G --agent-user N --agent-group M`:
+// PATCH /api/v1/users/{id} {"agentUserGroup": ...}: the user's tasks run as that OS user and group
+// where their workspace names none.
+struct AgentUserGroupArgs {
+  int64_t uid = 0;
+  int64_t gid = 0;
+  std::string user;
+  std::string group;
+};
+absl::StatusOr<int> LinkWithAgentUser(Session& session, const std::string& username, const AgentUserGroupArgs& group,
+                                      std::ostream& out);
 
 }  // namespace det::cli

@@ -143,6 +143,19 @@ TEST_F(UserOpsTest, ActivateDeactivateRenameEdit) {
   EXPECT_EQ(out.str(), "");
 }
 
+TEST_F(UserOpsTest, LinkWithAgentUserPatchesTheUsersGroup) {
+  std::ostringstream out;
+  ASSERT_TRUE(LinkWithAgentUser(*session_, "determined", {.uid = 1000, .gid = 100, .user = "ml", .group = "users"}, out)
+                  .ok());
+  auto writes = Writes();
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes[0].method, "PATCH");
+  EXPECT_EQ(writes[0].target, "/api/v1/users/2");
+  EXPECT_EQ(json::parse(writes[0].body),
+            (json{{"agentUserGroup", {{"agentUid", 1000}, {"agentGid", 100}, {"agentUser", "ml"}, {"agentGroup", "users"}}}}));
+  EXPECT_EQ(out.str(), "");
+}
+
 TEST_F(UserOpsTest, ChangePasswordPostsTheHashAsABareString) {
   std::ostringstream out;
   ASSERT_TRUE(ChangeUserPassword(*session_, "determined", "new-pw", out).ok());

@@ -382,6 +382,25 @@ telemetry: {enabled: false}
 namespace det::config {
 namespace {
 
+TEST(MasterConfigTest, DefaultTaskUserIsKeptOnlyWhereTheConfigGivesIt) {
+  auto none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->security.default_task.has_value());
+  auto given = Load("security: {default_task: {uid: 65534, gid: 65533, user: nobody, group: nogroup}}\n");
+  ASSERT_TRUE(given.ok()) << given.status();
+  ASSERT_TRUE(given->security.default_task.has_value());
+  EXPECT_EQ(given->security.default_task->uid, 65534u);
+  EXPECT_EQ(given->security.default_task->gid, 65533u);
+  EXPECT_EQ(given->security.default_task->user, "nobody");
+  EXPECT_EQ(given->security.default_task->group, "nogroup");
+  auto by_flag = Load("", {}, {{"security-default-task-uid", "1000"}});
+  ASSERT_TRUE(by_flag.ok()) << by_flag.status();
+  ASSERT_TRUE(by_flag->security.default_task.has_value());
+  EXPECT_EQ(by_flag->security.default_task->uid, 1000u);
+  EXPECT_EQ(by_flag->security.default_task->user, "root");  // upstream's defaults for what is not given
+  EXPECT_NE(ErrorOf("security: {default_task: {uid: -1}}\n").find("security.default_task.uid"), std::string::npos);
+}
+
 TEST(MasterConfigTest, TlsMovesTheDefaultPortTo8443) {
   auto tls = Load("security: {tls: {cert: /c.pem, key: /k.pem}}\n");
   ASSERT_TRUE(tls.ok()) << tls.status();

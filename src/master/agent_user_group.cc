@@ -44,12 +44,40 @@ absl::StatusOr<api::TaskUser> ParseAgentUserGroup(const nlohmann::json& group) {
   return user;
 }
 
-absl::StatusOr<std::optional<api::TaskUser>> TaskUserOfWorkspace(const std::string& agent_user_group_json) {
+absl::StatusOr<std::optional<std::string>> AgentUserGroupField(const nlohmann::json& body) {
+  const nlohmann::json* value = api::FindField(body, "agent_user_group");
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_object()) return absl::InvalidArgumentError("agentUserGroup must be a JSON object");
+  if (value->empty()) return std::string();
+  RETURN_IF_ERROR(ParseAgentUserGroup(*value).status());
+  return DumpJson(*value);
+}
+
+absl::StatusOr<std::optional<api::TaskUser>> TaskUserOfGroup(const std::string& agent_user_group_json) {
   if (agent_user_group_json.empty()) return std::nullopt;
   ASSIGN_OR_RETURN(nlohmann::json group, ParseJson(agent_user_group_json));
   if (group.is_object() && group.empty()) return std::nullopt;
   ASSIGN_OR_RETURN(api::TaskUser user, ParseAgentUserGroup(group));
   return user;
+}
+
+absl::StatusOr<std::optional<api::TaskUser>> TaskUserFor(WorkspaceStore& workspaces, UserStore& users,
+                                                          int64_t workspace_id, int64_t owner_id,
+                                                          const std::optional<api::TaskUser>& default_user) {
+  if (workspace_id != kUncategorizedWorkspace) {
+    ASSIGN_OR_RETURN(Workspace workspace, workspaces.GetWorkspace(workspace_id, 0));
+    ASSIGN_OR_RETURN(std::optional<api::TaskUser> user, TaskUserOfGroup(workspace.agent_user_group_json));
+    if (user) return user;
+  }
+  if (owner_id != 0) {
+    absl::StatusOr<api::User> owner = users.GetUser(owner_id);
+    if (!owner.ok() && !absl::IsNotFound(owner.status())) return owner.status();
+    if (owner.ok()) {
+      ASSIGN_OR_RETURN(std::optional<api::TaskUser> user, TaskUserOfGroup(owner->agent_user_group_json));
+      if (user) return user;
+    }
+  }
+  return default_user;
 }
 
 }  // namespace det::master

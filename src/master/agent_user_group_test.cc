@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "master/db/temp_sqlite_store.h"
+
 namespace det::master {
 namespace {
 
@@ -33,11 +35,40 @@ TEST(AgentUserGroupTest, AMissingOrBadFieldIsNamed) {
 }
 
 TEST(AgentUserGroupTest, AWorkspaceWithoutAGroupRunsTasksAsTheAgent) {
-  EXPECT_FALSE(TaskUserOfWorkspace("")->has_value());
-  EXPECT_FALSE(TaskUserOfWorkspace("{}")->has_value());
-  auto user = TaskUserOfWorkspace(R"({"agentUid":7,"agentGid":8,"agentUser":"u","agentGroup":"g"})");
+  EXPECT_FALSE(TaskUserOfGroup("")->has_value());
+  EXPECT_FALSE(TaskUserOfGroup("{}")->has_value());
+  auto user = TaskUserOfGroup(R"({"agentUid":7,"agentGid":8,"agentUser":"u","agentGroup":"g"})");
   ASSERT_TRUE(user.ok() && user->has_value());
   EXPECT_EQ((*user)->uid, 7u);
+}
+
+TEST(AgentUserGroupTest, ATaskRunsAsItsWorkspacesGroupElseItsOwnersElseTheDefault) {
+  TempSqliteStore store("agent_user_group");
+  const std::string workspace_group = R"({"agentUid":1,"agentGid":1,"agentUser":"w","agentGroup":"w"})";
+  const std::string owner_group = R"({"agentUid":2,"agentGid":2,"agentUser":"o","agentGroup":"o"})";
+  const api::TaskUser fallback{.uid = 3, .gid = 3, .user = "d", .group = "d"};
+  Workspace grouped = *store->InsertWorkspace({.name = "grouped", .user_id = 1, .agent_user_group_json = workspace_group});
+  Workspace plain = *store->InsertWorkspace({.name = "plain", .user_id = 1});
+  api::User linked = *store->InsertUser({.username = "linked", .agent_user_group_json = owner_group});
+  api::User unlinked = *store->InsertUser({.username = "unlinked"});
+  auto uid = [&](int64_t workspace, int64_t owner, const std::optional<api::TaskUser>& default_user) -> int64_t {
+    absl::StatusOr<std::optional<api::TaskUser>> user = TaskUserFor(*store, *store, workspace, owner, default_user);
+    EXPECT_TRUE(user.ok()) << user.status();
+    return user.ok() && user->has_value() ? static_cast<int64_t>((*user)->uid) : -1;
+  };
+  EXPECT_EQ(uid(grouped.id, linked.id, fallback), 1);
+  EXPECT_EQ(uid(plain.id, linked.id, fallback), 2);
+  EXPECT_EQ(uid(kUncategorizedWorkspace, linked.id, fallback), 2);
+  EXPECT_EQ(uid(plain.id, unlinked.id, fallback), 3);
+  EXPECT_EQ(uid(plain.id, unlinked.id, std::nullopt), -1) << "none: the agent's own user";
+  EXPECT_EQ(uid(plain.id, 0, fallback), 3) << "no owner";
+  EXPECT_EQ(TaskUserFor(*store, *store, 999, linked.id, fallback).status().code(), absl::StatusCode::kNotFound);
+
+  UserPatch unlink;
+  unlink.agent_user_group_json = "";
+  ASSERT_TRUE(store->UpdateUser(linked.id, unlink).ok());
+  EXPECT_EQ(store->GetUser(linked.id)->agent_user_group_json, "");
+  EXPECT_EQ(uid(plain.id, linked.id, fallback), 3);
 }
 
 }  // namespace

@@ -279,3 +279,29 @@ def test_tasks_run_as_their_workspace_s_agent_user_group(cluster, tmp_path):
     state = cluster.wait_for_experiment(exp_id)
     logs = cluster.trial_logs(cluster.trials(exp_id)[0]["id"])
     assert state == "STATE_COMPLETED" and "running as 65534:65534" in logs, logs[-3000:]
+
+
+def test_tasks_run_as_their_owner_s_linked_user_else_the_default_task_user(tmp_path_factory):
+    config = "security:\n  default_task: {uid: 65534, gid: 65534, user: nobody, group: nogroup}\n"
+    with local_cluster(tmp_path_factory.mktemp("run_as"), master_config=config) as c:
+        reachable_by_everyone(c)
+        whoami = ["cmd", "run", "sh", "-c", "echo id=$(id -u):$(id -g)"]
+        out = c.det(*whoami).stdout
+        assert "id=65534:65534" in out, f"no group anywhere: security.default_task\n{out}"
+
+        c.det("-u", "admin", "user", "create", "ana")
+        refused = c.det("-u", "determined", "user", "link-with-agent-user", "ana", "--agent-uid", "1234", "--agent-gid", "1235",
+                        "--agent-user", "ana", "--agent-group", "ana", check=False)
+        assert refused.returncode != 0 and "is not an admin" in refused.stderr, refused
+        c.det("-u", "admin", "user", "link-with-agent-user", "ana", "--agent-uid", "1234", "--agent-gid", "1235",
+              "--agent-user", "ana", "--agent-group", "ana")
+        ana = c.get("/api/v1/users/ana/by-username")["user"]
+        assert ana["agentUserGroup"] == {"agentUid": 1234, "agentGid": 1235, "agentUser": "ana", "agentGroup": "ana"}
+        out = c.det("-u", "ana", *whoami).stdout
+        assert "id=1234:1235" in out, f"the owner's linked user\n{out}"
+        assert "id=65534:65534" in c.det("-u", "determined", *whoami).stdout, "another user's tasks: still the default"
+
+        c.det("-u", "admin", "workspace", "create", "shared", "--agent-uid", "4321", "--agent-gid", "4322",
+              "--agent-user", "svc", "--agent-group", "svc")
+        out = c.det("-u", "ana", "cmd", "run", "-w", "shared", "sh", "-c", "echo id=$(id -u):$(id -g)").stdout
+        assert "id=4321:4322" in out, f"the workspace's group comes first\n{out}"

@@ -421,12 +421,10 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
   }
   alloc.starting = true;
   Persist(absl::StrCat("allocation ", id),
-          [this, record = alloc.record, read] {
+          [this, record = alloc.record, read, owner_id = task.record.owner_id] {
             if (read->spec.read_stored) RETURN_IF_ERROR(read->spec.read_stored(read->spec));
-            if (read->spec.workspace_id != kUncategorizedWorkspace) {
-              ASSIGN_OR_RETURN(Workspace workspace, store_.GetWorkspace(read->spec.workspace_id, 0));
-              ASSIGN_OR_RETURN(read->user, TaskUserOfWorkspace(workspace.agent_user_group_json));
-            }
+            ASSIGN_OR_RETURN(read->user, TaskUserFor(store_, store_, read->spec.workspace_id, owner_id,
+                                                     options_.default_task_user));
             return store_.UpdateAllocation(record);
           },
           [this, id, start_order = alloc.start_order, placements, read](absl::Status saved) {

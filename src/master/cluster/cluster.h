@@ -70,6 +70,9 @@ struct ClusterOptions {
   std::chrono::seconds notebook_timeout{0};
   std::chrono::seconds tensorboard_timeout{300};
   std::chrono::milliseconds idle_check_interval{1000};
+  // Whom tasks run as when their workspace names no agent user group (security.default_task); none:
+  // the agent's own user.
+  std::optional<api::TaskUser> default_task_user;
 };
 
 // Upstream's LaunchWarning: what a launch that went ahead should tell its user.
@@ -397,7 +400,7 @@ class Cluster {
   // A launch with what it read from the store behind the loop.
   struct StoredLaunch {
     LaunchSpec spec;
-    std::optional<api::TaskUser> user;  // the workspace's agent user group
+    std::optional<api::TaskUser> user;  // TaskUserFor: the workspace's, the owner's or the default
     std::vector<std::string> addresses;  // of the agents, in rank order (the chief first)
   };
   // Sends each agent of `placements` its process's StartTask.

@@ -16,11 +16,16 @@ using nlohmann::json;
 
 class ClusterTasksTest : public ClusterTest {
  protected:
-  absl::StatusOr<Task> Launch(const json& config, TaskType type = TaskType::kCommand) {
+  absl::StatusOr<Task> Launch(const json& config, TaskType type = TaskType::kCommand, int64_t workspace_id = 1) {
     absl::StatusOr<config::CommandConfig> parsed = config::ParseCommandConfig({}, nullptr, config);
     if (!parsed.ok()) return parsed.status();
     absl::StatusOr<Task> result = absl::UnknownError("not run");
-    cluster_->LaunchTask({.type = type, .config = *parsed, .owner_id = 2, .owner_username = "determined"}, [&](absl::StatusOr<Task> t) { result = t; });
+    cluster_->LaunchTask({.type = type,
+                          .config = *parsed,
+                          .owner_id = 2,
+                          .owner_username = "determined",
+                          .workspace_id = workspace_id},
+                         [&](absl::StatusOr<Task> t) { result = t; });
     loop_.RunPending();
     return result;
   }
@@ -69,6 +74,42 @@ TEST_F(ClusterTasksTest, ACommandRunsItsEntrypointAndItsExitEndsIt) {
   EXPECT_EQ(failed.state, TaskState::kError);
   EXPECT_EQ(failed.exit_code, 3);
   EXPECT_EQ(failed.exit_status, "exited with code 3");
+}
+
+class ClusterDefaultTaskUserTest : public ClusterTasksTest {
+ protected:
+  ClusterOptions Options() override {
+    ClusterOptions options = ClusterTasksTest::Options();
+    options.default_task_user = api::TaskUser{.uid = 65534, .gid = 65534, .user = "nobody", .group = "nogroup"};
+    return options;
+  }
+};
+
+TEST_F(ClusterDefaultTaskUserTest, TasksRunAsTheDefaultUserUnlessTheirWorkspaceNamesOne) {
+  auto conn = ConnectAgent("a1", 2);
+  const json aux = {{"entrypoint", "true"}, {"resources", {{"slots", 0}}}};
+  ASSERT_TRUE(Launch(aux).ok());
+  ASSERT_EQ(Starts(*conn).size(), 1u);
+  EXPECT_EQ(Starts(*conn)[0].user, (api::TaskUser{.uid = 65534, .gid = 65534, .user = "nobody", .group = "nogroup"}));
+
+  absl::StatusOr<Workspace> plain = store_->InsertWorkspace({.name = "plain", .user_id = 1});
+  absl::StatusOr<Workspace> own = store_->InsertWorkspace(
+      {.name = "own",
+       .user_id = 1,
+       .agent_user_group_json = R"({"agentUid": 1000, "agentGid": 100, "agentUser": "ml", "agentGroup": "users"})"});
+  ASSERT_TRUE(plain.ok() && own.ok());
+  ASSERT_TRUE(Launch(aux, TaskType::kCommand, plain->id).ok());
+  ASSERT_TRUE(Launch(aux, TaskType::kCommand, own->id).ok());
+  ASSERT_EQ(Starts(*conn).size(), 3u);
+  EXPECT_EQ(Starts(*conn)[1].user->user, "nobody") << "a workspace without a group: the default";
+  EXPECT_EQ(Starts(*conn)[2].user, (api::TaskUser{.uid = 1000, .gid = 100, .user = "ml", .group = "users"}));
+}
+
+TEST_F(ClusterTasksTest, WithoutADefaultTaskUserTasksRunAsTheAgentsUser) {
+  auto conn = ConnectAgent("a1", 1);
+  ASSERT_TRUE(Launch({{"entrypoint", "true"}}).ok());
+  ASSERT_EQ(Starts(*conn).size(), 1u);
+  EXPECT_FALSE(Starts(*conn)[0].user.has_value());
 }
 
 TEST_F(ClusterTasksTest, ACommandWaitsForTheSlotARunningTrialHolds) {

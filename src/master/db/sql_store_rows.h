@@ -51,8 +51,18 @@ inline std::vector<std::string> JsonStrings(const std::string& text) {
 inline constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
 
 
+// Binds `text`, or NULL for "" (an optional setting stored as JSON text).
+inline void BindTextOrNull(SqlStatement& s, int i, const std::string& text) {
+  if (text.empty()) {
+    s.BindNull(i);
+  } else {
+    s.Bind(i, text);
+  }
+}
+
 inline constexpr char kUserColumns[] =
-    "SELECT id, username, password_hash, admin, active, display_name, modified_at FROM users ";
+    "SELECT id, username, password_hash, admin, active, display_name, modified_at, coalesce(agent_user_group, '') "
+    "FROM users ";
 
 inline User ReadUser(const SqlStatement& s) {
   User u;
@@ -63,6 +73,7 @@ inline User ReadUser(const SqlStatement& s) {
   u.active = s.Int(4) != 0;
   u.display_name = s.Text(5);
   u.modified_at = FromUnixMicros(s.Int(6));
+  u.agent_user_group_json = s.Text(7);
   return u;
 }
 

@@ -107,9 +107,10 @@ absl::StatusOr<User> SqlStore::InsertUser(const User& user) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
   ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO users (username, password_hash, admin, active, display_name, "
-                               "modified_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id"));
+                                      "modified_at, agent_user_group) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"));
   s.Bind(1, user.username).Bind(2, user.password_hash).Bind(3, user.admin ? 1 : 0).Bind(4, user.active ? 1 : 0);
   s.Bind(5, user.display_name).Bind(6, Micros(std::chrono::system_clock::now()));
+  BindTextOrNull(s, 7, user.agent_user_group_json);
   absl::StatusOr<int64_t> id = InsertedId(s);
   if (absl::IsAlreadyExists(id.status())) {
     return absl::AlreadyExistsError(absl::StrCat("user \"", user.username, "\" already exists"));
@@ -128,6 +129,7 @@ absl::StatusOr<User> SqlStore::UpdateUser(int64_t id, const UserPatch& patch) {
   if (patch.admin) sets.push_back("admin = ?");
   if (patch.active) sets.push_back("active = ?");
   if (patch.password_hash) sets.push_back("password_hash = ?");
+  if (patch.agent_user_group_json) sets.push_back("agent_user_group = ?");
   ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat("UPDATE users SET ", absl::StrJoin(sets, ", "), " WHERE id = ?")
                                         ));
   int i = 1;
@@ -137,6 +139,7 @@ absl::StatusOr<User> SqlStore::UpdateUser(int64_t id, const UserPatch& patch) {
   if (patch.admin) s.Bind(i++, *patch.admin ? 1 : 0);
   if (patch.active) s.Bind(i++, *patch.active ? 1 : 0);
   if (patch.password_hash) s.Bind(i++, *patch.password_hash);
+  if (patch.agent_user_group_json) BindTextOrNull(s, i++, *patch.agent_user_group_json);
   s.Bind(i, id);
   if (absl::Status st = s.Run(); !st.ok()) {
     if (absl::IsAlreadyExists(st) && patch.username) {

@@ -79,19 +79,12 @@ absl::StatusOr<Workspace> SqlStore::InsertWorkspace(const Workspace& w) {
   int64_t id = 0;
   {
     SqlLease lease = Writer();
-    auto optional_text = [](SqlStatement& s, int i, const std::string& text) {
-      if (text.empty()) {
-        s.BindNull(i);
-      } else {
-        s.Bind(i, text);
-      }
-    };
     ASSIGN_OR_RETURN(auto s, lease->Prepare("INSERT INTO workspaces (name, user_id, created_at, agent_user_group, "
                                             "checkpoint_storage_config, default_compute_pool, default_aux_pool) "
                                             "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id"));
     s.Bind(1, w.name).Bind(2, w.user_id).Bind(3, Micros(w.created_at));
-    optional_text(s, 4, w.agent_user_group_json);
-    optional_text(s, 5, w.checkpoint_storage_config_json);
+    BindTextOrNull(s, 4, w.agent_user_group_json);
+    BindTextOrNull(s, 5, w.checkpoint_storage_config_json);
     s.Bind(6, w.default_compute_pool).Bind(7, w.default_aux_pool);
     ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) return absl::AlreadyExistsError(absl::StrCat("workspace \"", w.name, "\" already exists"));
@@ -163,8 +156,8 @@ absl::StatusOr<Workspace> SqlStore::PatchWorkspace(int64_t id, const WorkspacePa
         if (!value->has_value()) continue;
         // The JSON settings are NULL when cleared; the pools are "".
         bool json_setting = value == &patch.agent_user_group_json || value == &patch.checkpoint_storage_config_json;
-        if (json_setting && (*value)->empty()) {
-          s.BindNull(i++);
+        if (json_setting) {
+          BindTextOrNull(s, i++, **value);
         } else {
           s.Bind(i++, **value);
         }

@@ -1132,6 +1132,19 @@ TYPED_TEST(StoreTest, UpdateUserChangesOnlyGivenFields) {
   pw.password_hash = std::optional<std::string>();
   EXPECT_FALSE(this->store_->UpdateUser(bob->id, pw)->password_hash.has_value());
 
+  const std::string group = R"({"agentGid":2,"agentGroup":"g","agentUid":1,"agentUser":"u"})";
+  UserPatch link;
+  link.agent_user_group_json = group;
+  EXPECT_EQ(this->store_->UpdateUser(bob->id, link)->agent_user_group_json, group);
+  EXPECT_EQ(this->store_->GetUserByName("robert")->agent_user_group_json, group);
+  EXPECT_EQ(this->store_->UpdateUser(bob->id, p)->agent_user_group_json, group) << "unchanged when not given";
+  link.agent_user_group_json = "";
+  EXPECT_EQ(this->store_->UpdateUser(bob->id, link)->agent_user_group_json, "");
+  api::User linked;
+  linked.username = "linked";
+  linked.agent_user_group_json = group;
+  EXPECT_EQ(this->store_->InsertUser(linked)->agent_user_group_json, group);
+
   EXPECT_EQ(this->store_->UpdateUser(999, p).status().code(), absl::StatusCode::kNotFound);
 }
 

@@ -39,6 +39,7 @@ struct UserPatch {
   std::optional<bool> active;
   // Set: replaces the stored hash (inner nullopt = no password).
   std::optional<std::optional<std::string>> password_hash;
+  std::optional<std::string> agent_user_group_json;  // "" = none
 };
 
 class UserStore {

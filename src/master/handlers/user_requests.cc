@@ -12,6 +12,7 @@
 #include "api/wire.h"
 #include "common/crypto.h"
 #include "common/status_macros.h"
+#include "master/agent_user_group.h"
 #include "master/task/authz.h"
 
 namespace det::master {
@@ -111,6 +112,8 @@ absl::StatusOr<api::User> ParseNewUser(const json& body) {
   u.admin = admin.value_or(false);
   u.active = active.value_or(true);
   u.display_name = display.value_or("");
+  ASSIGN_OR_RETURN(std::optional<std::string> group, AgentUserGroupField(*user));
+  u.agent_user_group_json = group.value_or("");
   ASSIGN_OR_RETURN(std::optional<std::string> password, OptString(body, "password"));
   ASSIGN_OR_RETURN(std::optional<bool> is_hashed, OptBool(body, "is_hashed"));
   ASSIGN_OR_RETURN(u.password_hash,
@@ -125,6 +128,7 @@ absl::StatusOr<UserPatch> ParseUserPatch(const json& body) {
   ASSIGN_OR_RETURN(p.display_name, OptString(body, "display_name"));
   ASSIGN_OR_RETURN(p.admin, OptBool(body, "admin"));
   ASSIGN_OR_RETURN(p.active, OptBool(body, "active"));
+  ASSIGN_OR_RETURN(p.agent_user_group_json, AgentUserGroupField(body));
   ASSIGN_OR_RETURN(std::optional<bool> remote, OptBool(body, "remote"));
   if (remote.value_or(false))
     return absl::UnimplementedError("remote (SSO) users are not supported");
@@ -155,10 +159,11 @@ absl::Status CheckCanPatchUser(const Principal& who, int64_t target_user_id,
     return absl::PermissionDeniedError(
         absl::StrCat("user ", who.username, " is not an admin and cannot change other users"));
   }
-  if (patch.username || patch.admin || patch.active) {
+  if (patch.username || patch.admin || patch.active || patch.agent_user_group_json) {
     return absl::PermissionDeniedError(
         absl::StrCat("user ", who.username,
-                     " is not an admin: only admins can change usernames, admin or active flags"));
+                     " is not an admin: only admins can change usernames, admin or active flags and agent user "
+                     "groups"));
   }
   return absl::OkStatus();
 }

@@ -59,6 +59,23 @@ TEST(UserRequestsTest, PatchParsesOnlyGivenFields) {
   EXPECT_TRUE(PasswordMatches(u, "new", false));
 }
 
+TEST(UserRequestsTest, AnAgentUserGroupIsCheckedAndKeptAsGiven) {
+  json group = {{"agentUid", 1000}, {"agentGid", 100}, {"agentUser", "ml"}, {"agentGroup", "users"}};
+  auto linked = ParseUserPatch(json{{"agentUserGroup", group}});
+  ASSERT_TRUE(linked.ok()) << linked.status();
+  ASSERT_TRUE(linked->agent_user_group_json.has_value());
+  EXPECT_EQ(json::parse(*linked->agent_user_group_json), group);
+  EXPECT_EQ(ParseUserPatch(json{{"agentUserGroup", json::object()}})->agent_user_group_json, "") << "{}: none";
+  EXPECT_FALSE(ParseUserPatch(json{{"agentUserGroup", nullptr}})->agent_user_group_json.has_value()) << "null: unset";
+  EXPECT_FALSE(ParseUserPatch(json{{"display_name", "D"}})->agent_user_group_json.has_value());
+  EXPECT_EQ(ParseUserPatch(json{{"agentUserGroup", {{"agentUid", 1000}}}}).status().message(),
+            "agentUserGroup.agentGid is required");
+  auto created = ParseNewUser(json{{"user", {{"username", "ana"}, {"agentUserGroup", group}}}});
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(json::parse(created->agent_user_group_json), group);
+  EXPECT_EQ(ParseNewUser(json{{"user", {{"username", "bo"}}}})->agent_user_group_json, "");
+}
+
 TEST(UserRequestsTest, PermissionRules) {
   Principal admin{
       .user_id = 1, .username = "admin", .admin = true, .allocation_id = "", .token = ""};
@@ -71,6 +88,10 @@ TEST(UserRequestsTest, PermissionRules) {
   EXPECT_TRUE(CheckCanPatchUser(bob, 3, display).ok());  // own display name
   EXPECT_EQ(CheckCanPatchUser(bob, 3, activate).code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(CheckCanPatchUser(bob, 1, display).code(), absl::StatusCode::kPermissionDenied);
+  UserPatch link;
+  link.agent_user_group_json = R"({"agentUid": 0, "agentGid": 0, "agentUser": "root", "agentGroup": "root"})";
+  EXPECT_TRUE(CheckCanPatchUser(admin, 3, link).ok());
+  EXPECT_EQ(CheckCanPatchUser(bob, 3, link).code(), absl::StatusCode::kPermissionDenied) << "not even their own";
   EXPECT_TRUE(CheckAdmin(admin, "create users").ok());
   absl::Status st = CheckAdmin(bob, "create users");
   EXPECT_EQ(st.code(), absl::StatusCode::kPermissionDenied);

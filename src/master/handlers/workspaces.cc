@@ -121,8 +121,7 @@ absl::Status CheckPoolName(const MasterContext& ctx, const std::string& pool, co
 absl::StatusOr<WorkspacePatch> ParseWorkspaceSettings(const MasterContext& ctx, const json& body) {
   WorkspacePatch patch;
   ASSIGN_OR_RETURN(patch.name, api::OptionalStringField(body, "name"));
-  ASSIGN_OR_RETURN(patch.agent_user_group_json, OptionalObjectText(body, "agent_user_group"));
-  if (patch.agent_user_group_json) RETURN_IF_ERROR(TaskUserOfWorkspace(*patch.agent_user_group_json).status());
+  ASSIGN_OR_RETURN(patch.agent_user_group_json, AgentUserGroupField(body));
   ASSIGN_OR_RETURN(patch.checkpoint_storage_config_json, OptionalObjectText(body, "checkpoint_storage_config"));
   for (auto [field, out] : {std::pair{"default_compute_pool", &patch.default_compute_pool},
                             std::pair{"default_aux_pool", &patch.default_aux_pool}}) {
