@@ -5,9 +5,10 @@
 //   WebSocketTcpBridge   the client speaks WebSocket, the backend raw TCP: each binary (or text)
 //                        message goes to the backend as bytes; backend bytes go back as binary
 //                        messages (upstream's TCP-over-WebSocket tunnel).
-// Both end, closing both sides, when either side ends. Neither has an idle timeout (a shell or a
-// kernel connection may rightly be quiet for hours); the bridge pings its client to notice one that
-// vanished.
+// Both end, closing both sides, when either side ends; a backend's end reaches the client as an
+// orderly close (close_notify over TLS; the bridge's close frame). Neither has an idle timeout (a shell
+// or a kernel connection may rightly be quiet for hours); the bridge pings its client to notice one
+// that vanished.
 #include <array>
 #include <chrono>
 #include <memory>
@@ -34,6 +35,8 @@ using ClientStream = client::TcpOrTlsStream;
 // a big download); the byte pipes (WebSockets, shells) carry interactive traffic in smaller ones.
 inline constexpr size_t kChunkBytes = 256 << 10;
 inline constexpr size_t kPipeBytes = 64 << 10;
+// How long a TLS client is given to answer the relay's close_notify.
+inline constexpr std::chrono::seconds kCloseNotifyWait{5};
 
 // Closes the TCP connection under any stream (plain, TLS, WebSocket).
 template <class Stream>
@@ -82,11 +85,20 @@ class BytePipe : public std::enable_shared_from_this<BytePipe> {
     });
   }
 
+  // Closes both sides. A TLS client is sent close_notify first, so that its own close (a WebSocket's
+  // close handshake) completes instead of finding the stream truncated; its pending read is cancelled
+  // first, as a TLS stream reads for one operation at a time.
   void End() {
     if (ended_) return;
     ended_ = true;
-    CloseLowest(client_);
     CloseLowest(backend_);
+    if (!client_.is_tls()) return CloseLowest(client_);
+    beast::error_code ignored;
+    beast::get_lowest_layer(client_).socket().cancel(ignored);
+    beast::get_lowest_layer(client_).expires_after(kCloseNotifyWait);
+    net::post(client_.get_executor(), [self = shared_from_this()] {
+      self->client_.tls().async_shutdown([self](beast::error_code) { CloseLowest(self->client_); });
+    });
   }
 
   ClientStream client_;
@@ -132,12 +144,23 @@ class WebSocketTcpBridge : public std::enable_shared_from_this<WebSocketTcpBridg
   void ReadBackend() {
     backend_.async_read_some(net::buffer(from_backend_), [self = shared_from_this()](beast::error_code ec,
                                                                                           size_t n) {
-      if (ec) return self->End();
+      if (ec) return self->CloseClient();
       self->ws_.async_write(net::buffer(self->from_backend_.data(), n), [self](beast::error_code ec, size_t) {
         if (ec) return self->End();
         self->ReadBackend();
       });
     });
+  }
+
+  // The backend ended: the client gets a close frame (and, over TLS, close_notify), so that it can tell
+  // the end of the service from a dropped connection. The client's pending read ends with the close
+  // handshake.
+  void CloseClient() {
+    if (ended_) return;
+    ended_ = true;
+    CloseLowest(backend_);
+    ws_.async_close(websocket::close_code::normal,
+                    [self = shared_from_this()](beast::error_code) { CloseLowest(self->ws_); });
   }
 
   void End() {

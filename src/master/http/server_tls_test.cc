@@ -14,6 +14,7 @@
 #include <fstream>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <array>
 #include <thread>
 #include <utility>  // Boost 1.74 asio uses std::exchange without including it
 
@@ -230,8 +231,39 @@ TEST_F(TlsServerTest, RelaysRequestsAndWebSocketsToAPlainBackend) {
 
   std::unique_ptr<WssClient> wss = ExchangeOverWss("/svc/ws", "hi");
   EXPECT_EQ(wss->reply, "wss:hi");
-  // No close handshake: the relay ends a connection by closing its TCP socket, without TLS's close_notify.
+  // The close handshake passes through, and the relay ends the TLS stream with close_notify.
+  boost::beast::error_code closed;
+  wss->ws.close(boost::beast::websocket::close_code::normal, closed);
+  EXPECT_FALSE(closed) << closed.message();
   backend.Stop();
+}
+
+// A TCP-over-WebSocket tunnel behind HTTPS: when the service closes, the client reads a close frame,
+// not a dropped (truncated) TLS stream.
+TEST_F(TlsServerTest, ATunnelsServiceClosingReachesTheClientAsACloseFrame) {
+  net::io_context backend_io;
+  net::ip::tcp::acceptor acceptor(backend_io, {net::ip::make_address("127.0.0.1"), 0});
+  std::thread backend([&] {
+    net::ip::tcp::socket s(backend_io);
+    acceptor.accept(s);
+    std::array<char, 2> hi{};
+    net::read(s, net::buffer(hi));
+    net::write(s, net::buffer(std::string("bye")));
+    s.close();
+  });
+  server_.AddRelay("/tun/", [port = acceptor.local_endpoint().port()](
+                                const HttpRequest&) -> std::variant<RelayTarget, HttpResponse> {
+    return RelayTarget{.host = "127.0.0.1", .port = port, .tcp_over_websocket = true, .name = "tun"};
+  });
+  Serve("local");
+
+  std::unique_ptr<WssClient> wss = ExchangeOverWss("/tun/", "hi");
+  EXPECT_EQ(wss->reply, "bye");
+  boost::beast::flat_buffer more;
+  boost::beast::error_code ended;
+  wss->ws.read(more, ended);
+  EXPECT_EQ(ended, boost::beast::websocket::error::closed) << ended.message();
+  backend.join();
 }
 
 TEST(TlsContextTest, BadFilesAreNamed) {
