@@ -8,7 +8,7 @@
 #   bench/bundle.sh unpack OUT_DIR                 there, as root: PostgreSQL under /usr/lib/postgresql,
 #                                                  the libraries it lacks under /opt/det-bundle-lib
 #
-# Then, there: DET_BIN_DIR=OUT_DIR/bin-NAME python3 bench/ingest_bench.py ...
+# Then, there: DET_BIN_DIR=OUT_DIR/bin-NAME python3 bench/ingest_bench.py --rounds 3 --pause 30 ...
 # PostgreSQL's JIT (LLVM, 130 MB) is left out; the server runs without it.
 set -euo pipefail
 

@@ -11,12 +11,15 @@ master and the database.
 
     DET_BIN_DIR=/tmp/bench-bin /usr/bin/python3 bench/ingest_bench.py [--reporters 50] [--names 10]
         [--duration 30] [--data-dir bench/out/ingestdb] [--procs 2] [--auth allocation|user]
-        [--db sqlite,postgres] [--batch 1,100]
+        [--db sqlite,postgres] [--batch 1,100] [--rounds 1] [--pause 0]
 
 Each database (SQLite, and PostgreSQL: a durable server of the benchmark's own, given a copy of the
 same cluster by `determined-master db copy`) is measured with each batch size (reports per request:
 1 posts to /metrics, more to /metrics/batch as a client that buffers its reports does), side by
-side in one run; one JSON object per combination.
+side in one run; one JSON object per combination. A small machine's figures vary from run to run:
+--rounds N measures every combination N times, each on the database as it was before the first
+(PostgreSQL: a fresh server each round), --pause S waits before each measurement for the last one's
+load to pass, and the medians go to stderr.
 
 The data dir must hold a database made by bench/metrics_db_gen.py (default: a small one, made on first
 use with 10 experiments). Rows are added to it; the script checks afterwards that the table grew by
@@ -29,6 +32,7 @@ import multiprocessing
 import os
 import pathlib
 import sqlite3
+import statistics
 import subprocess
 import sys
 import time
@@ -108,6 +112,16 @@ def count_rows(db_path):
         return db.execute("SELECT count(*), coalesce(max(id), 0) FROM metrics").fetchone()
     finally:
         db.close()
+
+
+def copy_sqlite(source, target):
+    """`target` becomes a copy of the SQLite database `source` (through SQLite, so a WAL is no matter)."""
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
 
 
 def allocation_headers(db_path, trial_ids):
@@ -202,6 +216,8 @@ def main():
                    help="report with each trial's allocation token, as trials do, or as user 'determined'")
     p.add_argument("--db", default="sqlite,postgres", help="databases to measure, comma-separated")
     p.add_argument("--batch", default="1,100", help="reports per request to measure, comma-separated")
+    p.add_argument("--rounds", type=int, default=1, help="measure every combination this many times")
+    p.add_argument("--pause", type=float, default=0, help="seconds to wait before each measurement")
     args = p.parse_args()
 
     data_dir = pathlib.Path(args.data_dir)
@@ -209,22 +225,43 @@ def main():
         subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("metrics_db_gen.py")), "--data-dir",
                         str(data_dir), "--experiments", "10", "--force"], check=True, stdout=subprocess.DEVNULL)
     batches = [int(b) for b in args.batch.split(",")]
-    results = []
-    for db in args.db.split(","):
-        if db == "sqlite":
-            for batch in batches:
-                results.append(measure(args, data_dir, batch, [], lambda: count_rows(data_dir / "determined.db"),
-                                       "sqlite"))
-        elif db == "postgres":
-            with bench_master.Postgres(data_dir / "postgres") as pg:
-                pg.copy_from_sqlite(data_dir / "determined.db")
-                for batch in batches:
-                    results.append(measure(args, data_dir, batch, pg.flags(),
-                                           lambda: tuple(int(x) for x in pg.query(
-                                               "SELECT count(*), coalesce(max(id), 0) FROM metrics")),
-                                           "postgres", pg.cpu_seconds))
-        else:
+    databases = args.db.split(",")
+    for db in databases:
+        if db not in ("sqlite", "postgres"):
             sys.exit(f"--db {db}: expected sqlite or postgres")
+    db_path = data_dir / "determined.db"
+    pristine = data_dir / "determined.db.pristine"
+    if args.rounds > 1:
+        copy_sqlite(db_path, pristine)
+    results = []
+
+    def run(round_number, batch, db_flags, rows, label, server_cpu=None):
+        time.sleep(args.pause)
+        result = measure(args, data_dir, batch, db_flags, rows, label, server_cpu)
+        if args.rounds > 1:
+            result["round"] = round_number
+        results.append(result)
+
+    for round_number in range(1, args.rounds + 1):
+        for db in databases:
+            if args.rounds > 1:
+                copy_sqlite(pristine, db_path)  # every round starts from the same database
+            if db == "sqlite":
+                for batch in batches:
+                    run(round_number, batch, [], lambda: count_rows(db_path), "sqlite")
+            else:
+                with bench_master.Postgres(data_dir / "postgres") as pg:
+                    pg.copy_from_sqlite(db_path)
+                    for batch in batches:
+                        run(round_number, batch, pg.flags(),
+                            lambda: tuple(int(x) for x in pg.query("SELECT count(*), coalesce(max(id), 0) FROM metrics")),
+                            "postgres", pg.cpu_seconds)
+    if args.rounds > 1:
+        for db in databases:
+            for batch in batches:
+                rates = [r["rows_per_s"] for r in results if r["database"] == db and r["reports_per_request"] == batch]
+                print(f"{db}, {batch} reports a request: median {statistics.median(rates):,.0f} rows/s over "
+                      f"{len(rates)} rounds ({min(rates):,}-{max(rates):,})", file=sys.stderr)
     print(json.dumps(results, indent=2))
     return 0 if all(r["ok"] for r in results) else 1
 
