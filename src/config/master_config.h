@@ -18,13 +18,13 @@
 //  - a pool-level `scheduler` block, if present at all, replaces resource_manager.scheduler
 //    entirely: no field is inherited.
 #include <chrono>
-#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "api/agent_protocol.h"
 #include "config/settings_overlay.h"
 
 namespace det::config {
@@ -74,21 +74,13 @@ struct DbConfig {
 };
 
 struct SecurityConfig {
-  // The OS user and group a task runs as (upstream's agent user group).
-  struct TaskUser {
-    uint32_t uid = 0;
-    uint32_t gid = 0;
-    std::string user;
-    std::string group;
-  };
-
   std::string initial_user_password;  // set for admin and determined when they are first created
   std::string tls_cert;               // both or neither
   std::string tls_key;
   // security.default_task, where the config gives it: whom tasks run as when their workspace names no
   // agent user group. Not given: the agent's own user (upstream's default, root, is what an agent run
   // as root gives).
-  std::optional<TaskUser> default_task;
+  std::optional<api::TaskUser> default_task;
   bool tls_enabled() const { return !tls_cert.empty(); }
 };
 

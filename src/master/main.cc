@@ -138,10 +138,7 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   cluster_options.services = &services;
   cluster_options.notebook_timeout = std::chrono::seconds(config.notebook_timeout);
   cluster_options.tensorboard_timeout = std::chrono::seconds(config.tensorboard_timeout);
-  if (const auto& user = config.security.default_task) {
-    cluster_options.default_task_user = det::api::TaskUser{.uid = user->uid, .gid = user->gid, .user = user->user,
-                                                           .group = user->group};
-  }
+  cluster_options.default_task_user = config.security.default_task;
   Cluster cluster(**store, *cluster_loop, std::move(cluster_options));
   if (absl::Status st = cluster.Recover(); !st.ok()) {
     spdlog::error("recovering the cluster state: {}", st.ToString());

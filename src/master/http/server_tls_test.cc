@@ -9,12 +9,12 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <nlohmann/json.hpp>
-#include <array>
 #include <thread>
 #include <utility>  // Boost 1.74 asio uses std::exchange without including it
 
