@@ -19,6 +19,78 @@ namespace det::master {
 
 using namespace sql_rows;  // NOLINT(build/namespaces): this area's half of sql_store_rows.h
 
+namespace {
+
+constexpr const char* kInsertMetrics =
+    "INSERT INTO metrics (trial_id, trial_run_id, metric_group, total_batches, end_time, metrics, batch_metrics) ";
+
+// The ids of the rows in the order of the statement's rows. A sequence hands them out in that order
+// (it only grows, whoever else draws from it), whatever order RETURNING uses.
+absl::StatusOr<std::vector<int64_t>> ReturnedIds(SqlStatement& insert, size_t rows) {
+  std::vector<int64_t> ids;
+  ids.reserve(rows);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, insert.Step());
+    if (!row) break;
+    ids.push_back(insert.Int(0));
+  }
+  if (ids.size() != rows) return absl::InternalError("an insert of metrics returned the wrong number of ids");
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// PostgreSQL: every row in one statement, each column one array parameter, so the server parses and
+// plans seven parameters rather than seven a row, and does not set up each VALUES row's expressions.
+absl::StatusOr<std::vector<int64_t>> InsertMetricColumns(SqlConnection& db, const std::vector<const MetricsReport*>& rows) {
+  std::vector<int64_t> trial_ids, run_ids, batches, end_times;
+  std::vector<std::string_view> groups, metrics, batch_metrics;
+  for (const MetricsReport* m : rows) {
+    trial_ids.push_back(m->trial_id);
+    run_ids.push_back(m->trial_run_id);
+    groups.push_back(m->group);
+    batches.push_back(m->total_batches);
+    end_times.push_back(Micros(m->end_time));
+    metrics.push_back(m->metrics_json);
+    batch_metrics.push_back(m->batch_metrics_json);
+  }
+  ASSIGN_OR_RETURN(auto insert, db.Prepare(absl::StrCat(
+                                    kInsertMetrics,
+                                    "SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::bigint[], "
+                                    "?::text[], ?::text[]) RETURNING id")));
+  insert.BindArray(1, trial_ids).BindArray(2, run_ids).BindArray(3, groups).BindArray(4, batches);
+  insert.BindArray(5, end_times).BindArray(6, metrics).BindArray(7, batch_metrics);
+  return ReturnedIds(insert, rows.size());
+}
+
+// SQLite: 1,000 rows a multi-row VALUES (7,000 parameters; SQLite allows 32,766).
+absl::StatusOr<std::vector<int64_t>> InsertMetricValues(SqlConnection& db, const std::vector<const MetricsReport*>& rows) {
+  std::vector<int64_t> ids;
+  for (size_t first = 0; first < rows.size(); first += 1000) {
+    size_t n = std::min<size_t>(1000, rows.size() - first);
+    ASSIGN_OR_RETURN(auto insert, db.Prepare(absl::StrCat(
+                                      kInsertMetrics, "VALUES ",
+                                      absl::StrJoin(std::vector<std::string>(n, "(?, ?, ?, ?, ?, ?, ?)"), ", "),
+                                      " RETURNING id")));
+    int b = 1;
+    for (size_t k = first; k < first + n; ++k) {
+      const MetricsReport& m = *rows[k];
+      insert.Bind(b, m.trial_id).Bind(b + 1, m.trial_run_id).Bind(b + 2, m.group).Bind(b + 3, m.total_batches);
+      insert.Bind(b + 4, Micros(m.end_time)).Bind(b + 5, m.metrics_json).Bind(b + 6, m.batch_metrics_json);
+      b += 7;
+    }
+    ASSIGN_OR_RETURN(std::vector<int64_t> chunk, ReturnedIds(insert, n));
+    ids.insert(ids.end(), chunk.begin(), chunk.end());
+  }
+  return ids;
+}
+
+absl::StatusOr<std::vector<int64_t>> InsertMetricRows(SqlConnection& db, const std::vector<const MetricsReport*>& rows) {
+  if (db.dialect() == SqlDialect::kPostgres) return InsertMetricColumns(db, rows);
+  return InsertMetricValues(db, rows);
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(const std::vector<TrialReports>& parts,
                                                                            int writer) {
   std::vector<std::vector<int64_t>> ids(parts.size());
@@ -36,7 +108,7 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(cons
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
   // Few statements whatever the number of reports (each is a round trip on PostgreSQL): the
-  // trials' summaries in one query per 500 trials, the rows in one INSERT per 1,000.
+  // trials' summaries in one query per 500 trials, the rows in one INSERT (SQLite: one per 1,000).
   // Beside the writer (PostgreSQL), the trials are locked as they are read, without waiting: the
   // summaries are written back unchanged by anyone else, and a trial's deletion (which locks its
   // trials before it deletes their metrics) cannot leave metrics behind.
@@ -69,35 +141,15 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> SqlStore::AddMetricsBatch(cons
   for (const auto& [id, trial] : summaries) {
     if (trial.id != id) return absl::NotFoundError(absl::StrCat("trial ", id, " not found"));
   }
-  std::vector<std::pair<size_t, const MetricsReport*>> rows;  // (part, report), in order
-  for (size_t i = 0; i < parts.size(); ++i) {
-    for (const MetricsReport& m : parts[i].reports) rows.emplace_back(i, &m);
+  std::vector<const MetricsReport*> rows;  // in order: the reports of parts[0], then of parts[1], ...
+  for (const TrialReports& part : parts) {
+    for (const MetricsReport& m : part.reports) rows.push_back(&m);
   }
-  for (size_t first = 0; first < rows.size(); first += 1000) {
-    size_t n = std::min<size_t>(1000, rows.size() - first);
-    ASSIGN_OR_RETURN(auto insert, db.Prepare(absl::StrCat(
-                                      "INSERT INTO metrics (trial_id, trial_run_id, metric_group, total_batches, "
-                                      "end_time, metrics, batch_metrics) VALUES ",
-                                      absl::StrJoin(std::vector<std::string>(n, "(?, ?, ?, ?, ?, ?, ?)"), ", "),
-                                      " RETURNING id")));
-    int b = 1;
-    for (size_t k = first; k < first + n; ++k) {
-      const MetricsReport& m = *rows[k].second;
-      insert.Bind(b, m.trial_id).Bind(b + 1, m.trial_run_id).Bind(b + 2, m.group).Bind(b + 3, m.total_batches);
-      insert.Bind(b + 4, Micros(m.end_time)).Bind(b + 5, m.metrics_json).Bind(b + 6, m.batch_metrics_json);
-      b += 7;
-    }
-    std::vector<int64_t> inserted;
-    while (true) {
-      ASSIGN_OR_RETURN(bool row, insert.Step());
-      if (!row) break;
-      inserted.push_back(insert.Int(0));
-    }
-    if (inserted.size() != n) return absl::InternalError("an insert of metrics returned the wrong number of ids");
-    // Ids are handed out in the order of the VALUES (a sequence only grows, whoever else draws from it),
-    // whatever order RETURNING uses.
-    std::sort(inserted.begin(), inserted.end());
-    for (size_t k = 0; k < n; ++k) ids[rows[first + k].first].push_back(inserted[k]);
+  ASSIGN_OR_RETURN(std::vector<int64_t> inserted, InsertMetricRows(db, rows));
+  auto next = inserted.begin();
+  for (size_t i = 0; i < parts.size(); ++i) {
+    ids[i].assign(next, next + static_cast<std::ptrdiff_t>(parts[i].reports.size()));
+    next += static_cast<std::ptrdiff_t>(parts[i].reports.size());
   }
   for (const TrialReports& part : parts) {
     if (!part.reports.empty()) part.update_summary(summaries[part.reports.front().trial_id], part.reports);

@@ -330,6 +330,55 @@ TYPED_TEST(StoreTest, PartsOfSeveralTrialsCommitTogether) {
   EXPECT_EQ(this->store_->GetTrial(a)->total_batches, 7);
 }
 
+// A batch larger than one statement of rows (SQLite: 1,000 a statement) keeps every row whole, text
+// that needs quoting included, and each report's id is the id its row got, in order.
+TYPED_TEST(StoreTest, ALargeBatchKeepsEveryRowAndItsId) {
+  int64_t a = 0, b = 0;
+  this->AddExperimentWithTrial(&a);
+  this->AddExperimentWithTrial(&b);
+  auto reports = [](int64_t trial, int n, const std::string& group) {
+    std::vector<api::MetricsReport> out(n);
+    for (int i = 0; i < n; ++i) {
+      out[i].trial_id = trial;
+      out[i].trial_run_id = 2;
+      out[i].group = group;
+      out[i].total_batches = i + 1;
+      out[i].end_time = FromUnixMicros(1'700'000'000'000'000 + i);
+      out[i].metrics_json = absl::StrCat(R"({"loss":)", i, R"(,"note":"say \"hi\", {a,b} \\ żółw"})");
+      out[i].batch_metrics_json = i % 2 == 0 ? "[]" : R"([{"loss":1}])";
+    }
+    return out;
+  };
+  auto none = [](api::Trial&, const std::vector<api::MetricsReport>&) {};
+  std::vector<TrialReports> parts = {{reports(a, 1200, "training"), none},
+                                     {reports(b, 700, "my group, \"quoted\""), none},
+                                     {reports(a, 600, "validation"), none}};
+  auto ids = this->store_->AddMetricsBatch(parts, 0);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  ASSERT_EQ(ids->size(), parts.size());
+  int64_t previous = 0;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    ASSERT_EQ((*ids)[p].size(), parts[p].reports.size());
+    auto stored = this->store_->GetMetrics(parts[p].reports.front().trial_id, parts[p].reports.front().group, {});
+    ASSERT_TRUE(stored.ok()) << stored.status();
+    ASSERT_EQ(stored->size(), parts[p].reports.size()) << "part " << p;
+    for (size_t k = 0; k < stored->size(); ++k) {
+      const api::MetricsReport& want = parts[p].reports[k];
+      const api::MetricsReport& got = (*stored)[k];
+      EXPECT_GT((*ids)[p][k], previous) << "ids follow the batch's order";
+      previous = (*ids)[p][k];
+      EXPECT_EQ(got.id, (*ids)[p][k]);
+      EXPECT_EQ(got.total_batches, want.total_batches);
+      EXPECT_EQ(got.trial_run_id, want.trial_run_id);
+      EXPECT_EQ(got.group, want.group);
+      EXPECT_EQ(got.end_time, want.end_time);
+      EXPECT_EQ(got.metrics_json, want.metrics_json);
+      EXPECT_EQ(got.batch_metrics_json, want.batch_metrics_json);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 // Every metric writer commits side by side with the others, each for its own trials: nothing is lost,
 // each trial's reports keep their order and its summary counts every one.
 TYPED_TEST(StoreTest, MetricWritersCommitSideBySide) {

@@ -3,8 +3,11 @@
 #include <libpq-fe.h>
 
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <unordered_map>
 
 #include "absl/strings/match.h"
@@ -22,6 +25,7 @@ constexpr Oid kInt2Oid = 21;
 constexpr Oid kInt4Oid = 23;
 constexpr Oid kFloat4Oid = 700;
 constexpr Oid kFloat8Oid = 701;
+constexpr Oid kTextOid = 25;
 // Statements kept per connection; queries with IN lists have as many texts as list lengths.
 constexpr size_t kMaxPreparedStatements = 512;
 
@@ -34,6 +38,51 @@ std::string Trimmed(const char* message) {
 bool IsConnectionSqlState(const std::string& code) {
   // Class 08: connection exceptions; 57P01..57P03: the server shuts down or cannot take connections.
   return absl::StartsWith(code, "08") || code == "57P01" || code == "57P02" || code == "57P03";
+}
+
+void AppendBigEndian32(std::string& out, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+void AppendBigEndian64(std::string& out, uint64_t v) {
+  AppendBigEndian32(out, static_cast<uint32_t>(v >> 32));
+  AppendBigEndian32(out, static_cast<uint32_t>(v));
+}
+
+// The binary wire form of a one-dimensional array without NULLs (what the server's array_recv reads):
+// dimensions, a has-NULLs flag, the element type, the length and lower bound, then each element as its
+// length and its binary form.
+std::string ArrayHeader(Oid element, size_t n, size_t payload) {
+  std::string out;
+  out.reserve(20 + payload);
+  AppendBigEndian32(out, n == 0 ? 0 : 1);
+  AppendBigEndian32(out, 0);
+  AppendBigEndian32(out, element);
+  if (n > 0) {
+    AppendBigEndian32(out, static_cast<uint32_t>(n));
+    AppendBigEndian32(out, 1);
+  }
+  return out;
+}
+
+std::string BinaryArray(std::span<const int64_t> values) {
+  std::string out = ArrayHeader(kInt8Oid, values.size(), values.size() * 12);
+  for (int64_t v : values) {
+    AppendBigEndian32(out, 8);
+    AppendBigEndian64(out, static_cast<uint64_t>(v));
+  }
+  return out;
+}
+
+std::string BinaryArray(std::span<const std::string_view> values) {
+  size_t payload = 0;
+  for (std::string_view v : values) payload += 4 + v.size();
+  std::string out = ArrayHeader(kTextOid, values.size(), payload);
+  for (std::string_view v : values) {
+    AppendBigEndian32(out, static_cast<uint32_t>(v.size()));
+    out.append(v);
+  }
+  return out;
 }
 
 }  // namespace
@@ -104,6 +153,8 @@ class PostgresStatementImpl : public SqlStatementImpl {
   }
   void BindText(int i, std::string_view v) override { Set(i, std::string(v), 0); }
   void BindBlob(int i, std::string_view v) override { Set(i, std::string(v), 1); }
+  void BindIntArray(int i, std::span<const int64_t> v) override { Set(i, BinaryArray(v), 1); }
+  void BindTextArray(int i, std::span<const std::string_view> v) override { Set(i, BinaryArray(v), 1); }
   void BindNull(int i) override {
     if (i >= 1 && i <= static_cast<int>(values_.size())) values_[i - 1].reset();
   }

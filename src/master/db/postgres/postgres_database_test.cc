@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string_view>
+#include <vector>
+
 #include "master/db/store_test_backends.h"
 
 namespace det::master {
@@ -77,6 +83,36 @@ TEST(PostgresConnectionTest, AKilledConnectionReconnectsAndItsTransactionIsLost)
   kill();
   SqlTransaction tx(*writer);
   EXPECT_TRUE(tx.Begin().ok());
+}
+
+// Arrays go as the server's binary form: any bytes of text (quotes, backslashes, braces, commas,
+// multi-byte UTF-8, empty strings) and the whole int64 range come back as they went, in order.
+TEST(PostgresConnectionTest, ArrayParametersRoundTripThroughUnnest) {
+  PostgresTestBackend backend;
+  auto connection = PostgresConnection::Connect(backend.ConnectionString());
+  const std::vector<int64_t> ints = {0, -1, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 42};
+  const std::vector<std::string_view> texts = {"plain", "", "{\"a\": [1, 2]}", "back\\slash, comma", "żółw 🐢"};
+  auto s = connection->Prepare("SELECT i, t FROM unnest(?::bigint[], ?::text[]) WITH ORDINALITY AS u(i, t, n) ORDER BY n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  s->BindArray(1, ints).BindArray(2, texts);
+  for (size_t k = 0; k < ints.size(); ++k) {
+    absl::StatusOr<bool> row = s->Step();
+    ASSERT_TRUE(row.ok()) << row.status();
+    ASSERT_TRUE(*row) << "row " << k;
+    EXPECT_EQ(s->Int(0), ints[k]);
+    EXPECT_EQ(s->Text(1), texts[k]);
+  }
+  EXPECT_FALSE(*s->Step());
+
+  auto empty = connection->Prepare("SELECT count(*) FROM unnest(?::bigint[])");
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  ASSERT_TRUE(*empty->BindArray(1, std::span<const int64_t>()).Step());
+  EXPECT_EQ(empty->Int(0), 0);
+
+  auto mistyped = connection->Prepare("SELECT count(*) FROM unnest(?::text[])");
+  ASSERT_TRUE(mistyped.ok()) << mistyped.status();
+  EXPECT_EQ(mistyped->BindArray(1, ints).Step().status().code(), absl::StatusCode::kInternal)
+      << "an array of another element type is refused by the server, not misread";
 }
 
 TEST(PostgresConnectionTest, UniqueViolationsAreAlreadyExistsAndOthersInternal) {

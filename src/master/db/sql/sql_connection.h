@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,10 @@ class SqlStatementImpl {
   virtual void BindText(int i, std::string_view v) = 0;
   virtual void BindBlob(int i, std::string_view v) = 0;
   virtual void BindNull(int i) = 0;
+  // A whole column as one parameter, for `unnest(?::bigint[], ?::text[], ...)` on PostgreSQL. SQLite
+  // has no array parameters: there the statement's Step fails with InvalidArgument.
+  virtual void BindIntArray(int i, std::span<const int64_t> v) = 0;
+  virtual void BindTextArray(int i, std::span<const std::string_view> v) = 0;
   // Runs the statement on the first call; true while a row is available.
   virtual absl::StatusOr<bool> Step() = 0;
   // Ready to run again with new binds.
@@ -58,6 +63,8 @@ class SqlStatement {
   SqlStatement& Bind(int i, const std::string& v) { return impl_->BindText(i, v), *this; }
   SqlStatement& BindBlob(int i, const std::string& v) { return impl_->BindBlob(i, v), *this; }
   SqlStatement& BindNull(int i) { return impl_->BindNull(i), *this; }
+  SqlStatement& BindArray(int i, std::span<const int64_t> v) { return impl_->BindIntArray(i, v), *this; }
+  SqlStatement& BindArray(int i, std::span<const std::string_view> v) { return impl_->BindTextArray(i, v), *this; }
   template <class T>
   SqlStatement& Bind(int i, const std::optional<T>& v) {
     return v ? Bind(i, *v) : BindNull(i);

@@ -41,8 +41,11 @@ class SqliteStatementImpl : public SqlStatementImpl {
     sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
   void BindNull(int i) override { sqlite3_bind_null(stmt_, i); }
+  void BindIntArray(int i, std::span<const int64_t>) override { NoArrays(i); }
+  void BindTextArray(int i, std::span<const std::string_view>) override { NoArrays(i); }
 
   absl::StatusOr<bool> Step() override {
+    if (!bind_error_.ok()) return bind_error_;
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) {
@@ -55,6 +58,7 @@ class SqliteStatementImpl : public SqlStatementImpl {
   void Reset() override {
     sqlite3_reset(stmt_);
     sqlite3_clear_bindings(stmt_);
+    bind_error_ = absl::OkStatus();
   }
   int64_t Changes() const override { return changes_; }
 
@@ -79,9 +83,14 @@ class SqliteStatementImpl : public SqlStatementImpl {
   }
 
  private:
+  void NoArrays(int i) {
+    bind_error_ = absl::InvalidArgumentError(absl::StrCat("parameter ", i, ": SQLite has no array parameters"));
+  }
+
   sqlite3* db_;
   sqlite3_stmt* stmt_;
   int64_t changes_ = 0;
+  absl::Status bind_error_;
 };
 
 }  // namespace
