@@ -24,8 +24,9 @@ namespace {
 constexpr const char* kInsertMetrics =
     "INSERT INTO metrics (trial_id, trial_run_id, metric_group, total_batches, end_time, metrics, batch_metrics) ";
 
-// The ids of the rows in the order of the statement's rows. A sequence hands them out in that order
-// (it only grows, whoever else draws from it), whatever order RETURNING uses.
+// The ids of the rows in the order of the statement's rows: the ids a connection draws only grow
+// (whatever other connections draw, and PostgreSQL's cache of 1,000 ids a connection included), so
+// sorting them gives that order, whatever order RETURNING uses.
 absl::StatusOr<std::vector<int64_t>> ReturnedIds(SqlStatement& insert, size_t rows) {
   std::vector<int64_t> ids;
   ids.reserve(rows);
