@@ -136,10 +136,7 @@ absl::StatusOr<int> ChangeUserPassword(Session& session, const std::string& user
 absl::StatusOr<int> LinkWithAgentUser(Session& session, const std::string& username, const AgentUserGroupArgs& group,
                                       std::ostream& out) {
   (void)out;
-  return PatchUser(session, username,
-                   {{"agentUserGroup",
-                     {{"agentUid", group.uid}, {"agentGid", group.gid}, {"agentUser", group.user},
-                      {"agentGroup", group.group}}}});
+  return PatchUser(session, username, {{"agentUserGroup", AgentUserGroupJson(group)}});
 }
 
 absl::StatusOr<int> RenameUser(Session& session, const std::string& username,

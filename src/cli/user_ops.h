@@ -1,11 +1,11 @@
 #pragma once
 // `det user login|logout|whoami`.
-#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "cli/agent_user_group_args.h"
 
 namespace det::cli {
 
@@ -57,12 +57,6 @@ absl::StatusOr<int> EditUser(Session& session, const std::string& username,
 // `det user link-with-agent-user NAME --agent-uid U --agent-gid G --agent-user N --agent-group M`:
 // PATCH /api/v1/users/{id} {"agentUserGroup": ...}: the user's tasks run as that OS user and group
 // where their workspace names none.
-struct AgentUserGroupArgs {
-  int64_t uid = 0;
-  int64_t gid = 0;
-  std::string user;
-  std::string group;
-};
 absl::StatusOr<int> LinkWithAgentUser(Session& session, const std::string& username, const AgentUserGroupArgs& group,
                                       std::ostream& out);
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "cli/agent_user_group_args.h"
 #include "cli/command_context.h"
 #include "cli/commands.h"
 #include "cli/format_flags.h"
@@ -57,8 +58,7 @@ struct WorkspaceSettings {
       if (!agent_uid || !agent_gid || agent_user.empty() || agent_group.empty()) {
         return absl::InvalidArgumentError("--agent-uid, --agent-gid, --agent-user and --agent-group go together");
       }
-      body["agentUserGroup"] = {
-          {"agentUid", *agent_uid}, {"agentGid", *agent_gid}, {"agentUser", agent_user}, {"agentGroup", agent_group}};
+      body["agentUserGroup"] = AgentUserGroupJson({*agent_uid, *agent_gid, agent_user, agent_group});
     }
     if (!storage_json.empty()) {
       body["checkpointStorageConfig"] = nlohmann::json::parse(storage_json, nullptr, false);

@@ -97,12 +97,11 @@ absl::StatusOr<json> ListWorkspaceProjects(MasterContext& ctx, const HttpRequest
               {"pagination", Pagination(f.offset, f.limit, static_cast<int64_t>(page.projects.size()), page.total)}};
 }
 
-// An optional JSON object field, as text: unset when absent, "" when null (cleared); anything but an
-// object or null is refused.
+// An optional JSON object field, as text: unset when absent or null (as FindField reads it); anything
+// but an object is refused.
 absl::StatusOr<std::optional<std::string>> OptionalObjectText(const json& body, const char* snake_name) {
   const json* value = api::FindField(body, snake_name);
   if (value == nullptr) return std::nullopt;
-  if (value->is_null()) return std::string();
   if (!value->is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(snake_name), " must be a JSON object"));
   }
