@@ -73,8 +73,10 @@ void RaiseOpenFileLimit() {
   }
 }
 
+// With print_routes, the master sets itself up as usual, prints "METHOD /pattern" of every route it
+// would serve and exits instead of listening (the contract tests' list of endpoints).
 int Run(const det::config::MasterConfig& config, const std::string& port_file,
-        std::shared_ptr<det::master::MasterLog> master_log) {
+        std::shared_ptr<det::master::MasterLog> master_log, bool print_routes) {
   namespace fs = std::filesystem;
   using namespace det::master;
   fs::path data_dir = config.data_dir;
@@ -160,6 +162,10 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   Router router(authenticator);
   HttpServer server(io, router, kMaxBodyBytes);
   RegisterAllRoutes(router, server, ctx);
+  if (print_routes) {
+    for (const std::string& pattern : router.Patterns()) std::cout << pattern << "\n";
+    return 0;
+  }
   server.AddRelay(kProxyPrefix, MakeProxyResolver(services, authenticator, DefaultAuthz()));
   if (config.security.tls_enabled()) {
     if (absl::Status st = server.EnableTls(config.security.tls_cert, config.security.tls_key);
@@ -268,6 +274,8 @@ int RunDbCommand(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "db") return RunDbCommand({args.begin() + 1, args.end()});
+  // Not a setting of the master's config: a question about this binary (tests/e2e/test_upstream_contract.py).
+  const bool print_routes = std::erase(args, "--print-routes") > 0;
   auto flags = det::master::ParseMasterFlags(args);
   if (!flags.ok()) {
     std::cerr << "determined-master: " << flags.status().message() << "\n";
@@ -289,5 +297,5 @@ int main(int argc, char** argv) {
   spdlog::default_logger()->sinks().push_back(std::make_shared<det::master::MasterLogSink>(master_log));
   for (const std::string& warning : config.warnings) spdlog::warn("config: {}", warning);
   RaiseOpenFileLimit();
-  return Run(config, startup->port_file, std::move(master_log));
+  return Run(config, startup->port_file, std::move(master_log), print_routes);
 }

@@ -11,7 +11,8 @@ namespace det::master {
 std::string MasterUsage() {
   return absl::StrCat(
       "usage: determined-master [--config-file FILE] [flags]\n"
-      "Flags override DET_<FLAG> environment variables, which override the config file.\n",
+      "Flags override DET_<FLAG> environment variables, which override the config file.\n"
+      "  --print-routes  print each route the master serves (METHOD /pattern) and exit\n",
       config::SettingsUsage(config::MasterSettings()));
 }
 

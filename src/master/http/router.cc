@@ -48,6 +48,17 @@ void Router::Add(std::string method, std::string pattern, Access access, Handler
   routes_.push_back({std::move(method), Split(pattern), access, std::move(handler)});
 }
 
+std::vector<std::string> Router::Patterns() const {
+  std::vector<std::string> out;
+  out.reserve(routes_.size());
+  for (const Route& route : routes_) {
+    std::string pattern = route.method + " ";
+    for (const std::string& segment : route.segments) pattern += "/" + segment;
+    out.push_back(std::move(pattern));
+  }
+  return out;
+}
+
 void Router::Dispatch(HttpRequest& request, ResponderPtr responder) const {
   if (request.query.count("pretty") > 0) responder = std::make_shared<PrettyResponder>(std::move(responder));
   std::vector<std::string> segments = Split(request.path);

@@ -29,6 +29,9 @@ class Router {
   void Add(std::string method, std::string pattern, Access access, Handler handler);
   // Finds the route, authenticates, fills path params and runs the handler; answers 404/401 itself.
   void Dispatch(HttpRequest& request, ResponderPtr responder) const;
+  // "METHOD /pattern" of every route, in the order they match: the contract tests' list of what the
+  // master serves (determined-master --print-routes).
+  std::vector<std::string> Patterns() const;
 
  private:
   struct Route {
