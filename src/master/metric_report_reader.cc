@@ -143,8 +143,10 @@ absl::StatusOr<ReadReport> ReadReportBody(const dom::element& body, int64_t tria
   out.avg_metrics = ReadAvgMetrics(avg, r.metrics_json);
   dom::array batch;
   std::optional<dom::element> batch_field = ReportField(inner, "batch_metrics", "batchMetrics");
-  r.batch_metrics_json =
-      batch_field && batch_field->get_array().get(batch) == simdjson::SUCCESS ? simdjson::to_string(batch) : "[]";
+  // Absent, null and [] are all stored as null: upstream's master keeps a proto repeated field, which
+  // cannot tell them apart, and its metric streams show null for all three.
+  bool has_batches = batch_field && batch_field->get_array().get(batch) == simdjson::SUCCESS && batch.size() > 0;
+  r.batch_metrics_json = has_batches ? std::string(simdjson::to_string(batch)) : "null";
   r.group = "training";
   if (auto group = ReportField(top, "group", "group")) {
     std::string_view text;

@@ -21,6 +21,7 @@ namespace det::master {
 
 struct ReadReport {
   api::MetricsReport report;              // its metrics_json and batch_metrics_json minified JSON
+                                          // (batch_metrics_json "null" when the report has none)
   std::vector<MetricPoint> avg_metrics;  // report.metrics_json's values, in its order
 };
 

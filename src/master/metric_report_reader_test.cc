@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include "absl/strings/str_cat.h"
 
 #include "common/time_util.h"
 
@@ -51,7 +52,17 @@ TEST(MetricReportReaderTest, ReadsAReportInEitherSpellingWithItsMetricsAsText) {
   ASSERT_TRUE(snake.ok()) << snake.status();
   EXPECT_EQ(snake->front().report.total_batches, 5);
   EXPECT_EQ(snake->front().report.group, "training");
-  EXPECT_EQ(snake->front().report.batch_metrics_json, "[]");
+  // Unreported batch metrics are stored as null, which upstream's metric stream shows (not []).
+  EXPECT_EQ(snake->front().report.batch_metrics_json, "null");
+}
+
+TEST(MetricReportReaderTest, NoOrEmptyBatchMetricsAreStoredAsNull) {
+  for (const char* batch : {"", R"(, "batchMetrics": null)", R"(, "batchMetrics": [])"}) {
+    auto read = ReadMetricReports(absl::StrCat(R"({"metrics": {"metrics": {"avgMetrics": {"x": 1})", batch, "}}}"), 7,
+                                  false, 10);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->front().report.batch_metrics_json, "null") << batch;
+  }
 }
 
 TEST(MetricReportReaderTest, NumbersAndKeysAreWrittenBackExactly) {

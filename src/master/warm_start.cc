@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "api/types_json.h"
 
 namespace det::master {
 
@@ -33,6 +34,18 @@ absl::StatusOr<std::string> WarmStartCheckpoint(CheckpointStore& checkpoints, Ex
     return trial->latest_checkpoint_uuid;
   }
   return std::string();
+}
+
+std::string TrialsWarmStartCheckpoint(CheckpointStore& checkpoints, ExperimentStore& trials,
+                                      const api::Experiment& experiment) {
+  json config = json::parse(experiment.config_json, nullptr, /*allow_exceptions=*/false);
+  return WarmStartCheckpoint(checkpoints, trials, config).value_or("");
+}
+
+json TrialJson(const api::Trial& trial, const std::string& warm_start_checkpoint) {
+  json j = api::ToJson(trial);
+  j["warmStartCheckpointUuid"] = warm_start_checkpoint;
+  return j;
 }
 
 }  // namespace det::master

@@ -18,4 +18,12 @@ namespace det::master {
 absl::StatusOr<std::string> WarmStartCheckpoint(CheckpointStore& checkpoints, ExperimentStore& trials,
                                                 const nlohmann::json& config);
 
+// The checkpoint the trials of `experiment` started from, as upstream's trials show it
+// (warmStartCheckpointUuid): "" without a warm start, or when its source can no longer be found.
+std::string TrialsWarmStartCheckpoint(CheckpointStore& checkpoints, ExperimentStore& trials,
+                                      const api::Experiment& experiment);
+
+// `trial` as upstream's API writes it (api::ToJson), naming the checkpoint it warm-started from.
+nlohmann::json TrialJson(const api::Trial& trial, const std::string& warm_start_checkpoint);
+
 }  // namespace det::master

@@ -9,6 +9,7 @@
 #include "master/handlers/page.h"
 #include "master/handlers/routes.h"
 #include "master/trial_list.h"
+#include "master/warm_start.h"
 
 namespace det::master {
 namespace {
@@ -33,7 +34,8 @@ absl::StatusOr<json> ListExperimentTrials(MasterContext& ctx, const HttpRequest&
   int64_t total = static_cast<int64_t>(trials.size());
   PageRange range = PageOf(total, offset, limit);
   json page = json::array();
-  for (int64_t i = range.begin; i < range.end; ++i) page.push_back(api::ToJson(trials[i]));
+  std::string warm_start = TrialsWarmStartCheckpoint(ctx.store, ctx.store, experiment);
+  for (int64_t i = range.begin; i < range.end; ++i) page.push_back(TrialJson(trials[i], warm_start));
   return json{{"trials", std::move(page)}, {"pagination", PagePagination(offset, limit, range, total)}};
 }
 

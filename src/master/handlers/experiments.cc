@@ -96,6 +96,17 @@ absl::StatusOr<CreateRequest> ParseCreateRequest(MasterContext& ctx, const HttpR
                                         validate_only->get<bool>()};
 }
 
+// The reply's experiment when only the config was checked: upstream's empty Experiment message, as
+// grpc-gateway writes it (every field at its zero value, the state unspecified), which upstream's
+// client decodes before it creates the test experiment.
+json ValidatedOnlyExperimentJson() {
+  json j = api::ToJson(api::Experiment{});
+  j["state"] = "STATE_UNSPECIFIED";
+  j["startTime"] = nullptr;
+  j["config"] = json::object();
+  return j;
+}
+
 json ExperimentResponse(const api::Experiment& e) {
   json j = api::ToJson(e);
   json config = j["config"];
@@ -160,7 +171,7 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
     if (request->validate_only) {  // upstream: the config checked (the searcher too), nothing created
       absl::Status searcher = searcher::Searcher::Create(json::parse(create->config.full_json)).status();
       if (!searcher.ok()) return ReplyError(r, searcher);
-      json resp = {{"experiment", json::object()}, {"config", nullptr}, {"warnings", json::array()}};
+      json resp = {{"experiment", ValidatedOnlyExperimentJson()}, {"config", nullptr}, {"warnings", json::array()}};
       if (!warnings.empty()) resp["configWarnings"] = warnings;
       return ReplyJson(r, resp);
     }

@@ -16,6 +16,7 @@
 #include "master/metric_report_reader.h"
 #include "master/metric_summary.h"
 #include "master/trial_workloads.h"
+#include "master/warm_start.h"
 
 namespace det::master {
 namespace {
@@ -160,7 +161,9 @@ void RegisterTrialRoutes(Router& router, MasterContext& ctx) {
     if (!id.ok()) return ReplyError(r, id.status());
     absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(*id);
     if (!trial.ok()) return ReplyError(r, trial.status());
-    ReplyJson(r, {{"trial", api::ToJson(*trial)}});
+    absl::StatusOr<api::Experiment> exp = ctx.store.GetExperiment(trial->experiment_id);
+    if (!exp.ok()) return ReplyError(r, exp.status());
+    ReplyJson(r, {{"trial", TrialJson(*trial, TrialsWarmStartCheckpoint(ctx.store, ctx.store, *exp))}});
   });
 
   router.Add("POST", "/api/v1/trials/{trial_id}/kill", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
