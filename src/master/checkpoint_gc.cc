@@ -223,16 +223,28 @@ absl::Status CheckpointGc::DeleteFromStorage(const api::Experiment& experiment,
   return absl::OkStatus();
 }
 
+void CheckpointGc::SetClusterId(std::string cluster_id) {
+  std::lock_guard lock(mu_);
+  cluster_id_ = std::move(cluster_id);
+}
+
 absl::Status CheckpointGc::DeleteTensorboardFilesFromStorage(const api::Experiment& experiment) {
   ASSIGN_OR_RETURN(std::unique_ptr<harness::StorageManager> storage, options_.make_storage(StorageConfig(experiment)));
-  const std::string prefix = harness::TensorboardExperimentPrefix(experiment.id);
-  absl::StatusOr<std::vector<harness::StoredFile>> files = storage->ListFiles(prefix);
-  if (absl::IsUnimplemented(files.status())) return absl::OkStatus();  // a storage that holds no such files
-  RETURN_IF_ERROR(files.status());
-  for (const harness::StoredFile& f : *files) RETURN_IF_ERROR(storage->DeleteFile(prefix, f.path));
-  if (!files->empty()) {
-    spdlog::info("experiment {}: deleted {} TensorBoard file(s) from {}", experiment.id, files->size(),
-                 storage->Describe());
+  std::vector<std::string> prefixes = {harness::TensorboardExperimentPrefix(experiment.id)};
+  {
+    std::lock_guard lock(mu_);
+    if (!cluster_id_.empty()) prefixes.push_back(absl::StrCat(cluster_id_, "/", prefixes.front()));
+  }
+  for (const std::string& prefix : prefixes) {
+    absl::StatusOr<std::vector<harness::StoredFile>> files = storage->ListFiles(prefix);
+    if (absl::IsUnimplemented(files.status())) return absl::OkStatus();  // a storage that holds no such files
+    if (absl::IsNotFound(files.status())) continue;
+    RETURN_IF_ERROR(files.status());
+    for (const harness::StoredFile& f : *files) RETURN_IF_ERROR(storage->DeleteFile(prefix, f.path));
+    if (!files->empty()) {
+      spdlog::info("experiment {}: deleted {} TensorBoard file(s) under {} from {}", experiment.id, files->size(),
+                   prefix, storage->Describe());
+    }
   }
   return absl::OkStatus();
 }

@@ -72,6 +72,10 @@ class CheckpointGc {
   void RemoveFiles(int64_t experiment_id, std::set<std::string> uuids, std::vector<std::string> globs);
   // Deletes the experiment's TensorBoard files (harness::TensorboardExperimentPrefix) from its storage.
   void DeleteTensorboardFiles(int64_t experiment_id);
+  // The cluster's id: upstream's harness, run in a task, writes an experiment's TensorBoard files under
+  // CLUSTER_ID/tensorboard/experiment/ID (ours under tensorboard/experiment/ID), and both go when the
+  // experiment's TensorBoard files do. Safe from any thread.
+  void SetClusterId(std::string cluster_id);
   // The DELETING experiment (Store::MarkExperimentDeleting): its checkpoints and TensorBoard files are
   // deleted from storage, then the experiment with everything recorded of it; when storage keeps failing it becomes
   // DELETE_FAILED, and nothing of it is removed.
@@ -115,6 +119,7 @@ class CheckpointGc {
   std::deque<Job> queue_;
   bool busy_ = false;
   bool stopping_ = false;
+  std::string cluster_id_;  // guarded by mu_
   std::thread worker_;
 };
 

@@ -256,6 +256,25 @@ TEST_F(CheckpointGcTest, ADeletedExperimentLosesItsCheckpointsThenItsRecords) {
   EXPECT_EQ(store_->GetExperiment(id).status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(CheckpointGcTest, ADeletedExperimentLosesTheTensorboardFilesUpstreamsHarnessWrote) {
+  int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
+  ASSERT_TRUE(StartDeletingExperiment(*store_, id).ok());
+  CheckpointGc gc(*store_);
+  gc.SetClusterId("cluster-1");
+  // Upstream's harness writes under CLUSTER_ID/tensorboard/experiment/ID; another cluster's are left.
+  fs::path events = host_path_ / "cluster-1/tensorboard/experiment" / std::to_string(id) / "trial/1/events";
+  fs::path other_cluster = host_path_ / "cluster-2/tensorboard/experiment" / std::to_string(id) / "trial/1/events";
+  for (const fs::path& p : {events, other_cluster}) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << "event";
+  }
+  gc.DeleteExperiment(id);
+  gc.WaitIdle();
+  EXPECT_FALSE(fs::exists(events));
+  EXPECT_TRUE(fs::exists(other_cluster));
+  EXPECT_EQ(store_->GetExperiment(id).status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST_F(CheckpointGcTest, AnExperimentWhoseCheckpointsStorageKeepsIsDeleteFailedAndKept) {
   int64_t id = AddExperiment(R"({"type":"shared_fs","host_path":"HOST"})");
   ASSERT_TRUE(StartDeletingExperiment(*store_, id).ok());

@@ -30,6 +30,7 @@ Cluster::Cluster(Store& store, EventLoop& loop, ClusterOptions options)
       state_writer_(store, loop, std::chrono::seconds(1), [this] { Schedule(); }) {
   if (options_.pools.empty()) options_.pools.push_back(PoolOptions{.name = "default"});
   for (const PoolOptions& pool : options_.pools) pools_[pool.name] = pool;
+  if (options_.checkpoint_gc != nullptr) options_.checkpoint_gc->SetClusterId(options_.cluster_id);
 }
 
 Cluster::~Cluster() = default;

@@ -39,10 +39,13 @@ absl::StatusOr<ExperimentFilter> ReadFilters(const json& given, int64_t project_
   json filters = given;
   if (given.is_string()) filters = json::parse(given.get<std::string>(), nullptr, false);
   if (!filters.is_object()) return absl::InvalidArgumentError("filters must be a JSON object");
-  ExperimentFilter f{.project_id = project_id};
+  ExperimentFilter f;
+  if (project_id != kAllProjects) f.project_id = project_id;
   if (const json* other = api::FindField(filters, "project_id"); other != nullptr && !other->is_null()) {
     ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(*other, "filters.projectId"));
-    if (id != 0 && id != project_id) {
+    if (project_id == kAllProjects && id > 0) {
+      f.project_id = id;
+    } else if (id != 0 && id != project_id) {
       return absl::InvalidArgumentError(absl::StrCat("filters.projectId ", id, " differs from project ", project_id,
                                                      " in the path: a bulk action stays in its project"));
     }
@@ -78,7 +81,7 @@ absl::StatusOr<ExperimentFilter> ReadFilters(const json& given, int64_t project_
 }  // namespace
 
 absl::StatusOr<std::vector<BulkTarget>> ProjectBulkTargets(Store& store, int64_t project_id, const json& body) {
-  RETURN_IF_ERROR(store.GetProject(project_id).status());
+  if (project_id != kAllProjects) RETURN_IF_ERROR(store.GetProject(project_id).status());
   std::vector<BulkTarget> targets;
   if (const json* filters = api::FindField(body, "filters"); filters != nullptr && !filters->is_null()) {
     ASSIGN_OR_RETURN(ExperimentFilter f, ReadFilters(*filters, project_id));
@@ -94,7 +97,7 @@ absl::StatusOr<std::vector<BulkTarget>> ProjectBulkTargets(Store& store, int64_t
   for (int64_t id : named) {
     absl::StatusOr<api::Experiment> e = store.GetExperiment(id);
     absl::Status status = e.status();
-    if (e.ok() && e->project_id != project_id) {
+    if (e.ok() && project_id != kAllProjects && e->project_id != project_id) {
       status = absl::FailedPreconditionError(
           absl::StrCat("experiment ", id, " is in project ", e->project_id, ", not in project ", project_id));
     }

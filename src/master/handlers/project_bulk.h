@@ -18,8 +18,12 @@ struct BulkTarget {
   absl::Status status;  // not OK: the experiment is left alone, and this is its result's error
 };
 
+// Upstream's project id of a bulk action over every project (the web UI's "all experiments" view).
+inline constexpr int64_t kAllProjects = -1;
+
 // NotFound when the project is missing; InvalidArgument when the body names neither ids nor filters,
-// or filters that cannot be read.
+// or filters that cannot be read. `project_id` kAllProjects: experiments of any project (filters may
+// then name one in filters.projectId).
 absl::StatusOr<std::vector<BulkTarget>> ProjectBulkTargets(Store& store, int64_t project_id,
                                                            const nlohmann::json& body);
 

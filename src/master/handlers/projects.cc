@@ -11,6 +11,7 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/handlers/workspace_common.h"
+#include "master/metric_columns.h"
 #include "master/workspace_rules.h"
 
 namespace det::master {
@@ -87,6 +88,41 @@ absl::StatusOr<json> ArchiveProject(MasterContext& ctx, const HttpRequest& req, 
   return json::object();
 }
 
+// The experiments of project `id` and all their trials (for its table's columns and metric ranges).
+absl::StatusOr<std::pair<std::vector<api::Experiment>, std::vector<api::Trial>>> ProjectTrials(MasterContext& ctx,
+                                                                                                int64_t id) {
+  RETURN_IF_ERROR(ctx.store.GetProject(id).status());
+  ExperimentFilter filter;
+  filter.project_id = id;
+  ASSIGN_OR_RETURN(std::vector<api::Experiment> experiments, ctx.store.ListExperiments(filter));
+  std::vector<api::Trial> trials;
+  for (const api::Experiment& e : experiments) {
+    ASSIGN_OR_RETURN(std::vector<api::Trial> of, ctx.store.ListTrials(e.id));
+    trials.insert(trials.end(), std::make_move_iterator(of.begin()), std::make_move_iterator(of.end()));
+  }
+  return std::make_pair(std::move(experiments), std::move(trials));
+}
+
+// GET /api/v1/projects/{id}/columns (GetProjectColumns): the experiment table's columns, its
+// experiments' hyperparameters and reported metrics among them (metric_columns.h).
+absl::StatusOr<json> ProjectColumns(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+  std::string table = req.Query("table_type").value_or("");
+  if (!table.empty() && table != "TABLE_TYPE_UNSPECIFIED" && table != "TABLE_TYPE_EXPERIMENT") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tableType: \"", table, "\" is not served: the table of experiments (TABLE_TYPE_EXPERIMENT) is"));
+  }
+  ASSIGN_OR_RETURN(auto found, ProjectTrials(ctx, id));
+  return json{{"columns", ProjectColumnsJson(found.first, found.second)}};
+}
+
+// GET /api/v1/projects/{id}/experiments/metric-ranges (GetProjectNumericMetricsRange).
+absl::StatusOr<json> ProjectMetricRanges(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+  ASSIGN_OR_RETURN(auto found, ProjectTrials(ctx, id));
+  return json{{"ranges", MetricRangesJson(found.second)}};
+}
+
 }  // namespace
 
 void RegisterProjectRoutes(Router& router, MasterContext& ctx) {
@@ -105,6 +141,8 @@ void RegisterProjectRoutes(Router& router, MasterContext& ctx) {
     ASSIGN_OR_RETURN(Project p, ctx.store.GetProject(id));
     return json{{"project", ProjectJson(p)}};
   });
+  add("GET", "/api/v1/projects/{id}/columns", ProjectColumns);
+  add("GET", "/api/v1/projects/{id}/experiments/metric-ranges", ProjectMetricRanges);
   add("PATCH", "/api/v1/projects/{id}", PatchProject);
   add("DELETE", "/api/v1/projects/{id}", DeleteProject);
   add("POST", "/api/v1/projects/{id}/archive",

@@ -26,6 +26,8 @@ void RegisterTemplateRoutes(Router& router, MasterContext& ctx);
 void RegisterWorkspaceRoutes(Router& router, MasterContext& ctx);
 void RegisterProjectRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentMoveRoutes(Router& router, MasterContext& ctx);
+void RegisterExperimentBulkRoutes(Router& router, MasterContext& ctx);
+void RegisterExperimentMetricStreamRoutes(Router& router, MasterContext& ctx);
 void RegisterModelRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialSourceRoutes(Router& router, MasterContext& ctx);
 void RegisterPoolBindingRoutes(Router& router, MasterContext& ctx);
@@ -43,6 +45,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   // Before /experiments/{experiment_id}/... and /trials/{trial_id}: routes match in order.
   RegisterTrialSeriesRoutes(router, ctx);
   RegisterExperimentContinueRoutes(router, ctx);
+  RegisterExperimentMetricStreamRoutes(router, ctx);
   RegisterLogRetentionRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);
   RegisterExperimentTrialRoutes(router, ctx);
@@ -58,6 +61,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterWorkspaceRoutes(router, ctx);
   RegisterProjectRoutes(router, ctx);
   RegisterExperimentMoveRoutes(router, ctx);
+  RegisterExperimentBulkRoutes(router, ctx);
   RegisterModelRoutes(router, ctx);
   RegisterTrialSourceRoutes(router, ctx);
   RegisterPoolBindingRoutes(router, ctx);

@@ -1,0 +1,121 @@
+// Upstream's bulk experiment actions of a project (project_bulk.h picks the experiments: `experimentIds`
+// or `filters`; project -1 is every project):
+//   POST /api/v1/projects/{id}/experiments/{activate,pause,cancel,kill,archive,unarchive}
+//   DELETE /api/v1/projects/{id}/experiments/delete
+// Each answers {results: [{error, id}]}, "" where the action succeeded; one experiment's failure does
+// not stop the others. The single-experiment rules apply to each (experiment_rules.h).
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status_macros.h"
+#include "master/experiment_rules.h"
+#include "master/handlers/experiment_access.h"
+#include "master/handlers/handler_util.h"
+#include "master/handlers/project_bulk.h"
+#include "master/handlers/routes.h"
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+
+absl::StatusOr<std::vector<BulkTarget>> Targets(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t project_id, PathId(req, "project_id"));
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  return ProjectBulkTargets(ctx.store, project_id, body);
+}
+
+// The results of state changes that end on the cluster's loop: the reply goes once the last has.
+class PendingResults {
+ public:
+  PendingResults(std::vector<BulkTarget> targets, ResponderPtr r)
+      : targets_(std::move(targets)), waiting_(targets_.size()), r_(std::move(r)) {}
+
+  // Records target `i`'s outcome; the last one replies. Safe from any thread.
+  void Done(size_t i, absl::Status status) {
+    bool last = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      targets_[i].status = std::move(status);
+      last = --waiting_ == 0;
+    }
+    if (last) ReplyJson(r_, RunBulk(std::move(targets_), [](int64_t) { return absl::OkStatus(); }));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<BulkTarget> targets_;
+  size_t waiting_;
+  ResponderPtr r_;
+};
+
+void ChangeStates(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, api::ExperimentState target) {
+  if (!req.principal->allocation_id.empty()) {
+    return ReplyError(r, absl::PermissionDeniedError("tasks cannot change experiment states"));
+  }
+  absl::StatusOr<std::vector<BulkTarget>> targets = Targets(ctx, req);
+  if (!targets.ok()) return ReplyError(r, targets.status());
+  if (targets->empty()) return ReplyJson(r, {{"results", json::array()}});
+  // Copies: once the last change is dispatched, its callback may reply (and take the targets) at once.
+  const std::vector<BulkTarget> all = *targets;
+  auto pending = std::make_shared<PendingResults>(std::move(*targets), r);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const BulkTarget& t = all[i];
+    if (!t.status.ok()) {
+      pending->Done(i, t.status);
+      continue;
+    }
+    absl::StatusOr<api::Experiment> stored = ExperimentForChange(ctx.store, req, t.id);
+    if (!stored.ok()) {
+      pending->Done(i, stored.status());
+    } else if (api::IsTerminal(stored->state)) {  // answered from its stored state, as one at a time
+      pending->Done(i, ChangeEndedExperimentState(stored->state, target));
+    } else {
+      ctx.cluster.SetExperimentState(t.id, target, [pending, i](absl::Status st) { pending->Done(i, st); });
+    }
+  }
+}
+
+absl::StatusOr<json> Archive(MasterContext& ctx, const HttpRequest& req, bool archived) {
+  ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, Targets(ctx, req));
+  return RunBulk(std::move(targets), [&](int64_t id) {
+    RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+    return ArchiveExperiment(ctx.store, id, archived);
+  });
+}
+
+absl::StatusOr<json> Delete(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, Targets(ctx, req));
+  return RunBulk(std::move(targets), [&](int64_t id) {
+    RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+    RETURN_IF_ERROR(StartDeletingExperiment(ctx.store, id));
+    ctx.cluster.DeleteExperiment(id);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace
+
+void RegisterExperimentBulkRoutes(Router& router, MasterContext& ctx) {
+  for (auto [verb, target] : std::vector<std::pair<std::string, api::ExperimentState>>{
+           {"activate", api::ExperimentState::kActive},
+           {"pause", api::ExperimentState::kPaused},
+           {"cancel", api::ExperimentState::kStoppingCanceled},
+           {"kill", api::ExperimentState::kStoppingKilled}}) {
+    router.Add("POST", "/api/v1/projects/{project_id}/experiments/" + verb, Access::kAuthenticated,
+               [&ctx, target = target](HttpRequest& req, ResponderPtr r) { ChangeStates(ctx, req, r, target); });
+  }
+  for (auto [verb, archived] : std::vector<std::pair<std::string, bool>>{{"archive", true}, {"unarchive", false}}) {
+    router.Add("POST", "/api/v1/projects/{project_id}/experiments/" + verb, Access::kAuthenticated,
+               [&ctx, archived = archived](HttpRequest& req, ResponderPtr r) { Reply(r, Archive(ctx, req, archived)); });
+  }
+  router.Add("DELETE", "/api/v1/projects/{project_id}/experiments/delete", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, Delete(ctx, req)); });
+}
+
+}  // namespace det::master
