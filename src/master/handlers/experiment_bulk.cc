@@ -3,7 +3,8 @@
 //   POST /api/v1/projects/{id}/experiments/{activate,pause,cancel,kill,archive,unarchive}
 //   DELETE /api/v1/projects/{id}/experiments/delete
 // Each answers {results: [{error, id}]}, "" where the action succeeded; one experiment's failure does
-// not stop the others. The single-experiment rules apply to each (experiment_rules.h).
+// not stop the others. The single-experiment rules apply to each (experiment_rules.h), except that,
+// as upstream's, a state change of an experiment that has ended is an error in its result.
 #include <memory>
 #include <mutex>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "master/experiment_rules.h"
 #include "master/handlers/experiment_access.h"
@@ -24,8 +26,15 @@ namespace {
 
 using nlohmann::json;
 
+// The path's project: a project id, or kAllProjects (-1).
+absl::StatusOr<int64_t> BulkProjectId(const HttpRequest& req) {
+  auto it = req.path_params.find("project_id");
+  if (it != req.path_params.end() && it->second == absl::StrCat(kAllProjects)) return kAllProjects;
+  return PathId(req, "project_id");
+}
+
 absl::StatusOr<std::vector<BulkTarget>> Targets(MasterContext& ctx, const HttpRequest& req) {
-  ASSIGN_OR_RETURN(int64_t project_id, PathId(req, "project_id"));
+  ASSIGN_OR_RETURN(int64_t project_id, BulkProjectId(req));
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   return ProjectBulkTargets(ctx.store, project_id, body);
 }
@@ -73,8 +82,9 @@ void ChangeStates(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, a
     absl::StatusOr<api::Experiment> stored = ExperimentForChange(ctx.store, req, t.id);
     if (!stored.ok()) {
       pending->Done(i, stored.status());
-    } else if (api::IsTerminal(stored->state)) {  // answered from its stored state, as one at a time
-      pending->Done(i, ChangeEndedExperimentState(stored->state, target));
+    } else if (api::IsTerminal(stored->state)) {  // as upstream's bulk actions: an ended one is an error
+      pending->Done(i, absl::FailedPreconditionError(
+                           absl::StrCat("experiment ", t.id, " is ", Name(stored->state), ": it has ended")));
     } else {
       ctx.cluster.SetExperimentState(t.id, target, [pending, i](absl::Status st) { pending->Done(i, st); });
     }

@@ -36,9 +36,28 @@ std::function<void(absl::Status)> EmptyReply(ResponderPtr r) {
   };
 }
 
+// POST /api/v1/runs/start (upstream's RunPrepareForReporting, which upstream's Core API calls before it
+// reports): the trial (a "run") names the checkpoint storage it will write to; the reply is that
+// storage's id, which its checkpoints then carry (storageId is a proto3 optional: absent without one).
+absl::StatusOr<json> PrepareRunForReporting(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  const json* run = api::FindField(body, "run_id");
+  if (run == nullptr || run->is_null()) return absl::InvalidArgumentError("runId is required: the trial's id");
+  ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(*run, "runId"));
+  RETURN_IF_ERROR(ctx.store.GetTrial(id).status());
+  RETURN_IF_ERROR(CheckTaskOwnsTrial(ctx.trial_facts, req, id));
+  const json* storage = api::FindField(body, "checkpoint_storage");
+  if (storage == nullptr || storage->is_null()) return json::object();
+  if (!storage->is_object()) return absl::InvalidArgumentError("checkpointStorage must be a JSON object");
+  ASSIGN_OR_RETURN(int64_t storage_id, ctx.store.CheckpointStorageId(storage->dump()));
+  return json{{"storageId", storage_id}};
+}
+
 }  // namespace
 
 void RegisterTrialReportRoutes(Router& router, MasterContext& ctx) {
+  router.Add("POST", "/api/v1/runs/start", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PrepareRunForReporting(ctx, req)); });
   router.Add("POST", "/api/v1/trials/{trial_id}/progress", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
     auto in = Prepare(ctx, req, r);
     if (!in) return;
