@@ -47,7 +47,8 @@ class Row:
     p: the path parameters, each a world attribute name or a function of the world (default DEFAULT_PARAMS);
     query, body: a value or a function of the world; who: "admin", "user" (determined), "anon", or
     "task:NAME" (the allocation token of the world's `NAME` task); then(world, reply): saves what later rows
-    need; stream: the reply is NDJSON `{"result": ...}` lines, each decoded as the binding."""
+    need; stream: the reply is NDJSON `{"result": ...}` lines, each decoded as the binding ("first": only the
+    first line is read, for streams that never end)."""
 
     def __init__(self, route, binding, p=None, query=None, body=None, who="admin", then=None, stream=False):
         self.route, self.binding, self.p, self.query, self.body = route, binding, p or {}, query, body
@@ -134,8 +135,33 @@ def wait_command_running(w):
 
 def release_main(w):
     (w.dir / "release-main").touch()
-    assert w.cluster.wait_for_experiment(w.main_exp, timeout=180) == "STATE_COMPLETED"
-    assert w.cluster.wait_for_experiment(w.side_exp, timeout=180) in ("STATE_CANCELED", "STATE_COMPLETED")
+    for exp, states in ((w.main_exp, ("STATE_COMPLETED",)), (w.side_exp, ("STATE_CANCELED", "STATE_COMPLETED"))):
+        try:
+            state = w.cluster.wait_for_experiment(exp, timeout=120)
+        except AssertionError as e:
+            state = str(e)
+        assert state in states, f"experiment {exp}: {state}; the master's log ends:\n" + \
+            "".join((w.cluster.data_dir / "master.log").read_text().splitlines(True)[-40:])
+
+
+def create_bulk_experiment(w):
+    resp = w.admin.post(f"{w.url}/api/v1/experiments", timeout=60,
+                        json={"config": EXPERIMENT_CONFIG, "modelDefinition": [], "activate": False})
+    resp.raise_for_status()
+    w.bulk_exp = resp.json()["experiment"]["id"]
+
+
+BULK_PROJECT = {"project_id": lambda w: 1}
+
+
+def BULK_BODY(w):
+    return {"experimentIds": [w.bulk_exp], "projectId": 1}
+
+
+def create_second_workspace(w):
+    resp = w.admin.post(f"{w.url}/api/v1/workspaces", json={"name": "contract-ws-dest"}, timeout=60)
+    resp.raise_for_status()
+    w.second_workspace = resp.json()["workspace"]["id"]
 
 
 def wait_terminal(attr):
@@ -144,10 +170,19 @@ def wait_terminal(attr):
     return fn
 
 
-def wait_task_state(attr, *states):
+def wait_task(attr, what, predicate):
+    """A step: waits until predicate(the task's GET /api/v1/tasks/{id} reply) holds."""
     def fn(w):
-        wait_for(lambda: w.get(f"/api/v1/tasks/{getattr(w, attr)}")["task"]["taskState"] in states,
-                 f"task {attr} in {states}", 120)
+        seen = []
+
+        def check():
+            seen[:] = [w.get(f"/api/v1/tasks/{getattr(w, attr)}")["task"]]
+            return predicate(seen[0])
+        try:
+            wait_for(check, f"task {attr} {what}", 120)
+        except AssertionError as e:
+            raise AssertionError(f"{e}; last seen: {json.dumps(seen)[:1000]}") from None
+    fn.__name__ = f"wait for {attr} {what}"
     return fn
 
 
@@ -163,7 +198,8 @@ def save(attr, *keys):
 
 EXPERIMENT_CONFIG = "name: created\nentrypoint: python3 trial.py\nsearcher: {name: single, metric: loss}\n" \
                     "hyperparameters: {dir: /nonexistent, name: created}\nmax_restarts: 0\n"
-GENERIC_TASK_CONFIG = "entrypoint: [sleep, '600']\nresources: {slots: 0}\n"
+# A generic task that a pause stops within a second.
+GENERIC_TASK_CONFIG = "entrypoint: [sleep, '600']\npreemption_timeout: 1\nresources: {slots: 0}\n"
 TEMPLATE_CONFIG = {"description": "contract", "resources": {"slots": 0}}
 
 # ---------------------------------------------------------------------------------------------
@@ -223,9 +259,10 @@ TABLE = [
     Row("POST /api/v1/generic-tasks", "v1CreateGenericTaskResponse",
         body={"config": GENERIC_TASK_CONFIG, "contextDirectory": []}, then=save("generic_task", "taskId")),
     Row("GET /api/v1/tasks/{task_id}/config", "v1GetGenericTaskConfigResponse", p={"task_id": "generic_task"}),
-    Step(wait_task_state("generic_task", "TASK_STATE_RUNNING")),
+    Step(wait_task("generic_task", "running",
+                   lambda t: t["allocations"] and t["allocations"][-1]["state"] == "STATE_RUNNING")),
     Row("POST /api/v1/tasks/{task_id}/pause", None, p={"task_id": "generic_task"}),
-    Step(wait_task_state("generic_task", "TASK_STATE_PAUSED")),
+    Step(wait_task("generic_task", "paused", lambda t: t["taskState"] == "GENERIC_TASK_STATE_PAUSED")),
     Row("POST /api/v1/tasks/{task_id}/unpause", None, p={"task_id": "generic_task"}),
     Row("GET /api/v1/tasks", "v1GetTasksResponse"),
     Row("GET /api/v1/tasks/count", "v1GetActiveTasksCountResponse"),
@@ -244,6 +281,8 @@ TABLE = [
     Row("GET /api/v1/allocations/{allocation_id}/signals/preemption", "v1AllocationPreemptionSignalResponse",
         who="task:main", query={"timeoutSeconds": 0}),
     Row("GET /api/v1/tasks/{task_id}/context_directory", "v1GetTaskContextDirectoryResponse", who="task:main"),
+    Row("POST /api/v1/runs/start", "v1RunPrepareForReportingResponse", who="task:main",
+        body=lambda w: {"runId": w.main_trial}),
     Row("POST /api/v1/trials/{trial_id}/progress", None, who="task:main", body={"progress": 0.5, "isRaw": True}),
     Row("POST /api/v1/trials/{trial_id}/runner/metadata", None, who="task:main",
         body={"metadata": {"state": "contract"}}),
@@ -259,7 +298,7 @@ TABLE = [
         body=lambda w: {"logs": [{"taskId": w.main_task, "allocationId": w.main_alloc, "log": "posted line\n",
                                   "stdtype": "stdout", "source": "task"}]}),
     Row("POST /api/v1/trials/{trial_id}/early_exit", None, who="task:side", p={"trial_id": "side_trial"},
-        body=lambda w: {"earlyExit": {"reason": "REASON_INVALID_HP"}}),
+        body=lambda w: {"earlyExit": {"reason": "EXITED_REASON_INVALID_HP"}}),
     Row("POST /api/v1/allocations/{allocation_id}/ready", None, who="task:command", p={"allocation_id": "command_alloc"}),
     Row("POST /api/v1/allocations/{allocation_id}/signals/ack_preemption", None, who="task:command",
         p={"allocation_id": "command_alloc"}),
@@ -311,7 +350,7 @@ TABLE = [
         body=lambda w: {"checkpoint": {"uuid": w.checkpoint, "metadata": {"contract": "yes"}}}),
     Row("GET /api/v1/checkpoints/{checkpoint_uuid}/metrics", "v1GetTrialMetricsByCheckpointResponse"),
     Row("POST /api/v1/preview-hp-search", "v1PreviewHPSearchResponse",
-        body={"config": {"searcher": {"name": "grid", "metric": "loss", "max_length": {"batches": 10}},
+        body={"config": {"entrypoint": "python3 train.py", "searcher": {"name": "grid", "metric": "loss", "max_length": {"batches": 10}},
                          "hyperparameters": {"lr": {"type": "categorical", "vals": [0.1, 0.2]}}}}),
 
     # An experiment created over REST, paused, activated, canceled, deleted; one continued.
@@ -322,6 +361,32 @@ TABLE = [
     Row("POST /api/v1/experiments/{experiment_id}/pause", None, p={"experiment_id": "created_exp"}),
     Row("POST /api/v1/experiments/{experiment_id}/cancel", None, p={"experiment_id": "created_exp"}),
     Step(wait_terminal("created_exp")),
+    Step(create_bulk_experiment),
+    Row("POST /api/v1/projects/{project_id}/experiments/pause", "v1PauseExperimentsResponse", p=BULK_PROJECT,
+        body=BULK_BODY),
+    Row("POST /api/v1/projects/{project_id}/experiments/activate", "v1ActivateExperimentsResponse",
+        p=BULK_PROJECT, body=BULK_BODY),
+    Row("POST /api/v1/projects/{project_id}/experiments/cancel", "v1CancelExperimentsResponse", p=BULK_PROJECT,
+        body=BULK_BODY),
+    Row("POST /api/v1/projects/{project_id}/experiments/kill", "v1KillExperimentsResponse", p=BULK_PROJECT,
+        body=BULK_BODY),
+    Step(wait_terminal("bulk_exp")),
+    Row("POST /api/v1/projects/{project_id}/experiments/archive", "v1ArchiveExperimentsResponse", p=BULK_PROJECT,
+        body=BULK_BODY),
+    Row("POST /api/v1/projects/{project_id}/experiments/unarchive", "v1UnarchiveExperimentsResponse",
+        p=BULK_PROJECT, body=BULK_BODY),
+    Row("GET /api/v1/projects/{id}/columns", "v1GetProjectColumnsResponse", p={"id": lambda w: 1}),
+    Row("GET /api/v1/projects/{id}/experiments/metric-ranges", "v1GetProjectNumericMetricsRangeResponse",
+        p={"id": lambda w: 1}),
+    # Upstream's chart streams poll for ever (every periodSeconds): their first line is checked.
+    Row("GET /api/v1/experiments/{experiment_id}/metrics-stream/batches", "v1MetricBatchesResponse",
+        query={"metricName": "loss", "metricType": "METRIC_TYPE_VALIDATION", "periodSeconds": 1}, stream="first"),
+    Row("GET /api/v1/experiments/{experiment_id}/metrics-stream/trials-snapshot", "v1TrialsSnapshotResponse",
+        query={"metricName": "loss", "metricType": "METRIC_TYPE_VALIDATION", "batchesProcessed": 2,
+               "periodSeconds": 1}, stream="first"),
+    Row("GET /api/v1/experiments/{experiment_id}/metrics-stream/trials-sample", "v1TrialsSampleResponse",
+        query={"metricName": "loss", "metricType": "METRIC_TYPE_VALIDATION", "periodSeconds": 1}, stream="first"),
+    Step(lambda w: (w.dir / "release-side").touch()),
     Row("POST /api/v1/experiments/continue", "v1ContinueExperimentResponse",
         body=lambda w: {"id": w.side_exp, "overrideConfig": "max_restarts: 0\n"}),
     Step(wait_terminal("side_exp")),
@@ -363,8 +428,9 @@ TABLE = [
         p={"project_id": lambda w: 1}, body=lambda w: {"experimentIds": [w.main_exp], "numDays": 30, "projectId": 1}),
     Row("POST /api/v1/projects/{id}/archive", None, p={"id": "project"}),
     Row("POST /api/v1/projects/{id}/unarchive", None, p={"id": "project"}),
+    Step(create_second_workspace),
     Row("POST /api/v1/projects/{project_id}/move", None, p={"project_id": "project"},
-        body=lambda w: {"destinationWorkspaceId": 1, "projectId": w.project}),
+        body=lambda w: {"destinationWorkspaceId": w.second_workspace, "projectId": w.project}),
     Row("POST /api/v1/templates/{name}", "v1PostTemplateResponse", p={"name": lambda w: "contract-tpl"},
         body={"config": TEMPLATE_CONFIG, "workspaceId": 1}),
     Row("GET /api/v1/templates", "v1GetTemplatesResponse"),
@@ -415,6 +481,8 @@ TABLE = [
     Row("DELETE /api/v1/checkpoints", None, body=lambda w: {"checkpointUuids": [w.checkpoint]}),
     Row("DELETE /api/v1/experiments/{experiment_id}/tensorboard-files", None, p={"experiment_id": "created_exp"}),
     Row("DELETE /api/v1/experiments/{experiment_id}", None, p={"experiment_id": "created_exp"}),
+    Row("DELETE /api/v1/projects/{project_id}/experiments/delete", "v1DeleteExperimentsResponse", p=BULK_PROJECT,
+        body=BULK_BODY),
     Row("DELETE /api/v1/projects/{id}", "v1DeleteProjectResponse", p={"id": "project"}),
     Row("POST /api/v1/workspaces/{id}/archive", None, p={"id": "workspace"}),
     Row("POST /api/v1/workspaces/{id}/unarchive", None, p={"id": "workspace"}),
@@ -455,6 +523,26 @@ def _call(w, row):
     return f"{method} {path}", resp
 
 
+def _reply(w, row):
+    """(where, status, text, decoded body or the stream's decoded lines)."""
+    where, resp = _call(w, row)
+    if row.stream:
+        lines = None
+        if resp.ok:
+            lines = []
+            for line in resp.iter_lines():
+                if line:
+                    lines.append(json.loads(line))
+                    if row.stream == "first":
+                        break
+        resp.close()
+        return where, resp.status_code, None if resp.ok else resp.text, lines
+    body = resp.json() if resp.headers.get("Content-Type", "").startswith("application/json") else None
+    if row.then and resp.ok:
+        row.then(w, body)
+    return where, resp.status_code, resp.text, body
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     data = tmp_path_factory.mktemp("contract")
@@ -466,21 +554,21 @@ def world(tmp_path_factory):
         w.dir = tmp_path_factory.mktemp("contract-model")
         (w.dir / "trial.py").write_text(TRIAL)
         w.bound_pool = "bound"
-        w.replies = {}
+        w.replies, w.step_errors = {}, []
         try:
             for entry in TABLE:
-                if isinstance(entry, Step):
-                    entry.fn(w)
-                    continue
-                where, resp = _call(w, entry)
-                if entry.stream:
-                    lines = [json.loads(line) for line in resp.iter_lines() if line] if resp.ok else None
-                    w.replies[entry.route] = (where, resp.status_code, resp.text if not resp.ok else None, lines)
-                else:
-                    body = resp.json() if resp.headers.get("Content-Type", "").startswith("application/json") else None
-                    w.replies[entry.route] = (where, resp.status_code, resp.text, body)
-                    if entry.then and resp.ok:
-                        entry.then(w, body)
+                # A step or call that fails is recorded, and the table goes on: each row's test then says
+                # what it got, rather than one seeding problem hiding every other reply.
+                try:
+                    if isinstance(entry, Step):
+                        entry.fn(w)
+                    else:
+                        w.replies[entry.route] = _reply(w, entry)
+                except Exception as e:  # noqa: BLE001
+                    what = entry.fn.__name__ if isinstance(entry, Step) else entry.route
+                    w.step_errors.append(f"{what}: {type(e).__name__}: {e}")
+                    if isinstance(entry, Row):
+                        w.replies[entry.route] = (entry.route, None, f"{type(e).__name__}: {e}", None)
         finally:
             for name in ("main", "side"):
                 (w.dir / f"release-{name}").touch()
@@ -532,13 +620,17 @@ def test_each_row_names_upstreams_binding():
         op = ops.get(_key(row.route))
         if op is None:
             wrong.append(f"{row.route}: upstream's client has no such call (move it to NOT_UPSTREAM?)")
-        elif (op[1], op[2]) != (row.binding, row.stream):
+        elif (op[1], op[2]) != (row.binding, bool(row.stream)):
             wrong.append(f"{row.route}: upstream's {op[0]} decodes {op[1]} (stream={op[2]}); "
                          f"the row says {row.binding} (stream={row.stream})")
     for route in NOT_UPSTREAM:
         if _key(route) in ops:
             wrong.append(f"{route}: upstream's client calls it ({ops[_key(route)][0]}); it needs a row")
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_world_was_seeded(world):
+    assert not world.step_errors, "\n".join(world.step_errors)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.route for r in ROWS])
