@@ -37,6 +37,11 @@ UNIT_TESTS ?= ON
 
 test: UNIT_TESTS = OFF
 test: sanitize-build build
+	@if client=$$(bash scripts/upstream-client.sh); then \
+	  echo "make test: Determined 0.38.1's own client at $$client: the e2e_upstream_* suites run against it"; \
+	else \
+	  echo "make test: no Determined 0.38.1 client (DET_UPSTREAM_CLIENT or ../shared/upstream-client): the e2e_upstream_* suites are skipped"; \
+	fi
 	cd $(BUILD)-asan && ctest --output-on-failure --timeout 900 -L unit -j2
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 -LE unit -j2
 	FUZZ_BUILD=$(abspath $(BUILD))-fuzz bash scripts/run-fuzzers.sh $(FUZZ_SECONDS)

@@ -50,6 +50,13 @@ else
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# The Debian packages that Determined 0.38.1's own client imports, where that client is installed (the
+# e2e_upstream_* suites drive it; scripts/upstream-client.sh says where it is).
+if client=$(bash "$(dirname "${BASH_SOURCE[0]}")/upstream-client.sh") && [ -f "$client/install-deps.sh" ]; then
+  echo "install-deps: the packages of Determined 0.38.1's client at $client"
+  $SUDO bash "$client/install-deps.sh"
+fi
+
 # s3rver (npm), the local S3 server of the s3 checkpoint storage tests, into tests/s3/node_modules
 # (git-ignored) at the version pinned by tests/s3/package-lock.json.
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

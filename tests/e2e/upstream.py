@@ -26,26 +26,33 @@ import pytest
 REPO = pathlib.Path(os.environ.get("DET_REPO_ROOT", pathlib.Path(__file__).resolve().parents[2]))
 
 
-def client_dir():
-    """The upstream client's folder: DET_UPSTREAM_CLIENT, else ../shared/upstream-client beside the repository.
-    None when neither holds a client."""
-    for candidate in (os.environ.get("DET_UPSTREAM_CLIENT"), REPO.parent / "shared" / "upstream-client"):
-        if candidate and (pathlib.Path(candidate) / "site" / "determined" / "common" / "api" / "bindings.py").is_file():
-            return pathlib.Path(candidate).resolve()
+def _client_root():
+    return pathlib.Path(os.environ.get("DET_UPSTREAM_CLIENT") or REPO.parent / "shared" / "upstream-client")
+
+
+def _find_site():
+    """The folder holding the client's `determined` package: DET_UPSTREAM_CLIENT when set (a folder with
+    site/determined, as ../shared/upstream-client, or a site-packages folder with determined/), else
+    ../shared/upstream-client/site beside the repository. None when it holds no client."""
+    for site in (_client_root() / "site", _client_root()):
+        if (site / "determined" / "common" / "api" / "bindings.py").is_file():
+            return site.resolve()
     return None
 
 
 def require_client():
-    """The client's folder; skips the calling test (or module) when there is none."""
-    found = client_dir()
-    if found is None:
+    """The client's folder (DET_UPSTREAM_CLIENT or ../shared/upstream-client); skips the calling test (or
+    module, at module level) when it holds no client."""
+    if _find_site() is None:
         pytest.skip("Determined 0.38.1's client is not installed: set DET_UPSTREAM_CLIENT to its folder "
                     "(with site/determined) or put it at ../shared/upstream-client", allow_module_level=True)
-    return found
+    return _client_root().resolve()
 
 
 def site_dir():
-    return require_client() / "site"
+    """The folder to put on PYTHONPATH so that `import determined` loads the client's package."""
+    require_client()
+    return _find_site()
 
 
 @functools.lru_cache(maxsize=None)
@@ -63,10 +70,9 @@ def bindings():
 def stock_det(master, *args, user="determined", password="", check=True, timeout=300, env=None, input=None):
     """Runs upstream's own `det` CLI (not ours) against `master`; returns the CompletedProcess."""
     full_env = dict(os.environ, DET_MASTER=master, DET_USER=user, DET_PASS=password,
-                    HOME=os.environ.get("DET_UPSTREAM_HOME", os.environ.get("HOME", "/tmp")))
-    full_env.pop("PYTHONPATH", None)
+                    PYTHONPATH=str(site_dir()))
     full_env.update(env or {})
-    proc = subprocess.run([str(require_client() / "det"), *args], capture_output=True, text=True,
+    proc = subprocess.run(["/usr/bin/python3", "-m", "determined.cli", *args], capture_output=True, text=True,
                           timeout=timeout, env=full_env, input=input)
     if check and proc.returncode != 0:
         raise AssertionError(f"stock det {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
