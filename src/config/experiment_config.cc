@@ -6,6 +6,7 @@
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
 #include "config/checkpoint_storage_schema.h"
+#include "config/command_config.h"
 #include "config/environment_schema.h"
 #include "config/hyperparameters_schema.h"
 #include "config/log_policies_schema.h"
@@ -231,10 +232,22 @@ absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const json& input,
   return out;
 }
 
+std::vector<std::string> ExperimentConfigWarnings(const json& user_config) {
+  if (!user_config.is_object()) return {};
+  json cfg = user_config;
+  Problems p;
+  CheckSections(cfg, json(), p);
+  CheckMinorSections(cfg, 0, p);
+  return std::move(p.warnings());
+}
+
 absl::Status CheckTemplateConfig(const json& input) {
   RETURN_IF_ERROR(CheckIsMapping(input, "template"));
   json cfg = input;
   Problems p("template");
+  // What only commands, notebooks, shells and TensorBoards read (resources.slots, ...) is checked as
+  // theirs; the rest as a partial experiment config.
+  for (std::string& line : TakeCommandOnlyKeys(cfg)) p.AddLine(std::move(line));
   CheckSections(cfg, json(), p);
   CheckMinorSections(cfg, 0, p);
   Problems malformed = p.WithoutMissing();

@@ -76,6 +76,12 @@ absl::Status CheckTemplateConfig(const nlohmann::json& config);
 absl::StatusOr<ExperimentConfig> ParseExperimentConfigJson(const nlohmann::json& config,
                                                            const ExperimentDefaults& defaults);
 
+// The warnings (deprecated or ignored fields) of what `user_config`, a user's partial experiment config
+// (their YAML with overrides merged in, no defaults), sets; its errors are not reported. For a config
+// whose stored, defaulted form, which holds the defaults of deprecated fields too, was checked
+// already (det experiment continue): a warning names only a key the user set.
+std::vector<std::string> ExperimentConfigWarnings(const nlohmann::json& user_config);
+
 // "model_def:MyTrial": a legacy Trial-class entrypoint (a dotted module, a colon, a class name), which
 // runs in the harness (python3 -m determined.exec.harness).
 bool IsLegacyTrialEntrypoint(const std::string& entrypoint);

@@ -234,3 +234,21 @@ TEST(ExperimentConfigTest, ATemplateNeedsNotBeCompleteButWhatItHasMustBeValid) {
 
 }  // namespace
 }  // namespace det::config
+
+namespace det::config {
+namespace {
+
+TEST(ExperimentConfigWarningsTest, NameOnlyTheKeysTheUserSet) {
+  // A stored config holds every default, deprecated fields' too; only what the user set is warned about.
+  EXPECT_TRUE(ExperimentConfigWarnings(nlohmann::json::parse(R"({"searcher": {"name": "single", "metric": "x"}})"))
+                  .empty());
+  std::vector<std::string> warned = ExperimentConfigWarnings(
+      nlohmann::json::parse(R"({"scheduling_unit": 5, "searcher": {"name": "single", "max_length": 3}})"));
+  ASSERT_EQ(warned.size(), 2u);
+  EXPECT_NE(warned[0].find("scheduling_unit is deprecated"), std::string::npos) << warned[0];
+  EXPECT_NE(warned[1].find("searcher.max_length is deprecated"), std::string::npos) << warned[1];
+  EXPECT_TRUE(ExperimentConfigWarnings(nlohmann::json::array()).empty());
+}
+
+}  // namespace
+}  // namespace det::config

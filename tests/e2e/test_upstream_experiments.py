@@ -280,6 +280,13 @@ def test_move_continue_and_warm_start(cluster, model_dir, tmp_path):
     assert "optimizations" not in continued.stdout + continued.stderr
     assert "scheduling_unit" not in continued.stdout + continued.stderr
     wait_state(cluster, exp_id, "STATE_COMPLETED")
+    # The master's warnings name only what the user set (max_length), not the stored defaults.
+    again = cluster.session.post(f"{cluster.master_url}/api/v1/experiments/continue",
+                                 json={"id": exp_id, "overrideConfig": "searcher: {max_length: 6}"}, timeout=30)
+    assert again.status_code == 200, again.text
+    warnings = again.json().get("configWarnings", [])
+    assert len(warnings) == 1 and warnings[0].startswith("searcher.max_length is deprecated"), warnings
+    wait_state(cluster, exp_id, "STATE_COMPLETED")
 
     # A warm start names its source checkpoint in each trial.
     source = [c["uuid"] for c in checkpoints(cluster, exp_id) if c["state"] == "STATE_COMPLETED"][0]

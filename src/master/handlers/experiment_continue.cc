@@ -9,6 +9,7 @@
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
 #include "config/experiment_config.h"
+#include "config/merge.h"
 #include "master/experiment_rules.h"
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
@@ -37,6 +38,11 @@ absl::StatusOr<ContinuedExperiment> ParseContinueRequest(MasterContext& ctx, con
   ContinuedExperiment out;
   // The stored config is complete (merged and defaulted): the overrides need no defaults either.
   ASSIGN_OR_RETURN(out.config, config::ParseExperimentConfigJson(merged, {}));
+  // The stored config holds every default, deprecated fields' too: the warnings are of what the user
+  // set, in the experiment's original config and in these overrides.
+  absl::StatusOr<json> original = ParseYaml(experiment.original_config);
+  json user_set = original.ok() && original->is_object() ? *original : json::object();
+  out.config.warnings = config::ExperimentConfigWarnings(config::MergeExperimentConfig(overrides, user_set));
   ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx.store.ListTrials(id));
   if (trials.size() != 1) {
     return absl::FailedPreconditionError(absl::StrCat("experiment ", id, " has ", trials.size(),
