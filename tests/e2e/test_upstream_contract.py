@@ -198,8 +198,13 @@ def save(attr, *keys):
 
 EXPERIMENT_CONFIG = "name: created\nentrypoint: python3 trial.py\nsearcher: {name: single, metric: loss}\n" \
                     "hyperparameters: {dir: /nonexistent, name: created}\nmax_restarts: 0\n"
-# A generic task that a pause stops within a second.
-GENERIC_TASK_CONFIG = "entrypoint: [sleep, '600']\npreemption_timeout: 1\nresources: {slots: 0}\n"
+# A generic task that pauses when asked: it checks the preemption signal through the Core API.
+GENERIC_TASK_SCRIPT = """import time, determined as det
+with det.core.init() as ctx:
+    while not ctx.preempt.should_preempt():
+        time.sleep(0.2)
+"""
+GENERIC_TASK_CONFIG = f"entrypoint: {json.dumps(['python3', '-c', GENERIC_TASK_SCRIPT])}\nresources: {{slots: 0}}\n"
 TEMPLATE_CONFIG = {"description": "contract", "resources": {"slots": 0}}
 
 # ---------------------------------------------------------------------------------------------

@@ -270,14 +270,19 @@ def init(
     lib = native()
 
     if info.task_type != "TRIAL":
-        # Non-trial tasks (commands, notebooks) cannot report metrics or checkpoints.
+        # Non-trial tasks (commands, notebooks, generic tasks) cannot report metrics or checkpoints, but
+        # they are told to stop as trials are: a generic task's pause is its preemption signal.
         storage = _storage_config(checkpoint_storage, None)
         checkpoint = DummyCheckpointContext(distributed, lib.CheckpointContext(json.dumps(storage)))
         _install_stacktrace_on_sigusr1()
         return Context(
             checkpoint=checkpoint,
             distributed=distributed,
-            preempt=DummyPreemptContext(distributed, preempt_mode),
+            preempt=PreemptContext(
+                lib.PreemptContext(info.master_url, info.session_token, info.allocation_id),
+                distributed,
+                preempt_mode,
+            ),
             train=DummyTrainContext(),
             searcher=None,
             info=info,
