@@ -416,3 +416,67 @@ def test_trial_logs_and_metrics_streams(master):
     assert master.calls[-1][2] == {"trialIds": ["4"], "group": ["training"]}
     with pytest.raises(errors.APIException, match="boom"):
         next(it)
+
+
+def _project_json(pid, name, workspace_id=2, **extra):
+    p = {"id": pid, "name": name, "description": "", "key": name[:4].upper(), "archived": False,
+         "notes": [{"name": "n", "contents": "c"}], "numExperiments": 1, "numActiveExperiments": 0,
+         "workspaceId": workspace_id, "username": "determined"}
+    p.update(extra)
+    return p
+
+
+def test_workspaces_and_projects_have_upstreams_shape(master):
+    d = client.Determined(master=master.url)
+    workspaces = [{"id": 1, "name": "Uncategorized"}, {"id": 2, "name": "vision"}, {"id": 3, "name": "vision-2"}]
+    # The master's name filter matches more than the exact name; the SDK picks the exact one.
+    master.routes[("GET", "/api/v1/workspaces")] = lambda a, q, b: (200, {
+        "workspaces": [w for w in workspaces if q.get("name", [""])[0].lower() in w["name"].lower()],
+        "pagination": {"startIndex": 0, "endIndex": 3, "total": 3}})
+    projects = [_project_json(7, "seg"), _project_json(8, "seg-old")]
+    master.routes[("GET", "/api/v1/workspaces/2/projects")] = lambda a, q, b: (200, {
+        "projects": [p for p in projects if q.get("name", [""])[0] in p["name"]],
+        "pagination": {"startIndex": 0, "endIndex": 2, "total": 2}})
+    master.routes[("GET", "/api/v1/projects/7")] = lambda a, q, b: (200, {"project": projects[0]})
+    master.routes[("PATCH", "/api/v1/projects/7")] = lambda a, q, b: (200, {"project": dict(projects[0], **b)})
+    master.routes[("POST", "/api/v1/projects/7/archive")] = lambda a, q, b: (200, {})
+    master.routes[("POST", "/api/v1/workspaces/2/projects")] = lambda a, q, b: (
+        200, {"project": _project_json(9, b["name"], description=b["description"])})
+    master.routes[("GET", "/api/v1/experiments")] = lambda a, q, b: (200, {
+        "experiments": [{"id": 4, "name": "e", "state": "STATE_COMPLETED", "projectId": int(q["projectId"][0])}],
+        "pagination": {"startIndex": 0, "endIndex": 1, "total": 1}})
+
+    ws = d.get_workspace("vision")
+    assert isinstance(ws, client.Workspace) and (ws.id, ws.name) == (2, "vision")
+    assert [(w.id, w.name) for w in d.list_workspaces()] == [(1, "Uncategorized"), (2, "vision"), (3, "vision-2")]
+    with pytest.raises(errors.NotFoundException):
+        d.get_workspace("audio")
+
+    seg = ws.get_project("seg")
+    assert isinstance(seg, client.Project)
+    assert (seg.id, seg.name, seg.key, seg.workspace_id, seg.n_experiments, seg.n_active_experiments,
+            seg.archived, seg.notes, seg.username) == (7, "seg", "SEG", 2, 1, 0, False,
+                                                      [{"name": "n", "contents": "c"}], "determined")
+    with pytest.raises(errors.NotFoundException):
+        ws.get_project("se")  # a name the master's filter matches, but no project's
+    assert [p.name for p in ws.list_projects()] == ["seg", "seg-old"]
+    assert d.get_project(7).name == "seg"
+    assert [e.id for e in seg.list_experiments()] == [4]
+    seg.set_description("cells")
+    assert seg.description == "cells" and master.calls[-1][3] == {"description": "cells"}
+    seg.archive()
+    assert seg.archived is True and master.calls[-1][:2] == ("POST", "/api/v1/projects/7/archive")
+    made = ws.create_project("new", description="fresh")
+    assert (made.id, made.name, made.description) == (9, "new", "fresh")
+    assert master.calls[-1][3] == {"name": "new", "workspaceId": 2, "description": "fresh"}
+
+
+def test_module_level_workspace_functions_use_the_default_client(master, monkeypatch):
+    monkeypatch.setenv("DET_MASTER", master.url)
+    monkeypatch.setattr(client, "_determined", None)
+    master.routes[("GET", "/api/v1/workspaces")] = lambda a, q, b: (200, {
+        "workspaces": [{"id": 1, "name": "Uncategorized"}], "pagination": {"startIndex": 0, "endIndex": 1, "total": 1}})
+    master.routes[("GET", "/api/v1/projects/1")] = lambda a, q, b: (200, {"project": _project_json(1, "Uncategorized", 1)})
+    assert client.get_workspace("Uncategorized").id == 1
+    assert [w.name for w in client.list_workspaces()] == ["Uncategorized"]
+    assert client.get_project(1).workspace_id == 1

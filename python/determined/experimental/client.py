@@ -28,8 +28,8 @@ from determined.common.api import Session
 # The SDK's objects (Experiment, Trial, Checkpoint, ...), one list of them: the package's __all__.
 from determined.common.experimental import *  # noqa: F401,F403
 from determined.common.experimental import (Checkpoint, Determined, Experiment, ExperimentState, Model,
-                                           ModelSortBy, OrderBy, TrainingMetrics, Trial, TrialMetrics, User,
-                                           ValidationMetrics)
+                                           ModelSortBy, OrderBy, Project, TrainingMetrics, Trial, TrialMetrics,
+                                           User, ValidationMetrics, Workspace)
 
 _determined: Optional[Determined] = None
 
@@ -106,6 +106,31 @@ def get_user_by_name(user_name: str) -> User:
 @_require_singleton
 def list_users(active: Optional[bool] = None) -> List[User]:
     return _default().list_users(active=active)
+
+
+@_require_singleton
+def get_workspace(name: str) -> Workspace:
+    return _default().get_workspace(name)
+
+
+@_require_singleton
+def list_workspaces() -> List[Workspace]:
+    return _default().list_workspaces()
+
+
+@_require_singleton
+def create_workspace(name: str) -> Workspace:
+    return _default().create_workspace(name)
+
+
+@_require_singleton
+def delete_workspace(name: str) -> None:
+    _default().delete_workspace(name)
+
+
+@_require_singleton
+def get_project(project_id: int) -> Project:
+    return _default().get_project(project_id)
 
 
 @_require_singleton

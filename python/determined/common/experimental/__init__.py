@@ -19,6 +19,7 @@ from determined.common.experimental.experiment import (
 )
 from determined.common.experimental.model import Model, ModelOrderBy, ModelSortBy, ModelVersion
 from determined.common.experimental.metrics import TrainingMetrics, TrialMetrics, ValidationMetrics
+from determined.common.experimental.project import Project
 from determined.common.experimental.trial import (
     LogLevel,
     Trial,
@@ -28,12 +29,13 @@ from determined.common.experimental.trial import (
     TrialState,
 )
 from determined.common.experimental.user import User
+from determined.common.experimental.workspace import Workspace
 
 __all__ = [
     "Checkpoint", "CheckpointSortBy", "CheckpointState", "CheckpointTrainingMetadata",
     "Determined", "DownloadMode", "Experiment", "ExperimentOrderBy", "ExperimentReference",
     "ExperimentSortBy", "ExperimentState", "LogLevel", "Model", "ModelOrderBy", "ModelSortBy",
-    "ModelVersion", "OrderBy", "TrainingMetrics", "Trial",
+    "ModelVersion", "OrderBy", "Project", "TrainingMetrics", "Trial",
     "TrialMetrics", "TrialOrderBy", "TrialReference", "TrialSortBy", "TrialState", "User",
-    "ValidationMetrics",
+    "ValidationMetrics", "Workspace",
 ]

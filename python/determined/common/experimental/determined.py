@@ -11,7 +11,8 @@ import yaml
 
 from determined.common import api, context
 from determined.common.api import authentication
-from determined.common.experimental import checkpoint, experiment, metrics, model, trial, user
+from determined.common.experimental import (checkpoint, experiment, metrics, model, project, trial, user,
+                                           workspace)
 from determined.common.experimental._util import OrderBy
 
 logger = logging.getLogger("determined.client")
@@ -103,6 +104,31 @@ class Determined:
                  for r in api.read_paginated(page) for u in r.get("users") or []]
         # A master that ignores the filter still gets the asked-for users only.
         return [u for u in found if active is None or u.active == active]
+
+    # --- workspaces and projects ---
+
+    def get_workspace(self, name: str) -> workspace.Workspace:
+        """The workspace named ``name``; NotFoundException when there is none."""
+        return workspace.Workspace._from_json(workspace._find(self._session, name), self._session)
+
+    def list_workspaces(self) -> List[workspace.Workspace]:
+        def page(offset: int) -> Dict[str, Any]:
+            return self._session.get("/api/v1/workspaces", params={"offset": offset})
+
+        return [workspace.Workspace._from_json(w, self._session)
+                for r in api.read_paginated(page) for w in r.get("workspaces") or []]
+
+    def create_workspace(self, name: str) -> workspace.Workspace:
+        resp = self._session.post("/api/v1/workspaces", body={"name": name})
+        return workspace.Workspace._from_json(resp["workspace"], self._session)
+
+    def delete_workspace(self, name: str) -> None:
+        self._session.delete(f"/api/v1/workspaces/{self.get_workspace(name).id}")
+
+    def get_project(self, project_id: int) -> project.Project:
+        """The project with this ID (by name: ``get_workspace(...).get_project(name)``)."""
+        resp = self._session.get(f"/api/v1/projects/{project_id}")
+        return project.Project._from_json(resp["project"], self._session)
 
     # --- experiments ---
 
