@@ -673,3 +673,39 @@ def test_reply_decodes_with_upstreams_binding(world, row):
         assert not problems, "\n".join(problems[:30])
     else:
         upstream.check_reply(row.binding, body, where)
+
+
+def test_the_checker_catches_what_the_stock_client_trips_on(world):
+    """Real replies, each spoiled in one way the stock client (or a user of its objects) would trip on."""
+    import copy
+
+    def spoiled(route, change):
+        _, _, _, body = world.replies[route]
+        body = copy.deepcopy(body)
+        change(body)
+        return body
+
+    cases = {
+        "a task state as a container state": (
+            "GET /api/v1/commands/{id}", "v1GetCommandResponse",
+            lambda b: b["command"]["container"].update(state="STATE_QUEUED"), "is not a value of containerv1State"),
+        "a missing map": (
+            "POST /api/v1/workspaces", "v1PostWorkspaceResponse",
+            lambda b: b.pop("namespaceBindings"), "namespaceBindings: missing"),
+        "a null list": (
+            "GET /api/v1/experiments/{experiment_id}/trials", "v1GetExperimentTrialsResponse",
+            lambda b: b.update(trials=None), "trials: null"),
+        "a missing required field": (
+            "GET /api/v1/experiments/{experiment_id}", "v1GetExperimentResponse",
+            lambda b: b["experiment"].pop("state"), "state: missing"),
+        "an int64 as a number": (
+            "GET /api/v1/checkpoints/{checkpoint_uuid}", "v1GetCheckpointResponse",
+            lambda b: b["checkpoint"]["resources"].update(weights=100), "is not a JSON string"),
+        "a timestamp that is not RFC 3339": (
+            "GET /api/v1/trials/{trial_id}", "v1GetTrialResponse",
+            lambda b: b["trial"].update(startTime="2026-11-28 08:00:00"), "is not an RFC 3339 timestamp"),
+    }
+    for what, (route, binding, change, expected) in cases.items():
+        assert not upstream.reply_problems(binding, world.replies[route][3], route), f"{route} is not good to start"
+        problems = upstream.reply_problems(binding, spoiled(route, change), route)
+        assert any(expected in p for p in problems), f"{what}: the checker said {problems}"

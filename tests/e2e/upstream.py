@@ -9,10 +9,13 @@ installed (a user's fresh clone), `require_client()` skips them with a message t
   value of *that* enum, nested messages recursively);
 - every repeated and map field is present and not null: proto3 cannot make them optional, so upstream
   always sends them ([] and {} when empty), and the client iterates them without a check;
+- a string field named as a time (`startTime`, `modifiedAt`, `timestamp`, ...) holds an RFC 3339 timestamp
+  (google.protobuf.Timestamp as jsonpb writes it; bindings.py types it as a plain str);
 - the class's own `from_json` decodes it.
 Each problem names the place (`where`), the path of the field and the value.
 """
 import functools
+import re
 import importlib
 import inspect
 import os
@@ -109,6 +112,10 @@ def _is_collection(tp):
     return not (origin.__name__ == "dict" and typing.get_args(tp)[1] is typing.Any)
 
 
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})")
+TIME_FIELD = re.compile(r"(Time|At|^timestamp|Timestamp)$")
+
+
 def _problems(tp, value, path):
     module = bindings()
     tp, nullable = _strip_optional(tp)
@@ -170,6 +177,8 @@ def _problems(tp, value, path):
     elif tp is str:
         if not isinstance(value, str):
             yield f"{path}: {value!r} is not a JSON string"
+        elif TIME_FIELD.search(path.rsplit(".", 1)[-1]) and not RFC3339.fullmatch(value):
+            yield f"{path}: {value!r} is not an RFC 3339 timestamp"
 
 
 def reply_problems(binding, value, where):
