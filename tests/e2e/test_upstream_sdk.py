@@ -12,7 +12,7 @@ import textwrap
 import pytest
 import yaml
 
-from conftest import REPO, wait_for
+from conftest import REPO, stepper, wait_for
 from upstream import check_reply, require_client, site_dir
 
 require_client()
@@ -45,6 +45,16 @@ def sdk(cluster, script, user="determined", password=""):
                DET_PASS=password, HOME=os.environ.get("HOME", "/tmp"))
     proc = subprocess.run(["/usr/bin/python3", "-c", textwrap.dedent(script)], capture_output=True, text=True,
                           env=env, timeout=240)
+    assert proc.returncode == 0, f"upstream SDK script failed:\n{proc.stdout}\n{proc.stderr}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def sdk_argv(cluster, script, *argv):
+    """sdk() with arguments for the script (sys.argv[1:])."""
+    env = dict(os.environ, PYTHONPATH=str(site_dir()), DET_MASTER=cluster.master_url, DET_USER="determined",
+               DET_PASS="")
+    proc = subprocess.run(["/usr/bin/python3", "-c", textwrap.dedent(script), *argv], capture_output=True,
+                          text=True, env=env, timeout=240)
     assert proc.returncode == 0, f"upstream SDK script failed:\n{proc.stdout}\n{proc.stderr}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -379,3 +389,53 @@ def test_deleting_an_experiment_deletes_the_tensorboard_files_upstreams_harness_
     wait_for(lambda: cluster.session.get(f"{cluster.master_url}/api/v1/experiments/{exp_id}",
                                          timeout=30).status_code == 404, "the experiment to be deleted")
     assert tb_files() == []
+
+
+def test_bulk_state_changes_of_live_experiments(cluster, tmp_path):
+    """Upstream's bulk pause, activate, kill and delete by id (project -1: any project) and by filters,
+    through its bindings, on running experiments: each result names its experiment, the states follow."""
+    (tmp_path / "train.py").write_text(stepper(600))
+    (tmp_path / "exp.yaml").write_text(yaml.safe_dump({
+        "name": "upstream-bulk", "entrypoint": "python3 train.py", "max_restarts": 0,
+        "searcher": {"name": "single", "metric": "loss"}}))
+    ids = [cluster.create_experiment(tmp_path / "exp.yaml", tmp_path) for _ in range(2)]
+
+    def states():
+        return [cluster.get(f"/api/v1/experiments/{i}")["experiment"]["state"] for i in ids]
+
+    wait_for(lambda: all(s == "STATE_RUNNING" for s in states()), "both experiments to run")
+    bulk = f"""
+        import json, sys
+        from determined.common.api import bindings
+        from determined.experimental import client
+        client.login()
+        sess = client._determined._session
+        ids = {ids}
+        verb = sys.argv[1]
+        if verb == "pause":
+            resp = bindings.post_PauseExperiments(sess, projectId=-1,
+                body=bindings.v1PauseExperimentsRequest(experimentIds=ids, projectId=-1))
+        elif verb == "activate":
+            resp = bindings.post_ActivateExperiments(sess, projectId=1,
+                body=bindings.v1ActivateExperimentsRequest(experimentIds=[], projectId=1,
+                    filters=bindings.v1BulkExperimentFilters(name="upstream-bulk", states=[
+                        bindings.experimentv1State.PAUSED])))
+        elif verb == "kill":
+            resp = bindings.post_KillExperiments(sess, projectId=1,
+                body=bindings.v1KillExperimentsRequest(experimentIds=ids, projectId=1))
+        else:
+            resp = bindings.delete_DeleteExperiments(sess, projectId=1,
+                body=bindings.v1DeleteExperimentsRequest(experimentIds=ids, projectId=1))
+        print(json.dumps(sorted((r.id, r.error) for r in resp.results)))
+    """
+    ok = [[i, ""] for i in sorted(ids)]
+    assert sdk_argv(cluster, bulk, "pause") == ok
+    wait_for(lambda: states() == ["STATE_PAUSED"] * 2, "both to pause")
+    assert sdk_argv(cluster, bulk, "activate") == ok
+    wait_for(lambda: all(s in ("STATE_ACTIVE", "STATE_RUNNING", "STATE_QUEUED") for s in states()),
+             "both to be active")
+    assert sdk_argv(cluster, bulk, "kill") == ok
+    wait_for(lambda: states() == ["STATE_CANCELED"] * 2, "both to be killed")
+    assert sdk_argv(cluster, bulk, "delete") == ok
+    wait_for(lambda: all(cluster.session.get(f"{cluster.master_url}/api/v1/experiments/{i}", timeout=30).status_code
+                         == 404 for i in ids), "both to be deleted")
