@@ -72,6 +72,31 @@ json KnownKeysOnly(const json& tmpl) {
 
 }  // namespace
 
+std::vector<std::string> TakeCommandOnlyKeys(json& tmpl) {
+  json taken = json::object();
+  if (!tmpl.is_object()) return {};
+  for (const char* key : {"idle_timeout", "notebook_idle_type", "tensorboard_args", "work_dir"}) {
+    if (tmpl.contains(key)) {
+      taken[key] = tmpl[key];
+      tmpl.erase(key);
+    }
+  }
+  if (tmpl.contains("resources") && tmpl["resources"].is_object() && tmpl["resources"].contains("slots")) {
+    taken["resources"]["slots"] = tmpl["resources"]["slots"];
+    tmpl["resources"].erase("slots");
+  }
+  Problems p("template");
+  CheckObject(taken, "", CommandFields(), p, {.fill_null_defaults = false});
+  if (taken.contains("resources")) {
+    CheckObject(taken["resources"], "resources", CommandResourceFields(), p, {.fill_null_defaults = false});
+  }
+  if (taken.contains("idle_timeout") && taken["idle_timeout"].is_string()) {
+    absl::StatusOr<std::chrono::milliseconds> idle = ParseDuration(taken["idle_timeout"].get<std::string>());
+    if (!idle.ok()) p.Add("idle_timeout", idle.status().message());
+  }
+  return p.errors();
+}
+
 void OverlayConfig(json& base, const json& top) {
   if (!top.is_object() || !base.is_object()) {
     base = top;
@@ -111,8 +136,12 @@ absl::StatusOr<CommandConfig> ParseCommandConfig(const json& defaults, const jso
 
   CommandConfig out;
   json& entrypoint = config["entrypoint"];
-  if (entrypoint.is_string()) {
-    if (!entrypoint.get<std::string>().empty()) out.entrypoint = {"sh", "-c", entrypoint.get<std::string>()};
+  // A string, or a list of one string (`det cmd run 'echo hi && ls'`), is a shell command line, as
+  // upstream's command-entrypoint.sh and generic-task-entrypoint.sh run it: /bin/sh -c "$1".
+  if (entrypoint.is_array() && entrypoint.size() == 1 && entrypoint[0].is_string()) {
+    if (!entrypoint[0].get<std::string>().empty()) out.entrypoint = {"/bin/sh", "-c", entrypoint[0].get<std::string>()};
+  } else if (entrypoint.is_string()) {
+    if (!entrypoint.get<std::string>().empty()) out.entrypoint = {"/bin/sh", "-c", entrypoint.get<std::string>()};
   } else if (entrypoint.is_array()) {
     for (size_t i = 0; i < entrypoint.size(); ++i) {
       if (!entrypoint[i].is_string()) {

@@ -44,6 +44,12 @@ struct CommandConfig {
 // Overlays `top` onto `base` in place (see above).
 void OverlayConfig(nlohmann::json& base, const nlohmann::json& top);
 
+// A template serves commands, notebooks, shells and TensorBoards as well as experiments. Moves the
+// keys that only a command's config has (resources.slots, work_dir, idle_timeout, notebook_idle_type,
+// tensorboard_args) out of `tmpl`, so that the rest can be checked as a partial experiment config,
+// and checks them as a command's: returns the problems, each "<path>: <what>".
+std::vector<std::string> TakeCommandOnlyKeys(nlohmann::json& tmpl);
+
 // Layers and checks a command's config. `defaults` is the master's (or the pool's)
 // task_container_defaults; `tmpl` a template's config (null for none); `submitted` what the user
 // sent. Every problem is reported at once: InvalidArgument "invalid command configuration:" with one

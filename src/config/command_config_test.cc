@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "config/experiment_config.h"
+
 namespace det::config {
 namespace {
 
@@ -32,7 +34,18 @@ TEST(CommandConfigTest, ListsAreReplacedNotMerged) {
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->bind_mounts.size(), 1u);
   EXPECT_EQ(c->bind_mounts[0].host_path, "/c");
-  EXPECT_EQ(c->entrypoint, (std::vector<std::string>{"sh", "-c", "true"}));  // a string runs in a shell
+  EXPECT_EQ(c->entrypoint, (std::vector<std::string>{"/bin/sh", "-c", "true"}));  // a string runs in a shell
+}
+
+TEST(CommandConfigTest, OneArgumentIsAShellCommandLineSeveralAreAnArgv) {
+  // upstream's command-entrypoint.sh: one argument runs as /bin/sh -c "$1", several are exec'd as given.
+  absl::StatusOr<CommandConfig> one = ParseCommandConfig({}, {}, {{"entrypoint", {"echo hi && ls"}}});
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->entrypoint, (std::vector<std::string>{"/bin/sh", "-c", "echo hi && ls"}));
+  EXPECT_EQ(one->full["entrypoint"], json({"echo hi && ls"}));  // `det cmd config` shows what was given
+  absl::StatusOr<CommandConfig> argv = ParseCommandConfig({}, {}, {{"entrypoint", {"echo", "a b"}}});
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  EXPECT_EQ(argv->entrypoint, (std::vector<std::string>{"echo", "a b"}));
 }
 
 TEST(CommandConfigTest, RefusesUnknownKeysWrongTypesAndAnEmptyCommand) {
@@ -52,6 +65,25 @@ TEST(CommandConfigTest, OverlayMergesObjectsAndReplacesScalarsAndLists) {
   json base = {{"a", {{"x", 1}, {"y", 2}}}, {"l", {1, 2}}, {"s", "old"}};
   OverlayConfig(base, {{"a", {{"y", 3}}}, {"l", {9}}, {"s", "new"}});
   EXPECT_EQ(base, (json{{"a", {{"x", 1}, {"y", 3}}}, {"l", {9}}, {"s", "new"}}));
+}
+
+}  // namespace
+}  // namespace det::config
+
+namespace det::config {
+namespace {
+
+TEST(CommandConfigTest, ATemplateMayHoldWhatOnlyCommandsReadCheckedAsACommandsConfig) {
+  // Templates serve commands, notebooks, shells and TensorBoards too (`det cmd run --template`).
+  nlohmann::json tmpl = {{"resources", {{"slots", 0}, {"slots_per_trial", 2}}},
+                         {"work_dir", "/tmp"}, {"notebook_idle_type", "activity"}, {"max_restarts", 1}};
+  EXPECT_TRUE(CheckTemplateConfig(tmpl).ok()) << CheckTemplateConfig(tmpl);
+  nlohmann::json bad = {{"resources", {{"slots", "two"}}}, {"idle_timeout", "soon"}, {"max_restarts", "x"}};
+  absl::Status s = CheckTemplateConfig(bad);
+  EXPECT_THAT(s.message(), HasSubstr("resources.slots: must be an integer"));
+  EXPECT_THAT(s.message(), HasSubstr("idle_timeout"));
+  EXPECT_THAT(s.message(), HasSubstr("max_restarts: must be an integer"));
+  EXPECT_THAT(s.message(), ::testing::Not(HasSubstr("unknown key")));
 }
 
 }  // namespace

@@ -687,6 +687,8 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
 
   json eff = json::object();
   for (const std::string& key : unused) eff[key] = cfg[key];
+  // Upstream's config always has the list (code that reads the master's config iterates it).
+  if (!eff.contains("feature_switches") || eff["feature_switches"].is_null()) eff["feature_switches"] = json::array();
   out.config_file = top.String("config_file");
   std::string data_dir = top.String("data_dir", "/var/lib/determined");
   if (data_dir.empty()) p.Add("data_dir", "must not be empty");

@@ -376,6 +376,15 @@ telemetry: {enabled: false}
   EXPECT_EQ(json::parse(ToPrintableJson(*plain))["security"]["initial_user_password"], "");
 }
 
+TEST(MasterConfigTest, FeatureSwitchesAreAlwaysAList) {
+  auto plain = Load("");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(json::parse(ToPrintableJson(*plain))["feature_switches"], json::array());
+  auto given = Load("feature_switches: [a, b]\n");
+  ASSERT_TRUE(given.ok()) << given.status();
+  EXPECT_EQ(json::parse(ToPrintableJson(*given))["feature_switches"], json({"a", "b"}));
+}
+
 }  // namespace
 }  // namespace det::config
 
