@@ -64,7 +64,10 @@ absl::StatusOr<int> CreateGenericTask(Session& session, const CreateGenericTaskA
 absl::StatusOr<int> PrintGenericTaskConfig(Session& session, const std::string& task_id,
                                            std::ostream& out) {
   ASSIGN_OR_RETURN(json resp, session.Get(absl::StrCat(GenericTaskPath(task_id), "/config")));
+  // The master sends the config as JSON text (upstream's GetGenericTaskConfigResponse); it is shown
+  // as YAML, as upstream's `det task config` shows it. Text that is not JSON is shown as it is.
   std::string config = Str(resp, "config");
+  if (absl::StatusOr<json> parsed = ParseJson(config); parsed.ok() && parsed->is_object()) config = ToYaml(*parsed);
   out << config;
   if (!config.empty() && config.back() != '\n') out << "\n";
   return 0;

@@ -40,7 +40,7 @@ class GenericTaskOpsTest : public FakeMasterTest {
     }
     if (r.method == "GET" && t == "/api/v1/tasks") return {200, kTasks};
     if (r.method == "GET" && t == "/api/v1/tasks/t1/config") {
-      return {200, R"({"config":"entrypoint: python3 run.py\nresources:\n  slots: 1"})"};
+      return {200, R"({"config":"{\"entrypoint\":\"python3 run.py\",\"resources\":{\"slots\":1}}"})"};
     }
     const std::set<std::string> actions = {"/api/v1/tasks/t1/kill", "/api/v1/tasks/t1/pause",
                                            "/api/v1/tasks/t1/unpause"};

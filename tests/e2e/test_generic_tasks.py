@@ -27,16 +27,16 @@ def wait_state(cluster, task_id, state, timeout=120):
 
 def test_a_task_runs_and_a_failing_one_ends_in_error(cluster, tmp_path):
     ok = create(cluster, tmp_path, 'entrypoint: ["echo", "task ran"]\n', "ok")
-    wait_state(cluster, ok, "TASK_STATE_COMPLETED")
+    wait_state(cluster, ok, "GENERIC_TASK_STATE_COMPLETED")
     assert "task ran" in cluster.det("task", "logs", ok).stdout
     assert "echo" in cluster.det("task", "config", ok).stdout
 
     in_context = create(cluster, tmp_path, 'entrypoint: ["cat", "msg.txt"]\n', "ctx")
-    wait_state(cluster, in_context, "TASK_STATE_COMPLETED")
+    wait_state(cluster, in_context, "GENERIC_TASK_STATE_COMPLETED")
     assert "task ran" in cluster.det("task", "logs", in_context).stdout
 
     failing = create(cluster, tmp_path, 'entrypoint: ["sh", "-c", "exit 7"]\n', "failing")
-    ended = wait_state(cluster, failing, "TASK_STATE_ERROR")
+    ended = wait_state(cluster, failing, "GENERIC_TASK_STATE_ERROR")
     assert ended["exitCode"] == 7
     assert ended["exitStatus"] == "exited with code 7"
 
@@ -49,12 +49,12 @@ def test_pause_unpause_and_kill(cluster, tmp_path):
 
     wait_for(lambda: runs() == 1, "the task to start")
     cluster.det("task", "pause", task_id)
-    wait_state(cluster, task_id, "TASK_STATE_PAUSED")
+    wait_state(cluster, task_id, "GENERIC_TASK_STATE_PAUSED")
     cluster.det("task", "unpause", task_id)
     wait_for(lambda: runs() == 2, "the task to run again")
     assert len(task(cluster, task_id)["allocations"]) == 2
     cluster.det("task", "kill", task_id)
-    wait_state(cluster, task_id, "TASK_STATE_CANCELED")
+    wait_state(cluster, task_id, "GENERIC_TASK_STATE_CANCELED")
     refused = cluster.det("task", "unpause", task_id, check=False)
     assert refused.returncode != 0 and "has ended" in refused.stdout + refused.stderr
 

@@ -57,7 +57,7 @@ absl::StatusOr<NewTask> ParseLaunchCommand(Store& store, const config::MasterCon
     submitted["resources"]["slots"] = 0;
   }
   json tmpl = nullptr;
-  if (const json* t = api::FindField(body, "templateName"); t != nullptr && !t->is_null()) {
+  if (const json* t = api::FindField(body, "template_name"); t != nullptr && !t->is_null()) {
     if (!t->is_string()) return absl::InvalidArgumentError("templateName: must be a template's name");
     if (!t->get<std::string>().empty()) {
       absl::StatusOr<Template> found = store.GetTemplate(t->get<std::string>());
@@ -97,10 +97,10 @@ absl::StatusOr<NewTask> ParseCreateGenericTask(Store& store, const config::Maste
   out.type = TaskType::kGeneric;
   ASSIGN_OR_RETURN(out.config,
                    config::ParseCommandConfig(config::TaskContainerDefaultsFor(master, *submitted, nullptr), nullptr, *submitted, "task"));
-  if (const json* files = api::FindField(body, "contextDirectory"); files != nullptr && !files->is_null()) {
+  if (const json* files = api::FindField(body, "context_directory"); files != nullptr && !files->is_null()) {
     ASSIGN_OR_RETURN(out.context_tgz, ContextTarGz(*files, "contextDirectory", "context directory", max_context_bytes));
   }
-  if (const json* fork = api::FindField(body, "forkedFrom"); fork != nullptr && fork->is_string()) {
+  if (const json* fork = api::FindField(body, "forked_from"); fork != nullptr && fork->is_string()) {
     out.forked_from = *fork;
     // A fork runs in its parent's context unless it brings its own.
     absl::StatusOr<Task> parent = store.GetTask(out.forked_from);
@@ -128,18 +128,20 @@ absl::StatusOr<NewTask> ParseCreateGenericTask(Store& store, const config::Maste
 
 namespace {
 
-// The ids in body[field] (numbers or numeric strings, as gateways send int64s).
+// The ids in body[field] (snake_case or lowerCamel; numbers or numeric strings, as gateways send int64s).
 absl::StatusOr<std::vector<int64_t>> IdList(const json& body, const char* field) {
   std::vector<int64_t> ids;
   const json* list = api::FindField(body, field);
   if (list == nullptr || list->is_null()) return ids;
-  if (!list->is_array()) return absl::InvalidArgumentError(absl::StrCat(field, ": must be a list of ids"));
+  if (!list->is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(field), ": must be a list of ids"));
+  }
   for (const json& v : *list) {
     int64_t id = 0;
     if (v.is_number_integer()) {
       id = v.get<int64_t>();
     } else if (!v.is_string() || !absl::SimpleAtoi(v.get<std::string>(), &id)) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ": expected ids, got ", v.dump()));
+      return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(field), ": expected ids, got ", v.dump()));
     }
     ids.push_back(id);
   }
@@ -149,8 +151,8 @@ absl::StatusOr<std::vector<int64_t>> IdList(const json& body, const char* field)
 // A TensorBoard's sources: every trial of the experiments, and the trials named, each with its
 // experiment's checkpoint storage (where the harness uploads the trial's event files).
 absl::StatusOr<json> TensorboardSources(Store& store, const json& body) {
-  ASSIGN_OR_RETURN(std::vector<int64_t> experiment_ids, IdList(body, "experimentIds"));
-  ASSIGN_OR_RETURN(std::vector<int64_t> trial_ids, IdList(body, "trialIds"));
+  ASSIGN_OR_RETURN(std::vector<int64_t> experiment_ids, IdList(body, "experiment_ids"));
+  ASSIGN_OR_RETURN(std::vector<int64_t> trial_ids, IdList(body, "trial_ids"));
   if (experiment_ids.empty() && trial_ids.empty()) {
     return absl::InvalidArgumentError("experimentIds or trialIds: give the experiments or trials to show");
   }

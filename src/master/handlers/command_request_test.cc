@@ -34,6 +34,11 @@ TEST(CommandRequestTest, LayersTheMasterDefaultsTheTemplateAndTheConfig) {
   EXPECT_EQ(task->config.work_dir, "/srv");
   EXPECT_EQ(task->config.environment_variables, (std::vector<std::string>{"FROM=master"}));
   EXPECT_TRUE(task->context_tgz.empty());
+  // Upstream's CLI sends the template's name as template_name.
+  absl::StatusOr<NewTask> snake = ParseLaunchCommand(
+      *store, master, {{"config", {{"entrypoint", {"echo", "hi"}}}}, {"template_name", "t"}}, 1 << 20);
+  ASSERT_TRUE(snake.ok()) << snake.status();
+  EXPECT_EQ(snake->config.priority, 7);
 
   absl::StatusOr<NewTask> pooled = ParseLaunchCommand(
       *store, master, {{"config", {{"entrypoint", {"x"}}, {"resources", {{"resource_pool", "gpu"}}}}}}, 1 << 20);

@@ -235,8 +235,9 @@ void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/tasks/{task_id}/config", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
     absl::StatusOr<Task> task = ctx.store.GetTask(req.path_params.at("task_id"));
     if (!task.ok()) return ReplyError(r, task.status());
+    // Upstream's GetGenericTaskConfigResponse.config is the config as JSON text (clients json.loads it).
     json config = json::parse(task->config_json, nullptr, false);
-    ReplyJson(r, {{"config", ToYaml(config)}});
+    ReplyJson(r, {{"config", config.dump()}});
   });
   router.Add("POST", "/api/v1/tasks/{task_id}/kill", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
     std::string id = req.path_params.at("task_id");

@@ -21,6 +21,18 @@ std::string SchedulerTypeName(scheduler::SchedulerType type) {
   return "SCHEDULER_TYPE_UNSPECIFIED";
 }
 
+std::string SchedulerConfigName(scheduler::SchedulerType type) {
+  switch (type) {
+    case scheduler::SchedulerType::kPriority:
+      return "priority";
+    case scheduler::SchedulerType::kFairShare:
+      return "fair_share";
+    case scheduler::SchedulerType::kRoundRobin:
+      return "round_robin";
+  }
+  return "";
+}
+
 namespace {
 
 // A pool without agents has no slot type yet (upstream: device.ZeroSlot).

@@ -28,11 +28,27 @@ std::string TaskDisplayState(const Task& task, const std::optional<Allocation>& 
 
 namespace {
 
-json ContainerJson(const Task& task, const std::optional<Allocation>& latest) {
-  if (!latest || latest->placements.empty()) return nullptr;
+// upstream's containerv1State of an allocation's process: placed but not started is ASSIGNED; a
+// process that runs (also while it is being stopped) is RUNNING; an ended one is TERMINATED.
+const char* ContainerState(AllocationState state) {
+  switch (state) {
+    case AllocationState::kQueued:
+    case AllocationState::kAssigned:
+      return "STATE_ASSIGNED";
+    case AllocationState::kRunning:
+    case AllocationState::kTerminating:
+      return "STATE_RUNNING";
+    case AllocationState::kTerminated:
+      return "STATE_TERMINATED";
+  }
+  return "STATE_UNSPECIFIED";
+}
+
+json ContainerJson(const Allocation* latest) {
+  if (latest == nullptr || latest->placements.empty()) return nullptr;
   return {{"parent", latest->placements.front().agent_id},
           {"id", latest->allocation_id},
-          {"state", TaskDisplayState(task, latest)},
+          {"state", ContainerState(latest->state)},
           {"devices", json::array()},
           {"permissionDenied", false}};
 }
@@ -43,16 +59,36 @@ bool ReportsReadiness(TaskType type) {
   return type == TaskType::kNotebook || type == TaskType::kShell || type == TaskType::kTensorboard;
 }
 
+// upstream's taskv1State of an allocation (its AllocationState.Proto()): waiting for or holding
+// slots but not started is QUEUED.
+const char* AllocationTaskState(AllocationState state) {
+  switch (state) {
+    case AllocationState::kQueued:
+    case AllocationState::kAssigned:
+      return "STATE_QUEUED";
+    case AllocationState::kRunning:
+      return "STATE_RUNNING";
+    case AllocationState::kTerminating:
+      return "STATE_TERMINATING";
+    case AllocationState::kTerminated:
+      return "STATE_TERMINATED";
+  }
+  return "STATE_UNSPECIFIED";
+}
+
 json AllocationJson(const Allocation& a, TaskType type) {
   const bool running = a.state == AllocationState::kRunning;
-  return {{"taskId", a.task_id},
-          {"allocationId", a.allocation_id},
-          {"state", absl::StrCat("STATE_", a.state == AllocationState::kQueued ? "PENDING" : Name(a.state))},
-          {"isReady", running && (a.ready || !ReportsReadiness(type))},
-          {"startTime", FormatRfc3339(a.start_time)},
-          {"endTime", a.end_time ? json(FormatRfc3339(*a.end_time)) : json(nullptr)},
-          {"resourcePool", a.resource_pool},
-          {"exitCode", a.exit_code ? json(*a.exit_code) : json(nullptr)}};
+  json out = {{"taskId", a.task_id},
+              {"allocationId", a.allocation_id},
+              {"state", AllocationTaskState(a.state)},
+              {"slots", a.slots},
+              {"isReady", running && (a.ready || !ReportsReadiness(type))},
+              {"startTime", FormatRfc3339(a.start_time)},
+              {"endTime", a.end_time ? json(FormatRfc3339(*a.end_time)) : json(nullptr)},
+              {"resourcePool", a.resource_pool},
+              {"exitCode", a.exit_code ? json(*a.exit_code) : json(nullptr)}};
+  if (a.exit_code) out["statusCode"] = *a.exit_code;  // a proto3 optional: absent until it exits
+  return out;
 }
 
 }  // namespace
@@ -67,7 +103,7 @@ json CommandJson(const Task& task, const std::optional<Allocation>& latest) {
           {"description", task.description},
           {"state", TaskDisplayState(task, latest)},
           {"startTime", FormatRfc3339(task.start_time)},
-          {"container", ContainerJson(task, latest)},
+          {"container", ContainerJson(latest ? &*latest : nullptr)},
           {"displayName", task.username},
           {"userId", task.owner_id},
           {"username", task.username},
@@ -86,7 +122,8 @@ json TaskJson(const Task& task, const std::vector<Allocation>& allocations) {
           {"allocations", allocs},
           {"startTime", FormatRfc3339(task.start_time)},
           {"endTime", task.end_time ? json(FormatRfc3339(*task.end_time)) : json(nullptr)},
-          {"taskState", absl::StrCat("TASK_STATE_", Name(task.state))},
+          {"taskState", absl::StrCat("GENERIC_TASK_STATE_", Name(task.state))},
+          {"config", task.config_json},
           {"forkedFrom", task.forked_from.empty() ? json(nullptr) : json(task.forked_from)},
           {"parentId", nullptr},
           {"noPause", task.type != TaskType::kGeneric},

@@ -20,6 +20,13 @@ TEST(TaskJsonTest, CommandShowsItsLatestAllocation) {
   nlohmann::json running = CommandJson(t, a);
   EXPECT_EQ(running["state"], "STATE_RUNNING");
   EXPECT_EQ(running["container"]["parent"], "agent-1");
+  EXPECT_EQ(running["container"]["state"], "STATE_RUNNING");  // a containerv1State, not a task state
+  a.state = AllocationState::kAssigned;
+  EXPECT_EQ(CommandJson(t, a)["state"], "STATE_QUEUED");
+  EXPECT_EQ(CommandJson(t, a)["container"]["state"], "STATE_ASSIGNED");
+  a.state = AllocationState::kTerminating;
+  EXPECT_EQ(CommandJson(t, a)["container"]["state"], "STATE_RUNNING");
+  a.state = AllocationState::kRunning;
   t.state = TaskState::kStoppingCanceled;
   EXPECT_EQ(CommandJson(t, a)["state"], "STATE_TERMINATING");
   t.state = TaskState::kError;
@@ -31,10 +38,15 @@ TEST(TaskJsonTest, CommandShowsItsLatestAllocation) {
 TEST(TaskJsonTest, TaskListsItsAllocations) {
   Task t{.task_id = "g", .type = TaskType::kGeneric, .state = TaskState::kPaused};
   nlohmann::json j = TaskJson(t, {Allocation{.allocation_id = "g.1", .task_id = "g",
-                                             .state = AllocationState::kTerminated}});
+                                             .state = AllocationState::kTerminated, .slots = 2, .exit_code = 0},
+                                  Allocation{.allocation_id = "g.2", .task_id = "g"}});
   EXPECT_EQ(j["taskType"], "TASK_TYPE_GENERIC");
-  EXPECT_EQ(j["taskState"], "TASK_STATE_PAUSED");
+  EXPECT_EQ(j["taskState"], "GENERIC_TASK_STATE_PAUSED");  // a v1GenericTaskState
   EXPECT_EQ(j["allocations"][0]["state"], "STATE_TERMINATED");
+  EXPECT_EQ(j["allocations"][0]["slots"], 2);
+  EXPECT_EQ(j["allocations"][0]["statusCode"], 0);
+  EXPECT_EQ(j["allocations"][1]["state"], "STATE_QUEUED");  // taskv1State has no PENDING
+  EXPECT_FALSE(j["allocations"][1].contains("statusCode")) << "a proto3 optional: absent until it exits";
   EXPECT_EQ(j["noPause"], false);
   EXPECT_EQ(TaskDisplayState(t, std::nullopt), "STATE_TERMINATED");
 }

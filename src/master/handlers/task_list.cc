@@ -11,6 +11,7 @@
 #include "common/time_util.h"
 #include "master/handlers/agent_json.h"
 #include "master/handlers/handler_util.h"
+#include "master/handlers/resource_pool_json.h"
 #include "master/handlers/routes.h"
 
 namespace det::master {
@@ -43,18 +44,31 @@ std::map<std::string, RunningAllocation> RunningAllocations(
   return out;
 }
 
-json SummaryJson(Store& store, const std::string& allocation_id, const RunningAllocation& running) {
+// What a summary tells of the scheduler: each live job's effective priority, by job id, and each
+// pool's scheduler ("priority", ...), by pool name.
+struct SchedulingFacts {
+  std::map<std::string, int> priorities;
+  std::map<std::string, std::string> schedulers;
+};
+
+json SummaryJson(Store& store, const std::string& allocation_id, const RunningAllocation& running,
+                 const SchedulingFacts& facts) {
   std::string task_id;
   std::string name = allocation_id;
   std::string registered;
+  std::string job_id;
   absl::StatusOr<Allocation> alloc = store.GetAllocation(allocation_id);
   if (alloc.ok()) {
     task_id = alloc->task_id;
     registered = FormatRfc3339(alloc->start_time);
     if (absl::StatusOr<api::Trial> trial = store.GetTrialByTaskId(alloc->task_id); trial.ok()) {
       name = absl::StrCat("Trial ", trial->id, " (Experiment ", trial->experiment_id, ")");
+      if (absl::StatusOr<api::Experiment> exp = store.GetExperiment(trial->experiment_id); exp.ok()) {
+        job_id = exp->job_id;
+      }
     } else if (absl::StatusOr<Task> task = store.GetTask(alloc->task_id); task.ok()) {
       name = task->description;
+      job_id = task->job_id;
     }
   }
   json agent_devices = json::object();
@@ -66,16 +80,23 @@ json SummaryJson(Store& store, const std::string& allocation_id, const RunningAl
                                  {"agentDevices", agent_devices},
                                  {"containerId", allocation_id},
                                  {"started", nullptr}}});
-  return {{"taskId", task_id},
-          {"allocationId", allocation_id},
-          {"name", name},
-          {"registeredTime", registered.empty() ? json(nullptr) : json(registered)},
-          {"resourcePool", running.resource_pool},
-          {"slotsNeeded", running.slots},
-          {"resources", resources},
-          {"schedulerType", ""},
-          // `priority` is a proto3 optional: left out when unset (reference §0.2).
-          {"proxyPorts", json::array()}};
+  json out = {{"taskId", task_id},
+              {"allocationId", allocation_id},
+              {"name", name},
+              {"registeredTime", registered.empty() ? json(nullptr) : json(registered)},
+              {"resourcePool", running.resource_pool},
+              {"slotsNeeded", running.slots},
+              {"resources", resources},
+              {"schedulerType", ""},
+              {"proxyPorts", json::array()}};
+  if (auto s = facts.schedulers.find(running.resource_pool); s != facts.schedulers.end()) {
+    out["schedulerType"] = s->second;
+  }
+  // `priority` is a proto3 optional: left out when unknown (reference §0.2).
+  if (auto p = facts.priorities.find(job_id); !job_id.empty() && p != facts.priorities.end()) {
+    out["priority"] = p->second;
+  }
+  return out;
 }
 
 // The legacy echo route's AllocationSummary: the same facts under upstream's Go field names.
@@ -97,17 +118,24 @@ json LegacySummaryJson(const json& summary) {
           {"slots_needed", summary["slotsNeeded"]},
           {"resources", std::move(resources)},
           {"scheduler_type", summary["schedulerType"]},
-          {"priority", nullptr}};
+          {"priority", summary.value("priority", json())}};
 }
 
 // Replies `wrap` of every running allocation's summary (GetTasks' JSON), by allocation id.
 void ReplyRunningAllocations(MasterContext& ctx, ResponderPtr r, std::function<json(json)> wrap) {
   ctx.cluster.ListAgents([&ctx, r, wrap = std::move(wrap)](std::vector<AgentSummary> agents) {
     auto running = std::make_shared<std::map<std::string, RunningAllocation>>(RunningAllocations(agents));
-    ctx.stream_loop.Post([&ctx, r, running, wrap] {
-      json by_id = json::object();
-      for (const auto& [id, alloc] : *running) by_id[id] = SummaryJson(ctx.store, id, alloc);
-      ReplyJson(r, wrap(std::move(by_id)));
+    auto facts = std::make_shared<SchedulingFacts>();
+    ctx.cluster.ListJobs([&ctx, r, wrap, running, facts](std::vector<JobInfo> jobs) {
+      for (const JobInfo& j : jobs) facts->priorities[j.job_id] = j.priority;
+      ctx.cluster.ListResourcePools([&ctx, r, wrap, running, facts](std::vector<PoolSummary> pools) {
+        for (const PoolSummary& p : pools) facts->schedulers[p.options.name] = SchedulerConfigName(p.options.scheduler.type);
+        ctx.stream_loop.Post([&ctx, r, running, facts, wrap] {
+          json by_id = json::object();
+          for (const auto& [id, alloc] : *running) by_id[id] = SummaryJson(ctx.store, id, alloc, *facts);
+          ReplyJson(r, wrap(std::move(by_id)));
+        });
+      });
     });
   });
 }
