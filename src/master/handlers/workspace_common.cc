@@ -31,11 +31,14 @@ json WorkspaceJson(const Workspace& w) {
               {"errorMessage", ""},
               {"defaultComputePool", w.default_compute_pool},
               {"defaultAuxPool", w.default_aux_pool}};
-  if (w.pinned_at) out["pinnedAt"] = FormatRfc3339(*w.pinned_at);
-  if (absl::StatusOr<json> group = ParseJson(w.agent_user_group_json); group.ok()) out["agentUserGroup"] = *group;
-  if (absl::StatusOr<json> storage = ParseJson(w.checkpoint_storage_config_json); storage.ok()) {
-    out["checkpointStorageConfig"] = *storage;
-  }
+  // Unset message fields are null, as grpc-gateway writes them; an empty object is an unset setting.
+  auto setting = [](const std::string& text) -> json {
+    absl::StatusOr<json> parsed = ParseJson(text);
+    return parsed.ok() && parsed->is_object() && !parsed->empty() ? *parsed : json(nullptr);
+  };
+  out["pinnedAt"] = w.pinned_at ? json(FormatRfc3339(*w.pinned_at)) : json(nullptr);
+  out["agentUserGroup"] = setting(w.agent_user_group_json);
+  out["checkpointStorageConfig"] = setting(w.checkpoint_storage_config_json);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/algorithm/container.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/wire.h"
@@ -45,7 +46,20 @@ absl::Status ReadPage(const HttpRequest& req, int64_t& offset, int64_t& limit) {
 absl::StatusOr<json> ListWorkspaces(MasterContext& ctx, const HttpRequest& req) {
   WorkspaceFilter f;
   f.name = req.Query("name").value_or("");
-  f.name_case_sensitive = QueryBool(req, "name_case_sensitive");
+  // Upstream's `nameCaseSensitive` is a string: the name, matched exactly. A boolean word beside
+  // `name` is read as the older "match `name` exactly" flag.
+  if (std::optional<std::string> exact = req.Query("name_case_sensitive"); exact && !exact->empty()) {
+    const std::string word = absl::AsciiStrToLower(*exact);
+    const bool flag = !f.name.empty() && (word == "true" || word == "1" || word == "false" || word == "0");
+    if (flag) {
+      f.name_case_sensitive = word == "true" || word == "1";
+    } else if (!f.name.empty() && absl::AsciiStrToLower(f.name) != absl::AsciiStrToLower(*exact)) {
+      return json{{"workspaces", json::array()}, {"pagination", Pagination(0, 0, 0, 0)}};  // no name is both
+    } else {
+      f.name = *exact;
+      f.name_case_sensitive = true;
+    }
+  }
   ASSIGN_OR_RETURN(f.archived, QueryOptionalBool(req, "archived"));
   RETURN_IF_ERROR(ReadUserFilters(req, f.usernames, f.user_ids));
   std::string sort = req.Query("sort_by").value_or("SORT_BY_UNSPECIFIED");
@@ -105,6 +119,7 @@ absl::StatusOr<std::optional<std::string>> OptionalObjectText(const json& body, 
   if (!value->is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(api::ToLowerCamel(snake_name), " must be a JSON object"));
   }
+  if (value->empty()) return std::string();  // {} clears it (upstream's "To remove storage config use '{}'")
   return DumpJson(*value);
 }
 
@@ -122,10 +137,18 @@ absl::StatusOr<WorkspacePatch> ParseWorkspaceSettings(const MasterContext& ctx, 
   ASSIGN_OR_RETURN(patch.name, api::OptionalStringField(body, "name"));
   ASSIGN_OR_RETURN(patch.agent_user_group_json, AgentUserGroupField(body));
   ASSIGN_OR_RETURN(patch.checkpoint_storage_config_json, OptionalObjectText(body, "checkpoint_storage_config"));
-  for (auto [field, out] : {std::pair{"default_compute_pool", &patch.default_compute_pool},
-                            std::pair{"default_aux_pool", &patch.default_aux_pool}}) {
-    ASSIGN_OR_RETURN(*out, api::OptionalStringField(body, field));
-    if (*out) RETURN_IF_ERROR(CheckPoolName(ctx, **out, api::ToLowerCamel(field).c_str()));
+  // PatchWorkspace names them default_{compute,aux}_resource_pool (the older names still work there).
+  struct PoolField {
+    const char* name;
+    const char* newer_name;
+    std::optional<std::string>* out;
+  };
+  for (const PoolField& f : {PoolField{"default_compute_pool", "default_compute_resource_pool", &patch.default_compute_pool},
+                             PoolField{"default_aux_pool", "default_aux_resource_pool", &patch.default_aux_pool}}) {
+    ASSIGN_OR_RETURN(*f.out, api::OptionalStringField(body, f.name));
+    ASSIGN_OR_RETURN(std::optional<std::string> newer, api::OptionalStringField(body, f.newer_name));
+    if (newer) *f.out = newer;
+    if (*f.out) RETURN_IF_ERROR(CheckPoolName(ctx, **f.out, api::ToLowerCamel(newer ? f.newer_name : f.name).c_str()));
   }
   return patch;
 }
@@ -142,7 +165,8 @@ absl::StatusOr<json> CreateWorkspace(MasterContext& ctx, const HttpRequest& req)
               .default_aux_pool = settings.default_aux_pool.value_or("")};
   RETURN_IF_ERROR(CheckWorkspaceOrProjectName(w.name, "name"));
   ASSIGN_OR_RETURN(Workspace created, ctx.store.InsertWorkspace(w));
-  return json{{"workspace", WorkspaceJson(created)}};
+  // No Kubernetes here, so no workspace is bound to a namespace; upstream always sends the map.
+  return json{{"workspace", WorkspaceJson(created)}, {"namespaceBindings", json::object()}};
 }
 
 absl::StatusOr<json> PatchWorkspace(MasterContext& ctx, const HttpRequest& req) {
@@ -151,7 +175,7 @@ absl::StatusOr<json> PatchWorkspace(MasterContext& ctx, const HttpRequest& req) 
   ASSIGN_OR_RETURN(WorkspacePatch patch, ParseWorkspaceSettings(ctx, body));
   RETURN_IF_ERROR(WorkspaceForChange(ctx.store, *req.principal, id).status());
   ASSIGN_OR_RETURN(Workspace patched, PatchWorkspaceChecked(ctx.store, id, patch));
-  return json{{"workspace", WorkspaceJson(patched)}};
+  return json{{"workspace", WorkspaceJson(patched)}, {"namespaceBindings", json::object()}};
 }
 
 // Its experiments go through the experiment deletion (their checkpoints with them, asynchronously),
