@@ -3,7 +3,9 @@
 state changes, set, labels, move, continue, download, logs, delete), trials, checkpoints, projects and
 models. Each step checks what the user reads: table rows, ids, states, file names."""
 import json
+import pathlib
 import re
+import tarfile
 
 import pytest
 import yaml
@@ -379,3 +381,24 @@ def test_models(cluster, model_dir, tmp_path):
     assert cluster.get(f"/api/v1/models/{created['id']}")["model"]["workspaceId"] != 1
     det(cluster, "model", "delete", "upstream-model", input="y\n")
     assert "upstream-model" not in out(cluster, "model", "list")
+
+
+def test_config_model_definition_wait_and_support_bundle(cluster, model_dir, tmp_path, monkeypatch):
+    d, _ = model_dir
+    exp_id = created_id(out(cluster, "experiment", "create", str(write_config(tmp_path, config("extras"))), str(d)))
+    det(cluster, "experiment", "wait", str(exp_id), timeout=120)
+    assert experiment(cluster, exp_id)["state"] == "STATE_COMPLETED"
+    shown = yaml.safe_load(out(cluster, "experiment", "config", str(exp_id)))
+    assert shown["name"] == "extras" and shown["searcher"]["metric"] == "loss"
+    monkeypatch.chdir(tmp_path)  # the model definition is written to the working directory
+    det(cluster, "experiment", "download-model-def", str(exp_id))
+    with tarfile.open(tmp_path / f"experiment_{exp_id}_model_def.tgz") as tgz:
+        assert "train.py" in [pathlib.PurePath(n).name for n in tgz.getnames()]
+    (trial,) = cluster.trials(exp_id)
+    bundle_dir = tmp_path / "bundle"
+    bundle_dir.mkdir()
+    assert "bundle path:" in out(cluster, "trial", "support-bundle", str(trial["id"]), "-o", str(bundle_dir))
+    (bundle,) = bundle_dir.iterdir()
+    with tarfile.open(bundle) as tgz:
+        names = tgz.getnames()
+    assert any("trial_logs" in n or "logs" in n for n in names), names
