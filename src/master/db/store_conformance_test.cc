@@ -1235,6 +1235,16 @@ TYPED_TEST(StoreTest, ListUsersFiltersSortsAndPages) {
   EXPECT_EQ(page->users[1].username, "dave");
 }
 
+TYPED_TEST(StoreTest, SeededUsersHaveARealModificationTime) {
+  // Not 1970: migration 0023 stamps admin and determined when the database is made.
+  const auto year_2020 = std::chrono::system_clock::time_point(std::chrono::seconds(1577836800));
+  for (const char* name : {"admin", "determined"}) {
+    absl::StatusOr<api::User> user = this->store_->GetUserByName(name);
+    ASSERT_TRUE(user.ok()) << user.status();
+    EXPECT_GT(user->modified_at, year_2020) << name;
+  }
+}
+
 TYPED_TEST(StoreTest, DeleteUserSessionsRevokesOnlyThatUser) {
   auto later = std::chrono::system_clock::now() + std::chrono::hours(1);
   ASSERT_TRUE(this->store_->AddSession("t1", 1, later).ok());
