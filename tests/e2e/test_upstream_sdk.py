@@ -90,10 +90,12 @@ def test_experiments_trials_checkpoints_metrics_and_logs(cluster, grid, tmp_path
         best = exp.list_checkpoints(max_results=1)[0]
         top = client.get_trial(trials[0].id).top_checkpoint()
         path = best.download({str(tmp_path / "best")!r})
+        via_master = best.download({str(tmp_path / "via-master")!r}, mode=client.DownloadMode.MASTER)
         out = {{
             "name": exp.name, "state": exp.state.value, "listed": listed,
             "trials": sorted((t.hparams["scale"], t.state.value, t.id) for t in trials),
             "best": [best.uuid, best.training.trial_id, best.metadata["steps_completed"], str(path)],
+            "via_master": str(via_master),
             "top_of_first_trial": top.training.trial_id,
             "metrics": {{}}, "logs": {{}},
         }}
@@ -117,6 +119,9 @@ def test_experiments_trials_checkpoints_metrics_and_logs(cluster, grid, tmp_path
     uuid, trial_id, steps, path = got["best"]
     assert (trial_id, steps) == (by_scale[1], 3)
     assert open(os.path.join(path, "model.txt")).read() == "scale=1 step=3"
+    # Through the master (GET /checkpoints/{uuid}, a tar.gz): the same files, and the metadata the SDK writes.
+    assert sorted(os.listdir(got["via_master"])) == ["metadata.json", "model.txt"]
+    assert open(os.path.join(got["via_master"], "model.txt")).read() == "scale=1 step=3"
     assert got["top_of_first_trial"] in by_scale.values()
     for scale, tid in by_scale.items():
         m = got["metrics"][str(tid)]

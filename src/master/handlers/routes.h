@@ -19,6 +19,7 @@ void RegisterTrialSeriesRoutes(Router& router, MasterContext& ctx);
 void RegisterTrialReportRoutes(Router& router, MasterContext& ctx);
 void RegisterTaskRoutes(Router& router, MasterContext& ctx);
 void RegisterCheckpointRoutes(Router& router, MasterContext& ctx);
+void RegisterCheckpointDownloadRoutes(Router& router, MasterContext& ctx);
 void RegisterAllocationRoutes(Router& router, MasterContext& ctx);
 void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx);
 void RegisterPreviewSearchRoutes(Router& router, MasterContext& ctx);
@@ -54,6 +55,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterTaskRoutes(router, ctx);
   RegisterCommandRoutes(router, ctx);
   RegisterCheckpointRoutes(router, ctx);
+  RegisterCheckpointDownloadRoutes(router, ctx);
   RegisterAllocationRoutes(router, ctx);
   RegisterAgentRoutes(router, server, ctx);
   RegisterPreviewSearchRoutes(router, ctx);
