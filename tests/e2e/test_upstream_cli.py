@@ -438,6 +438,18 @@ def test_workspace_create_list_describe_edit_archive_projects_delete(cluster, sd
     assert edited["defaultComputePool"] == "extra"
     assert row(sdet("workspace", "list").stdout, ID=str(wid))["Default Compute Pool"] == "extra"
 
+    # Work in the workspace runs in its default compute pool (no agents there: it waits), and the
+    # command and its job say where they are.
+    cid = sdet("cmd", "run", "-w", "up-ws2", "-d", "sleep 600").stdout.strip()
+    listed = row(sdet("cmd", "list", "-w", "up-ws2").stdout, id=cid)
+    assert (listed["workspaceName"], listed["resourcePool"], listed["state"]) == ("up-ws2", "extra", "QUEUED")
+    command = get(cluster, f"/api/v1/commands/{cid}", "v1GetCommandResponse")["command"]
+    assert command["workspaceId"] == wid
+    jobs = json.loads(sdet("job", "list", "-p", "extra", "--json").stdout)["jobs"]
+    assert [(j["workspaceId"], j["summary"]["state"]) for j in jobs if j["jobId"] == command["jobId"]] == \
+        [(wid, "STATE_QUEUED")]
+    sdet("cmd", "kill", cid)
+
     assert "Successfully archived workspace up-ws2." in sdet("workspace", "archive", "up-ws2").stdout
     assert workspace_json(sdet, "up-ws2")["archived"] is True
     assert "Successfully un-archived workspace up-ws2." in sdet("workspace", "unarchive", "up-ws2").stdout

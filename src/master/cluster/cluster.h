@@ -143,6 +143,7 @@ struct JobInfo {
   std::string username;
   int64_t user_id = 0;
   std::string resource_pool;
+  int64_t workspace_id = 1;  // the experiment's or the task's
   WallTime submission_time;
   int priority = 0;  // effective: the job's own, else the pool's default
   double weight = 1;

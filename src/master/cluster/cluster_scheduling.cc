@@ -353,6 +353,7 @@ void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
       job.name = exp->experiment.name;
       job.username = exp->experiment.username;
       job.user_id = exp->experiment.owner_id;
+      job.workspace_id = exp->experiment.workspace_id;
       job.submission_time = exp->experiment.start_time;
       job.progress = exp->experiment.progress;
     }
@@ -364,6 +365,7 @@ void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
       job.name = task->record.description;
       job.username = task->record.username;
       job.user_id = task->record.owner_id;
+      job.workspace_id = task->record.workspace_id;
       job.submission_time = task->record.start_time;
     }
     std::vector<JobInfo> out;

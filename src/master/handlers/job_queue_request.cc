@@ -16,7 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int64_t kDefaultWorkspaceId = 1;
 constexpr const char* kActions = "priority, weight, resourcePool, aheadOf or behindOf";
 
 absl::StatusOr<std::string> ParseJobState(const std::string& raw) {
@@ -125,7 +124,7 @@ json JobJson(const JobInfo& job) {
           {"allocatedSlots", job.allocated_slots},
           {"name", job.name},
           {"progress", job.progress},
-          {"workspaceId", kDefaultWorkspaceId}};
+          {"workspaceId", job.workspace_id}};
 }
 
 absl::StatusOr<std::vector<QueueUpdate>> ParseQueueUpdates(const json& body) {

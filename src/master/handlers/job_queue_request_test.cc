@@ -58,13 +58,14 @@ TEST(JobJsonTest, UpstreamJobFields) {
   j.state = "STATE_SCHEDULED";
   j.jobs_ahead = 0;
   j.progress = 0.25;
+  j.workspace_id = 4;
   json out = JobJson(j);
   EXPECT_EQ(out, json::parse(R"({
     "summary": {"state": "STATE_SCHEDULED", "jobsAhead": 0},
     "type": "TYPE_EXPERIMENT", "submissionTime": "1970-01-02T00:00:00.000000Z",
     "username": "alice", "userId": 3, "resourcePool": "default", "isPreemptible": true,
     "priority": 42, "weight": 1.5, "entityId": "7", "jobId": "job-1", "requestedSlots": 2,
-    "allocatedSlots": 1, "name": "mnist", "progress": 0.25, "workspaceId": 1})"));
+    "allocatedSlots": 1, "name": "mnist", "progress": 0.25, "workspaceId": 4})"));
   EXPECT_EQ(JobSummaryJson(j), out["summary"]);
 }
 
