@@ -182,7 +182,10 @@ class ClusterInfo:
 
     @property
     def gpu_uuids(self) -> List[str]:
-        return []
+        """The uuids of this task's GPUs: the agent gives each task exactly its own, in
+        CUDA_VISIBLE_DEVICES."""
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+        return [d for d in visible.split(",") if d.startswith(("GPU-", "MIG-"))]
 
 
 _info: Union[ClusterInfo, None, str] = "unloaded"

@@ -28,6 +28,14 @@ def test_trial_cluster_info(trial_env):
     assert det.get_cluster_info() is info  # cached
 
 
+def test_gpu_uuids_are_the_tasks_visible_gpus(trial_env, monkeypatch):
+    info = det.get_cluster_info()
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-703306b3-2fac-7329-2445-8eeb1fd75108,MIG-0000")
+    assert info.gpu_uuids == ["GPU-703306b3-2fac-7329-2445-8eeb1fd75108", "MIG-0000"]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert info.gpu_uuids == []
+
+
 def test_missing_variables_are_named(trial_env, monkeypatch):
     monkeypatch.delenv("DET_HPARAMS")
     with pytest.raises(RuntimeError, match="DET_HPARAMS"):

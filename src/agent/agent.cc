@@ -45,7 +45,7 @@ Agent::~Agent() {
 
 api::AgentHello Agent::Hello() const {
   api::AgentHello hello;
-  for (int i = 0; i < config_.slots; ++i) hello.slots.push_back({i, "cpu", "cpu"});
+  hello.slots = config_.env.slots;
   std::lock_guard lock(mu_);
   std::set<std::string> ids = unwritten_exits_;
   for (const auto& [id, task] : tasks_) ids.insert(id);

@@ -29,7 +29,6 @@ namespace det::agent {
 
 struct AgentConfig {
   std::string agent_id;
-  int slots = 1;
   std::filesystem::path work_dir;  // absolute; tasks run in work_dir/tasks/ALLOCATION_ID
   AgentEnvironment env;
   // On shutdown tasks get SIGTERM, then SIGKILL after this long.

@@ -4,7 +4,10 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "agent/master_url.h"
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
@@ -19,8 +22,7 @@ using config::Problems;
 
 // Upstream keys accepted (an upstream agent.yaml loads) but not acted on by this agent.
 const Keys& UnusedKeys() {
-  static const Keys keys = {"visible_gpus",
-                            "debug",
+  static const Keys keys = {"debug",
                             "tls",
                             "tls_cert",
                             "tls_key",
@@ -52,6 +54,7 @@ const Keys& Known() {
               "slots",
               "artificial_slots",
               "slot_type",
+              "visible_gpus",
               "work_dir",
               "container_master_host",
               "container_master_port",
@@ -129,7 +132,9 @@ const std::vector<config::Setting>& AgentSettings() {
       {"resource-pool", "resource_pool", K::kString, "the resource pool to join (default: the master's default compute pool)"},
       {"slots", "slots", K::kInt, "number of CPU slots to offer (default 1)"},
       {"artificial-slots", "artificial_slots", K::kInt, "alias of --slots"},
-      {"slot-type", "slot_type", K::kString, "cpu (one slot), none (zero slots) or auto"},
+      {"slot-type", "slot_type", K::kString,
+       "auto (the GPUs found, else CPU slots), cuda, rocm, cpu or none (default auto)"},
+      {"visible-gpus", "visible_gpus", K::kString, "the GPUs to offer, by index: 0,2 (default all)"},
       {"work-dir", "work_dir", K::kString, "where task directories go"},
       {"container-master-host", "container_master_host", K::kString, "master host tasks use"},
       {"container-master-port", "container_master_port", K::kInt, "master port tasks use"},
@@ -243,19 +248,37 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
   if (out.agent_id.find('/') != std::string::npos) p.Add("agent_id", "must not contain '/'");
   out.resource_pool = Str(cfg, "resource_pool", "resource_pool", p, "");
 
-  std::string slot_type = Str(cfg, "slot_type", "slot_type", p, "auto");
-  int type_slots = 1;
-  if (slot_type == "none") {
-    type_slots = 0;
-  } else if (slot_type == "cpu" || slot_type == "auto") {
-    type_slots = 1;
-  } else if (slot_type == "gpu" || slot_type == "cuda" || slot_type == "rocm") {
-    out.warnings.push_back(absl::StrCat(
-        "slot_type: ", slot_type, " GPUs are not detected by this agent; offering CPU slots"));
+  const std::string slot_type = Str(cfg, "slot_type", "slot_type", p, "auto");
+  static const std::map<std::string, SlotType> kSlotTypes = {
+      {"auto", SlotType::kAuto}, {"cuda", SlotType::kCuda}, {"gpu", SlotType::kCuda},
+      {"rocm", SlotType::kRocm}, {"cpu", SlotType::kCpu},  {"none", SlotType::kNone}};
+  if (auto it = kSlotTypes.find(slot_type); it != kSlotTypes.end()) {
+    out.slot_type = it->second;
   } else {
-    p.Add("slot_type",
-          absl::StrCat("must be one of auto, cpu, none, gpu, cuda, rocm, got \"", slot_type, "\""));
+    p.Add("slot_type", absl::StrCat("must be one of auto, cuda, rocm, cpu, none, got \"", slot_type, "\""));
   }
+  if (Has(cfg, "visible_gpus")) {
+    // A list in agent.yaml, a comma-separated string on the command line and in DET_VISIBLE_GPUS.
+    const json& v = cfg["visible_gpus"];
+    std::vector<std::string> items;
+    if (v.is_array()) {
+      for (const json& item : v) items.push_back(item.is_string() ? item.get<std::string>() : item.dump());
+    } else if (v.is_string() || v.is_number_integer()) {
+      for (absl::string_view part : absl::StrSplit(v.is_string() ? v.get<std::string>() : v.dump(), ',', absl::SkipEmpty())) {
+        items.emplace_back(absl::StripAsciiWhitespace(part));
+      }
+    }
+    for (const std::string& item : items) {
+      int index = -1;
+      if (!absl::SimpleAtoi(item, &index) || index < 0) {
+        p.Add("visible_gpus", absl::StrCat("must list GPU indexes such as 0,2, got \"", item, "\""));
+        continue;
+      }
+      out.visible_gpus.push_back(index);
+    }
+    if (items.empty()) p.Add("visible_gpus", "must list GPU indexes such as 0,2");
+  }
+  const int type_slots = out.slot_type == SlotType::kNone ? 0 : 1;
   int artificial = Int(cfg, "artificial_slots", "artificial_slots", 0, 4096, 0, p);
   if (Has(cfg, "slots")) {
     out.slots = Int(cfg, "slots", "slots", 0, 4096, 1, p);

@@ -6,6 +6,9 @@
 // Our keys and departures from upstream:
 //  - `master_url` (flag --master-url, env DET_MASTER_URL): "http://HOST:PORT", an alternative to
 //    master_host + master_port (what `det deploy local` passes);
+//  - `slot_type` (upstream's): auto (default) offers the GPUs found (CUDA, then ROCm), else CPU slots;
+//    cuda and rocm offer those GPUs and fail at start when there are none; cpu offers CPU slots; none
+//    offers no slot. `visible_gpus` ("0,2") limits which GPUs are offered.
 //  - `slots`: the number of CPU slots offered (default 1); upstream's `artificial_slots` is an
 //  alias;
 //  - `work_dir`: where task directories go (default /tmp/determined-agent-<agent_id>);
@@ -31,12 +34,16 @@ struct AgentTlsConfig {
   std::string client_key;
 };
 
+enum class SlotType { kAuto, kCuda, kRocm, kCpu, kNone };
+
 struct AgentFileConfig {
   std::string master_host;  // required (or master_url)
   int master_port = 8080;
   std::string agent_id;  // "" = the hostname
   std::string resource_pool;  // "" = the master's default compute pool
-  int slots = 1;
+  int slots = 1;                      // CPU slots, where CPU slots are offered
+  SlotType slot_type = SlotType::kAuto;
+  std::vector<int> visible_gpus;      // empty = every GPU found
   std::string work_dir;               // "" = /tmp/determined-agent-<agent_id>
   std::string container_master_host;  // "" = master_host; what tasks get in DET_MASTER
   int container_master_port = 0;      // 0 = master_port

@@ -1,5 +1,6 @@
 #include "agent/agent_config.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace det::agent {
@@ -88,6 +89,31 @@ TEST(AgentConfigTest, SlotAliases) {
   auto none = Load("master_host: m\nslot_type: none\n");
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(none->slots, 0);
+  EXPECT_EQ(none->slot_type, SlotType::kNone);
+}
+
+TEST(AgentConfigTest, SlotTypesAndVisibleGpus) {
+  auto defaults = Load("master_host: m\n");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->slot_type, SlotType::kAuto);
+  EXPECT_TRUE(defaults->visible_gpus.empty());
+  auto from_file = Load("master_host: m\nslot_type: cuda\nvisible_gpus: [0, 2]\n");
+  ASSERT_TRUE(from_file.ok()) << from_file.status();
+  EXPECT_EQ(from_file->slot_type, SlotType::kCuda);
+  EXPECT_EQ(from_file->visible_gpus, (std::vector<int>{0, 2}));
+  auto from_env = Load("master_host: m\n", {{"DET_SLOT_TYPE", "rocm"}, {"DET_VISIBLE_GPUS", "1,3"}});
+  ASSERT_TRUE(from_env.ok()) << from_env.status();
+  EXPECT_EQ(from_env->slot_type, SlotType::kRocm);
+  EXPECT_EQ(from_env->visible_gpus, (std::vector<int>{1, 3}));
+  auto from_flags = Load("master_host: m\n", {}, {{"slot-type", "cpu"}, {"visible-gpus", "0"}});
+  ASSERT_TRUE(from_flags.ok()) << from_flags.status();
+  EXPECT_EQ(from_flags->slot_type, SlotType::kCpu);
+  EXPECT_EQ(from_flags->visible_gpus, (std::vector<int>{0}));
+  auto bad = Load("master_host: m\nslot_type: tpu\nvisible_gpus: one\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              ::testing::AllOf(::testing::HasSubstr("slot_type: must be one of auto, cuda, rocm, cpu, none, got \"tpu\""),
+                               ::testing::HasSubstr("visible_gpus: must list GPU indexes such as 0,2, got \"one\"")));
 }
 
 TEST(AgentConfigTest, ReportsEveryProblem) {

@@ -91,7 +91,7 @@ class AgentTest : public ::testing::Test {
   void MakeAgent() {
     AgentConfig config;
     config.agent_id = "agent-1";
-    config.slots = 2;
+    config.env.slots = {{.id = 0, .type = "cpu", .device = "cpu"}, {.id = 1, .type = "cpu", .device = "cpu"}};
     config.work_dir = dir_;
     config.env.master = *ParseMasterUrl("http://127.0.0.1:1234");
     config.env.agent_id = "agent-1";

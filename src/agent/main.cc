@@ -13,9 +13,11 @@
 #include "absl/strings/str_cat.h"
 #include "agent/agent.h"
 #include "agent/agent_config.h"
+#include "agent/command_runner.h"
 #include "agent/context_download.h"
 #include "agent/master_link.h"
 #include "agent/master_url.h"
+#include "agent/offered_slots.h"
 #include "agent/process_runtime.h"
 #include "agent/rest_log_sink.h"
 #include "agent/task_env.h"
@@ -81,7 +83,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string agent_id = options->agent_id;
-  const int slots = options->slots;
   const std::string& resource_pool = options->resource_pool;
   std::string work_dir = options->work_dir;
   const det::agent::AgentTlsConfig& tls = options->tls;
@@ -133,9 +134,19 @@ int main(int argc, char** argv) {
 
   det::agent::AgentConfig config;
   config.agent_id = agent_id;
-  config.slots = slots;
   config.work_dir = work_path;
   config.env = det::agent::AgentEnvironmentFromProcess(container_master, agent_id);
+  {
+    det::agent::ProcessCommandRunner runner;
+    std::vector<std::string> notes;
+    absl::StatusOr<std::vector<det::api::SlotInfo>> slots = det::agent::OfferedSlots(*options, runner, notes);
+    for (const std::string& note : notes) spdlog::info("{}", note);
+    if (!slots.ok()) {
+      spdlog::error("{}", std::string(slots.status().message()));
+      return 2;
+    }
+    config.env.slots = *std::move(slots);
+  }
   config.env.master_cert_file = master_cert;
   config.env.master_cert_name = tls.master_cert_name;
   config.env.skip_verify = tls.skip_verify;
@@ -191,7 +202,7 @@ int main(int argc, char** argv) {
             agent.Handle(*msg);
           },
   });
-  spdlog::info("agent {} ({} CPU slot(s), pool {}) working in {}; master {}", agent_id, slots,
+  spdlog::info("agent {} ({}, pool {}) working in {}; master {}", agent_id, det::agent::DescribeSlots(config.env.slots),
                resource_pool.empty() ? "(the master's default compute pool)" : resource_pool, work_path.string(),
                http_url);
 

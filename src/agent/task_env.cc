@@ -61,7 +61,18 @@ std::map<std::string, std::string> BuildTaskEnv(const api::StartTask& task,
   env["DET_AGENT_ID"] = agent.agent_id;
   env["DET_SLOT_IDS"] = absl::StrCat("[", absl::StrJoin(task.slot_ids, ","), "]");
   env["DET_WORKDIR"] = task_dir.string();
-  env["CUDA_VISIBLE_DEVICES"] = "";
+  // Exactly the task's GPUs: CUDA's by uuid (a MIG instance's too), ROCm's by index; none on CPU slots
+  // and without slots.
+  std::vector<std::string> cuda, rocm;
+  for (int id : task.slot_ids) {
+    for (const api::SlotInfo& slot : agent.slots) {
+      if (slot.id != id) continue;
+      if (slot.type == "cuda") cuda.push_back(slot.uuid);
+      if (slot.type == "rocm") rocm.push_back(std::to_string(slot.id));
+    }
+  }
+  env["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(cuda, ",");
+  env["ROCR_VISIBLE_DEVICES"] = absl::StrJoin(rocm, ",");
   env["PATH"] = path;
   env["PYENV_VERSION"] = "system";
   env["PYTHONUNBUFFERED"] = "1";

@@ -21,6 +21,8 @@ struct AgentEnvironment {
   std::string master_cert_name;  // DET_MASTER_CERT_NAME when not empty
   bool skip_verify = false;      // DET_MASTER_CERT_FILE=noverify
   std::string agent_id;
+  // The agent's slots (offered_slots.h): a task's slot ids pick its devices, and it sees only those.
+  std::vector<api::SlotInfo> slots;
   // BIN_DIR/../python, absolute and canonical: holds the `determined` package and its pybind11
   // module.
   std::filesystem::path python_dir;

@@ -46,6 +46,32 @@ TEST(TaskEnvTest, AddsAgentSideContractVariables) {
   EXPECT_EQ(env["LANG"], "C.UTF-8");
 }
 
+TEST(TaskEnvTest, ATaskSeesExactlyItsOwnGpus) {
+  AgentEnvironment agent = TestAgent();
+  agent.slots = {{.id = 0, .type = "cuda", .device = "NVIDIA H200", .uuid = "GPU-a"},
+                 {.id = 1, .type = "cuda", .device = "NVIDIA H200", .uuid = "GPU-b"},
+                 {.id = 2, .type = "cuda", .device = "NVIDIA H200", .uuid = "GPU-c"},
+                 {.id = 4, .type = "cuda", .device = "NVIDIA A100 MIG 1g.5gb", .uuid = "MIG-d"}};
+  api::StartTask task;
+  task.slot_ids = {2, 4};
+  task.env = {{"CUDA_VISIBLE_DEVICES", "0,1,2"}};  // what a user's environment_variables asked: not theirs to set
+  auto env = BuildTaskEnv(task, agent, "/work/tasks/a1");
+  EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "GPU-c,MIG-d");
+  EXPECT_EQ(env["ROCR_VISIBLE_DEVICES"], "");
+  EXPECT_EQ(env["DET_SLOT_IDS"], "[2,4]");
+  api::StartTask zero_slots;
+  EXPECT_EQ(BuildTaskEnv(zero_slots, agent, "/work/tasks/a2")["CUDA_VISIBLE_DEVICES"], "");
+
+  AgentEnvironment amd = TestAgent();
+  amd.slots = {{.id = 0, .type = "rocm", .device = "AMD Instinct MI210", .uuid = "0x1"},
+               {.id = 1, .type = "rocm", .device = "AMD Instinct MI210", .uuid = "0x2"}};
+  api::StartTask on_amd;
+  on_amd.slot_ids = {1};
+  auto amd_env = BuildTaskEnv(on_amd, amd, "/work/tasks/a3");
+  EXPECT_EQ(amd_env["ROCR_VISIBLE_DEVICES"], "1");
+  EXPECT_EQ(amd_env["CUDA_VISIBLE_DEVICES"], "");
+}
+
 TEST(TaskEnvTest, KeepsTaskPythonPathAfterHarness) {
   api::StartTask task;
   task.env = {{"PYTHONPATH", "/extra"}};

@@ -82,7 +82,7 @@ std::string Encode(const AgentMessage& msg) {
           [](const AgentHello& m) {
             json slots = json::array();
             for (const SlotInfo& s : m.slots) {
-              slots.push_back({{"id", s.id}, {"type", s.type}, {"device", s.device}});
+              slots.push_back({{"id", s.id}, {"type", s.type}, {"device", s.device}, {"uuid", s.uuid}});
             }
             return json{{"type", "agent_hello"}, {"slots", slots}, {"running_allocations", m.running_allocations}};
           },
@@ -143,6 +143,9 @@ absl::StatusOr<AgentMessage> DecodeAgentMessage(const std::string& text) {
       ASSIGN_OR_RETURN(info.id, Get<int>(s, "id"));
       ASSIGN_OR_RETURN(info.type, Get<std::string>(s, "type"));
       ASSIGN_OR_RETURN(info.device, Get<std::string>(s, "device"));
+      if (s.contains("uuid")) {  // agents from before GPUs send none
+        ASSIGN_OR_RETURN(info.uuid, Get<std::string>(s, "uuid"));
+      }
       m.slots.push_back(info);
     }
     ASSIGN_OR_RETURN(m.running_allocations, Get<std::vector<std::string>>(j, "running_allocations"));

@@ -20,10 +20,12 @@
 
 namespace det::api {
 
+// One slot an agent offers: a device, as upstream's agent reports it.
 struct SlotInfo {
   int id = 0;
-  std::string type = "cpu";  // "cpu" or "cuda"
-  std::string device;        // human-readable, e.g. "cpu" or a GPU name
+  std::string type = "cpu";  // "cpu", "cuda" or "rocm"
+  std::string device;        // the brand: "cpu", or the GPU's name ("NVIDIA H200")
+  std::string uuid;          // a GPU's uuid ("GPU-...", "MIG-..."); "" for CPU slots
 };
 
 struct AgentHello {

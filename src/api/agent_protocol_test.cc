@@ -32,9 +32,19 @@ TEST(AgentProtocolTest, StartTaskRoundTrips) {
 }
 
 TEST(AgentProtocolTest, AgentMessagesRoundTrip) {
-  auto hello = DecodeAgentMessage(Encode(AgentMessage(AgentHello{.slots = {{0, "cpu", "cpu"}}, .running_allocations = {"x"}})));
+  auto hello = DecodeAgentMessage(Encode(AgentMessage(AgentHello{
+      .slots = {{0, "cpu", "cpu", ""}, {1, "cuda", "NVIDIA H200", "GPU-7033"}}, .running_allocations = {"x"}})));
   ASSERT_TRUE(hello.ok());
-  EXPECT_EQ(std::get<AgentHello>(*hello).slots.size(), 1u);
+  const auto& slots = std::get<AgentHello>(*hello).slots;
+  ASSERT_EQ(slots.size(), 2u);
+  EXPECT_EQ(slots[1].type, "cuda");
+  EXPECT_EQ(slots[1].device, "NVIDIA H200");
+  EXPECT_EQ(slots[1].uuid, "GPU-7033");
+  // An agent from before GPUs sends no uuid.
+  auto old = DecodeAgentMessage(
+      R"({"type":"agent_hello","slots":[{"id":0,"type":"cpu","device":"cpu"}],"running_allocations":[]})");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(std::get<AgentHello>(*old).slots[0].uuid, "");
   auto exited = DecodeAgentMessage(Encode(AgentMessage(TaskExited{.allocation_id = "a", .exit_code = 3, .error = ""})));
   ASSERT_TRUE(exited.ok());
   EXPECT_EQ(std::get<TaskExited>(*exited).exit_code, 3);
