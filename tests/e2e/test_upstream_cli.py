@@ -199,6 +199,12 @@ def test_cmd_list_config_logs_priority_jobs_and_kill(cluster, sdet):
 # ---------------------------------------------------------------------------------------------
 # Notebooks, shells and TensorBoards.
 
+def test_notebook_start_preview_launches_nothing(cluster, sdet):
+    preview = yaml.safe_load(sdet("notebook", "start", "--preview", "--config", "resources.slots=0").stdout)
+    assert preview["resources"]["slots"] == 0 and preview["entrypoint"][-1] == "determined.exec.notebook"
+    assert cluster.get("/api/v1/notebooks")["notebooks"] == []
+
+
 @pytest.mark.skipif(not HAS_JUPYTER, reason="jupyter-notebook is not installed (scripts/install-deps.sh)")
 def test_notebook_start_list_config_logs_priority_open_kill(cluster, sdet):
     started = sdet("notebook", "start", "--no-browser", "--config", "description=upstream nb", timeout=180)
@@ -283,6 +289,13 @@ def test_tensorboard_start_list_config_logs_kill(cluster, sdet, tmp_path):
         assert listed["state"] == "TERMINATED" and listed["exitStatus"] == "exited with code 1", listed
     assert f"Killed tensorboard {tid}" in sdet("tensorboard", "kill", tid).stdout
     wait_for(lambda: row(sdet("tensorboard", "list").stdout, id=tid)["state"] == "TERMINATED", "the TensorBoard to end")
+
+    # By trial (-t), detached (-d): only the id is printed.
+    trial_id = cluster.trials(exp_id)[0]["id"]
+    by_trial = sdet("tensorboard", "start", "-t", str(trial_id), "-d").stdout.strip()
+    listed = row(sdet("tensorboard", "list").stdout, id=by_trial)
+    assert (listed["experimentIds"], listed["trialIds"]) == ("[]", f"[{trial_id}]"), listed
+    sdet("tensorboard", "kill", by_trial)
 
 
 # ---------------------------------------------------------------------------------------------

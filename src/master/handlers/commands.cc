@@ -138,7 +138,12 @@ void Launch(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, const K
   if (!request.ok()) return ReplyError(r, request.status());
   if (const json* preview = api::FindField(*body, "preview"); preview != nullptr && preview->is_boolean() &&
                                                               preview->get<bool>() && kind.type == TaskType::kNotebook) {
-    return ReplyJson(r, {{kind.singular, json::object()}, {"config", request->config.full}});
+    // Nothing is launched: the notebook is upstream's empty Notebook message, every field its zero.
+    json empty = {{"id", ""}, {"description", ""}, {"state", "STATE_UNSPECIFIED"}, {"startTime", nullptr},
+                  {"container", nullptr}, {"displayName", ""}, {"userId", 0}, {"username", ""},
+                  {"serviceAddress", ""}, {"resourcePool", ""}, {"exitStatus", ""}, {"jobId", ""},
+                  {"workspaceId", 0}};
+    return ReplyJson(r, {{kind.singular, empty}, {"config", request->config.full}, {"warnings", json::array()}});
   }
   absl::StatusOr<std::string> service = ServiceDataFor(ctx.store, kind.type, *body);
   if (!service.ok()) return ReplyError(r, service.status());
