@@ -411,6 +411,11 @@ def test_user_create_list_activate_password_link_and_login(cluster, sdet, home, 
     assert logged.returncode == 0, text(logged)
     assert det_without_tty(cluster, login_home, "user", "whoami").stdout.strip() == \
         "You are logged in as user 'upbob'"
+    store = json.loads((login_home / ".config" / "determined" / "auth.json").read_text())
+    cached = store["masters"][cluster.master_url]["tokens"]["upbob"]
+    assert det_without_tty(cluster, login_home, "user", "logout").returncode == 0
+    me = requests.get(f"{cluster.master_url}/api/v1/me", headers={"Authorization": f"Bearer {cached}"}, timeout=30)
+    assert me.status_code == 401, me.text  # the logged-out token is revoked
     # A token from the environment (as the master gives tasks): DET_USER and DET_USER_TOKEN.
     token = requests.post(f"{cluster.master_url}/api/v1/auth/login",
                           json={"username": "upbob", "password": "Bob-pass-2"}, timeout=30).json()["token"]
