@@ -346,6 +346,8 @@ def test_template_set_list_describe_use_remove(cluster, sdet, tmp_path):
     assert "Set template tpl" in sdet("template", "set", "tpl", str(tmp_path / "tpl.yaml")).stdout
     assert row(sdet("template", "list").stdout, Name="tpl")["Workspace"] == "Uncategorized"
     upstream.check_reply("v1GetTemplatesResponse", cluster.get("/api/v1/templates"), "GET /api/v1/templates")
+    details = sdet("template", "list", "-d").stdout
+    assert re.search(r"\| tpl +\| Uncategorized +\| description: from the template", details), details
     described = yaml.safe_load(sdet("template", "describe", "tpl").stdout)
     assert described["resources"] == {"slots": 0} and described["max_restarts"] == 2
 
@@ -495,10 +497,15 @@ def test_resource_pool_bindings(cluster, sdet):
     assert set(pools.split(", ")) == {"default", "extra"}, pools
     refused = sdet("resource-pool", "bindings", "add", "default", "bound-ws", check=False)
     assert refused.returncode != 0 and "default pool" in text(refused)
-    sdet("resource-pool", "bindings", "remove", "extra", "bound-ws")
+    sdet("workspace", "create", "bound-ws2")
+    sdet("resource-pool", "bindings", "replace", "extra", "bound-ws2")
+    assert row(sdet("resource-pool", "bindings", "list-workspaces", "extra").stdout,
+               **{"resource pool": "extra"})["workspaces"] == "bound-ws2"
+    sdet("resource-pool", "bindings", "remove", "extra", "bound-ws2")
     assert row(sdet("resource-pool", "bindings", "list-workspaces", "extra").stdout,
                **{"resource pool": "extra"})["workspaces"] == ""
     sdet("workspace", "delete", "bound-ws", "--yes")
+    sdet("workspace", "delete", "bound-ws2", "--yes")
 
 
 # ---------------------------------------------------------------------------------------------
