@@ -132,19 +132,21 @@ json SlotRows(const json& agents, const json& task_names) {
            {"allocation_id", allocation.empty() ? "FREE" : allocation},
            {"task_name", task},
            {"type", Str(device, "type")},
-           {"device", Str(device, "brand")}});
+           {"device", Str(device, "brand")},
+           {"uuid", Str(device, "uuid")}});
     }
   }
   return rows;
 }
 
 Table SlotTable(const json& rows) {
+  // Upstream's columns, then each GPU's uuid (empty for CPU slots).
   Table t({"Agent ID", "Resource Pool", "Slot ID", "Enabled", "Draining", "Allocation ID",
-           "Task Name", "Type", "Device"});
+           "Task Name", "Type", "Device", "UUID"});
   for (const json& r : rows) {
     t.AddRow({Str(r, "agent_id"), Str(r, "resource_pool"), Str(r, "slot_id"),
               BoolCell(Field(r, "enabled")), BoolCell(Field(r, "draining")),
-              Str(r, "allocation_id"), Str(r, "task_name"), Str(r, "type"), Str(r, "device")});
+              Str(r, "allocation_id"), Str(r, "task_name"), Str(r, "type"), Str(r, "device"), Str(r, "uuid")});
   }
   return t;
 }

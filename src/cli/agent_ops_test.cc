@@ -25,7 +25,7 @@ const char* kAgents = R"({"agents": [
    "containers": {"7.x.1": {"id": "7.x.1"}}, "addresses": ["host-b"], "enabled": true,
    "draining": false, "resourcePools": ["default"]},
   {"id": "a", "version": "0.38.1", "registeredTime": "2024-05-01T09:00:00.5Z",
-   "slots": {"/agents/a/slots/0": {"id": "0", "device": {"id": 0, "brand": "NVIDIA A100", "uuid": "",
+   "slots": {"/agents/a/slots/0": {"id": "0", "device": {"id": 0, "brand": "NVIDIA A100", "uuid": "GPU-a100",
              "type": "TYPE_CUDA"}, "enabled": false, "draining": true, "container": null}},
    "containers": {}, "addresses": ["host-a", "10.0.0.2"], "enabled": false, "draining": true,
    "resourcePools": ["gpu"]}],
@@ -98,15 +98,15 @@ TEST_F(AgentOpsTest, SlotListNamesTheTask) {
   EXPECT_EQ(
       out.str(),
       " Agent ID | Resource Pool | Slot ID | Enabled | Draining | Allocation ID | Task Name   "
-      "           | Type      | Device\n"
+      "           | Type      | Device      | UUID\n"
       "----------+---------------+---------+---------+----------+---------------+-------------"
-      "-----------+-----------+-------------\n"
+      "-----------+-----------+-------------+----------\n"
       " a        | gpu           |       0 | False   | True     | FREE          | None        "
-      "           | TYPE_CUDA | NVIDIA A100\n"
+      "           | TYPE_CUDA | NVIDIA A100 | GPU-a100\n"
       " b        | default       |       0 | True    | False    | 7.x.1         | Trial 9 "
-      "(Experiment 7) | TYPE_CPU  | cpu\n"
+      "(Experiment 7) | TYPE_CPU  | cpu         |\n"
       " b        | default       |       1 | True    | False    | FREE          | None        "
-      "           | TYPE_CPU  | cpu\n");
+      "           | TYPE_CPU  | cpu         |\n");
   ASSERT_TRUE(ListSlots(*session_, OutputFormat::kJson, js).ok());
   json rows = json::parse(js.str());
   ASSERT_EQ(rows.size(), 3u);

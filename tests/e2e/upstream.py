@@ -43,6 +43,11 @@ def _find_site():
     return None
 
 
+def installed():
+    """Whether the client is there (for suites of our own that also try it where it is)."""
+    return _find_site() is not None
+
+
 def require_client():
     """The client's folder (DET_UPSTREAM_CLIENT or ../shared/upstream-client); skips the calling test (or
     module, at module level) when it holds no client."""

@@ -21,7 +21,7 @@ std::string DeviceType(const api::SlotInfo& slot) {
 }
 
 json DeviceJson(const api::SlotInfo& slot) {
-  return {{"id", slot.id}, {"brand", slot.device}, {"uuid", ""}, {"type", DeviceType(slot)}};
+  return {{"id", slot.id}, {"brand", slot.device}, {"uuid", slot.uuid}, {"type", DeviceType(slot)}};
 }
 
 // Containers are the allocations running on the agent; their ids are the allocation ids.

@@ -61,11 +61,12 @@ TEST(AgentJsonTest, UpstreamShapeWithSlotsAndContainers) {
 
 TEST(AgentJsonTest, SlotJsonForGpus) {
   AgentSummary a = Agent("g", 0);
-  a.slots = {{.id = 3, .type = "cuda", .device = "NVIDIA H100"}};
+  a.slots = {{.id = 3, .type = "cuda", .device = "NVIDIA H100", .uuid = "GPU-6f1d"}};
   json s = SlotJson(a, a.slots[0]);
   EXPECT_EQ(s["id"], "3");
   EXPECT_EQ(s["device"]["type"], "TYPE_CUDA");
   EXPECT_EQ(s["device"]["brand"], "NVIDIA H100");
+  EXPECT_EQ(s["device"]["uuid"], "GPU-6f1d");
   EXPECT_EQ(s["enabled"], true);
 }
 
