@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 
 import pytest
 import requests
@@ -141,6 +142,24 @@ def test_version_and_master_info_config_logs(cluster, sdet):
     logs = sdet("master", "logs").stdout
     assert "agent agent-0 registered with 2 slot(s)" in logs, logs
     assert len(sdet("master", "logs", "--tail", "1").stdout.strip().splitlines()) == 1
+
+
+def test_master_logs_follow_shows_new_lines(cluster, sdet, home):
+    env = dict(os.environ, DET_MASTER=cluster.master_url, DET_USER="admin", DET_PASS=ADMIN_PASSWORD, HOME=str(home))
+    env.pop("PYTHONPATH", None)
+    follow = subprocess.Popen([str(upstream.require_client() / "det"), "master", "logs", "-f", "--tail", "1"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    seen = []
+    reader = threading.Thread(target=lambda: seen.extend(follow.stdout), daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: seen, "the last line of the master's log")
+        cid = sdet("cmd", "run", "-d", "true").stdout.strip()
+        wait_for(lambda: any(f"Command {cid} created by admin" in line for line in seen),
+                 "the new command in the followed log", timeout=30)
+    finally:
+        follow.kill()
+        follow.wait()
 
 
 # ---------------------------------------------------------------------------------------------
