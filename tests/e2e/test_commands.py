@@ -45,6 +45,11 @@ def test_run_prints_the_output_and_exits_with_the_commands_status(cluster):
     assert "to-stderr" in failing.stdout + failing.stderr
     listed = cluster.det("cmd", "list").stdout
     assert "exited with code 3" in listed and "exited with code 0" in listed, listed
+    # One argument is a shell command line (/bin/sh -c, as upstream's command-entrypoint.sh); several an argv.
+    line = cluster.det("cmd", "run", "echo one && echo $((6*7))")
+    assert [t for t in log_texts(line.stdout) if t in ("one", "42")] == ["one", "42"], line.stdout
+    argv = cluster.det("cmd", "run", "echo", "a && b")
+    assert "a && b" in log_texts(argv.stdout), argv.stdout
     jobs = cluster.get("/api/v1/commands", params={"users": "determined"})
     assert jobs["pagination"]["total"] >= 2
     assert all(c["description"].startswith("Command (") for c in jobs["commands"])
