@@ -460,9 +460,12 @@ def test_workspace_create_list_describe_edit_archive_projects_delete(cluster, sd
     shown = row(created, Name="up-ws")
     assert shown["# Projects"] == "0" and str(tmp_path) in shown["Checkpoint Storage Config"], created
     wid = int(shown["ID"])
-    reply = requests.post(f"{cluster.master_url}/api/v1/workspaces", json={"name": "up-ws-rest"}, timeout=30,
-                          headers=cluster.session.headers)
+    reply = cluster.session.post(f"{cluster.master_url}/api/v1/workspaces", json={"name": "up-ws-rest"}, timeout=30)
     upstream.check_reply("v1PostWorkspaceResponse", reply.json(), "POST /api/v1/workspaces")
+    patched = cluster.session.patch(f"{cluster.master_url}/api/v1/workspaces/{reply.json()['workspace']['id']}",
+                                    json={"defaultAuxResourcePool": "extra"}, timeout=30)
+    upstream.check_reply("v1PatchWorkspaceResponse", patched.json(), "PATCH /api/v1/workspaces/{id}")
+    assert patched.json()["workspace"]["defaultAuxPool"] == "extra"
 
     assert [r["Name"] for r in rows(sdet("workspace", "list").stdout)] == ["Uncategorized", "up-ws", "up-ws-rest"]
     get(cluster, "/api/v1/workspaces", "v1GetWorkspacesResponse")
