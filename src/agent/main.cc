@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -189,14 +190,22 @@ int main(int argc, char** argv) {
 
   // Tasks an earlier run of this agent left behind are listed in the first hello.
   agent.Recover();
+  std::atomic<bool> refused = false;
   link.Start({
       .hello = [&agent] { return det::api::Encode(det::api::AgentMessage(agent.Hello())); },
       .on_message =
-          [&agent](std::string text) {
+          [&agent, &refused](std::string text) {
             absl::StatusOr<det::api::MasterMessage> msg = det::api::DecodeMasterMessage(text);
             if (!msg.ok()) {
               spdlog::warn("ignoring a message from the master: {}",
                            std::string(msg.status().message()));
+              return;
+            }
+            if (const auto* no = std::get_if<det::api::AgentRefused>(&*msg)) {
+              // Reconnecting would be refused again: stop, as on SIGTERM, and exit non-zero.
+              spdlog::error("the master refused this agent: {}", no->reason);
+              refused = true;
+              ::kill(::getpid(), SIGTERM);
               return;
             }
             agent.Handle(*msg);
@@ -214,10 +223,11 @@ int main(int argc, char** argv) {
   // Give the final TaskExited messages a chance to reach the master.
   link.Stop(std::chrono::seconds(3));
   spdlog::info("agent {} stopped", agent_id);
+  const int status = refused ? 3 : 0;
   if (!clean) {
     // Something is stuck (a download, say); leave without waiting for it.
     spdlog::default_logger()->flush();
-    _exit(0);
+    _exit(status);
   }
-  return 0;
+  return status;
 }

@@ -127,6 +127,7 @@ std::string Encode(const MasterMessage& msg) {
                                         {"allocation_id", m.allocation_id},
                                         {"grace_seconds", m.grace_seconds}};
                           },
+                          [](const AgentRefused& m) { return json{{"type", "agent_refused"}, {"reason", m.reason}}; },
                       },
                       msg);
   return j.dump();
@@ -202,6 +203,11 @@ absl::StatusOr<MasterMessage> DecodeMasterMessage(const std::string& text) {
     KillTask m;
     ASSIGN_OR_RETURN(m.allocation_id, Get<std::string>(j, "allocation_id"));
     ASSIGN_OR_RETURN(m.grace_seconds, Get<int>(j, "grace_seconds"));
+    return m;
+  }
+  if (type == "agent_refused") {
+    AgentRefused m;
+    ASSIGN_OR_RETURN(m.reason, Get<std::string>(j, "reason"));
     return m;
   }
   return absl::InvalidArgumentError(absl::StrCat("agent protocol: unknown master message type \"", type, "\""));

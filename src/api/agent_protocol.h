@@ -84,8 +84,13 @@ struct KillTask {
   int grace_seconds = 10;
 };
 
+// The master will not use this agent (its slots do not fit its pool): the agent says why and exits.
+struct AgentRefused {
+  std::string reason;
+};
+
 using AgentMessage = std::variant<AgentHello, TaskStarted, TaskExited>;
-using MasterMessage = std::variant<StartTask, KillTask>;
+using MasterMessage = std::variant<StartTask, KillTask, AgentRefused>;
 
 std::string Encode(const AgentMessage& msg);
 std::string Encode(const MasterMessage& msg);

@@ -50,6 +50,12 @@ TEST(AgentProtocolTest, AgentMessagesRoundTrip) {
   EXPECT_EQ(std::get<TaskExited>(*exited).exit_code, 3);
 }
 
+TEST(AgentProtocolTest, AgentRefusedRoundTrips) {
+  auto refused = DecodeMasterMessage(Encode(MasterMessage(AgentRefused{"pool \"default\" has cpu slots"})));
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(std::get<AgentRefused>(*refused).reason, "pool \"default\" has cpu slots");
+}
+
 TEST(AgentProtocolTest, RejectsUnknownAndMalformed) {
   EXPECT_FALSE(DecodeAgentMessage(R"({"type":"bogus"})").ok());
   EXPECT_FALSE(DecodeAgentMessage(R"({"type":"task_exited"})").ok());

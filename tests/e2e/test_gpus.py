@@ -2,7 +2,7 @@
 NVIDIA H200 machine did, with DET_FAKE_GPUS of them), offer each as a cuda slot with its brand and uuid,
 and every task sees exactly its own devices in CUDA_VISIBLE_DEVICES: two 2-slot trials at once get disjoint
 pairs, a zero-slot command none, a 5-slot trial is refused, a restarted agent adopts its running trial on
-the same devices, and --visible-gpus limits what an agent offers."""
+the same devices, --visible-gpus limits what an agent offers, and an agent of CPU slots may not join a pool of GPUs."""
 import contextlib
 import os
 import pathlib
@@ -167,6 +167,13 @@ def test_visible_gpus_limit_what_an_agent_offers(cluster, tmp_path):
                               capture_output=True, text=True, timeout=30,
                               env={k: v for k, v in env.items() if k != "DET_FAKE_GPUS"} | {"PATH": "/usr/bin:/bin"})
         assert cuda.returncode != 0 and "slot_type cuda: no CUDA GPU found: nvidia-smi is not on PATH" in cuda.stdout + cuda.stderr
+        # A pool's slots are of one type: an agent of CPU slots may not join the pool of GPUs.
+        cpu = subprocess.run([str(BIN / "determined-agent"), "--master-url", cluster.master_url, "--id", "cpu",
+                              "--slot-type", "cpu", "--work-dir", str(tmp_path / "cpu")],
+                             capture_output=True, text=True, timeout=60, env=env)
+        assert cpu.returncode == 3, cpu.stdout + cpu.stderr
+        assert 'agent cpu offers cpu slots but resource pool "default" has cuda slots' in cpu.stdout + cpu.stderr
+        assert "cpu" not in [a["id"] for a in cluster.get("/api/v1/agents")["agents"]]
     finally:
         agent.terminate()
         agent.wait(timeout=30)

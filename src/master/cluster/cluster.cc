@@ -569,6 +569,14 @@ void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& tex
     return;
   }
   if (auto* hello = std::get_if<api::AgentHello>(&*msg)) {
+    if (std::optional<std::string> why = SlotTypeConflict(agent_id, agent.identity.resource_pool, hello->slots)) {
+      // A pool's slots are of one type: a GPU trial must never land on a CPU slot of the same pool.
+      spdlog::warn("refusing agent {}: {}", agent_id, *why);
+      agent.connection->Send(api::Encode(api::MasterMessage(api::AgentRefused{*why})));
+      agent.connection->Close();
+      if (agent.slot_allocations.empty() && agent.zero_slot_allocations.empty()) agents_.erase(it);
+      return;
+    }
     agent.slots = hello->slots;
     agent.hello_received = true;
     spdlog::info("agent {} registered with {} slot(s)", agent_id, agent.slots.size());
@@ -599,6 +607,21 @@ void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& tex
   } else if (auto* exited = std::get_if<api::TaskExited>(&*msg)) {
     OnTaskExited(agent_id, *exited);
   }
+}
+
+std::optional<std::string> Cluster::SlotTypeConflict(const std::string& agent_id, const std::string& pool,
+                                                    const std::vector<api::SlotInfo>& slots) const {
+  if (slots.empty()) return std::nullopt;  // a zero-slot agent serves any pool's aux tasks
+  for (const auto& [id, other] : agents_) {
+    if (id == agent_id || other->identity.resource_pool != pool || other->slots.empty()) continue;
+    if (other->slots.front().type != slots.front().type) {
+      return absl::StrCat("agent ", agent_id, " offers ", slots.front().type, " slots but resource pool \"", pool,
+                          "\" has ", other->slots.front().type, " slots (agent ", id,
+                          "); a pool's slots are of one type: start it with --resource-pool naming a pool of ",
+                          slots.front().type, " agents");
+    }
+  }
+  return std::nullopt;
 }
 
 void Cluster::OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection) {

@@ -410,6 +410,9 @@ class Cluster {
   void OnAgentMessage(const std::string& agent_id, const std::string& text);
   void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
   void ForgetAgent(const std::string& agent_id, const std::string& why);
+  // Why an agent offering `slots` may not join `pool`: their type differs from the pool's other agents'.
+  std::optional<std::string> SlotTypeConflict(const std::string& agent_id, const std::string& pool,
+                                              const std::vector<api::SlotInfo>& slots) const;
   // The agent's pool's reconnect wait; the longest of all pools for an agent not yet seen again
   // since a master restart (its pool is unknown).
   std::chrono::milliseconds ReconnectWait(const AgentState& agent) const;

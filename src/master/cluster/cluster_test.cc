@@ -116,6 +116,28 @@ TEST_F(ClusterTest, FailingTrialRestartsFromItsLatestCheckpointUpToMaxRestarts) 
   EXPECT_EQ(store_->GetExperiment(exp_id)->state, api::ExperimentState::kError);
 }
 
+TEST_F(ClusterTest, AnAgentWhoseSlotTypeDiffersFromItsPoolsIsRefused) {
+  ConnectAgent("cpu-agent", 2);
+  auto gpu = ConnectAgent("gpu-agent", 4, "", "cuda");
+  auto refused = Sent<api::AgentRefused>(*gpu);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].reason,
+            "agent gpu-agent offers cuda slots but resource pool \"default\" has cpu slots (agent cpu-agent); a pool's "
+            "slots are of one type: start it with --resource-pool naming a pool of cuda agents");
+  EXPECT_TRUE(gpu->closed);
+  std::vector<std::string> ids;
+  cluster_->ListAgents([&](std::vector<AgentSummary> agents) {
+    for (const AgentSummary& a : agents) ids.push_back(a.identity.id);
+  });
+  loop_.RunPending();
+  EXPECT_EQ(ids, std::vector<std::string>{"cpu-agent"});
+  // Agents of the same type, and zero-slot agents, are welcome.
+  auto cpu2 = ConnectAgent("cpu-agent-2", 1);
+  auto none = ConnectAgent("no-slots", 0, "", "cuda");
+  EXPECT_TRUE(Sent<api::AgentRefused>(*cpu2).empty());
+  EXPECT_TRUE(Sent<api::AgentRefused>(*none).empty());
+}
+
 TEST_F(ClusterTest, ReconnectingAgentKeepsItsTaskAndOrphansAreKilled) {
   int64_t exp_id = CreateExperiment();
   auto first = ConnectAgent("agent-1", 1);

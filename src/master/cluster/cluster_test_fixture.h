@@ -72,13 +72,16 @@ class ClusterTest : public ::testing::Test {
     return *id;
   }
 
-  std::shared_ptr<RecordingConnection> ConnectAgent(const std::string& id, int slots, const std::string& pool = "") {
+  std::shared_ptr<RecordingConnection> ConnectAgent(const std::string& id, int slots, const std::string& pool = "",
+                                                    const std::string& slot_type = "cpu") {
     auto conn = std::make_shared<RecordingConnection>();
     auto handlers = cluster_->ConnectAgent({.id = id, .resource_pool = pool, .hostname = "h", .version = "v", .address = "ip-" + id}, conn);
     EXPECT_TRUE(handlers.ok());
     handlers_[id] = *handlers;
     api::AgentHello hello;
-    for (int i = 0; i < slots; ++i) hello.slots.push_back({i, "cpu", "cpu"});
+    for (int i = 0; i < slots; ++i) {
+      hello.slots.push_back({i, slot_type, slot_type == "cpu" ? "cpu" : "NVIDIA H200", slot_type == "cpu" ? "" : "GPU-" + std::to_string(i)});
+    }
     handlers->on_message(api::Encode(api::AgentMessage(hello)));
     loop_.RunPending();
     return conn;
