@@ -132,6 +132,9 @@ def test_experiments_trials_checkpoints_metrics_and_logs(cluster, grid, tmp_path
     assert got["stream_training"] == sorted([tid, s] for tid in by_scale.values() for s in (1, 2, 3))
     assert got["stream_validation"] == sorted([by_scale[sc], sc / s] for sc in (1, 2) for s in (1, 2, 3))
 
+    check_reply("v1GetExperimentsResponse", cluster.get("/api/v1/experiments"), "GET /api/v1/experiments")
+    check_reply("v1GetExperimentTrialsResponse", cluster.get(f"/api/v1/experiments/{grid['id']}/trials"),
+                "GET /api/v1/experiments/{id}/trials")
     resp = cluster.session.get(f"{cluster.master_url}/api/v1/trials/metrics/trial_metrics",
                                params={"trialIds": by_scale[1], "group": "training"}, timeout=30)
     check_reply("v1GetMetricsResponse",

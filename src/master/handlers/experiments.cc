@@ -201,11 +201,9 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
     absl::StatusOr<std::vector<api::Experiment>> list = ctx.store.ListExperiments(filter);
     if (!list.ok()) return ReplyError(r, list.status());
     json out = json::array();
-    for (const api::Experiment& e : *list) {
-      json j = api::ToJson(e);
-      j["config"] = nullptr;  // list responses leave the config out, like upstream (an unset Struct)
-      out.push_back(std::move(j));
-    }
+    // Each with its config, as upstream's (its list query selects e.config; the stock client's
+    // Experiment requires it).
+    for (const api::Experiment& e : *list) out.push_back(api::ToJson(e));
     ReplyJson(r, {{"experiments", out},
                   {"pagination", Pagination(filter.offset, filter.limit, static_cast<int64_t>(list->size()), *total)}});
   });
