@@ -177,3 +177,34 @@ def test_visible_gpus_limit_what_an_agent_offers(cluster, tmp_path):
     finally:
         agent.terminate()
         agent.wait(timeout=30)
+
+
+WORKER = r"""
+import os
+import torch.distributed as dist
+import determined as det
+
+# No real GPU here: torch cannot use CUDA, so the workers' group is gloo (nccl where torch sees the GPUs).
+dist.init_process_group("nccl" if __import__("torch").cuda.is_available() else "gloo")
+print("worker", os.environ["LOCAL_RANK"], "of", os.environ["WORLD_SIZE"], "sees", os.environ["CUDA_VISIBLE_DEVICES"],
+      "NCCL_DEBUG=" + os.environ.get("NCCL_DEBUG", "<unset>"), "backend", dist.get_backend(), flush=True)
+with det.core.init(distributed=det.core.DistributedContext.from_torch_distributed()) as ctx:
+    if ctx.distributed.rank == 0:
+        ctx.train.report_training_metrics(steps_completed=1, metrics={"loss": 1.0})
+"""
+
+
+def test_torch_distributed_starts_one_worker_per_gpu_with_its_devices_and_nccl_variables(cluster, tmp_path):
+    (tmp_path / "worker.py").write_text(WORKER)
+    (tmp_path / "dist.yaml").write_text(
+        "name: dist\nentrypoint: python3 -m determined.launch.torch_distributed -- python3 worker.py\n"
+        "searcher: {name: single, metric: loss}\nresources: {slots_per_trial: 2}\nmax_restarts: 0\n"
+        "environment: {environment_variables: [NCCL_DEBUG=INFO]}\n")
+    exp_id = cluster.create_experiment(tmp_path / "dist.yaml", tmp_path)
+    logs = lambda: cluster.trial_logs(cluster.trials(exp_id)[0]["id"])  # noqa: E731
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED", logs()
+    workers = re.findall(r"worker (\d) of (\d) sees (\S+) NCCL_DEBUG=(\S+) backend (\w+)", logs())
+    assert sorted(w[0] for w in workers) == ["0", "1"], logs()
+    devices = {w[2] for w in workers}
+    assert len(devices) == 1 and len(devices.pop().split(",")) == 2, workers  # the trial's two GPUs, in order
+    assert all(w[1] == "2" and w[3] == "INFO" and w[4] == "gloo" for w in workers), workers
