@@ -354,6 +354,12 @@ def test_task_create_list_config_logs_pause_unpause_kill(cluster, sdet, tmp_path
     assert f"Sucessfully killed task: {tid}" in sdet("task", "kill", tid).stdout  # upstream's spelling
     wait_for(lambda: task_state(cluster, tid)["taskState"] == "GENERIC_TASK_STATE_CANCELED", "the task to end")
 
+    # No retention is configured: nothing has expired, and the logs stay.
+    assert sdet("task", "cleanup-logs").stdout.strip() == "Deleted 0 rows of log entries."
+    assert "from the context" in sdet("task", "logs", tid).stdout
+    refused = sdet("task", "cleanup-logs", user="determined", password="", check=False)
+    assert refused.returncode != 0 and "only admins may" in text(refused), text(refused)
+
 
 # ---------------------------------------------------------------------------------------------
 # Templates.

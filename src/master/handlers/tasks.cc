@@ -50,6 +50,18 @@ absl::StatusOr<json> PostTaskLogs(MasterContext& ctx, const HttpRequest& req) {
   return json::object();
 }
 
+// `det task cleanup-logs`: one pass of log retention now (the logs of tasks that ended longer ago than
+// their retention days, as the scheduled pass deletes them). Admins only: it deletes what others own.
+absl::StatusOr<json> CleanupLogs(MasterContext& ctx, const HttpRequest& req) {
+  if (!req.principal->admin) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("user ", req.principal->username, " may not clean up task logs: only admins may"));
+  }
+  ASSIGN_OR_RETURN(int64_t removed, ctx.store.DeleteExpiredTaskLogs(std::chrono::system_clock::now(),
+                                                                    ctx.config.retention_policy.log_retention_days));
+  return json{{"removedCount", std::to_string(removed)}};  // an int64: a JSON string
+}
+
 std::function<bool()> TaskIsTerminal(MasterContext& ctx, const std::string& task_id) {
   return [&ctx, task_id] {
     absl::StatusOr<Task> t = ctx.store.GetTask(task_id);
@@ -62,6 +74,8 @@ std::function<bool()> TaskIsTerminal(MasterContext& ctx, const std::string& task
 void RegisterTaskRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/tasks/{task_id}/context_directory", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ContextDirectory(ctx, req)); });
+  router.Add("POST", "/api/v1/cleanup_logs", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CleanupLogs(ctx, req)); });
   router.Add("POST", "/api/v1/task/logs", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PostTaskLogs(ctx, req)); });
   router.Add("GET", "/api/v1/tasks/{task_id}/logs", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
