@@ -1,6 +1,7 @@
 #include "master/metric_columns.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -227,6 +228,52 @@ json SampleDataPoints(const std::vector<api::MetricsReport>& reports, const std:
     points.push_back({{"batches", r->total_batches}, {"time", FormatRfc3339(r->end_time)}, {"values", {{metric, v}}}});
   }
   return points;
+}
+
+std::optional<json> BatchesDelta(const json& now, const json& previous) {
+  if (!previous.is_object()) return now;
+  std::set<int64_t> sent;
+  for (const json& b : previous.value("batches", json::array())) sent.insert(b.get<int64_t>());
+  json fresh = json::array();
+  for (const json& b : now.value("batches", json::array())) {
+    if (!sent.contains(b.get<int64_t>())) fresh.push_back(b);
+  }
+  if (fresh.empty()) return std::nullopt;
+  return json{{"batches", std::move(fresh)}};
+}
+
+std::optional<json> SampleDelta(const json& now, const json& previous) {
+  // Per trial sent before: the last batch it was sent.
+  std::map<int64_t, int64_t> sent;
+  if (previous.is_object()) {
+    for (const json& t : previous.value("trials", json::array())) {
+      int64_t last = std::numeric_limits<int64_t>::min();
+      for (const json& d : t.value("data", json::array())) last = std::max(last, d.value("batches", int64_t{0}));
+      sent[t.value("trialId", int64_t{0})] = last;
+    }
+  }
+  json trials = json::array();
+  json promoted = json::array();
+  std::set<int64_t> in_now;
+  bool anything = !previous.is_object();
+  for (const json& t : now.value("trials", json::array())) {
+    int64_t id = t.value("trialId", int64_t{0});
+    in_now.insert(id);
+    auto it = sent.find(id);
+    json data = json::array();
+    for (const json& d : t.value("data", json::array())) {
+      if (it == sent.end() || d.value("batches", int64_t{0}) > it->second) data.push_back(d);
+    }
+    if (it == sent.end()) promoted.push_back(id);
+    anything = anything || it == sent.end() || !data.empty();
+    trials.push_back({{"trialId", id}, {"hparams", t.value("hparams", json::object())}, {"data", std::move(data)}});
+  }
+  json demoted = json::array();
+  for (const auto& [id, last] : sent) {
+    if (!in_now.contains(id)) demoted.push_back(id);
+  }
+  if (!anything && demoted.empty()) return std::nullopt;
+  return json{{"trials", std::move(trials)}, {"promotedTrials", std::move(promoted)}, {"demotedTrials", std::move(demoted)}};
 }
 
 }  // namespace det::master

@@ -45,4 +45,13 @@ std::optional<api::MetricsReport> SnapshotReport(const std::vector<api::MetricsR
 nlohmann::json SampleDataPoints(const std::vector<api::MetricsReport>& reports, const std::string& metric,
                                 int64_t start, int64_t end, int64_t max_points);
 
+// The messages of the periodic metric streams, as upstream's stream them: from the state the client has
+// (`previous`, null before the first message) to the one `now`; nullopt when nothing is new.
+// MetricBatches ({"batches"}): the batches not sent before (all of them in the first message).
+std::optional<nlohmann::json> BatchesDelta(const nlohmann::json& now, const nlohmann::json& previous);
+// TrialsSample ({"trials": [{trialId, hparams, data}]}): each trial with its data points past those
+// sent before (all of a trial new to the sample); "promotedTrials" the trials new to the sample,
+// "demotedTrials" those no longer in it.
+std::optional<nlohmann::json> SampleDelta(const nlohmann::json& now, const nlohmann::json& previous);
+
 }  // namespace det::master

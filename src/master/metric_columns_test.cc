@@ -72,5 +72,31 @@ TEST(MetricColumnsTest, BatchesSnapshotAndSample) {
   EXPECT_EQ(SampleDataPoints(reports, "loss", 15, 35, 10).size(), 1u);
 }
 
+TEST(MetricColumnsTest, BatchesStreamSendsWhatIsNew) {
+  json first = json::parse(R"({"batches": [1, 2]})");
+  EXPECT_EQ(*BatchesDelta(first, json()), first);
+  EXPECT_EQ(*BatchesDelta(json::parse(R"({"batches": [1, 2, 3, 4]})"), first), json::parse(R"({"batches": [3, 4]})"));
+  EXPECT_FALSE(BatchesDelta(first, first).has_value());
+  EXPECT_EQ(*BatchesDelta(json::parse(R"({"batches": []})"), json()), json::parse(R"({"batches": []})"));
+}
+
+TEST(MetricColumnsTest, SampleStreamSendsNewPointsAndPromotedAndDemotedTrials) {
+  json first = json::parse(R"({"trials": [{"trialId": 1, "hparams": {}, "data": [{"batches": 1}]}]})");
+  EXPECT_EQ(*SampleDelta(first, json()),
+            json::parse(R"({"trials": [{"trialId": 1, "hparams": {}, "data": [{"batches": 1}]}],
+                            "promotedTrials": [1], "demotedTrials": []})"));
+  EXPECT_FALSE(SampleDelta(first, first).has_value());
+  json next = json::parse(R"({"trials": [{"trialId": 2, "hparams": {"x": 1}, "data": [{"batches": 5}]},
+                                         {"trialId": 1, "hparams": {}, "data": [{"batches": 1}, {"batches": 2}]}]})");
+  EXPECT_EQ(*SampleDelta(next, first),
+            json::parse(R"({"trials": [{"trialId": 2, "hparams": {"x": 1}, "data": [{"batches": 5}]},
+                                       {"trialId": 1, "hparams": {}, "data": [{"batches": 2}]}],
+                            "promotedTrials": [2], "demotedTrials": []})"));
+  json dropped = json::parse(R"({"trials": [{"trialId": 2, "hparams": {"x": 1}, "data": [{"batches": 5}]}]})");
+  EXPECT_EQ(*SampleDelta(dropped, next),
+            json::parse(R"({"trials": [{"trialId": 2, "hparams": {"x": 1}, "data": []}],
+                            "promotedTrials": [], "demotedTrials": [1]})"));
+}
+
 }  // namespace
 }  // namespace det::master

@@ -5,8 +5,9 @@
 //     (within batchesMargin);
 //   GET .../metrics-stream/trials-sample (TrialsSample): up to maxTrials trials (the best by the searcher
 //     metric first) with up to maxDatapoints points of metricName in [startBatches, endBatches].
-// Each is NDJSON {"result": ...}: a message at once, then another whenever it changes, every
-// periodSeconds (default 30), until the experiment has ended.
+// Each is NDJSON {"result": ...}: a message at once, then, every periodSeconds (default 30) until the
+// experiment has ended, one with what changed as upstream sends it (metric_columns.h: new batches; a
+// new snapshot; new data points and promoted or demoted trials), none when nothing did.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -33,16 +34,28 @@ namespace {
 
 using nlohmann::json;
 
-// One message of a stream from the experiment and its trials now; `last` is the previous message's
-// result (null before the first).
+// The stream's whole state from the experiment and its trials now.
 using Compute = std::function<absl::StatusOr<json>(MasterContext&, const api::Experiment&,
-                                                   const std::vector<api::Trial>&, const json& last)>;
+                                                   const std::vector<api::Trial>&)>;
+// The message that takes a client from the `previous` state (null before the first message) to `now`;
+// nullopt when there is nothing to send.
+using Delta = std::function<std::optional<json>(const json& now, const json& previous)>;
+
+std::optional<json> WholeIfChanged(const json& now, const json& previous) {
+  if (now == previous) return std::nullopt;
+  return now;
+}
 
 class ExperimentMetricStream : public std::enable_shared_from_this<ExperimentMetricStream> {
  public:
-  ExperimentMetricStream(MasterContext& ctx, int64_t id, std::chrono::seconds period, Compute compute,
+  ExperimentMetricStream(MasterContext& ctx, int64_t id, std::chrono::seconds period, Compute compute, Delta delta,
                          ResponderPtr responder)
-      : ctx_(ctx), id_(id), period_(period), compute_(std::move(compute)), responder_(std::move(responder)) {}
+      : ctx_(ctx),
+        id_(id),
+        period_(period),
+        compute_(std::move(compute)),
+        delta_(std::move(delta)),
+        responder_(std::move(responder)) {}
 
   void Start() {
     responder_->BeginStream(200, "application/json");
@@ -54,12 +67,12 @@ class ExperimentMetricStream : public std::enable_shared_from_this<ExperimentMet
     absl::StatusOr<api::Experiment> exp = ctx_.store.GetExperiment(id_);
     absl::StatusOr<std::vector<api::Trial>> trials = ctx_.store.ListTrials(id_);
     absl::StatusOr<json> result = absl::InternalError("unread");
-    if (exp.ok() && trials.ok()) result = compute_(ctx_, *exp, *trials, last_);
+    if (exp.ok() && trials.ok()) result = compute_(ctx_, *exp, *trials);
     bool done = !result.ok() || api::IsTerminal(exp->state);
     std::string chunk;
-    if (result.ok() && *result != last_) {
-      chunk = DumpJson(json{{"result", *result}}) + "\n";
-      last_ = *result;
+    if (result.ok()) {
+      if (std::optional<json> message = delta_(*result, last_)) chunk = DumpJson(json{{"result", *message}}) + "\n";
+      last_ = std::move(*result);
     }
     ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, false, period_,
                    [self = shared_from_this()] { self->Pump(); });
@@ -69,8 +82,9 @@ class ExperimentMetricStream : public std::enable_shared_from_this<ExperimentMet
   int64_t id_;
   std::chrono::seconds period_;
   Compute compute_;
+  Delta delta_;
   ResponderPtr responder_;
-  json last_;
+  json last_;  // the state the client has: null before the first message
 };
 
 json HparamsOf(const api::Trial& t) {
@@ -112,8 +126,9 @@ struct SampleQuery {
   int64_t end = 0;  // 0: no end
 };
 
+// The whole sample: {"trials": [{trialId, hparams, data}]} (SampleDelta makes the messages).
 absl::StatusOr<json> Sample(MasterContext& ctx, const api::Experiment& exp, std::vector<api::Trial> trials,
-                            const SampleQuery& q, const json& last) {
+                            const SampleQuery& q) {
   // The best trials by the searcher metric first (those without a value last), then by id.
   bool smaller = true;
   json config = json::parse(exp.config_json, nullptr, /*allow_exceptions=*/false);
@@ -131,27 +146,15 @@ absl::StatusOr<json> Sample(MasterContext& ctx, const api::Experiment& exp, std:
     return a.id < b.id;
   });
   if (q.max_trials > 0 && static_cast<int64_t>(trials.size()) > q.max_trials) trials.resize(q.max_trials);
-  std::set<int64_t> before;
-  if (last.is_object()) {
-    for (const json& t : last.value("trials", json::array())) before.insert(t.value("trialId", int64_t{0}));
-  }
   json out = json::array();
-  std::vector<int64_t> promoted;
-  std::set<int64_t> now;
   for (const api::Trial& t : trials) {
     ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports, ctx.store.GetMetrics(t.id, q.group, BatchRange{}));
     int64_t end = q.end > 0 ? q.end : std::numeric_limits<int64_t>::max();
     out.push_back({{"trialId", t.id},
                    {"hparams", HparamsOf(t)},
                    {"data", SampleDataPoints(reports, q.metric, q.start, end, q.max_points)}});
-    now.insert(t.id);
-    if (!before.contains(t.id)) promoted.push_back(t.id);
   }
-  std::vector<int64_t> demoted;
-  for (int64_t id : before) {
-    if (!now.contains(id)) demoted.push_back(id);
-  }
-  return json{{"trials", std::move(out)}, {"promotedTrials", promoted}, {"demotedTrials", demoted}};
+  return json{{"trials", std::move(out)}};
 }
 
 // The parts every one of these requests has: the experiment, the metric and its group, the period.
@@ -176,13 +179,14 @@ absl::StatusOr<StreamRequest> ParseStreamRequest(MasterContext& ctx, const HttpR
   return out;
 }
 
-void Stream(MasterContext& ctx, const HttpRequest& req, ResponderPtr r,
+void Stream(MasterContext& ctx, const HttpRequest& req, ResponderPtr r, Delta delta,
             const std::function<absl::StatusOr<Compute>(const StreamRequest&)>& make) {
   absl::StatusOr<StreamRequest> parsed = ParseStreamRequest(ctx, req);
   if (!parsed.ok()) return ReplyError(r, parsed.status());
   absl::StatusOr<Compute> compute = make(*parsed);
   if (!compute.ok()) return ReplyError(r, compute.status());
-  std::make_shared<ExperimentMetricStream>(ctx, parsed->id, parsed->period, std::move(*compute), std::move(r))
+  std::make_shared<ExperimentMetricStream>(ctx, parsed->id, parsed->period, std::move(*compute), std::move(delta),
+                                           std::move(r))
       ->Start();
 }
 
@@ -191,27 +195,28 @@ void Stream(MasterContext& ctx, const HttpRequest& req, ResponderPtr r,
 void RegisterExperimentMetricStreamRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/experiments/{experiment_id}/metrics-stream/batches", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               Stream(ctx, req, std::move(r), [](const StreamRequest& s) -> absl::StatusOr<Compute> {
-                 return Compute([s](MasterContext& c, const api::Experiment&, const std::vector<api::Trial>& trials,
-                                    const json&) { return Batches(c, trials, s.group, s.metric); });
+               Stream(ctx, req, std::move(r), BatchesDelta, [](const StreamRequest& s) -> absl::StatusOr<Compute> {
+                 return Compute([s](MasterContext& c, const api::Experiment&, const std::vector<api::Trial>& trials) {
+                   return Batches(c, trials, s.group, s.metric);
+                 });
                });
              });
   router.Add("GET", "/api/v1/experiments/{experiment_id}/metrics-stream/trials-snapshot", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               Stream(ctx, req, std::move(r), [&req](const StreamRequest& s) -> absl::StatusOr<Compute> {
+               Stream(ctx, req, std::move(r), WholeIfChanged, [&req](const StreamRequest& s) -> absl::StatusOr<Compute> {
                  ASSIGN_OR_RETURN(int64_t batches, QueryInt(req, "batches_processed", -1));
                  if (batches < 0) return absl::InvalidArgumentError("batchesProcessed is required (>= 0)");
                  ASSIGN_OR_RETURN(int64_t margin, QueryInt(req, "batches_margin", 0));
                  if (margin < 0) return absl::InvalidArgumentError("batchesMargin must be >= 0");
                  return Compute([s, batches, margin](MasterContext& c, const api::Experiment&,
-                                                     const std::vector<api::Trial>& trials, const json&) {
+                                                     const std::vector<api::Trial>& trials) {
                    return Snapshot(c, trials, s.group, s.metric, batches, margin);
                  });
                });
              });
   router.Add("GET", "/api/v1/experiments/{experiment_id}/metrics-stream/trials-sample", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               Stream(ctx, req, std::move(r), [&req](const StreamRequest& s) -> absl::StatusOr<Compute> {
+               Stream(ctx, req, std::move(r), SampleDelta, [&req](const StreamRequest& s) -> absl::StatusOr<Compute> {
                  SampleQuery q{.group = s.group, .metric = s.metric};
                  ASSIGN_OR_RETURN(q.max_trials, QueryInt(req, "max_trials", 25));
                  ASSIGN_OR_RETURN(q.max_points, QueryInt(req, "max_datapoints", 1000));
@@ -221,8 +226,7 @@ void RegisterExperimentMetricStreamRoutes(Router& router, MasterContext& ctx) {
                    return absl::InvalidArgumentError("maxTrials and maxDatapoints must be > 0");
                  }
                  return Compute([q](MasterContext& c, const api::Experiment& exp,
-                                    const std::vector<api::Trial>& trials,
-                                    const json& last) { return Sample(c, exp, trials, q, last); });
+                                    const std::vector<api::Trial>& trials) { return Sample(c, exp, trials, q); });
                });
              });
 }
