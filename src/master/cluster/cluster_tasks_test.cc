@@ -167,7 +167,7 @@ TEST_F(ClusterTasksTest, PrioritiesReorderQueuedCommands) {
   std::vector<std::string> order;
   for (int i = 0; i < 4; ++i) {
     api::StartTask start = Starts(*conn).back();
-    order.push_back(start.entrypoint[0]);
+    order.push_back(start.entrypoint.back());  // /bin/sh -c NAME
     Exit("a1", start.allocation_id, 0);
   }
   EXPECT_EQ(order, (std::vector<std::string>{"a", "d", "c", "b"}));
@@ -249,9 +249,9 @@ TEST_F(ClusterTasksTest, ARestartedMasterKeepsARunningCommandAndItsQueue) {
   Exit("a1", start.allocation_id, 0);
   EXPECT_EQ(Stored(running->task_id).state, TaskState::kCompleted);
   ASSERT_EQ(Starts(*conn2).size(), 1u);
-  EXPECT_EQ(Starts(*conn2)[0].entrypoint[0], "q1") << "queued commands keep their order";
+  EXPECT_EQ(Starts(*conn2)[0].entrypoint.back(), "q1") << "queued commands keep their order";
   Exit("a1", Starts(*conn2)[0].allocation_id, 0);
-  EXPECT_EQ(Starts(*conn2).back().entrypoint[0], "q2");
+  EXPECT_EQ(Starts(*conn2).back().entrypoint.back(), "q2");
 }
 
 TEST_F(ClusterTasksTest, AnExperimentThatCannotBeRecoveredGivesItsSlotBack) {
