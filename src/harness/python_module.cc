@@ -22,6 +22,7 @@
 #include "harness/checkpoint_shards.h"
 #include "harness/cluster_info.h"
 #include "harness/metrics_reporter.h"
+#include "harness/nvml_reader.h"
 #include "harness/preempt_context.h"
 #include "harness/session.h"
 #include "harness/shared_fs_storage.h"
@@ -455,6 +456,27 @@ PYBIND11_MODULE(_determined, m) {
         return Check(det::config::ResolveSharedFsBase(host_path, storage_path)).string();
       },
       py::arg("host_path"), py::arg("storage_path") = "");
+
+  py::class_<NvmlReader>(m, "NvmlReader",
+                         "Each GPU's utilisation and free memory through NVML, loaded at run time.")
+      .def_static(
+          "open", [](const std::string& library) { return Check(NvmlReader::Open(library)); },
+          py::arg("library") = "libnvidia-ml.so.1",
+          "Raises NotFoundError without NVIDIA's driver, DeterminedError when NVML fails.")
+      .def(
+          "read",
+          [](NvmlReader& self) {
+            py::list out;
+            for (const GpuReading& r : Check(self.Read())) {
+              py::dict d;
+              d["uuid"] = r.uuid;
+              d["gpu_util"] = r.gpu_util;
+              d["gpu_free_memory"] = r.gpu_free_memory;
+              out.append(std::move(d));
+            }
+            return out;
+          },
+          "[{uuid, gpu_util (percent), gpu_free_memory (bytes)}] of every GPU NVML shows.");
 
   py::class_<PyTrainContext>(m, "TrainContext")
       .def(py::init<const std::string&, const std::string&, int64_t, int64_t, int64_t>(),

@@ -208,3 +208,39 @@ def test_torch_distributed_starts_one_worker_per_gpu_with_its_devices_and_nccl_v
     devices = {w[2] for w in workers}
     assert len(devices) == 1 and len(devices.pop().split(",")) == 2, workers  # the trial's two GPUs, in order
     assert all(w[1] == "2" and w[3] == "INFO" and w[4] == "gloo" for w in workers), workers
+
+
+PROFILED = r"""
+import time
+import determined as det
+
+with det.core.init() as ctx:
+    time.sleep(2.5)  # two or three NVML samples, reported when the context closes
+    ctx.train.report_training_metrics(steps_completed=1, metrics={"loss": 1.0})
+"""
+
+
+def test_a_profiled_trial_reports_its_gpus_figures_and_without_nvml_nothing(cluster, tmp_path):
+    (tmp_path / "profiled.py").write_text(PROFILED)
+    fake_nvml = (BIN.parent / "tests" / "fake-nvml").resolve()
+    assert (fake_nvml / "libnvidia-ml.so.1").exists(), "the build makes the fake NVML library"
+    config = ("entrypoint: python3 profiled.py\nsearcher: {name: single, metric: loss}\nmax_restarts: 0\n"
+              "resources: {slots_per_trial: 2}\nprofiling: {enabled: true}\n")
+    (tmp_path / "nvml.yaml").write_text(
+        f"name: nvml\n{config}environment: {{environment_variables: [LD_LIBRARY_PATH={fake_nvml}, "
+        "DET_FAKE_GPUS=4, DET_FAKE_GPU_UTIL=37]}\n")
+    (tmp_path / "no-nvml.yaml").write_text(f"name: no-nvml\n{config}")
+    with_nvml = cluster.create_experiment(tmp_path / "nvml.yaml", tmp_path)
+    without = cluster.create_experiment(tmp_path / "no-nvml.yaml", tmp_path)
+    assert cluster.wait_for_experiment(with_nvml) == "STATE_COMPLETED"
+    assert cluster.wait_for_experiment(without) == "STATE_COMPLETED"
+
+    trial = cluster.trials(with_nvml)[0]["id"]
+    reports = cluster.metrics(trial, "gpu")
+    assert reports, "a gpu group report"
+    figures = reports[-1]["metrics"]
+    assert list(figures) == ["agent-0"], figures
+    per_gpu = figures["agent-0"]
+    assert len(per_gpu) == 2 and all(g.startswith("GPU-") for g in per_gpu), per_gpu  # the trial's two GPUs
+    assert all(v == {"gpu_util": 37, "gpu_free_memory": 150109880320} for v in per_gpu.values()), per_gpu
+    assert cluster.metrics(cluster.trials(without)[0]["id"], "gpu") == []

@@ -14,6 +14,7 @@ from determined._native import native
 from determined.core._checkpoint import CheckpointContext, DummyCheckpointContext
 from determined.core._distributed import DistributedContext, DummyDistributedContext
 from determined.core._experimental import DummyExperimentalCoreContext, ExperimentalCoreContext
+from determined.core import _gpu_figures
 from determined.core._preempt import DummyPreemptContext, PreemptContext, PreemptMode
 from determined.core._searcher import (
     DummySearcherContext,
@@ -323,6 +324,8 @@ def init(
         distributed,
         preempt_mode,
     )
+    if distributed.rank == 0:
+        train._gpu_figures = _gpu_figures.start(info, lambda m: train.report_metrics("gpu", 0, m))
     searcher = None
     max_length = _parse_searcher_max_length(trial._config)
     if max_length is not None:

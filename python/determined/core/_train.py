@@ -66,6 +66,7 @@ class TrainContext:
         self._tb_sync = tensorboard_sync
         self._rank = rank
         self._tb_auto = auto_upload and tensorboard_sync is not None
+        self._gpu_figures: Any = None  # a started core._gpu_figures.GpuFigures, closed with this context
 
     def _request_tensorboard_sync(self) -> None:
         """Asks for a background upload of new or changed TensorBoard files; returns at once."""
@@ -177,6 +178,8 @@ class TrainContext:
         self._native.flush()
 
     def _close(self) -> None:
+        if self._gpu_figures is not None:
+            self._gpu_figures.close()  # its last report goes out with the rest
         try:
             self._native.close()
         finally:
