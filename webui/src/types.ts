@@ -151,7 +151,7 @@ export interface Job {
 export interface Agent {
   id: string;
   registeredTime?: string;
-  slots: Record<string, { id: string; device?: { type?: string; brand?: string }; enabled: boolean; container?: unknown; draining?: boolean }>;
+  slots: Record<string, { id: string; device?: { type?: string; brand?: string; uuid?: string }; enabled: boolean; container?: unknown; draining?: boolean }>;
   resourcePools: string[];
   addresses?: string[];
   enabled: boolean;

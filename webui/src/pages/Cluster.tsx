@@ -55,7 +55,7 @@ export default function Cluster() {
       {agents.loading && !agents.data ? <Spinner label="Loading agents" /> : list.length === 0 ? <Empty>No agents are connected.</Empty> : (
         <div className="table-scroll short">
           <table className="table" aria-label="Agents">
-            <thead><tr><th>Agent</th><th>Pool</th><th>Slots in use</th><th>State</th><th>Registered</th><th>Addresses</th><th /></tr></thead>
+            <thead><tr><th>Agent</th><th>Pool</th><th>Slots in use</th><th>Devices</th><th>State</th><th>Registered</th><th>Addresses</th><th /></tr></thead>
             <tbody>
               {list.map((a) => {
                 const slots = Object.values(a.slots ?? {});
@@ -65,6 +65,7 @@ export default function Cluster() {
                     <td>{a.id}</td>
                     <td>{(a.resourcePools ?? []).join(', ')}</td>
                     <td><SlotBar used={used} total={slots.length} /></td>
+                    <td title={slots.map((s) => s.device?.uuid).filter(Boolean).join('\n')}>{deviceSummary(slots)}</td>
                     <td>{a.enabled ? (a.draining ? 'draining' : 'enabled') : 'disabled'}</td>
                     <td>{formatTime(a.registeredTime)}</td>
                     <td>{(a.addresses ?? []).join(', ')}</td>
@@ -80,6 +81,18 @@ export default function Cluster() {
       )}
     </div>
   );
+}
+
+type Slot = Agent['slots'][string];
+
+/** "4 × NVIDIA H200 (cuda)": each brand of the agent's slots with its count and type. */
+export function deviceSummary(slots: Slot[]): string {
+  const counts = new Map<string, number>();
+  for (const s of slots) {
+    const key = `${s.device?.brand ?? '?'} (${(s.device?.type ?? '').replace('TYPE_', '').toLowerCase()})`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([key, n]) => `${n} × ${key}`).join(', ');
 }
 
 function SlotBar({ used, total }: { used: number; total: number }) {
