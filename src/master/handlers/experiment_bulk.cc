@@ -53,7 +53,7 @@ class PendingResults {
       targets_[i].status = std::move(status);
       last = --waiting_ == 0;
     }
-    if (last) ReplyJson(r_, RunBulk(std::move(targets_), [](int64_t) { return absl::OkStatus(); }));
+    if (last) ReplyJson(r_, BulkResults(targets_));
   }
 
  private:

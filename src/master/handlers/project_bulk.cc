@@ -106,13 +106,19 @@ absl::StatusOr<std::vector<BulkTarget>> ProjectBulkTargets(Store& store, int64_t
   return targets;
 }
 
-json RunBulk(std::vector<BulkTarget> targets, const std::function<absl::Status(int64_t)>& action) {
+json BulkResults(const std::vector<BulkTarget>& targets) {
   json results = json::array();
-  for (BulkTarget& t : targets) {
-    if (t.status.ok()) t.status = action(t.id);
+  for (const BulkTarget& t : targets) {
     results.push_back({{"error", t.status.ok() ? "" : std::string(t.status.message())}, {"id", t.id}});
   }
   return json{{"results", std::move(results)}};
+}
+
+json RunBulk(std::vector<BulkTarget> targets, const std::function<absl::Status(int64_t)>& action) {
+  for (BulkTarget& t : targets) {
+    if (t.status.ok()) t.status = action(t.id);
+  }
+  return BulkResults(targets);
 }
 
 }  // namespace det::master

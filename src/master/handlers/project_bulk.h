@@ -27,8 +27,10 @@ inline constexpr int64_t kAllProjects = -1;
 absl::StatusOr<std::vector<BulkTarget>> ProjectBulkTargets(Store& store, int64_t project_id,
                                                            const nlohmann::json& body);
 
-// Runs `action` on every target whose status is OK and answers upstream's `{results: [{error, id}]}`
-// ("" when it succeeded).
+// Upstream's `{results: [{error, id}]}` of the targets, in their order ("" where the status is OK).
+nlohmann::json BulkResults(const std::vector<BulkTarget>& targets);
+
+// Runs `action` on every target whose status is OK, then answers BulkResults.
 nlohmann::json RunBulk(std::vector<BulkTarget> targets, const std::function<absl::Status(int64_t)>& action);
 
 }  // namespace det::master
