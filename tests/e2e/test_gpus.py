@@ -4,6 +4,7 @@ and every task sees exactly its own devices in CUDA_VISIBLE_DEVICES: two 2-slot 
 pairs, a zero-slot command none, a 5-slot trial is refused, a restarted agent adopts its running trial on
 the same devices, --visible-gpus limits what an agent offers, and an agent of CPU slots may not join a pool of GPUs."""
 import contextlib
+import json
 import os
 import pathlib
 import re
@@ -12,7 +13,7 @@ import subprocess
 
 import pytest
 
-from conftest import BIN, local_cluster, wait_for
+from conftest import BIN, local_cluster, login, restart_master, wait_for
 
 FAKE_GPU_DIR = pathlib.Path(__file__).resolve().parent / "fake_gpu"
 H200_UUID = "GPU-703306b3-2fac-7329-2445-8eeb1fd75108"
@@ -78,6 +79,11 @@ def visible_devices(cluster, exp_id):
     return m and m.group(1).split(",")
 
 
+def used_gpus(cluster):
+    return sorted(s["device"]["uuid"] for a in cluster.get("/api/v1/agents")["agents"]
+                  for s in a["slots"].values() if s["container"])
+
+
 def test_the_agent_offers_each_gpu_as_a_cuda_slot(cluster):
     slots = [s for a in cluster.get("/api/v1/agents")["agents"] for s in a["slots"].values()]
     assert sorted((s["device"]["id"], s["device"]["type"], s["device"]["brand"], s["device"]["uuid"])
@@ -126,12 +132,9 @@ def test_a_restarted_agent_adopts_its_trial_on_the_same_gpus(cluster, tmp_path):
     go = tmp_path / "go"
     exp_id = int(re.search(r"Created experiment (\d+)", submit(cluster, tmp_path, "adopted", 3, go).stdout).group(1))
     before = wait_for(lambda: visible_devices(cluster, exp_id), "the trial's devices", 120)
-    allocation = cluster.get(f"/api/v1/experiments/{exp_id}")  # the trial runs now
-    assert allocation["experiment"]["state"] in ("STATE_RUNNING", "STATE_ACTIVE")
-    used_before = sorted(s["device"]["uuid"] for a in cluster.get("/api/v1/agents")["agents"]
-                         for s in a["slots"].values() if s["container"])
+    used_before = wait_for(lambda: used_gpus(cluster) or None, "the trial's GPUs in use", 60)
 
-    record = __import__("json").loads((cluster.data_dir / "cluster.json").read_text())
+    record = json.loads((cluster.data_dir / "cluster.json").read_text())
     agent_pid = record["agent_pids"][0]
     cmdline = pathlib.Path(f"/proc/{agent_pid}/cmdline").read_bytes().split(b"\0")[:-1]
     os.kill(agent_pid, signal.SIGKILL)
@@ -139,17 +142,30 @@ def test_a_restarted_agent_adopts_its_trial_on_the_same_gpus(cluster, tmp_path):
         agent = subprocess.Popen([c.decode() for c in cmdline], stdout=open(cluster.data_dir / "agent-again.log", "w"),
                                  stderr=subprocess.STDOUT, start_new_session=True)
     record["agent_pids"] = [agent.pid]  # so that cluster-down stops the new agent
-    (cluster.data_dir / "cluster.json").write_text(__import__("json").dumps(record))
+    (cluster.data_dir / "cluster.json").write_text(json.dumps(record))
     wait_for(lambda: "adopted the task left running" in (cluster.data_dir / "agent-again.log").read_text(),
              "the new agent to adopt the trial", 60)
-    used_after = wait_for(lambda: sorted(s["device"]["uuid"] for a in cluster.get("/api/v1/agents")["agents"]
-                                         for s in a["slots"].values() if s["container"]) or None,
-                          "the adopted trial's slots", 60)
+    used_after = wait_for(lambda: used_gpus(cluster) or None, "the adopted trial's slots", 60)
     assert used_after == used_before == sorted(before), (used_before, used_after, before)
     go.touch()
     assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
     logs = cluster.trial_logs(cluster.trials(exp_id)[0]["id"])
     assert logs.count("CUDA_VISIBLE_DEVICES=") == 1, "one process, never restarted"
+
+
+def test_a_restarted_master_keeps_a_running_trials_gpus(cluster, tmp_path):
+    go = tmp_path / "go"
+    exp_id = int(re.search(r"Created experiment (\d+)", submit(cluster, tmp_path, "kept", 2, go).stdout).group(1))
+    before = wait_for(lambda: visible_devices(cluster, exp_id), "the trial's devices", 120)
+    wait_for(lambda: used_gpus(cluster) == sorted(before), "the master to show the trial's GPUs in use", 60)
+    restart_master(cluster)
+    cluster.session = login(cluster, "determined")
+    after = wait_for(lambda: used_gpus(cluster) or None, "the agent to report back", 120)
+    assert after == sorted(before), (before, after)
+    go.touch()
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    logs = cluster.trial_logs(cluster.trials(exp_id)[0]["id"])
+    assert logs.count("CUDA_VISIBLE_DEVICES=") == 1, "one process, never restarted:\n" + logs
 
 
 def test_visible_gpus_limit_what_an_agent_offers(cluster, tmp_path):
@@ -181,11 +197,12 @@ def test_visible_gpus_limit_what_an_agent_offers(cluster, tmp_path):
 
 WORKER = r"""
 import os
+import torch
 import torch.distributed as dist
 import determined as det
 
 # No real GPU here: torch cannot use CUDA, so the workers' group is gloo (nccl where torch sees the GPUs).
-dist.init_process_group("nccl" if __import__("torch").cuda.is_available() else "gloo")
+dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
 print("worker", os.environ["LOCAL_RANK"], "of", os.environ["WORLD_SIZE"], "sees", os.environ["CUDA_VISIBLE_DEVICES"],
       "NCCL_DEBUG=" + os.environ.get("NCCL_DEBUG", "<unset>"), "backend", dist.get_backend(), flush=True)
 with det.core.init(distributed=det.core.DistributedContext.from_torch_distributed()) as ctx:
