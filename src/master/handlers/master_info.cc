@@ -29,7 +29,8 @@ void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx) {
                   {"featureSwitches", nlohmann::json::array()},
                   {"userManagementEnabled", true},
                   {"strictJobQueueControl", false},
-                  {"hasCustomLogo", false}});
+                  {"hasCustomLogo", false},
+                  {"clusterMessage", nullptr}});  // no cluster message is set (an unset message)
   });
   // Upstream restricts this to admins under RBAC; without RBAC any authenticated user may read it.
   router.Add("GET", "/api/v1/master/config", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {

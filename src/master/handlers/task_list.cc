@@ -79,7 +79,8 @@ json SummaryJson(Store& store, const std::string& allocation_id, const RunningAl
                                  {"allocationId", allocation_id},
                                  {"agentDevices", agent_devices},
                                  {"containerId", allocation_id},
-                                 {"started", nullptr}}});
+                                 {"started", nullptr},
+                                 {"exited", nullptr}}});  // running: not exited (an unset message)
   json out = {{"taskId", task_id},
               {"allocationId", allocation_id},
               {"name", name},
@@ -108,7 +109,8 @@ json LegacySummaryJson(const json& summary) {
                          {"allocation_id", r["allocationId"]},
                          {"agent_devices", r["agentDevices"]},
                          {"container_id", r["containerId"]},
-                         {"started", r["started"]}});
+                         {"started", r["started"]},
+                         {"exited", r["exited"]}});
   }
   return {{"task_id", summary["taskId"]},
           {"allocation_id", summary["allocationId"]},
