@@ -60,7 +60,8 @@ json ProjectJson(const Project& p) {
               {"state", kStateUnspecified},
               {"errorMessage", ""},
               {"key", p.key}};
-  if (p.last_experiment_started_at) out["lastExperimentStartedAt"] = FormatRfc3339(*p.last_experiment_started_at);
+  out["lastExperimentStartedAt"] =  // a Timestamp: null before its first experiment
+      p.last_experiment_started_at ? json(FormatRfc3339(*p.last_experiment_started_at)) : json(nullptr);
   return out;
 }
 
