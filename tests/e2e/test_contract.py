@@ -510,7 +510,7 @@ def test_master_info_health_and_config(world):
             "name": STRING, "ssoUrl": STRING, "type": STRING, "alwaysRedirect": BOOL})),
         externalLoginUri=STRING, externalLogoutUri=STRING, branding=STRING, rbacEnabled=BOOL,
         product=Enum("PRODUCT_UNSPECIFIED", "PRODUCT_COMMUNITY"), featureSwitches=Repeated(STRING),
-        userManagementEnabled=BOOL, strictJobQueueControl=BOOL, clusterMessage=Opt(STRUCT), hasCustomLogo=BOOL),
+        userManagementEnabled=BOOL, strictJobQueueControl=BOOL, clusterMessage=Nullable(STRUCT), hasCustomLogo=BOOL),
         "GET /api/v1/master")
     plain = get(world, "/api/v1/master", who="anon")
     # A trailing slash is stripped (§0.1); ?pretty indents (§0.2).
@@ -714,9 +714,9 @@ def test_trial_metrics_streams_and_spellings(world):
             check(results[0], Response(metrics=Repeated(METRICS_REPORT)), f"GET /api/v1/trials/metrics/{path}")
             reports = results[0]["metrics"]
             assert [(r["group"], r["trialId"]) for r in reports] == [(group, world.trial_id)], reports
-            # Nested as upstream's master serves them: its SDK reads these keys.
+            # Nested as upstream's master serves them: its SDK reads these keys. No batch metrics: null.
             expected = ({"validation_metrics": {"loss": 0.25}} if group == "validation"
-                        else {"avg_metrics": {"loss": 0.5}, "batch_metrics": []})
+                        else {"avg_metrics": {"loss": 0.5}, "batch_metrics": None})
             assert reports[0]["metrics"] == expected, reports
     # ReportTrialMetrics in snake_case and lowerCamelCase; int32 given as a string is accepted too.
     for group, body in (
@@ -733,7 +733,7 @@ def test_trial_metrics_streams_and_spellings(world):
         check(results[0], Response(metrics=Repeated(METRICS_REPORT)), group)
         (r,) = results[0]["metrics"]
         assert (r["totalBatches"], r["metrics"], r["trialRunId"], r["endTime"][:19]) == (
-            7, {"avg_metrics": {"x": 1.5}, "batch_metrics": []}, 1, "2024-05-06T07:08:09"), r
+            7, {"avg_metrics": {"x": 1.5}, "batch_metrics": None}, 1, "2024-05-06T07:08:09"), r
 
 
 def test_trial_and_task_log_streams(world):
