@@ -37,6 +37,7 @@ NOT_UPSTREAM = {
     "GET /experiments/{experiment_id}/preview_gc": "upstream's unversioned checkpoint GC preview",
     "POST /api/v1/trials/{trial_id}/metrics/batch": "ours: our harness's batched metric reports",
     "GET /api/v1/checkpoints/{checkpoint_uuid}/model-versions": "ours: the web UI's checkpoint page",
+    "GET /checkpoints/{checkpoint_uuid}": "upstream's unversioned checkpoint download (a tar.gz, not JSON)",
 }
 
 
@@ -510,6 +511,7 @@ TABLE = [
     Row("POST /api/v1/workspaces/{id}/archive", None, p={"id": "workspace"}),
     Row("POST /api/v1/workspaces/{id}/unarchive", None, p={"id": "workspace"}),
     Row("DELETE /api/v1/workspaces/{id}", "v1DeleteWorkspaceResponse", p={"id": "workspace"}),
+    Row("POST /api/v1/cleanup_logs", "v1CleanupLogsResponse"),
     Row("POST /api/v1/auth/logout", None, who="user"),
 ]
 
