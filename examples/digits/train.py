@@ -45,6 +45,14 @@ def load_data() -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]
     return x[train], y[train], x[val], y[val]
 
 
+def training_device(local_rank: int) -> torch.device:
+    """The trial's GPU for this worker (the agent shows each task only its own GPUs, and the launcher's
+    LOCAL_RANK picks one), else the CPU."""
+    if torch.cuda.is_available():
+        return torch.device("cuda", local_rank % torch.cuda.device_count())
+    return torch.device("cpu")
+
+
 def build_model(hidden_size: int) -> nn.Module:
     return nn.Sequential(nn.Linear(64, hidden_size), nn.ReLU(), nn.Linear(hidden_size, 10))
 
@@ -68,7 +76,7 @@ def save_state(path: pathlib.Path, model: nn.Module, opt: torch.optim.Optimizer,
 
 
 def load_state(path: pathlib.Path, model: nn.Module, opt: torch.optim.Optimizer) -> Tuple[int, int]:
-    state = torch.load(path / "state.pt")
+    state = torch.load(path / "state.pt", map_location=next(model.parameters()).device)
     model.load_state_dict(state["model"])
     opt.load_state_dict(state["optimizer"])
     return int(state["epoch"]), int(state["steps_completed"])
@@ -94,13 +102,17 @@ def train(core_context: det.core.Context, hparams: Dict[str, Any], seed: int,
     torch.manual_seed(seed)
     dist = core_context.distributed
     chief = dist.rank == 0
-    x_train, y_train, x_val, y_val = load_data()
-    model = build_model(int(hparams["hidden_size"]))
+    device = training_device(dist.local_rank)
+    x_train, y_train, x_val, y_val = (t.to(device) for t in load_data())
+    model = build_model(int(hparams["hidden_size"])).to(device)
+    print(f"training on {device}", flush=True)
     opt = torch.optim.SGD(model.parameters(), lr=float(hparams["learning_rate"]), momentum=0.9)
     batch_size = int(hparams["global_batch_size"])
     # Each worker trains on its share of every global batch; DDP averages the gradients.
     shard = (batch_size + dist.size - 1) // dist.size
-    ddp_model = DistributedDataParallel(model) if dist.size > 1 else model
+    ddp_model = model
+    if dist.size > 1:
+        ddp_model = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
     batches_per_epoch = (len(x_train) + batch_size - 1) // batch_size
     total_batches, period = training_plan(config, hparams, batches_per_epoch)
 
@@ -115,7 +127,7 @@ def train(core_context: det.core.Context, hparams: Dict[str, Any], seed: int,
     while steps < total_batches:
         epoch, offset = divmod(steps, batches_per_epoch)
         # Shuffle per (seed, epoch), so a resumed trial sees the batches it would have seen.
-        order = torch.randperm(len(x_train), generator=torch.Generator().manual_seed(seed + epoch))
+        order = torch.randperm(len(x_train), generator=torch.Generator().manual_seed(seed + epoch)).to(device)
         idx = order[offset * batch_size:(offset + 1) * batch_size][dist.rank * shard:(dist.rank + 1) * shard]
         ddp_model.train()
         opt.zero_grad()
