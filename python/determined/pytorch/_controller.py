@@ -195,6 +195,7 @@ class TrialController:
     def _restore(self, train_data: Any) -> None:
         """Loads the latest checkpoint (if any) and settles the training position and data seed."""
         saved_seed = None
+        logger.info(f"training on {self.context.device}")
         if self.latest_checkpoint is not None:
             logger.info(f"restoring trial from checkpoint {self.latest_checkpoint}")
             with self.core.checkpoint.restore_path(self.latest_checkpoint) as path:
