@@ -5,26 +5,9 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "harness/nvml_api.h"
 
 namespace det::harness {
-
-namespace nvml {
-
-// The few NVML types and functions used, as nvml.h declares them (the header is not needed to build).
-using nvmlReturn_t = int;
-using nvmlDevice_t = void*;
-struct nvmlUtilization_t {
-  unsigned int gpu;
-  unsigned int memory;
-};
-struct nvmlMemory_t {
-  unsigned long long total;
-  unsigned long long free;
-  unsigned long long used;
-};
-constexpr unsigned int kUuidBufferSize = 96;  // NVML_DEVICE_UUID_V2_BUFFER_SIZE
-
-}  // namespace nvml
 
 using namespace nvml;
 

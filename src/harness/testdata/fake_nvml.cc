@@ -5,17 +5,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "harness/nvml_api.h"
+
 namespace {
 
-struct Utilization {
-  unsigned int gpu;
-  unsigned int memory;
-};
-struct Memory {
-  unsigned long long total;
-  unsigned long long free;
-  unsigned long long used;
-};
+using det::harness::nvml::nvmlDevice_t;
+using det::harness::nvml::nvmlMemory_t;
+using det::harness::nvml::nvmlReturn_t;
+using det::harness::nvml::nvmlUtilization_t;
 
 constexpr char kUuid[] = "GPU-703306b3-2fac-7329-2445-8eeb1fd75108";
 constexpr int kNotFound = 6;  // NVML_ERROR_NOT_FOUND
@@ -29,21 +26,21 @@ unsigned int Count() {
 
 extern "C" {
 
-int nvmlInit_v2() { return 0; }
-int nvmlShutdown() { return 0; }
+nvmlReturn_t nvmlInit_v2() { return 0; }
+nvmlReturn_t nvmlShutdown() { return 0; }
 
-int nvmlDeviceGetCount_v2(unsigned int* count) {
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
   *count = Count();
   return 0;
 }
 
-int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void** device) {
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
   if (index >= Count()) return kNotFound;
   *device = reinterpret_cast<void*>(static_cast<unsigned long>(index) + 1);
   return 0;
 }
 
-int nvmlDeviceGetUUID(void* device, char* uuid, unsigned int length) {
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
   const unsigned long index = reinterpret_cast<unsigned long>(device) - 1;
   char text[sizeof kUuid];
   std::memcpy(text, kUuid, sizeof kUuid);
@@ -57,14 +54,14 @@ int nvmlDeviceGetUUID(void* device, char* uuid, unsigned int length) {
   return 0;
 }
 
-int nvmlDeviceGetUtilizationRates(void*, Utilization* util) {
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t, nvmlUtilization_t* util) {
   const char* p = std::getenv("DET_FAKE_GPU_UTIL");
   util->gpu = p ? static_cast<unsigned int>(std::atoi(p)) : 0;
   util->memory = 0;
   return 0;
 }
 
-int nvmlDeviceGetMemoryInfo(void*, Memory* memory) {
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t, nvmlMemory_t* memory) {
   memory->total = 150754820096ULL;
   memory->used = 644939776ULL;
   memory->free = 150109880320ULL;
