@@ -46,10 +46,12 @@ absl::StatusOr<std::string> ProcessCommandRunner::Run(const std::vector<std::str
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = ::posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  const int spawned =
+      ::posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned == ENOENT) return absl::NotFoundError(absl::StrCat(argv[0], " is not on PATH"));
-  if (spawned != 0) return absl::InternalError(absl::StrCat("cannot run ", argv[0], ": ", std::strerror(spawned)));
+  if (spawned != 0)
+    return absl::InternalError(absl::StrCat("cannot run ", argv[0], ": ", std::strerror(spawned)));
   ::close(out_write.fd);
   out_write.fd = -1;
   ::close(err_write.fd);
@@ -61,7 +63,8 @@ absl::StatusOr<std::string> ProcessCommandRunner::Run(const std::vector<std::str
   pollfd fds[2] = {{out_read.fd, POLLIN, 0}, {err_read.fd, POLLIN, 0}};
   int open_fds = 2;
   while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
@@ -85,7 +88,8 @@ absl::StatusOr<std::string> ProcessCommandRunner::Run(const std::vector<std::str
   }
   const std::string command = absl::StrJoin(argv, " ");
   if (timed_out) {
-    return absl::DeadlineExceededError(absl::StrCat(command, " ran longer than ", limit_.count(), " ms"));
+    return absl::DeadlineExceededError(
+        absl::StrCat(command, " ran longer than ", limit_.count(), " ms"));
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string why = WIFEXITED(status) ? absl::StrCat("exited with status ", WEXITSTATUS(status))

@@ -40,11 +40,13 @@ absl::StatusOr<std::vector<GpuDevice>> ParseNvidiaSmiQuery(absl::string_view csv
     // index, name, uuid: the name may hold commas, the index and the uuid do not.
     const size_t first = line.find(','), last = line.rfind(',');
     GpuDevice device;
-    if (first == last || !absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(0, first)), &device.id)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("nvidia-smi printed \"", line, "\" where \"INDEX, NAME, UUID\" was expected"));
+    if (first == last ||
+        !absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(0, first)), &device.id)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "nvidia-smi printed \"", line, "\" where \"INDEX, NAME, UUID\" was expected"));
     }
-    device.brand = std::string(absl::StripAsciiWhitespace(line.substr(first + 1, last - first - 1)));
+    device.brand =
+        std::string(absl::StripAsciiWhitespace(line.substr(first + 1, last - first - 1)));
     device.uuid = std::string(absl::StripAsciiWhitespace(line.substr(last + 1)));
     out.push_back(std::move(device));
   }
@@ -57,8 +59,8 @@ std::vector<bool> ParseMigModes(absl::string_view csv) {
   return out;
 }
 
-absl::StatusOr<std::vector<GpuDevice>> ParseMigInstances(absl::string_view listing,
-                                                         const std::vector<std::string>& mig_gpu_uuids) {
+absl::StatusOr<std::vector<GpuDevice>> ParseMigInstances(
+    absl::string_view listing, const std::vector<std::string>& mig_gpu_uuids) {
   std::vector<GpuDevice> out;
   std::string gpu_name;
   bool in_mig_gpu = false;
@@ -71,7 +73,8 @@ absl::StatusOr<std::vector<GpuDevice>> ParseMigInstances(absl::string_view listi
       }
       gpu_name = std::string(line.substr(colon + 2, paren - colon - 2));
       const std::string uuid(UuidOf(line));
-      in_mig_gpu = std::find(mig_gpu_uuids.begin(), mig_gpu_uuids.end(), uuid) != mig_gpu_uuids.end();
+      in_mig_gpu =
+          std::find(mig_gpu_uuids.begin(), mig_gpu_uuids.end(), uuid) != mig_gpu_uuids.end();
       continue;
     }
     if (!in_mig_gpu || !absl::StartsWith(line, "MIG ")) continue;
@@ -96,7 +99,8 @@ absl::StatusOr<std::vector<GpuDevice>> ParseRocmSmiJson(absl::string_view text) 
   std::vector<GpuDevice> out;
   for (const auto& [card, facts] : doc.items()) {
     GpuDevice device{.type = GpuType::kRocm};
-    if (!absl::StartsWith(card, "card") || !absl::SimpleAtoi(card.substr(4), &device.id) || !facts.is_object()) {
+    if (!absl::StartsWith(card, "card") || !absl::SimpleAtoi(card.substr(4), &device.id) ||
+        !facts.is_object()) {
       continue;  // "system" and other summaries
     }
     for (const char* key : {"Card series", "Card SKU", "Card model"}) {
@@ -105,18 +109,22 @@ absl::StatusOr<std::vector<GpuDevice>> ParseRocmSmiJson(absl::string_view text) 
         break;
       }
     }
-    if (facts.contains("Unique ID") && facts["Unique ID"].is_string()) device.uuid = facts["Unique ID"];
+    if (facts.contains("Unique ID") && facts["Unique ID"].is_string())
+      device.uuid = facts["Unique ID"];
     out.push_back(std::move(device));
   }
-  std::sort(out.begin(), out.end(), [](const GpuDevice& a, const GpuDevice& b) { return a.id < b.id; });
+  std::sort(out.begin(), out.end(),
+            [](const GpuDevice& a, const GpuDevice& b) { return a.id < b.id; });
   return out;
 }
 
-absl::StatusOr<std::vector<GpuDevice>> DetectCuda(CommandRunner& runner, const std::vector<int>& visible) {
+absl::StatusOr<std::vector<GpuDevice>> DetectCuda(CommandRunner& runner,
+                                                  const std::vector<int>& visible) {
   std::vector<std::string> ids;
   if (!visible.empty()) ids.push_back(absl::StrCat("--id=", absl::StrJoin(visible, ",")));
   auto query = [&](std::string fields) {
-    std::vector<std::string> argv = {"nvidia-smi", absl::StrCat("--query-gpu=", fields), "--format=csv,noheader"};
+    std::vector<std::string> argv = {"nvidia-smi", absl::StrCat("--query-gpu=", fields),
+                                     "--format=csv,noheader"};
     argv.insert(argv.end(), ids.begin(), ids.end());
     return runner.Run(argv);
   };
@@ -143,13 +151,16 @@ absl::StatusOr<std::vector<GpuDevice>> DetectCuda(CommandRunner& runner, const s
   return whole;
 }
 
-absl::StatusOr<std::vector<GpuDevice>> DetectRocm(CommandRunner& runner, const std::vector<int>& visible) {
-  ASSIGN_OR_RETURN(std::string out, runner.Run({"rocm-smi", "--showproductname", "--showuniqueid", "--json"}));
+absl::StatusOr<std::vector<GpuDevice>> DetectRocm(CommandRunner& runner,
+                                                  const std::vector<int>& visible) {
+  ASSIGN_OR_RETURN(std::string out,
+                   runner.Run({"rocm-smi", "--showproductname", "--showuniqueid", "--json"}));
   ASSIGN_OR_RETURN(std::vector<GpuDevice> all, ParseRocmSmiJson(out));
   if (visible.empty()) return all;
   std::vector<GpuDevice> shown;
   for (GpuDevice& device : all) {
-    if (std::find(visible.begin(), visible.end(), device.id) != visible.end()) shown.push_back(std::move(device));
+    if (std::find(visible.begin(), visible.end(), device.id) != visible.end())
+      shown.push_back(std::move(device));
   }
   return shown;
 }

@@ -16,8 +16,9 @@ namespace {
 
 using ::testing::ElementsAre;
 
-// The outputs of each command a real machine printed: testdata/nvidia-smi-h200.txt is what one NVIDIA
-// H200 showed (shared/fixtures/gpu-h200), as "### COMMAND" sections each ended by "### exit STATUS".
+// The outputs of each command a real machine printed: testdata/nvidia-smi-h200.txt is what one
+// NVIDIA H200 showed (shared/fixtures/gpu-h200), as "### COMMAND" sections, each ended by
+// "### exit STATUS".
 std::map<std::string, std::string> CapturedOutputs(const std::string& name) {
   std::ifstream in(std::string(DET_AGENT_TESTDATA) + "/" + name);
   std::map<std::string, std::string> out;
@@ -54,7 +55,8 @@ class FakeRunner : public CommandRunner {
   std::map<std::string, std::string> outputs_;
 };
 
-const GpuDevice kH200{.id = 0, .brand = "NVIDIA H200", .uuid = "GPU-703306b3-2fac-7329-2445-8eeb1fd75108"};
+const GpuDevice kH200{
+    .id = 0, .brand = "NVIDIA H200", .uuid = "GPU-703306b3-2fac-7329-2445-8eeb1fd75108"};
 
 TEST(GpuDetectTest, ReadsTheH200AsARealMachinePrintedIt) {
   FakeRunner runner(CapturedOutputs("nvidia-smi-h200.txt"));
@@ -62,8 +64,9 @@ TEST(GpuDetectTest, ReadsTheH200AsARealMachinePrintedIt) {
   ASSERT_TRUE(devices.ok()) << devices.status();
   EXPECT_THAT(*devices, ElementsAre(kH200));
   // The same commands upstream's agent runs; MIG is Disabled there, so no `nvidia-smi -L`.
-  EXPECT_THAT(runner.calls, ElementsAre("nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader",
-                                        "nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader"));
+  EXPECT_THAT(runner.calls,
+              ElementsAre("nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader",
+                          "nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader"));
 }
 
 TEST(GpuDetectTest, VisibleGpusNarrowTheQuery) {
@@ -73,7 +76,8 @@ TEST(GpuDetectTest, VisibleGpusNarrowTheQuery) {
   auto devices = DetectCuda(runner, {0});
   ASSERT_TRUE(devices.ok()) << devices.status();
   EXPECT_THAT(*devices, ElementsAre(kH200));
-  EXPECT_EQ(runner.calls.front(), "nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader --id=0");
+  EXPECT_EQ(runner.calls.front(),
+            "nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader --id=0");
 }
 
 TEST(GpuDetectTest, NoNvidiaSmiIsAClearError) {
@@ -86,9 +90,11 @@ TEST(GpuDetectTest, NoNvidiaSmiIsAClearError) {
 TEST(GpuDetectTest, NamesWithCommasAndGarbage) {
   auto parsed = ParseNvidiaSmiQuery("0, NVIDIA A100, 80GB, GPU-a\n 1, Tesla T4, GPU-b \n");
   ASSERT_TRUE(parsed.ok());
-  EXPECT_THAT(*parsed, ElementsAre(GpuDevice{.id = 0, .brand = "NVIDIA A100, 80GB", .uuid = "GPU-a"},
-                                   GpuDevice{.id = 1, .brand = "Tesla T4", .uuid = "GPU-b"}));
-  auto bad = ParseNvidiaSmiQuery("NVIDIA-SMI has failed because it couldn't communicate with the driver\n");
+  EXPECT_THAT(*parsed,
+              ElementsAre(GpuDevice{.id = 0, .brand = "NVIDIA A100, 80GB", .uuid = "GPU-a"},
+                          GpuDevice{.id = 1, .brand = "Tesla T4", .uuid = "GPU-b"}));
+  auto bad = ParseNvidiaSmiQuery(
+      "NVIDIA-SMI has failed because it couldn't communicate with the driver\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("INDEX, NAME, UUID"));
 }
@@ -108,14 +114,17 @@ TEST(GpuDetectTest, AMigGpuOffersItsInstances) {
   });
   auto devices = DetectCuda(runner, {});
   ASSERT_TRUE(devices.ok()) << devices.status();
-  EXPECT_THAT(*devices,
-              ElementsAre(GpuDevice{.id = 1, .brand = "NVIDIA A100-SXM4-40GB", .uuid = "GPU-bbbb"},
-                          GpuDevice{.id = 2, .brand = "NVIDIA A100-SXM4-40GB MIG 3g.20gb", .uuid = "MIG-0000"},
-                          GpuDevice{.id = 3, .brand = "NVIDIA A100-SXM4-40GB MIG 1g.5gb", .uuid = "MIG-1111"}));
+  EXPECT_THAT(
+      *devices,
+      ElementsAre(
+          GpuDevice{.id = 1, .brand = "NVIDIA A100-SXM4-40GB", .uuid = "GPU-bbbb"},
+          GpuDevice{.id = 2, .brand = "NVIDIA A100-SXM4-40GB MIG 3g.20gb", .uuid = "MIG-0000"},
+          GpuDevice{.id = 3, .brand = "NVIDIA A100-SXM4-40GB MIG 1g.5gb", .uuid = "MIG-1111"}));
 }
 
 TEST(GpuDetectTest, MigModeNotSupportedMeansWholeGpus) {
-  FakeRunner runner(Outputs{{"nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader", "0, Tesla T4, GPU-t4\n"}});
+  FakeRunner runner(Outputs{
+      {"nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader", "0, Tesla T4, GPU-t4\n"}});
   auto devices = DetectCuda(runner, {});
   ASSERT_TRUE(devices.ok()) << devices.status();
   EXPECT_THAT(*devices, ElementsAre(GpuDevice{.id = 0, .brand = "Tesla T4", .uuid = "GPU-t4"}));
@@ -123,14 +132,17 @@ TEST(GpuDetectTest, MigModeNotSupportedMeansWholeGpus) {
 
 TEST(GpuDetectTest, RocmSmiJson) {
   FakeRunner runner(Outputs{{"rocm-smi --showproductname --showuniqueid --json",
-                      R"({"card1": {"Card series": "AMD Instinct MI210", "Unique ID": "0x2"},
+                             R"({"card1": {"Card series": "AMD Instinct MI210", "Unique ID": "0x2"},
                           "card0": {"Card series": "", "Card SKU": "D67301", "Unique ID": "0x1"},
                           "system": {"Driver version": "6.7"}})"}});
   auto all = DetectRocm(runner, {});
   ASSERT_TRUE(all.ok()) << all.status();
-  EXPECT_THAT(*all, ElementsAre(GpuDevice{.id = 0, .brand = "D67301", .uuid = "0x1", .type = GpuType::kRocm},
-                                GpuDevice{.id = 1, .brand = "AMD Instinct MI210", .uuid = "0x2",
-                                          .type = GpuType::kRocm}));
+  EXPECT_THAT(
+      *all,
+      ElementsAre(
+          GpuDevice{.id = 0, .brand = "D67301", .uuid = "0x1", .type = GpuType::kRocm},
+          GpuDevice{
+              .id = 1, .brand = "AMD Instinct MI210", .uuid = "0x2", .type = GpuType::kRocm}));
   auto visible = DetectRocm(runner, {1});
   ASSERT_TRUE(visible.ok());
   ASSERT_EQ(visible->size(), 1u);

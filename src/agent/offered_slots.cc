@@ -21,16 +21,19 @@ std::vector<api::SlotInfo> GpuSlots(const std::vector<GpuDevice>& gpus) {
 
 std::vector<api::SlotInfo> CpuSlots(int count) {
   std::vector<api::SlotInfo> out;
-  for (int i = 0; i < count; ++i) out.push_back({.id = i, .type = "cpu", .device = "cpu", .uuid = ""});
+  for (int i = 0; i < count; ++i)
+    out.push_back({.id = i, .type = "cpu", .device = "cpu", .uuid = ""});
   return out;
 }
 
 // The GPUs of one kind, or why there are none.
-absl::StatusOr<std::vector<GpuDevice>> Find(GpuType type, CommandRunner& runner, const std::vector<int>& visible) {
+absl::StatusOr<std::vector<GpuDevice>> Find(GpuType type, CommandRunner& runner,
+                                            const std::vector<int>& visible) {
   absl::StatusOr<std::vector<GpuDevice>> found =
       type == GpuType::kCuda ? DetectCuda(runner, visible) : DetectRocm(runner, visible);
   const char* kind = type == GpuType::kCuda ? "CUDA" : "ROCm";
-  if (!found.ok()) return absl::NotFoundError(absl::StrCat("no ", kind, " GPU found: ", found.status().message()));
+  if (!found.ok())
+    return absl::NotFoundError(absl::StrCat("no ", kind, " GPU found: ", found.status().message()));
   if (found->empty()) {
     return absl::NotFoundError(absl::StrCat("no ", kind, " GPU found",
                                             visible.empty() ? "" : " among --visible-gpus ",
@@ -41,7 +44,8 @@ absl::StatusOr<std::vector<GpuDevice>> Find(GpuType type, CommandRunner& runner,
 
 }  // namespace
 
-absl::StatusOr<std::vector<api::SlotInfo>> OfferedSlots(const AgentFileConfig& config, CommandRunner& runner,
+absl::StatusOr<std::vector<api::SlotInfo>> OfferedSlots(const AgentFileConfig& config,
+                                                        CommandRunner& runner,
                                                         std::vector<std::string>& notes) {
   switch (config.slot_type) {
     case SlotType::kNone:
@@ -53,8 +57,8 @@ absl::StatusOr<std::vector<api::SlotInfo>> OfferedSlots(const AgentFileConfig& c
       const GpuType type = config.slot_type == SlotType::kCuda ? GpuType::kCuda : GpuType::kRocm;
       absl::StatusOr<std::vector<GpuDevice>> gpus = Find(type, runner, config.visible_gpus);
       if (!gpus.ok()) {
-        return absl::FailedPreconditionError(absl::StrCat("slot_type ", type == GpuType::kCuda ? "cuda" : "rocm",
-                                                          ": ", gpus.status().message()));
+        return absl::FailedPreconditionError(absl::StrCat(
+            "slot_type ", type == GpuType::kCuda ? "cuda" : "rocm", ": ", gpus.status().message()));
       }
       return GpuSlots(*gpus);
     }

@@ -27,9 +27,11 @@ class MapRunner : public CommandRunner {
 };
 
 const std::map<std::string, std::string> kTwoGpus = {
-    {"nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader", "0, NVIDIA H200, GPU-a\n1, NVIDIA H200, GPU-b\n"},
+    {"nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader",
+     "0, NVIDIA H200, GPU-a\n1, NVIDIA H200, GPU-b\n"},
     {"nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader", "Disabled\nDisabled\n"},
-    {"nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader --id=1", "1, NVIDIA H200, GPU-b\n"},
+    {"nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader --id=1",
+     "1, NVIDIA H200, GPU-b\n"},
     {"nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader --id=1", "Disabled\n"},
 };
 
@@ -80,7 +82,8 @@ TEST(OfferedSlotsTest, CudaWithoutGpusIsAnErrorThatSaysWhy) {
   std::vector<std::string> notes;
   auto slots = OfferedSlots(Config(SlotType::kCuda), runner, notes);
   ASSERT_FALSE(slots.ok());
-  EXPECT_EQ(slots.status().message(), "slot_type cuda: no CUDA GPU found: nvidia-smi is not on PATH");
+  EXPECT_EQ(slots.status().message(),
+            "slot_type cuda: no CUDA GPU found: nvidia-smi is not on PATH");
   MapRunner two(kTwoGpus);
   auto invisible = OfferedSlots(Config(SlotType::kRocm), two, notes);
   ASSERT_FALSE(invisible.ok());

@@ -1,7 +1,8 @@
 #pragma once
-// The few NVML types NvmlReader uses, as NVIDIA's nvml.h declares them (the header is not needed to build;
-// the library is loaded at run time). The test stand-in (testdata/fake_nvml.cc) defines its functions with
-// these very types, so calls through NvmlReader's pointers have the functions' own types.
+// The few NVML types NvmlReader uses, as NVIDIA's nvml.h declares them (the header is not needed to
+// build; the library is loaded at run time). The test stand-in (testdata/fake_nvml.cc) defines its
+// functions with these very types, so calls through NvmlReader's pointers have the functions' own
+// types.
 namespace det::harness::nvml {
 
 using nvmlReturn_t = int;  // 0 = NVML_SUCCESS

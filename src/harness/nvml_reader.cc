@@ -25,7 +25,8 @@ absl::StatusOr<std::unique_ptr<NvmlReader>> NvmlReader::Open(const std::string& 
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = ::dlerror();
-    return absl::NotFoundError(absl::StrCat("cannot load ", library, ": ", why ? why : "unknown error"));
+    return absl::NotFoundError(
+        absl::StrCat("cannot load ", library, ": ", why ? why : "unknown error"));
   }
   auto fns = std::make_unique<Functions>();
   std::string missing;
@@ -51,7 +52,8 @@ absl::StatusOr<std::unique_ptr<NvmlReader>> NvmlReader::Open(const std::string& 
   return std::unique_ptr<NvmlReader>(new NvmlReader(handle, std::move(fns)));
 }
 
-NvmlReader::NvmlReader(void* handle, std::unique_ptr<Functions> fns) : handle_(handle), fns_(std::move(fns)) {}
+NvmlReader::NvmlReader(void* handle, std::unique_ptr<Functions> fns)
+    : handle_(handle), fns_(std::move(fns)) {}
 
 NvmlReader::~NvmlReader() {
   fns_->shutdown();
@@ -81,9 +83,11 @@ absl::StatusOr<std::vector<GpuReading>> NvmlReader::Read() {
       failed = "nvmlDeviceGetMemoryInfo";
     }
     if (failed != nullptr) {
-      return absl::InternalError(absl::StrCat(failed, " of GPU ", i, " failed with NVML error ", rc));
+      return absl::InternalError(
+          absl::StrCat(failed, " of GPU ", i, " failed with NVML error ", rc));
     }
-    out.push_back({.uuid = uuid, .gpu_util = static_cast<double>(util.gpu), .gpu_free_memory = memory.free});
+    out.push_back(
+        {.uuid = uuid, .gpu_util = static_cast<double>(util.gpu), .gpu_free_memory = memory.free});
   }
   return out;
 }

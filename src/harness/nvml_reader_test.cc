@@ -12,7 +12,8 @@ TEST(NvmlReaderTest, WithoutTheDriverThereIsNoReader) {
   auto reader = NvmlReader::Open("libnvidia-ml-that-is-not-here.so.1");
   ASSERT_FALSE(reader.ok());
   EXPECT_EQ(reader.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(reader.status().message(), ::testing::HasSubstr("cannot load libnvidia-ml-that-is-not-here.so.1"));
+  EXPECT_THAT(reader.status().message(),
+              ::testing::HasSubstr("cannot load libnvidia-ml-that-is-not-here.so.1"));
 }
 
 TEST(NvmlReaderTest, ALibraryWithoutNvmlIsRefused) {

@@ -1,7 +1,8 @@
-// A stand-in for NVIDIA's libnvidia-ml.so.1 on machines without a GPU: the NVML functions NvmlReader
-// calls, answering with what NVML read on a real NVIDIA H200 (shared/fixtures/gpu-h200/nvml.json, idle:
-// uuid, 150109880320 bytes free). DET_FAKE_GPUS=N shows N such GPUs (GPU i's uuid ends in i, as the fake
-// nvidia-smi's), DET_FAKE_GPU_UTIL=P says each is P % busy (default 0, as idle).
+// A stand-in for NVIDIA's libnvidia-ml.so.1 on machines without a GPU: the NVML functions
+// NvmlReader calls, answering with what NVML read on a real NVIDIA H200
+// (shared/fixtures/gpu-h200/nvml.json, idle: uuid, 150109880320 bytes free). DET_FAKE_GPUS=N shows
+// N such GPUs (GPU i's uuid ends in i, as the fake nvidia-smi's), DET_FAKE_GPU_UTIL=P says each is
+// P % busy (default 0, as idle).
 #include <cstdlib>
 #include <cstring>
 
