@@ -26,6 +26,8 @@ struct SlotInfo {
   std::string type = "cpu";  // "cpu", "cuda" or "rocm"
   std::string device;        // the brand: "cpu", or the GPU's name ("NVIDIA H200")
   std::string uuid;          // a GPU's uuid ("GPU-...", "MIG-..."); "" for CPU slots
+
+  bool operator==(const SlotInfo&) const = default;
 };
 
 struct AgentHello {

@@ -117,9 +117,24 @@ def test_two_trials_get_disjoint_gpus_and_a_cpu_command_none(cluster, tmp_path):
 
     out = cluster.det("cmd", "run", "--config", "resources.slots=0", "echo visible=[$CUDA_VISIBLE_DEVICES]").stdout
     assert "visible=[]" in out, out
+    zero = re.search(r"Command ([0-9a-f-]{36})", out).group(1)
+    assert cluster.get(f"/api/v1/commands/{zero}")["command"]["container"]["devices"] == []
     go.touch()
     assert cluster.wait_for_experiment(first) == "STATE_COMPLETED"
     assert cluster.wait_for_experiment(second) == "STATE_COMPLETED"
+
+
+def test_a_gpu_commands_container_shows_its_device(cluster):
+    out = cluster.det("cmd", "run", "-d", "--config", "resources.slots=1", "sleep 30").stdout.strip()
+    command = re.search(r"[0-9a-f-]{36}", out).group(0)
+    try:
+        container = wait_for(lambda: cluster.get(f"/api/v1/commands/{command}")["command"]["container"],
+                             "the command's container", 60)
+        (device,) = container["devices"]
+        assert device["type"] == "TYPE_CUDA" and device["brand"] == "NVIDIA H200", device
+        assert device["uuid"] == uuid(device["id"]), device
+    finally:
+        cluster.det("cmd", "kill", command)
 
 
 def test_a_trial_no_agent_can_hold_is_refused(cluster, tmp_path):

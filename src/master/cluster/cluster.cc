@@ -396,9 +396,15 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
   alloc.backfilled = backfilled;
   alloc.start_order = next_start_order_++;
   for (const scheduler::SlotPlacement& p : placements) {
-    alloc.record.placements.push_back({p.agent_id, p.slot_ids});
-    alloc.running_on.insert(p.agent_id);
     AgentState& agent = *agents_.at(p.agent_id);
+    AgentSlots placed{p.agent_id, p.slot_ids, {}};
+    for (int s : p.slot_ids) {
+      for (const api::SlotInfo& slot : agent.slots) {
+        if (slot.id == s) placed.devices.push_back(slot);
+      }
+    }
+    alloc.record.placements.push_back(std::move(placed));
+    alloc.running_on.insert(p.agent_id);
     for (int s : p.slot_ids) agent.slot_allocations[s] = id;
     if (p.slot_ids.empty()) agent.zero_slot_allocations.insert(id);
   }

@@ -158,7 +158,9 @@ TEST_F(ClusterSchedulingTest, AGangStartsOneProcessPerAgentAtOnce) {
   EXPECT_EQ(nlohmann::json::parse(s2.env.at("DET_RENDEZVOUS_INFO"))["container_rank"], 1);
   auto alloc = store_->GetAllocation(s1.allocation_id);
   ASSERT_TRUE(alloc.ok());
-  EXPECT_EQ(alloc->placements, (std::vector<AgentSlots>{{"a1", {0}}, {"a2", {0}}}));
+  // Each placement keeps the devices behind its slots, as the agent reported them.
+  const api::SlotInfo cpu0{.id = 0, .type = "cpu", .device = "cpu", .uuid = ""};
+  EXPECT_EQ(alloc->placements, (std::vector<AgentSlots>{{"a1", {0}, {cpu0}}, {"a2", {0}, {cpu0}}}));
 
   // One process failing stops the other; the allocation ends once both have exited.
   size_t before = c2->sent.size();

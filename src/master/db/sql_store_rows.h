@@ -215,8 +215,8 @@ inline Allocation ReadAllocation(const SqlStatement& s) {
   a.ready = s.Int(11) != 0;
   a.service_address = s.Text(12);
   a.service_user = s.Text(13);
-  // slot_ids holds [{"agent_id", "slot_ids"}, ...]; rows written before gang placement hold the
-  // device ids on agent_id only.
+  // slot_ids holds [{"agent_id", "slot_ids", "devices"}, ...]; rows written before gang placement hold
+  // the device ids on agent_id only.
   nlohmann::json slots = nlohmann::json::parse(s.Text(10), nullptr, false);
   if (!slots.is_array()) return a;
   AgentSlots legacy{first_agent, {}};
@@ -226,6 +226,11 @@ inline Allocation ReadAllocation(const SqlStatement& s) {
     AgentSlots placement{entry.value("agent_id", ""), {}};
     for (const nlohmann::json& id : entry.value("slot_ids", nlohmann::json::array())) {
       if (id.is_number_integer()) placement.slot_ids.push_back(id.get<int>());
+    }
+    for (const nlohmann::json& d : entry.value("devices", nlohmann::json::array())) {
+      if (!d.is_object()) continue;
+      placement.devices.push_back({.id = d.value("id", 0), .type = d.value("type", ""),
+                                   .device = d.value("brand", ""), .uuid = d.value("uuid", "")});
     }
     a.placements.push_back(std::move(placement));
   }

@@ -40,7 +40,13 @@ absl::Status SqlStore::UpdateAllocation(const Allocation& a) {
   s.Bind(1, std::string(Name(a.state))).Bind(2, FirstAgent(a)).Bind(3, Micros(a.end_time));
   s.Bind(4, a.exit_code ? std::optional<int64_t>(*a.exit_code) : std::nullopt);
   nlohmann::json placements = nlohmann::json::array();
-  for (const AgentSlots& p : a.placements) placements.push_back({{"agent_id", p.agent_id}, {"slot_ids", p.slot_ids}});
+  for (const AgentSlots& p : a.placements) {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const api::SlotInfo& d : p.devices) {
+      devices.push_back({{"id", d.id}, {"type", d.type}, {"brand", d.device}, {"uuid", d.uuid}});
+    }
+    placements.push_back({{"agent_id", p.agent_id}, {"slot_ids", p.slot_ids}, {"devices", devices}});
+  }
   s.Bind(5, placements.dump()).Bind(6, a.resource_pool).Bind(7, a.ready ? 1 : 0).Bind(8, a.service_address);
   s.Bind(9, a.service_user).Bind(10, a.allocation_id);
   return s.Run();

@@ -180,11 +180,15 @@ TYPED_TEST(StoreTest, ServiceFieldsRoundTrip) {
   a.ready = true;
   a.service_address = "10.0.0.2:2900";
   a.service_user = "someone";
+  a.placements = {{"gpu-agent", {2, 4}, {{.id = 2, .type = "cuda", .device = "NVIDIA H200", .uuid = "GPU-c"},
+                                         {.id = 4, .type = "cuda", .device = "NVIDIA A100 MIG 1g.5gb",
+                                          .uuid = "MIG-d"}}}};
   ASSERT_TRUE(this->store_->UpdateAllocation(a).ok());
   Allocation read = *this->store_->GetAllocation("n1.1");
   EXPECT_TRUE(read.ready);
   EXPECT_EQ(read.service_address, "10.0.0.2:2900");
   EXPECT_EQ(read.service_user, "someone");
+  EXPECT_EQ(read.placements, a.placements);  // the devices behind the slots too
 }
 
 TYPED_TEST(StoreTest, SearcherIsItsLastSnapshotAndTheEventsAppendedSince) {

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
+#include "api/agent_protocol.h"
 #include "api/types.h"
 #include "master/task/task_states.h"
 
@@ -19,6 +20,9 @@ namespace det::master {
 struct AgentSlots {
   std::string agent_id;
   std::vector<int> slot_ids;
+  // The devices behind slot_ids as the agent reported them when the allocation was placed (a command's
+  // container.devices); empty in rows written before devices were kept.
+  std::vector<api::SlotInfo> devices;
 
   bool operator==(const AgentSlots&) const = default;
 };

@@ -20,9 +20,13 @@ std::string DeviceType(const api::SlotInfo& slot) {
   return "TYPE_CPU";
 }
 
-json DeviceJson(const api::SlotInfo& slot) {
+}  // namespace
+
+nlohmann::json DeviceJson(const api::SlotInfo& slot) {
   return {{"id", slot.id}, {"brand", slot.device}, {"uuid", slot.uuid}, {"type", DeviceType(slot)}};
 }
+
+namespace {
 
 // Containers are the allocations running on the agent; their ids are the allocation ids.
 json ContainerJson(const AgentSummary& agent, const std::string& allocation_id) {

@@ -33,6 +33,8 @@ nlohmann::json AgentJson(const AgentSummary& agent, bool exclude_slots = false,
                          bool exclude_containers = false);
 // Slot: id (device id as a decimal string), device, enabled, container (null when free), draining.
 nlohmann::json SlotJson(const AgentSummary& agent, const api::SlotInfo& slot);
+// Upstream's v1Device of a slot: {id, brand, uuid, type (TYPE_CUDA, TYPE_ROCM, TYPE_CPU)}.
+nlohmann::json DeviceJson(const api::SlotInfo& slot);
 
 // The agent with `id`, or NotFound naming it and how to list the connected agents.
 absl::StatusOr<AgentSummary> FindAgent(const std::vector<AgentSummary>& agents,

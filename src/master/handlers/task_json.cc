@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/time_util.h"
+#include "master/handlers/agent_json.h"
 
 namespace det::master {
 
@@ -46,10 +47,14 @@ const char* ContainerState(AllocationState state) {
 
 json ContainerJson(const Allocation* latest) {
   if (latest == nullptr || latest->placements.empty()) return nullptr;
+  json devices = json::array();
+  for (const AgentSlots& p : latest->placements) {
+    for (const api::SlotInfo& d : p.devices) devices.push_back(DeviceJson(d));
+  }
   return {{"parent", latest->placements.front().agent_id},
           {"id", latest->allocation_id},
           {"state", ContainerState(latest->state)},
-          {"devices", json::array()},
+          {"devices", devices},
           {"permissionDenied", false}};
 }
 

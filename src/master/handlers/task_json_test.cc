@@ -21,6 +21,10 @@ TEST(TaskJsonTest, CommandShowsItsLatestAllocation) {
   EXPECT_EQ(running["state"], "STATE_RUNNING");
   EXPECT_EQ(running["container"]["parent"], "agent-1");
   EXPECT_EQ(running["container"]["state"], "STATE_RUNNING");  // a containerv1State, not a task state
+  EXPECT_EQ(running["container"]["devices"], nlohmann::json::array());  // a row from before devices were kept
+  a.placements[0].devices = {{.id = 0, .type = "cuda", .device = "NVIDIA H200", .uuid = "GPU-7033"}};
+  EXPECT_EQ(CommandJson(t, a)["container"]["devices"],
+            nlohmann::json::parse(R"([{"id":0,"brand":"NVIDIA H200","uuid":"GPU-7033","type":"TYPE_CUDA"}])"));
   a.state = AllocationState::kAssigned;
   EXPECT_EQ(CommandJson(t, a)["state"], "STATE_QUEUED");
   EXPECT_EQ(CommandJson(t, a)["container"]["state"], "STATE_ASSIGNED");
