@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -22,15 +23,9 @@ std::string SchedulerTypeName(scheduler::SchedulerType type) {
 }
 
 std::string SchedulerConfigName(scheduler::SchedulerType type) {
-  switch (type) {
-    case scheduler::SchedulerType::kPriority:
-      return "priority";
-    case scheduler::SchedulerType::kFairShare:
-      return "fair_share";
-    case scheduler::SchedulerType::kRoundRobin:
-      return "round_robin";
-  }
-  return "";
+  // The master config's name is the enum's suffix in lower case: SCHEDULER_TYPE_FAIR_SHARE, fair_share.
+  constexpr absl::string_view kPrefix = "SCHEDULER_TYPE_";
+  return absl::AsciiStrToLower(absl::string_view(SchedulerTypeName(type)).substr(kPrefix.size()));
 }
 
 namespace {

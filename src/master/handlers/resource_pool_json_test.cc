@@ -91,5 +91,12 @@ TEST(ResourcePoolJsonTest, ResolveAndStats) {
   EXPECT_EQ(st.scheduled, 1);
 }
 
+TEST(ResourcePoolJsonTest, SchedulerNamesOfTheConfigAndTheEnum) {
+  EXPECT_EQ(SchedulerTypeName(scheduler::SchedulerType::kFairShare), "SCHEDULER_TYPE_FAIR_SHARE");
+  EXPECT_EQ(SchedulerConfigName(scheduler::SchedulerType::kFairShare), "fair_share");
+  EXPECT_EQ(SchedulerConfigName(scheduler::SchedulerType::kRoundRobin), "round_robin");
+  EXPECT_EQ(SchedulerConfigName(scheduler::SchedulerType::kPriority), "priority");
+}
+
 }  // namespace
 }  // namespace det::master
