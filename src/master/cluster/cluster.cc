@@ -741,9 +741,10 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
   const int exit_code = outcome.exit_code;
   const ExitKind kind = outcome.kind;
   bool preempted = outcome.preempt && outcome.preemption_acked;
+  // A clean exit that never acknowledged a preemption signal means the process finished its work.
+  bool finished_its_work = kind == ExitKind::kProcessExited && exit_code == 0 && !outcome.preemption_acked;
   // Released by the scheduler: resume later, unless the process finished its work on its own.
-  bool requeue =
-      outcome.released && !(kind == ExitKind::kProcessExited && exit_code == 0 && !outcome.preemption_acked);
+  bool requeue = outcome.released && !finished_its_work;
   // A trial the user stopped settles in its terminal (or paused) state whatever the exit.
   if (IsStopping(trial.trial.state)) return FinishTrial(trial, TerminalStateOf(trial.trial.state));
   if (requeue && trial.trial.state == api::TrialState::kActive) {
@@ -753,8 +754,8 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
     return RequestAllocation(trial);
   }
   // Asked to stop for a pause, however it stopped (killed after preemption_timeout, too): it resumes
-  // from its latest checkpoint on activate, and nothing failed.
-  if (outcome.preempt && trial.trial.state == api::TrialState::kPaused) {
+  // from its latest checkpoint on activate, and nothing failed. One that finished first is completed.
+  if (outcome.preempt && trial.trial.state == api::TrialState::kPaused && !finished_its_work) {
     MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is paused"));
     return;
   }

@@ -181,6 +181,20 @@ TEST_F(ClusterTest, PreemptionLongPollTimesOutFalseAndEndsTrueAfterExit) {
   EXPECT_TRUE(*second);
 }
 
+TEST_F(ClusterTest, ATrialThatFinishesItsWorkBeforeHeedingAPauseIsCompleted) {
+  int64_t exp_id = CreateExperiment();
+  auto conn = ConnectAgent("agent-1", 1);
+  api::StartTask first = std::get<api::StartTask>(*api::DecodeMasterMessage(conn->sent.at(0)));
+  cluster_->SetExperimentState(exp_id, api::ExperimentState::kPaused, [](absl::Status) {});
+  loop_.RunPending();
+  // The process never asked whether to stop: it trained to the end and exited 0.
+  handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskExited{first.allocation_id, 0, ""})));
+  loop_.RunPending();
+  int64_t trial_id = store_->ListTrials(exp_id)->at(0).id;
+  EXPECT_EQ(store_->GetTrial(trial_id)->state, api::TrialState::kCompleted);
+  EXPECT_EQ(conn->sent.size(), 1u);
+}
+
 TEST_F(ClusterTest, PauseSignalsPreemptionAndActivateResumes) {
   int64_t exp_id = CreateExperiment();
   auto conn = ConnectAgent("agent-1", 1);
