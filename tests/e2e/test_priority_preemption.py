@@ -42,7 +42,7 @@ def test_a_higher_priority_experiment_preempts_a_lower_one_which_resumes(cluster
                          "a low trial to be preempted")
     assert len(preempted) == 1, "one slot is enough for the high-priority trial"
     logs = cluster.trial_logs(preempted[0])
-    assert "The priority scheduler of pool default preempts this trial" in logs
+    assert "The priority scheduler of pool default preempts this task" in logs
     stopped = int(re.search(r"stopped at step (\d+)", logs).group(1))
 
     # The queue lists the high job first; the preempted low trial waits behind it.

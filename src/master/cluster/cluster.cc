@@ -18,6 +18,7 @@
 #include "master/checkpoint_gc.h"
 #include "searcher/searcher.h"
 #include "master/experiment_rules.h"
+#include "master/rm/agent_resource_manager.h"
 
 namespace det::master {
 
@@ -28,8 +29,24 @@ Cluster::Cluster(Store& store, EventLoop& loop, ClusterOptions options)
       loop_(loop),
       options_(std::move(options)),
       state_writer_(store, loop, std::chrono::seconds(1), [this] { Schedule(); }) {
-  if (options_.pools.empty()) options_.pools.push_back(PoolOptions{.name = "default"});
-  for (const PoolOptions& pool : options_.pools) pools_[pool.name] = pool;
+  manager_events_ = std::make_unique<ManagerEvents>(*this);
+  managers_.push_back(std::make_unique<AgentResourceManager>(
+      loop_, *manager_events_,
+      AgentResourceManagerOptions{.cluster_name = options_.cluster_name,
+                                  .pools = options_.pools,
+                                  .agent_reconnect_grace = options_.agent_reconnect_grace}));
+  for (const ResourceManagerFactory& make : options_.additional_resource_managers) {
+    managers_.push_back(make(loop_, *manager_events_));
+  }
+  for (const auto& manager : managers_) {
+    for (const PoolOptions& pool : manager->PoolConfigs()) {
+      auto [it, added] = manager_of_pool_.emplace(pool.name, manager.get());
+      if (!added) {
+        spdlog::error("resource manager {}: pool {} is already resource manager {}'s; ignoring it",
+                      manager->ClusterName(), pool.name, it->second->ClusterName());
+      }
+    }
+  }
   if (options_.checkpoint_gc != nullptr) options_.checkpoint_gc->SetClusterId(options_.cluster_id);
 }
 
@@ -275,15 +292,20 @@ void Cluster::RequestTaskAllocation(LiveTask& task, int run) {
   alloc->record.state = AllocationState::kQueued;
   alloc->token = RandomHex(32);
   alloc->record.token_hash = Sha256Hex(alloc->token);
-  alloc->record.slots = task.spec->Job().slots;
+  JobAttributes job = task.spec->Job();
+  alloc->record.slots = job.slots;
   alloc->record.start_time = std::chrono::system_clock::now();
-  alloc->request_order = next_request_order_++;
+  alloc->manager = ManagerOf(job.resource_pool);
+  if (alloc->manager == nullptr) alloc->manager = managers_.front().get();  // a pool since removed: waits there
   state_writer_.Create(absl::StrCat("allocation ", alloc->record.allocation_id),
                        [this, record = alloc->record] { return store_.InsertAllocation(record); });
   task.runs = run;
   task.allocation_id = alloc->record.allocation_id;
-  pending_.push_back(alloc->record.allocation_id);
+  ResourceManager& manager = *alloc->manager;
+  AllocationRequest request{.allocation_id = alloc->record.allocation_id, .task_id = task.record.task_id,
+                            .slots = alloc->record.slots};
   allocations_[alloc->record.allocation_id] = std::move(alloc);
+  manager.Request(request);
 }
 
 std::map<std::string, std::string> Cluster::CommonEnvironment(const LiveAllocation& alloc, const LiveTask& task) const {
@@ -386,46 +408,26 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
   return spec;
 }
 
-void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
-                              bool backfilled, const std::string& pool) {
+void Cluster::StartAllocation(LiveAllocation& alloc, const Placement& placement) {
   LiveTask& task = *tasks_.at(alloc.record.task_id);
   const std::string id = alloc.record.allocation_id;
-  alloc.record.placements.clear();
+  alloc.record.placements = placement.processes;
   alloc.record.state = AllocationState::kAssigned;
-  alloc.record.resource_pool = pool;
-  alloc.backfilled = backfilled;
-  alloc.start_order = next_start_order_++;
-  for (const scheduler::SlotPlacement& p : placements) {
-    AgentState& agent = *agents_.at(p.agent_id);
-    AgentSlots placed{p.agent_id, p.slot_ids, {}};
-    for (int s : p.slot_ids) {
-      for (const api::SlotInfo& slot : agent.slots) {
-        if (slot.id == s) placed.devices.push_back(slot);
-      }
-    }
-    alloc.record.placements.push_back(std::move(placed));
-    alloc.running_on.insert(p.agent_id);
-    for (int s : p.slot_ids) agent.slot_allocations[s] = id;
-    if (p.slot_ids.empty()) agent.zero_slot_allocations.insert(id);
-  }
+  alloc.record.resource_pool = placement.pool;
+  alloc.placement = next_placement_++;
   absl::StatusOr<LaunchSpec> launch = task.spec->Launch(alloc.record);
   if (!launch.ok()) {
-    alloc.running_on.clear();
     return AllocationEnded(alloc, 1, ExitKind::kProcessExited,
                            absl::StrCat("could not be started: ", launch.status().message()));
   }
-  for (const scheduler::SlotPlacement& p : placements) {
+  for (const AgentSlots& p : placement.processes) {
     MasterLog(alloc.record.task_id, id,
               absl::StrCat(task.spec->Label(), " (run ", task.runs, ") assigned to agent ", p.agent_id, ", slots [",
-                           absl::StrJoin(p.slot_ids, ","), "]", backfilled ? " (backfilled)" : ""));
+                           absl::StrJoin(p.slot_ids, ","), "]", placement.backfilled ? " (backfilled)" : ""));
   }
   // What the launch reads from the store is read behind the loop, with the allocation's start; the
   // processes authenticate against the allocation's row, so they start once it is durable.
   auto read = std::make_shared<StoredLaunch>(StoredLaunch{.spec = *std::move(launch)});
-  for (const scheduler::SlotPlacement& p : placements) {
-    const std::string& address = agents_.at(p.agent_id)->identity.address;
-    read->addresses.push_back(address.empty() ? "127.0.0.1" : address);
-  }
   alloc.starting = true;
   Persist(absl::StrCat("allocation ", id),
           [this, record = alloc.record, read, owner_id = task.record.owner_id] {
@@ -434,76 +436,43 @@ void Cluster::StartAllocation(LiveAllocation& alloc, const std::vector<scheduler
                                                      options_.default_task_user));
             return store_.UpdateAllocation(record);
           },
-          [this, id, start_order = alloc.start_order, placements, read](absl::Status saved) {
+          [this, id, placement = alloc.placement, read](absl::Status saved) {
             auto a = allocations_.find(id);
-            if (a == allocations_.end() || a->second->start_order != start_order) return;  // it ended meanwhile
+            if (a == allocations_.end() || a->second->placement != placement) return;  // it ended meanwhile
             LiveAllocation& alloc = *a->second;
             alloc.starting = false;
             if (!saved.ok()) return AllocationNotStarted(alloc, saved);
             if (alloc.kill_before_start) {
-              alloc.running_on.clear();
               return AllocationEnded(alloc, 137, ExitKind::kProcessExited, "was killed before its processes started");
             }
-            SendStarts(alloc, placements, *read);
+            alloc.manager->Start(id, ProcessLaunchOf(alloc, *read));
           });
 }
 
-void Cluster::SendStarts(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
-                         const StoredLaunch& launch) {
+ProcessLaunch Cluster::ProcessLaunchOf(const LiveAllocation& alloc, const StoredLaunch& launch) const {
   const LiveTask& task = *tasks_.at(alloc.record.task_id);
-  const std::string& id = alloc.record.allocation_id;
   std::map<std::string, std::string> env = CommonEnvironment(alloc, task);
   env.insert(launch.spec.env.begin(), launch.spec.env.end());
-  // Where the processes find each other (upstream's rendezvous.json): the agents' addresses and slot
-  // counts in rank order, the chief first.
-  json rendezvous = {{"container_addrs", launch.addresses}, {"container_slot_counts", json::array()}};
-  for (const scheduler::SlotPlacement& p : placements) rendezvous["container_slot_counts"].push_back(p.slot_ids.size());
-  // One process per agent; a gang's processes are told apart by their resources id.
-  for (size_t rank = 0; rank < placements.size(); ++rank) {
-    const scheduler::SlotPlacement& p = placements[rank];
-    api::StartTask start;
-    start.allocation_id = id;
-    start.task_id = alloc.record.task_id;
-    start.task_type = std::string(Name(task.record.type));
-    start.entrypoint = launch.spec.entrypoint;
-    start.env = env;
-    if (placements.size() > 1) {
-      start.env["DET_RESOURCES_ID"] = start.env["DET_CONTAINER_ID"] = absl::StrCat(id, ".", rank);
-    }
-    rendezvous["container_rank"] = rank;
-    start.env["DET_RENDEZVOUS_INFO"] = rendezvous.dump();
-    start.slot_ids = p.slot_ids;
-    start.session_token = alloc.token;
-    start.download_context = launch.spec.download_context;
-    start.user = launch.user;
-    start.work_dir = launch.spec.work_dir;
-    start.mounts = launch.spec.mounts;
-    // An agent that went away meanwhile ends the allocation when it is forgotten.
-    auto agent = agents_.find(p.agent_id);
-    if (agent != agents_.end() && agent->second->connection) {
-      agent->second->connection->Send(api::Encode(api::MasterMessage(start)));
-    }
-  }
+  return {.task_type = std::string(Name(task.record.type)),
+          .entrypoint = launch.spec.entrypoint,
+          .env = std::move(env),
+          .session_token = alloc.token,
+          .download_context = launch.spec.download_context,
+          .user = launch.user,
+          .work_dir = launch.spec.work_dir,
+          .mounts = launch.spec.mounts};
 }
 
 void Cluster::AllocationNotStarted(LiveAllocation& alloc, const absl::Status& why) {
   const std::string id = alloc.record.allocation_id;
   if (!StateWriter::MadeAgain(why) || alloc.kill_before_start) {
-    alloc.running_on.clear();
     return AllocationEnded(alloc, 1, ExitKind::kProcessExited, absl::StrCat("could not be started: ", why.message()));
   }
   // The database is away: the allocation gives its slots back and waits in the queue, and scheduling
   // resumes once the database took every kept write.
-  for (const AgentSlots& p : alloc.record.placements) {
-    auto agent = agents_.find(p.agent_id);
-    if (agent == agents_.end()) continue;
-    for (int s : p.slot_ids) agent->second->slot_allocations.erase(s);
-    agent->second->zero_slot_allocations.erase(id);
-  }
+  alloc.manager->Requeue(id);
   alloc.record.placements.clear();
-  alloc.running_on.clear();
   alloc.record.state = AllocationState::kQueued;
-  pending_.push_front(id);
   MasterLog(alloc.record.task_id, id,
             absl::StrCat("Not started, its start could not be saved (", why.message(),
                          "); it waits in the queue for the database"));
@@ -514,203 +483,13 @@ void Cluster::KillProcesses(LiveAllocation& alloc) {
     alloc.kill_before_start = true;
     return;
   }
-  for (const std::string& agent_id : alloc.running_on) {
-    if (auto agent = agents_.find(agent_id); agent != agents_.end() && agent->second->connection) {
-      agent->second->connection->Send(
-          api::Encode(api::MasterMessage(api::KillTask{alloc.record.allocation_id, 10})));
-    }
-  }
-}
-
-absl::StatusOr<WebSocketHandlers> Cluster::ConnectAgent(AgentIdentity identity,
-                                                        std::shared_ptr<WebSocketConnection> connection) {
-  if (identity.id.empty()) return absl::InvalidArgumentError("agent id is required (?id=...)");
-  if (identity.resource_pool.empty()) identity.resource_pool = options_.default_compute_pool;
-  if (!pools_.count(identity.resource_pool)) {
-    std::vector<std::string> names;
-    for (const auto& [name, pool] : pools_) names.push_back(name);
-    return absl::InvalidArgumentError(absl::StrCat("agent ", identity.id, ": the master has no resource pool named \"",
-                                                   identity.resource_pool, "\" (its pools: ", absl::StrJoin(names, ", "),
-                                                   ")"));
-  }
-  std::string id = identity.id;
-  loop_.Post([this, identity = std::move(identity), connection]() mutable {
-    auto it = agents_.find(identity.id);
-    if (it != agents_.end()) {
-      spdlog::warn("agent {} reconnected; replacing its previous connection", identity.id);
-      if (it->second->connection) it->second->connection->Close();
-      it->second->identity = std::move(identity);  // a recovered agent knew only its id until now
-      it->second->connection = connection;
-      it->second->hello_received = false;
-      it->second->generation++;
-      return;
-    }
-    auto agent = std::make_unique<AgentState>();
-    agent->identity = std::move(identity);
-    agent->connection = connection;
-    agent->registered_time = std::chrono::system_clock::now();
-    spdlog::info("agent {} connected (pool {})", agent->identity.id, agent->identity.resource_pool);
-    agents_[agent->identity.id] = std::move(agent);
-  });
-  WebSocketHandlers handlers;
-  handlers.on_message = [this, id](std::string text) {
-    loop_.Post([this, id, text = std::move(text)] { OnAgentMessage(id, text); });
-  };
-  std::weak_ptr<WebSocketConnection> weak = connection;
-  handlers.on_close = [this, id, weak] {
-    loop_.Post([this, id, weak] {
-      if (auto conn = weak.lock()) OnAgentClosed(id, conn);
-    });
-  };
-  return handlers;
-}
-
-void Cluster::OnAgentMessage(const std::string& agent_id, const std::string& text) {
-  auto it = agents_.find(agent_id);
-  if (it == agents_.end()) return;
-  AgentState& agent = *it->second;
-  absl::StatusOr<api::AgentMessage> msg = api::DecodeAgentMessage(text);
-  if (!msg.ok()) {
-    spdlog::warn("agent {}: bad message: {}", agent_id, msg.status().ToString());
-    return;
-  }
-  if (auto* hello = std::get_if<api::AgentHello>(&*msg)) {
-    if (std::optional<std::string> why = SlotTypeConflict(agent_id, agent.identity.resource_pool, hello->slots)) {
-      // A pool's slots are of one type: a GPU trial must never land on a CPU slot of the same pool.
-      spdlog::warn("refusing agent {}: {}", agent_id, *why);
-      agent.connection->Send(api::Encode(api::MasterMessage(api::AgentRefused{*why})));
-      agent.connection->Close();
-      if (agent.slot_allocations.empty() && agent.zero_slot_allocations.empty()) agents_.erase(it);
-      return;
-    }
-    agent.slots = hello->slots;
-    agent.hello_received = true;
-    spdlog::info("agent {} registered with {} slot(s)", agent_id, agent.slots.size());
-    // Allocations assigned to this agent that it no longer runs ended while it was away.
-    std::set<std::string> lost(agent.zero_slot_allocations.begin(), agent.zero_slot_allocations.end());
-    for (const auto& [slot, alloc_id] : agent.slot_allocations) lost.insert(alloc_id);
-    for (const std::string& running : hello->running_allocations) lost.erase(running);
-    for (const std::string& alloc_id : lost) {
-      auto a = allocations_.find(alloc_id);
-      if (a != allocations_.end()) {
-        AllocationEnded(*a->second, -1, ExitKind::kAgentLost, "the agent no longer runs it");
-      }
-    }
-    // Processes the master no longer knows of (their trial ended while the agent was away) must stop.
-    for (const std::string& alloc_id : hello->running_allocations) {
-      if (!allocations_.count(alloc_id)) {
-        agent.connection->Send(api::Encode(api::MasterMessage(api::KillTask{alloc_id, 10})));
-      }
-    }
-    Schedule();
-  } else if (auto* started = std::get_if<api::TaskStarted>(&*msg)) {
-    auto a = allocations_.find(started->allocation_id);
-    if (a == allocations_.end()) return;
-    a->second->record.state = AllocationState::kRunning;
-    SaveAllocation(a->second->record);
-    MasterLog(a->second->record.task_id, started->allocation_id,
-              absl::StrCat("Process started on agent ", agent_id, " (pid ", started->pid, ")"));
-  } else if (auto* exited = std::get_if<api::TaskExited>(&*msg)) {
-    OnTaskExited(agent_id, *exited);
-  }
-}
-
-std::optional<std::string> Cluster::SlotTypeConflict(const std::string& agent_id, const std::string& pool,
-                                                    const std::vector<api::SlotInfo>& slots) const {
-  if (slots.empty()) return std::nullopt;  // a zero-slot agent serves any pool's aux tasks
-  for (const auto& [id, other] : agents_) {
-    if (id == agent_id || other->identity.resource_pool != pool || other->slots.empty()) continue;
-    if (other->slots.front().type != slots.front().type) {
-      return absl::StrCat("agent ", agent_id, " offers ", slots.front().type, " slots but resource pool \"", pool,
-                          "\" has ", other->slots.front().type, " slots (agent ", id,
-                          "); a pool's slots are of one type: start it with --resource-pool naming a pool of ",
-                          slots.front().type, " agents");
-    }
-  }
-  return std::nullopt;
-}
-
-void Cluster::OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection) {
-  auto it = agents_.find(agent_id);
-  if (it == agents_.end() || it->second->connection != connection) return;
-  AgentState& agent = *it->second;
-  agent.connection = nullptr;
-  agent.hello_received = false;
-  uint64_t generation = agent.generation;
-  if (agent.slot_allocations.empty() && agent.zero_slot_allocations.empty()) {
-    return ForgetAgent(agent_id, "disconnected");
-  }
-  std::chrono::milliseconds wait = ReconnectWait(agent);
-  spdlog::warn("agent {} disconnected; its tasks keep their slots for {} ms while it may reconnect", agent_id,
-               wait.count());
-  loop_.PostAfter(wait, [this, agent_id, generation] {
-    auto a = agents_.find(agent_id);
-    if (a != agents_.end() && a->second->generation == generation && !a->second->connection) {
-      ForgetAgent(agent_id, "did not reconnect in time");
-    }
-  });
-}
-
-std::chrono::milliseconds Cluster::ReconnectWait(const AgentState& agent) const {
-  auto wait_of = [this](const PoolOptions& pool) { return pool.agent_reconnect_wait.value_or(options_.agent_reconnect_grace); };
-  if (auto pool = pools_.find(agent.identity.resource_pool); pool != pools_.end()) return wait_of(pool->second);
-  std::chrono::milliseconds longest{0};
-  for (const auto& [name, pool] : pools_) longest = std::max(longest, wait_of(pool));
-  return longest;
-}
-
-void Cluster::ForgetAgent(const std::string& agent_id, const std::string& why) {
-  auto it = agents_.find(agent_id);
-  if (it == agents_.end()) return;
-  spdlog::warn("agent {} {}; forgetting it", agent_id, why);
-  std::set<std::string> running(it->second->zero_slot_allocations.begin(), it->second->zero_slot_allocations.end());
-  for (const auto& [slot, alloc_id] : it->second->slot_allocations) running.insert(alloc_id);
-  agents_.erase(it);
-  for (const std::string& alloc_id : running) {
-    auto a = allocations_.find(alloc_id);
-    if (a == allocations_.end()) continue;
-    a->second->running_on.erase(agent_id);
-    AllocationEnded(*a->second, -1, ExitKind::kAgentLost, absl::StrCat("agent ", agent_id, " was lost"));
-  }
-  Schedule();
-}
-
-void Cluster::OnTaskExited(const std::string& agent_id, const api::TaskExited& exited) {
-  auto it = allocations_.find(exited.allocation_id);
-  if (it == allocations_.end()) return;
-  LiveAllocation& alloc = *it->second;
-  alloc.running_on.erase(agent_id);
-  // A gang ends with its first failure: the other processes are killed, and the first failure is
-  // what the allocation reports.
-  if (!alloc.exit_code || (*alloc.exit_code == 0 && exited.exit_code != 0)) {
-    alloc.exit_code = exited.exit_code;
-    alloc.exit_error = exited.error;
-  }
-  if (!alloc.running_on.empty()) {
-    if (exited.exit_code != 0) {
-      MasterLog(alloc.record.task_id, alloc.record.allocation_id,
-                absl::StrCat("The process on agent ", agent_id, " exited with code ", exited.exit_code,
-                             "; killing the allocation's other processes"));
-      KillProcesses(alloc);
-    }
-    return;
-  }
-  std::string why = alloc.exit_error.empty() ? absl::StrCat("exited with code ", *alloc.exit_code)
-                                             : absl::StrCat("failed to start: ", alloc.exit_error);
-  AllocationEnded(alloc, *alloc.exit_code, ExitKind::kProcessExited, why);
-  Schedule();
+  alloc.manager->Kill(alloc.record.allocation_id);
 }
 
 void Cluster::AllocationEnded(LiveAllocation& alloc, int exit_code, ExitKind kind, const std::string& why) {
   std::string alloc_id = alloc.record.allocation_id;
-  // Processes still running elsewhere (a gang that lost an agent) are stopped.
-  KillProcesses(alloc);
-  for (const AgentSlots& p : alloc.record.placements) {
-    auto agent = agents_.find(p.agent_id);
-    if (agent == agents_.end()) continue;
-    for (int s : p.slot_ids) agent->second->slot_allocations.erase(s);
-    agent->second->zero_slot_allocations.erase(alloc_id);
-  }
+  // Its resources are freed; processes still running elsewhere (a gang that lost an agent) are stopped.
+  alloc.manager->Release(alloc_id);
   alloc.record.state = AllocationState::kTerminated;
   alloc.record.end_time = std::chrono::system_clock::now();
   alloc.record.exit_code = exit_code;
@@ -968,16 +747,6 @@ void Cluster::AckPreemption(const std::string& allocation_id, std::function<void
   });
 }
 
-void Cluster::ListAgents(std::function<void(std::vector<AgentSummary>)> done) {
-  loop_.Post([this, done = std::move(done)] {
-    std::vector<AgentSummary> out;
-    for (const auto& [id, agent] : agents_) {
-      if (agent->hello_received) out.push_back(SummaryOf(*agent));
-    }
-    done(std::move(out));
-  });
-}
-
 void Cluster::SetExperimentState(int64_t experiment_id, api::ExperimentState target,
                                  std::function<void(absl::Status)> done) {
   loop_.Post([this, experiment_id, target, done = std::move(done)] {
@@ -1049,17 +818,14 @@ void Cluster::KillTrial(int64_t trial_id, std::function<void(absl::Status)> done
 }
 
 void Cluster::DropQueuedAllocation(LiveTask& task) {
-  auto it = std::find(pending_.begin(), pending_.end(), task.allocation_id);
-  if (it == pending_.end()) return;
-  pending_.erase(it);
   auto a = allocations_.find(task.allocation_id);
-  if (a != allocations_.end()) {
-    a->second->record.state = AllocationState::kTerminated;
-    a->second->record.end_time = std::chrono::system_clock::now();
-    SaveAllocation(a->second->record);
-    ResolvePreemptionWaiters(*a->second, true);
-    allocations_.erase(a);
-  }
+  if (a == allocations_.end() || a->second->record.state != AllocationState::kQueued) return;
+  a->second->manager->Release(task.allocation_id);
+  a->second->record.state = AllocationState::kTerminated;
+  a->second->record.end_time = std::chrono::system_clock::now();
+  SaveAllocation(a->second->record);
+  ResolvePreemptionWaiters(*a->second, true);
+  allocations_.erase(a);
   task.allocation_id.clear();
 }
 

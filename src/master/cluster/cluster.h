@@ -24,6 +24,7 @@
 #include "master/cluster/state_writer.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
+#include "master/rm/resource_manager.h"
 #include "master/task/task_spec.h"
 #include "master/http/http_types.h"
 #include "scheduler/snapshot.h"
@@ -34,20 +35,18 @@ namespace det::master {
 class CheckpointGc;
 class ServiceRegistry;
 
-// One resource pool the master schedules (config::ResourcePoolConfig, resolved).
-struct PoolOptions {
-  std::string name;
-  std::string description;
-  scheduler::SchedulerConfig scheduler;
-  int max_aux_containers_per_agent = 100;
-  // How long a disconnected agent of the pool keeps its tasks (agent_reconnect_wait); unset: the
-  // cluster's agent_reconnect_grace.
-  std::optional<std::chrono::milliseconds> agent_reconnect_wait;
-};
+// A resource manager beside the agents' (additional_resource_managers), made by the cluster, which
+// passes it the loop it runs on and itself as the task core.
+using ResourceManagerFactory = std::function<std::unique_ptr<ResourceManager>(EventLoop&, AllocationEvents&)>;
 
 struct ClusterOptions {
-  // Empty: one pool, "default", with the default (priority) scheduler.
+  // The agent resource manager's pools (empty: one pool, "default", with the default (priority)
+  // scheduler) and cluster_name.
   std::vector<PoolOptions> pools;
+  std::string cluster_name = "default";
+  // More resource managers; their pools' names differ from every other manager's (config checks it;
+  // a repeated name here is ignored, with an error in the log).
+  std::vector<ResourceManagerFactory> additional_resource_managers;
   // Where work without resources.resource_pool goes: slots > 0 to the compute pool, else aux.
   std::string default_compute_pool = "default";
   std::string default_aux_pool = "default";
@@ -116,24 +115,6 @@ struct NewTask {
   LaunchWarnings warnings = std::make_shared<std::vector<std::string>>();
 };
 
-struct AgentIdentity {
-  std::string id;
-  std::string resource_pool;
-  std::string hostname;
-  std::string version;
-  std::string address;  // the agent's IP as the master sees it; its tasks' rendezvous address
-};
-
-struct AgentSummary {
-  AgentIdentity identity;
-  WallTime registered_time;
-  std::vector<api::SlotInfo> slots;
-  std::map<int, std::string> slot_allocations;  // slot id -> allocation id using it
-  bool enabled = true;    // false: disabled; nothing new starts on it
-  bool draining = false;  // disabled with drain: its running work finishes
-  std::set<int> disabled_slots;  // slots disabled on their own (SetSlotEnabled)
-};
-
 // A job (an experiment, a command, a generic task) in a pool's queue (upstream jobv1.Job).
 struct JobInfo {
   std::string job_id;
@@ -170,18 +151,6 @@ struct JobChange {
 // max_slots >= 0, and non-empty pool and job names. UpdateJob applies them; callers that change
 // several jobs at once check every change with it first.
 absl::Status ValidateJobChange(const JobChange& change);
-
-struct PoolSummary {
-  PoolOptions options;
-  bool default_compute = false;
-  bool default_aux = false;
-  int num_agents = 0;
-  int slots_available = 0;  // slots of its enabled, connected agents
-  int slots_used = 0;
-  int aux_capacity = 0;
-  int aux_running = 0;
-  std::string slot_type = "cpu";  // the device type of its slots (cuda when any agent has GPUs)
-};
 
 class Cluster {
  public:
@@ -285,13 +254,13 @@ class Cluster {
   void Shutdown(std::chrono::milliseconds grace, std::function<void()> done);
 
  private:
-  struct AgentState;
   struct LiveTask;
   class TrialSpec;
   class CommandSpec;
   struct LiveAllocation;
   struct LiveTrial;
   struct LiveExperiment;
+  class ManagerEvents;
 
   // Everything below runs on the loop only.
   absl::Status RecoverExperiment(api::Experiment stored);
@@ -323,8 +292,8 @@ class Cluster {
   // The trial's task in the live state; `record` as stored.
   LiveTask& AddTrialTask(LiveTrial& trial, const LiveExperiment& exp, Task record);
   void RequestAllocation(LiveTrial& trial);
-  // Queues a new allocation of the task (its id: TASK_ID.RUN) for the slots its job asks; its row is
-  // created behind the loop.
+  // Queues a new allocation of the task (its id: TASK_ID.RUN) with the manager of its job's pool; its
+  // row is created behind the loop.
   void RequestTaskAllocation(LiveTask& task, int run);
   // The task a request launches, before it is stored.
   absl::StatusOr<std::unique_ptr<LiveTask>> NewLiveTask(NewTask& request);
@@ -348,28 +317,30 @@ class Cluster {
   // Drops what recovery had rebuilt of an experiment that could not be recovered: its trials, their
   // tasks and allocations (an agent that still runs one is told to kill it when it reports in).
   void ForgetLiveTrials(int64_t experiment_id);
-  // Puts an allocation that was running before a restart back on its agents' slots.
+  // Puts an allocation that was running before a restart back with its manager.
   void RestoreRunningAllocation(const Allocation& record, bool stopping);
-  // Scheduling (cluster_scheduling.cc): every pool's policy over a snapshot of the pool.
+
+  // Resource managers (cluster_scheduling.cc).
+  // Every manager places what it can, unless nothing may start (MayStartWork).
   void Schedule();
-  void SchedulePool(const PoolOptions& pool);
-  scheduler::PoolSnapshot PoolSnapshotOf(const std::string& pool) const;
-  scheduler::PendingRequest PendingRequestOf(const LiveAllocation& alloc, JobAttributes job) const;
+  bool MayStartWork() const;
+  // The manager that owns `pool`; null for none.
+  ResourceManager* ManagerOf(const std::string& pool) const;
   // The pool work of `config` goes to: resources.resource_pool, else the default compute (slots >
   // 0) or aux pool. InvalidArgument for an unknown pool.
   absl::StatusOr<std::string> ResolvePool(const std::string& requested, int slots) const;
   // InvalidArgument when `slots` can never fit in the pool's agents other than `blocked` (a pool
   // without agents yet may get some, so anything fits it).
+  absl::Status CheckFits(const std::string& pool, int slots, bool single_node,
+                         const std::set<std::string>& blocked = {}) const;
   // CheckFits for new work: with launch_error off, work that does not fit is queued, and `warnings`
   // get kSlotsExceeded.
+  absl::Status CheckLaunchFits(const std::string& pool, int slots, bool single_node,
+                               std::vector<std::string>& warnings) const;
   // An experiment about to run: its pool resolved (refused when it could never start, unless
   // launch_error is off, which adds a warning) and written into both forms of its config, as upstream
   // stores it.
   absl::Status PlaceInPool(config::ExperimentConfig& config, nlohmann::json& config_json, LaunchWarnings& warnings);
-  absl::Status CheckLaunchFits(const std::string& pool, int slots, bool single_node,
-                               std::vector<std::string>& warnings) const;
-  absl::Status CheckFits(const std::string& pool, int slots, bool single_node,
-                         const std::set<std::string>& blocked = {}) const;
   // What the master derives from an experiment's config (creation, recovery): its pool resolved
   // (configs stored before pools were resolved name none) and its log policies compiled.
   void PrepareConfig(LiveExperiment& exp);
@@ -389,11 +360,14 @@ class Cluster {
   absl::StatusOr<JobSettings> ChangedJobSettings(const std::string& job_id, JobSettings current, int slots,
                                                  bool single_node, const JobChange& change) const;
   absl::Status UpdateTaskJob(LiveTask& task, const JobChange& change, std::function<void(absl::Status)>& done);
+  // The job's queued allocations go to the manager of its (new) pool.
+  void FollowJobPool(const std::string& job_id, const std::string& pool);
   // Asks the allocation to give its slots back (preemption signal, then kill after
   // preemption_timeout); its trial is requeued.
   void ReleaseAllocation(LiveAllocation& alloc, const std::string& why);
-  void StartAllocation(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
-                       bool backfilled, const std::string& pool);
+  // Its manager placed the allocation: the placement is saved (with what the launch reads from the
+  // store), then its processes start.
+  void StartAllocation(LiveAllocation& alloc, const Placement& placement);
   void KillProcesses(LiveAllocation& alloc);
   // The allocation's start could not be saved: it goes back to the queue while the database is
   // away, or ends.
@@ -402,23 +376,9 @@ class Cluster {
   struct StoredLaunch {
     LaunchSpec spec;
     std::optional<api::TaskUser> user;  // TaskUserFor: the workspace's, the owner's or the default
-    std::vector<std::string> addresses;  // of the agents, in rank order (the chief first)
   };
-  // Sends each agent of `placements` its process's StartTask.
-  void SendStarts(LiveAllocation& alloc, const std::vector<scheduler::SlotPlacement>& placements,
-                  const StoredLaunch& launch);
-  void OnAgentMessage(const std::string& agent_id, const std::string& text);
-  void OnAgentClosed(const std::string& agent_id, const std::shared_ptr<WebSocketConnection>& connection);
-  void ForgetAgent(const std::string& agent_id, const std::string& why);
-  // Why an agent offering `slots` may not join `pool`: their type differs from the pool's other agents'.
-  std::optional<std::string> SlotTypeConflict(const std::string& agent_id, const std::string& pool,
-                                              const std::vector<api::SlotInfo>& slots) const;
-  // The agent's pool's reconnect wait; the longest of all pools for an agent not yet seen again
-  // since a master restart (its pool is unknown).
-  std::chrono::milliseconds ReconnectWait(const AgentState& agent) const;
-  void OnTaskExited(const std::string& agent_id, const api::TaskExited& exited);
-  AgentSummary SummaryOf(const AgentState& agent) const;
-  // Frees the allocation's slots and hands how it ended to its task's spec.
+  ProcessLaunch ProcessLaunchOf(const LiveAllocation& alloc, const StoredLaunch& launch) const;
+  // Frees the allocation's resources and hands how it ended to its task's spec.
   void AllocationEnded(LiveAllocation& alloc, int exit_code, ExitKind kind, const std::string& why);
   // Ends a trial (or experiment) in terminal `state`: saved, and it leaves the live state.
   void FinishTrial(LiveTrial& trial, api::TrialState state);
@@ -439,30 +399,30 @@ class Cluster {
   std::map<std::string, std::string> TrialEnvironment(const LiveTrial& trial, const LiveExperiment& exp);
   // The contract every task process gets (DET_TASK_ID, DET_ALLOCATION_ID, DET_SESSION_TOKEN, ...).
   std::map<std::string, std::string> CommonEnvironment(const LiveAllocation& alloc, const LiveTask& task) const;
+  // Shutdown's `done`, once no trial process runs.
+  void MaybeFinishShutdown();
+  bool IsRunningTrial(const LiveAllocation& alloc) const;
+  // The manager of an agent it knows; NotFound naming the agent when none does.
+  absl::StatusOr<ResourceManager*> ManagerOfAgent(const std::string& agent_id) const;
 
   Store& store_;
   EventLoop& loop_;
   ClusterOptions options_;
-  std::map<std::string, PoolOptions> pools_;
-  std::map<std::string, std::unique_ptr<AgentState>> agents_;
+  std::unique_ptr<ManagerEvents> manager_events_;
+  // The agents' manager first, then additional_resource_managers in config order.
+  std::vector<std::unique_ptr<ResourceManager>> managers_;
+  std::map<std::string, ResourceManager*> manager_of_pool_;
   std::map<std::string, std::unique_ptr<LiveAllocation>> allocations_;
   std::map<std::string, std::unique_ptr<LiveTask>> tasks_;  // by task id: every live task, trials too
   std::map<int64_t, std::unique_ptr<LiveTrial>> trials_;
   std::map<int64_t, std::unique_ptr<LiveExperiment>> experiments_;
-  std::deque<std::string> pending_;  // allocation ids waiting for slots, oldest first
   uint64_t next_waiter_id_ = 1;
-  int64_t next_request_order_ = 1;
-  int64_t next_start_order_ = 1;
+  int64_t next_placement_ = 1;
   std::optional<HighestIds> highest_ids_;  // read by Recover (or at the first id given)
   bool idle_check_armed_ = false;
   uint64_t next_master_log_line_ = 0;
   bool shutting_down_ = false;
   std::function<void()> shutdown_done_;  // Shutdown's, until it ran
-  // Shutdown's `done`, once no trial process runs.
-  void MaybeFinishShutdown();
-  bool IsRunningTrial(const LiveAllocation& alloc) const;
-  // Kills the processes of allocations on a disabled agent or slot, `why` in their logs.
-  void KillDisabledWork(const std::set<std::string>& allocation_ids, const std::string& why);
   // Last: destroyed first, committing what was handed in while the rest is still whole.
   StateWriter state_writer_;
 };

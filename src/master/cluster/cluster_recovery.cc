@@ -61,16 +61,7 @@ absl::Status Cluster::Recover() {
   for (const api::Experiment& e : experiments) {
     if (e.state == api::ExperimentState::kDeleting) DeleteExperiment(e.id);
   }
-  // Agents that held allocations get the usual grace to come back before their work counts as lost.
-  for (auto& [agent_id, agent] : agents_) {
-    uint64_t generation = agent->generation;
-    loop_.PostAfter(ReconnectWait(*agent), [this, agent_id = agent_id, generation] {
-      auto a = agents_.find(agent_id);
-      if (a != agents_.end() && a->second->generation == generation && !a->second->connection) {
-        ForgetAgent(agent_id, "did not reconnect after the master restarted");
-      }
-    });
-  }
+  for (const auto& manager : managers_) manager->RestoreDone();
   spdlog::info("recovered {} experiment(s), {} trial(s), {} other task(s), {} allocation(s)", experiments_.size(),
                trials_.size(), tasks_.size() - trials_.size(), allocations_.size());
   return absl::OkStatus();
@@ -181,13 +172,7 @@ void Cluster::ForgetLiveTrials(int64_t experiment_id) {
     }
     if (LiveTask* task = t->second->task) {
       if (auto a = allocations_.find(task->allocation_id); a != allocations_.end()) {
-        std::erase(pending_, task->allocation_id);
-        for (const AgentSlots& p : a->second->record.placements) {
-          if (auto agent = agents_.find(p.agent_id); agent != agents_.end()) {
-            for (int slot : p.slot_ids) agent->second->slot_allocations.erase(slot);
-            agent->second->zero_slot_allocations.erase(task->allocation_id);
-          }
-        }
+        a->second->manager->Release(task->allocation_id);
         allocations_.erase(a);
       }
       tasks_.erase(task->record.task_id);
@@ -199,19 +184,12 @@ void Cluster::ForgetLiveTrials(int64_t experiment_id) {
 void Cluster::RestoreRunningAllocation(const Allocation& record, bool stopping) {
   auto alloc = std::make_unique<LiveAllocation>();
   alloc->record = record;
-  alloc->start_order = next_start_order_++;
+  alloc->placement = next_placement_++;
   alloc->preempt = stopping;  // it was being paused or stopped
-  for (const AgentSlots& p : record.placements) {
-    std::unique_ptr<AgentState>& agent = agents_[p.agent_id];
-    if (!agent) {
-      agent = std::make_unique<AgentState>();
-      agent->identity.id = p.agent_id;
-      agent->registered_time = std::chrono::system_clock::now();
-    }
-    for (int slot : p.slot_ids) agent->slot_allocations[slot] = record.allocation_id;
-    if (p.slot_ids.empty()) agent->zero_slot_allocations.insert(record.allocation_id);
-    alloc->running_on.insert(p.agent_id);
-  }
+  // Its pool's manager; one stored before pools were recorded (or in a pool since removed): the agents'.
+  alloc->manager = ManagerOf(record.resource_pool);
+  if (alloc->manager == nullptr) alloc->manager = managers_.front().get();
+  alloc->manager->Restore(record);
   // Unlike upstream (#3762), its service is reachable again at once (if its agent comes back).
   RegisterService(*alloc);
   if (auto t = tasks_.find(record.task_id); t != tasks_.end()) {

@@ -1,5 +1,5 @@
-// The cluster actor's scheduling: each resource pool's policy (src/scheduler) run over a snapshot
-// of the pool, its decisions carried out; the job queue and agent enable/disable on top of it.
+// The cluster actor's side of scheduling: pools resolved to their resource managers, the job queue
+// and job changes, agent enable/disable routed to the manager of the agent.
 #include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
@@ -14,23 +14,7 @@
 #include "scheduler/schedule.h"
 
 namespace det::master {
-namespace {
-
 using nlohmann::json;
-
-std::string PolicyName(scheduler::SchedulerType type) {
-  switch (type) {
-    case scheduler::SchedulerType::kFairShare:
-      return "fair-share";
-    case scheduler::SchedulerType::kRoundRobin:
-      return "round-robin";
-    case scheduler::SchedulerType::kPriority:
-      break;
-  }
-  return "priority";
-}
-
-}  // namespace
 
 absl::Status ValidateJobChange(const JobChange& change) {
   if (change.priority && (*change.priority < 1 || *change.priority > 99)) {
@@ -60,25 +44,18 @@ absl::StatusOr<std::string> Cluster::ResolvePool(const std::string& requested, i
   std::string pool = !requested.empty() ? requested
                      : slots > 0        ? options_.default_compute_pool
                                         : options_.default_aux_pool;
-  if (pools_.count(pool)) return pool;
+  if (manager_of_pool_.count(pool)) return pool;
   std::vector<std::string> names;
-  for (const auto& [name, options] : pools_) names.push_back(name);
+  for (const auto& [name, manager] : manager_of_pool_) names.push_back(name);
   return absl::InvalidArgumentError(absl::StrCat("resources.resource_pool: no resource pool named \"", pool,
                                                  "\"; the pools are: ", absl::StrJoin(names, ", ")));
 }
 
 absl::Status Cluster::CheckFits(const std::string& pool, int slots, bool single_node,
                                 const std::set<std::string>& blocked) const {
-  scheduler::PoolSnapshot snapshot = PoolSnapshotOf(pool);
-  if (snapshot.agents.empty()) return absl::OkStatus();
-  std::erase_if(snapshot.agents, [&](const scheduler::AgentState& a) { return blocked.count(a.id) > 0; });
-  scheduler::PendingRequest request;
-  request.slots = slots;
-  request.single_node = single_node;
-  absl::Status fits = scheduler::CheckFeasible(snapshot, request, pools_.at(pool).scheduler.allow_heterogeneous_fits);
-  if (fits.ok() || blocked.empty()) return fits;
-  return absl::FailedPreconditionError(absl::StrCat("log policy exclude_node excluded agent(s) ",
-                                                    absl::StrJoin(blocked, ", "), ": ", fits.message()));
+  ResourceManager* manager = ManagerOf(pool);
+  if (manager == nullptr) return absl::InvalidArgumentError(absl::StrCat("no resource pool named \"", pool, "\""));
+  return manager->CheckFits(pool, slots, single_node, blocked);
 }
 
 absl::Status Cluster::CheckLaunchFits(const std::string& pool, int slots, bool single_node,
@@ -141,104 +118,21 @@ JobAttributes Cluster::JobOf(const LiveAllocation& alloc) const {
   return tasks_.at(alloc.record.task_id)->spec->Job();
 }
 
-scheduler::PendingRequest Cluster::PendingRequestOf(const LiveAllocation& alloc, JobAttributes job) const {
-  scheduler::PendingRequest r;
-  r.allocation_id = alloc.record.allocation_id;
-  r.job_id = job.job_id;
-  r.job_submission = job.submission_order;
-  r.request_order = alloc.request_order;
-  r.queue_position = job.queue_position;
-  r.slots = alloc.record.slots;
-  r.single_node = job.single_node;
-  r.preemptible = job.preemptible;
-  r.priority = job.priority;
-  r.weight = job.weight;
-  r.max_slots = job.max_slots;
-  r.blocked_agents = std::move(job.blocked_agents);
-  return r;
+ResourceManager* Cluster::ManagerOf(const std::string& pool) const {
+  auto it = manager_of_pool_.find(pool);
+  return it == manager_of_pool_.end() ? nullptr : it->second;
 }
 
-scheduler::PoolSnapshot Cluster::PoolSnapshotOf(const std::string& pool) const {
-  scheduler::PoolSnapshot s;
-  s.pool_name = pool;
-  const PoolOptions& options = pools_.at(pool);
-  for (const auto& [id, agent] : agents_) {
-    if (agent->identity.resource_pool != pool) continue;
-    scheduler::AgentState a;
-    a.id = id;
-    a.total_slots = static_cast<int>(agent->slots.size());
-    for (const api::SlotInfo& slot : agent->slots) {
-      if (!agent->slot_allocations.count(slot.id) && !agent->disabled_slots.count(slot.id)) {
-        a.free_slot_ids.push_back(slot.id);
-      }
-    }
-    // A disconnected agent (in its reconnect grace) keeps its work but gets nothing new.
-    a.enabled = agent->enabled && agent->hello_received;
-    a.draining = agent->draining;
-    a.max_aux_containers = options.max_aux_containers_per_agent;
-    a.running_zero_slot = static_cast<int>(agent->zero_slot_allocations.size());
-    s.agents.push_back(std::move(a));
-  }
-  for (const auto& [id, alloc] : allocations_) {
-    if (alloc->record.placements.empty() || alloc->record.resource_pool != pool) continue;  // queued: below
-    JobAttributes job = JobOf(*alloc);
-    scheduler::RunningAllocation r;
-    r.allocation_id = id;
-    r.job_id = job.job_id;
-    r.job_submission = job.submission_order;
-    r.queue_position = job.queue_position;
-    r.slots = alloc->record.slots;
-    for (const AgentSlots& p : alloc->record.placements) r.placements.push_back({p.agent_id, p.slot_ids});
-    r.preemptible = job.preemptible;
-    r.priority = job.priority;
-    r.weight = job.weight;
-    r.max_slots = job.max_slots;
-    r.start_order = alloc->start_order;
-    s.running.push_back(std::move(r));
-  }
-  for (const std::string& id : pending_) {
-    const LiveAllocation& alloc = *allocations_.at(id);
-    JobAttributes job = JobOf(alloc);
-    if (job.resource_pool == pool) s.pending.push_back(PendingRequestOf(alloc, std::move(job)));
-  }
-  return s;
+bool Cluster::MayStartWork() const {
+  // Nothing starts while the master shuts down (what is queued waits for the next master), or while
+  // the database is away or behind on new rows: a process could not authenticate. The writer
+  // calls Schedule again once it caught up.
+  return !shutting_down_ && !state_writer_.CreationKept() && !state_writer_.Unavailable();
 }
 
 void Cluster::Schedule() {
-  if (shutting_down_) return;  // what is queued now waits for the next master
-  // Nothing starts while the database is away or behind on new rows: a process could not
-  // authenticate. The writer calls again once it caught up.
-  if (state_writer_.CreationKept() || state_writer_.Unavailable()) return;
-  for (const auto& [name, pool] : pools_) SchedulePool(pool);
-}
-
-void Cluster::SchedulePool(const PoolOptions& pool) {
-  scheduler::PoolSnapshot snapshot = PoolSnapshotOf(pool.name);
-  if (snapshot.pending.empty()) return;
-  scheduler::Decision decision = scheduler::Schedule(pool.scheduler, snapshot);
-  for (const std::string& id : decision.to_preempt) {
-    auto a = allocations_.find(id);
-    if (a == allocations_.end()) continue;
-    bool trial = tasks_.at(a->second->record.task_id)->record.type == TaskType::kTrial;
-    ReleaseAllocation(*a->second, absl::StrCat("The ", PolicyName(pool.scheduler.type), " scheduler of pool ",
-                                               pool.name, " preempts this ", trial ? "trial" : "task",
-                                               " to give its slots to other work"));
-  }
-  for (const scheduler::StartDecision& start : decision.to_start) {
-    auto a = allocations_.find(start.allocation_id);
-    if (a == allocations_.end()) continue;
-    pending_.erase(std::find(pending_.begin(), pending_.end(), start.allocation_id));
-    StartAllocation(*a->second, start.placements, start.backfilled, pool.name);
-  }
-  // Agents left the pool since it was submitted: it waits for them, and says so once.
-  for (const std::string& id : decision.infeasible) {
-    auto a = allocations_.find(id);
-    if (a == allocations_.end() || a->second->infeasible_logged) continue;
-    a->second->infeasible_logged = true;
-    MasterLog(a->second->record.task_id, id,
-              absl::StrCat("The agents now in pool ", pool.name, " cannot hold ", a->second->record.slots,
-                           " slot(s); waiting for more agents"));
-  }
+  if (!MayStartWork()) return;
+  for (const auto& manager : managers_) manager->Schedule();
 }
 
 void Cluster::ReleaseAllocation(LiveAllocation& alloc, const std::string& why) {
@@ -268,7 +162,7 @@ void Cluster::Shutdown(std::chrono::milliseconds grace, std::function<void()> do
 
 bool Cluster::IsRunningTrial(const LiveAllocation& alloc) const {
   auto task = tasks_.find(alloc.record.task_id);
-  return !alloc.running_on.empty() && task != tasks_.end() && task->second->record.type == TaskType::kTrial;
+  return !alloc.record.placements.empty() && task != tasks_.end() && task->second->record.type == TaskType::kTrial;
 }
 
 void Cluster::MaybeFinishShutdown() {
@@ -280,67 +174,46 @@ void Cluster::MaybeFinishShutdown() {
   std::exchange(shutdown_done_, nullptr)();
 }
 
-AgentSummary Cluster::SummaryOf(const AgentState& agent) const {
-  return {agent.identity, agent.registered_time, agent.slots, agent.slot_allocations, agent.enabled, agent.draining,
-          agent.disabled_slots};
+absl::StatusOr<ResourceManager*> Cluster::ManagerOfAgent(const std::string& agent_id) const {
+  for (const auto& manager : managers_) {
+    for (const AgentSummary& agent : manager->Agents()) {
+      if (agent.identity.id == agent_id) return manager.get();
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("agent ", agent_id, " is not connected"));
 }
 
 void Cluster::SetAgentEnabled(const std::string& agent_id, bool enabled, bool drain,
                               std::function<void(absl::StatusOr<AgentSummary>)> done) {
   loop_.Post([this, agent_id, enabled, drain, done = std::move(done)] {
-    auto it = agents_.find(agent_id);
-    if (it == agents_.end() || !it->second->hello_received) {
-      return done(absl::NotFoundError(absl::StrCat("agent ", agent_id, " is not connected")));
-    }
-    AgentState& agent = *it->second;
-    agent.enabled = enabled;
-    agent.draining = !enabled && drain;
-    spdlog::info("agent {} {}", agent_id, enabled ? "enabled" : drain ? "disabled (draining)" : "disabled");
-    if (!enabled && !drain) {
-      std::set<std::string> running(agent.zero_slot_allocations.begin(), agent.zero_slot_allocations.end());
-      for (const auto& [slot, id] : agent.slot_allocations) running.insert(id);
-      KillDisabledWork(running, absl::StrCat("Agent ", agent_id, " was disabled"));
-    }
+    absl::StatusOr<ResourceManager*> manager = ManagerOfAgent(agent_id);
+    if (!manager.ok()) return done(manager.status());
+    absl::StatusOr<AgentSummary> agent = (*manager)->SetAgentEnabled(agent_id, enabled, drain);
     Schedule();
-    done(SummaryOf(agent));
+    done(std::move(agent));
   });
 }
 
 void Cluster::SetSlotEnabled(const std::string& agent_id, int slot_id, bool enabled, bool drain,
                              std::function<void(absl::StatusOr<AgentSummary>)> done) {
   loop_.Post([this, agent_id, slot_id, enabled, drain, done = std::move(done)] {
-    auto it = agents_.find(agent_id);
-    if (it == agents_.end() || !it->second->hello_received) {
-      return done(absl::NotFoundError(absl::StrCat("agent ", agent_id, " is not connected")));
-    }
-    AgentState& agent = *it->second;
-    auto is_slot = [&](const api::SlotInfo& s) { return s.id == slot_id; };
-    if (std::none_of(agent.slots.begin(), agent.slots.end(), is_slot)) {
-      return done(absl::NotFoundError(absl::StrCat("slot ", slot_id, " not found on agent ", agent_id,
-                                                   "; `det slot list` shows the slots of every agent")));
-    }
-    if (enabled) {
-      agent.disabled_slots.erase(slot_id);
-    } else {
-      agent.disabled_slots.insert(slot_id);
-    }
-    spdlog::info("agent {} slot {} {}", agent_id, slot_id, enabled ? "enabled" : drain ? "disabled (draining)" : "disabled");
-    if (auto used = agent.slot_allocations.find(slot_id); !enabled && !drain && used != agent.slot_allocations.end()) {
-      KillDisabledWork({used->second}, absl::StrCat("Slot ", slot_id, " of agent ", agent_id, " was disabled"));
-    }
+    absl::StatusOr<ResourceManager*> manager = ManagerOfAgent(agent_id);
+    if (!manager.ok()) return done(manager.status());
+    absl::StatusOr<AgentSummary> agent = (*manager)->SetSlotEnabled(agent_id, slot_id, enabled, drain);
     Schedule();
-    done(SummaryOf(agent));
+    done(std::move(agent));
   });
 }
 
-void Cluster::KillDisabledWork(const std::set<std::string>& allocation_ids, const std::string& why) {
-  // Killed now; trials requeue without counting a restart.
-  for (const std::string& id : allocation_ids) {
-    LiveAllocation& alloc = *allocations_.at(id);
-    alloc.released = true;
-    MasterLog(alloc.record.task_id, id, absl::StrCat(why, "; killing the task's process"));
-    KillProcesses(alloc);
-  }
+void Cluster::ListAgents(std::function<void(std::vector<AgentSummary>)> done) {
+  loop_.Post([this, done = std::move(done)] {
+    std::vector<AgentSummary> out;
+    for (const auto& manager : managers_) {
+      std::vector<AgentSummary> agents = manager->Agents();
+      out.insert(out.end(), std::make_move_iterator(agents.begin()), std::make_move_iterator(agents.end()));
+    }
+    done(std::move(out));
+  });
 }
 
 void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
@@ -368,37 +241,27 @@ void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
       job.workspace_id = task->record.workspace_id;
       job.submission_time = task->record.start_time;
     }
+    std::vector<QueuedJobView> queue;
+    for (const auto& manager : managers_) {
+      std::vector<QueuedJobView> own = manager->JobQueue();
+      queue.insert(queue.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
+    }
+    // Pools in name order, whichever manager owns them; each pool's jobs in queue order.
+    std::stable_sort(queue.begin(), queue.end(),
+                     [](const QueuedJobView& a, const QueuedJobView& b) { return a.resource_pool < b.resource_pool; });
     std::vector<JobInfo> out;
-    for (const auto& [name, pool] : pools_) {
-      scheduler::PoolSnapshot snapshot = PoolSnapshotOf(name);
-      std::map<std::string, int> ahead = scheduler::JobsAhead(pool.scheduler, snapshot);
-      for (const scheduler::QueuedJob& queued : scheduler::JobQueue(pool.scheduler, snapshot)) {
-        JobInfo job = by_job.at(queued.job_id);
-        job.job_id = queued.job_id;
-        job.resource_pool = name;
-        job.jobs_ahead = ahead.at(queued.job_id);
-        bool backfilled = false;
-        bool scheduled = false;
-        for (const scheduler::RunningAllocation& r : snapshot.running) {
-          if (r.job_id != queued.job_id) continue;
-          job.requested_slots += r.slots;
-          job.allocated_slots += r.slots;
-          job.priority = scheduler::EffectivePriority(r.priority, pool.scheduler);
-          job.weight = r.weight;
-          job.preemptible = r.preemptible;
-          scheduled = true;
-          backfilled = backfilled || allocations_.at(r.allocation_id)->backfilled;
-        }
-        for (const scheduler::PendingRequest& p : snapshot.pending) {
-          if (p.job_id != queued.job_id) continue;
-          job.requested_slots += p.slots;
-          job.priority = scheduler::EffectivePriority(p.priority, pool.scheduler);
-          job.weight = p.weight;
-          job.preemptible = p.preemptible;
-        }
-        job.state = !scheduled ? "STATE_QUEUED" : backfilled ? "STATE_SCHEDULED_BACKFILLED" : "STATE_SCHEDULED";
-        out.push_back(std::move(job));
-      }
+    for (const QueuedJobView& queued : queue) {
+      JobInfo job = by_job.at(queued.job_id);
+      job.job_id = queued.job_id;
+      job.resource_pool = queued.resource_pool;
+      job.jobs_ahead = queued.jobs_ahead;
+      job.requested_slots = queued.requested_slots;
+      job.allocated_slots = queued.allocated_slots;
+      job.priority = queued.priority;
+      job.weight = queued.weight;
+      job.preemptible = queued.preemptible;
+      job.state = queued.state;
+      out.push_back(std::move(job));
     }
     done(std::move(out));
   });
@@ -425,7 +288,7 @@ absl::StatusOr<Cluster::JobSettings> Cluster::ChangedJobSettings(const std::stri
   }
   if (change.ahead_of || change.behind_of) {
     const std::string& anchor = change.ahead_of ? *change.ahead_of : *change.behind_of;
-    std::vector<scheduler::QueuedJob> queue = scheduler::JobQueue(pools_.at(out.pool).scheduler, PoolSnapshotOf(out.pool));
+    std::vector<scheduler::QueuedJob> queue = ManagerOf(out.pool)->QueueOrder(out.pool);
     ASSIGN_OR_RETURN(scheduler::QueueMove move, change.ahead_of ? scheduler::MoveAheadOf(queue, job_id, anchor)
                                                                : scheduler::MoveBehindOf(queue, job_id, anchor));
     out.priority = move.priority;
@@ -487,6 +350,7 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
       }
     }
   }
+  FollowJobPool(job_id, next.pool);
   spdlog::info("job {} (experiment {}) updated", job_id, exp.experiment.id);
   Schedule();
   return absl::OkStatus();
@@ -516,33 +380,37 @@ absl::Status Cluster::UpdateTaskJob(LiveTask& task, const JobChange& change, std
   c.max_slots = next.max_slots;
   // A running command is not preemptible: it finishes where it runs; a queued one waits in the new pool.
   c.resource_pool = next.pool;
+  FollowJobPool(task.record.job_id, next.pool);
   spdlog::info("job {} ({} {}) updated", task.record.job_id, std::string(Name(task.record.type)), task.record.task_id);
   Schedule();
   return absl::OkStatus();
 }
 
+void Cluster::FollowJobPool(const std::string& job_id, const std::string& pool) {
+  ResourceManager* manager = ManagerOf(pool);
+  for (auto& [id, alloc] : allocations_) {
+    if (alloc->manager == manager || alloc->record.state != AllocationState::kQueued) continue;
+    auto t = tasks_.find(alloc->record.task_id);
+    if (t == tasks_.end() || t->second->record.job_id != job_id) continue;
+    alloc->manager->Release(id);
+    alloc->manager = manager;
+    manager->Request({.allocation_id = id, .task_id = alloc->record.task_id, .slots = alloc->record.slots});
+  }
+}
+
 void Cluster::ListResourcePools(std::function<void(std::vector<PoolSummary>)> done) {
   loop_.Post([this, done = std::move(done)] {
     std::vector<PoolSummary> out;
-    for (const auto& [name, pool] : pools_) {
-      PoolSummary summary;
-      summary.options = pool;
-      summary.default_compute = name == options_.default_compute_pool;
-      summary.default_aux = name == options_.default_aux_pool;
-      for (const auto& [id, agent] : agents_) {
-        if (agent->identity.resource_pool != name || !agent->hello_received) continue;
-        summary.num_agents += 1;
-        summary.slots_used += static_cast<int>(agent->slot_allocations.size());
-        summary.aux_running += static_cast<int>(agent->zero_slot_allocations.size());
-        for (const api::SlotInfo& slot : agent->slots) {
-          if (slot.type == "cuda") summary.slot_type = "cuda";
-        }
-        if (!agent->enabled) continue;
-        summary.slots_available += static_cast<int>(agent->slots.size());
-        summary.aux_capacity += pool.max_aux_containers_per_agent;
+    for (const auto& manager : managers_) {
+      for (PoolSummary& pool : manager->Pools()) {
+        if (ManagerOf(pool.options.name) != manager.get()) continue;  // a repeated name (see ClusterOptions)
+        pool.default_compute = pool.options.name == options_.default_compute_pool;
+        pool.default_aux = pool.options.name == options_.default_aux_pool;
+        out.push_back(std::move(pool));
       }
-      out.push_back(std::move(summary));
     }
+    std::sort(out.begin(), out.end(),
+              [](const PoolSummary& a, const PoolSummary& b) { return a.options.name < b.options.name; });
     done(std::move(out));
   });
 }

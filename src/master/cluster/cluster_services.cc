@@ -33,14 +33,14 @@ void Cluster::AllocationReady(const std::string& allocation_id, int port, std::s
     if (alloc.record.placements.empty()) {
       return done(absl::FailedPreconditionError(absl::StrCat("allocation ", allocation_id, " has not started")));
     }
-    auto agent = agents_.find(alloc.record.placements.front().agent_id);
-    if (agent == agents_.end() || agent->second->identity.address.empty()) {
+    std::optional<std::string> address = alloc.manager->ChiefAddress(allocation_id);
+    if (!address) {
       return done(absl::FailedPreconditionError(
           absl::StrCat("allocation ", allocation_id, ": the address of its agent is not known")));
     }
     alloc.record.ready = true;
     // Port 0: ready, serving nothing through the proxy.
-    if (port > 0) alloc.record.service_address = absl::StrCat(agent->second->identity.address, ":", port);
+    if (port > 0) alloc.record.service_address = absl::StrCat(*address, ":", port);
     alloc.record.service_user = user;
     SaveAllocation(alloc.record, std::move(done));  // answered once durable
     RegisterService(alloc);

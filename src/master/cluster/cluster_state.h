@@ -45,20 +45,6 @@ inline std::optional<int> PriorityOf(const config::ExperimentConfig& config) {
 
 inline constexpr char kInvalidHpReason[] = "EXITED_REASON_INVALID_HP";
 
-struct Cluster::AgentState {
-  AgentIdentity identity;
-  std::shared_ptr<WebSocketConnection> connection;  // null while disconnected
-  WallTime registered_time;
-  bool hello_received = false;  // false while disconnected, until the next hello
-  uint64_t generation = 0;       // bumped on every connection, so a stale grace timer does nothing
-  std::vector<api::SlotInfo> slots;
-  std::map<int, std::string> slot_allocations;
-  std::set<std::string> zero_slot_allocations;  // running allocations that hold no slot here
-  bool enabled = true;
-  bool draining = false;
-  std::set<int> disabled_slots;  // nothing new starts on these
-};
-
 // A task that has not ended, of any type. What its type means is its spec's business.
 struct Cluster::LiveTask {
   Task record;
@@ -118,13 +104,8 @@ class Cluster::CommandSpec : public TaskSpec {
 struct Cluster::LiveAllocation {
   Allocation record;
   std::string token;  // plaintext, for the process's environment; empty for recovered allocations
-  int64_t request_order = 0;   // when it was queued (a counter)
-  int64_t start_order = 0;     // when it started (a counter; larger = newer)
-  bool backfilled = false;     // started below a blocked priority level
-  std::set<std::string> running_on;  // agents whose process has not exited yet
-  std::optional<int> exit_code;      // the first non-zero exit of its processes, else 0
-  std::string exit_error;
-  bool infeasible_logged = false;
+  ResourceManager* manager = nullptr;  // the manager of the pool it was queued in
+  int64_t placement = 0;  // which placement (a counter), so a late callback for an earlier one is ignored
   // Placed, its processes waiting for the placement to be saved; a kill meanwhile ends it without
   // starting them.
   bool starting = false;
@@ -166,6 +147,23 @@ struct Cluster::LiveExperiment {
   // experiment.queue_position, changed by UpdateJob.
   // The log policies with an action, compiled.
   std::vector<std::pair<config::LogPolicy, std::regex>> log_policies;
+};
+
+// The task core as its resource managers see it: forwards to the cluster (on its loop).
+class Cluster::ManagerEvents : public AllocationEvents {
+ public:
+  explicit ManagerEvents(Cluster& cluster) : cluster_(cluster) {}
+  JobAttributes JobOf(const std::string& allocation_id) const override;
+  bool MayStartWork() const override { return cluster_.MayStartWork(); }
+  void Placed(const std::string& allocation_id, const Placement& placement) override;
+  void ReclaimRequested(const std::string& allocation_id, const std::string& why, bool kill) override;
+  void ProcessStarted(const std::string& allocation_id, const std::string& where, int pid) override;
+  void Exited(const std::string& allocation_id, int exit_code, ExitKind kind, const std::string& why) override;
+  void Log(const std::string& allocation_id, const std::string& text) override;
+
+ private:
+  Cluster::LiveAllocation* Find(const std::string& allocation_id) const;
+  Cluster& cluster_;
 };
 
 }  // namespace det::master
