@@ -589,7 +589,8 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
   if (cfg.contains("additional_resource_managers") &&
       !cfg["additional_resource_managers"].is_null()) {
     p.Add("additional_resource_managers",
-          "not supported by this master (one agent resource manager)");
+          "lists Kubernetes resource managers (upstream accepts no other type there), and this "
+          "master runs no Kubernetes resource manager yet");
   }
   eff["resource_manager"] = {{"type", r.type},
                              {"cluster_name", r.cluster_name},
