@@ -257,6 +257,10 @@ class Cluster {
   struct LiveTask;
   class TrialSpec;
   class CommandSpec;
+  class GenericTaskSpec;
+  class NotebookSpec;
+  class ShellSpec;
+  class TensorboardSpec;
   struct LiveAllocation;
   struct LiveTrial;
   struct LiveExperiment;
@@ -300,7 +304,6 @@ class Cluster {
   void SaveTask(const Task& task, StateWriter::Done saved = nullptr);
   // Ends a command or generic task: its record is saved and it leaves the live state.
   void FinishTask(LiveTask& task, TaskState state, const std::string& exit_status, std::optional<int> exit_code);
-  void CommandAllocationEnded(LiveTask& task, const AllocationOutcome& outcome);
   // The proxy's view of a ready allocation (cluster_services.cc).
   void RegisterService(const LiveAllocation& alloc);
   void UnregisterService(const LiveAllocation& alloc);
@@ -347,19 +350,13 @@ class Cluster {
   // Checks and applies the change; `done` is taken (and answered once the change is durable) when it
   // returns OK.
   absl::Status DoUpdateJob(const std::string& job_id, const JobChange& change, std::function<void(absl::Status)>& done);
-  // A job's scheduling attributes, as stored.
-  struct JobSettings {
-    std::optional<int> priority;
-    std::optional<double> position;
-    double weight = 1;
-    std::optional<int> max_slots;
-    std::string pool;
-  };
   // `current` with `change` applied: the range rules, the new pool (which must hold `slots`), and a
   // queue move resolved against the pool's queue.
   absl::StatusOr<JobSettings> ChangedJobSettings(const std::string& job_id, JobSettings current, int slots,
                                                  bool single_node, const JobChange& change) const;
   absl::Status UpdateTaskJob(LiveTask& task, const JobChange& change, std::function<void(absl::Status)>& done);
+  // The live tasks that are jobs of their own (not trials), by job id; null for none.
+  LiveTask* TaskOfJob(const std::string& job_id) const;
   // The job's queued allocations go to the manager of its (new) pool.
   void FollowJobPool(const std::string& job_id, const std::string& pool);
   // Asks the allocation to give its slots back (preemption signal, then kill after
@@ -401,7 +398,8 @@ class Cluster {
   std::map<std::string, std::string> CommonEnvironment(const LiveAllocation& alloc, const LiveTask& task) const;
   // Shutdown's `done`, once no trial process runs.
   void MaybeFinishShutdown();
-  bool IsRunningTrial(const LiveAllocation& alloc) const;
+  // Whether the allocation's process runs and is asked to stop when the master shuts down (a trial's).
+  bool StopsForShutdown(const LiveAllocation& alloc) const;
   // The manager of an agent it knows; NotFound naming the agent when none does.
   absl::StatusOr<ResourceManager*> ManagerOfAgent(const std::string& agent_id) const;
 

@@ -147,7 +147,7 @@ void Cluster::Shutdown(std::chrono::milliseconds grace, std::function<void()> do
     shutting_down_ = true;
     shutdown_done_ = std::move(done);
     for (auto& [id, alloc] : allocations_) {
-      if (!IsRunningTrial(*alloc)) continue;
+      if (!StopsForShutdown(*alloc)) continue;
       ReleaseAllocation(*alloc, "The master is shutting down: the trial checkpoints, exits and resumes from that "
                                 "checkpoint when the master is back");
     }
@@ -160,15 +160,15 @@ void Cluster::Shutdown(std::chrono::milliseconds grace, std::function<void()> do
   });
 }
 
-bool Cluster::IsRunningTrial(const LiveAllocation& alloc) const {
+bool Cluster::StopsForShutdown(const LiveAllocation& alloc) const {
   auto task = tasks_.find(alloc.record.task_id);
-  return !alloc.record.placements.empty() && task != tasks_.end() && task->second->record.type == TaskType::kTrial;
+  return !alloc.record.placements.empty() && task != tasks_.end() && task->second->spec->StopsForMasterShutdown();
 }
 
 void Cluster::MaybeFinishShutdown() {
   if (!shutdown_done_) return;
   for (const auto& [id, alloc] : allocations_) {
-    if (IsRunningTrial(*alloc)) return;
+    if (StopsForShutdown(*alloc)) return;
   }
   spdlog::info("shutdown: no trial is running");
   std::exchange(shutdown_done_, nullptr)();
@@ -231,7 +231,7 @@ void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
       job.progress = exp->experiment.progress;
     }
     for (const auto& [id, task] : tasks_) {
-      if (task->record.type == TaskType::kTrial) continue;
+      if (!task->spec->IsOwnJob()) continue;
       JobInfo& job = by_job[task->record.job_id];
       job.type = absl::StrCat("TYPE_", Name(task->record.type));
       job.entity_id = id;
@@ -273,7 +273,7 @@ void Cluster::UpdateJob(const std::string& job_id, JobChange change, std::functi
   });
 }
 
-absl::StatusOr<Cluster::JobSettings> Cluster::ChangedJobSettings(const std::string& job_id, JobSettings current,
+absl::StatusOr<JobSettings> Cluster::ChangedJobSettings(const std::string& job_id, JobSettings current,
                                                                  int slots, bool single_node,
                                                                  const JobChange& change) const {
   RETURN_IF_ERROR(ValidateJobChange(change));
@@ -305,14 +305,12 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
   auto e = std::find_if(experiments_.begin(), experiments_.end(),
                         [&](const auto& kv) { return kv.second->experiment.job_id == job_id; });
   if (e == experiments_.end()) {
-    auto t = std::find_if(tasks_.begin(), tasks_.end(), [&](const auto& kv) {
-      return kv.second->record.type != TaskType::kTrial && kv.second->record.job_id == job_id;
-    });
-    if (t == tasks_.end()) {
+    LiveTask* task = TaskOfJob(job_id);
+    if (task == nullptr) {
       return absl::NotFoundError(
           absl::StrCat("job ", job_id, " is not in the queue (no live experiment, command or task has that job id)"));
     }
-    return UpdateTaskJob(*t->second, change, done);
+    return UpdateTaskJob(*task, change, done);
   }
   LiveExperiment& exp = *e->second;
   ASSIGN_OR_RETURN(JobSettings next,
@@ -356,32 +354,23 @@ absl::Status Cluster::DoUpdateJob(const std::string& job_id, const JobChange& ch
   return absl::OkStatus();
 }
 
+Cluster::LiveTask* Cluster::TaskOfJob(const std::string& job_id) const {
+  for (const auto& [id, task] : tasks_) {
+    if (task->spec->IsOwnJob() && task->record.job_id == job_id) return task.get();
+  }
+  return nullptr;
+}
+
 absl::Status Cluster::UpdateTaskJob(LiveTask& task, const JobChange& change, std::function<void(absl::Status)>& done) {
-  config::CommandConfig& c = static_cast<CommandSpec&>(*task.spec).config;
+  const JobAttributes job = task.spec->Job();
   ASSIGN_OR_RETURN(JobSettings next,
                    ChangedJobSettings(task.record.job_id,
-                                      {c.priority, task.record.queue_position, c.weight, c.max_slots, c.resource_pool},
-                                      c.slots, c.is_single_node, change));
-  Task record = task.record;
-  json config = json::parse(record.config_json, nullptr, false);
-  if (!config.is_object()) config = c.full;
-  json& resources = config["resources"];
-  resources["priority"] = next.priority ? json(*next.priority) : json();
-  resources["weight"] = next.weight;
-  resources["max_slots"] = next.max_slots ? json(*next.max_slots) : json();
-  resources["resource_pool"] = next.pool;
-  record.config_json = config.dump();
-  record.queue_position = next.position;
-  SaveTask(record, std::move(done));  // answered once durable
-  task.record = std::move(record);
-  c.full = std::move(config);
-  c.priority = next.priority;
-  c.weight = next.weight;
-  c.max_slots = next.max_slots;
-  // A running command is not preemptible: it finishes where it runs; a queued one waits in the new pool.
-  c.resource_pool = next.pool;
+                                      {job.priority, job.queue_position, job.weight, job.max_slots, job.resource_pool},
+                                      job.slots, job.single_node, change));
+  // A running task that is not preemptible finishes where it runs; a queued one waits in the new pool.
+  task.spec->ChangeJob(next, std::move(done));  // answered once durable
   FollowJobPool(task.record.job_id, next.pool);
-  spdlog::info("job {} ({} {}) updated", task.record.job_id, std::string(Name(task.record.type)), task.record.task_id);
+  spdlog::info("job {} ({}) updated", task.record.job_id, task.spec->Label());
   Schedule();
   return absl::OkStatus();
 }

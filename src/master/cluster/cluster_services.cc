@@ -76,25 +76,14 @@ void Cluster::RegisterService(const LiveAllocation& alloc) {
   service.owner_id = task.owner_id;
   service.host = address->first;
   service.port = address->second;
-  service.tcp = task.type == TaskType::kShell;
-  if (task.type == TaskType::kNotebook) {
-    nlohmann::json extra = nlohmann::json::parse(task.service_json, nullptr, false);
-    if (extra.is_object()) service.token = extra.value("token", "");
-  }
+  ServiceAccess access = t->second->spec->Service();
+  service.tcp = access.tcp;
+  service.token = std::move(access.token);
   options_.services->Register(std::move(service));
 }
 
 void Cluster::UnregisterService(const LiveAllocation& alloc) {
   if (options_.services != nullptr && alloc.record.ready) options_.services->Unregister(alloc.record.task_id);
-}
-
-std::optional<std::chrono::milliseconds> IdleTimeoutFor(TaskType type, const config::CommandConfig& config,
-                                                        const ClusterOptions& options) {
-  if (type != TaskType::kNotebook && type != TaskType::kTensorboard) return std::nullopt;
-  if (config.idle_timeout) return config.idle_timeout;
-  std::chrono::seconds fallback = type == TaskType::kNotebook ? options.notebook_timeout : options.tensorboard_timeout;
-  if (fallback.count() <= 0) return std::nullopt;
-  return fallback;
 }
 
 void Cluster::ArmIdleCheck() {
@@ -111,18 +100,19 @@ void Cluster::CheckIdleTasks() {
   bool watching = false;
   std::vector<std::pair<LiveTask*, LiveAllocation*>> idle;
   for (auto& [id, task] : tasks_) {
-    if (!task->idle_timeout || task->record.state != TaskState::kActive) continue;
+    std::optional<std::chrono::milliseconds> idle_timeout = task->spec->IdleTimeout();
+    if (!idle_timeout || task->record.state != TaskState::kActive) continue;
     auto a = allocations_.find(task->allocation_id);
     if (a == allocations_.end() || !a->second->record.ready) continue;
     auto last = std::max(task->last_reported_activity,
                          options_.services->LastRequested(id).value_or(task->last_reported_activity));
-    if (now - last <= *task->idle_timeout) {
+    if (now - last <= *idle_timeout) {
       watching = true;
       continue;
     }
     task->stop_reason = absl::StrCat(
         "killed after ", FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(now - last)),
-        " without use (idle_timeout ", FormatDuration(*task->idle_timeout), ")");
+        " without use (idle_timeout ", FormatDuration(*idle_timeout), ")");
     idle.emplace_back(task.get(), a->second.get());
   }
   for (auto [task, alloc] : idle) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/strings/str_cat.h"
 #include "api/experiment_states.h"
 #include "master/cluster/cluster.h"
@@ -55,15 +57,9 @@ struct Cluster::LiveTask {
   // The last use its process reported (report_idle with idle false); the proxy keeps the other half.
   std::chrono::steady_clock::time_point last_reported_activity;
   std::string stop_reason;  // why it is being stopped, when not by request ("killed after 5m0s without use ...")
-  std::optional<std::chrono::milliseconds> idle_timeout;  // notebooks and TensorBoards (IdleTimeoutFor)
 };
 
-// How long a task of `type` may go unused before it is killed: its config's idle_timeout, else the
-// master's notebook_timeout / tensorboard_timeout; nullopt for other types, or no limit.
-std::optional<std::chrono::milliseconds> IdleTimeoutFor(TaskType type, const config::CommandConfig& config,
-                                                        const ClusterOptions& options);
-
-// A trial as a task: the experiment and its searcher decide what its allocations mean.
+// A trial as a task: the experiment and its searcher decide what its allocations mean (trial_spec.cc).
 class Cluster::TrialSpec : public TaskSpec {
  public:
   TrialSpec(Cluster& cluster, int64_t trial_id) : cluster_(cluster), trial_id_(trial_id) {}
@@ -73,32 +69,99 @@ class Cluster::TrialSpec : public TaskSpec {
   void AllocationEnded(const AllocationOutcome& outcome) override {
     cluster_.TrialAllocationEnded(trial_id_, outcome);
   }
+  void Kill() override;
+  void SetPaused(bool paused, std::function<void(absl::Status)> done) override;
+  bool IsOwnJob() const override { return false; }
+  void ChangeJob(const JobSettings& next, std::function<void(absl::Status)> done) override;
+  bool StopsForMasterShutdown() const override { return true; }
+  ServiceAccess Service() const override { return {}; }
+  std::optional<std::chrono::milliseconds> IdleTimeout() const override { return std::nullopt; }
 
  private:
   Cluster& cluster_;
   int64_t trial_id_;
 };
 
-// A command or generic task: one process that runs its entrypoint once; its exit ends the task
-// (a generic task being paused waits for unpause instead). Not preemptible.
+// A command: one process that runs its entrypoint once; its exit ends the task. Not preemptible. The
+// other single-process types (generic task, notebook, shell, TensorBoard) are commands with a
+// difference each (their own files).
 class Cluster::CommandSpec : public TaskSpec {
  public:
+  // The spec of a task of `type` (any type but a trial).
+  static std::unique_ptr<CommandSpec> Of(TaskType type, Cluster& cluster, LiveTask& task,
+                                         config::CommandConfig config);
   CommandSpec(Cluster& cluster, LiveTask& task, config::CommandConfig config)
-      : cluster_(cluster), task_(task), config(std::move(config)) {}
+      : cluster_(cluster), task_(task), config_(std::move(config)) {}
+  // "Command", "Notebook", ...: how messages and default descriptions name it.
+  virtual std::string Kind() const { return "Command"; }
   std::string Label() const override;
   JobAttributes Job() const override;
   absl::StatusOr<LaunchSpec> Launch(const Allocation& allocation) override;
-  void AllocationEnded(const AllocationOutcome& outcome) override {
-    cluster_.CommandAllocationEnded(task_, outcome);
-  }
+  void AllocationEnded(const AllocationOutcome& outcome) override;
+  void Kill() override;
+  void SetPaused(bool paused, std::function<void(absl::Status)> done) override;
+  bool IsOwnJob() const override { return true; }
+  void ChangeJob(const JobSettings& next, std::function<void(absl::Status)> done) override;
+  bool StopsForMasterShutdown() const override { return false; }
+  ServiceAccess Service() const override { return {}; }
+  std::optional<std::chrono::milliseconds> IdleTimeout() const override { return std::nullopt; }
 
- private:
+  config::CommandConfig& config() { return config_; }
+  bool has_context = false;  // the agent fetches its context directory
+
+ protected:
+  // What its runner reads beside the common contract (docs/interactive.md): none for a command.
+  virtual void AddEnvironment(std::map<std::string, std::string>&) const {}
+  // The task's service_json (what its launch request chose: a notebook's token, a shell's key).
+  nlohmann::json ServiceJson() const;
+  // Its config's idle_timeout, else the master's `fallback` (none when 0).
+  std::optional<std::chrono::milliseconds> IdleTimeoutOr(std::chrono::seconds fallback) const;
+
   Cluster& cluster_;
   LiveTask& task_;
+  config::CommandConfig config_;  // resources change with job updates (priority, weight, pool)
+};
 
+// A generic task: a command that can be paused (its process stopped) and unpaused (queued again).
+class Cluster::GenericTaskSpec : public CommandSpec {
  public:
-  config::CommandConfig config;  // resources change with job updates (priority, weight, pool)
-  bool has_context = false;      // the agent fetches its context directory
+  using CommandSpec::CommandSpec;
+  std::string Kind() const override { return "Task"; }
+  void SetPaused(bool paused, std::function<void(absl::Status)> done) override;
+};
+
+// A notebook: Jupyter behind the proxy, reached with its own token; killed after idle_timeout unused.
+class Cluster::NotebookSpec : public CommandSpec {
+ public:
+  using CommandSpec::CommandSpec;
+  std::string Kind() const override { return "Notebook"; }
+  ServiceAccess Service() const override;
+  std::optional<std::chrono::milliseconds> IdleTimeout() const override;
+
+ protected:
+  void AddEnvironment(std::map<std::string, std::string>& env) const override;
+};
+
+// A shell: sshd reached as raw TCP through the proxy, letting in the key its launch chose.
+class Cluster::ShellSpec : public CommandSpec {
+ public:
+  using CommandSpec::CommandSpec;
+  std::string Kind() const override { return "Shell"; }
+  ServiceAccess Service() const override { return {.tcp = true}; }
+
+ protected:
+  void AddEnvironment(std::map<std::string, std::string>& env) const override;
+};
+
+// A TensorBoard over experiments' and trials' event files; killed after idle_timeout unused.
+class Cluster::TensorboardSpec : public CommandSpec {
+ public:
+  using CommandSpec::CommandSpec;
+  std::string Kind() const override { return "TensorBoard"; }
+  std::optional<std::chrono::milliseconds> IdleTimeout() const override;
+
+ protected:
+  void AddEnvironment(std::map<std::string, std::string>& env) const override;
 };
 
 struct Cluster::LiveAllocation {

@@ -74,6 +74,21 @@ struct AllocationOutcome {
   bool preemption_acked = false;  // and said it would
 };
 
+// A job's scheduling settings as UpdateJob changes them (unset: the pool's default).
+struct JobSettings {
+  std::optional<int> priority;
+  std::optional<double> position;
+  double weight = 1;
+  std::optional<int> max_slots;
+  std::string pool;
+};
+
+// How the master's proxy reaches a ready task's service (proxy/service_registry.h's Service).
+struct ServiceAccess {
+  bool tcp = false;   // raw TCP over the client's WebSocket (shells); else HTTP
+  std::string token;  // accepted instead of a session for this service only (a notebook's)
+};
+
 class TaskSpec {
  public:
   virtual ~TaskSpec() = default;
@@ -83,6 +98,21 @@ class TaskSpec {
   virtual absl::StatusOr<LaunchSpec> Launch(const Allocation& allocation) = 0;
   // The allocation is over (its slots are free again): the task ends, waits, or asks for another.
   virtual void AllocationEnded(const AllocationOutcome& outcome) = 0;
+  // A user kills the task: its process is killed (or, queued, it ends at once).
+  virtual void Kill() = 0;
+  // A user pauses or unpauses the task; `done` once the change is durable, or with why it cannot be.
+  virtual void SetPaused(bool paused, std::function<void(absl::Status)> done) = 0;
+  // Whether the task is a job of its own in the queue; a trial's job is its experiment's.
+  virtual bool IsOwnJob() const = 0;
+  // Writes a job change (already checked) into the task's config; `done` once durable. Only for
+  // tasks that are their own job.
+  virtual void ChangeJob(const JobSettings& next, std::function<void(absl::Status)> done) = 0;
+  // Whether a master shutdown asks it to checkpoint and exit, to resume with the next master.
+  virtual bool StopsForMasterShutdown() const = 0;
+  // How the proxy reaches what it serves once it says it is ready.
+  virtual ServiceAccess Service() const = 0;
+  // How long it may go unused before it is killed; nullopt: no limit.
+  virtual std::optional<std::chrono::milliseconds> IdleTimeout() const = 0;
 };
 
 }  // namespace det::master
