@@ -1,6 +1,8 @@
 #pragma once
 // An EventLoop for tests: work runs when the test calls RunPending / AdvanceBy, on the test's thread.
 // Other threads (a writer's) may post to it.
+#include <algorithm>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -27,10 +29,21 @@ class ManualLoop : public EventLoop {
   void RunPending() { Run(true); }
   // The same without settling: what other threads have not posted yet is left.
   void RunReady() { Run(false); }
+  // Start at the real time of the loop's creation, and move only with AdvanceBy.
+  std::chrono::system_clock::time_point Now() const override {
+    std::lock_guard lock(mu_);
+    return wall_start_ + now_;
+  }
+  std::chrono::steady_clock::time_point SteadyNow() const override {
+    std::lock_guard lock(mu_);
+    return steady_start_ + now_;
+  }
   void AdvanceBy(std::chrono::milliseconds d) {
     std::unique_lock lock(mu_);
-    now_ += d;
-    while (!timers_.empty() && timers_.begin()->first <= now_) {
+    const std::chrono::milliseconds until = now_ + d;
+    // Each timer runs at its own time.
+    while (!timers_.empty() && timers_.begin()->first <= until) {
+      now_ = std::max(now_, timers_.begin()->first);
       auto fn = std::move(timers_.begin()->second);
       timers_.erase(timers_.begin());
       lock.unlock();
@@ -38,6 +51,7 @@ class ManualLoop : public EventLoop {
       RunPending();
       lock.lock();
     }
+    now_ = until;
     lock.unlock();
     RunPending();
   }
@@ -55,7 +69,9 @@ class ManualLoop : public EventLoop {
     }
   }
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
+  const std::chrono::system_clock::time_point wall_start_ = std::chrono::system_clock::now();
+  const std::chrono::steady_clock::time_point steady_start_ = std::chrono::steady_clock::now();
   std::function<bool()> settle_;
   std::chrono::milliseconds now_{0};                                     // guarded by mu_
   std::vector<std::function<void()>> ready_;                             // guarded by mu_

@@ -61,7 +61,7 @@ void Cluster::CreateExperiment(NewExperiment request, std::function<void(absl::S
     Store::Write insert = [this, e = (*exp)->experiment,
                            tgz = std::make_shared<const std::string>(std::move(request.model_definition_tgz)),
                            session = Sha256Hex((*exp)->user_token),
-                           expiry = std::chrono::system_clock::now() + options_.user_session_lifetime] {
+                           expiry = loop_.Now() + options_.user_session_lifetime] {
       RETURN_IF_ERROR(store_.InsertExperiment(e, *tgz).status());
       return store_.AddSession(session, e.owner_id, expiry);
     };
@@ -96,7 +96,7 @@ absl::StatusOr<std::unique_ptr<Cluster::LiveExperiment>> Cluster::NewLiveExperim
   e.owner_id = request.owner_id;
   e.username = request.owner_username;
   e.project_id = request.project_id;
-  e.start_time = std::chrono::system_clock::now();
+  e.start_time = NewSubmissionTime();
   e.job_id = NewUuid();
   e.id = NewExperimentId();
   exp->config = std::move(request.config);
@@ -224,6 +224,11 @@ void Cluster::ApplyActions(int64_t experiment_id, const std::vector<searcher::Ac
   if (auto e = experiments_.find(experiment_id); e != experiments_.end()) SaveSearcher(*e->second);
 }
 
+WallTime Cluster::NewSubmissionTime() {
+  last_submission_ = std::max(loop_.Now(), last_submission_ + std::chrono::microseconds(1));
+  return last_submission_;
+}
+
 int64_t Cluster::NewExperimentId() { return ++HighestIdsGiven().experiment; }
 
 int64_t Cluster::NewTrialId() { return ++HighestIdsGiven().trial; }
@@ -248,7 +253,7 @@ void Cluster::CreateTrial(LiveExperiment& exp, const searcher::Action& action) {
   t.state = exp.experiment.state == api::ExperimentState::kActive ? api::TrialState::kActive : api::TrialState::kPaused;
   t.hparams_json = action.hparams_json;
   t.seed = action.seed;
-  t.start_time = std::chrono::system_clock::now();
+  t.start_time = loop_.Now();
   t.log_retention_days = exp.config.log_retention_days;
   Task task{.task_id = t.task_id,
             .type = TaskType::kTrial,
@@ -294,7 +299,7 @@ void Cluster::RequestTaskAllocation(LiveTask& task, int run) {
   alloc->record.token_hash = Sha256Hex(alloc->token);
   JobAttributes job = task.spec->Job();
   alloc->record.slots = job.slots;
-  alloc->record.start_time = std::chrono::system_clock::now();
+  alloc->record.start_time = loop_.Now();
   alloc->manager = ManagerOf(job.resource_pool);
   if (alloc->manager == nullptr) alloc->manager = managers_.front().get();  // a pool since removed: waits there
   state_writer_.Create(absl::StrCat("allocation ", alloc->record.allocation_id),
@@ -384,14 +389,11 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
                   .workspace_id = exp.experiment.workspace_id};
   spec.read_stored = [&store = store_, trial_id, experiment_id = exp.experiment.id,
                       warm_start = exp.warm_start_checkpoint](LaunchSpec& spec) -> absl::Status {
-    // Reads see committed rows only: a row not found is being created in this very batch, so it is
-    // as the loop knows it (a new trial has no checkpoint; a new experiment was not moved).
-    auto found = [](const auto& row) { return row.ok() || absl::IsNotFound(row.status()); };
+    // Read in the writer's transaction: a trial or experiment created in this very batch is seen.
     // A trial resumes from its own latest checkpoint (an earlier run's reports are in the store
     // only), else a warm start's.
-    absl::StatusOr<api::Trial> stored_trial = store.GetTrial(trial_id);
-    if (!found(stored_trial)) return stored_trial.status();
-    std::string start_from = stored_trial.ok() ? stored_trial->latest_checkpoint_uuid : "";
+    ASSIGN_OR_RETURN(api::Trial stored_trial, store.GetTrial(trial_id));
+    std::string start_from = stored_trial.latest_checkpoint_uuid;
     if (start_from.empty()) start_from = warm_start;
     if (!start_from.empty()) {
       spec.env["DET_LATEST_CHECKPOINT"] = start_from;
@@ -400,9 +402,8 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
       }
     }
     // The workspace as stored: a move does not change the live experiment.
-    absl::StatusOr<api::Experiment> stored_experiment = store.GetExperiment(experiment_id);
-    if (!found(stored_experiment)) return stored_experiment.status();
-    if (stored_experiment.ok()) spec.workspace_id = stored_experiment->workspace_id;
+    ASSIGN_OR_RETURN(api::Experiment stored_experiment, store.GetExperiment(experiment_id));
+    spec.workspace_id = stored_experiment.workspace_id;
     return absl::OkStatus();
   };
   return spec;
@@ -491,7 +492,7 @@ void Cluster::AllocationEnded(LiveAllocation& alloc, int exit_code, ExitKind kin
   // Its resources are freed; processes still running elsewhere (a gang that lost an agent) are stopped.
   alloc.manager->Release(alloc_id);
   alloc.record.state = AllocationState::kTerminated;
-  alloc.record.end_time = std::chrono::system_clock::now();
+  alloc.record.end_time = loop_.Now();
   alloc.record.exit_code = exit_code;
   SaveAllocation(alloc.record);
   ResolvePreemptionWaiters(alloc, true);
@@ -579,7 +580,7 @@ void Cluster::TrialAllocationEnded(int64_t trial_id, const AllocationOutcome& ou
 
 void Cluster::FinishTrial(LiveTrial& trial, api::TrialState state) {
   trial.trial.state = state;
-  trial.trial.end_time = std::chrono::system_clock::now();
+  trial.trial.end_time = loop_.Now();
   SaveTrial(trial.trial);
   MasterLog(trial.trial.task_id, "", absl::StrCat("Trial ", trial.trial.id, " is ", Name(state)));
   Task& task = trial.task->record;
@@ -615,7 +616,7 @@ void Cluster::FinishExperiment(LiveExperiment& exp, api::ExperimentState state) 
   int64_t id = exp.experiment.id;
   exp.experiment.state = state;
   if (state == api::ExperimentState::kCompleted) exp.experiment.progress = 1.0;
-  SaveExperimentState(exp.experiment, std::chrono::system_clock::now());
+  SaveExperimentState(exp.experiment, loop_.Now());
   Persist(absl::StrCat("experiment ", id, " session"),
           [this, hash = Sha256Hex(exp.user_token)] { return store_.DeleteSession(hash); });
   spdlog::info("experiment {} is {}", id, std::string(Name(state)));
@@ -822,7 +823,7 @@ void Cluster::DropQueuedAllocation(LiveTask& task) {
   if (a == allocations_.end() || a->second->record.state != AllocationState::kQueued) return;
   a->second->manager->Release(task.allocation_id);
   a->second->record.state = AllocationState::kTerminated;
-  a->second->record.end_time = std::chrono::system_clock::now();
+  a->second->record.end_time = loop_.Now();
   SaveAllocation(a->second->record);
   ResolvePreemptionWaiters(*a->second, true);
   allocations_.erase(a);
@@ -933,7 +934,7 @@ void Cluster::MasterLog(const std::string& task_id, const std::string& allocatio
   api::TaskLog l;
   l.task_id = task_id;
   l.allocation_id = allocation_id;
-  l.timestamp = std::chrono::system_clock::now();
+  l.timestamp = loop_.Now();
   l.source = "master";
   l.stdtype = "stdout";
   l.log = absl::StrCat("[master] ", text, "\n");

@@ -293,6 +293,9 @@ class Cluster {
   int64_t NewExperimentId();
   int64_t NewTrialId();
   HighestIds& HighestIdsGiven();
+  // When a new job (an experiment, a command, ...) is submitted: the loop's time, after every job
+  // submitted before it, so that jobs queue in submission order even within a microsecond.
+  WallTime NewSubmissionTime();
   // The trial's task in the live state; `record` as stored.
   LiveTask& AddTrialTask(LiveTrial& trial, const LiveExperiment& exp, Task record);
   void RequestAllocation(LiveTrial& trial);
@@ -416,6 +419,7 @@ class Cluster {
   std::map<int64_t, std::unique_ptr<LiveExperiment>> experiments_;
   uint64_t next_waiter_id_ = 1;
   int64_t next_placement_ = 1;
+  WallTime last_submission_;  // NewSubmissionTime's last, or the latest recovered
   std::optional<HighestIds> highest_ids_;  // read by Recover (or at the first id given)
   bool idle_check_armed_ = false;
   uint64_t next_master_log_line_ = 0;

@@ -84,7 +84,7 @@ absl::Status Cluster::DoContinueExperiment(ContinuedExperiment& request, std::fu
   // the request.
   RequestAllocation(live_trial);
   Persist(absl::StrCat("experiment ", id, " session"), [this, session_hash, owner_id] {
-    return store_.AddSession(session_hash, owner_id, std::chrono::system_clock::now() + options_.user_session_lifetime);
+    return store_.AddSession(session_hash, owner_id, loop_.Now() + options_.user_session_lifetime);
   });
   SaveSearcher(ref);
   Persist(absl::StrCat("experiment ", id, " config"),

@@ -28,7 +28,7 @@ absl::Status Cluster::Recover() {
       api::Experiment failed;
       failed.id = id;
       failed.state = api::ExperimentState::kError;
-      SaveExperimentState(failed, std::chrono::system_clock::now());
+      SaveExperimentState(failed, loop_.Now());
       CollectCheckpoints(id);
     }
   }
@@ -48,7 +48,7 @@ absl::Status Cluster::Recover() {
     } else {
       Task failed = t;
       failed.state = TaskState::kError;
-      failed.end_time = std::chrono::system_clock::now();
+      failed.end_time = loop_.Now();
       failed.exit_status = why;
       SaveTask(failed);
     }
@@ -88,6 +88,7 @@ absl::Status Cluster::RecoverSearcher(int64_t experiment_id, const json& config,
 }
 
 absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
+  last_submission_ = std::max(last_submission_, stored.start_time);
   json config = json::parse(stored.config_json, nullptr, false);
   if (!config.is_object()) return absl::DataLossError("the stored config is not a JSON object");
   // The stored config is complete (merged and defaulted), so no defaults are needed to re-read it.
@@ -103,7 +104,7 @@ absl::Status Cluster::RecoverExperiment(api::Experiment stored) {
   // The owner's session for new trial processes (the old token was only stored hashed).
   exp->user_token = RandomHex(32);
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(exp->user_token), exp->experiment.owner_id,
-                                    std::chrono::system_clock::now() + options_.user_session_lifetime));
+                                    loop_.Now() + options_.user_session_lifetime));
   int64_t id = exp->experiment.id;
   LiveExperiment& ref = *exp;
   experiments_[id] = std::move(exp);
@@ -153,7 +154,7 @@ absl::Status Cluster::RecoverTrialAllocation(LiveExperiment& exp, LiveTrial& tri
     // Queued, or placed on no agent: its token is lost with the old master, so it is queued anew.
     Allocation ended = *last;
     ended.state = AllocationState::kTerminated;
-    ended.end_time = std::chrono::system_clock::now();
+    ended.end_time = loop_.Now();
     RETURN_IF_ERROR(store_.UpdateAllocation(ended));
   }
   if (IsStopping(trial.trial.state)) {
@@ -193,7 +194,7 @@ void Cluster::RestoreRunningAllocation(const Allocation& record, bool stopping) 
   // Unlike upstream (#3762), its service is reachable again at once (if its agent comes back).
   RegisterService(*alloc);
   if (auto t = tasks_.find(record.task_id); t != tasks_.end()) {
-    t->second->last_reported_activity = std::chrono::steady_clock::now();
+    t->second->last_reported_activity = loop_.SteadyNow();
   }
   if (alloc->record.ready) ArmIdleCheck();
   allocations_[record.allocation_id] = std::move(alloc);

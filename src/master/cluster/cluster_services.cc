@@ -45,7 +45,7 @@ void Cluster::AllocationReady(const std::string& allocation_id, int port, std::s
     SaveAllocation(alloc.record, std::move(done));  // answered once durable
     RegisterService(alloc);
     if (auto t = tasks_.find(alloc.record.task_id); t != tasks_.end()) {
-      t->second->last_reported_activity = std::chrono::steady_clock::now();
+      t->second->last_reported_activity = loop_.SteadyNow();
       MasterLog(alloc.record.task_id, allocation_id,
                 port == 0 ? absl::StrCat(t->second->spec->Label(), " is ready")
                           : absl::StrCat(t->second->spec->Label(), " is ready: serving on ",
@@ -60,7 +60,7 @@ void Cluster::ReportIdle(const std::string& task_id, bool idle, std::function<vo
   loop_.Post([this, task_id, idle, done = std::move(done)] {
     auto t = tasks_.find(task_id);
     if (t == tasks_.end()) return done(absl::FailedPreconditionError(absl::StrCat("task ", task_id, " is not running")));
-    if (!idle) t->second->last_reported_activity = std::chrono::steady_clock::now();
+    if (!idle) t->second->last_reported_activity = loop_.SteadyNow();
     done(absl::OkStatus());
   });
 }
@@ -96,7 +96,7 @@ void Cluster::ArmIdleCheck() {
 }
 
 void Cluster::CheckIdleTasks() {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = loop_.SteadyNow();
   bool watching = false;
   std::vector<std::pair<LiveTask*, LiveAllocation*>> idle;
   for (auto& [id, task] : tasks_) {

@@ -27,7 +27,7 @@ void Cluster::LaunchTask(NewTask request, std::function<void(absl::StatusOr<Task
     Store::Write insert = [this, t = (*task)->record,
                            context = std::make_shared<const std::string>(std::move(request.context_tgz)),
                            session = Sha256Hex((*task)->user_token),
-                           expiry = std::chrono::system_clock::now() + options_.user_session_lifetime] {
+                           expiry = loop_.Now() + options_.user_session_lifetime] {
       RETURN_IF_ERROR(store_.InsertTask(t, *context));
       return store_.AddSession(session, t.owner_id, expiry);
     };
@@ -71,7 +71,7 @@ absl::StatusOr<std::unique_ptr<Cluster::LiveTask>> Cluster::NewLiveTask(NewTask&
   t.description = config.description;
   t.config_json = config.full.dump();
   t.state = TaskState::kActive;
-  t.start_time = std::chrono::system_clock::now();
+  t.start_time = NewSubmissionTime();
   t.forked_from = request.forked_from;
   t.service_json = request.service_json;
   task->user_token = RandomHex(32);
@@ -83,7 +83,7 @@ absl::StatusOr<std::unique_ptr<Cluster::LiveTask>> Cluster::NewLiveTask(NewTask&
 void Cluster::FinishTask(LiveTask& task, TaskState state, const std::string& exit_status, std::optional<int> exit_code) {
   DropQueuedAllocation(task);
   task.record.state = state;
-  task.record.end_time = std::chrono::system_clock::now();
+  task.record.end_time = loop_.Now();
   task.record.exit_status = exit_status;
   task.record.exit_code = exit_code;
   SaveTask(task.record);
@@ -116,6 +116,7 @@ void Cluster::SetTaskPaused(const std::string& task_id, bool paused, std::functi
 }
 
 absl::Status Cluster::RecoverTask(Task stored) {
+  last_submission_ = std::max(last_submission_, stored.start_time);
   json tmpl = json(nullptr);
   json config = json::parse(stored.config_json, nullptr, false);
   // The stored config is resolved: reading it again needs no defaults and no template.
@@ -124,7 +125,7 @@ absl::Status Cluster::RecoverTask(Task stored) {
   task->record = std::move(stored);
   task->user_token = RandomHex(32);
   RETURN_IF_ERROR(store_.AddSession(Sha256Hex(task->user_token), task->record.owner_id,
-                                    std::chrono::system_clock::now() + options_.user_session_lifetime));
+                                    loop_.Now() + options_.user_session_lifetime));
   const std::string id = task->record.task_id;
   std::unique_ptr<CommandSpec> spec = CommandSpec::Of(task->record.type, *this, *task, std::move(parsed));
   ASSIGN_OR_RETURN(std::string context, store_.GetTaskContext(id));
@@ -147,7 +148,7 @@ absl::Status Cluster::RecoverTask(Task stored) {
     // Queued when the master stopped: its token is lost, so it is queued anew (in the same order).
     Allocation ended = *last;
     ended.state = AllocationState::kTerminated;
-    ended.end_time = std::chrono::system_clock::now();
+    ended.end_time = loop_.Now();
     RETURN_IF_ERROR(store_.UpdateAllocation(ended));
   }
   switch (ref.record.state) {

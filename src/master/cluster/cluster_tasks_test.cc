@@ -285,7 +285,7 @@ class ClusterServicesTest : public ClusterTasksTest {
     return result;
   }
 
-  ServiceRegistry services_;
+  ServiceRegistry services_{[this] { return loop_.SteadyNow(); }};
 };
 
 TEST_F(ClusterServicesTest, AReadyNotebookIsServedUntilItEndsAndAgainAfterARestart) {
@@ -325,9 +325,8 @@ TEST_F(ClusterServicesTest, AnUnusedNotebookIsKilledAfterItsIdleTimeoutAndAUsedO
   ASSERT_TRUE(Ready(Starts(*conn)[0].allocation_id, 2900).ok());
   ASSERT_TRUE(Ready(Starts(*conn)[1].allocation_id, 2901).ok());
   for (int i = 0; i < 6; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
     cluster_->ReportIdle(used->task_id, false, [](absl::Status) {});
-    loop_.AdvanceBy(std::chrono::milliseconds(10));
+    loop_.AdvanceBy(std::chrono::milliseconds(60));
   }
   ASSERT_EQ(Kills(*conn).size(), 1u);
   EXPECT_EQ(Kills(*conn)[0].allocation_id, Starts(*conn)[0].allocation_id);

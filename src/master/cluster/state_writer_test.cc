@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <future>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -46,10 +47,12 @@ TEST_F(StateWriterTest, WritesHandedInMeanwhileCommitAsOneTransactionAndReportOn
   StateWriter writer(*store_, loop_);
   std::promise<void> release = BlockWriter(writer);
   std::vector<std::string> reported;
+  std::string seen_by_the_batch;
   std::string seen_by_a_reader;
   writer.Write("a", Put("a", R"({"v":1})"), [&](absl::Status st) { reported.push_back("a " + st.ToString()); });
   writer.Write("b", [&] {
-    seen_by_a_reader = Saved("a");  // another connection: a's write is not committed yet
+    seen_by_the_batch = Saved("a");  // the writer's own transaction
+    std::thread([&] { seen_by_a_reader = Saved("a"); }).join();  // another connection: not committed yet
     return store_->PutTemplate({.name = "b", .config_json = R"({"v":2})"});
   }, [&](absl::Status st) { reported.push_back("b " + st.ToString()); });
   release.set_value();
@@ -58,6 +61,7 @@ TEST_F(StateWriterTest, WritesHandedInMeanwhileCommitAsOneTransactionAndReportOn
   EXPECT_TRUE(reported.empty()) << "outcomes run on the loop, not on the writer's thread";
   loop_.RunPending();
   EXPECT_EQ(reported, (std::vector<std::string>{"a OK", "b OK"}));
+  EXPECT_EQ(seen_by_the_batch, R"({"v":1})") << "a later write of the batch reads what an earlier one wrote";
   EXPECT_NE(seen_by_a_reader, R"({"v":1})") << "a and b were one transaction";
   EXPECT_EQ(Saved("a"), R"({"v":1})");
   EXPECT_EQ(Saved("b"), R"({"v":2})");

@@ -306,8 +306,12 @@ absl::StatusOr<SavedSearcher> SqlStore::GetSearcher(int64_t experiment_id) {
   SqlLease lease = Reader();
   SqlConnection& db = *lease;
   // One snapshot of the database for both reads: a snapshot saved between them deletes the events.
-  RETURN_IF_ERROR(db.Exec("BEGIN"));
-  absl::Cleanup end = [&db] { (void)db.Exec("COMMIT"); };
+  // Read inside a batch of writes (on the writer's connection), the batch's transaction is that snapshot.
+  const bool own_snapshot = db.open_transactions == 0;
+  if (own_snapshot) RETURN_IF_ERROR(db.Exec("BEGIN"));
+  absl::Cleanup end = [&db, own_snapshot] {
+    if (own_snapshot) (void)db.Exec("COMMIT");
+  };
   ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT snapshot FROM searcher_snapshots WHERE experiment_id = ?"));
   s.Bind(1, experiment_id);
   SavedSearcher saved;

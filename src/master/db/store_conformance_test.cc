@@ -223,7 +223,8 @@ TYPED_TEST(StoreTest, ABatchCommitsItsWritesTogetherAndUndoesAFailedOneAlone) {
   int64_t trial_id = 0;
   const int64_t exp_id = this->AddExperimentWithTrial(&trial_id);
   Store& store = *this->store_;
-  absl::StatusCode seen_during_the_batch = absl::StatusCode::kOk;
+  absl::StatusCode seen_during_the_batch = absl::StatusCode::kUnknown;
+  absl::StatusCode seen_elsewhere = absl::StatusCode::kUnknown;
   std::vector<absl::Status> outcomes = store.WriteBatch({
       [&] { return store.SaveSearcherSnapshot(exp_id, R"({"v":1})"); },  // a transaction of its own, nested
       [&] {  // writes something, then fails: all of it is undone
@@ -231,7 +232,8 @@ TYPED_TEST(StoreTest, ABatchCommitsItsWritesTogetherAndUndoesAFailedOneAlone) {
         return first.ok() ? store.AppendSearcherEvents(exp_id, 0, {"again"}) : first;
       },
       [&] {
-        seen_during_the_batch = store.GetSearcher(exp_id).status().code();  // a reader's connection
+        seen_during_the_batch = store.GetSearcher(exp_id).status().code();  // the batch's own rows
+        std::thread([&] { seen_elsewhere = store.GetSearcher(exp_id).status().code(); }).join();
         return store.AppendSearcherEvents(exp_id, 0, {"kept"});
       },
   });
@@ -239,7 +241,8 @@ TYPED_TEST(StoreTest, ABatchCommitsItsWritesTogetherAndUndoesAFailedOneAlone) {
   EXPECT_TRUE(outcomes[0].ok()) << outcomes[0];
   EXPECT_EQ(outcomes[1].code(), absl::StatusCode::kAlreadyExists) << outcomes[1];
   EXPECT_TRUE(outcomes[2].ok()) << outcomes[2];
-  EXPECT_EQ(seen_during_the_batch, absl::StatusCode::kNotFound) << "readers see none of a batch before it commits";
+  EXPECT_EQ(seen_during_the_batch, absl::StatusCode::kOk) << "a batch reads the rows it wrote";
+  EXPECT_EQ(seen_elsewhere, absl::StatusCode::kNotFound) << "other readers see none of a batch before it commits";
   absl::StatusOr<SavedSearcher> saved = store.GetSearcher(exp_id);
   ASSERT_TRUE(saved.ok()) << saved.status();
   EXPECT_EQ(saved->snapshot, R"({"v":1})");

@@ -7,7 +7,7 @@ namespace det::master {
 void ServiceRegistry::Register(Service service) {
   std::lock_guard lock(mu_);
   std::string id = service.id;
-  services_[id] = Entry{std::move(service), Clock::now()};
+  services_[id] = Entry{std::move(service), now_()};
 }
 
 void ServiceRegistry::Unregister(const std::string& id) {
@@ -19,7 +19,7 @@ std::optional<Service> ServiceRegistry::Use(const std::string& id) {
   std::lock_guard lock(mu_);
   auto it = services_.find(id);
   if (it == services_.end()) return std::nullopt;
-  it->second.last_requested = Clock::now();
+  it->second.last_requested = now_();
   return it->second.service;
 }
 

@@ -4,6 +4,7 @@
 // Thread-safe: the cluster strand registers and unregisters; the HTTP threads look up on every
 // proxied request, which also records the request for the idle timeout.
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -29,6 +30,10 @@ class ServiceRegistry {
  public:
   using Clock = std::chrono::steady_clock;
 
+  // `now`: the clock requests are timed with; the cluster's loop's (EventLoop::SteadyNow), whose idle
+  // checks compare with it.
+  explicit ServiceRegistry(std::function<Clock::time_point()> now = Clock::now) : now_(std::move(now)) {}
+
   // Adds or replaces the service; its last request counts from now.
   void Register(Service service);
   void Unregister(const std::string& id);
@@ -42,6 +47,7 @@ class ServiceRegistry {
     Service service;
     Clock::time_point last_requested;
   };
+  const std::function<Clock::time_point()> now_;
   mutable std::mutex mu_;
   std::map<std::string, Entry> services_;
 };

@@ -324,7 +324,7 @@ void AgentResourceManager::Restore(const Allocation& record) {
     if (!agent) {
       agent = std::make_unique<AgentState>();
       agent->identity.id = p.agent_id;
-      agent->registered_time = std::chrono::system_clock::now();
+      agent->registered_time = loop_.Now();
     }
     for (int slot : p.slot_ids) agent->slot_allocations[slot] = record.allocation_id;
     if (p.slot_ids.empty()) agent->zero_slot_allocations.insert(record.allocation_id);
@@ -476,7 +476,7 @@ absl::StatusOr<WebSocketHandlers> AgentResourceManager::ConnectAgent(AgentIdenti
     auto agent = std::make_unique<AgentState>();
     agent->identity = std::move(identity);
     agent->connection = connection;
-    agent->registered_time = std::chrono::system_clock::now();
+    agent->registered_time = loop_.Now();
     spdlog::info("agent {} connected (pool {})", agent->identity.id, agent->identity.resource_pool);
     agents_[agent->identity.id] = std::move(agent);
   });

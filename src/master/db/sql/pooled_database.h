@@ -27,7 +27,10 @@ class PooledSqlDatabase : public SqlDatabase {
     });
   }
 
+  // A thread that holds the writer (a batch of writes: Store::WriteBatch) reads on it, so it sees the
+  // rows its own transaction wrote; other threads read what is committed.
   SqlLease Reader() override {
+    if (writer_holder_.load() == std::this_thread::get_id()) return Writer();
     std::unique_lock lock(readers_mu_);
     if (idle_readers_.empty() && static_cast<int>(readers_.size()) < max_readers_) {
       std::unique_ptr<SqlConnection> reader = OpenConnection();
