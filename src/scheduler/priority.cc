@@ -22,6 +22,38 @@ namespace {
   std::abort();
 }
 
+// The preemptible running allocations of the pass (slotted or zero-slot), least important first:
+// the largest (priority, queue key, submission, job), then the newest (start order). The keys are
+// read once per allocation, not at every comparison.
+std::vector<const RunningAllocation*> InReleaseOrder(const PoolSnapshot& pool, bool zero_slot,
+                                                     const SchedulerConfig& config) {
+  struct Keyed {
+    int priority;
+    double queue_key;
+    int64_t submission;
+    const RunningAllocation* allocation;
+  };
+  std::vector<Keyed> keyed;
+  for (const RunningAllocation& a : pool.running) {
+    if ((a.slots == 0) != zero_slot || !a.preemptible) continue;
+    keyed.push_back({EffectivePriority(a.priority, config), QueueKey(a), a.job_submission, &a});
+  }
+  // Descending std::tie(priority, queue key, submission, job, start order, id), element by element.
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (b.queue_key < a.queue_key) return true;
+    if (a.queue_key < b.queue_key) return false;
+    if (a.submission != b.submission) return a.submission > b.submission;
+    const RunningAllocation &x = *a.allocation, &y = *b.allocation;
+    return std::tie(y.job_id, y.start_order, y.allocation_id) <
+           std::tie(x.job_id, x.start_order, x.allocation_id);
+  });
+  std::vector<const RunningAllocation*> out;
+  out.reserve(keyed.size());
+  for (const Keyed& k : keyed) out.push_back(k.allocation);
+  return out;
+}
+
 struct Pass {
   const SchedulerConfig& config;
   const PoolSnapshot& pool;
@@ -154,19 +186,7 @@ struct Pass {
       if ((r->slots == 0) == zero_slot) pending.push_back(r);
     }
     if (config.preemption) {
-      std::vector<const RunningAllocation*> order;
-      for (const RunningAllocation& a : pool.running) {
-        if ((a.slots == 0) == zero_slot && a.preemptible) order.push_back(&a);
-      }
-      std::sort(order.begin(), order.end(),
-                [this](const RunningAllocation* a, const RunningAllocation* b) {
-                  int pa = Prio(a->priority), pb = Prio(b->priority);
-                  double ka = QueueKey(*a), kb = QueueKey(*b);
-                  return std::tie(pa, ka, a->job_submission, a->job_id, a->start_order,
-                                  a->allocation_id) > std::tie(pb, kb, b->job_submission, b->job_id,
-                                                               b->start_order, b->allocation_id);
-                });
-      candidates.emplace(std::move(order), ledger);
+      candidates.emplace(InReleaseOrder(pool, zero_slot, config), ledger);
     }
     bool backfilling = false;
     for (size_t i = 0; i < pending.size();) {
@@ -201,10 +221,7 @@ Decision SchedulePriority(const SchedulerConfig& config, const PoolSnapshot& poo
   PoolLedger ledger(pool, config.fitting_policy, config.allow_heterogeneous_fits);
   std::vector<const PendingRequest*> pending =
       FeasiblePending(pool, config.allow_heterogeneous_fits, &decision.infeasible);
-  std::sort(pending.begin(), pending.end(),
-            [&config](const PendingRequest* a, const PendingRequest* b) {
-              return PriorityLess(*a, *b, config);
-            });
+  SortByPriority(pending, config);
   for (bool zero_slot : {false, true}) {
     Pass pass{config, pool, ledger, decision};
     pass.Run(pending, zero_slot);
