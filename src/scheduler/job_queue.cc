@@ -109,6 +109,12 @@ void SortKeyed(std::vector<const PendingRequest*>& requests, std::vector<KeyedRe
 }  // namespace
 
 void SortByPriority(std::vector<const PendingRequest*>& requests, const SchedulerConfig& config) {
+  // A queue kept in order costs one look at each request, not a copy and a sort (it stops at the
+  // first request out of order).
+  auto less = [&config](const PendingRequest* a, const PendingRequest* b) {
+    return PriorityLess(*a, *b, config);
+  };
+  if (std::is_sorted(requests.begin(), requests.end(), less)) return;
   std::vector<KeyedRequest> keyed;
   keyed.reserve(requests.size());
   for (const PendingRequest* r : requests) {
@@ -119,6 +125,11 @@ void SortByPriority(std::vector<const PendingRequest*>& requests, const Schedule
 }
 
 void SortBySubmission(std::vector<const PendingRequest*>& requests) {
+  // Queues usually come in submission order: see SortByPriority.
+  auto less = [](const PendingRequest* a, const PendingRequest* b) {
+    return SubmissionLess(*a, *b);
+  };
+  if (std::is_sorted(requests.begin(), requests.end(), less)) return;
   std::vector<KeyedRequest> keyed;
   keyed.reserve(requests.size());
   for (const PendingRequest* r : requests) {

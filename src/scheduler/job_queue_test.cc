@@ -121,10 +121,14 @@ TEST(JobQueueTest, KeyedSortsMatchThePlainOrders) {
       return PriorityLess(*a, *b, config);
     });
     ASSERT_EQ(keyed, plain) << "case " << c;
+    SortByPriority(keyed, config);  // already in order
+    ASSERT_EQ(keyed, plain) << "case " << c;
     SortBySubmission(keyed);
     std::sort(plain.begin(), plain.end(), [](const PendingRequest* a, const PendingRequest* b) {
       return SubmissionLess(*a, *b);
     });
+    ASSERT_EQ(keyed, plain) << "case " << c;
+    SortBySubmission(keyed);
     ASSERT_EQ(keyed, plain) << "case " << c;
   }
 }
