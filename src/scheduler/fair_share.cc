@@ -89,9 +89,7 @@ Decision ScheduleFairShare(const SchedulerConfig& config, const PoolSnapshot& po
   PoolLedger ledger(pool, config.fitting_policy, config.allow_heterogeneous_fits);
   std::vector<const PendingRequest*> pending =
       FeasiblePending(pool, config.allow_heterogeneous_fits, &decision.infeasible);
-  std::sort(pending.begin(), pending.end(), [](const PendingRequest* a, const PendingRequest* b) {
-    return SubmissionLess(*a, *b);
-  });
+  SortBySubmission(pending);
 
   for (const PendingRequest* r : pending) {  // zero-slot: FIFO
     if (r->slots != 0) continue;

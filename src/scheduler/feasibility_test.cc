@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 namespace det::scheduler {
 namespace {
 
@@ -10,7 +12,7 @@ PoolSnapshot Pool(std::vector<int> sizes, std::string name = "default") {
   p.pool_name = name;
   for (size_t i = 0; i < sizes.size(); ++i) {
     AgentState a;
-    a.id = "a" + std::to_string(i);
+    a.id = absl::StrCat("a", i);  // "a" + std::to_string(i) trips GCC 12's -Wrestrict at -O3
     a.total_slots = sizes[i];
     for (int s = 0; s < sizes[i]; ++s) a.free_slot_ids.push_back(s);
     p.agents.push_back(a);

@@ -84,8 +84,8 @@ SlotPlacement PoolLedger::TakeLowest(int i, int n) const {
   return SlotPlacement{a.id, std::vector<int>(a.free.begin(), a.free.begin() + n)};
 }
 
-std::optional<std::vector<SlotPlacement>> PoolLedger::Find(int slots, bool single_node,
-                                                           const std::vector<std::string>& blocked) const {
+std::optional<std::vector<SlotPlacement>> PoolLedger::Find(
+    int slots, bool single_node, const std::vector<std::string>& blocked) const {
   if (slots < 0) return std::nullopt;
   std::set<int> skip;
   for (const std::string& id : blocked) {
@@ -104,7 +104,8 @@ std::optional<std::vector<SlotPlacement>> PoolLedger::Find(int slots, bool singl
   return fit;
 }
 
-std::optional<std::vector<SlotPlacement>> PoolLedger::FindSingle(int slots, const std::set<int>& blocked) const {
+std::optional<std::vector<SlotPlacement>> PoolLedger::FindSingle(
+    int slots, const std::set<int>& blocked) const {
   int max_k = static_cast<int>(by_free_.size()) - 1;
   if (policy_ == FittingPolicy::kBest) {
     for (int k = slots; k <= max_k; ++k) {
@@ -125,7 +126,8 @@ std::optional<std::vector<SlotPlacement>> PoolLedger::FindSingle(int slots, cons
   return std::nullopt;
 }
 
-std::optional<std::vector<SlotPlacement>> PoolLedger::FindGang(int slots, const std::set<int>& blocked) const {
+std::optional<std::vector<SlotPlacement>> PoolLedger::FindGang(int slots,
+                                                               const std::set<int>& blocked) const {
   for (const auto& [n, all] : idle_by_size_) {
     std::vector<int> members;
     for (int i : all) {
@@ -152,7 +154,8 @@ std::optional<std::vector<SlotPlacement>> PoolLedger::FindGang(int slots, const 
   return std::nullopt;
 }
 
-std::optional<std::vector<SlotPlacement>> PoolLedger::FindZeroSlot(const std::set<int>& blocked) const {
+std::optional<std::vector<SlotPlacement>> PoolLedger::FindZeroSlot(
+    const std::set<int>& blocked) const {
   int best = -1;
   for (int i = 0; i < static_cast<int>(agents_.size()); ++i) {
     const Agent& a = agents_[i];
@@ -175,44 +178,156 @@ std::optional<std::vector<SlotPlacement>> PoolLedger::FindZeroSlot(const std::se
 }
 
 void PoolLedger::Take(const std::vector<SlotPlacement>& placements) {
-  for (const SlotPlacement& p : placements) {
-    if (!index_.count(p.agent_id)) continue;  // a running allocation on a departed agent
-    int i = Index(p.agent_id);
-    Agent& a = agents_[i];
-    if (p.slot_ids.empty()) {
-      ++a.aux_used;
-      continue;
-    }
-    Unindex(i);
-    for (int slot : p.slot_ids) {
-      auto it = std::lower_bound(a.free.begin(), a.free.end(), slot);
-      if (it == a.free.end() || *it != slot)
-        Die("slot " + std::to_string(slot) + " of " + a.id + " is not free");
-      a.free.erase(it);
-    }
-    Reindex(i);
-  }
+  for (const SlotPlacement& p : placements) Take(p);
 }
 
 void PoolLedger::Give(const std::vector<SlotPlacement>& placements) {
   failed_.clear();
-  for (const SlotPlacement& p : placements) {
-    if (!index_.count(p.agent_id)) continue;  // the agent is gone: nothing to return
-    int i = Index(p.agent_id);
-    Agent& a = agents_[i];
-    if (p.slot_ids.empty()) {
-      --a.aux_used;
-      continue;
-    }
-    Unindex(i);
-    for (int slot : p.slot_ids) {
-      auto it = std::lower_bound(a.free.begin(), a.free.end(), slot);
-      if (it != a.free.end() && *it == slot)
-        Die("slot " + std::to_string(slot) + " of " + a.id + " is already free");
-      a.free.insert(it, slot);
-    }
-    Reindex(i);
+  for (const SlotPlacement& p : placements) Give(p);
+}
+
+void PoolLedger::Take(const SlotPlacement& p) {
+  int i = AgentIndex(p.agent_id);
+  if (i < 0) return;  // a running allocation on a departed agent
+  Agent& a = agents_[i];
+  if (p.slot_ids.empty()) {
+    ++a.aux_used;
+    return;
   }
+  Unindex(i);
+  for (int slot : p.slot_ids) {
+    auto it = std::lower_bound(a.free.begin(), a.free.end(), slot);
+    if (it == a.free.end() || *it != slot)
+      Die("slot " + std::to_string(slot) + " of " + a.id + " is not free");
+    a.free.erase(it);
+  }
+  Reindex(i);
+}
+
+void PoolLedger::Give(const SlotPlacement& p) {
+  failed_.clear();
+  int i = AgentIndex(p.agent_id);
+  if (i < 0) return;  // the agent is gone: nothing to return
+  Agent& a = agents_[i];
+  if (p.slot_ids.empty()) {
+    --a.aux_used;
+    return;
+  }
+  Unindex(i);
+  for (int slot : p.slot_ids) {
+    auto it = std::lower_bound(a.free.begin(), a.free.end(), slot);
+    if (it != a.free.end() && *it == slot)
+      Die("slot " + std::to_string(slot) + " of " + a.id + " is already free");
+    a.free.insert(it, slot);
+  }
+  Reindex(i);
+}
+
+int PoolLedger::AgentIndex(const std::string& agent_id) const {
+  auto it = index_.find(agent_id);
+  return it == index_.end() ? -1 : it->second;
+}
+
+FitProbe::FitProbe(const PoolLedger& ledger)
+    : ledger_(ledger),
+      added_free_(ledger.agents_.size()),
+      added_aux_(ledger.agents_.size()),
+      touched_(ledger.agents_.size()),
+      blocked_(ledger.agents_.size()) {}
+
+void FitProbe::Start(int slots, bool single_node, const std::vector<std::string>& blocked) {
+  for (int i : touched_list_) {
+    added_free_[i] = added_aux_[i] = 0;
+    touched_[i] = false;
+  }
+  touched_list_.clear();
+  for (int i : blocked_list_) blocked_[i] = false;
+  blocked_list_.clear();
+  slots_ = slots;
+  single_node_ = single_node;
+  single_agent_fit_ = false;
+  for (const std::string& id : blocked) {
+    int i = ledger_.AgentIndex(id);
+    if (i >= 0 && !blocked_[i]) {
+      blocked_[i] = true;
+      blocked_list_.push_back(i);
+    }
+  }
+  // The idle agents FindGang would consider: the ledger's, less the blocked ones.
+  idle_.clear();
+  idle_slots_ = 0;
+  for (const auto& [size, members] : ledger_.idle_by_size_) {
+    long long count = static_cast<long long>(members.size());
+    for (int i : blocked_list_) count -= members.count(i);
+    idle_.push_back({size, count});
+    idle_slots_ += count * size;
+  }
+}
+
+bool FitProbe::Eligible(int agent) const {
+  return ledger_.agents_[agent].usable && !blocked_[agent];
+}
+
+int FitProbe::Free(int agent) const {
+  return static_cast<int>(ledger_.agents_[agent].free.size()) + added_free_[agent];
+}
+
+int FitProbe::AuxRoom(int agent) const {
+  const PoolLedger::Agent& a = ledger_.agents_[agent];
+  return a.aux_capacity - a.aux_used + added_aux_[agent];
+}
+
+void FitProbe::CountIdle(int size, int delta) {
+  idle_slots_ += static_cast<long long>(delta) * size;
+  for (auto& [n, count] : idle_) {
+    if (n == size) {
+      count += delta;
+      return;
+    }
+  }
+  idle_.push_back({size, delta});
+}
+
+void FitProbe::Add(int agent, int slots) {
+  if (agent < 0) return;
+  if (!touched_[agent]) {
+    touched_[agent] = true;
+    touched_list_.push_back(agent);
+  }
+  if (slots == 0) {
+    ++added_aux_[agent];
+    if (slots_ == 0 && Eligible(agent) && AuxRoom(agent) > 0) single_agent_fit_ = true;
+    return;
+  }
+  int total = ledger_.agents_[agent].total;
+  bool was_idle = Free(agent) == total;
+  added_free_[agent] += slots;
+  // Only usable agents with slots are indexed for slotted fits (PoolLedger::Reindex).
+  if (!Eligible(agent) || total == 0) return;
+  if (slots_ > 0 && Free(agent) >= slots_) single_agent_fit_ = true;
+  if (!was_idle && Free(agent) == total) CountIdle(total, +1);
+}
+
+bool FitProbe::Fits() const {
+  if (slots_ < 0) return false;
+  if (single_agent_fit_) return true;
+  if (single_node_ || slots_ <= 1) return false;  // no gang (PoolLedger::Find)
+  for (const auto& [n, count] : idle_) {
+    if (slots_ % n == 0 && count * n >= slots_) return true;
+  }
+  return ledger_.heterogeneous_ && idle_slots_ >= slots_;
+}
+
+std::vector<int> FitProbe::AgentsFindDependsOn() const {
+  std::vector<int> out;
+  for (int i : touched_list_) {
+    if (!Eligible(i)) continue;
+    int total = ledger_.agents_[i].total;
+    bool host = slots_ == 0 ? AuxRoom(i) > 0 : total > 0 && (Free(i) >= slots_ || Free(i) == total);
+    if (host) out.push_back(i);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace det::scheduler

@@ -24,6 +24,13 @@ bool SubmissionLess(const PendingRequest& a,
                     const PendingRequest& b);  // (submission, job, request)
 bool PriorityLess(const PendingRequest& a, const PendingRequest& b, const SchedulerConfig& config);
 
+// Sort by PriorityLess / SubmissionLess: the same order as std::sort with them (allocation ids
+// are unique, so the order is total). Each request's leading keys are read once into a compact
+// array first: sorting a long queue then touches that array, not the scattered requests at every
+// comparison (memory bound otherwise).
+void SortByPriority(std::vector<const PendingRequest*>& requests, const SchedulerConfig& config);
+void SortBySubmission(std::vector<const PendingRequest*>& requests);
+
 struct QueuedJob {
   std::string job_id;
   int priority = 0;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 namespace det::scheduler {
 namespace {
 
@@ -73,6 +76,61 @@ TEST(JobQueueTest, AheadOfAndBehindOf) {
   EXPECT_EQ(MoveAheadOf(queue, "a", "a").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MoveAheadOf(queue, "a", "nope").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(MoveBehindOf(queue, "nope", "a").status().code(), absl::StatusCode::kNotFound);
+}
+
+// Random queues whose requests tie on every key but one: job ids that share their first 8 bytes
+// (or differ only in bytes >= 0x80 or NULs), equal submissions, priorities and positions, several
+// requests of one job. The keyed sorts must give what std::sort with the plain orders gives.
+TEST(JobQueueTest, KeyedSortsMatchThePlainOrders) {
+  std::mt19937 rng(1128);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const std::vector<std::string> jobs = {"job-1",
+                                         "job-10",
+                                         "job-2",
+                                         "experiment-1",
+                                         "experiment-12",
+                                         "experiment-2",
+                                         "experime",
+                                         "experimen",
+                                         "j",
+                                         std::string("j\0", 2),
+                                         std::string("j\0\0x", 4),
+                                         "\xc3\xa9-job",
+                                         "\x7f-job",
+                                         "a1b2c3d4-e5f6-47a8-9b0c-000000000001",
+                                         "a1b2c3d4-e5f6-47a8-9b0c-000000000002"};
+  SchedulerConfig config;
+  config.default_priority = 3;
+  for (int c = 0; c < 300; ++c) {
+    std::vector<PendingRequest> requests(uniform(0, 120));
+    for (size_t i = 0; i < requests.size(); ++i) {
+      PendingRequest& r = requests[i];
+      r.job_id = jobs[uniform(0, static_cast<int>(jobs.size()) - 1)];
+      r.allocation_id = r.job_id + "." + std::to_string(i);  // unique
+      r.job_submission = uniform(0, 3);
+      r.request_order = uniform(0, 4);
+      if (uniform(0, 3) > 0) r.priority = uniform(1, 4);
+      if (uniform(0, 4) == 0) r.queue_position = uniform(0, 6) / 2.0;
+    }
+    std::vector<const PendingRequest*> keyed, plain;
+    for (const PendingRequest& r : requests) keyed.push_back(&r);
+    std::shuffle(keyed.begin(), keyed.end(), rng);
+    plain = keyed;
+    SortByPriority(keyed, config);
+    std::sort(plain.begin(), plain.end(), [&](const PendingRequest* a, const PendingRequest* b) {
+      return PriorityLess(*a, *b, config);
+    });
+    ASSERT_EQ(keyed, plain) << "case " << c;
+    SortByPriority(keyed, config);  // already in order
+    ASSERT_EQ(keyed, plain) << "case " << c;
+    SortBySubmission(keyed);
+    std::sort(plain.begin(), plain.end(), [](const PendingRequest* a, const PendingRequest* b) {
+      return SubmissionLess(*a, *b);
+    });
+    ASSERT_EQ(keyed, plain) << "case " << c;
+    SortBySubmission(keyed);
+    ASSERT_EQ(keyed, plain) << "case " << c;
+  }
 }
 
 }  // namespace

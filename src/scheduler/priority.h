@@ -16,6 +16,11 @@
 // releasing all of them would not make it fit, nothing is released for it. After a level that
 // released anything, the pass stops (nothing else starts until the released slots are back).
 // `max_slots` and `weight` are ignored.
+//
+// Cost: sorting the queue and the candidates, O(n log n). A blocked request walks the candidates
+// less important than it that are not released yet, O(1) a placement (FitProbe, fitting.h), and
+// touches the ledger only for the agents of its fit (PreemptionCandidates lists what runs on each);
+// a shape that preemption cannot help is not walked again in its level.
 #include "scheduler/snapshot.h"
 
 namespace det::scheduler {

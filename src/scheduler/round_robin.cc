@@ -16,9 +16,7 @@ Decision ScheduleRoundRobin(const SchedulerConfig& config, const PoolSnapshot& p
   PoolLedger ledger(pool, config.fitting_policy, config.allow_heterogeneous_fits);
   std::vector<const PendingRequest*> pending =
       FeasiblePending(pool, config.allow_heterogeneous_fits, &decision.infeasible);
-  std::sort(pending.begin(), pending.end(), [](const PendingRequest* a, const PendingRequest* b) {
-    return SubmissionLess(*a, *b);
-  });
+  SortBySubmission(pending);
 
   for (bool zero_slot : {false, true}) {
     struct Job {
