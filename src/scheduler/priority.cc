@@ -17,7 +17,7 @@
 namespace det::scheduler {
 namespace {
 
-[[noreturn]] void Die(const std::string& what) {
+[[noreturn]] void DieOfBrokenPriorityInvariant(const std::string& what) {
   std::fprintf(stderr, "priority scheduler invariant broken: %s\n", what.c_str());
   std::abort();
 }
@@ -128,7 +128,7 @@ struct Pass {
       }
     }
     auto fit = ledger.Find(t.slots, t.single_node, t.blocked_agents);
-    if (!fit) Die("the fit probe saw a fit for " + t.allocation_id + " that Find does not");
+    if (!fit) DieOfBrokenPriorityInvariant("the fit probe saw a fit for " + t.allocation_id + " that Find does not");
     std::vector<size_t> needed = NeededFor(t, *fit, given, last);
     for (const auto& [c, placement] : given) {
       if (!std::binary_search(needed.begin(), needed.end(), c)) ledger.Take(*placement);
