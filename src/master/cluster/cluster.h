@@ -1,7 +1,12 @@
 #pragma once
-// The cluster actor: owns every piece of mutable cluster state (live experiments, trials, allocations,
-// agents, the pending queue) and runs on one EventLoop (a strand). Public methods may be called from
-// any thread; they post to the loop and answer through callbacks, never blocking the caller.
+// The cluster actor, the task core: owns the live experiments, trials, tasks and allocations, and runs
+// on one EventLoop (a strand). Where their processes run is its resource managers' business
+// (master/rm/resource_manager.h: our agents, and more; docs/resource-managers.md).
+//
+// Threads: public methods may be called from any thread; they post to the loop and never block the
+// caller. Every callback they take (`done`) runs on the loop: it must not block (no store reads; a
+// handler posts those to its own loop). The loop reads the store only in Recover, before it runs;
+// what it writes goes through the state writer's thread (state_writer.h).
 #include <chrono>
 #include <cstdint>
 #include <deque>
