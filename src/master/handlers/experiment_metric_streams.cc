@@ -64,18 +64,18 @@ class ExperimentMetricStream : public std::enable_shared_from_this<ExperimentMet
 
  private:
   void Pump() {
-    absl::StatusOr<api::Experiment> exp = ctx_.store.GetExperiment(id_);
-    absl::StatusOr<std::vector<api::Trial>> trials = ctx_.store.ListTrials(id_);
-    absl::StatusOr<json> result = absl::InternalError("unread");
-    if (exp.ok() && trials.ok()) result = compute_(ctx_, *exp, *trials);
-    bool done = !result.ok() || api::IsTerminal(exp->state);
-    std::string chunk;
-    if (result.ok()) {
-      if (std::optional<json> message = delta_(*result, last_)) chunk = DumpJson(json{{"result", *message}}) + "\n";
-      last_ = std::move(*result);
-    }
-    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, false, period_,
-                   [self = shared_from_this()] { self->Pump(); });
+    ContinueStream(ctx_.stream_loop, responder_, Step(), period_, [self = shared_from_this()] { self->Pump(); });
+  }
+
+  // An experiment deleted meanwhile, or a failed read, ends the stream with the error.
+  absl::StatusOr<StreamStep> Step() {
+    ASSIGN_OR_RETURN(api::Experiment exp, ctx_.store.GetExperiment(id_));
+    ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx_.store.ListTrials(id_));
+    ASSIGN_OR_RETURN(json now, compute_(ctx_, exp, trials));
+    StreamStep step{.done = api::IsTerminal(exp.state)};
+    if (std::optional<json> message = delta_(now, last_)) step.chunk = DumpJson(json{{"result", *message}}) + "\n";
+    last_ = std::move(now);
+    return step;
   }
 
   MasterContext& ctx_;

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "master/handlers/log_stream.h"
 
 namespace det::master {
 namespace {
@@ -164,6 +165,51 @@ TEST(HandlerUtilTest, AStreamEndsWithTheSameErrorBodyAsAReply) {
   EXPECT_EQ(error["httpStatus"], "Internal Server Error");
   EXPECT_EQ(error["message"], "database is locked");
   EXPECT_EQ(error["details"], json::array());
+}
+
+// Runs what is posted at once; records delays.
+class ImmediateLoop : public EventLoop {
+ public:
+  void Post(std::function<void()> fn) override { posted.push_back(std::move(fn)); }
+  void PostAfter(std::chrono::milliseconds delay, std::function<void()> fn) override {
+    delays.push_back(delay);
+    posted.push_back(std::move(fn));
+  }
+  std::vector<std::function<void()>> posted;
+  std::vector<std::chrono::milliseconds> delays;
+};
+
+TEST(HandlerUtilTest, EveryStreamStepsThroughContinueStreamAndAFailedStepEndsWithTheErrorLine) {
+  ImmediateLoop loop;
+  auto stream = std::make_shared<RecordingResponder>();
+  stream->BeginStream(200, "application/json");
+  int pumps = 0;
+  auto pump = [&pumps] { ++pumps; };
+
+  ContinueStream(loop, stream, StreamStep{.chunk = "{\"result\":1}\n"}, std::chrono::milliseconds(200), pump);
+  ASSERT_EQ(stream->chunks.size(), 1u);
+  ASSERT_EQ(loop.delays.size(), 1u) << "nothing more yet: polled again later";
+  ContinueStream(loop, stream, StreamStep{.full_batch = true}, std::chrono::milliseconds(200), pump);
+  EXPECT_EQ(loop.posted.size(), 2u);
+  EXPECT_EQ(loop.delays.size(), 1u) << "a full batch: pumped again at once";
+  EXPECT_EQ(stream->chunks.size(), 1u) << "an empty step writes nothing";
+  EXPECT_FALSE(stream->ended);
+
+  ContinueStream(loop, stream, absl::NotFoundError("experiment 4 not found"), std::chrono::milliseconds(200), pump);
+  ASSERT_EQ(stream->chunks.size(), 2u);
+  EXPECT_TRUE(stream->ended);
+  EXPECT_EQ(loop.posted.size(), 2u) << "a failed stream is not pumped again";
+  json error = json::parse(stream->chunks[1])["error"];
+  EXPECT_EQ(error["code"], 5);
+  EXPECT_EQ(error["reason"], "NotFound");
+  EXPECT_EQ(error["error"], "experiment 4 not found");
+  EXPECT_EQ(error["httpCode"], 404);
+  EXPECT_EQ(error["message"], "experiment 4 not found");
+
+  auto done = std::make_shared<RecordingResponder>();
+  ContinueStream(loop, done, StreamStep{.chunk = "{}\n", .done = true}, std::chrono::milliseconds(200), pump);
+  EXPECT_TRUE(done->ended);
+  EXPECT_EQ(pumps, 0);
 }
 
 }  // namespace

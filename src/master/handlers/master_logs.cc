@@ -35,20 +35,24 @@ class MasterLogStream : public std::enable_shared_from_this<MasterLogStream> {
 
  private:
   void Pump() {
+    ContinueStream(ctx_.stream_loop, responder_, Step(), kMasterLogPollInterval,
+                   [self = shared_from_this()] { self->Pump(); });
+  }
+
+  StreamStep Step() {
     size_t want = kMasterLogBatch;
     if (limit_ > 0) want = std::min<size_t>(want, static_cast<size_t>(limit_ - sent_));
     std::vector<MasterLogEntry> entries = want > 0 ? ctx_.master_log->After(last_id_, want) : std::vector<MasterLogEntry>{};
-    std::string chunk;
+    StreamStep step;
     for (const MasterLogEntry& e : entries) {
-      chunk += DumpJson(nlohmann::json{{"result", LogEntryJson(e)}});
-      chunk += "\n";
+      step.chunk += DumpJson(nlohmann::json{{"result", LogEntryJson(e)}});
+      step.chunk += "\n";
       last_id_ = e.id;
       ++sent_;
     }
-    bool full_batch = want > 0 && entries.size() == want;
-    bool done = (limit_ > 0 && sent_ >= limit_) || (!full_batch && !follow_);
-    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, full_batch, kMasterLogPollInterval,
-                   [self = shared_from_this()] { self->Pump(); });
+    step.full_batch = want > 0 && entries.size() == want;
+    step.done = (limit_ > 0 && sent_ >= limit_) || (!step.full_batch && !follow_);
+    return step;
   }
 
   MasterContext& ctx_;

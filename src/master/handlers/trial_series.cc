@@ -132,23 +132,22 @@ class MetricNamesStream : public std::enable_shared_from_this<MetricNamesStream>
 
  private:
   void Pump() {
+    ContinueStream(ctx_.stream_loop, responder_, Step(), period_, [self = shared_from_this()] { self->Pump(); });
+  }
+
+  // An experiment deleted meanwhile, or unreadable, ends the stream with the error.
+  absl::StatusOr<StreamStep> Step() {
     MetricNames names;
     bool all_terminal = true;
-    bool failed = false;
     for (int64_t id : ids_) {
-      absl::StatusOr<api::Experiment> exp = ctx_.store.GetExperiment(id);
-      absl::StatusOr<std::vector<api::Trial>> trials = ctx_.store.ListTrials(id);
-      if (!exp.ok() || !trials.ok()) {
-        failed = true;  // deleted meanwhile, or unreadable: the stream ends
-        break;
-      }
+      ASSIGN_OR_RETURN(api::Experiment exp, ctx_.store.GetExperiment(id));
+      ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx_.store.ListTrials(id));
       // An experiment being deleted keeps the stream open, as it always has: DELETING until its
-      // record goes (the stream then ends as failed), DELETE_FAILED until it is deleted again.
-      all_terminal = all_terminal && api::IsTerminal(exp->state) &&
-                     exp->state != api::ExperimentState::kDeleting &&
-                     exp->state != api::ExperimentState::kDeleteFailed;
-      if (!exp->searcher_metric.empty()) names.searcher.insert(exp->searcher_metric);
-      for (const api::Trial& t : *trials) {
+      // record goes (the stream then ends with NotFound), DELETE_FAILED until it is deleted again.
+      all_terminal = all_terminal && api::IsTerminal(exp.state) && exp.state != api::ExperimentState::kDeleting &&
+                     exp.state != api::ExperimentState::kDeleteFailed;
+      if (!exp.searcher_metric.empty()) names.searcher.insert(exp.searcher_metric);
+      for (const api::Trial& t : trials) {
         json summary = json::parse(t.summary_metrics_json, nullptr, /*allow_exceptions=*/false);
         if (!summary.is_object()) continue;
         for (const auto& [key, metrics] : summary.items()) {
@@ -157,13 +156,12 @@ class MetricNamesStream : public std::enable_shared_from_this<MetricNamesStream>
         }
       }
     }
-    std::string chunk;
-    if (!failed && names != last_sent_) {
-      chunk = DumpJson(json{{"result", MetricNamesJson(names)}}) + "\n";
-      last_sent_ = names;
+    StreamStep step{.done = all_terminal};
+    if (names != last_sent_) {
+      step.chunk = DumpJson(json{{"result", MetricNamesJson(names)}}) + "\n";
+      last_sent_ = std::move(names);
     }
-    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), failed || all_terminal, false, period_,
-                   [self = shared_from_this()] { self->Pump(); });
+    return step;
   }
 
   MasterContext& ctx_;
