@@ -63,16 +63,20 @@ class PendingResults {
   ResponderPtr r_;
 };
 
-void ChangeStates(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, api::ExperimentState target) {
+// The state changes: those of live experiments end on the cluster's loop, whose last callback replies.
+absl::Status ChangeStates(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r,
+                          api::ExperimentState target) {
   if (!req.principal->allocation_id.empty()) {
-    return ReplyError(r, absl::PermissionDeniedError("tasks cannot change experiment states"));
+    return absl::PermissionDeniedError("tasks cannot change experiment states");
   }
-  absl::StatusOr<std::vector<BulkTarget>> targets = Targets(ctx, req);
-  if (!targets.ok()) return ReplyError(r, targets.status());
-  if (targets->empty()) return ReplyJson(r, {{"results", json::array()}});
+  ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, Targets(ctx, req));
+  if (targets.empty()) {
+    Reply(r, json{{"results", json::array()}});
+    return absl::OkStatus();
+  }
   // Copies: once the last change is dispatched, its callback may reply (and take the targets) at once.
-  const std::vector<BulkTarget> all = *targets;
-  auto pending = std::make_shared<PendingResults>(std::move(*targets), r);
+  const std::vector<BulkTarget> all = targets;
+  auto pending = std::make_shared<PendingResults>(std::move(targets), r);
   for (size_t i = 0; i < all.size(); ++i) {
     const BulkTarget& t = all[i];
     if (!t.status.ok()) {
@@ -89,6 +93,7 @@ void ChangeStates(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, a
       ctx.cluster.SetExperimentState(t.id, target, [pending, i](absl::Status st) { pending->Done(i, st); });
     }
   }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<json> Archive(MasterContext& ctx, const HttpRequest& req, bool archived) {
@@ -118,7 +123,9 @@ void RegisterExperimentBulkRoutes(Router& router, MasterContext& ctx) {
            {"cancel", api::ExperimentState::kStoppingCanceled},
            {"kill", api::ExperimentState::kStoppingKilled}}) {
     router.Add("POST", "/api/v1/projects/{project_id}/experiments/" + verb, Access::kAuthenticated,
-               [&ctx, target = target](HttpRequest& req, ResponderPtr r) { ChangeStates(ctx, req, r, target); });
+               [&ctx, target = target](HttpRequest& req, ResponderPtr r) {
+                 ReplyIfError(r, ChangeStates(ctx, req, r, target));
+               });
   }
   for (auto [verb, archived] : std::vector<std::pair<std::string, bool>>{{"archive", true}, {"unarchive", false}}) {
     router.Add("POST", "/api/v1/projects/{project_id}/experiments/" + verb, Access::kAuthenticated,

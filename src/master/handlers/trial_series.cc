@@ -173,23 +173,21 @@ class MetricNamesStream : public std::enable_shared_from_this<MetricNamesStream>
 
 // GET /api/v1/experiments/metrics-stream/metric-names?ids=..&periodSeconds=..: the names at once, then
 // again whenever they change, every periodSeconds (default 30), until every experiment has ended.
-void StreamMetricNames(MasterContext& ctx, HttpRequest& req, ResponderPtr r) {
+absl::Status StreamMetricNames(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
   std::vector<int64_t> ids;
   for (const std::string& raw : req.QueryAll("ids")) {
     int64_t id = 0;
     if (!absl::SimpleAtoi(raw, &id) || id <= 0) {
-      return ReplyError(r, absl::InvalidArgumentError(absl::StrCat("ids: \"", raw, "\" is not an experiment id")));
+      return absl::InvalidArgumentError(absl::StrCat("ids: \"", raw, "\" is not an experiment id"));
     }
     ids.push_back(id);
   }
-  if (ids.empty()) return ReplyError(r, absl::InvalidArgumentError("ids: at least one experiment id is required"));
-  for (int64_t id : ids) {
-    if (absl::Status st = ctx.store.GetExperiment(id).status(); !st.ok()) return ReplyError(r, st);
-  }
-  absl::StatusOr<int64_t> period = QueryInt(req, "period_seconds", 30);
-  if (!period.ok()) return ReplyError(r, period.status());
-  if (*period <= 0) return ReplyError(r, absl::InvalidArgumentError("periodSeconds must be > 0"));
-  std::make_shared<MetricNamesStream>(ctx, std::move(ids), std::chrono::seconds(*period), std::move(r))->Start();
+  if (ids.empty()) return absl::InvalidArgumentError("ids: at least one experiment id is required");
+  for (int64_t id : ids) RETURN_IF_ERROR(ctx.store.GetExperiment(id).status());
+  ASSIGN_OR_RETURN(int64_t period, QueryInt(req, "period_seconds", 30));
+  if (period <= 0) return absl::InvalidArgumentError("periodSeconds must be > 0");
+  std::make_shared<MetricNamesStream>(ctx, std::move(ids), std::chrono::seconds(period), r)->Start();
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -198,7 +196,7 @@ void RegisterTrialSeriesRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/trials/time-series", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CompareTrials(ctx, req)); });
   router.Add("GET", "/api/v1/experiments/metrics-stream/metric-names", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { StreamMetricNames(ctx, req, std::move(r)); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, StreamMetricNames(ctx, req, r)); });
 }
 
 }  // namespace det::master
