@@ -3,8 +3,8 @@
 //   POST /api/v1/projects/{id}/experiments/{activate,pause,cancel,kill,archive,unarchive}
 //   DELETE /api/v1/projects/{id}/experiments/delete
 // Each answers {results: [{error, id}]}, "" where the action succeeded; one experiment's failure does
-// not stop the others. The single-experiment rules apply to each (experiment_rules.h), except that,
-// as upstream's, a state change of an experiment that has ended is an error in its result.
+// not stop the others. The experiment rules apply to each (experiment_rules.h), with a bulk action's
+// own: as upstream's, a state change of an experiment that has ended is an error in its result.
 #include <memory>
 #include <mutex>
 #include <string>
@@ -86,9 +86,9 @@ absl::Status ChangeStates(MasterContext& ctx, const HttpRequest& req, const Resp
     absl::StatusOr<api::Experiment> stored = ExperimentForChange(ctx.store, req, t.id);
     if (!stored.ok()) {
       pending->Done(i, stored.status());
-    } else if (api::IsTerminal(stored->state)) {  // as upstream's bulk actions: an ended one is an error
-      pending->Done(i, absl::FailedPreconditionError(
-                           absl::StrCat("experiment ", t.id, " is ", Name(stored->state), ": it has ended")));
+    } else if (std::optional<absl::Status> ended =
+                   StateChangeOfEndedExperiment(t.id, stored->state, target, StateChangeScope::kBulk)) {
+      pending->Done(i, *ended);
     } else {
       ctx.cluster.SetExperimentState(t.id, target, [pending, i](absl::Status st) { pending->Done(i, st); });
     }

@@ -44,11 +44,7 @@ absl::StatusOr<ContinuedExperiment> ParseContinueRequest(MasterContext& ctx, con
   json user_set = original.ok() && original->is_object() ? *original : json::object();
   out.config.warnings = config::ExperimentConfigWarnings(config::MergeExperimentConfig(overrides, user_set));
   ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx.store.ListTrials(id));
-  if (trials.size() != 1) {
-    return absl::FailedPreconditionError(absl::StrCat("experiment ", id, " has ", trials.size(),
-                                                      " trials; only a single-trial experiment continues"));
-  }
-  out.trial = std::move(trials.front());
+  ASSIGN_OR_RETURN(out.trial, TrialToContinue(id, std::move(trials)));
   ASSIGN_OR_RETURN(out.task, ctx.store.GetTask(out.trial.task_id));
   out.experiment = std::move(experiment);
   return out;

@@ -135,12 +135,7 @@ absl::Status PatchExperiment(MasterContext& ctx, const HttpRequest& req, const R
   auto change_resources = [&ctx, r, finish, change = resources, id, state = e.state, job_id = e.job_id] {
     if (!change) return finish();
     ctx.cluster.UpdateJob(job_id, *change, [&ctx, r, finish, id, state](absl::Status st) {
-      if (absl::IsNotFound(st)) {
-        st = absl::FailedPreconditionError(absl::StrCat(
-            "experiment ", id, " is ", Name(state),
-            "; its resources can be changed only while it is active or paused"));
-      }
-      ReplyWith(r, [&ctx, finish] { ctx.stream_loop.Post(finish); })(st);
+      ReplyWith(r, [&ctx, finish] { ctx.stream_loop.Post(finish); })(ResourcesChangeResult(id, state, st));
     });
   };
   if (!gc_policy) {
@@ -224,8 +219,9 @@ absl::Status ChangeState(MasterContext& ctx, const HttpRequest& req, const Respo
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
   ASSIGN_OR_RETURN(api::Experiment stored, ExperimentForChange(ctx.store, req, id));
   // An ended experiment is answered from its stored state (the cluster knows live ones only).
-  if (api::IsTerminal(stored.state)) {
-    RETURN_IF_ERROR(ChangeEndedExperimentState(stored.state, target));
+  if (std::optional<absl::Status> ended =
+          StateChangeOfEndedExperiment(id, stored.state, target, StateChangeScope::kOneExperiment)) {
+    RETURN_IF_ERROR(*ended);
     Reply(r, json::object());
     return absl::OkStatus();
   }

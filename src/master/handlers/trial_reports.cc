@@ -5,10 +5,10 @@
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
 #include "common/status_macros.h"
+#include "master/experiment_rules.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/handlers/task_access.h"
-#include "master/metric_summary.h"
 
 namespace det::master {
 namespace {
@@ -69,14 +69,8 @@ absl::StatusOr<json> BestSearcherValidation(MasterContext& ctx, const HttpReques
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
   ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(id));
   ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx.store.ListTrials(id));
-  std::optional<double> best;
-  for (const api::Trial& t : trials) {
-    if (t.searcher_metric_value && IsBetterMetric(*t.searcher_metric_value, best, exp.smaller_is_better)) {
-      best = t.searcher_metric_value;
-    }
-  }
-  if (!best) return absl::NotFoundError(absl::StrCat("experiment ", id, " has no validation metrics yet"));
-  return json{{"metric", *best}};
+  ASSIGN_OR_RETURN(double best, BestSearcherMetric(id, trials, exp.smaller_is_better));
+  return json{{"metric", best}};
 }
 
 // POST /api/v1/runs/start (upstream's RunPrepareForReporting, which upstream's Core API calls before it
