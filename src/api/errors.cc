@@ -51,13 +51,39 @@ std::string_view CodeName(absl::StatusCode code) {
   }
 }
 
-nlohmann::json ErrorBody(const absl::Status& status) {
+std::string_view HttpStatusText(int http_status) {
+  switch (http_status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "";
+  }
+}
+
+nlohmann::json ErrorBody(const absl::Status& status, ErrorIn in) {
   absl::StatusCode code = status.code();
   if (code == absl::StatusCode::kUnknown) code = absl::StatusCode::kInternal;
-  return {{"error",
-           {{"code", static_cast<int>(code)},
-            {"reason", std::string(CodeName(code))},
-            {"error", std::string(status.message())}}}};
+  nlohmann::json error = {{"code", static_cast<int>(code)},
+                          {"reason", std::string(CodeName(code))},
+                          {"error", std::string(status.message())}};
+  if (in == ErrorIn::kStream) {
+    int http = HttpStatusFromCode(code);
+    error["grpcCode"] = static_cast<int>(code);
+    error["httpCode"] = http;
+    error["httpStatus"] = std::string(HttpStatusText(http));
+    error["message"] = std::string(status.message());
+    error["details"] = nlohmann::json::array();
+  }
+  return {{"error", std::move(error)}};
 }
 
 namespace {

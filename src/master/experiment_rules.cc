@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "config/merge.h"
+#include "master/metric_summary.h"
 #include "master/model_rules.h"
 
 namespace det::master {
@@ -73,11 +74,41 @@ absl::Status DeleteExperimentRecords(ExperimentStore& store, int64_t id) {
   return In(found, deletable) ? absl::OkStatus() : NotDeletable(found);
 }
 
-absl::Status ChangeEndedExperimentState(api::ExperimentState ended, api::ExperimentState target) {
-  if (target == api::ExperimentState::kStoppingCanceled || target == api::ExperimentState::kStoppingKilled) {
+std::optional<absl::Status> StateChangeOfEndedExperiment(int64_t id, ExperimentState stored, ExperimentState target,
+                                                         StateChangeScope scope) {
+  if (!api::IsTerminal(stored)) return std::nullopt;
+  if (scope == StateChangeScope::kBulk) {
+    return absl::FailedPreconditionError(absl::StrCat("experiment ", id, " is ", api::Name(stored), ": it has ended"));
+  }
+  if (target == ExperimentState::kStoppingCanceled || target == ExperimentState::kStoppingKilled) {
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", api::Name(ended)));
+  return absl::FailedPreconditionError(absl::StrCat("experiment in incompatible state STATE_", api::Name(stored)));
+}
+
+absl::Status ResourcesChangeResult(int64_t id, ExperimentState stored, absl::Status cluster_answer) {
+  if (!absl::IsNotFound(cluster_answer)) return cluster_answer;
+  return absl::FailedPreconditionError(absl::StrCat("experiment ", id, " is ", api::Name(stored),
+                                                    "; its resources can be changed only while it is active or paused"));
+}
+
+absl::StatusOr<double> BestSearcherMetric(int64_t id, const std::vector<api::Trial>& trials, bool smaller_is_better) {
+  std::optional<double> best;
+  for (const api::Trial& t : trials) {
+    if (t.searcher_metric_value && IsBetterMetric(*t.searcher_metric_value, best, smaller_is_better)) {
+      best = t.searcher_metric_value;
+    }
+  }
+  if (!best) return absl::NotFoundError(absl::StrCat("experiment ", id, " has no validation metrics yet"));
+  return *best;
+}
+
+absl::StatusOr<api::Trial> TrialToContinue(int64_t id, std::vector<api::Trial> trials) {
+  if (trials.size() != 1) {
+    return absl::FailedPreconditionError(absl::StrCat("experiment ", id, " has ", trials.size(),
+                                                      " trials; only a single-trial experiment continues"));
+  }
+  return std::move(trials.front());
 }
 
 absl::StatusOr<nlohmann::json> ContinuedConfig(const nlohmann::json& stored, const nlohmann::json& overrides) {

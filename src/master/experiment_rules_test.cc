@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "master/db/store_test_backends.h"
 #include "master/db/temp_sqlite_store.h"
 
@@ -59,14 +60,84 @@ TEST_F(ExperimentRulesTest, OnlyAFinishedExperimentBecomesDeletingAndAFailedDele
   EXPECT_EQ(store_->GetExperiment(done).status().code(), absl::StatusCode::kNotFound);
 }
 
-TEST(ChangeEndedExperimentStateTest, StoppingAgainDoesNothingAndPausingOrActivatingIsRefused) {
+TEST(StateChangeOfEndedExperimentTest, ALiveExperimentIsTheClustersToChange) {
   using api::ExperimentState;
-  EXPECT_TRUE(ChangeEndedExperimentState(ExperimentState::kCompleted, ExperimentState::kStoppingCanceled).ok());
-  EXPECT_TRUE(ChangeEndedExperimentState(ExperimentState::kCanceled, ExperimentState::kStoppingKilled).ok());
+  for (ExperimentState live : {ExperimentState::kActive, ExperimentState::kPaused, ExperimentState::kStoppingCanceled,
+                               ExperimentState::kStoppingKilled, ExperimentState::kStoppingCompleted,
+                               ExperimentState::kStoppingError}) {
+    for (StateChangeScope scope : {StateChangeScope::kOneExperiment, StateChangeScope::kBulk}) {
+      EXPECT_EQ(StateChangeOfEndedExperiment(3, live, ExperimentState::kPaused, scope), std::nullopt)
+          << api::Name(live);
+    }
+  }
+}
+
+TEST(StateChangeOfEndedExperimentTest, StoppingAgainDoesNothingAndPausingOrActivatingIsRefused) {
+  using api::ExperimentState;
+  constexpr StateChangeScope kOne = StateChangeScope::kOneExperiment;
+  EXPECT_EQ(StateChangeOfEndedExperiment(3, ExperimentState::kCompleted, ExperimentState::kStoppingCanceled, kOne),
+            absl::OkStatus());
+  EXPECT_EQ(StateChangeOfEndedExperiment(3, ExperimentState::kCanceled, ExperimentState::kStoppingKilled, kOne),
+            absl::OkStatus());
   for (ExperimentState target : {ExperimentState::kActive, ExperimentState::kPaused}) {
-    absl::Status refused = ChangeEndedExperimentState(ExperimentState::kError, target);
-    EXPECT_TRUE(absl::IsFailedPrecondition(refused));
-    EXPECT_EQ(refused.message(), "experiment in incompatible state STATE_ERROR");
+    std::optional<absl::Status> refused = StateChangeOfEndedExperiment(3, ExperimentState::kError, target, kOne);
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_TRUE(absl::IsFailedPrecondition(*refused));
+    EXPECT_EQ(refused->message(), "experiment in incompatible state STATE_ERROR");
+  }
+  // Being deleted, or failed to be, is ended too.
+  for (ExperimentState ended : {ExperimentState::kDeleting, ExperimentState::kDeleteFailed}) {
+    EXPECT_TRUE(absl::IsFailedPrecondition(*StateChangeOfEndedExperiment(3, ended, ExperimentState::kActive, kOne)));
+  }
+}
+
+TEST(StateChangeOfEndedExperimentTest, InABulkActionAnyChangeOfAnEndedOneIsAnError) {
+  using api::ExperimentState;
+  for (ExperimentState target : {ExperimentState::kActive, ExperimentState::kPaused, ExperimentState::kStoppingCanceled,
+                                 ExperimentState::kStoppingKilled}) {
+    std::optional<absl::Status> refused =
+        StateChangeOfEndedExperiment(8, ExperimentState::kCompleted, target, StateChangeScope::kBulk);
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_TRUE(absl::IsFailedPrecondition(*refused));
+    EXPECT_EQ(refused->message(), "experiment 8 is COMPLETED: it has ended");
+  }
+}
+
+TEST(ResourcesChangeResultTest, TheClusterKnowingNoJobMeansTheExperimentHasEnded) {
+  absl::Status ended = ResourcesChangeResult(5, api::ExperimentState::kCanceled, absl::NotFoundError("job x not found"));
+  EXPECT_TRUE(absl::IsFailedPrecondition(ended));
+  EXPECT_EQ(ended.message(), "experiment 5 is CANCELED; its resources can be changed only while it is active or paused");
+  EXPECT_TRUE(ResourcesChangeResult(5, api::ExperimentState::kActive, absl::OkStatus()).ok());
+  absl::Status other = absl::InvalidArgumentError("priority: must be from 1 to 99");
+  EXPECT_EQ(ResourcesChangeResult(5, api::ExperimentState::kActive, other), other);
+}
+
+TEST(BestSearcherMetricTest, TheBestReportedValueByTheSearchersOrder) {
+  auto trial = [](std::optional<double> value) {
+    api::Trial t;
+    t.searcher_metric_value = value;
+    return t;
+  };
+  std::vector<api::Trial> trials = {trial(0.5), trial(std::nullopt), trial(0.2), trial(0.9)};
+  EXPECT_EQ(*BestSearcherMetric(1, trials, /*smaller_is_better=*/true), 0.2);
+  EXPECT_EQ(*BestSearcherMetric(1, trials, /*smaller_is_better=*/false), 0.9);
+  absl::StatusOr<double> none = BestSearcherMetric(4, {trial(std::nullopt)}, true);
+  EXPECT_TRUE(absl::IsNotFound(none.status()));
+  EXPECT_EQ(none.status().message(), "experiment 4 has no validation metrics yet");
+  EXPECT_TRUE(absl::IsNotFound(BestSearcherMetric(4, {}, true).status()));
+}
+
+TEST(TrialToContinueTest, OnlyASingleTrialExperimentContinues) {
+  api::Trial only;
+  only.id = 12;
+  absl::StatusOr<api::Trial> trial = TrialToContinue(3, {only});
+  ASSERT_TRUE(trial.ok()) << trial.status();
+  EXPECT_EQ(trial->id, 12);
+  for (size_t n : {size_t{0}, size_t{2}}) {
+    absl::StatusOr<api::Trial> refused = TrialToContinue(3, std::vector<api::Trial>(n));
+    EXPECT_TRUE(absl::IsFailedPrecondition(refused.status()));
+    EXPECT_EQ(refused.status().message(),
+              absl::StrCat("experiment 3 has ", n, " trials; only a single-trial experiment continues"));
   }
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
+#include "common/status_macros.h"
 #include "master/handlers/agent_json.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/page.h"
@@ -33,23 +34,26 @@ json ListAgentsJson(std::vector<AgentSummary> agents, const AgentListQuery& q) {
   return {{"agents", out}, {"pagination", PagePagination(q.offset, q.limit, range, total)}};
 }
 
+absl::StatusOr<json> OneAgentJson(const std::vector<AgentSummary>& agents, const std::string& agent_id) {
+  ASSIGN_OR_RETURN(AgentSummary agent, FindAgent(agents, agent_id));
+  return json{{"agent", AgentJson(agent)}};
+}
+
 absl::StatusOr<json> SlotsJson(const std::vector<AgentSummary>& agents,
                                const std::string& agent_id) {
-  absl::StatusOr<AgentSummary> agent = FindAgent(agents, agent_id);
-  if (!agent.ok()) return agent.status();
+  ASSIGN_OR_RETURN(AgentSummary agent, FindAgent(agents, agent_id));
   json slots = json::array();
-  for (const api::SlotInfo& s : agent->slots) slots.push_back(SlotJson(*agent, s));
+  for (const api::SlotInfo& s : agent.slots) slots.push_back(SlotJson(agent, s));
   return json{{"slots", slots}};
 }
 
 absl::StatusOr<json> OneSlotJson(const std::vector<AgentSummary>& agents,
                                  const std::string& agent_id, const std::string& slot_id) {
-  absl::StatusOr<AgentSummary> agent = FindAgent(agents, agent_id);
-  if (!agent.ok()) return agent.status();
+  ASSIGN_OR_RETURN(AgentSummary agent, FindAgent(agents, agent_id));
   int id = -1;
   if (absl::SimpleAtoi(slot_id, &id)) {
-    for (const api::SlotInfo& s : agent->slots) {
-      if (s.id == id) return json{{"slot", SlotJson(*agent, s)}};
+    for (const api::SlotInfo& s : agent.slots) {
+      if (s.id == id) return json{{"slot", SlotJson(agent, s)}};
     }
   }
   return absl::NotFoundError(absl::StrCat("slot \"", slot_id, "\" not found on agent \"", agent_id,
@@ -57,41 +61,37 @@ absl::StatusOr<json> OneSlotJson(const std::vector<AgentSummary>& agents,
 }
 
 // POST .../enable and .../disable of an agent, or of one of its slots when the path names `slot_id`
-// (the reply is then {"slot": ...}): the body may be empty; disable reads {"drain": bool}.
-void SetEnabled(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, bool enabled) {
+// (the reply is then {"slot": ...}): the body may be empty; disable reads {"drain": bool}. The
+// cluster replies.
+absl::Status SetEnabled(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r, bool enabled) {
   const bool of_slot = req.path_params.count("slot_id") > 0;
-  if (absl::Status st = CheckAdmin(*req.principal, absl::StrCat(enabled ? "enable " : "disable ", of_slot ? "slots" : "agents"));
-      !st.ok()) {
-    return ReplyError(r, st);
-  }
+  RETURN_IF_ERROR(
+      CheckAdmin(*req.principal, absl::StrCat(enabled ? "enable " : "disable ", of_slot ? "slots" : "agents")));
   bool drain = false;
   if (!enabled) {
-    absl::StatusOr<json> body = JsonBody(req);
-    if (!body.ok()) return ReplyError(r, body.status());
-    if (const json* d = api::FindField(*body, "drain")) {
-      if (!d->is_boolean()) {
-        return ReplyError(r, absl::InvalidArgumentError("drain: expected true or false"));
-      }
+    ASSIGN_OR_RETURN(json body, JsonBody(req));
+    if (const json* d = api::FindField(body, "drain")) {
+      if (!d->is_boolean()) return absl::InvalidArgumentError("drain: expected true or false");
       drain = d->get<bool>();
     }
   }
+  std::string agent_id = PathParam(req, "agent_id");
   if (!of_slot) {
-    return ctx.cluster.SetAgentEnabled(PathParam(req, "agent_id"), enabled, drain,
-                                       [r](absl::StatusOr<AgentSummary> agent) {
-                                         if (!agent.ok()) return ReplyError(r, agent.status());
-                                         ReplyJson(r, {{"agent", AgentJson(*agent)}});
-                                       });
+    ctx.cluster.SetAgentEnabled(agent_id, enabled, drain, ReplyWith(r, [](const AgentSummary& agent) {
+                                  return json{{"agent", AgentJson(agent)}};
+                                }));
+    return absl::OkStatus();
   }
   int slot_id = -1;
   if (!absl::SimpleAtoi(PathParam(req, "slot_id"), &slot_id)) {
-    return ReplyError(r, absl::InvalidArgumentError(
-                             absl::StrCat("slotId: expected a slot number, got \"", PathParam(req, "slot_id"), "\"")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("slotId: expected a slot number, got \"", PathParam(req, "slot_id"), "\""));
   }
-  ctx.cluster.SetSlotEnabled(PathParam(req, "agent_id"), slot_id, enabled, drain,
-                             [r, agent_id = PathParam(req, "agent_id"), slot_id](absl::StatusOr<AgentSummary> agent) {
-                               if (!agent.ok()) return ReplyError(r, agent.status());
-                               Reply(r, OneSlotJson({*agent}, agent_id, std::to_string(slot_id)));
-                             });
+  ctx.cluster.SetSlotEnabled(agent_id, slot_id, enabled, drain,
+                             ReplyWith(r, [agent_id, slot_id](const AgentSummary& agent) {
+                               return OneSlotJson({agent}, agent_id, std::to_string(slot_id));
+                             }));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -99,20 +99,19 @@ void SetEnabled(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, boo
 void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   router.Add("GET", "/api/v1/agents", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<AgentListQuery> q = ParseAgentListQuery(req);
-               if (!q.ok()) return ReplyError(r, q.status());
-               ctx.cluster.ListAgents([r, q = *q](std::vector<AgentSummary> agents) {
-                 ReplyJson(r, ListAgentsJson(std::move(agents), q));
-               });
+               ReplyIfError(r, [&]() -> absl::Status {
+                 ASSIGN_OR_RETURN(AgentListQuery q, ParseAgentListQuery(req));
+                 ctx.cluster.ListAgents([r, q](std::vector<AgentSummary> agents) {
+                   ReplyJson(r, ListAgentsJson(std::move(agents), q));
+                 });
+                 return absl::OkStatus();
+               }());
              });
   router.Add("GET", "/api/v1/agents/{agent_id}", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               ctx.cluster.ListAgents(
-                   [r, id = PathParam(req, "agent_id")](std::vector<AgentSummary> agents) {
-                     absl::StatusOr<AgentSummary> agent = FindAgent(agents, id);
-                     if (!agent.ok()) return ReplyError(r, agent.status());
-                     ReplyJson(r, {{"agent", AgentJson(*agent)}});
-                   });
+               ctx.cluster.ListAgents([r, id = PathParam(req, "agent_id")](std::vector<AgentSummary> agents) {
+                 Reply(r, OneAgentJson(agents, id));
+               });
              });
   router.Add("GET", "/api/v1/agents/{agent_id}/slots", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
@@ -129,13 +128,13 @@ void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx)
                 std::vector<AgentSummary> agents) { Reply(r, OneSlotJson(agents, id, slot)); });
       });
   router.Add("POST", "/api/v1/agents/{agent_id}/enable", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, true); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, SetEnabled(ctx, req, r, true)); });
   router.Add("POST", "/api/v1/agents/{agent_id}/disable", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, false); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, SetEnabled(ctx, req, r, false)); });
   router.Add("POST", "/api/v1/agents/{agent_id}/slots/{slot_id}/enable", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, true); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, SetEnabled(ctx, req, r, true)); });
   router.Add("POST", "/api/v1/agents/{agent_id}/slots/{slot_id}/disable", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { SetEnabled(ctx, req, r, false); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, SetEnabled(ctx, req, r, false)); });
   server.AddWebSocket(
       "/agents", [&ctx](const HttpRequest& req, std::shared_ptr<WebSocketConnection> conn) {
         AgentIdentity id{.id = req.Query("id").value_or(""),

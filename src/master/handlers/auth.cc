@@ -31,34 +31,41 @@ absl::StatusOr<nlohmann::json> Login(MasterContext& ctx, const HttpRequest& requ
   return nlohmann::json{{"token", token}, {"user", api::ToJson(*user)}};
 }
 
+// POST /api/v1/auth/login: the reply sets the web UI's `auth` cookie too.
+absl::StatusOr<HttpResponse> LoginResponse(MasterContext& ctx, const HttpRequest& req) {
+  std::string token;
+  ASSIGN_OR_RETURN(nlohmann::json body, Login(ctx, req, &token));
+  HttpResponse resp = JsonResponse(200, DumpJson(body));
+  resp.headers.emplace_back("Set-Cookie", "auth=" + token + "; Path=/; HttpOnly; Max-Age=604800");
+  return resp;
+}
+
+absl::StatusOr<HttpResponse> Logout(MasterContext& ctx, const HttpRequest& req) {
+  if (!req.principal->allocation_id.empty()) {
+    return absl::InvalidArgumentError("cannot log out of an allocation token");
+  }
+  RETURN_IF_ERROR(ctx.store.DeleteSession(Sha256Hex(req.principal->token)));
+  HttpResponse resp = JsonResponse(200, "{}");
+  resp.headers.emplace_back("Set-Cookie", "auth=; Path=/; Max-Age=0");
+  return resp;
+}
+
+absl::StatusOr<nlohmann::json> Me(MasterContext& ctx, const HttpRequest& req) {
+  if (!req.principal->allocation_id.empty()) {
+    return absl::InvalidArgumentError("an allocation token does not belong to a user");
+  }
+  ASSIGN_OR_RETURN(api::User user, ctx.store.GetUser(req.principal->user_id));
+  return nlohmann::json{{"user", api::ToJson(user)}};
+}
+
 }  // namespace
 
 void RegisterAuthRoutes(Router& router, MasterContext& ctx) {
-  router.Add("POST", "/api/v1/auth/login", Access::kPublic, [&ctx](HttpRequest& req, ResponderPtr r) {
-    std::string token;
-    absl::StatusOr<nlohmann::json> result = Login(ctx, req, &token);
-    if (!result.ok()) return ReplyError(r, result.status());
-    HttpResponse resp = JsonResponse(200, DumpJson(*result));
-    resp.headers.emplace_back("Set-Cookie", "auth=" + token + "; Path=/; HttpOnly; Max-Age=604800");
-    r->Send(std::move(resp));
-  });
-  router.Add("POST", "/api/v1/auth/logout", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    if (!req.principal->allocation_id.empty()) {
-      return ReplyError(r, absl::InvalidArgumentError("cannot log out of an allocation token"));
-    }
-    if (absl::Status st = ctx.store.DeleteSession(Sha256Hex(req.principal->token)); !st.ok()) return ReplyError(r, st);
-    HttpResponse resp = JsonResponse(200, "{}");
-    resp.headers.emplace_back("Set-Cookie", "auth=; Path=/; Max-Age=0");
-    r->Send(std::move(resp));
-  });
-  auto me = [&ctx](HttpRequest& req, ResponderPtr r) {
-    if (!req.principal->allocation_id.empty()) {
-      return ReplyError(r, absl::InvalidArgumentError("an allocation token does not belong to a user"));
-    }
-    absl::StatusOr<api::User> user = ctx.store.GetUser(req.principal->user_id);
-    if (!user.ok()) return ReplyError(r, user.status());
-    ReplyJson(r, {{"user", api::ToJson(*user)}});
-  };
+  router.Add("POST", "/api/v1/auth/login", Access::kPublic,
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyResponse(r, LoginResponse(ctx, req)); });
+  router.Add("POST", "/api/v1/auth/logout", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyResponse(r, Logout(ctx, req)); });
+  auto me = [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, Me(ctx, req)); };
   router.Add("GET", "/api/v1/me", Access::kAuthenticated, me);
   router.Add("GET", "/api/v1/auth/user", Access::kAuthenticated, me);
 }

@@ -46,12 +46,10 @@ absl::StatusOr<std::string> DownloadTarGz(MasterContext& ctx, const HttpRequest&
 
 void RegisterCheckpointDownloadRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/checkpoints/{checkpoint_uuid}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<std::string> tgz = DownloadTarGz(ctx, req);
-    if (!tgz.ok()) return ReplyError(r, tgz.status());
-    HttpResponse resp;
-    resp.content_type = "application/gzip";
-    resp.body = std::move(*tgz);
-    r->Send(std::move(resp));
+    ReplyResponse(r, [&]() -> absl::StatusOr<HttpResponse> {
+      ASSIGN_OR_RETURN(std::string tgz, DownloadTarGz(ctx, req));
+      return HttpResponse{.content_type = "application/gzip", .body = std::move(tgz)};
+    }());
   });
 }
 

@@ -269,6 +269,16 @@ absl::StatusOr<json> PreviewGc(MasterContext& ctx, const HttpRequest& req) {
   return json{{"checkpoints", checkpoints}, {"metric_name", experiment.searcher_metric}};
 }
 
+// GET /api/v1/checkpoints/{uuid}/model-versions: the model versions that hold the checkpoint.
+absl::StatusOr<json> CheckpointModelVersions(MasterContext& ctx, const HttpRequest& req) {
+  const std::string& uuid = req.path_params.at("checkpoint_uuid");
+  RETURN_IF_ERROR(ctx.store.GetCheckpoint(uuid).status());
+  ASSIGN_OR_RETURN(std::vector<Registration> registered, ctx.store.ListRegistrations({uuid}, 0));
+  json versions = json::array();
+  for (const Registration& v : registered) versions.push_back({{"modelName", v.model_name}, {"version", v.version}});
+  return json{{"modelVersions", std::move(versions)}};
+}
+
 }  // namespace
 
 void RegisterCheckpointRoutes(Router& router, MasterContext& ctx) {
@@ -286,23 +296,13 @@ void RegisterCheckpointRoutes(Router& router, MasterContext& ctx) {
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PostCheckpointMetadata(ctx, req)); });
   // Ours (upstream has none): the model versions that hold the checkpoint, for `det checkpoint describe`.
   router.Add("GET", "/api/v1/checkpoints/{checkpoint_uuid}/model-versions", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               const std::string& uuid = req.path_params.at("checkpoint_uuid");
-               absl::Status exists = ctx.store.GetCheckpoint(uuid).status();
-               if (!exists.ok()) return ReplyError(r, exists);
-               absl::StatusOr<std::vector<Registration>> registered = ctx.store.ListRegistrations({uuid}, 0);
-               if (!registered.ok()) return ReplyError(r, registered.status());
-               json versions = json::array();
-               for (const Registration& v : *registered) {
-                 versions.push_back({{"modelName", v.model_name}, {"version", v.version}});
-               }
-               ReplyJson(r, {{"modelVersions", std::move(versions)}});
-             });
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CheckpointModelVersions(ctx, req)); });
   router.Add("GET", "/api/v1/checkpoints/{checkpoint_uuid}", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<api::Checkpoint> c = ctx.store.GetCheckpoint(req.path_params.at("checkpoint_uuid"));
-               if (!c.ok()) return ReplyError(r, c.status());
-               Reply(r, CheckpointResponse(ctx.store, *c));
+               Reply(r, [&]() -> absl::StatusOr<json> {
+                 ASSIGN_OR_RETURN(api::Checkpoint c, ctx.store.GetCheckpoint(req.path_params.at("checkpoint_uuid")));
+                 return CheckpointResponse(ctx.store, c);
+               }());
              });
 }
 

@@ -67,17 +67,9 @@ json KindResponse(Store& store, const Kind& kind, const Task& task) {
 }
 
 // {"<kind>": ...} as it is after a change through the cluster.
-void ReplyWithObject(MasterContext& ctx, const ResponderPtr& r, const Kind& kind, const std::string& id,
-                     absl::Status st) {
-  if (!st.ok()) return ReplyError(r, st);
-  absl::StatusOr<Task> task = ctx.store.GetTask(id);
-  if (!task.ok()) return ReplyError(r, task.status());
-  ReplyJson(r, {{kind.singular, ObjectJson(ctx.store, *task)}});
-}
-
-// {} once a change through the cluster is done (the generic-task routes answer nothing else).
-void ReplyDone(const ResponderPtr& r, absl::Status st) {
-  Reply(r, st.ok() ? absl::StatusOr<json>(json::object()) : absl::StatusOr<json>(st));
+absl::StatusOr<json> ObjectAfterChange(MasterContext& ctx, const Kind& kind, const std::string& id) {
+  ASSIGN_OR_RETURN(Task task, ctx.store.GetTask(id));
+  return json{{kind.singular, ObjectJson(ctx.store, task)}};
 }
 
 absl::StatusOr<TaskFilter> ParseListQuery(const HttpRequest& req, TaskType type) {
@@ -130,82 +122,120 @@ absl::StatusOr<Task> TaskForChange(MasterContext& ctx, const HttpRequest& req, c
   return task;
 }
 
-void Launch(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, const Kind& kind) {
-  if (absl::Status user = RequireUserToken(*req.principal, "launch work"); !user.ok()) return ReplyError(r, user);
-  absl::StatusOr<json> body = JsonBody(req);
-  if (!body.ok()) return ReplyError(r, body.status());
-  absl::StatusOr<NewTask> request = ParseLaunchCommand(ctx.store, ctx.config, *body, ctx.max_context_bytes, kind.type);
-  if (!request.ok()) return ReplyError(r, request.status());
-  if (const json* preview = api::FindField(*body, "preview"); preview != nullptr && preview->is_boolean() &&
-                                                              preview->get<bool>() && kind.type == TaskType::kNotebook) {
+// Launches a command or an interactive task; the cluster replies (a notebook's preview is answered
+// at once: nothing is launched).
+absl::Status Launch(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r, const Kind& kind) {
+  RETURN_IF_ERROR(RequireUserToken(*req.principal, "launch work"));
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  ASSIGN_OR_RETURN(NewTask request, ParseLaunchCommand(ctx.store, ctx.config, body, ctx.max_context_bytes, kind.type));
+  if (const json* preview = api::FindField(body, "preview"); preview != nullptr && preview->is_boolean() &&
+                                                             preview->get<bool>() && kind.type == TaskType::kNotebook) {
     // Nothing is launched: the notebook is upstream's empty Notebook message, every field its zero.
     json empty = {{"id", ""}, {"description", ""}, {"state", "STATE_UNSPECIFIED"}, {"startTime", nullptr},
                   {"container", nullptr}, {"displayName", ""}, {"userId", 0}, {"username", ""},
                   {"serviceAddress", ""}, {"resourcePool", ""}, {"exitStatus", ""}, {"jobId", ""},
                   {"workspaceId", 0}};
-    return ReplyJson(r, {{kind.singular, empty}, {"config", request->config.full}, {"warnings", json::array()}});
+    Reply(r, json{{kind.singular, empty}, {"config", request.config.full}, {"warnings", json::array()}});
+    return absl::OkStatus();
   }
-  absl::StatusOr<std::string> service = ServiceDataFor(ctx.store, kind.type, *body);
-  if (!service.ok()) return ReplyError(r, service.status());
-  request->service_json = *std::move(service);
-  request->owner_id = req.principal->user_id;
-  request->owner_username = req.principal->username;
-  LaunchWarnings warnings = request->warnings;
-  ctx.cluster.LaunchTask(std::move(*request), [&ctx, r, kind, warnings](absl::StatusOr<Task> task) {
-    if (!task.ok()) return ReplyError(r, task.status());
-    json out = KindResponse(ctx.store, kind, *task);
-    out["warnings"] = *warnings;
-    ReplyJson(r, out);
-  });
+  ASSIGN_OR_RETURN(request.service_json, ServiceDataFor(ctx.store, kind.type, body));
+  request.owner_id = req.principal->user_id;
+  request.owner_username = req.principal->username;
+  LaunchWarnings warnings = request.warnings;
+  ctx.cluster.LaunchTask(std::move(request), ReplyWith(r, [&ctx, kind, warnings](const Task& task) {
+                           json out = KindResponse(ctx.store, kind, task);
+                           out["warnings"] = *warnings;
+                           return out;
+                         }));
+  return absl::OkStatus();
+}
+
+// POST /api/v1/{plural}/{id}/kill and .../set_priority: the cluster changes the task and replies.
+absl::Status KillOfKind(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r, const Kind& kind) {
+  std::string id = req.path_params.at("id");
+  RETURN_IF_ERROR(TaskForChange(ctx, req, id, kind).status());
+  ctx.cluster.KillTask(id, ReplyWith(r, [&ctx, kind, id] { return ObjectAfterChange(ctx, kind, id); }));
+  return absl::OkStatus();
+}
+
+absl::Status SetPriority(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r, const Kind& kind) {
+  std::string id = req.path_params.at("id");
+  ASSIGN_OR_RETURN(Task task, TaskForChange(ctx, req, id, kind));
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  const json* priority = api::FindField(body, "priority");
+  if (priority == nullptr || !priority->is_number_integer()) {
+    return absl::InvalidArgumentError("priority: required, an integer from 1 to 99");
+  }
+  JobChange change;
+  change.priority = priority->get<int>();
+  ctx.cluster.UpdateJob(task.job_id, change,
+                        ReplyWith(r, [&ctx, kind, id] { return ObjectAfterChange(ctx, kind, id); }));
+  return absl::OkStatus();
 }
 
 void RegisterKindRoutes(Router& router, MasterContext& ctx, const Kind& kind) {
   const std::string base = absl::StrCat("/api/v1/", kind.plural);
   router.Add("POST", base, Access::kAuthenticated,
-             [&ctx, kind](HttpRequest& req, ResponderPtr r) { Launch(ctx, req, r, kind); });
+             [&ctx, kind](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, Launch(ctx, req, r, kind)); });
   router.Add("GET", base, Access::kAuthenticated,
              [&ctx, kind](HttpRequest& req, ResponderPtr r) { Reply(r, ListKind(ctx, req, kind)); });
   router.Add("GET", base + "/{id}", Access::kAuthenticated, [&ctx, kind](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<Task> task = TaskOfKind(ctx.store, req.path_params.at("id"), kind);
-    Reply(r, task.ok() ? absl::StatusOr<json>(KindResponse(ctx.store, kind, *task)) : task.status());
+    Reply(r, [&]() -> absl::StatusOr<json> {
+      ASSIGN_OR_RETURN(Task task, TaskOfKind(ctx.store, req.path_params.at("id"), kind));
+      return KindResponse(ctx.store, kind, task);
+    }());
   });
-  router.Add("POST", base + "/{id}/kill", Access::kAuthenticated, [&ctx, kind](HttpRequest& req, ResponderPtr r) {
-    std::string id = req.path_params.at("id");
-    absl::StatusOr<Task> task = TaskForChange(ctx, req, id, kind);
-    if (!task.ok()) return ReplyError(r, task.status());
-    ctx.cluster.KillTask(id, [&ctx, r, kind, id](absl::Status st) { ReplyWithObject(ctx, r, kind, id, st); });
-  });
+  router.Add("POST", base + "/{id}/kill", Access::kAuthenticated,
+             [&ctx, kind](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, KillOfKind(ctx, req, r, kind)); });
   router.Add("POST", base + "/{id}/set_priority", Access::kAuthenticated,
-             [&ctx, kind](HttpRequest& req, ResponderPtr r) {
-               std::string id = req.path_params.at("id");
-               absl::StatusOr<Task> task = TaskForChange(ctx, req, id, kind);
-               if (!task.ok()) return ReplyError(r, task.status());
-               absl::StatusOr<json> body = JsonBody(req);
-               if (!body.ok()) return ReplyError(r, body.status());
-               const json* priority = api::FindField(*body, "priority");
-               if (priority == nullptr || !priority->is_number_integer()) {
-                 return ReplyError(r, absl::InvalidArgumentError("priority: required, an integer from 1 to 99"));
-               }
-               JobChange change;
-               change.priority = priority->get<int>();
-               ctx.cluster.UpdateJob(task->job_id, change,
-                                     [&ctx, r, kind, id](absl::Status st) { ReplyWithObject(ctx, r, kind, id, st); });
-             });
+             [&ctx, kind](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, SetPriority(ctx, req, r, kind)); });
 }
 
-void CreateGenericTask(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
-  if (absl::Status user = RequireUserToken(*req.principal, "launch work"); !user.ok()) return ReplyError(r, user);
-  absl::StatusOr<json> body = JsonBody(req);
-  if (!body.ok()) return ReplyError(r, body.status());
-  absl::StatusOr<NewTask> request = ParseCreateGenericTask(ctx.store, ctx.config, *body, ctx.max_context_bytes);
-  if (!request.ok()) return ReplyError(r, request.status());
-  request->owner_id = req.principal->user_id;
-  request->owner_username = req.principal->username;
-  LaunchWarnings warnings = request->warnings;
-  ctx.cluster.LaunchTask(std::move(*request), [r, warnings](absl::StatusOr<Task> task) {
-    if (!task.ok()) return ReplyError(r, task.status());
-    ReplyJson(r, {{"taskId", task->task_id}, {"warnings", *warnings}});
-  });
+absl::Status CreateGenericTask(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  RETURN_IF_ERROR(RequireUserToken(*req.principal, "launch work"));
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  ASSIGN_OR_RETURN(NewTask request, ParseCreateGenericTask(ctx.store, ctx.config, body, ctx.max_context_bytes));
+  request.owner_id = req.principal->user_id;
+  request.owner_username = req.principal->username;
+  LaunchWarnings warnings = request.warnings;
+  ctx.cluster.LaunchTask(std::move(request), ReplyWith(r, [warnings](const Task& task) {
+                           return json{{"taskId", task.task_id}, {"warnings", *warnings}};
+                         }));
+  return absl::OkStatus();
+}
+
+// PUT /api/v1/notebooks/{id}/report_idle: from inside the notebook (its allocation token), or its
+// owner; the cluster replies.
+absl::Status ReportIdle(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  std::string id = req.path_params.at("id");
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  const json* idle = api::FindField(body, "idle");
+  if (idle == nullptr || !idle->is_boolean()) return absl::InvalidArgumentError("idle: required, true or false");
+  ASSIGN_OR_RETURN(Task task, TaskOfKind(ctx.store, id, kNotebookKind));
+  const Principal& who = *req.principal;
+  if (who.allocation_id.empty()) {
+    RETURN_IF_ERROR(DefaultAuthz().CanChange(who, ResourceOf(task)));
+  } else if (absl::StatusOr<Allocation> a = ctx.store.GetAllocation(who.allocation_id);
+             !a.ok() || a->task_id != id) {
+    return absl::PermissionDeniedError(absl::StrCat("allocation token is not valid for notebook ", id));
+  }
+  ctx.cluster.ReportIdle(id, idle->get<bool>(), ReplyWith(r));
+  return absl::OkStatus();
+}
+
+// GET /api/v1/tasks/count: the running commands, notebooks, shells and tensorboards.
+absl::StatusOr<json> CountRunningTasks(MasterContext& ctx) {
+  ASSIGN_OR_RETURN(std::vector<Task> live, ctx.store.ListTasks({.live_only = true}));
+  json counts = {{"commands", 0}, {"notebooks", 0}, {"shells", 0}, {"tensorboards", 0}};
+  for (const Task& t : live) {
+    std::optional<Allocation> latest = LatestAllocation(ctx.store, t.task_id);
+    if (TaskDisplayState(t, latest) != "STATE_RUNNING") continue;
+    if (t.type == TaskType::kCommand) counts["commands"] = counts["commands"].get<int>() + 1;
+    if (t.type == TaskType::kNotebook) counts["notebooks"] = counts["notebooks"].get<int>() + 1;
+    if (t.type == TaskType::kShell) counts["shells"] = counts["shells"].get<int>() + 1;
+    if (t.type == TaskType::kTensorboard) counts["tensorboards"] = counts["tensorboards"].get<int>() + 1;
+  }
+  return counts;
 }
 
 }  // namespace
@@ -213,75 +243,47 @@ void CreateGenericTask(MasterContext& ctx, HttpRequest& req, const ResponderPtr&
 void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
   for (const Kind& kind : kKinds) RegisterKindRoutes(router, ctx, kind);
   router.Add("PUT", "/api/v1/notebooks/{id}/report_idle", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               std::string id = req.path_params.at("id");
-               absl::StatusOr<json> body = JsonBody(req);
-               if (!body.ok()) return ReplyError(r, body.status());
-               const json* idle = api::FindField(*body, "idle");
-               if (idle == nullptr || !idle->is_boolean()) {
-                 return ReplyError(r, absl::InvalidArgumentError("idle: required, true or false"));
-               }
-               absl::StatusOr<Task> task = TaskOfKind(ctx.store, id, kNotebookKind);
-               if (!task.ok()) return ReplyError(r, task.status());
-               // From inside the notebook (its allocation token), or its owner.
-               const Principal& who = *req.principal;
-               if (who.allocation_id.empty()) {
-                 if (absl::Status st = DefaultAuthz().CanChange(who, ResourceOf(*task)); !st.ok()) return ReplyError(r, st);
-               } else if (absl::StatusOr<Allocation> a = ctx.store.GetAllocation(who.allocation_id);
-                          !a.ok() || a->task_id != id) {
-                 return ReplyError(r, absl::PermissionDeniedError(
-                                          absl::StrCat("allocation token is not valid for notebook ", id)));
-               }
-               ctx.cluster.ReportIdle(id, idle->get<bool>(), [r](absl::Status st) { ReplyDone(r, st); });
-             });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, ReportIdle(ctx, req, r)); });
 
   router.Add("POST", "/api/v1/generic-tasks", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { CreateGenericTask(ctx, req, r); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, CreateGenericTask(ctx, req, r)); });
   router.Add("GET", "/api/v1/tasks/{task_id}/config", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<Task> task = ctx.store.GetTask(req.path_params.at("task_id"));
-    if (!task.ok()) return ReplyError(r, task.status());
-    // Upstream's GetGenericTaskConfigResponse.config is the config as JSON text (clients json.loads it).
-    json config = json::parse(task->config_json, nullptr, false);
-    ReplyJson(r, {{"config", config.dump()}});
+    Reply(r, [&]() -> absl::StatusOr<json> {
+      ASSIGN_OR_RETURN(Task task, ctx.store.GetTask(req.path_params.at("task_id")));
+      // Upstream's GetGenericTaskConfigResponse.config is the config as JSON text (clients json.loads it).
+      json config = json::parse(task.config_json, nullptr, false);
+      return json{{"config", config.dump()}};
+    }());
   });
   router.Add("POST", "/api/v1/tasks/{task_id}/kill", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    std::string id = req.path_params.at("task_id");
-    absl::StatusOr<Task> task = ctx.store.GetTask(id);
-    if (!task.ok()) return ReplyError(r, task.status());
-    if (absl::Status st = DefaultAuthz().CanChange(*req.principal, ResourceOf(*task)); !st.ok()) return ReplyError(r, st);
-    ctx.cluster.KillTask(id, [r](absl::Status st) { ReplyDone(r, st); });
+    ReplyIfError(r, [&]() -> absl::Status {
+      std::string id = req.path_params.at("task_id");
+      ASSIGN_OR_RETURN(Task task, ctx.store.GetTask(id));
+      RETURN_IF_ERROR(DefaultAuthz().CanChange(*req.principal, ResourceOf(task)));
+      ctx.cluster.KillTask(id, ReplyWith(r));
+      return absl::OkStatus();
+    }());
   });
   for (const char* verb : {"pause", "unpause"}) {
     bool pause = std::string(verb) == "pause";
     router.Add("POST", absl::StrCat("/api/v1/tasks/{task_id}/", verb), Access::kAuthenticated,
                [&ctx, pause](HttpRequest& req, ResponderPtr r) {
-                 std::string id = req.path_params.at("task_id");
-                 absl::StatusOr<Task> task = TaskForChange(ctx, req, id, kGenericKind);
-                 if (!task.ok()) return ReplyError(r, task.status());
-                 ctx.cluster.SetTaskPaused(id, pause,
-                                           [r](absl::Status st) { ReplyDone(r, st); });
+                 ReplyIfError(r, [&]() -> absl::Status {
+                   std::string id = req.path_params.at("task_id");
+                   RETURN_IF_ERROR(TaskForChange(ctx, req, id, kGenericKind).status());
+                   ctx.cluster.SetTaskPaused(id, pause, ReplyWith(r));
+                   return absl::OkStatus();
+                 }());
                });
   }
-  router.Add("GET", "/api/v1/tasks/count", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {
-    absl::StatusOr<std::vector<Task>> live = ctx.store.ListTasks({.live_only = true});
-    if (!live.ok()) return ReplyError(r, live.status());
-    json counts = {{"commands", 0}, {"notebooks", 0}, {"shells", 0}, {"tensorboards", 0}};
-    for (const Task& t : *live) {
-      std::optional<Allocation> latest = LatestAllocation(ctx.store, t.task_id);
-      if (TaskDisplayState(t, latest) != "STATE_RUNNING") continue;
-      if (t.type == TaskType::kCommand) counts["commands"] = counts["commands"].get<int>() + 1;
-      if (t.type == TaskType::kNotebook) counts["notebooks"] = counts["notebooks"].get<int>() + 1;
-      if (t.type == TaskType::kShell) counts["shells"] = counts["shells"].get<int>() + 1;
-      if (t.type == TaskType::kTensorboard) counts["tensorboards"] = counts["tensorboards"].get<int>() + 1;
-    }
-    ReplyJson(r, counts);
-  });
+  router.Add("GET", "/api/v1/tasks/count", Access::kAuthenticated,
+             [&ctx](HttpRequest&, ResponderPtr r) { Reply(r, CountRunningTasks(ctx)); });
   router.Add("GET", "/api/v1/tasks/{task_id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<Task> task = ctx.store.GetTask(req.path_params.at("task_id"));
-    if (!task.ok()) return ReplyError(r, task.status());
-    absl::StatusOr<std::vector<Allocation>> allocations = ctx.store.ListAllocations(task->task_id);
-    if (!allocations.ok()) return ReplyError(r, allocations.status());
-    ReplyJson(r, {{"task", TaskJson(*task, *allocations)}});
+    Reply(r, [&]() -> absl::StatusOr<json> {
+      ASSIGN_OR_RETURN(Task task, ctx.store.GetTask(req.path_params.at("task_id")));
+      ASSIGN_OR_RETURN(std::vector<Allocation> allocations, ctx.store.ListAllocations(task.task_id));
+      return json{{"task", TaskJson(task, allocations)}};
+    }());
   });
 }
 

@@ -3,8 +3,8 @@
 //   POST /api/v1/projects/{id}/experiments/{activate,pause,cancel,kill,archive,unarchive}
 //   DELETE /api/v1/projects/{id}/experiments/delete
 // Each answers {results: [{error, id}]}, "" where the action succeeded; one experiment's failure does
-// not stop the others. The single-experiment rules apply to each (experiment_rules.h), except that,
-// as upstream's, a state change of an experiment that has ended is an error in its result.
+// not stop the others. The experiment rules apply to each (experiment_rules.h), with a bulk action's
+// own: as upstream's, a state change of an experiment that has ended is an error in its result.
 #include <memory>
 #include <mutex>
 #include <string>
@@ -63,16 +63,20 @@ class PendingResults {
   ResponderPtr r_;
 };
 
-void ChangeStates(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, api::ExperimentState target) {
+// The state changes: those of live experiments end on the cluster's loop, whose last callback replies.
+absl::Status ChangeStates(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r,
+                          api::ExperimentState target) {
   if (!req.principal->allocation_id.empty()) {
-    return ReplyError(r, absl::PermissionDeniedError("tasks cannot change experiment states"));
+    return absl::PermissionDeniedError("tasks cannot change experiment states");
   }
-  absl::StatusOr<std::vector<BulkTarget>> targets = Targets(ctx, req);
-  if (!targets.ok()) return ReplyError(r, targets.status());
-  if (targets->empty()) return ReplyJson(r, {{"results", json::array()}});
+  ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, Targets(ctx, req));
+  if (targets.empty()) {
+    Reply(r, json{{"results", json::array()}});
+    return absl::OkStatus();
+  }
   // Copies: once the last change is dispatched, its callback may reply (and take the targets) at once.
-  const std::vector<BulkTarget> all = *targets;
-  auto pending = std::make_shared<PendingResults>(std::move(*targets), r);
+  const std::vector<BulkTarget> all = targets;
+  auto pending = std::make_shared<PendingResults>(std::move(targets), r);
   for (size_t i = 0; i < all.size(); ++i) {
     const BulkTarget& t = all[i];
     if (!t.status.ok()) {
@@ -82,13 +86,14 @@ void ChangeStates(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, a
     absl::StatusOr<api::Experiment> stored = ExperimentForChange(ctx.store, req, t.id);
     if (!stored.ok()) {
       pending->Done(i, stored.status());
-    } else if (api::IsTerminal(stored->state)) {  // as upstream's bulk actions: an ended one is an error
-      pending->Done(i, absl::FailedPreconditionError(
-                           absl::StrCat("experiment ", t.id, " is ", Name(stored->state), ": it has ended")));
+    } else if (std::optional<absl::Status> ended =
+                   StateChangeOfEndedExperiment(t.id, stored->state, target, StateChangeScope::kBulk)) {
+      pending->Done(i, *ended);
     } else {
       ctx.cluster.SetExperimentState(t.id, target, [pending, i](absl::Status st) { pending->Done(i, st); });
     }
   }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<json> Archive(MasterContext& ctx, const HttpRequest& req, bool archived) {
@@ -118,7 +123,9 @@ void RegisterExperimentBulkRoutes(Router& router, MasterContext& ctx) {
            {"cancel", api::ExperimentState::kStoppingCanceled},
            {"kill", api::ExperimentState::kStoppingKilled}}) {
     router.Add("POST", "/api/v1/projects/{project_id}/experiments/" + verb, Access::kAuthenticated,
-               [&ctx, target = target](HttpRequest& req, ResponderPtr r) { ChangeStates(ctx, req, r, target); });
+               [&ctx, target = target](HttpRequest& req, ResponderPtr r) {
+                 ReplyIfError(r, ChangeStates(ctx, req, r, target));
+               });
   }
   for (auto [verb, archived] : std::vector<std::pair<std::string, bool>>{{"archive", true}, {"unarchive", false}}) {
     router.Add("POST", "/api/v1/projects/{project_id}/experiments/" + verb, Access::kAuthenticated,

@@ -44,39 +44,39 @@ absl::StatusOr<ContinuedExperiment> ParseContinueRequest(MasterContext& ctx, con
   json user_set = original.ok() && original->is_object() ? *original : json::object();
   out.config.warnings = config::ExperimentConfigWarnings(config::MergeExperimentConfig(overrides, user_set));
   ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx.store.ListTrials(id));
-  if (trials.size() != 1) {
-    return absl::FailedPreconditionError(absl::StrCat("experiment ", id, " has ", trials.size(),
-                                                      " trials; only a single-trial experiment continues"));
-  }
-  out.trial = std::move(trials.front());
+  ASSIGN_OR_RETURN(out.trial, TrialToContinue(id, std::move(trials)));
   ASSIGN_OR_RETURN(out.task, ctx.store.GetTask(out.trial.task_id));
   out.experiment = std::move(experiment);
   return out;
 }
 
+// POST /api/v1/experiments/continue: the cluster continues the experiment; the reply is the
+// experiment afterwards, read off the cluster's loop.
+absl::Status ContinueExperiment(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  if (!req.principal->allocation_id.empty()) {
+    return absl::PermissionDeniedError("tasks cannot continue experiments");
+  }
+  ASSIGN_OR_RETURN(ContinuedExperiment request, ParseContinueRequest(ctx, req));
+  std::vector<std::string> warnings = request.config.warnings;
+  LaunchWarnings launch_warnings = request.warnings;
+  const int64_t id = request.experiment.id;
+  auto reply = [&ctx, r, id, warnings, launch_warnings] {
+    Reply(r, [&]() -> absl::StatusOr<json> {
+      ASSIGN_OR_RETURN(api::Experiment e, ctx.store.GetExperiment(id));
+      json resp = {{"experiment", api::ToJson(e)}, {"warnings", *launch_warnings}};
+      if (!warnings.empty()) resp["configWarnings"] = warnings;
+      return resp;
+    }());
+  };
+  ctx.cluster.ContinueExperiment(std::move(request), ReplyWith(r, [&ctx, reply] { ctx.stream_loop.Post(reply); }));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterExperimentContinueRoutes(Router& router, MasterContext& ctx) {
-  router.Add("POST", "/api/v1/experiments/continue", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    if (!req.principal->allocation_id.empty()) {
-      return ReplyError(r, absl::PermissionDeniedError("tasks cannot continue experiments"));
-    }
-    absl::StatusOr<ContinuedExperiment> request = ParseContinueRequest(ctx, req);
-    if (!request.ok()) return ReplyError(r, request.status());
-    std::vector<std::string> warnings = request->config.warnings;
-    LaunchWarnings launch_warnings = request->warnings;
-    const int64_t id = request->experiment.id;
-    ctx.cluster.ContinueExperiment(std::move(*request), [&ctx, r, id, warnings, launch_warnings](absl::Status st) {
-      if (!st.ok()) return ReplyError(r, st);
-      ctx.stream_loop.Post([&ctx, r, id, warnings, launch_warnings] {
-        absl::StatusOr<api::Experiment> e = ctx.store.GetExperiment(id);
-        if (!e.ok()) return ReplyError(r, e.status());
-        json resp = {{"experiment", api::ToJson(*e)}, {"warnings", *launch_warnings}};
-        if (!warnings.empty()) resp["configWarnings"] = warnings;
-        ReplyJson(r, resp);
-      });
-    });
-  });
+  router.Add("POST", "/api/v1/experiments/continue", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, ContinueExperiment(ctx, req, r)); });
 }
 
 }  // namespace det::master

@@ -64,18 +64,18 @@ class ExperimentMetricStream : public std::enable_shared_from_this<ExperimentMet
 
  private:
   void Pump() {
-    absl::StatusOr<api::Experiment> exp = ctx_.store.GetExperiment(id_);
-    absl::StatusOr<std::vector<api::Trial>> trials = ctx_.store.ListTrials(id_);
-    absl::StatusOr<json> result = absl::InternalError("unread");
-    if (exp.ok() && trials.ok()) result = compute_(ctx_, *exp, *trials);
-    bool done = !result.ok() || api::IsTerminal(exp->state);
-    std::string chunk;
-    if (result.ok()) {
-      if (std::optional<json> message = delta_(*result, last_)) chunk = DumpJson(json{{"result", *message}}) + "\n";
-      last_ = std::move(*result);
-    }
-    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, false, period_,
-                   [self = shared_from_this()] { self->Pump(); });
+    ContinueStream(ctx_.stream_loop, responder_, Step(), period_, [self = shared_from_this()] { self->Pump(); });
+  }
+
+  // An experiment deleted meanwhile, or a failed read, ends the stream with the error.
+  absl::StatusOr<StreamStep> Step() {
+    ASSIGN_OR_RETURN(api::Experiment exp, ctx_.store.GetExperiment(id_));
+    ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx_.store.ListTrials(id_));
+    ASSIGN_OR_RETURN(json now, compute_(ctx_, exp, trials));
+    StreamStep step{.done = api::IsTerminal(exp.state)};
+    if (std::optional<json> message = delta_(now, last_)) step.chunk = DumpJson(json{{"result", *message}}) + "\n";
+    last_ = std::move(now);
+    return step;
   }
 
   MasterContext& ctx_;
@@ -179,15 +179,13 @@ absl::StatusOr<StreamRequest> ParseStreamRequest(MasterContext& ctx, const HttpR
   return out;
 }
 
-void Stream(MasterContext& ctx, const HttpRequest& req, ResponderPtr r, Delta delta,
-            const std::function<absl::StatusOr<Compute>(const StreamRequest&)>& make) {
-  absl::StatusOr<StreamRequest> parsed = ParseStreamRequest(ctx, req);
-  if (!parsed.ok()) return ReplyError(r, parsed.status());
-  absl::StatusOr<Compute> compute = make(*parsed);
-  if (!compute.ok()) return ReplyError(r, compute.status());
-  std::make_shared<ExperimentMetricStream>(ctx, parsed->id, parsed->period, std::move(*compute), std::move(delta),
-                                           std::move(r))
+absl::Status Stream(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r, Delta delta,
+                    const std::function<absl::StatusOr<Compute>(const StreamRequest&)>& make) {
+  ASSIGN_OR_RETURN(StreamRequest parsed, ParseStreamRequest(ctx, req));
+  ASSIGN_OR_RETURN(Compute compute, make(parsed));
+  std::make_shared<ExperimentMetricStream>(ctx, parsed.id, parsed.period, std::move(compute), std::move(delta), r)
       ->Start();
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -195,15 +193,15 @@ void Stream(MasterContext& ctx, const HttpRequest& req, ResponderPtr r, Delta de
 void RegisterExperimentMetricStreamRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/experiments/{experiment_id}/metrics-stream/batches", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               Stream(ctx, req, std::move(r), BatchesDelta, [](const StreamRequest& s) -> absl::StatusOr<Compute> {
+               ReplyIfError(r, Stream(ctx, req, r, BatchesDelta, [](const StreamRequest& s) -> absl::StatusOr<Compute> {
                  return Compute([s](MasterContext& c, const api::Experiment&, const std::vector<api::Trial>& trials) {
                    return Batches(c, trials, s.group, s.metric);
                  });
-               });
+               }));
              });
   router.Add("GET", "/api/v1/experiments/{experiment_id}/metrics-stream/trials-snapshot", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               Stream(ctx, req, std::move(r), WholeIfChanged, [&req](const StreamRequest& s) -> absl::StatusOr<Compute> {
+               ReplyIfError(r, Stream(ctx, req, r, WholeIfChanged, [&req](const StreamRequest& s) -> absl::StatusOr<Compute> {
                  ASSIGN_OR_RETURN(int64_t batches, QueryInt(req, "batches_processed", -1));
                  if (batches < 0) return absl::InvalidArgumentError("batchesProcessed is required (>= 0)");
                  ASSIGN_OR_RETURN(int64_t margin, QueryInt(req, "batches_margin", 0));
@@ -212,11 +210,11 @@ void RegisterExperimentMetricStreamRoutes(Router& router, MasterContext& ctx) {
                                                      const std::vector<api::Trial>& trials) {
                    return Snapshot(c, trials, s.group, s.metric, batches, margin);
                  });
-               });
+               }));
              });
   router.Add("GET", "/api/v1/experiments/{experiment_id}/metrics-stream/trials-sample", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               Stream(ctx, req, std::move(r), SampleDelta, [&req](const StreamRequest& s) -> absl::StatusOr<Compute> {
+               ReplyIfError(r, Stream(ctx, req, r, SampleDelta, [&req](const StreamRequest& s) -> absl::StatusOr<Compute> {
                  SampleQuery q{.group = s.group, .metric = s.metric};
                  ASSIGN_OR_RETURN(q.max_trials, QueryInt(req, "max_trials", 25));
                  ASSIGN_OR_RETURN(q.max_points, QueryInt(req, "max_datapoints", 1000));
@@ -227,7 +225,7 @@ void RegisterExperimentMetricStreamRoutes(Router& router, MasterContext& ctx) {
                  }
                  return Compute([q](MasterContext& c, const api::Experiment& exp,
                                     const std::vector<api::Trial>& trials) { return Sample(c, exp, trials, q); });
-               });
+               }));
              });
 }
 

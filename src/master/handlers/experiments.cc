@@ -116,119 +116,175 @@ json ExperimentResponse(const api::Experiment& e) {
 // PATCH /api/v1/experiments/{id}: name, description, notes and labels go to the store; `resources`
 // (priority, weight, max_slots) go to the experiment's job in the cluster first, which stores them
 // in the experiment's config. The reply is the experiment afterwards.
-void PatchExperiment(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
-  absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-  if (!id.ok()) return ReplyError(r, id.status());
-  absl::StatusOr<json> body = JsonBody(req);
-  if (!body.ok()) return ReplyError(r, body.status());
-  absl::StatusOr<ExperimentPatch> patch = ParseExperimentPatch(*body, *id);
-  if (!patch.ok()) return ReplyError(r, patch.status());
-  absl::StatusOr<std::optional<JobChange>> resources = ParseResourcesPatch(*body);
-  if (!resources.ok()) return ReplyError(r, resources.status());
-  absl::StatusOr<std::optional<CheckpointGcPolicy>> gc_policy = ParseCheckpointStoragePatch(*body);
-  if (!gc_policy.ok()) return ReplyError(r, gc_policy.status());
-  absl::StatusOr<api::Experiment> e = ExperimentForChange(ctx.store, req, *id);
-  if (!e.ok()) return ReplyError(r, e.status());
+absl::Status PatchExperiment(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  ASSIGN_OR_RETURN(ExperimentPatch patch, ParseExperimentPatch(body, id));
+  ASSIGN_OR_RETURN(std::optional<JobChange> resources, ParseResourcesPatch(body));
+  ASSIGN_OR_RETURN(std::optional<CheckpointGcPolicy> gc_policy, ParseCheckpointStoragePatch(body));
+  ASSIGN_OR_RETURN(api::Experiment e, ExperimentForChange(ctx.store, req, id));
   // In turn: the GC policy, the job's resources (both through the cluster, which owns a live
   // experiment's config), then the plain fields; store work stays off the cluster's loop.
-  auto finish = [&ctx, r, id = *id, patch = *patch] {
+  auto finish = [&ctx, r, id, patch] {
     bool empty = !patch.name && !patch.description && !patch.notes && !patch.labels;
-    absl::StatusOr<api::Experiment> updated =
-        empty ? ctx.store.GetExperiment(id) : ctx.store.PatchExperiment(id, patch);
-    if (!updated.ok()) return ReplyError(r, updated.status());
-    ReplyJson(r, {{"experiment", api::ToJson(*updated)}});
+    Reply(r, [&]() -> absl::StatusOr<json> {
+      ASSIGN_OR_RETURN(api::Experiment updated, empty ? ctx.store.GetExperiment(id) : ctx.store.PatchExperiment(id, patch));
+      return json{{"experiment", api::ToJson(updated)}};
+    }());
   };
-  auto change_resources = [&ctx, r, finish, change = *resources, id = *id, state = e->state, job_id = e->job_id] {
+  auto change_resources = [&ctx, r, finish, change = resources, id, state = e.state, job_id = e.job_id] {
     if (!change) return finish();
     ctx.cluster.UpdateJob(job_id, *change, [&ctx, r, finish, id, state](absl::Status st) {
-      if (absl::IsNotFound(st)) {
-        st = absl::FailedPreconditionError(absl::StrCat(
-            "experiment ", id, " is ", Name(state),
-            "; its resources can be changed only while it is active or paused"));
-      }
-      if (!st.ok()) return ReplyError(r, st);
-      ctx.stream_loop.Post(finish);
+      ReplyWith(r, [&ctx, finish] { ctx.stream_loop.Post(finish); })(ResourcesChangeResult(id, state, st));
     });
   };
-  if (!*gc_policy) return change_resources();
-  ctx.cluster.SetCheckpointPolicy(*id, **gc_policy, [&ctx, r, change_resources](absl::Status st) {
-    if (!st.ok()) return ReplyError(r, st);
-    ctx.stream_loop.Post(change_resources);
+  if (!gc_policy) {
+    change_resources();
+    return absl::OkStatus();
+  }
+  ctx.cluster.SetCheckpointPolicy(id, *gc_policy,
+                                  ReplyWith(r, [&ctx, change_resources] { ctx.stream_loop.Post(change_resources); }));
+  return absl::OkStatus();
+}
+
+// POST /api/v1/experiments: creates the experiment through the cluster, which replies; with
+// validateOnly, checks the config (the searcher too) and creates nothing.
+absl::Status CreateExperiment(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  RETURN_IF_ERROR(RequireUserToken(*req.principal, "create experiments"));
+  ASSIGN_OR_RETURN(CreateRequest request, ParseCreateRequest(ctx, req));
+  NewExperiment& create = request.experiment;
+  std::vector<std::string> warnings = create.config.warnings;
+  if (request.validate_only) {  // upstream: the config checked (the searcher too), nothing created
+    RETURN_IF_ERROR(searcher::Searcher::Create(json::parse(create.config.full_json)).status());
+    json resp = {{"experiment", ValidatedOnlyExperimentJson()}, {"config", nullptr}, {"warnings", json::array()}};
+    if (!warnings.empty()) resp["configWarnings"] = warnings;
+    Reply(r, resp);
+    return absl::OkStatus();
+  }
+  LaunchWarnings launch_warnings = create.warnings;
+  ctx.cluster.CreateExperiment(
+      std::move(create), ReplyWith(r, [&ctx, warnings, launch_warnings](int64_t id) -> absl::StatusOr<json> {
+        ASSIGN_OR_RETURN(api::Experiment e, ctx.store.GetExperiment(id));
+        json resp = ExperimentResponse(e);
+        resp.erase("jobSummary");
+        resp["warnings"] = *launch_warnings;  // upstream's LaunchWarning enum values only
+        // The config's own warnings (deprecated fields, an unused image) as text, in a field of ours
+        // that upstream's clients ignore; det prints them.
+        if (!warnings.empty()) resp["configWarnings"] = warnings;
+        return resp;
+      }));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<json> ListExperiments(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(ExperimentListQuery query, ParseExperimentListQuery(req));
+  ExperimentFilter& filter = query.filter;
+  ASSIGN_OR_RETURN(int64_t total, ctx.store.CountExperiments(filter));
+  // A negative offset counts from the end (reference §1).
+  filter.offset = query.offset < 0 ? std::max<int64_t>(0, total + query.offset) : query.offset;
+  ASSIGN_OR_RETURN(std::vector<api::Experiment> list, ctx.store.ListExperiments(filter));
+  json out = json::array();
+  // Each with its config, as upstream's (its list query selects e.config; the stock client's
+  // Experiment requires it).
+  for (const api::Experiment& e : list) out.push_back(api::ToJson(e));
+  return json{{"experiments", out},
+              {"pagination", Pagination(filter.offset, filter.limit, static_cast<int64_t>(list.size()), total)}};
+}
+
+// GET /api/v1/experiments/{id}: a live experiment's reply waits for its job's place in the queue.
+absl::Status GetExperiment(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  ASSIGN_OR_RETURN(api::Experiment e, ctx.store.GetExperiment(id));
+  json resp = ExperimentResponse(e);
+  if (api::IsTerminal(e.state)) {
+    Reply(r, resp);
+    return absl::OkStatus();
+  }
+  // A live experiment's job: where it stands in the queue (reference §1b jobSummary).
+  ctx.cluster.ListJobs([r, resp = std::move(resp), job_id = e.job_id](std::vector<JobInfo> jobs) mutable {
+    for (const JobInfo& job : jobs) {
+      if (job.job_id == job_id) resp["jobSummary"] = JobSummaryJson(job);
+    }
+    ReplyJson(r, resp);
   });
+  return absl::OkStatus();
+}
+
+// activate / pause / cancel / kill: the experiment state a user may request (reference §7.1).
+absl::Status ChangeState(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r,
+                         api::ExperimentState target) {
+  if (!req.principal->allocation_id.empty()) {
+    return absl::PermissionDeniedError("tasks cannot change experiment states");
+  }
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  ASSIGN_OR_RETURN(api::Experiment stored, ExperimentForChange(ctx.store, req, id));
+  // An ended experiment is answered from its stored state (the cluster knows live ones only).
+  if (std::optional<absl::Status> ended =
+          StateChangeOfEndedExperiment(id, stored.state, target, StateChangeScope::kOneExperiment)) {
+    RETURN_IF_ERROR(*ended);
+    Reply(r, json::object());
+    return absl::OkStatus();
+  }
+  ctx.cluster.SetExperimentState(id, target, ReplyWith(r));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<json> SetArchived(MasterContext& ctx, const HttpRequest& req, bool archived) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+  RETURN_IF_ERROR(ArchiveExperiment(ctx.store, id, archived));
+  return json::object();
+}
+
+// DeleteTensorboardFiles: the experiment's TensorBoard files go from its storage, in the background.
+absl::StatusOr<json> DeleteTensorboardFiles(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+  ctx.cluster.DeleteTensorboardFiles(id);
+  return json::object();
+}
+
+absl::StatusOr<json> DeleteExperiment(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+  // DELETING until its checkpoints are gone from storage; then its records go (async, as upstream:
+  // the reply does not wait).
+  RETURN_IF_ERROR(StartDeletingExperiment(ctx.store, id));
+  ctx.cluster.DeleteExperiment(id);
+  return json::object();
+}
+
+// PUT / DELETE one label: idempotent; the reply lists the experiment's labels afterwards.
+absl::StatusOr<json> ChangeLabel(MasterContext& ctx, const HttpRequest& req, bool add) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  auto label = req.path_params.find("label");
+  if (label == req.path_params.end() || label->second.empty()) {
+    return absl::InvalidArgumentError("label must not be empty");
+  }
+  ASSIGN_OR_RETURN(api::Experiment e, ExperimentForChange(ctx.store, req, id));
+  ExperimentPatch patch;
+  patch.labels = WithLabel(e.labels, label->second, add);
+  ASSIGN_OR_RETURN(api::Experiment updated, ctx.store.PatchExperiment(id, patch));
+  return json{{"labels", updated.labels}};
+}
+
+absl::StatusOr<json> GetModelDefinition(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
+  ASSIGN_OR_RETURN(std::string tgz, ctx.store.GetModelDefinition(id));
+  return json{{"b64Tgz", Base64Encode(tgz)}};
 }
 
 }  // namespace
 
 void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
-  router.Add("POST", "/api/v1/experiments", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    if (absl::Status user = RequireUserToken(*req.principal, "create experiments"); !user.ok()) {
-      return ReplyError(r, user);
-    }
-    absl::StatusOr<CreateRequest> request = ParseCreateRequest(ctx, req);
-    if (!request.ok()) return ReplyError(r, request.status());
-    NewExperiment* create = &request->experiment;
-    std::vector<std::string> warnings = create->config.warnings;
-    if (request->validate_only) {  // upstream: the config checked (the searcher too), nothing created
-      absl::Status searcher = searcher::Searcher::Create(json::parse(create->config.full_json)).status();
-      if (!searcher.ok()) return ReplyError(r, searcher);
-      json resp = {{"experiment", ValidatedOnlyExperimentJson()}, {"config", nullptr}, {"warnings", json::array()}};
-      if (!warnings.empty()) resp["configWarnings"] = warnings;
-      return ReplyJson(r, resp);
-    }
-    LaunchWarnings launch_warnings = create->warnings;
-    ctx.cluster.CreateExperiment(std::move(*create), [&ctx, r, warnings, launch_warnings](absl::StatusOr<int64_t> id) {
-      if (!id.ok()) return ReplyError(r, id.status());
-      absl::StatusOr<api::Experiment> e = ctx.store.GetExperiment(*id);
-      if (!e.ok()) return ReplyError(r, e.status());
-      json resp = ExperimentResponse(*e);
-      resp.erase("jobSummary");
-      resp["warnings"] = *launch_warnings;  // upstream's LaunchWarning enum values only
-      // The config's own warnings (deprecated fields, an unused image) as text, in a field of ours
-      // that upstream's clients ignore; det prints them.
-      if (!warnings.empty()) resp["configWarnings"] = warnings;
-      ReplyJson(r, resp);
-    });
-  });
-
-  router.Add("GET", "/api/v1/experiments", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<ExperimentListQuery> query = ParseExperimentListQuery(req);
-    if (!query.ok()) return ReplyError(r, query.status());
-    ExperimentFilter& filter = query->filter;
-    absl::StatusOr<int64_t> total = ctx.store.CountExperiments(filter);
-    if (!total.ok()) return ReplyError(r, total.status());
-    // A negative offset counts from the end (reference §1).
-    filter.offset = query->offset < 0 ? std::max<int64_t>(0, *total + query->offset) : query->offset;
-    absl::StatusOr<std::vector<api::Experiment>> list = ctx.store.ListExperiments(filter);
-    if (!list.ok()) return ReplyError(r, list.status());
-    json out = json::array();
-    // Each with its config, as upstream's (its list query selects e.config; the stock client's
-    // Experiment requires it).
-    for (const api::Experiment& e : *list) out.push_back(api::ToJson(e));
-    ReplyJson(r, {{"experiments", out},
-                  {"pagination", Pagination(filter.offset, filter.limit, static_cast<int64_t>(list->size()), *total)}});
-  });
-
+  router.Add("POST", "/api/v1/experiments", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, CreateExperiment(ctx, req, r)); });
+  router.Add("GET", "/api/v1/experiments", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, ListExperiments(ctx, req)); });
   router.Add("GET", "/api/v1/experiments/{experiment_id}", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-               if (!id.ok()) return ReplyError(r, id.status());
-               absl::StatusOr<api::Experiment> e = ctx.store.GetExperiment(*id);
-               if (!e.ok()) return ReplyError(r, e.status());
-               json resp = ExperimentResponse(*e);
-               if (api::IsTerminal(e->state)) return ReplyJson(r, resp);
-               // A live experiment's job: where it stands in the queue (reference §1b jobSummary).
-               ctx.cluster.ListJobs([r, resp = std::move(resp), job_id = e->job_id](std::vector<JobInfo> jobs) mutable {
-                 for (const JobInfo& job : jobs) {
-                   if (job.job_id == job_id) resp["jobSummary"] = JobSummaryJson(job);
-                 }
-                 ReplyJson(r, resp);
-               });
-             });
-
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, GetExperiment(ctx, req, r)); });
   router.Add("GET", "/api/v1/experiments/{experiment_id}/checkpoints", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, GetExperimentCheckpoints(ctx, req)); });
-
-  // activate / pause / cancel / kill: the experiment state a user may request (reference §7.1).
   for (auto [verb, target] : std::vector<std::pair<std::string, api::ExperimentState>>{
            {"activate", api::ExperimentState::kActive},
            {"pause", api::ExperimentState::kPaused},
@@ -236,96 +292,25 @@ void RegisterExperimentRoutes(Router& router, MasterContext& ctx) {
            {"kill", api::ExperimentState::kStoppingKilled}}) {
     router.Add("POST", "/api/v1/experiments/{experiment_id}/" + verb, Access::kAuthenticated,
                [&ctx, target = target](HttpRequest& req, ResponderPtr r) {
-                 if (!req.principal->allocation_id.empty()) {
-                   return ReplyError(r, absl::PermissionDeniedError("tasks cannot change experiment states"));
-                 }
-                 absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-                 if (!id.ok()) return ReplyError(r, id.status());
-                 absl::StatusOr<api::Experiment> stored = ExperimentForChange(ctx.store, req, *id);
-                 if (!stored.ok()) return ReplyError(r, stored.status());
-                 // An ended experiment is answered from its stored state (the cluster knows live ones
-                 // only).
-                 if (api::IsTerminal(stored->state)) {
-                   absl::Status changed = ChangeEndedExperimentState(stored->state, target);
-                   return changed.ok() ? ReplyJson(r, json::object()) : ReplyError(r, changed);
-                 }
-                 ctx.cluster.SetExperimentState(*id, target, [r](absl::Status st) {
-                   if (!st.ok()) return ReplyError(r, st);
-                   ReplyJson(r, json::object());
-                 });
+                 ReplyIfError(r, ChangeState(ctx, req, r, target));
                });
   }
-
   for (auto [verb, archived] : std::vector<std::pair<std::string, bool>>{{"archive", true}, {"unarchive", false}}) {
     router.Add("POST", "/api/v1/experiments/{experiment_id}/" + verb, Access::kAuthenticated,
-               [&ctx, archived = archived](HttpRequest& req, ResponderPtr r) {
-                 absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-                 if (!id.ok()) return ReplyError(r, id.status());
-                 if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
-                   return ReplyError(r, st);
-                 }
-                 if (absl::Status st = ArchiveExperiment(ctx.store, *id, archived); !st.ok()) {
-                   return ReplyError(r, st);
-                 }
-                 ReplyJson(r, json::object());
-               });
+               [&ctx, archived = archived](HttpRequest& req, ResponderPtr r) { Reply(r, SetArchived(ctx, req, archived)); });
   }
-
-  // DeleteTensorboardFiles: the experiment's TensorBoard files go from its storage, in the background.
   router.Add("DELETE", "/api/v1/experiments/{experiment_id}/tensorboard-files", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-               if (!id.ok()) return ReplyError(r, id.status());
-               if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
-                 return ReplyError(r, st);
-               }
-               ctx.cluster.DeleteTensorboardFiles(*id);
-               ReplyJson(r, json::object());
-             });
-
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, DeleteTensorboardFiles(ctx, req)); });
   router.Add("DELETE", "/api/v1/experiments/{experiment_id}", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-               if (!id.ok()) return ReplyError(r, id.status());
-               if (absl::Status st = ExperimentForChange(ctx.store, req, *id).status(); !st.ok()) {
-                 return ReplyError(r, st);
-               }
-               // DELETING until its checkpoints are gone from storage; then its records go (async, as
-               // upstream: the reply does not wait).
-               if (absl::Status st = StartDeletingExperiment(ctx.store, *id); !st.ok()) return ReplyError(r, st);
-               ctx.cluster.DeleteExperiment(*id);
-               ReplyJson(r, json::object());
-             });
-
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, DeleteExperiment(ctx, req)); });
   router.Add("PATCH", "/api/v1/experiments/{experiment_id}", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { PatchExperiment(ctx, req, r); });
-
-  // PUT / DELETE one label: idempotent; the reply lists the experiment's labels afterwards.
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, PatchExperiment(ctx, req, r)); });
   for (bool add : {true, false}) {
     router.Add(add ? "PUT" : "DELETE", "/api/v1/experiments/{experiment_id}/labels/{label}", Access::kAuthenticated,
-               [&ctx, add](HttpRequest& req, ResponderPtr r) {
-                 absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-                 if (!id.ok()) return ReplyError(r, id.status());
-                 const std::string& label = req.path_params["label"];
-                 if (label.empty()) return ReplyError(r, absl::InvalidArgumentError("label must not be empty"));
-                 absl::StatusOr<api::Experiment> e = ExperimentForChange(ctx.store, req, *id);
-                 if (!e.ok()) return ReplyError(r, e.status());
-                 ExperimentPatch patch;
-                 patch.labels = WithLabel(e->labels, label, add);
-                 absl::StatusOr<api::Experiment> updated = ctx.store.PatchExperiment(*id, patch);
-                 if (!updated.ok()) return ReplyError(r, updated.status());
-                 ReplyJson(r, {{"labels", updated->labels}});
-               });
+               [&ctx, add](HttpRequest& req, ResponderPtr r) { Reply(r, ChangeLabel(ctx, req, add)); });
   }
-
   router.Add("GET", "/api/v1/experiments/{experiment_id}/model_def", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<int64_t> id = PathId(req, "experiment_id");
-               if (!id.ok()) return ReplyError(r, id.status());
-               absl::StatusOr<std::string> tgz = ctx.store.GetModelDefinition(*id);
-               if (!tgz.ok()) return ReplyError(r, tgz.status());
-               ReplyJson(r, {{"b64Tgz", Base64Encode(*tgz)}});
-             });
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, GetModelDefinition(ctx, req)); });
 }
 
 }  // namespace det::master

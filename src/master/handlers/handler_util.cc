@@ -4,6 +4,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "api/errors.h"
 #include "api/wire.h"
 #include "common/json_yaml.h"
 
@@ -87,6 +88,23 @@ void Reply(const ResponderPtr& responder, const absl::StatusOr<nlohmann::json>& 
   } else {
     ReplyError(responder, value.status());
   }
+}
+
+void ReplyResponse(const ResponderPtr& responder, absl::StatusOr<HttpResponse> response) {
+  if (response.ok()) {
+    responder->Send(*std::move(response));
+  } else {
+    ReplyError(responder, response.status());
+  }
+}
+
+void ReplyIfError(const ResponderPtr& responder, const absl::Status& started) {
+  if (!started.ok()) ReplyError(responder, started);
+}
+
+void EndStreamWithError(const ResponderPtr& responder, const absl::Status& status) {
+  responder->WriteChunk(DumpJson(api::ErrorBody(status, api::ErrorIn::kStream)) + "\n", nullptr);
+  responder->EndStream();
 }
 
 nlohmann::json Pagination(int64_t offset, int64_t limit, int64_t count, int64_t total) {

@@ -3,10 +3,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "master/http/router.h"
 
@@ -28,10 +31,81 @@ absl::StatusOr<std::optional<bool>> QueryOptionalBool(const HttpRequest& request
 // and absence are false; anything else is an error.
 absl::StatusOr<bool> QueryOrderDescending(const HttpRequest& request);
 
-void ReplyJson(const ResponderPtr& responder, const nlohmann::json& body, int status = 200);
-void ReplyError(const ResponderPtr& responder, const absl::Status& status);
+// ---- Replies: one style for every handler ----
+//
+// A handler's work is a function that returns absl::StatusOr<json> (or a lambda called at once) and
+// propagates failures with RETURN_IF_ERROR / ASSIGN_OR_RETURN (common/status_macros.h); the handler
+// replies once, with the body or the error:
+//
+//   Reply(r, GetTrial(ctx, req));
+//   Reply(r, [&]() -> absl::StatusOr<json> { ASSIGN_OR_RETURN(...); ...; return body; }());
+//
+// Work that ends elsewhere (the cluster's loop, the metrics writer, a stream) is started by a
+// function that returns absl::Status: OK once it handed the responder on, else the error that stopped
+// it before, which ReplyIfError replies. What it hands on is a callback made by ReplyWith, which
+// replies the error of the result it is given or what its `then` makes of the value:
+//
+//   ReplyIfError(r, [&]() -> absl::Status {
+//     ASSIGN_OR_RETURN(int64_t id, PathId(req, "trial_id"));
+//     ctx.cluster.KillTrial(id, ReplyWith(r));  // {} or the cluster's error
+//     return absl::OkStatus();
+//   }());
+//
+// Every error body, of a reply or of a stream (EndStreamWithError), is api::ErrorBody's.
+
 // Replies with `value` or its error.
 void Reply(const ResponderPtr& responder, const absl::StatusOr<nlohmann::json>& value);
+// Replies with `response` (its own status, content type, headers) or the error.
+void ReplyResponse(const ResponderPtr& responder, absl::StatusOr<HttpResponse> response);
+// Replies the error of work that failed before it handed `responder` on; nothing when `started` is OK
+// (the responder is then someone else's to answer).
+void ReplyIfError(const ResponderPtr& responder, const absl::Status& started);
+
+void ReplyJson(const ResponderPtr& responder, const nlohmann::json& body, int status = 200);
+// The error reply: the HTTP status of the code, api::ErrorBody as the body.
+void ReplyError(const ResponderPtr& responder, const absl::Status& status);
+
+// The last line of a stream that began (BeginStream) and failed: api::ErrorBody(status,
+// ErrorIn::kStream), the ordinary error body plus the fields upstream's client reads from a stream;
+// then the stream ends.
+void EndStreamWithError(const ResponderPtr& responder, const absl::Status& status);
+
+namespace handler_util_internal {
+inline const absl::Status& StatusOf(const absl::Status& status) { return status; }
+template <typename T>
+const absl::Status& StatusOf(const absl::StatusOr<T>& result) {
+  return result.status();
+}
+}  // namespace handler_util_internal
+
+// A completion callback (std::function<void(absl::Status)> or <void(absl::StatusOr<T>)>) that answers
+// `responder`: a failed result's error is replied; on success `then` is called (with the StatusOr's
+// value; with nothing for a Status) and what it returns, json or absl::StatusOr<json>, is replied. A
+// `then` that returns nothing replies itself, later (it hands the responder on again). The callback
+// may run on any thread; `then` runs where it does.
+template <typename Then>
+auto ReplyWith(ResponderPtr responder, Then then) {
+  return [responder = std::move(responder), then = std::move(then)](auto result) mutable {
+    if (!result.ok()) return ReplyError(responder, handler_util_internal::StatusOf(result));
+    auto call = [&]() -> decltype(auto) {
+      if constexpr (std::is_same_v<decltype(result), absl::Status>) {
+        return then();
+      } else {
+        return then(*std::move(result));
+      }
+    };
+    if constexpr (std::is_void_v<decltype(call())>) {
+      call();
+    } else {
+      Reply(responder, call());
+    }
+  };
+}
+
+// A completion callback that replies {} on success, else the error.
+inline auto ReplyWith(ResponderPtr responder) {
+  return ReplyWith(std::move(responder), [](auto&&...) { return nlohmann::json::object(); });
+}
 
 // {"offset","limit","startIndex","endIndex","total"} for a page of `count` items out of `total`.
 nlohmann::json Pagination(int64_t offset, int64_t limit, int64_t count, int64_t total);

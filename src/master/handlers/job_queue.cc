@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/job_queue_request.h"
 #include "master/handlers/page.h"
@@ -18,25 +19,27 @@ namespace {
 
 using nlohmann::json;
 
-void ListJobs(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r, bool v2) {
-  absl::StatusOr<JobListQuery> q = ParseJobListQuery(req);
-  if (!q.ok()) return ReplyError(r, q.status());
-  ctx.cluster.ListResourcePools([&ctx, r, v2, q = *q](std::vector<PoolSummary> pools) {
-    absl::StatusOr<std::string> pool = ResolvePoolName(pools, q.resource_pool);
-    if (!pool.ok()) return ReplyError(r, pool.status());
-    ctx.cluster.ListJobs([r, v2, q, pool = *pool](std::vector<JobInfo> all) {
-      std::vector<JobInfo> jobs = SelectJobs(all, pool, q);
-      int64_t total = static_cast<int64_t>(jobs.size());
-      PageRange range = PageOf(total, q.offset, q.limit);
-      json out = json::array();
-      for (int64_t i = range.begin; i < range.end; ++i) {
-        json job = JobJson(jobs[static_cast<size_t>(i)]);
-        out.push_back(v2 ? json{{"full", std::move(job)}} : std::move(job));
-      }
-      ReplyJson(r,
-                {{"jobs", out}, {"pagination", PagePagination(q.offset, q.limit, range, total)}});
-    });
+// The cluster's job list (after its pools: `resourcePool` must name one) replies.
+absl::Status ListJobs(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r, bool v2) {
+  ASSIGN_OR_RETURN(JobListQuery q, ParseJobListQuery(req));
+  ctx.cluster.ListResourcePools([&ctx, r, v2, q](std::vector<PoolSummary> pools) {
+    ReplyIfError(r, [&]() -> absl::Status {
+      ASSIGN_OR_RETURN(std::string pool, ResolvePoolName(pools, q.resource_pool));
+      ctx.cluster.ListJobs([r, v2, q, pool](std::vector<JobInfo> all) {
+        std::vector<JobInfo> jobs = SelectJobs(all, pool, q);
+        int64_t total = static_cast<int64_t>(jobs.size());
+        PageRange range = PageOf(total, q.offset, q.limit);
+        json out = json::array();
+        for (int64_t i = range.begin; i < range.end; ++i) {
+          json job = JobJson(jobs[static_cast<size_t>(i)]);
+          out.push_back(v2 ? json{{"full", std::move(job)}} : std::move(job));
+        }
+        ReplyJson(r, {{"jobs", out}, {"pagination", PagePagination(q.offset, q.limit, range, total)}});
+      });
+      return absl::OkStatus();
+    }());
   });
+  return absl::OkStatus();
 }
 
 // Every update names a live job the caller may change, a pool that exists, and a live job to move
@@ -66,12 +69,13 @@ struct UpdateRun {
   ResponderPtr responder;
 };
 
-// Applies updates[i..] one after the other, then replies.
+// Applies updates[i..] one after the other, then replies {} or their errors joined.
 void ApplyFrom(std::shared_ptr<UpdateRun> run, size_t i) {
   if (i == run->updates.size()) {
-    absl::Status st = JoinErrors(run->errors);
-    if (!st.ok()) return ReplyError(run->responder, st);
-    return ReplyJson(run->responder, json::object());
+    return Reply(run->responder, [&]() -> absl::StatusOr<json> {
+      RETURN_IF_ERROR(JoinErrors(run->errors));
+      return json::object();
+    }());
   }
   const QueueUpdate& u = run->updates[i];
   run->cluster->UpdateJob(u.job_id, u.change, [run, i](absl::Status st) {
@@ -80,35 +84,36 @@ void ApplyFrom(std::shared_ptr<UpdateRun> run, size_t i) {
   });
 }
 
-void UpdateJobQueue(MasterContext& ctx, HttpRequest& req, const ResponderPtr& r) {
-  absl::StatusOr<json> body = JsonBody(req);
-  if (!body.ok()) return ReplyError(r, body.status());
-  absl::StatusOr<std::vector<QueueUpdate>> updates = ParseQueueUpdates(*body);
-  if (!updates.ok()) return ReplyError(r, updates.status());
+// Every update is checked against the cluster's pools and jobs before any is applied.
+absl::Status UpdateJobQueue(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  ASSIGN_OR_RETURN(json body, JsonBody(req));
+  ASSIGN_OR_RETURN(std::vector<QueueUpdate> updates, ParseQueueUpdates(body));
   auto run = std::make_shared<UpdateRun>();
   run->cluster = &ctx.cluster;
-  run->updates = std::move(*updates);
+  run->updates = std::move(updates);
   run->responder = r;
   Principal who = *req.principal;
   ctx.cluster.ListResourcePools([&ctx, run, who](std::vector<PoolSummary> pools) {
     ctx.cluster.ListJobs([run, who, pools = std::move(pools)](std::vector<JobInfo> jobs) {
-      if (absl::Status st = CheckUpdates(run->updates, jobs, pools, who); !st.ok()) {
-        return ReplyError(run->responder, st);
-      }
-      ApplyFrom(run, 0);
+      ReplyIfError(run->responder, [&]() -> absl::Status {
+        RETURN_IF_ERROR(CheckUpdates(run->updates, jobs, pools, who));
+        ApplyFrom(run, 0);
+        return absl::OkStatus();
+      }());
     });
   });
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 void RegisterJobQueueRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/job-queues", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { ListJobs(ctx, req, r, /*v2=*/false); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, ListJobs(ctx, req, r, /*v2=*/false)); });
   router.Add("GET", "/api/v1/job-queues-v2", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { ListJobs(ctx, req, r, /*v2=*/true); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, ListJobs(ctx, req, r, /*v2=*/true)); });
   router.Add("POST", "/api/v1/job-queues", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { UpdateJobQueue(ctx, req, r); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, UpdateJobQueue(ctx, req, r)); });
 }
 
 }  // namespace det::master

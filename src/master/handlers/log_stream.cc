@@ -33,36 +33,33 @@ class LogStream : public std::enable_shared_from_this<LogStream> {
 
  private:
   void Pump() {
+    // With nothing to write the poll goes on until the task ends, even if the client left: bounded.
+    ContinueStream(ctx_.stream_loop, responder_, Step(), kPollInterval, [self = shared_from_this()] { self->Pump(); });
+  }
+
+  absl::StatusOr<StreamStep> Step() {
     // Ask before reading: lines written before the task turned terminal are then all in this read.
     bool terminal = options_.follow && is_terminal_();
     int want = kBatch;
     if (options_.limit > 0) want = static_cast<int>(std::min<int64_t>(kBatch, options_.limit - sent_));
-    absl::StatusOr<std::vector<api::TaskLog>> logs = std::vector<api::TaskLog>{};
+    std::vector<api::TaskLog> logs;
     if (want > 0) {
-      logs = options_.newest_first
-                 ? ctx_.store.GetTaskLogsNewestFirst(options_.task_id, last_id_, want, options_.filter)
-                 : ctx_.store.GetTaskLogs(options_.task_id, last_id_, want, options_.filter);
+      ASSIGN_OR_RETURN(logs, options_.newest_first
+                                 ? ctx_.store.GetTaskLogsNewestFirst(options_.task_id, last_id_, want, options_.filter)
+                                 : ctx_.store.GetTaskLogs(options_.task_id, last_id_, want, options_.filter));
     }
-    if (!logs.ok()) {
-      nlohmann::json err = {{"error", {{"grpcCode", 13}, {"httpCode", 500}, {"message", std::string(logs.status().message())}, {"httpStatus", "Internal Server Error"}, {"details", nlohmann::json::array()}}}};
-      responder_->WriteChunk(DumpJson(err) + "\n", nullptr);
-      responder_->EndStream();
-      return;
-    }
-    std::string chunk;
-    for (const api::TaskLog& l : *logs) {
+    StreamStep step;
+    for (const api::TaskLog& l : logs) {
       nlohmann::json entry = options_.trial_id > 0 ? api::TrialLogJson(l, options_.trial_id) : api::TaskLogJson(l);
-      chunk += DumpJson(nlohmann::json{{"result", entry}});
-      chunk += "\n";
+      step.chunk += DumpJson(nlohmann::json{{"result", entry}});
+      step.chunk += "\n";
       last_id_ = l.id;
       ++sent_;
     }
-    bool full_batch = static_cast<int>(logs->size()) == want && want > 0;
+    step.full_batch = static_cast<int>(logs.size()) == want && want > 0;
     bool limit_reached = options_.limit > 0 && sent_ >= options_.limit;
-    bool done = limit_reached || (!full_batch && (!options_.follow || terminal));
-    // With nothing to write the poll goes on until the task ends, even if the client left: bounded.
-    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, full_batch, kPollInterval,
-                   [self = shared_from_this()] { self->Pump(); });
+    step.done = limit_reached || (!step.full_batch && (!options_.follow || terminal));
+    return step;
   }
 
   MasterContext& ctx_;
@@ -99,17 +96,20 @@ class LogFieldsStream : public std::enable_shared_from_this<LogFieldsStream> {
 
  private:
   void Pump() {
-    bool terminal = follow_ && is_terminal_();
-    absl::StatusOr<TaskLogFields> fields = ctx_.store.GetTaskLogFields(task_id_);
-    std::string chunk;
-    if (fields.ok() && *fields != last_sent_) {
-      chunk = DumpJson(nlohmann::json{{"result", TaskLogFieldsJson(*fields, with_allocations_)}}) + "\n";
-      last_sent_ = *fields;
-    }
-    // A failed read ends the stream; the client asks again.
-    bool done = !fields.ok() || !follow_ || terminal;
-    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, false, kFieldsPollInterval,
+    ContinueStream(ctx_.stream_loop, responder_, Step(), kFieldsPollInterval,
                    [self = shared_from_this()] { self->Pump(); });
+  }
+
+  // A failed read ends the stream with its error; the client asks again.
+  absl::StatusOr<StreamStep> Step() {
+    bool terminal = follow_ && is_terminal_();
+    ASSIGN_OR_RETURN(TaskLogFields fields, ctx_.store.GetTaskLogFields(task_id_));
+    StreamStep step{.done = !follow_ || terminal};
+    if (fields != last_sent_) {
+      step.chunk = DumpJson(nlohmann::json{{"result", TaskLogFieldsJson(fields, with_allocations_)}}) + "\n";
+      last_sent_ = std::move(fields);
+    }
+    return step;
   }
 
   MasterContext& ctx_;
@@ -176,16 +176,18 @@ absl::StatusOr<LogStreamOptions> LogStreamOptionsFromRequest(const HttpRequest& 
   return options;
 }
 
-void ContinueStream(EventLoop& loop, const ResponderPtr& responder, std::string chunk, bool done,
-                    bool full_batch, std::chrono::milliseconds poll_interval, std::function<void()> pump) {
-  auto next = [&loop, responder, done, full_batch, poll_interval, pump = std::move(pump)](bool ok) {
+void ContinueStream(EventLoop& loop, const ResponderPtr& responder, absl::StatusOr<StreamStep> step,
+                    std::chrono::milliseconds poll_interval, std::function<void()> pump) {
+  if (!step.ok()) return EndStreamWithError(responder, step.status());
+  auto next = [&loop, responder, done = step->done, full_batch = step->full_batch, poll_interval,
+               pump = std::move(pump)](bool ok) {
     if (!ok) return;  // the client went away
     if (done) return responder->EndStream();
     if (full_batch) return loop.Post(pump);
     loop.PostAfter(poll_interval, pump);
   };
-  if (chunk.empty()) return next(true);
-  responder->WriteChunk(std::move(chunk), std::move(next));
+  if (step->chunk.empty()) return next(true);
+  responder->WriteChunk(std::move(step->chunk), std::move(next));
 }
 
 void StreamTaskLogs(MasterContext& ctx, LogStreamOptions options, std::function<bool()> is_terminal,

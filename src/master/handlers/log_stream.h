@@ -37,10 +37,20 @@ void StreamTaskLogs(MasterContext& ctx, LogStreamOptions options, std::function<
 void StreamTaskLogFields(MasterContext& ctx, const HttpRequest& request, std::string task_id, bool with_allocations,
                          std::function<bool()> is_terminal, ResponderPtr responder);
 
-// One step of a polled NDJSON stream: writes `chunk` (if any), then ends the stream when `done`,
-// runs `pump` again at once after a full batch or after `poll_interval` otherwise, and stops when
-// the client went away.
-void ContinueStream(EventLoop& loop, const ResponderPtr& responder, std::string chunk, bool done,
-                    bool full_batch, std::chrono::milliseconds poll_interval, std::function<void()> pump);
+// What one poll of an NDJSON stream produced: lines to write (none when nothing changed), whether the
+// stream is over, and whether it stopped at a full batch (more is ready at once).
+struct StreamStep {
+  std::string chunk;
+  bool done = false;
+  bool full_batch = false;
+};
+
+// One step of a polled NDJSON stream, every stream's (logs, log fields, master logs, metric streams):
+// writes the step's chunk (if any), then ends the stream when `done`, runs `pump` again at once after
+// a full batch or after `poll_interval` otherwise, and stops when the client went away. A failed step
+// ends the stream with its error (EndStreamWithError: the body of every error reply, plus the fields
+// upstream's client reads from a stream).
+void ContinueStream(EventLoop& loop, const ResponderPtr& responder, absl::StatusOr<StreamStep> step,
+                    std::chrono::milliseconds poll_interval, std::function<void()> pump);
 
 }  // namespace det::master

@@ -35,11 +35,8 @@ void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx) {
   // Upstream restricts this to admins under RBAC; without RBAC any authenticated user may read it.
   router.Add("GET", "/api/v1/master/config", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {
     absl::StatusOr<nlohmann::json> printable = ParseJson(config::ToPrintableJson(ctx.config));
-    if (!printable.ok()) {
-      ReplyError(r, absl::InternalError("master config is not valid JSON"));
-      return;
-    }
-    ReplyJson(r, {{"config", *printable}});
+    Reply(r, printable.ok() ? absl::StatusOr<nlohmann::json>(nlohmann::json{{"config", *printable}})
+                            : absl::InternalError("master config is not valid JSON"));
   });
   router.Add("GET", "/health", Access::kPublic, [&ctx](HttpRequest&, ResponderPtr r) {
     bool db_up = ctx.store.GetUser(1).ok();

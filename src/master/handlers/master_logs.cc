@@ -35,20 +35,24 @@ class MasterLogStream : public std::enable_shared_from_this<MasterLogStream> {
 
  private:
   void Pump() {
+    ContinueStream(ctx_.stream_loop, responder_, Step(), kMasterLogPollInterval,
+                   [self = shared_from_this()] { self->Pump(); });
+  }
+
+  StreamStep Step() {
     size_t want = kMasterLogBatch;
     if (limit_ > 0) want = std::min<size_t>(want, static_cast<size_t>(limit_ - sent_));
     std::vector<MasterLogEntry> entries = want > 0 ? ctx_.master_log->After(last_id_, want) : std::vector<MasterLogEntry>{};
-    std::string chunk;
+    StreamStep step;
     for (const MasterLogEntry& e : entries) {
-      chunk += DumpJson(nlohmann::json{{"result", LogEntryJson(e)}});
-      chunk += "\n";
+      step.chunk += DumpJson(nlohmann::json{{"result", LogEntryJson(e)}});
+      step.chunk += "\n";
       last_id_ = e.id;
       ++sent_;
     }
-    bool full_batch = want > 0 && entries.size() == want;
-    bool done = (limit_ > 0 && sent_ >= limit_) || (!full_batch && !follow_);
-    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), done, full_batch, kMasterLogPollInterval,
-                   [self = shared_from_this()] { self->Pump(); });
+    step.full_batch = want > 0 && entries.size() == want;
+    step.done = (limit_ > 0 && sent_ >= limit_) || (!step.full_batch && !follow_);
+    return step;
   }
 
   MasterContext& ctx_;
@@ -59,20 +63,21 @@ class MasterLogStream : public std::enable_shared_from_this<MasterLogStream> {
   int64_t sent_ = 0;
 };
 
+absl::Status StreamMasterLogs(MasterContext& ctx, const HttpRequest& request, const ResponderPtr& r) {
+  ASSIGN_OR_RETURN(int64_t offset, QueryInt(request, "offset", 0));
+  ASSIGN_OR_RETURN(int64_t limit, QueryInt(request, "limit", 0));
+  if (limit < 0) return absl::InvalidArgumentError("limit must be >= 0");
+  if (!ctx.master_log) return absl::UnimplementedError("this master keeps no log");
+  std::make_shared<MasterLogStream>(ctx, ctx.master_log->IdBeforeOffset(offset), limit, QueryBool(request, "follow"), r)
+      ->Start();
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterMasterLogRoutes(Router& router, MasterContext& ctx) {
-  router.Add("GET", "/api/v1/master/logs", Access::kAuthenticated, [&ctx](HttpRequest& request, ResponderPtr r) {
-    absl::StatusOr<int64_t> offset = QueryInt(request, "offset", 0);
-    absl::StatusOr<int64_t> limit = QueryInt(request, "limit", 0);
-    if (!offset.ok()) return ReplyError(r, offset.status());
-    if (!limit.ok()) return ReplyError(r, limit.status());
-    if (*limit < 0) return ReplyError(r, absl::InvalidArgumentError("limit must be >= 0"));
-    if (!ctx.master_log) return ReplyError(r, absl::UnimplementedError("this master keeps no log"));
-    std::make_shared<MasterLogStream>(ctx, ctx.master_log->IdBeforeOffset(*offset), *limit,
-                                      QueryBool(request, "follow"), std::move(r))
-        ->Start();
-  });
+  router.Add("GET", "/api/v1/master/logs", Access::kAuthenticated,
+             [&ctx](HttpRequest& request, ResponderPtr r) { ReplyIfError(r, StreamMasterLogs(ctx, request, r)); });
 }
 
 }  // namespace det::master

@@ -69,6 +69,28 @@ std::function<bool()> TaskIsTerminal(MasterContext& ctx, const std::string& task
   };
 }
 
+// Any failure to read the task is its absence, for the log routes.
+absl::Status CheckTaskExists(MasterContext& ctx, const std::string& task_id) {
+  if (!ctx.store.GetTask(task_id).ok()) return absl::NotFoundError(absl::StrCat("task ", task_id, " not found"));
+  return absl::OkStatus();
+}
+
+// GET /api/v1/tasks/{task_id}/logs and .../logs/fields: NDJSON streams, which answer.
+absl::Status StreamLogs(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  std::string task_id = req.path_params.at("task_id");
+  RETURN_IF_ERROR(CheckTaskExists(ctx, task_id));
+  ASSIGN_OR_RETURN(LogStreamOptions options, LogStreamOptionsFromRequest(req, task_id, 0));
+  StreamTaskLogs(ctx, std::move(options), TaskIsTerminal(ctx, task_id), r);
+  return absl::OkStatus();
+}
+
+absl::Status StreamLogFields(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  std::string task_id = req.path_params.at("task_id");
+  RETURN_IF_ERROR(CheckTaskExists(ctx, task_id));
+  StreamTaskLogFields(ctx, req, task_id, /*with_allocations=*/true, TaskIsTerminal(ctx, task_id), r);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterTaskRoutes(Router& router, MasterContext& ctx) {
@@ -78,23 +100,10 @@ void RegisterTaskRoutes(Router& router, MasterContext& ctx) {
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CleanupLogs(ctx, req)); });
   router.Add("POST", "/api/v1/task/logs", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PostTaskLogs(ctx, req)); });
-  router.Add("GET", "/api/v1/tasks/{task_id}/logs", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    std::string task_id = req.path_params.at("task_id");
-    if (!ctx.store.GetTask(task_id).ok()) {
-      return ReplyError(r, absl::NotFoundError(absl::StrCat("task ", task_id, " not found")));
-    }
-    absl::StatusOr<LogStreamOptions> options = LogStreamOptionsFromRequest(req, task_id, 0);
-    if (!options.ok()) return ReplyError(r, options.status());
-    StreamTaskLogs(ctx, *options, TaskIsTerminal(ctx, task_id), r);
-  });
+  router.Add("GET", "/api/v1/tasks/{task_id}/logs", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, StreamLogs(ctx, req, r)); });
   router.Add("GET", "/api/v1/tasks/{task_id}/logs/fields", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               std::string task_id = req.path_params.at("task_id");
-               if (!ctx.store.GetTask(task_id).ok()) {
-                 return ReplyError(r, absl::NotFoundError(absl::StrCat("task ", task_id, " not found")));
-               }
-               StreamTaskLogFields(ctx, req, task_id, /*with_allocations=*/true, TaskIsTerminal(ctx, task_id), r);
-             });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, StreamLogFields(ctx, req, r)); });
 }
 
 }  // namespace det::master

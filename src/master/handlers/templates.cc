@@ -146,8 +146,10 @@ absl::Status CheckUserCaller(const HttpRequest& req) {
 template <class Op>
 Handler Mutating(Op op) {
   return [op](HttpRequest& req, ResponderPtr r) {
-    if (absl::Status st = CheckUserCaller(req); !st.ok()) return ReplyError(r, st);
-    Reply(r, op(req));
+    Reply(r, [&]() -> absl::StatusOr<json> {
+      RETURN_IF_ERROR(CheckUserCaller(req));
+      return op(req);
+    }());
   };
 }
 

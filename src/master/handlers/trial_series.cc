@@ -132,23 +132,22 @@ class MetricNamesStream : public std::enable_shared_from_this<MetricNamesStream>
 
  private:
   void Pump() {
+    ContinueStream(ctx_.stream_loop, responder_, Step(), period_, [self = shared_from_this()] { self->Pump(); });
+  }
+
+  // An experiment deleted meanwhile, or unreadable, ends the stream with the error.
+  absl::StatusOr<StreamStep> Step() {
     MetricNames names;
     bool all_terminal = true;
-    bool failed = false;
     for (int64_t id : ids_) {
-      absl::StatusOr<api::Experiment> exp = ctx_.store.GetExperiment(id);
-      absl::StatusOr<std::vector<api::Trial>> trials = ctx_.store.ListTrials(id);
-      if (!exp.ok() || !trials.ok()) {
-        failed = true;  // deleted meanwhile, or unreadable: the stream ends
-        break;
-      }
+      ASSIGN_OR_RETURN(api::Experiment exp, ctx_.store.GetExperiment(id));
+      ASSIGN_OR_RETURN(std::vector<api::Trial> trials, ctx_.store.ListTrials(id));
       // An experiment being deleted keeps the stream open, as it always has: DELETING until its
-      // record goes (the stream then ends as failed), DELETE_FAILED until it is deleted again.
-      all_terminal = all_terminal && api::IsTerminal(exp->state) &&
-                     exp->state != api::ExperimentState::kDeleting &&
-                     exp->state != api::ExperimentState::kDeleteFailed;
-      if (!exp->searcher_metric.empty()) names.searcher.insert(exp->searcher_metric);
-      for (const api::Trial& t : *trials) {
+      // record goes (the stream then ends with NotFound), DELETE_FAILED until it is deleted again.
+      all_terminal = all_terminal && api::IsTerminal(exp.state) && exp.state != api::ExperimentState::kDeleting &&
+                     exp.state != api::ExperimentState::kDeleteFailed;
+      if (!exp.searcher_metric.empty()) names.searcher.insert(exp.searcher_metric);
+      for (const api::Trial& t : trials) {
         json summary = json::parse(t.summary_metrics_json, nullptr, /*allow_exceptions=*/false);
         if (!summary.is_object()) continue;
         for (const auto& [key, metrics] : summary.items()) {
@@ -157,13 +156,12 @@ class MetricNamesStream : public std::enable_shared_from_this<MetricNamesStream>
         }
       }
     }
-    std::string chunk;
-    if (!failed && names != last_sent_) {
-      chunk = DumpJson(json{{"result", MetricNamesJson(names)}}) + "\n";
-      last_sent_ = names;
+    StreamStep step{.done = all_terminal};
+    if (names != last_sent_) {
+      step.chunk = DumpJson(json{{"result", MetricNamesJson(names)}}) + "\n";
+      last_sent_ = std::move(names);
     }
-    ContinueStream(ctx_.stream_loop, responder_, std::move(chunk), failed || all_terminal, false, period_,
-                   [self = shared_from_this()] { self->Pump(); });
+    return step;
   }
 
   MasterContext& ctx_;
@@ -175,23 +173,21 @@ class MetricNamesStream : public std::enable_shared_from_this<MetricNamesStream>
 
 // GET /api/v1/experiments/metrics-stream/metric-names?ids=..&periodSeconds=..: the names at once, then
 // again whenever they change, every periodSeconds (default 30), until every experiment has ended.
-void StreamMetricNames(MasterContext& ctx, HttpRequest& req, ResponderPtr r) {
+absl::Status StreamMetricNames(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
   std::vector<int64_t> ids;
   for (const std::string& raw : req.QueryAll("ids")) {
     int64_t id = 0;
     if (!absl::SimpleAtoi(raw, &id) || id <= 0) {
-      return ReplyError(r, absl::InvalidArgumentError(absl::StrCat("ids: \"", raw, "\" is not an experiment id")));
+      return absl::InvalidArgumentError(absl::StrCat("ids: \"", raw, "\" is not an experiment id"));
     }
     ids.push_back(id);
   }
-  if (ids.empty()) return ReplyError(r, absl::InvalidArgumentError("ids: at least one experiment id is required"));
-  for (int64_t id : ids) {
-    if (absl::Status st = ctx.store.GetExperiment(id).status(); !st.ok()) return ReplyError(r, st);
-  }
-  absl::StatusOr<int64_t> period = QueryInt(req, "period_seconds", 30);
-  if (!period.ok()) return ReplyError(r, period.status());
-  if (*period <= 0) return ReplyError(r, absl::InvalidArgumentError("periodSeconds must be > 0"));
-  std::make_shared<MetricNamesStream>(ctx, std::move(ids), std::chrono::seconds(*period), std::move(r))->Start();
+  if (ids.empty()) return absl::InvalidArgumentError("ids: at least one experiment id is required");
+  for (int64_t id : ids) RETURN_IF_ERROR(ctx.store.GetExperiment(id).status());
+  ASSIGN_OR_RETURN(int64_t period, QueryInt(req, "period_seconds", 30));
+  if (period <= 0) return absl::InvalidArgumentError("periodSeconds must be > 0");
+  std::make_shared<MetricNamesStream>(ctx, std::move(ids), std::chrono::seconds(period), r)->Start();
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -200,7 +196,7 @@ void RegisterTrialSeriesRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/trials/time-series", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CompareTrials(ctx, req)); });
   router.Add("GET", "/api/v1/experiments/metrics-stream/metric-names", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { StreamMetricNames(ctx, req, std::move(r)); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, StreamMetricNames(ctx, req, r)); });
 }
 
 }  // namespace det::master

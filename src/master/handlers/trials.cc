@@ -29,57 +29,51 @@ constexpr size_t kMaxReportsPerBatch = 1000;
 // the trial's reports to the group commit, all or none; once they are committed, feeds the
 // validations to the searcher and replies. The body is read first, so a malformed report is a 400
 // that names the field.
-void ReportMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, bool batch) {
-  absl::StatusOr<TrialReports> parsed = [&]() -> absl::StatusOr<TrialReports> {
-    ASSIGN_OR_RETURN(int64_t trial_id, PathId(req, "trial_id"));
-    ASSIGN_OR_RETURN(std::vector<ReadReport> read, ReadMetricReports(req.body, trial_id, batch, kMaxReportsPerBatch));
-    ASSIGN_OR_RETURN(TrialFacts trial, ctx.trial_facts.TrialReportedBy(trial_id, req.principal->allocation_id));
-    TrialReports part;
-    std::vector<std::vector<MetricPoint>> points;
-    part.reports.reserve(read.size());
-    points.reserve(read.size());
-    for (ReadReport& one : read) {
-      part.reports.push_back(std::move(one.report));
-      points.push_back(std::move(one.avg_metrics));
-    }
-    part.update_summary = [searcher = trial.searcher, points = std::move(points)](
-                              api::Trial& t, const std::vector<api::MetricsReport>& reports) {
-      ApplyReportsToTrial(t, reports, points, searcher.name, searcher.smaller_is_better);
-    };
-    return part;
-  }();
-  if (!parsed.ok()) return ReplyError(r, parsed.status());
-  const int64_t trial_id = parsed->reports.front().trial_id;
+absl::Status ReportMetrics(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r, bool batch) {
+  ASSIGN_OR_RETURN(int64_t path_id, PathId(req, "trial_id"));
+  ASSIGN_OR_RETURN(std::vector<ReadReport> read, ReadMetricReports(req.body, path_id, batch, kMaxReportsPerBatch));
+  ASSIGN_OR_RETURN(TrialFacts trial, ctx.trial_facts.TrialReportedBy(path_id, req.principal->allocation_id));
+  TrialReports part;
+  std::vector<std::vector<MetricPoint>> points;
+  part.reports.reserve(read.size());
+  points.reserve(read.size());
+  for (ReadReport& one : read) {
+    part.reports.push_back(std::move(one.report));
+    points.push_back(std::move(one.avg_metrics));
+  }
+  part.update_summary = [searcher = trial.searcher, points = std::move(points)](
+                            api::Trial& t, const std::vector<api::MetricsReport>& reports) {
+    ApplyReportsToTrial(t, reports, points, searcher.name, searcher.smaller_is_better);
+  };
+  const int64_t trial_id = part.reports.front().trial_id;
   std::vector<std::string> validations;
-  for (const api::MetricsReport& report : parsed->reports) {
+  for (const api::MetricsReport& report : part.reports) {
     if (report.group == "validation") validations.push_back(report.metrics_json);
   }
-  ctx.metrics_writer.Add(std::move(*parsed), [&cluster = ctx.cluster, r, trial_id, validations = std::move(validations)](
-                                                 absl::StatusOr<std::vector<int64_t>> ids) {
-    if (!ids.ok()) return ReplyError(r, ids.status());
-    for (const std::string& metrics : validations) cluster.ReportValidation(trial_id, metrics);
-    ReplyJson(r, json::object());
-  });
+  ctx.metrics_writer.Add(std::move(part), ReplyWith(r, [&cluster = ctx.cluster, trial_id,
+                                                         validations = std::move(validations)](
+                                                            const std::vector<int64_t>&) {
+                           for (const std::string& metrics : validations) cluster.ReportValidation(trial_id, metrics);
+                           return json::object();
+                         }));
+  return absl::OkStatus();
 }
 
 // GET /api/v1/trials/metrics/{trial_metrics,training_metrics,validation_metrics}: one streamed message.
-void QueryMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, const std::string& fixed_group) {
-  absl::StatusOr<std::vector<int64_t>> ids = QueryTrialIds(req);
-  if (!ids.ok()) return ReplyError(r, ids.status());
+absl::StatusOr<HttpResponse> QueryMetrics(MasterContext& ctx, const HttpRequest& req, const std::string& fixed_group) {
+  ASSIGN_OR_RETURN(std::vector<int64_t> ids, QueryTrialIds(req));
   std::string group = fixed_group.empty() ? req.Query("group").value_or("") : fixed_group;
-  if (group.empty()) return ReplyError(r, absl::InvalidArgumentError("group is required, e.g. training or validation"));
+  if (group.empty()) return absl::InvalidArgumentError("group is required, e.g. training or validation");
   // Messages of at most 1,000 reports each, like upstream's; the reports are written as text.
   constexpr size_t kReportsPerMessage = 1000;
   constexpr char kMessageStart[] = R"({"result":{"metrics":[)";
   constexpr char kMessageEnd[] = "]}}\n";
   std::string body;
   size_t in_message = 0;
-  for (int64_t id : *ids) {
-    absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(id);
-    if (!trial.ok()) return ReplyError(r, trial.status());
-    absl::StatusOr<std::vector<api::MetricsReport>> list = ctx.store.GetMetrics(id, group, BatchRange{});
-    if (!list.ok()) return ReplyError(r, list.status());
-    for (const api::MetricsReport& m : *list) {
+  for (int64_t id : ids) {
+    RETURN_IF_ERROR(ctx.store.GetTrial(id).status());
+    ASSIGN_OR_RETURN(std::vector<api::MetricsReport> list, ctx.store.GetMetrics(id, group, BatchRange{}));
+    for (const api::MetricsReport& m : list) {
       body += in_message == 0 ? kMessageStart : ",";
       api::AppendJson(body, m);
       if (++in_message == kReportsPerMessage) {
@@ -89,7 +83,7 @@ void QueryMetrics(MasterContext& ctx, HttpRequest& req, ResponderPtr r, const st
     }
   }
   if (in_message > 0 || body.empty()) absl::StrAppend(&body, body.empty() ? kMessageStart : "", kMessageEnd);
-  r->Send(JsonResponse(200, std::move(body)));
+  return JsonResponse(200, std::move(body));
 }
 
 absl::StatusOr<WorkloadFilter> ParseWorkloadFilter(const std::string& raw) {
@@ -133,15 +127,48 @@ std::function<bool()> TrialIsTerminal(MasterContext& ctx, int64_t trial_id) {
   };
 }
 
+absl::StatusOr<json> GetTrial(MasterContext& ctx, const HttpRequest& req) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "trial_id"));
+  ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(id));
+  ASSIGN_OR_RETURN(api::Experiment exp, ctx.store.GetExperiment(trial.experiment_id));
+  return json{{"trial", TrialJson(trial, TrialsWarmStartCheckpoint(ctx.store, ctx.store, exp))}};
+}
+
+// POST /api/v1/trials/{id}/kill: the cluster kills the trial and replies {}.
+absl::Status KillTrial(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  if (!req.principal->allocation_id.empty()) return absl::PermissionDeniedError("tasks cannot kill trials");
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "trial_id"));
+  ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(id));
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, trial.experiment_id).status());
+  ctx.cluster.KillTrial(id, ReplyWith(r));
+  return absl::OkStatus();
+}
+
+// GET /api/v1/trials/{id}/logs and .../logs/fields: NDJSON streams, which answer.
+absl::Status StreamTrialLogs(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "trial_id"));
+  ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(id));
+  ASSIGN_OR_RETURN(LogStreamOptions options, LogStreamOptionsFromRequest(req, trial.task_id, id));
+  StreamTaskLogs(ctx, std::move(options), TrialIsTerminal(ctx, id), r);
+  return absl::OkStatus();
+}
+
+absl::Status StreamTrialLogFields(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
+  ASSIGN_OR_RETURN(int64_t id, PathId(req, "trial_id"));
+  ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(id));
+  StreamTaskLogFields(ctx, req, trial.task_id, /*with_allocations=*/false, TrialIsTerminal(ctx, id), r);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterTrialRoutes(Router& router, MasterContext& ctx) {
   router.Add("GET", "/api/v1/trials/metrics/trial_metrics", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { QueryMetrics(ctx, req, r, ""); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyResponse(r, QueryMetrics(ctx, req, "")); });
   router.Add("GET", "/api/v1/trials/metrics/training_metrics", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { QueryMetrics(ctx, req, r, "training"); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyResponse(r, QueryMetrics(ctx, req, "training")); });
   router.Add("GET", "/api/v1/trials/metrics/validation_metrics", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { QueryMetrics(ctx, req, r, "validation"); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyResponse(r, QueryMetrics(ctx, req, "validation")); });
 
   // GetTrialCheckpoints: the experiment's listing, of this trial's checkpoints.
   router.Add("GET", "/api/v1/trials/{trial_id}/checkpoints", Access::kAuthenticated,
@@ -156,61 +183,25 @@ void RegisterTrialRoutes(Router& router, MasterContext& ctx) {
                }());
              });
 
-  router.Add("GET", "/api/v1/trials/{trial_id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<int64_t> id = PathId(req, "trial_id");
-    if (!id.ok()) return ReplyError(r, id.status());
-    absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(*id);
-    if (!trial.ok()) return ReplyError(r, trial.status());
-    absl::StatusOr<api::Experiment> exp = ctx.store.GetExperiment(trial->experiment_id);
-    if (!exp.ok()) return ReplyError(r, exp.status());
-    ReplyJson(r, {{"trial", TrialJson(*trial, TrialsWarmStartCheckpoint(ctx.store, ctx.store, *exp))}});
-  });
-
-  router.Add("POST", "/api/v1/trials/{trial_id}/kill", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    if (!req.principal->allocation_id.empty()) {
-      return ReplyError(r, absl::PermissionDeniedError("tasks cannot kill trials"));
-    }
-    absl::StatusOr<int64_t> id = PathId(req, "trial_id");
-    if (!id.ok()) return ReplyError(r, id.status());
-    absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(*id);
-    if (!trial.ok()) return ReplyError(r, trial.status());
-    if (absl::Status st = ExperimentForChange(ctx.store, req, trial->experiment_id).status(); !st.ok()) {
-      return ReplyError(r, st);
-    }
-    ctx.cluster.KillTrial(*id, [r](absl::Status st) {
-      if (!st.ok()) return ReplyError(r, st);
-      ReplyJson(r, json::object());
-    });
-  });
+  router.Add("GET", "/api/v1/trials/{trial_id}", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, GetTrial(ctx, req)); });
+  router.Add("POST", "/api/v1/trials/{trial_id}/kill", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, KillTrial(ctx, req, r)); });
 
   router.Add("GET", "/api/v1/trials/{trial_id}/workloads", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, GetTrialWorkloads(ctx, req)); });
 
   router.Add("POST", "/api/v1/trials/{trial_id}/metrics", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { ReportMetrics(ctx, req, r, /*batch=*/false); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, ReportMetrics(ctx, req, r, /*batch=*/false)); });
   // Ours, not upstream's: the harness sends the reports queued while it was sending the last ones in one
   // request, stored in one transaction.
   router.Add("POST", "/api/v1/trials/{trial_id}/metrics/batch", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) { ReportMetrics(ctx, req, r, /*batch=*/true); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, ReportMetrics(ctx, req, r, /*batch=*/true)); });
 
-  router.Add("GET", "/api/v1/trials/{trial_id}/logs", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
-    absl::StatusOr<int64_t> id = PathId(req, "trial_id");
-    if (!id.ok()) return ReplyError(r, id.status());
-    absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(*id);
-    if (!trial.ok()) return ReplyError(r, trial.status());
-    absl::StatusOr<LogStreamOptions> options = LogStreamOptionsFromRequest(req, trial->task_id, *id);
-    if (!options.ok()) return ReplyError(r, options.status());
-    StreamTaskLogs(ctx, *options, TrialIsTerminal(ctx, *id), r);
-  });
-
+  router.Add("GET", "/api/v1/trials/{trial_id}/logs", Access::kAuthenticated,
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, StreamTrialLogs(ctx, req, r)); });
   router.Add("GET", "/api/v1/trials/{trial_id}/logs/fields", Access::kAuthenticated,
-             [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<int64_t> id = PathId(req, "trial_id");
-               if (!id.ok()) return ReplyError(r, id.status());
-               absl::StatusOr<api::Trial> trial = ctx.store.GetTrial(*id);
-               if (!trial.ok()) return ReplyError(r, trial.status());
-               StreamTaskLogFields(ctx, req, trial->task_id, /*with_allocations=*/false, TrialIsTerminal(ctx, *id), r);
-             });
+             [&ctx](HttpRequest& req, ResponderPtr r) { ReplyIfError(r, StreamTrialLogFields(ctx, req, r)); });
 }
 
 }  // namespace det::master

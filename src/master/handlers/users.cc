@@ -86,18 +86,18 @@ void RegisterUserRoutes(Router& router, MasterContext& ctx) {
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, PostUser(ctx, req)); });
   router.Add("GET", "/api/v1/users/{user_id}", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<int64_t> id = PathId(req, "user_id");
-               if (!id.ok()) return ReplyError(r, id.status());
-               absl::StatusOr<api::User> user = ctx.store.GetUser(*id);
-               if (!user.ok()) return ReplyError(r, user.status());
-               ReplyJson(r, {{"user", api::ToJson(*user)}});
+               Reply(r, [&]() -> absl::StatusOr<json> {
+                 ASSIGN_OR_RETURN(int64_t id, PathId(req, "user_id"));
+                 ASSIGN_OR_RETURN(api::User user, ctx.store.GetUser(id));
+                 return json{{"user", api::ToJson(user)}};
+               }());
              });
   router.Add("GET", "/api/v1/users/{username}/by-username", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               absl::StatusOr<api::User> user =
-                   ctx.store.GetUserByName(req.path_params["username"]);
-               if (!user.ok()) return ReplyError(r, user.status());
-               ReplyJson(r, {{"user", api::ToJson(*user)}});
+               Reply(r, [&]() -> absl::StatusOr<json> {
+                 ASSIGN_OR_RETURN(api::User user, ctx.store.GetUserByName(req.path_params["username"]));
+                 return json{{"user", api::ToJson(user)}};
+               }());
              });
   router.Add("POST", "/api/v1/users/{user_id}/password", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, SetUserPassword(ctx, req)); });
