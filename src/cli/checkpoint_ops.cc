@@ -16,7 +16,7 @@
 #include "cli/session.h"
 #include "client/rest_client.h"
 #include "common/status_macros.h"
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 namespace det::cli {
 namespace {

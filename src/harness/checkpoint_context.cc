@@ -8,9 +8,9 @@
 #include "common/json_yaml.h"
 #include "common/random_id.h"
 #include "common/status_macros.h"
-#include "harness/checkpoint_resources.h"
 #include "harness/session.h"
 #include "spdlog/spdlog.h"
+#include "storage/checkpoint_resources.h"
 
 namespace det::harness {
 

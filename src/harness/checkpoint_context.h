@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/time_util.h"
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 namespace det::harness {
 

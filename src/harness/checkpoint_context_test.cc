@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
-#include "harness/shared_fs_storage.h"
 #include "harness/test_util.h"
+#include "storage/shared_fs_storage.h"
 
 namespace det::harness {
 namespace {

@@ -8,8 +8,8 @@
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
 #include "harness/session.h"
-#include "harness/shared_fs_storage.h"
 #include "spdlog/spdlog.h"
+#include "storage/shared_fs_storage.h"
 
 namespace det::harness {
 

@@ -18,18 +18,18 @@
 #include "common/status_macros.h"
 #include "config/checkpoint_storage.h"
 #include "harness/checkpoint_context.h"
-#include "harness/checkpoint_resources.h"
 #include "harness/checkpoint_shards.h"
 #include "harness/cluster_info.h"
 #include "harness/metrics_reporter.h"
 #include "harness/nvml_reader.h"
 #include "harness/preempt_context.h"
 #include "harness/session.h"
-#include "harness/shared_fs_storage.h"
-#include "harness/storage_manager.h"
 #include "harness/tensorboard_sync.h"
 #include "harness/train_context.h"
 #include "harness/worker_group.h"
+#include "storage/checkpoint_resources.h"
+#include "storage/shared_fs_storage.h"
+#include "storage/storage_manager.h"
 
 namespace py = pybind11;
 

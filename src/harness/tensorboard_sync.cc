@@ -8,8 +8,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "harness/checkpoint_resources.h"
 #include "spdlog/spdlog.h"
+#include "storage/checkpoint_resources.h"
 
 namespace det::harness {
 namespace fs = std::filesystem;

@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 namespace det::harness {
 

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <memory>
 
-#include "harness/shared_fs_storage.h"
-#include "harness/storage_files_conformance.h"
 #include "harness/test_util.h"
+#include "storage/shared_fs_storage.h"
+#include "storage/storage_files_conformance.h"
 
 namespace det::harness {
 namespace {

@@ -6,7 +6,7 @@
 #include "common/archive.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 namespace det::master {
 

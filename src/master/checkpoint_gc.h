@@ -22,9 +22,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "harness/storage_manager.h"
 #include "master/checkpoint_gc_policy.h"
 #include "master/db/store.h"
+#include "storage/storage_manager.h"
 
 namespace det::master {
 

@@ -1,4 +1,4 @@
-#include "harness/shared_fs_storage.h"
+#include "storage/shared_fs_storage.h"
 
 #include <sys/stat.h>
 

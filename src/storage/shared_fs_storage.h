@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 namespace det::harness {
 

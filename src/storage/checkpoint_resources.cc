@@ -1,4 +1,4 @@
-#include "harness/checkpoint_resources.h"
+#include "storage/checkpoint_resources.h"
 
 #include <system_error>
 

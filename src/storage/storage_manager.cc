@@ -1,4 +1,4 @@
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,9 +11,9 @@
 #include "common/random_id.h"
 #include "common/status_macros.h"
 #include "config/checkpoint_storage.h"
-#include "harness/checkpoint_resources.h"
-#include "harness/s3_storage.h"
-#include "harness/shared_fs_storage.h"
+#include "storage/checkpoint_resources.h"
+#include "storage/s3_storage.h"
+#include "storage/shared_fs_storage.h"
 
 namespace det::harness {
 

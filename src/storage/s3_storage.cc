@@ -1,4 +1,4 @@
-#include "harness/s3_storage.h"
+#include "storage/s3_storage.h"
 
 #include <curl/curl.h>
 #include <stdlib.h>
@@ -24,8 +24,8 @@
 #include "api/wire.h"
 #include "common/crypto.h"
 #include "common/file_util.h"
-#include "harness/checkpoint_resources.h"
 #include "common/status_macros.h"
+#include "storage/checkpoint_resources.h"
 
 namespace det::harness {
 namespace fs = std::filesystem;

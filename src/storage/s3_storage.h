@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "harness/s3_signing.h"
-#include "harness/storage_manager.h"
+#include "storage/s3_signing.h"
+#include "storage/storage_manager.h"
 
 namespace det::harness {
 

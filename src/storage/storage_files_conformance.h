@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/storage_manager.h"
-#include "harness/test_util.h"
+#include "common/test_temp_dir.h"
+#include "storage/storage_manager.h"
 
 namespace det::harness {
 
@@ -43,7 +43,7 @@ inline std::map<std::string, std::string> TreeForTest(const std::filesystem::pat
 inline void ExpectFilesUnderPrefixConform(StorageManager& storage) {
   namespace fs = std::filesystem;
   const std::string prefix = "tensorboard/experiment/1/trial/1";
-  TempDir local;
+  TestTempDir local{"det_storage_test"};
   fs::path src = local.path() / "src";
   WriteFileForTest(src / "events.out.tfevents.1.host", "event-1");
   WriteFileForTest(src / "plugins" / "profile" / "run.pb", std::string(70000, 'p'));

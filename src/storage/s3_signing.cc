@@ -1,4 +1,4 @@
-#include "harness/s3_signing.h"
+#include "storage/s3_signing.h"
 
 #include <algorithm>
 #include <ctime>
