@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace fs = std::filesystem;
 
 absl::StatusOr<std::map<std::string, int64_t>> ListResources(const fs::path& dir) {
@@ -35,4 +35,4 @@ absl::StatusOr<std::map<std::string, int64_t>> ListResources(const fs::path& dir
   return out;
 }
 
-}  // namespace det::harness
+}  // namespace det::storage

@@ -5,7 +5,7 @@
 #include "common/file_util.h"
 #include "common/test_temp_dir.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace {
 
 TEST(ListResourcesTest, FilesWithSizesAndDirectoriesWithSlash) {
@@ -33,4 +33,4 @@ TEST(ListResourcesTest, EmptyAndMissingDirectories) {
 }
 
 }  // namespace
-}  // namespace det::harness
+}  // namespace det::storage

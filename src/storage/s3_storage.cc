@@ -27,7 +27,7 @@
 #include "common/status_macros.h"
 #include "storage/checkpoint_resources.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace fs = std::filesystem;
 
 namespace {
@@ -658,4 +658,4 @@ absl::Status S3Storage::DownloadFile(const std::string& prefix, const std::strin
   return absl::OkStatus();
 }
 
-}  // namespace det::harness
+}  // namespace det::storage

@@ -14,7 +14,7 @@
 #include "storage/s3_signing.h"
 #include "storage/storage_manager.h"
 
-namespace det::harness {
+namespace det::storage {
 
 struct S3Config {
   std::string bucket;
@@ -123,4 +123,4 @@ class S3Storage : public StorageManager {
   void* curl_;     // CURL*, kept out of the header
 };
 
-}  // namespace det::harness
+}  // namespace det::storage

@@ -28,7 +28,7 @@
 #include "common/test_temp_dir.h"
 #include "storage/storage_files_conformance.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace {
 namespace fs = std::filesystem;
 
@@ -376,4 +376,4 @@ TEST(S3Config, FieldsEnvironmentFallbacksAndErrors) {
 }
 
 }  // namespace
-}  // namespace det::harness
+}  // namespace det::storage

@@ -7,7 +7,7 @@
 #include "common/test_temp_dir.h"
 #include "storage/storage_files_conformance.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace {
 
 namespace fs = std::filesystem;
@@ -104,4 +104,4 @@ TEST(MakeStorageManagerTest, BuildsByType) {
 }
 
 }  // namespace
-}  // namespace det::harness
+}  // namespace det::storage

@@ -14,7 +14,7 @@
 #include "common/test_temp_dir.h"
 #include "storage/storage_manager.h"
 
-namespace det::harness {
+namespace det::storage {
 
 inline std::string ReadFileForTest(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -140,4 +140,4 @@ inline void ExpectFilesUnderPrefixConform(StorageManager& storage) {
   EXPECT_NE(bad_prefix.status().message().find("a/../b"), std::string::npos) << bad_prefix.status();
 }
 
-}  // namespace det::harness
+}  // namespace det::storage

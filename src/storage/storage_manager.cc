@@ -15,7 +15,7 @@
 #include "storage/s3_storage.h"
 #include "storage/shared_fs_storage.h"
 
-namespace det::harness {
+namespace det::storage {
 
 std::string TensorboardExperimentPrefix(int64_t experiment_id) {
   return absl::StrCat("tensorboard/experiment/", experiment_id);
@@ -204,4 +204,4 @@ absl::StatusOr<std::unique_ptr<StorageManager>> MakeStorageManager(
       "\""));
 }
 
-}  // namespace det::harness
+}  // namespace det::storage
