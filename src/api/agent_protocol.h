@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/task_user.h"
 
 namespace det::api {
 
@@ -56,16 +57,9 @@ struct TaskMount {
   bool operator==(const TaskMount&) const = default;
 };
 
-// The OS user and group a task's program runs as (upstream's agent user group): the agent, running as
-// root, switches to them before the program starts. The names are for display; the ids are used.
-struct TaskUser {
-  uint32_t uid = 0;
-  uint32_t gid = 0;
-  std::string user;
-  std::string group;
-
-  bool operator==(const TaskUser&) const = default;
-};
+// The OS user and group a task's program runs as (common/task_user.h, shared with the master's
+// configuration).
+using det::TaskUser;
 
 struct StartTask {
   std::string allocation_id;

@@ -16,7 +16,7 @@
 #include "cli/session.h"
 #include "client/rest_client.h"
 #include "common/status_macros.h"
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 namespace det::cli {
 namespace {
@@ -124,7 +124,8 @@ absl::StatusOr<int> DownloadCheckpoint(Session& session, const std::string& uuid
   if (!storage.ok()) return storage.status();
   std::string location = CheckpointLocation(*storage, uuid);
   // s3 credentials the experiment config lacks come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY.
-  absl::StatusOr<std::unique_ptr<harness::StorageManager>> manager = harness::MakeStorageManager(*storage);
+  absl::StatusOr<std::unique_ptr<storage::StorageManager>> manager =
+      storage::MakeStorageManager(*storage);
   if (!manager.ok()) {
     return absl::Status(manager.status().code(),
                         absl::StrCat("checkpoint ", uuid, location.empty() ? "" : absl::StrCat(" (", location, ")"),

@@ -336,10 +336,10 @@ void ParseSecurity(const json* node, MasterConfig& out, json& eff, Problems& p) 
                        {"user", task.String("user", "root")},
                        {"group", task.String("group", "root")}};
   if (s.Has("default_task")) {
-    out.security.default_task = api::TaskUser{.uid = default_task["uid"].get<uint32_t>(),
-                                              .gid = default_task["gid"].get<uint32_t>(),
-                                              .user = default_task["user"].get<std::string>(),
-                                              .group = default_task["group"].get<std::string>()};
+    out.security.default_task = TaskUser{.uid = default_task["uid"].get<uint32_t>(),
+                                         .gid = default_task["gid"].get<uint32_t>(),
+                                         .user = default_task["user"].get<std::string>(),
+                                         .group = default_task["group"].get<std::string>()};
   }
 
   Section ssh(s.Get("ssh"), "security.ssh", p);

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "api/agent_protocol.h"
+#include "common/task_user.h"
 #include "config/settings_overlay.h"
 
 namespace det::config {
@@ -80,7 +80,7 @@ struct SecurityConfig {
   // security.default_task, where the config gives it: whom tasks run as when their workspace names no
   // agent user group. Not given: the agent's own user (upstream's default, root, is what an agent run
   // as root gives).
-  std::optional<api::TaskUser> default_task;
+  std::optional<TaskUser> default_task;
   bool tls_enabled() const { return !tls_cert.empty(); }
 };
 

@@ -8,9 +8,9 @@
 #include "common/json_yaml.h"
 #include "common/random_id.h"
 #include "common/status_macros.h"
-#include "harness/checkpoint_resources.h"
 #include "harness/session.h"
 #include "spdlog/spdlog.h"
+#include "storage/checkpoint_resources.h"
 
 namespace det::harness {
 
@@ -30,7 +30,7 @@ nlohmann::json BuildCheckpointBody(const std::string& task_id, const std::string
           {"state", "STATE_COMPLETED"}};
 }
 
-CheckpointContext::CheckpointContext(std::shared_ptr<StorageManager> storage,
+CheckpointContext::CheckpointContext(std::shared_ptr<storage::StorageManager> storage,
                                      std::shared_ptr<Session> session, std::string task_id,
                                      std::string allocation_id)
     : storage_(std::move(storage)),
@@ -55,7 +55,7 @@ absl::Status CheckpointContext::CheckReportable(const nlohmann::json& metadata) 
 }
 
 absl::StatusOr<PendingCheckpoint> CheckpointContext::BeginShard(const std::string& uuid) {
-  RETURN_IF_ERROR(ValidateStorageId(uuid));
+  RETURN_IF_ERROR(storage::ValidateStorageId(uuid));
   PendingCheckpoint p;
   p.uuid = uuid;
   ASSIGN_OR_RETURN(p.path, storage_->ShardPath(uuid));
@@ -63,7 +63,7 @@ absl::StatusOr<PendingCheckpoint> CheckpointContext::BeginShard(const std::strin
 }
 
 absl::StatusOr<std::map<std::string, int64_t>> CheckpointContext::UploadShard(const PendingCheckpoint& shard) {
-  ASSIGN_OR_RETURN(auto resources, ListResources(shard.path));
+  ASSIGN_OR_RETURN(auto resources, storage::ListResources(shard.path));
   resources.erase("metadata.json");
   RETURN_IF_ERROR(storage_->PostStore(shard.uuid, shard.path));
   return resources;
@@ -120,7 +120,7 @@ absl::StatusOr<std::filesystem::path> CheckpointContext::RestorePath(const std::
 }
 
 absl::StatusOr<std::string> CheckpointContext::GetMetadataJson(const std::string& uuid) {
-  RETURN_IF_ERROR(ValidateStorageId(uuid));
+  RETURN_IF_ERROR(storage::ValidateStorageId(uuid));
   if (session_ != nullptr) {
     ASSIGN_OR_RETURN(nlohmann::json resp,
                      session_->Get(absl::StrCat("/api/v1/checkpoints/", client::UrlEncode(uuid))));
@@ -140,7 +140,7 @@ absl::StatusOr<std::string> CheckpointContext::GetMetadataJson(const std::string
 }
 
 absl::Status CheckpointContext::Delete(const std::string& uuid) {
-  RETURN_IF_ERROR(ValidateStorageId(uuid));
+  RETURN_IF_ERROR(storage::ValidateStorageId(uuid));
   RETURN_IF_ERROR(storage_->Delete(uuid));
   if (session_ == nullptr) return absl::OkStatus();
   // Empty resources: the whole checkpoint is gone (PatchCheckpoints), so the master marks it DELETED.

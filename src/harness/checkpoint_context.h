@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/time_util.h"
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 namespace det::harness {
 
@@ -32,8 +32,9 @@ class CheckpointContext {
  public:
   // `session` null means off-cluster: checkpoints are stored but reported to no one, and metadata
   // is read back from the checkpoint's metadata.json.
-  CheckpointContext(std::shared_ptr<StorageManager> storage, std::shared_ptr<Session> session,
-                    std::string task_id, std::string allocation_id);
+  CheckpointContext(std::shared_ptr<storage::StorageManager> storage,
+                    std::shared_ptr<Session> session, std::string task_id,
+                    std::string allocation_id);
 
   // Chooses a fresh UUID and prepares an empty directory for it.
   absl::StatusOr<PendingCheckpoint> BeginStore();
@@ -64,13 +65,13 @@ class CheckpointContext {
   // Deletes checkpoint `uuid` from storage; on a cluster the master then marks it DELETED.
   absl::Status Delete(const std::string& uuid);
 
-  StorageManager& storage() { return *storage_; }
+  storage::StorageManager& storage() { return *storage_; }
 
  private:
   // On a cluster the master needs "steps_completed" in the metadata.
   absl::Status CheckReportable(const nlohmann::json& metadata) const;
 
-  std::shared_ptr<StorageManager> storage_;
+  std::shared_ptr<storage::StorageManager> storage_;
   std::shared_ptr<Session> session_;
   std::string task_id_;
   std::string allocation_id_;

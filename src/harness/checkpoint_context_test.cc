@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
-#include "harness/shared_fs_storage.h"
 #include "harness/test_util.h"
+#include "storage/shared_fs_storage.h"
 
 namespace det::harness {
 namespace {
@@ -27,7 +27,7 @@ TEST(CheckpointBodyTest, UpstreamShapeWithSizesAsStrings) {
 
 TEST(CheckpointContextTest, OffClusterStoreAndRestore) {
   TempDir tmp;
-  CheckpointContext ctx(std::make_shared<SharedFsStorage>(tmp.path()), nullptr, "", "");
+  CheckpointContext ctx(std::make_shared<storage::SharedFsStorage>(tmp.path()), nullptr, "", "");
   auto p = ctx.BeginStore();
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->path, tmp.path() / p->uuid);
@@ -50,7 +50,7 @@ TEST(CheckpointContextTest, OffClusterStoreAndRestore) {
 
 TEST(CheckpointContextTest, RejectsNonObjectMetadata) {
   TempDir tmp;
-  CheckpointContext ctx(std::make_shared<SharedFsStorage>(tmp.path()), nullptr, "", "");
+  CheckpointContext ctx(std::make_shared<storage::SharedFsStorage>(tmp.path()), nullptr, "", "");
   auto p = ctx.BeginStore();
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(ctx.CommitStoreJson(*p, "[1]").code(), absl::StatusCode::kInvalidArgument);

@@ -8,8 +8,8 @@
 #include "common/json_yaml.h"
 #include "common/status_macros.h"
 #include "harness/session.h"
-#include "harness/shared_fs_storage.h"
 #include "spdlog/spdlog.h"
+#include "storage/shared_fs_storage.h"
 
 namespace det::harness {
 
@@ -48,14 +48,16 @@ absl::StatusOr<std::unique_ptr<CoreContext>> CoreContext::Init(const InitOptions
   ctx->info_ = std::move(info);
   ASSIGN_OR_RETURN(ctx->distributed_, WorkerGroup::Join(options.distributed));
 
-  std::shared_ptr<StorageManager> storage;
+  std::shared_ptr<storage::StorageManager> storage;
   if (!options.checkpoint_storage_path.empty()) {
-    storage = std::make_shared<SharedFsStorage>(options.checkpoint_storage_path, "directory");
+    storage =
+        std::make_shared<storage::SharedFsStorage>(options.checkpoint_storage_path, "directory");
   }
 
   if (!ctx->info_.has_value() || !ctx->info_->trial.has_value()) {
     if (storage == nullptr) {
-      storage = std::make_shared<SharedFsStorage>(DefaultLocalCheckpointDir(), "directory");
+      storage =
+          std::make_shared<storage::SharedFsStorage>(DefaultLocalCheckpointDir(), "directory");
       spdlog::info("no checkpoint storage given; storing checkpoints in {}", storage->Describe());
     }
     ctx->train_ = std::make_unique<TrainContext>(nullptr, nullptr, 0, 0);
@@ -72,7 +74,7 @@ absl::StatusOr<std::unique_ptr<CoreContext>> CoreContext::Init(const InitOptions
     nlohmann::json cs = config.is_object() && config.contains("checkpoint_storage")
                             ? config["checkpoint_storage"]
                             : nlohmann::json();
-    ASSIGN_OR_RETURN(storage, MakeStorageManager(cs));
+    ASSIGN_OR_RETURN(storage, storage::MakeStorageManager(cs));
   }
   auto session = std::make_shared<Session>(ci.master_url, ci.session_token);
   auto reporter = std::make_unique<MetricsReporter>(trial.trial_id, trial.trial_run_id,

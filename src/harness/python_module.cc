@@ -18,18 +18,18 @@
 #include "common/status_macros.h"
 #include "config/checkpoint_storage.h"
 #include "harness/checkpoint_context.h"
-#include "harness/checkpoint_resources.h"
 #include "harness/checkpoint_shards.h"
 #include "harness/cluster_info.h"
 #include "harness/metrics_reporter.h"
 #include "harness/nvml_reader.h"
 #include "harness/preempt_context.h"
 #include "harness/session.h"
-#include "harness/shared_fs_storage.h"
-#include "harness/storage_manager.h"
 #include "harness/tensorboard_sync.h"
 #include "harness/train_context.h"
 #include "harness/worker_group.h"
+#include "storage/checkpoint_resources.h"
+#include "storage/shared_fs_storage.h"
+#include "storage/storage_manager.h"
 
 namespace py = pybind11;
 
@@ -259,7 +259,7 @@ class PyCheckpointContext {
                       const std::string& token, const std::string& task_id,
                       const std::string& allocation_id) {
     nlohmann::json cs = Check(ParseJson(storage_json));
-    std::shared_ptr<StorageManager> storage = Check(MakeStorageManager(cs));
+    std::shared_ptr<storage::StorageManager> storage = Check(storage::MakeStorageManager(cs));
     std::shared_ptr<Session> session;
     if (!master_url.empty()) session = std::make_shared<Session>(master_url, token);
     ctx_ = std::make_unique<CheckpointContext>(std::move(storage), std::move(session), task_id,
@@ -334,7 +334,7 @@ class PyCheckpointContext {
 class PyStorageManager {
  public:
   explicit PyStorageManager(const std::string& storage_json)
-      : storage_(Check(MakeStorageManager(Check(ParseJson(storage_json))))) {}
+      : storage_(Check(storage::MakeStorageManager(Check(ParseJson(storage_json))))) {}
 
   int UploadDirectory(const std::string& local_dir, const std::string& prefix) {
     return Check(NoGil([&] { return storage_->UploadDirectory(local_dir, prefix); }));
@@ -345,9 +345,10 @@ class PyStorageManager {
   }
   // [{"path", "size", "version"}], sorted by path.
   py::list ListFiles(const std::string& prefix) {
-    std::vector<StoredFile> files = Check(NoGil([&] { return storage_->ListFiles(prefix); }));
+    std::vector<storage::StoredFile> files =
+        Check(NoGil([&] { return storage_->ListFiles(prefix); }));
     py::list out;
-    for (const StoredFile& f : files) {
+    for (const storage::StoredFile& f : files) {
       py::dict d;
       d["path"] = f.path;
       d["size"] = f.size;
@@ -366,15 +367,15 @@ class PyStorageManager {
   std::string Describe() { return storage_->Describe(); }
 
  private:
-  std::unique_ptr<StorageManager> storage_;
+  std::unique_ptr<storage::StorageManager> storage_;
 };
 
 class PyTensorboardSync {
  public:
   PyTensorboardSync(const std::string& storage_json, const std::string& local_dir,
                     const std::string& key_prefix) {
-    std::shared_ptr<StorageManager> storage =
-        Check(MakeStorageManager(Check(ParseJson(storage_json))));
+    std::shared_ptr<storage::StorageManager> storage =
+        Check(storage::MakeStorageManager(Check(ParseJson(storage_json))));
     sync_ = Check(TensorboardSync::Create(std::move(storage), local_dir, key_prefix));
   }
   int SyncNow() {
@@ -437,6 +438,7 @@ class PyPreemptContext {
 
 PYBIND11_MODULE(_determined, m) {
   using namespace det::harness;
+  namespace storage = det::storage;
   m.doc() = "libdetermined: the Core API of the Determined harness, implemented in C++";
 
   g_determined_error =
@@ -448,7 +450,7 @@ PYBIND11_MODULE(_determined, m) {
   m.def("cluster_info_from_env", &ClusterInfoDict,
         "The task environment as a dict, or None when not running on a cluster.");
   m.def(
-      "list_resources", [](const std::string& dir) { return Check(ListResources(dir)); },
+      "list_resources", [](const std::string& dir) { return Check(storage::ListResources(dir)); },
       "Files (relative path -> size) and directories ('name/' -> 0) under a checkpoint directory.");
   m.def(
       "resolve_shared_fs_base",
@@ -513,7 +515,7 @@ PYBIND11_MODULE(_determined, m) {
       .def("delete", &PyCheckpointContext::Delete, py::arg("uuid"))
       .def("describe", &PyCheckpointContext::Describe);
 
-  m.def("tensorboard_key_prefix", &TensorboardKeyPrefix, py::arg("experiment_id"),
+  m.def("tensorboard_key_prefix", &storage::TensorboardKeyPrefix, py::arg("experiment_id"),
         py::arg("trial_id"), "tensorboard/experiment/E/trial/T");
 
   py::class_<PyStorageManager>(m, "StorageManager")

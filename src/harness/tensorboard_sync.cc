@@ -8,22 +8,23 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "harness/checkpoint_resources.h"
 #include "spdlog/spdlog.h"
+#include "storage/checkpoint_resources.h"
 
 namespace det::harness {
 namespace fs = std::filesystem;
 
 absl::StatusOr<std::unique_ptr<TensorboardSync>> TensorboardSync::Create(
-    std::shared_ptr<StorageManager> storage, fs::path local_dir, const std::string& key_prefix) {
+    std::shared_ptr<storage::StorageManager> storage, fs::path local_dir,
+    const std::string& key_prefix) {
   if (storage == nullptr) return absl::InvalidArgumentError("TensorBoard sync: no storage given");
-  ASSIGN_OR_RETURN(std::string prefix, NormalizeKeyPrefix(key_prefix));
+  ASSIGN_OR_RETURN(std::string prefix, storage::NormalizeKeyPrefix(key_prefix));
   return std::unique_ptr<TensorboardSync>(
       new TensorboardSync(std::move(storage), std::move(local_dir), std::move(prefix)));
 }
 
-TensorboardSync::TensorboardSync(std::shared_ptr<StorageManager> storage, fs::path local_dir,
-                                 std::string key_prefix)
+TensorboardSync::TensorboardSync(std::shared_ptr<storage::StorageManager> storage,
+                                 fs::path local_dir, std::string key_prefix)
     : storage_(std::move(storage)),
       local_dir_(std::move(local_dir)),
       key_prefix_(std::move(key_prefix)) {}
@@ -37,7 +38,7 @@ absl::StatusOr<int> TensorboardSync::SyncNow() {
   std::vector<FileToUpload> files;
   std::error_code ec;
   if (fs::is_directory(local_dir_, ec)) {
-    auto resources = ListResources(local_dir_);
+    auto resources = storage::ListResources(local_dir_);
     if (!resources.ok() && !absl::IsNotFound(resources.status())) return resources.status();
     if (resources.ok()) {
       for (const auto& [rel, size] : *resources) {
@@ -49,7 +50,7 @@ absl::StatusOr<int> TensorboardSync::SyncNow() {
 }
 
 absl::StatusOr<int> TensorboardSync::SyncFiles(const std::vector<FileToUpload>& files) {
-  for (const FileToUpload& f : files) RETURN_IF_ERROR(ValidateRelativeKey(f.name));
+  for (const FileToUpload& f : files) RETURN_IF_ERROR(storage::ValidateRelativeKey(f.name));
   absl::MutexLock sync_lock(&sync_mu_);
   int uploaded = 0;
   int64_t bytes = 0;

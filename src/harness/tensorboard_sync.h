@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 namespace det::harness {
 
@@ -38,7 +38,7 @@ class TensorboardSync {
 
   // `key_prefix` must pass NormalizeKeyPrefix. `local_dir` need not exist yet.
   static absl::StatusOr<std::unique_ptr<TensorboardSync>> Create(
-      std::shared_ptr<StorageManager> storage, std::filesystem::path local_dir,
+      std::shared_ptr<storage::StorageManager> storage, std::filesystem::path local_dir,
       const std::string& key_prefix);
   // Close()s (no last sync: the owner calls SyncNow() for that).
   ~TensorboardSync();
@@ -77,14 +77,14 @@ class TensorboardSync {
     bool operator==(const LocalVersion&) const = default;
   };
 
-  TensorboardSync(std::shared_ptr<StorageManager> storage, std::filesystem::path local_dir,
+  TensorboardSync(std::shared_ptr<storage::StorageManager> storage, std::filesystem::path local_dir,
                   std::string key_prefix);
   void Run();
   bool WorkOrStop() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return requested_ || stopping_; }
   bool Idle() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !requested_ && !busy_; }
   absl::Status TakeErrorLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const std::shared_ptr<StorageManager> storage_;
+  const std::shared_ptr<storage::StorageManager> storage_;
   const std::filesystem::path local_dir_;
   const std::string key_prefix_;
 

@@ -8,24 +8,26 @@
 #include <filesystem>
 #include <memory>
 
-#include "harness/shared_fs_storage.h"
-#include "harness/storage_files_conformance.h"
 #include "harness/test_util.h"
+#include "storage/shared_fs_storage.h"
+#include "storage/storage_files_conformance.h"
 
 namespace det::harness {
 namespace {
 
 namespace fs = std::filesystem;
+using storage::ReadFileForTest;
+using storage::WriteFileForTest;
 
 // Shared-fs storage that counts uploads and can be told to fail them.
-class CountingStorage : public SharedFsStorage {
+class CountingStorage : public storage::SharedFsStorage {
  public:
-  using SharedFsStorage::SharedFsStorage;
+  using storage::SharedFsStorage::SharedFsStorage;
   absl::Status UploadFile(const fs::path& local_file, const std::string& prefix,
                           const std::string& name) override {
     if (fail) return absl::UnavailableError("storage down");
     ++uploads;
-    return SharedFsStorage::UploadFile(local_file, prefix, name);
+    return storage::SharedFsStorage::UploadFile(local_file, prefix, name);
   }
   std::atomic<int> uploads{0};
   std::atomic<bool> fail{false};
@@ -41,7 +43,8 @@ class TensorboardSyncTest : public ::testing::Test {
  protected:
   void SetUp() override {
     storage_ = std::make_shared<CountingStorage>(tmp_.path() / "storage");
-    auto sync = TensorboardSync::Create(storage_, tmp_.path() / "tb", TensorboardKeyPrefix(3, 7));
+    auto sync =
+        TensorboardSync::Create(storage_, tmp_.path() / "tb", storage::TensorboardKeyPrefix(3, 7));
     ASSERT_TRUE(sync.ok()) << sync.status();
     sync_ = std::move(*sync);
   }
@@ -56,7 +59,7 @@ class TensorboardSyncTest : public ::testing::Test {
 };
 
 TEST_F(TensorboardSyncTest, UploadsNewAndChangedFilesOnly) {
-  EXPECT_EQ(TensorboardKeyPrefix(3, 7), "tensorboard/experiment/3/trial/7");
+  EXPECT_EQ(storage::TensorboardKeyPrefix(3, 7), "tensorboard/experiment/3/trial/7");
   auto n = sync_->SyncNow();  // no directory yet
   ASSERT_TRUE(n.ok()) << n.status();
   EXPECT_EQ(*n, 0);
@@ -149,7 +152,7 @@ TEST_F(TensorboardSyncTest, BackgroundSyncsAndTheirErrors) {
 
 TEST(TensorboardSyncCreateTest, RefusesABadPrefix) {
   TempDir tmp;
-  auto storage = std::make_shared<SharedFsStorage>(tmp.path());
+  auto storage = std::make_shared<storage::SharedFsStorage>(tmp.path());
   EXPECT_EQ(TensorboardSync::Create(storage, tmp.path(), "../x").status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(TensorboardSync::Create(nullptr, tmp.path(), "x").status().code(),

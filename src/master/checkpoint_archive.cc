@@ -6,7 +6,7 @@
 #include "common/archive.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 namespace det::master {
 
@@ -16,7 +16,7 @@ absl::StatusOr<std::string> CheckpointTarGz(const std::filesystem::path& dir, co
   uint64_t total = 0;
   std::error_code ec;
   for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_regular_file() || harness::IsPartialName(it->path().filename().string())) continue;
+    if (!it->is_regular_file() || storage::IsPartialName(it->path().filename().string())) continue;
     total += it->file_size();
     files.push_back(it->path());
   }

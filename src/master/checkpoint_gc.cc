@@ -211,7 +211,8 @@ absl::Status CheckpointGc::RunOnce(const Job& job) {
 absl::Status CheckpointGc::DeleteFromStorage(const api::Experiment& experiment,
                                              const std::vector<std::string>& uuids) {
   if (uuids.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(std::unique_ptr<harness::StorageManager> storage, options_.make_storage(StorageConfig(experiment)));
+  ASSIGN_OR_RETURN(std::unique_ptr<storage::StorageManager> storage,
+                   options_.make_storage(StorageConfig(experiment)));
   for (const std::string& uuid : uuids) {
     if (absl::Status st = storage->Delete(uuid); !st.ok()) {
       return absl::Status(st.code(), absl::StrCat("deleting checkpoint ", uuid, " from ", storage->Describe(), ": ",
@@ -229,18 +230,20 @@ void CheckpointGc::SetClusterId(std::string cluster_id) {
 }
 
 absl::Status CheckpointGc::DeleteTensorboardFilesFromStorage(const api::Experiment& experiment) {
-  ASSIGN_OR_RETURN(std::unique_ptr<harness::StorageManager> storage, options_.make_storage(StorageConfig(experiment)));
-  std::vector<std::string> prefixes = {harness::TensorboardExperimentPrefix(experiment.id)};
+  ASSIGN_OR_RETURN(std::unique_ptr<storage::StorageManager> storage,
+                   options_.make_storage(StorageConfig(experiment)));
+  std::vector<std::string> prefixes = {storage::TensorboardExperimentPrefix(experiment.id)};
   {
     std::lock_guard lock(mu_);
     if (!cluster_id_.empty()) prefixes.push_back(absl::StrCat(cluster_id_, "/", prefixes.front()));
   }
   for (const std::string& prefix : prefixes) {
-    absl::StatusOr<std::vector<harness::StoredFile>> files = storage->ListFiles(prefix);
+    absl::StatusOr<std::vector<storage::StoredFile>> files = storage->ListFiles(prefix);
     if (absl::IsUnimplemented(files.status())) return absl::OkStatus();  // a storage that holds no such files
     if (absl::IsNotFound(files.status())) continue;
     RETURN_IF_ERROR(files.status());
-    for (const harness::StoredFile& f : *files) RETURN_IF_ERROR(storage->DeleteFile(prefix, f.path));
+    for (const storage::StoredFile& f : *files)
+      RETURN_IF_ERROR(storage->DeleteFile(prefix, f.path));
     if (!files->empty()) {
       spdlog::info("experiment {}: deleted {} TensorBoard file(s) under {} from {}", experiment.id, files->size(),
                    prefix, storage->Describe());
@@ -251,15 +254,16 @@ absl::Status CheckpointGc::DeleteTensorboardFilesFromStorage(const api::Experime
 
 absl::Status CheckpointGc::RemoveFilesFromStorage(const api::Experiment& experiment, const std::set<std::string>& uuids,
                                                   const std::vector<std::string>& globs) {
-  ASSIGN_OR_RETURN(std::unique_ptr<harness::StorageManager> storage, options_.make_storage(StorageConfig(experiment)));
+  ASSIGN_OR_RETURN(std::unique_ptr<storage::StorageManager> storage,
+                   options_.make_storage(StorageConfig(experiment)));
   for (const std::string& uuid : uuids) {
     absl::StatusOr<api::Checkpoint> c = store_.GetCheckpoint(uuid);
     if (absl::IsNotFound(c.status())) continue;  // its experiment was deleted since
     RETURN_IF_ERROR(c.status());
     if (c->state == "DELETED") continue;
-    ASSIGN_OR_RETURN(std::vector<harness::StoredFile> files, storage->ListFiles(uuid));
+    ASSIGN_OR_RETURN(std::vector<storage::StoredFile> files, storage->ListFiles(uuid));
     int removed = 0;
-    for (const harness::StoredFile& f : files) {
+    for (const storage::StoredFile& f : files) {
       if (!AnyGlobNamesFile(globs, f.path)) continue;
       if (absl::Status st = storage->DeleteFile(uuid, f.path); !st.ok()) {
         return absl::Status(st.code(), absl::StrCat("removing files of checkpoint ", uuid, ": ", st.message()));

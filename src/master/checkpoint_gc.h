@@ -22,9 +22,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "harness/storage_manager.h"
 #include "master/checkpoint_gc_policy.h"
 #include "master/db/store.h"
+#include "storage/storage_manager.h"
 
 namespace det::master {
 
@@ -44,11 +44,11 @@ absl::StatusOr<std::vector<RankedCheckpoint>> CheckpointsPolicyLetsGo(Store& sto
                                                                       const CheckpointGcPolicy& policy,
                                                                       const std::set<std::string>& keep);
 
-using StorageFactory =
-    std::function<absl::StatusOr<std::unique_ptr<harness::StorageManager>>(const nlohmann::json& checkpoint_storage)>;
+using StorageFactory = std::function<absl::StatusOr<std::unique_ptr<storage::StorageManager>>(
+    const nlohmann::json& checkpoint_storage)>;
 
 struct CheckpointGcOptions {
-  StorageFactory make_storage = harness::MakeStorageManager;
+  StorageFactory make_storage = storage::MakeStorageManager;
   int max_attempts = 6;  // per experiment, then it stays pending until the master restarts
   std::chrono::milliseconds first_retry_delay{1000};  // doubled after each failed attempt
 };
@@ -70,7 +70,8 @@ class CheckpointGc {
   // Removes the files of these checkpoints of the experiment that `globs` name (checkpoint_globs.h); a
   // checkpoint left with none of its files is DELETED, one left with some PARTIALLY_DELETED.
   void RemoveFiles(int64_t experiment_id, std::set<std::string> uuids, std::vector<std::string> globs);
-  // Deletes the experiment's TensorBoard files (harness::TensorboardExperimentPrefix) from its storage.
+  // Deletes the experiment's TensorBoard files (storage::TensorboardExperimentPrefix) from its
+  // storage.
   void DeleteTensorboardFiles(int64_t experiment_id);
   // The cluster's id: upstream's harness, run in a task, writes an experiment's TensorBoard files under
   // CLUSTER_ID/tensorboard/experiment/ID (ours under tensorboard/experiment/ID), and both go when the

@@ -125,9 +125,9 @@ TEST_F(CheckpointGcTest, ACheckpointAlreadyGoneFromStorageIsStillMarkedDeleted) 
 }
 
 // Storage that refuses the first `failures` deletions, then deletes for real.
-class FlakyStorage : public harness::StorageManager {
+class FlakyStorage : public storage::StorageManager {
  public:
-  FlakyStorage(std::unique_ptr<harness::StorageManager> real, std::atomic<int>& failures)
+  FlakyStorage(std::unique_ptr<storage::StorageManager> real, std::atomic<int>& failures)
       : real_(std::move(real)), failures_(failures) {}
   absl::StatusOr<fs::path> StorePath(const std::string& uuid) override { return real_->StorePath(uuid); }
   absl::Status PostStore(const std::string& uuid, const fs::path& dir) override { return real_->PostStore(uuid, dir); }
@@ -139,14 +139,14 @@ class FlakyStorage : public harness::StorageManager {
   std::string Describe() const override { return "flaky " + real_->Describe(); }
 
  private:
-  std::unique_ptr<harness::StorageManager> real_;
+  std::unique_ptr<storage::StorageManager> real_;
   std::atomic<int>& failures_;
 };
 
 CheckpointGcOptions Flaky(std::atomic<int>& failures, int max_attempts) {
-  return {.make_storage =
-              [&failures](const nlohmann::json& config) -> absl::StatusOr<std::unique_ptr<harness::StorageManager>> {
-            auto real = harness::MakeStorageManager(config);
+  return {.make_storage = [&failures](const nlohmann::json& config)
+              -> absl::StatusOr<std::unique_ptr<storage::StorageManager>> {
+            auto real = storage::MakeStorageManager(config);
             if (!real.ok()) return real.status();
             return std::make_unique<FlakyStorage>(std::move(*real), failures);
           },

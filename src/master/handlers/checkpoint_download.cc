@@ -11,10 +11,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "harness/storage_manager.h"
 #include "master/checkpoint_archive.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "storage/storage_manager.h"
 
 namespace det::master {
 namespace {

@@ -5,7 +5,7 @@
 // authentication middleware says "Signature version 4 calculation is unimplemented"), so the
 // signature itself is tested against AWS's published examples in s3_signing_test.cc; here a
 // wrong secret cannot fail, and the credential error is exercised with an unknown access key.
-#include "harness/s3_storage.h"
+#include "storage/s3_storage.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -25,10 +25,10 @@
 
 #include "absl/strings/match.h"
 #include "common/file_util.h"
-#include "harness/storage_files_conformance.h"
-#include "harness/test_util.h"
+#include "common/test_temp_dir.h"
+#include "storage/storage_files_conformance.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace {
 namespace fs = std::filesystem;
 
@@ -119,7 +119,7 @@ class S3rver {
   const std::string& endpoint() const { return endpoint_; }
 
  private:
-  TempDir dir_;
+  TestTempDir dir_{"det_s3_storage_test"};
   pid_t pid_ = -1;
   std::string endpoint_;
   std::string error_;
@@ -196,7 +196,7 @@ TEST_F(S3StorageTest, StoreRestoreDeleteRoundTrip) {
   EXPECT_EQ(Snapshot(*restored), before);
   EXPECT_TRUE(absl::StartsWith(restored->parent_path().filename().string(), "det-s3-restore-"));
   fs::remove_all(restored->parent_path());
-  TempDir out;
+  TestTempDir out{"det_storage_test"};
   ASSERT_TRUE(storage.DownloadTo(uuid, out.path() / "x").ok());
   EXPECT_EQ(Snapshot(out.path() / "x"), before);
 
@@ -376,4 +376,4 @@ TEST(S3Config, FieldsEnvironmentFallbacksAndErrors) {
 }
 
 }  // namespace
-}  // namespace det::harness
+}  // namespace det::storage

@@ -1,4 +1,4 @@
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,11 +11,11 @@
 #include "common/random_id.h"
 #include "common/status_macros.h"
 #include "config/checkpoint_storage.h"
-#include "harness/checkpoint_resources.h"
-#include "harness/s3_storage.h"
-#include "harness/shared_fs_storage.h"
+#include "storage/checkpoint_resources.h"
+#include "storage/s3_storage.h"
+#include "storage/shared_fs_storage.h"
 
-namespace det::harness {
+namespace det::storage {
 
 std::string TensorboardExperimentPrefix(int64_t experiment_id) {
   return absl::StrCat("tensorboard/experiment/", experiment_id);
@@ -204,4 +204,4 @@ absl::StatusOr<std::unique_ptr<StorageManager>> MakeStorageManager(
       "\""));
 }
 
-}  // namespace det::harness
+}  // namespace det::storage

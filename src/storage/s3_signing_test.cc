@@ -1,4 +1,4 @@
-#include "harness/s3_signing.h"
+#include "storage/s3_signing.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/crypto.h"
 
-namespace det::harness::s3 {
+namespace det::storage::s3 {
 namespace {
 
 // AWS's published SigV4 examples for S3 ("Signature Calculations for the Authorization Header:
@@ -181,4 +181,4 @@ TEST(S3Signing, HeaderValuesAreTrimmed) {
 }
 
 }  // namespace
-}  // namespace det::harness::s3
+}  // namespace det::storage::s3

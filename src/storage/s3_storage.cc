@@ -1,4 +1,4 @@
-#include "harness/s3_storage.h"
+#include "storage/s3_storage.h"
 
 #include <curl/curl.h>
 #include <stdlib.h>
@@ -24,10 +24,10 @@
 #include "api/wire.h"
 #include "common/crypto.h"
 #include "common/file_util.h"
-#include "harness/checkpoint_resources.h"
 #include "common/status_macros.h"
+#include "storage/checkpoint_resources.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace fs = std::filesystem;
 
 namespace {
@@ -658,4 +658,4 @@ absl::Status S3Storage::DownloadFile(const std::string& prefix, const std::strin
   return absl::OkStatus();
 }
 
-}  // namespace det::harness
+}  // namespace det::storage

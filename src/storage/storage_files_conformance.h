@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/storage_manager.h"
-#include "harness/test_util.h"
+#include "common/test_temp_dir.h"
+#include "storage/storage_manager.h"
 
-namespace det::harness {
+namespace det::storage {
 
 inline std::string ReadFileForTest(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -43,7 +43,7 @@ inline std::map<std::string, std::string> TreeForTest(const std::filesystem::pat
 inline void ExpectFilesUnderPrefixConform(StorageManager& storage) {
   namespace fs = std::filesystem;
   const std::string prefix = "tensorboard/experiment/1/trial/1";
-  TempDir local;
+  TestTempDir local{"det_storage_test"};
   fs::path src = local.path() / "src";
   WriteFileForTest(src / "events.out.tfevents.1.host", "event-1");
   WriteFileForTest(src / "plugins" / "profile" / "run.pb", std::string(70000, 'p'));
@@ -140,4 +140,4 @@ inline void ExpectFilesUnderPrefixConform(StorageManager& storage) {
   EXPECT_NE(bad_prefix.status().message().find("a/../b"), std::string::npos) << bad_prefix.status();
 }
 
-}  // namespace det::harness
+}  // namespace det::storage

@@ -1,4 +1,4 @@
-#include "harness/s3_signing.h"
+#include "storage/s3_signing.h"
 
 #include <algorithm>
 #include <ctime>
@@ -11,7 +11,7 @@
 #include "client/rest_client.h"
 #include "common/crypto.h"
 
-namespace det::harness::s3 {
+namespace det::storage::s3 {
 namespace {
 
 // Debian's abseil has a string_view of its own; the project's crypto and URL helpers take std's.
@@ -141,4 +141,4 @@ void SignRequest(SignableRequest& req, const SigningCredentials& creds,
   h.emplace_back("Authorization", std::move(auth));
 }
 
-}  // namespace det::harness::s3
+}  // namespace det::storage::s3

@@ -1,15 +1,15 @@
-#include "harness/checkpoint_resources.h"
+#include "storage/checkpoint_resources.h"
 
 #include <gtest/gtest.h>
 
 #include "common/file_util.h"
-#include "harness/test_util.h"
+#include "common/test_temp_dir.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace {
 
 TEST(ListResourcesTest, FilesWithSizesAndDirectoriesWithSlash) {
-  TempDir tmp;
+  TestTempDir tmp{"det_storage_test"};
   ASSERT_TRUE(WriteFile(tmp.path() / "model.pt", "12345").ok());
   ASSERT_TRUE(MakeDirs(tmp.path() / "sub" / "deeper").ok());
   ASSERT_TRUE(WriteFile(tmp.path() / "sub" / "deeper" / "state.bin", std::string(1000, 'x')).ok());
@@ -25,7 +25,7 @@ TEST(ListResourcesTest, FilesWithSizesAndDirectoriesWithSlash) {
 }
 
 TEST(ListResourcesTest, EmptyAndMissingDirectories) {
-  TempDir tmp;
+  TestTempDir tmp{"det_storage_test"};
   auto r = ListResources(tmp.path());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->empty());
@@ -33,4 +33,4 @@ TEST(ListResourcesTest, EmptyAndMissingDirectories) {
 }
 
 }  // namespace
-}  // namespace det::harness
+}  // namespace det::storage

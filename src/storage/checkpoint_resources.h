@@ -6,10 +6,10 @@
 
 #include "absl/status/statusor.h"
 
-namespace det::harness {
+namespace det::storage {
 
 // Everything under `dir`, as upstream's StorageManager._list_directory reports it: each file's
 // '/'-separated path relative to `dir` -> its size in bytes, and each subdirectory as "name/" -> 0.
 absl::StatusOr<std::map<std::string, int64_t>> ListResources(const std::filesystem::path& dir);
 
-}  // namespace det::harness
+}  // namespace det::storage

@@ -10,7 +10,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace det::harness::s3 {
+namespace det::storage::s3 {
 
 // The x-amz-content-sha256 value for a payload that is not hashed (S3 accepts it over any
 // transport; the other choice is the hex SHA-256 of the body).
@@ -78,4 +78,4 @@ std::string AuthorizationHeader(const SignableRequest& req, const SigningCredent
 void SignRequest(SignableRequest& req, const SigningCredentials& creds,
                  std::chrono::system_clock::time_point t);
 
-}  // namespace det::harness::s3
+}  // namespace det::storage::s3

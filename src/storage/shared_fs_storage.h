@@ -5,9 +5,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "harness/storage_manager.h"
+#include "storage/storage_manager.h"
 
-namespace det::harness {
+namespace det::storage {
 
 class SharedFsStorage : public StorageManager {
  public:
@@ -39,4 +39,4 @@ class SharedFsStorage : public StorageManager {
   std::string type_;
 };
 
-}  // namespace det::harness
+}  // namespace det::storage

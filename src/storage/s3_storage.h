@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "harness/s3_signing.h"
-#include "harness/storage_manager.h"
+#include "storage/s3_signing.h"
+#include "storage/storage_manager.h"
 
-namespace det::harness {
+namespace det::storage {
 
 struct S3Config {
   std::string bucket;
@@ -123,4 +123,4 @@ class S3Storage : public StorageManager {
   void* curl_;     // CURL*, kept out of the header
 };
 
-}  // namespace det::harness
+}  // namespace det::storage

@@ -1,4 +1,4 @@
-#include "harness/shared_fs_storage.h"
+#include "storage/shared_fs_storage.h"
 
 #include <sys/stat.h>
 
@@ -11,7 +11,7 @@
 #include "common/status_macros.h"
 #include "config/checkpoint_storage.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace fs = std::filesystem;
 
 SharedFsStorage::SharedFsStorage(fs::path base, std::string type)
@@ -166,4 +166,4 @@ std::string SharedFsStorage::Describe() const {
   return absl::StrCat(type_, " at ", base_.string());
 }
 
-}  // namespace det::harness
+}  // namespace det::storage

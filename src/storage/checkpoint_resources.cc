@@ -1,10 +1,10 @@
-#include "harness/checkpoint_resources.h"
+#include "storage/checkpoint_resources.h"
 
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace fs = std::filesystem;
 
 absl::StatusOr<std::map<std::string, int64_t>> ListResources(const fs::path& dir) {
@@ -35,4 +35,4 @@ absl::StatusOr<std::map<std::string, int64_t>> ListResources(const fs::path& dir
   return out;
 }
 
-}  // namespace det::harness
+}  // namespace det::storage

@@ -1,20 +1,20 @@
-#include "harness/shared_fs_storage.h"
+#include "storage/shared_fs_storage.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "harness/storage_files_conformance.h"
-#include "harness/test_util.h"
+#include "common/test_temp_dir.h"
+#include "storage/storage_files_conformance.h"
 
-namespace det::harness {
+namespace det::storage {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 TEST(SharedFsStorageTest, StoreRestoreDelete) {
-  TempDir tmp;
+  TestTempDir tmp{"det_storage_test"};
   SharedFsStorage s(tmp.path() / "base");
   auto dir = s.StorePath("u-1");
   ASSERT_TRUE(dir.ok()) << dir.status();
@@ -34,7 +34,7 @@ TEST(SharedFsStorageTest, StoreRestoreDelete) {
 }
 
 TEST(SharedFsStorageTest, StorageIdsCannotEscapeTheBase) {
-  TempDir tmp;
+  TestTempDir tmp{"det_storage_test"};
   SharedFsStorage s(tmp.path());
   EXPECT_EQ(s.StorePath("../x").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.RestorePath("..").status().code(), absl::StatusCode::kInvalidArgument);
@@ -42,7 +42,7 @@ TEST(SharedFsStorageTest, StorageIdsCannotEscapeTheBase) {
 }
 
 TEST(SharedFsStorageTest, FilesUnderAPrefix) {
-  TempDir tmp;
+  TestTempDir tmp{"det_storage_test"};
   SharedFsStorage s(tmp.path() / "base");
   ExpectFilesUnderPrefixConform(s);
   // Files sit at base/prefix/name, beside the checkpoints; a deleted file's emptied directories go
@@ -53,7 +53,7 @@ TEST(SharedFsStorageTest, FilesUnderAPrefix) {
 }
 
 TEST(SharedFsStorageTest, ListingSkipsPartialCopies) {
-  TempDir tmp;
+  TestTempDir tmp{"det_storage_test"};
   SharedFsStorage s(tmp.path());
   WriteFileForTest(tmp.path() / "p" / "a", "a");
   WriteFileForTest(PartialSibling(tmp.path() / "p" / "b"), "being written");
@@ -104,4 +104,4 @@ TEST(MakeStorageManagerTest, BuildsByType) {
 }
 
 }  // namespace
-}  // namespace det::harness
+}  // namespace det::storage
