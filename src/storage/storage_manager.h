@@ -112,11 +112,3 @@ absl::StatusOr<std::unique_ptr<StorageManager>> MakeStorageManager(
     const nlohmann::json& checkpoint_storage);
 
 }  // namespace det::storage
-
-// The names as they were before storage/ was a module of its own, for the one file that still
-// spells them so: src/master/handlers/checkpoint_download.cc, left alone while other changes to the
-// master's handlers are in flight. Remove these once it says storage::.
-namespace det::harness {
-using storage::MakeStorageManager;
-using storage::StorageManager;
-}  // namespace det::harness

@@ -35,7 +35,7 @@ absl::StatusOr<std::string> DownloadTarGz(MasterContext& ctx, const HttpRequest&
   ASSIGN_OR_RETURN(api::Experiment experiment, ctx.store.GetExperiment(checkpoint.experiment_id));
   json config = json::parse(experiment.config_json, nullptr, /*allow_exceptions=*/false);
   json storage_config = config.is_object() ? config.value("checkpoint_storage", json::object()) : json::object();
-  ASSIGN_OR_RETURN(std::unique_ptr<harness::StorageManager> storage, harness::MakeStorageManager(storage_config));
+  ASSIGN_OR_RETURN(std::unique_ptr<storage::StorageManager> storage, storage::MakeStorageManager(storage_config));
   ASSIGN_OR_RETURN(std::filesystem::path dir, storage->RestorePath(uuid));
   absl::StatusOr<std::string> tgz = CheckpointTarGz(dir, uuid);
   storage->ReleaseRestorePath(dir);

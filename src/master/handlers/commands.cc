@@ -142,7 +142,7 @@ absl::Status Launch(MasterContext& ctx, const HttpRequest& req, const ResponderP
   request.owner_id = req.principal->user_id;
   request.owner_username = req.principal->username;
   LaunchWarnings warnings = request.warnings;
-  ctx.cluster.LaunchTask(std::move(request), ReplyWith(r, [&ctx, kind, warnings](const Task& task) {
+  ctx.cluster.LaunchTask(std::move(request), ReplyWithOn(ctx.stream_loop, r, [&ctx, kind, warnings](const Task& task) {
                            json out = KindResponse(ctx.store, kind, task);
                            out["warnings"] = *warnings;
                            return out;
@@ -154,7 +154,7 @@ absl::Status Launch(MasterContext& ctx, const HttpRequest& req, const ResponderP
 absl::Status KillOfKind(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r, const Kind& kind) {
   std::string id = req.path_params.at("id");
   RETURN_IF_ERROR(TaskForChange(ctx, req, id, kind).status());
-  ctx.cluster.KillTask(id, ReplyWith(r, [&ctx, kind, id] { return ObjectAfterChange(ctx, kind, id); }));
+  ctx.cluster.KillTask(id, ReplyWithOn(ctx.stream_loop, r, [&ctx, kind, id] { return ObjectAfterChange(ctx, kind, id); }));
   return absl::OkStatus();
 }
 
@@ -169,7 +169,7 @@ absl::Status SetPriority(MasterContext& ctx, const HttpRequest& req, const Respo
   JobChange change;
   change.priority = priority->get<int>();
   ctx.cluster.UpdateJob(task.job_id, change,
-                        ReplyWith(r, [&ctx, kind, id] { return ObjectAfterChange(ctx, kind, id); }));
+                        ReplyWithOn(ctx.stream_loop, r, [&ctx, kind, id] { return ObjectAfterChange(ctx, kind, id); }));
   return absl::OkStatus();
 }
 

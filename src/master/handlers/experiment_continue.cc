@@ -60,15 +60,14 @@ absl::Status ContinueExperiment(MasterContext& ctx, const HttpRequest& req, cons
   std::vector<std::string> warnings = request.config.warnings;
   LaunchWarnings launch_warnings = request.warnings;
   const int64_t id = request.experiment.id;
-  auto reply = [&ctx, r, id, warnings, launch_warnings] {
-    Reply(r, [&]() -> absl::StatusOr<json> {
-      ASSIGN_OR_RETURN(api::Experiment e, ctx.store.GetExperiment(id));
-      json resp = {{"experiment", api::ToJson(e)}, {"warnings", *launch_warnings}};
-      if (!warnings.empty()) resp["configWarnings"] = warnings;
-      return resp;
-    }());
-  };
-  ctx.cluster.ContinueExperiment(std::move(request), ReplyWith(r, [&ctx, reply] { ctx.stream_loop.Post(reply); }));
+  ctx.cluster.ContinueExperiment(
+      std::move(request),
+      ReplyWithOn(ctx.stream_loop, r, [&ctx, id, warnings, launch_warnings]() -> absl::StatusOr<json> {
+        ASSIGN_OR_RETURN(api::Experiment e, ctx.store.GetExperiment(id));
+        json resp = {{"experiment", api::ToJson(e)}, {"warnings", *launch_warnings}};
+        if (!warnings.empty()) resp["configWarnings"] = warnings;
+        return resp;
+      }));
   return absl::OkStatus();
 }
 

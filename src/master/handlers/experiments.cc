@@ -163,7 +163,7 @@ absl::Status CreateExperiment(MasterContext& ctx, const HttpRequest& req, const 
   }
   LaunchWarnings launch_warnings = create.warnings;
   ctx.cluster.CreateExperiment(
-      std::move(create), ReplyWith(r, [&ctx, warnings, launch_warnings](int64_t id) -> absl::StatusOr<json> {
+      std::move(create), ReplyWithOn(ctx.stream_loop, r, [&ctx, warnings, launch_warnings](int64_t id) -> absl::StatusOr<json> {
         ASSIGN_OR_RETURN(api::Experiment e, ctx.store.GetExperiment(id));
         json resp = ExperimentResponse(e);
         resp.erase("jobSummary");

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "master/event_loop.h"
 #include "master/http/router.h"
 
 namespace det::master {
@@ -99,6 +100,15 @@ auto ReplyWith(ResponderPtr responder, Then then) {
     } else {
       Reply(responder, call());
     }
+  };
+}
+
+// ReplyWith whose work runs on `loop` (a handler's own: MasterContext::stream_loop): for a `then` that
+// reads the store, since the cluster runs its callbacks on its loop, which must not wait on reads.
+template <typename Then>
+auto ReplyWithOn(EventLoop& loop, ResponderPtr responder, Then then) {
+  return [&loop, reply = ReplyWith(std::move(responder), std::move(then))](auto result) mutable {
+    loop.Post([reply = std::move(reply), result = std::move(result)]() mutable { reply(std::move(result)); });
   };
 }
 

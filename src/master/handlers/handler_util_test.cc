@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "master/handlers/log_stream.h"
+#include "master/manual_loop.h"
 
 namespace det::master {
 namespace {
@@ -127,6 +128,28 @@ TEST(HandlerUtilTest, ReplyWithMakesCallbacksForStatusAndStatusOr) {
   EXPECT_EQ(later->sends, 0);
   next();
   EXPECT_EQ(later->response.body, R"({"later":true})");
+}
+
+TEST(HandlerUtilTest, ReplyWithOnDoesItsWorkOnTheGivenLoop) {
+  ManualLoop handlers;
+  auto r = std::make_shared<RecordingResponder>();
+  bool ran = false;
+  std::function<void(absl::StatusOr<int>)> on_done = ReplyWithOn(handlers, r, [&](int n) {
+    ran = true;
+    return nlohmann::json{{"n", n}};
+  });
+  on_done(7);  // where the cluster calls it: on its own loop
+  EXPECT_FALSE(ran) << "not on the caller's thread";
+  EXPECT_EQ(r->sends, 0);
+  handlers.RunPending();
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(r->response.body, R"({"n":7})");
+
+  auto failed = std::make_shared<RecordingResponder>();
+  on_done = ReplyWithOn(handlers, failed, [](int) { return nlohmann::json::object(); });
+  on_done(absl::NotFoundError("task t not found"));
+  handlers.RunPending();
+  EXPECT_EQ(failed->response.status, 404);
 }
 
 TEST(HandlerUtilTest, ReplyResponseKeepsTheResponsesOwnShape) {
