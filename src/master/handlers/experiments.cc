@@ -30,6 +30,8 @@
 namespace det::master {
 namespace {
 
+using nlohmann::json;
+
 // GET /api/v1/experiments/{id}/checkpoints (GetExperimentCheckpoints).
 absl::StatusOr<json> GetExperimentCheckpoints(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
@@ -37,8 +39,6 @@ absl::StatusOr<json> GetExperimentCheckpoints(MasterContext& ctx, const HttpRequ
   ASSIGN_OR_RETURN(std::vector<api::Checkpoint> checkpoints, ctx.store.ListCheckpoints(id));
   return CheckpointListResponse(ctx.store, req, exp, std::move(checkpoints));
 }
-
-using nlohmann::json;
 
 struct CreateRequest {
   NewExperiment experiment;

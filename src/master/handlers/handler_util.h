@@ -77,6 +77,17 @@ template <typename T>
 const absl::Status& StatusOf(const absl::StatusOr<T>& result) {
   return result.status();
 }
+// `then` called with what a successful result holds: nothing for a Status, the StatusOr's value. By
+// overload, so that only the call that fits is compiled (clang checks both arms of an if constexpr
+// whose calls do not depend on the result's type).
+template <typename Then>
+decltype(auto) CallThen(Then& then, absl::Status&) {
+  return then();
+}
+template <typename Then, typename T>
+decltype(auto) CallThen(Then& then, absl::StatusOr<T>& result) {
+  return then(*std::move(result));
+}
 }  // namespace handler_util_internal
 
 // A completion callback (std::function<void(absl::Status)> or <void(absl::StatusOr<T>)>) that answers
@@ -88,13 +99,7 @@ template <typename Then>
 auto ReplyWith(ResponderPtr responder, Then then) {
   return [responder = std::move(responder), then = std::move(then)](auto result) mutable {
     if (!result.ok()) return ReplyError(responder, handler_util_internal::StatusOf(result));
-    auto call = [&]() -> decltype(auto) {
-      if constexpr (std::is_same_v<decltype(result), absl::Status>) {
-        return then();
-      } else {
-        return then(*std::move(result));
-      }
-    };
+    auto call = [&]() -> decltype(auto) { return handler_util_internal::CallThen(then, result); };
     if constexpr (std::is_void_v<decltype(call())>) {
       call();
     } else {
