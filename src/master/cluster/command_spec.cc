@@ -83,9 +83,10 @@ void Cluster::CommandSpec::Kill() {
   cluster_.SaveTask(task_.record);
   auto a = cluster_.allocations_.find(task_.allocation_id);
   if (a == cluster_.allocations_.end() || a->second->record.placements.empty()) {
-    // Queued (or paused): nothing runs, so it ends now.
-    cluster_.FinishTask(task_, TaskState::kCanceled, "killed by request", std::nullopt);  // `this` is gone
-    return cluster_.Schedule();
+    // Queued (or paused): nothing runs, so it ends now. The task, and this spec with it, is gone after.
+    Cluster& cluster = cluster_;
+    cluster.FinishTask(task_, TaskState::kCanceled, "killed by request", std::nullopt);
+    return cluster.Schedule();
   }
   cluster_.MasterLog(task_.record.task_id, task_.allocation_id, "Killing the task's process");
   cluster_.KillProcesses(*a->second);
