@@ -5,12 +5,13 @@
 #include <cstdlib>
 
 namespace det::scheduler {
-namespace {
 
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "scheduler ledger invariant broken: %s\n", what.c_str());
+void InvariantBroken(const std::string& what) {
+  std::fprintf(stderr, "scheduler invariant broken: %s\n", what.c_str());
   std::abort();
 }
+
+namespace {
 
 long long FailKey(int slots, bool single_node) {
   return static_cast<long long>(slots) * 2 + (single_node ? 1 : 0);
@@ -46,7 +47,7 @@ PoolLedger::PoolLedger(const PoolSnapshot& pool, FittingPolicy policy,
 
 int PoolLedger::Index(const std::string& agent_id) const {
   auto it = index_.find(agent_id);
-  if (it == index_.end()) Die("unknown agent " + agent_id);
+  if (it == index_.end()) InvariantBroken("unknown agent " + agent_id);
   return it->second;
 }
 
@@ -69,7 +70,7 @@ void PoolLedger::Reindex(int i) {
   const Agent& a = agents_[i];
   if (!a.usable || a.total == 0) return;
   int free = static_cast<int>(a.free.size());
-  if (free > a.total) Die("agent " + a.id + " has more free slots than slots");
+  if (free > a.total) InvariantBroken("agent " + a.id + " has more free slots than slots");
   by_free_[free].insert(i);
   by_ratio_.insert({-static_cast<double>(free) / a.total, i});
   if (free == a.total) idle_by_size_[a.total].insert(i);
@@ -198,7 +199,7 @@ void PoolLedger::Take(const SlotPlacement& p) {
   for (int slot : p.slot_ids) {
     auto it = std::lower_bound(a.free.begin(), a.free.end(), slot);
     if (it == a.free.end() || *it != slot)
-      Die("slot " + std::to_string(slot) + " of " + a.id + " is not free");
+      InvariantBroken("slot " + std::to_string(slot) + " of " + a.id + " is not free");
     a.free.erase(it);
   }
   Reindex(i);
@@ -217,7 +218,7 @@ void PoolLedger::Give(const SlotPlacement& p) {
   for (int slot : p.slot_ids) {
     auto it = std::lower_bound(a.free.begin(), a.free.end(), slot);
     if (it != a.free.end() && *it == slot)
-      Die("slot " + std::to_string(slot) + " of " + a.id + " is already free");
+      InvariantBroken("slot " + std::to_string(slot) + " of " + a.id + " is already free");
     a.free.insert(it, slot);
   }
   Reindex(i);

@@ -28,6 +28,9 @@
 
 namespace det::scheduler {
 
+// A broken invariant of the scheduler's own bookkeeping (a bug, never bad input): says which and aborts.
+[[noreturn]] void InvariantBroken(const std::string& what);
+
 class PoolLedger {
  public:
   PoolLedger(const PoolSnapshot& pool, FittingPolicy policy, bool allow_heterogeneous_fits);

@@ -1,8 +1,6 @@
 #include "scheduler/priority.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,11 +14,6 @@
 
 namespace det::scheduler {
 namespace {
-
-[[noreturn]] void DieOfBrokenPriorityInvariant(const std::string& what) {
-  std::fprintf(stderr, "priority scheduler invariant broken: %s\n", what.c_str());
-  std::abort();
-}
 
 // The preemptible running allocations of the pass (slotted or zero-slot), least important first:
 // the largest (priority, queue key, submission, job), then the newest (start order). The keys are
@@ -128,7 +121,7 @@ struct Pass {
       }
     }
     auto fit = ledger.Find(t.slots, t.single_node, t.blocked_agents);
-    if (!fit) DieOfBrokenPriorityInvariant("the fit probe saw a fit for " + t.allocation_id + " that Find does not");
+    if (!fit) InvariantBroken("the fit probe saw a fit for " + t.allocation_id + " that Find does not");
     std::vector<size_t> needed = NeededFor(t, *fit, given, last);
     for (const auto& [c, placement] : given) {
       if (!std::binary_search(needed.begin(), needed.end(), c)) ledger.Take(*placement);

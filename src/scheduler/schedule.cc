@@ -18,6 +18,18 @@ Decision Schedule(const SchedulerConfig& config, const PoolSnapshot& pool) {
   return SchedulePriority(config, pool);
 }
 
+std::string ConfigName(SchedulerType type) {
+  switch (type) {
+    case SchedulerType::kFairShare:
+      return "fair_share";
+    case SchedulerType::kRoundRobin:
+      return "round_robin";
+    case SchedulerType::kPriority:
+      break;
+  }
+  return "priority";
+}
+
 SchedulerConfig FromMasterConfig(const config::SchedulerConfig& c) {
   SchedulerConfig out;
   if (c.type == "fair_share") out.type = SchedulerType::kFairShare;

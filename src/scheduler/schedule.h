@@ -14,6 +14,9 @@ namespace det::scheduler {
 
 Decision Schedule(const SchedulerConfig& config, const PoolSnapshot& pool);
 
+// The master config's name of a policy: "priority", "fair_share" or "round_robin".
+std::string ConfigName(SchedulerType type);
+
 // The scheduler settings of a validated master config (unknown names fall back to the defaults).
 SchedulerConfig FromMasterConfig(const config::SchedulerConfig& config);
 

@@ -39,11 +39,11 @@ Cluster::Cluster(Store& store, EventLoop& loop, ClusterOptions options)
     managers_.push_back(make(loop_, *manager_events_));
   }
   for (const auto& manager : managers_) {
-    for (const PoolOptions& pool : manager->PoolConfigs()) {
-      auto [it, added] = manager_of_pool_.emplace(pool.name, manager.get());
+    for (const PoolSummary& pool : manager->Pools()) {
+      auto [it, added] = manager_of_pool_.emplace(pool.options.name, manager.get());
       if (!added) {
         spdlog::error("resource manager {}: pool {} is already resource manager {}'s; ignoring it",
-                      manager->ClusterName(), pool.name, it->second->ClusterName());
+                      manager->ClusterName(), pool.options.name, it->second->ClusterName());
       }
     }
   }

@@ -9,7 +9,6 @@
 // what it writes goes through the state writer's thread (state_writer.h).
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -32,7 +31,6 @@
 #include "master/rm/resource_manager.h"
 #include "master/task/task_spec.h"
 #include "master/http/http_types.h"
-#include "scheduler/snapshot.h"
 #include "searcher/searcher.h"
 
 namespace det::master {

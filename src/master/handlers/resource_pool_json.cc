@@ -5,27 +5,15 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/schedule.h"
 
 namespace det::master {
 
 using nlohmann::json;
 
 std::string SchedulerTypeName(scheduler::SchedulerType type) {
-  switch (type) {
-    case scheduler::SchedulerType::kPriority:
-      return "SCHEDULER_TYPE_PRIORITY";
-    case scheduler::SchedulerType::kFairShare:
-      return "SCHEDULER_TYPE_FAIR_SHARE";
-    case scheduler::SchedulerType::kRoundRobin:
-      return "SCHEDULER_TYPE_ROUND_ROBIN";
-  }
-  return "SCHEDULER_TYPE_UNSPECIFIED";
-}
-
-std::string SchedulerConfigName(scheduler::SchedulerType type) {
-  // The master config's name is the enum's suffix in lower case: SCHEDULER_TYPE_FAIR_SHARE, fair_share.
-  constexpr absl::string_view kPrefix = "SCHEDULER_TYPE_";
-  return absl::AsciiStrToLower(absl::string_view(SchedulerTypeName(type)).substr(kPrefix.size()));
+  // The enum's suffix is the master config's name in upper case: fair_share, SCHEDULER_TYPE_FAIR_SHARE.
+  return absl::StrCat("SCHEDULER_TYPE_", absl::AsciiStrToUpper(scheduler::ConfigName(type)));
 }
 
 namespace {

@@ -32,8 +32,5 @@ absl::StatusOr<std::string> ResolvePoolName(const std::vector<PoolSummary>& pool
 // "SCHEDULER_TYPE_PRIORITY", "SCHEDULER_TYPE_FAIR_SHARE" or "SCHEDULER_TYPE_ROUND_ROBIN".
 std::string SchedulerTypeName(scheduler::SchedulerType type);
 
-// The master config's name of a scheduler type: "priority", "fair_share" or "round_robin" (what
-// upstream's AllocationSummary.schedulerType says).
-std::string SchedulerConfigName(scheduler::SchedulerType type);
 
 }  // namespace det::master

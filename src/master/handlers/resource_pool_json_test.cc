@@ -1,4 +1,5 @@
 #include "master/handlers/resource_pool_json.h"
+#include "scheduler/schedule.h"
 
 #include <gtest/gtest.h>
 
@@ -93,9 +94,9 @@ TEST(ResourcePoolJsonTest, ResolveAndStats) {
 
 TEST(ResourcePoolJsonTest, SchedulerNamesOfTheConfigAndTheEnum) {
   EXPECT_EQ(SchedulerTypeName(scheduler::SchedulerType::kFairShare), "SCHEDULER_TYPE_FAIR_SHARE");
-  EXPECT_EQ(SchedulerConfigName(scheduler::SchedulerType::kFairShare), "fair_share");
-  EXPECT_EQ(SchedulerConfigName(scheduler::SchedulerType::kRoundRobin), "round_robin");
-  EXPECT_EQ(SchedulerConfigName(scheduler::SchedulerType::kPriority), "priority");
+  EXPECT_EQ(scheduler::ConfigName(scheduler::SchedulerType::kFairShare), "fair_share");
+  EXPECT_EQ(scheduler::ConfigName(scheduler::SchedulerType::kRoundRobin), "round_robin");
+  EXPECT_EQ(scheduler::ConfigName(scheduler::SchedulerType::kPriority), "priority");
 }
 
 }  // namespace

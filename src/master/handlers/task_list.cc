@@ -13,6 +13,7 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/resource_pool_json.h"
 #include "master/handlers/routes.h"
+#include "scheduler/schedule.h"
 
 namespace det::master {
 namespace {
@@ -131,7 +132,7 @@ void ReplyRunningAllocations(MasterContext& ctx, ResponderPtr r, std::function<j
     ctx.cluster.ListJobs([&ctx, r, wrap, running, facts](std::vector<JobInfo> jobs) {
       for (const JobInfo& j : jobs) facts->priorities[j.job_id] = j.priority;
       ctx.cluster.ListResourcePools([&ctx, r, wrap, running, facts](std::vector<PoolSummary> pools) {
-        for (const PoolSummary& p : pools) facts->schedulers[p.options.name] = SchedulerConfigName(p.options.scheduler.type);
+        for (const PoolSummary& p : pools) facts->schedulers[p.options.name] = scheduler::ConfigName(p.options.scheduler.type);
         ctx.stream_loop.Post([&ctx, r, running, facts, wrap] {
           json by_id = json::object();
           for (const auto& [id, alloc] : *running) by_id[id] = SummaryJson(ctx.store, id, alloc, *facts);

@@ -12,23 +12,8 @@
 #include "scheduler/schedule.h"
 
 namespace det::master {
-namespace {
 
 using nlohmann::json;
-
-std::string PolicyName(scheduler::SchedulerType type) {
-  switch (type) {
-    case scheduler::SchedulerType::kFairShare:
-      return "fair-share";
-    case scheduler::SchedulerType::kRoundRobin:
-      return "round-robin";
-    case scheduler::SchedulerType::kPriority:
-      break;
-  }
-  return "priority";
-}
-
-}  // namespace
 
 struct AgentResourceManager::AgentState {
   AgentIdentity identity;
@@ -56,12 +41,6 @@ AgentResourceManager::AgentResourceManager(EventLoop& loop, AllocationEvents& ev
 }
 
 AgentResourceManager::~AgentResourceManager() = default;
-
-std::vector<PoolOptions> AgentResourceManager::PoolConfigs() const {
-  std::vector<PoolOptions> out;
-  for (const auto& [name, pool] : pools_) out.push_back(pool);
-  return out;
-}
 
 std::vector<PoolSummary> AgentResourceManager::Pools() const {
   std::vector<PoolSummary> out;
@@ -179,7 +158,7 @@ void AgentResourceManager::SchedulePool(const PoolOptions& pool) {
   for (const std::string& id : decision.to_preempt) {
     if (!allocations_.count(id)) continue;
     events_.ReclaimRequested(id,
-                             absl::StrCat("The ", PolicyName(pool.scheduler.type), " scheduler of pool ", pool.name,
+                             absl::StrCat("The ", scheduler::ConfigName(pool.scheduler.type), " scheduler of pool ", pool.name,
                                           " preempts this task to give its slots to other work"),
                              false);
   }

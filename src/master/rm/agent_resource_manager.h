@@ -34,7 +34,6 @@ class AgentResourceManager : public ResourceManager {
   ~AgentResourceManager() override;
 
   const std::string& ClusterName() const override { return options_.cluster_name; }
-  std::vector<PoolOptions> PoolConfigs() const override;
   std::vector<PoolSummary> Pools() const override;
   absl::Status CheckFits(const std::string& pool, int slots, bool single_node,
                          const std::set<std::string>& blocked) const override;

@@ -48,12 +48,6 @@ void InMemoryResourceManager::ProcessExits(const std::string& allocation_id, con
   Schedule();
 }
 
-std::vector<PoolOptions> InMemoryResourceManager::PoolConfigs() const {
-  std::vector<PoolOptions> out;
-  for (const auto& [name, pool] : pools_) out.push_back(pool);
-  return out;
-}
-
 std::vector<PoolSummary> InMemoryResourceManager::Pools() const {
   std::vector<PoolSummary> out;
   for (const auto& [name, pool] : pools_) {
@@ -171,7 +165,7 @@ void InMemoryResourceManager::Schedule() {
   }
 }
 
-bool InMemoryResourceManager::AskForSlots(const std::string& pool, int slots, int priority) {
+void InMemoryResourceManager::AskForSlots(const std::string& pool, int slots, int priority) {
   int free = 0;
   for (const auto& [node, ids] : FreeSlots(pool, {})) free += static_cast<int>(ids.size());
   std::vector<std::pair<int64_t, Managed*>> candidates;  // newest first
@@ -191,7 +185,6 @@ bool InMemoryResourceManager::AskForSlots(const std::string& pool, int slots, in
                              absl::StrCat("Resource manager ", cluster_name_, " preempts this task for higher-priority work in pool ", pool),
                              false);
   }
-  return free >= slots;
 }
 
 void InMemoryResourceManager::Place(Managed& alloc, std::vector<AgentSlots> placements) {
@@ -269,8 +262,9 @@ void InMemoryResourceManager::Restore(const Allocation& record) {
 std::vector<QueuedJobView> InMemoryResourceManager::JobQueue() const {
   std::vector<QueuedJobView> out;
   for (const auto& [pool, options] : pools_) {
+    int ahead = 0;
     for (const scheduler::QueuedJob& queued : QueueOrder(pool)) {
-      QueuedJobView view{.job_id = queued.job_id, .resource_pool = pool, .jobs_ahead = static_cast<int>(out.size())};
+      QueuedJobView view{.job_id = queued.job_id, .resource_pool = pool, .jobs_ahead = ahead++};
       bool scheduled = false;
       for (const auto& [id, alloc] : allocations_) {
         JobAttributes job = events_.JobOf(id);

@@ -30,7 +30,6 @@ class InMemoryResourceManager : public ResourceManager {
   const std::vector<std::string>& kills() const { return kills_; }
 
   const std::string& ClusterName() const override { return cluster_name_; }
-  std::vector<PoolOptions> PoolConfigs() const override;
   std::vector<PoolSummary> Pools() const override;
   absl::Status CheckFits(const std::string& pool, int slots, bool single_node,
                          const std::set<std::string>& blocked) const override;
@@ -78,8 +77,8 @@ class InMemoryResourceManager : public ResourceManager {
                                                     bool single_node);
   int Capacity(const std::string& pool) const;
   void Place(Managed& alloc, std::vector<AgentSlots> placements);
-  // Asks for lower-priority work back until `slots` would be free; false when that cannot be enough.
-  bool AskForSlots(const std::string& pool, int slots, int priority);
+  // Asks for lower-priority work back, newest first, until `slots` would be free.
+  void AskForSlots(const std::string& pool, int slots, int priority);
   void FreeSlotsOf(const Managed& alloc);
   void ReportExit(const std::string& allocation_id, int exit_code, ExitKind kind, const std::string& why);
   int PriorityOf(const JobAttributes& job, const std::string& pool) const;

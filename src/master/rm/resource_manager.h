@@ -138,8 +138,6 @@ class ResourceManager {
   virtual ~ResourceManager() = default;
   // upstream's cluster_name: how config errors, pools and `det master info` name the manager.
   virtual const std::string& ClusterName() const = 0;
-  // Its pools, in name order.
-  virtual std::vector<PoolOptions> PoolConfigs() const = 0;
   // Its pools as they are now (slots, agents), in name order.
   virtual std::vector<PoolSummary> Pools() const = 0;
   // InvalidArgument (naming the field) when `slots` can never fit in `pool` avoiding `blocked`; a pool
