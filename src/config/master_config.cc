@@ -452,21 +452,107 @@ void ConvertLegacy(json& cfg, Problems& p) {
   cfg["resource_pools"] = json::array({pool});
 }
 
+// resource_manager's keys for type kubernetes (upstream's), into r.kubernetes; `eff` gets them resolved.
+void ParseKubernetes(Section& rm, ResourceManagerConfig& r, MasterConfig& out, json& eff, Problems& p) {
+  KubernetesConfig k;
+  std::string ns = rm.String("namespace");
+  std::string default_ns = rm.String("default_namespace");
+  if (!ns.empty()) out.warnings.push_back("resource_manager.namespace is deprecated; use default_namespace");
+  if (!ns.empty() && !default_ns.empty() && ns != default_ns) {
+    p.Add(rm.PathOf("namespace"), absl::StrCat("contradicts default_namespace (\"", ns, "\" vs \"", default_ns,
+                                               "\"); keep default_namespace only"));
+  }
+  k.namespace_name = !default_ns.empty() ? default_ns : !ns.empty() ? ns : "default";
+  if (!rm.Has("max_slots_per_pod")) {
+    p.Add(rm.PathOf("max_slots_per_pod"),
+          "required for the kubernetes resource manager: the most slots (GPUs) one pod may hold, usually the "
+          "GPUs of one node");
+  }
+  k.max_slots_per_pod = static_cast<int>(rm.Int("max_slots_per_pod", 1, 1, 1024));
+  k.slot_type = rm.String("slot_type", "cuda");
+  if (k.slot_type == "gpu") k.slot_type = "cuda";
+  if (k.slot_type == "rocm") {
+    p.Add(rm.PathOf("slot_type"), "rocm slots are not supported on Kubernetes; use cuda or cpu");
+  } else if (k.slot_type != "cuda" && k.slot_type != "cpu") {
+    p.Add(rm.PathOf("slot_type"), absl::StrCat("must be cuda or cpu, got \"", k.slot_type, "\""));
+  }
+  if (const json* requests = rm.Get("slot_resource_requests")) {
+    Section sr(requests, rm.PathOf("slot_resource_requests"), p);
+    sr.CheckKeys({"cpu"});
+    if (const json* cpu = sr.Get("cpu"); cpu != nullptr && !cpu->is_number()) {
+      p.Add(sr.PathOf("cpu"), absl::StrCat("must be a number of CPUs, got ", TypeName(*cpu)));
+    } else if (cpu != nullptr) {
+      k.cpu_per_slot = cpu->get<double>();
+    }
+  }
+  if (k.slot_type == "cpu" && k.cpu_per_slot <= 0) {
+    p.Add(rm.PathOf("slot_resource_requests.cpu"),
+          "must be > 0 with slot_type cpu: it is how many CPUs one slot is, so how many slots a node has");
+  }
+  k.master_service_name = rm.String("master_service_name");
+  k.master_scheme = rm.String("determined_master_scheme");
+  if (!k.master_scheme.empty() && k.master_scheme != "http" && k.master_scheme != "https") {
+    p.Add(rm.PathOf("determined_master_scheme"), absl::StrCat("must be http or https, got \"", k.master_scheme, "\""));
+  }
+  k.master_host = rm.String("determined_master_host", rm.String("determined_master_ip"));
+  if (rm.Has("determined_master_ip")) {
+    out.warnings.push_back("resource_manager.determined_master_ip is deprecated; use determined_master_host");
+  }
+  k.master_port = static_cast<int>(rm.Int("determined_master_port", 0, 1, 65535));
+  if (k.master_service_name.empty() && k.master_host.empty()) {
+    p.Add(rm.PathOf("master_service_name"),
+          "required unless determined_master_host is set: task pods must know where the master is");
+  }
+  k.kubeconfig_path = rm.String("kubeconfig_path");
+  k.leave_kubernetes_resources = rm.Bool("leave_kubernetes_resources", false);
+  std::string default_scheduler = rm.String("default_scheduler");
+  if (!default_scheduler.empty()) {
+    out.warnings.push_back(absl::StrCat(
+        "resource_manager.default_scheduler (", default_scheduler,
+        ") is ignored: the master's own scheduler (resource_manager.scheduler) places every pod"));
+  }
+  if (rm.Has("fluent")) out.warnings.push_back("resource_manager.fluent is ignored (no longer used, as upstream)");
+  if (rm.Has("internal_task_gateway")) {
+    p.Add(rm.PathOf("internal_task_gateway"),
+          "is not supported: the master proxies to task pods by their IP (run the master in the cluster)");
+  }
+  eff["resource_manager"].update({{"default_namespace", k.namespace_name},
+                                  {"max_slots_per_pod", k.max_slots_per_pod},
+                                  {"slot_type", k.slot_type},
+                                  {"slot_resource_requests", {{"cpu", k.cpu_per_slot}}},
+                                  {"master_service_name", k.master_service_name},
+                                  {"kubeconfig_path", k.kubeconfig_path},
+                                  {"leave_kubernetes_resources", k.leave_kubernetes_resources}});
+  if (!k.master_scheme.empty()) eff["resource_manager"]["determined_master_scheme"] = k.master_scheme;
+  if (!k.master_host.empty()) eff["resource_manager"]["determined_master_host"] = k.master_host;
+  if (k.master_port != 0) eff["resource_manager"]["determined_master_port"] = k.master_port;
+  r.kubernetes = std::move(k);
+}
+
 void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) {
   Section rm(cfg.contains("resource_manager") ? &cfg["resource_manager"] : nullptr,
              "resource_manager", p);
   ResourceManagerConfig& r = out.resource_manager;
   r.type = rm.String("type", "agent");
-  if (r.type == "kubernetes" || r.type == "slurm" || r.type == "pbs") {
+  const bool kubernetes = r.type == "kubernetes";
+  if (r.type == "slurm" || r.type == "pbs") {
     p.Add(rm.PathOf("type"),
-          absl::StrCat("\"", r.type, "\" is not supported by this master; use agent"));
-  } else if (r.type != "agent") {
-    p.Add(rm.PathOf("type"), absl::StrCat("must be agent, got \"", r.type, "\""));
+          absl::StrCat("\"", r.type, "\" is not supported by this master; use agent or kubernetes"));
+  } else if (r.type != "agent" && !kubernetes) {
+    p.Add(rm.PathOf("type"), absl::StrCat("must be agent or kubernetes, got \"", r.type, "\""));
   }
-  rm.CheckKeys({"type", "cluster_name", "name", "scheduler", "default_aux_resource_pool",
-                "default_compute_resource_pool", "default_cpu_resource_pool",
-                "default_gpu_resource_pool", "no_default_resource_pools", "require_authentication",
-                "client_ca", "metadata"});
+  Keys rm_keys = {"type", "cluster_name", "name", "scheduler", "default_aux_resource_pool",
+                  "default_compute_resource_pool", "no_default_resource_pools", "metadata"};
+  const Keys agent_keys = {"default_cpu_resource_pool", "default_gpu_resource_pool", "require_authentication",
+                           "client_ca"};
+  const Keys kubernetes_keys = {"namespace", "default_namespace", "max_slots_per_pod", "slot_type",
+                                "slot_resource_requests", "master_service_name", "determined_master_scheme",
+                                "determined_master_host", "determined_master_ip", "determined_master_port",
+                                "kubeconfig_path", "leave_kubernetes_resources", "default_scheduler", "fluent",
+                                "internal_task_gateway"};
+  rm_keys.insert(kubernetes ? kubernetes_keys.begin() : agent_keys.begin(),
+                 kubernetes ? kubernetes_keys.end() : agent_keys.end());
+  rm.CheckKeys(rm_keys);
   r.cluster_name = rm.String("cluster_name", rm.String("name", "default"));
   if (rm.Has("name"))
     out.warnings.push_back("resource_manager.name is deprecated; use cluster_name");
@@ -599,6 +685,7 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
                              {"default_compute_resource_pool", r.default_compute_resource_pool},
                              {"no_default_resource_pools", r.no_default_resource_pools}};
   if (rm.Has("metadata")) eff["resource_manager"]["metadata"] = *rm.Get("metadata");
+  if (kubernetes) ParseKubernetes(rm, r, out, eff, p);
   eff["resource_pools"] = eff_pools;
 }
 

@@ -52,13 +52,28 @@ struct ResourcePoolConfig {
   std::string task_container_defaults_json;  // "" = the master-level defaults
 };
 
+// resource_manager of type kubernetes (upstream's keys; docs/kubernetes.md).
+struct KubernetesConfig {
+  std::string namespace_name = "default";  // default_namespace (or the deprecated namespace)
+  int max_slots_per_pod = 0;               // required: a task's slots are split into pods of at most this many
+  std::string slot_type = "cuda";          // cuda | cpu
+  double cpu_per_slot = 0;                 // slot_resource_requests.cpu; required (> 0) for slot_type cpu
+  std::string master_service_name;         // where pods reach the master: <name>.<namespace>:<port>
+  std::string master_scheme;               // determined_master_scheme|host|port override the above
+  std::string master_host;
+  int master_port = 0;
+  std::string kubeconfig_path;             // "" = the pod's service account (the master runs in the cluster)
+  bool leave_kubernetes_resources = false;  // keep a task's Job and ConfigMap after it ends
+};
+
 struct ResourceManagerConfig {
-  std::string type = "agent";
+  std::string type = "agent";  // agent | kubernetes
   std::string cluster_name = "default";
   SchedulerConfig scheduler;
   std::string default_aux_resource_pool = "default";
   std::string default_compute_resource_pool = "default";
   bool no_default_resource_pools = false;
+  std::optional<KubernetesConfig> kubernetes;  // set when type is kubernetes
 };
 
 struct DbConfig {

@@ -314,8 +314,7 @@ TEST(MasterConfigTest, AgentReconnectWaitIsAGoDuration) {
 }
 
 TEST(MasterConfigTest, RefusesOtherResourceManagersAndBadShapes) {
-  EXPECT_NE(ErrorOf("resource_manager: {type: kubernetes}").find("not supported by this master"),
-            std::string::npos);
+  EXPECT_NE(ErrorOf("resource_manager: {type: slurm}").find("not supported by this master"), std::string::npos);
   EXPECT_NE(ErrorOf("resource_pools: {pool_name: a}").find("resource_pools: must be a list"),
             std::string::npos);
   EXPECT_NE(ErrorOf("resource_pools: []").find("at least one pool"), std::string::npos);
@@ -423,6 +422,72 @@ TEST(MasterConfigTest, TlsMovesTheDefaultPortTo8443) {
   auto plain = Load("");
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->port, 8080);
+}
+
+TEST(MasterConfigTest, KubernetesResourceManagerTakesUpstreamsKeys) {
+  auto c = Load(R"(
+resource_manager:
+  type: kubernetes
+  namespace: team-a
+  max_slots_per_pod: 4
+  slot_type: gpu
+  master_service_name: determined-master-service
+  determined_master_port: 8080
+  kubeconfig_path: /etc/kube/config
+  leave_kubernetes_resources: true
+  default_aux_resource_pool: aux
+  default_compute_resource_pool: gpus
+  cluster_name: k8s
+resource_pools:
+  - pool_name: aux
+  - pool_name: gpus
+    task_container_defaults:
+      gpu_pod_spec: {spec: {nodeSelector: {accelerator: h200}}}
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(c->resource_manager.kubernetes.has_value());
+  const KubernetesConfig& k = *c->resource_manager.kubernetes;
+  EXPECT_EQ(c->resource_manager.type, "kubernetes");
+  EXPECT_EQ(c->resource_manager.cluster_name, "k8s");
+  EXPECT_EQ(k.namespace_name, "team-a") << "the deprecated namespace key still counts";
+  EXPECT_EQ(k.max_slots_per_pod, 4);
+  EXPECT_EQ(k.slot_type, "cuda") << "upstream reads gpu as cuda";
+  EXPECT_EQ(k.master_service_name, "determined-master-service");
+  EXPECT_EQ(k.master_port, 8080);
+  EXPECT_EQ(k.kubeconfig_path, "/etc/kube/config");
+  EXPECT_TRUE(k.leave_kubernetes_resources);
+  EXPECT_EQ(c->resource_manager.default_compute_resource_pool, "gpus");
+  EXPECT_NE(c->resource_pools[1].task_container_defaults_json.find("h200"), std::string::npos);
+  bool warned = false;
+  for (const std::string& w : c->warnings) warned = warned || w.find("namespace is deprecated") != std::string::npos;
+  EXPECT_TRUE(warned);
+  json eff = json::parse(c->effective_json);
+  EXPECT_EQ(eff["resource_manager"]["default_namespace"], "team-a");
+  EXPECT_EQ(eff["resource_manager"]["max_slots_per_pod"], 4);
+}
+
+TEST(MasterConfigTest, KubernetesResourceManagerRefusesBadAndContradictoryKeys) {
+  const std::string base = "resource_manager:\n  type: kubernetes\n  master_service_name: m\n";
+  for (const auto& [yaml, want] : std::vector<std::pair<std::string, std::string>>{
+           {base, "resource_manager.max_slots_per_pod: required"},
+           {base + "  max_slots_per_pod: 0\n", "resource_manager.max_slots_per_pod: must be between 1"},
+           {base + "  max_slots_per_pod: 1\n  slot_type: rocm\n", "rocm slots are not supported on Kubernetes"},
+           {base + "  max_slots_per_pod: 1\n  slot_type: tpu\n", "must be cuda or cpu, got \"tpu\""},
+           {base + "  max_slots_per_pod: 1\n  slot_type: cpu\n", "slot_resource_requests.cpu: must be > 0"},
+           {base + "  max_slots_per_pod: 1\n  namespace: a\n  default_namespace: b\n",
+            "resource_manager.namespace: contradicts default_namespace"},
+           {base + "  max_slots_per_pod: 1\n  client_ca: /ca\n", "resource_manager.client_ca: unknown key"},
+           {base + "  max_slots_per_pod: 1\n  internal_task_gateway: {}\n", "internal_task_gateway: is not supported"},
+           {"resource_manager: {type: kubernetes, max_slots_per_pod: 1}\n",
+            "resource_manager.master_service_name: required unless determined_master_host"},
+           {"resource_manager: {type: agent, max_slots_per_pod: 1}\n", "resource_manager.max_slots_per_pod: unknown key"},
+       }) {
+    std::string err = ErrorOf(yaml);
+    EXPECT_NE(err.find(want), std::string::npos) << "missing \"" << want << "\" in:\n" << err;
+  }
+  auto cpu = Load(base + "  max_slots_per_pod: 2\n  slot_type: cpu\n  slot_resource_requests: {cpu: 0.5}\n");
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  EXPECT_EQ(cpu->resource_manager.kubernetes->cpu_per_slot, 0.5);
 }
 
 }  // namespace

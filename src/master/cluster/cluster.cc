@@ -30,11 +30,15 @@ Cluster::Cluster(Store& store, EventLoop& loop, ClusterOptions options)
       options_(std::move(options)),
       state_writer_(store, loop, std::chrono::seconds(1), [this] { Schedule(); }) {
   manager_events_ = std::make_unique<ManagerEvents>(*this);
-  managers_.push_back(std::make_unique<AgentResourceManager>(
-      loop_, *manager_events_,
-      AgentResourceManagerOptions{.cluster_name = options_.cluster_name,
-                                  .pools = options_.pools,
-                                  .agent_reconnect_grace = options_.agent_reconnect_grace}));
+  if (options_.main_resource_manager) {
+    managers_.push_back(options_.main_resource_manager(loop_, *manager_events_));
+  } else {
+    managers_.push_back(std::make_unique<AgentResourceManager>(
+        loop_, *manager_events_,
+        AgentResourceManagerOptions{.cluster_name = options_.cluster_name,
+                                    .pools = options_.pools,
+                                    .agent_reconnect_grace = options_.agent_reconnect_grace}));
+  }
   for (const ResourceManagerFactory& make : options_.additional_resource_managers) {
     managers_.push_back(make(loop_, *manager_events_));
   }
@@ -386,7 +390,8 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
   LaunchSpec spec{.entrypoint = exp.config.entrypoint,
                   .env = TrialEnvironment(trial, exp),
                   .download_context = true,
-                  .workspace_id = exp.experiment.workspace_id};
+                  .workspace_id = exp.experiment.workspace_id,
+                  .environment = config.is_object() ? config.value("environment", json()) : json()};
   spec.read_stored = [&store = store_, trial_id, experiment_id = exp.experiment.id,
                       warm_start = exp.warm_start_checkpoint](LaunchSpec& spec) -> absl::Status {
     // Read in the writer's transaction: a trial or experiment created in this very batch is seen.
@@ -461,7 +466,9 @@ ProcessLaunch Cluster::ProcessLaunchOf(const LiveAllocation& alloc, const Stored
           .download_context = launch.spec.download_context,
           .user = launch.user,
           .work_dir = launch.spec.work_dir,
-          .mounts = launch.spec.mounts};
+          .mounts = launch.spec.mounts,
+          .workspace_id = launch.spec.workspace_id,
+          .environment = launch.spec.environment};
 }
 
 void Cluster::AllocationNotStarted(LiveAllocation& alloc, const absl::Status& why) {
@@ -745,6 +752,19 @@ void Cluster::AckPreemption(const std::string& allocation_id, std::function<void
     if (it == allocations_.end()) return done(absl::NotFoundError(absl::StrCat("allocation ", allocation_id, " is not running")));
     it->second->preemption_acked = true;
     done(absl::OkStatus());
+  });
+}
+
+void Cluster::RendezvousOf(const std::string& allocation_id, std::function<void(absl::StatusOr<Rendezvous>)> done) {
+  loop_.Post([this, allocation_id, done = std::move(done)] {
+    auto it = allocations_.find(allocation_id);
+    if (it == allocations_.end()) return done(absl::NotFoundError(absl::StrCat("allocation ", allocation_id, " is not running")));
+    std::optional<Rendezvous> where = it->second->manager->RendezvousOf(allocation_id);
+    if (!where) {
+      return done(absl::UnavailableError(
+          absl::StrCat("not every process of allocation ", allocation_id, " has started yet; ask again")));
+    }
+    done(std::move(*where));
   });
 }
 

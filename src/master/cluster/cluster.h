@@ -47,6 +47,9 @@ struct ClusterOptions {
   // scheduler) and cluster_name.
   std::vector<PoolOptions> pools;
   std::string cluster_name = "default";
+  // The main resource manager, when it is not the agents' (resource_manager.type kubernetes): made
+  // instead of it, and `pools` is then unused.
+  ResourceManagerFactory main_resource_manager;
   // More resource managers; their pools' names differ from every other manager's (config checks it;
   // a repeated name here is ignored, with an error in the log).
   std::vector<ResourceManagerFactory> additional_resource_managers;
@@ -180,6 +183,9 @@ class Cluster {
   void WaitForPreemption(const std::string& allocation_id, std::chrono::seconds timeout,
                          std::function<void(absl::StatusOr<bool>)> done);
   void AckPreemption(const std::string& allocation_id, std::function<void(absl::Status)> done);
+  // Where the allocation's processes serve, in rank order: Unavailable until every one has an address
+  // (a pod gets its IP once it runs), NotFound for an allocation that is not running.
+  void RendezvousOf(const std::string& allocation_id, std::function<void(absl::StatusOr<Rendezvous>)> done);
   void ListAgents(std::function<void(std::vector<AgentSummary>)> done);
   // Enables an agent, or disables it: nothing new starts on it, and its running work is killed
   // (trials requeue without counting a restart) unless `drain`, when it finishes. NotFound for an

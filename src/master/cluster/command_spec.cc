@@ -56,6 +56,7 @@ absl::StatusOr<LaunchSpec> Cluster::CommandSpec::Launch(const Allocation&) {
     launch.mounts.push_back({m.host_path, m.container_path, m.read_only});
   }
   launch.workspace_id = task_.record.workspace_id;
+  launch.environment = config_.full.value("environment", nlohmann::json());
   return launch;
 }
 

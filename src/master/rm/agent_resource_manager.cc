@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "master/rm/pool_queue.h"
 #include "scheduler/feasibility.h"
 #include "scheduler/job_queue.h"
 #include "scheduler/schedule.h"
@@ -109,39 +110,13 @@ scheduler::PoolSnapshot AgentResourceManager::PoolSnapshotOf(const std::string& 
   }
   for (const auto& [id, alloc] : allocations_) {
     if (alloc.placements.empty() || alloc.pool != pool) continue;  // queued: below
-    JobAttributes job = events_.JobOf(id);
-    scheduler::RunningAllocation r;
-    r.allocation_id = id;
-    r.job_id = job.job_id;
-    r.job_submission = job.submission_order;
-    r.queue_position = job.queue_position;
-    r.slots = alloc.request.slots;
-    for (const AgentSlots& p : alloc.placements) r.placements.push_back({p.agent_id, p.slot_ids});
-    r.preemptible = job.preemptible;
-    r.priority = job.priority;
-    r.weight = job.weight;
-    r.max_slots = job.max_slots;
-    r.start_order = alloc.start_order;
-    s.running.push_back(std::move(r));
+    s.running.push_back(RunningRecord(id, events_.JobOf(id), alloc.request.slots, alloc.placements, alloc.start_order));
   }
   for (const std::string& id : pending_) {
-    const Managed& alloc = allocations_.at(id);
     JobAttributes job = events_.JobOf(id);
     if (job.resource_pool != pool) continue;
-    scheduler::PendingRequest r;
-    r.allocation_id = id;
-    r.job_id = job.job_id;
-    r.job_submission = job.submission_order;
-    r.request_order = alloc.request_order;
-    r.queue_position = job.queue_position;
-    r.slots = alloc.request.slots;
-    r.single_node = job.single_node;
-    r.preemptible = job.preemptible;
-    r.priority = job.priority;
-    r.weight = job.weight;
-    r.max_slots = job.max_slots;
-    r.blocked_agents = std::move(job.blocked_agents);
-    s.pending.push_back(std::move(r));
+    const Managed& alloc = allocations_.at(id);
+    s.pending.push_back(PendingRecord(id, std::move(job), alloc.request.slots, alloc.request_order));
   }
   return s;
 }
@@ -208,15 +183,8 @@ void AgentResourceManager::Start(const std::string& allocation_id, const Process
   alloc.started = true;
   // Where the processes find each other (upstream's rendezvous.json): the agents' addresses and slot
   // counts in rank order, the chief first.
-  json addresses = json::array();
-  json slot_counts = json::array();
-  for (const AgentSlots& p : alloc.placements) {
-    auto agent = agents_.find(p.agent_id);
-    std::string address = agent != agents_.end() ? agent->second->identity.address : "";
-    addresses.push_back(address.empty() ? "127.0.0.1" : address);
-    slot_counts.push_back(p.slot_ids.size());
-  }
-  json rendezvous = {{"container_addrs", addresses}, {"container_slot_counts", slot_counts}};
+  Rendezvous where = *RendezvousOf(allocation_id);
+  json rendezvous = {{"container_addrs", where.addresses}, {"container_slot_counts", where.slots}};
   // One process per agent; a gang's processes are told apart by their resources id.
   for (size_t rank = 0; rank < alloc.placements.size(); ++rank) {
     const AgentSlots& p = alloc.placements[rank];
@@ -331,35 +299,23 @@ std::vector<scheduler::QueuedJob> AgentResourceManager::QueueOrder(const std::st
 std::vector<QueuedJobView> AgentResourceManager::JobQueue() const {
   std::vector<QueuedJobView> out;
   for (const auto& [name, pool] : pools_) {
-    scheduler::PoolSnapshot snapshot = PoolSnapshotOf(name);
-    std::map<std::string, int> ahead = scheduler::JobsAhead(pool.scheduler, snapshot);
-    for (const scheduler::QueuedJob& queued : scheduler::JobQueue(pool.scheduler, snapshot)) {
-      QueuedJobView job;
-      job.job_id = queued.job_id;
-      job.resource_pool = name;
-      job.jobs_ahead = ahead.at(queued.job_id);
-      bool backfilled = false;
-      bool scheduled = false;
-      for (const scheduler::RunningAllocation& r : snapshot.running) {
-        if (r.job_id != queued.job_id) continue;
-        job.requested_slots += r.slots;
-        job.allocated_slots += r.slots;
-        job.priority = scheduler::EffectivePriority(r.priority, pool.scheduler);
-        job.weight = r.weight;
-        job.preemptible = r.preemptible;
-        scheduled = true;
-        backfilled = backfilled || allocations_.at(r.allocation_id).backfilled;
-      }
-      for (const scheduler::PendingRequest& p : snapshot.pending) {
-        if (p.job_id != queued.job_id) continue;
-        job.requested_slots += p.slots;
-        job.priority = scheduler::EffectivePriority(p.priority, pool.scheduler);
-        job.weight = p.weight;
-        job.preemptible = p.preemptible;
-      }
-      job.state = !scheduled ? "STATE_QUEUED" : backfilled ? "STATE_SCHEDULED_BACKFILLED" : "STATE_SCHEDULED";
-      out.push_back(std::move(job));
-    }
+    std::vector<QueuedJobView> views = QueueViews(name, pool.scheduler, PoolSnapshotOf(name), [this](const std::string& id) {
+      return allocations_.at(id).backfilled;
+    });
+    out.insert(out.end(), views.begin(), views.end());
+  }
+  return out;
+}
+
+std::optional<Rendezvous> AgentResourceManager::RendezvousOf(const std::string& allocation_id) const {
+  auto a = allocations_.find(allocation_id);
+  if (a == allocations_.end() || a->second.placements.empty()) return std::nullopt;
+  Rendezvous out;
+  for (const AgentSlots& p : a->second.placements) {
+    auto agent = agents_.find(p.agent_id);
+    std::string address = agent != agents_.end() ? agent->second->identity.address : "";
+    out.addresses.push_back(address.empty() ? "127.0.0.1" : address);
+    out.slots.push_back(static_cast<int>(p.slot_ids.size()));
   }
   return out;
 }

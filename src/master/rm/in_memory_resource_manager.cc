@@ -308,6 +308,17 @@ std::optional<std::string> InMemoryResourceManager::ChiefAddress(const std::stri
   return "127.0.0.1";  // its "nodes" are this machine
 }
 
+std::optional<Rendezvous> InMemoryResourceManager::RendezvousOf(const std::string& allocation_id) const {
+  auto a = allocations_.find(allocation_id);
+  if (a == allocations_.end() || a->second.placements.empty()) return std::nullopt;
+  Rendezvous out;
+  for (const AgentSlots& p : a->second.placements) {
+    out.addresses.push_back("127.0.0.1");
+    out.slots.push_back(static_cast<int>(p.slot_ids.size()));
+  }
+  return out;
+}
+
 std::vector<AgentSummary> InMemoryResourceManager::Agents() const {
   std::vector<AgentSummary> out;
   for (const auto& [id, node] : nodes_) {

@@ -44,6 +44,7 @@ class InMemoryResourceManager : public ResourceManager {
   std::vector<QueuedJobView> JobQueue() const override;
   std::vector<scheduler::QueuedJob> QueueOrder(const std::string& pool) const override;
   std::optional<std::string> ChiefAddress(const std::string& allocation_id) const override;
+  std::optional<Rendezvous> RendezvousOf(const std::string& allocation_id) const override;
   std::vector<AgentSummary> Agents() const override;
   absl::StatusOr<AgentSummary> SetAgentEnabled(const std::string& agent_id, bool enabled, bool drain) override;
   absl::StatusOr<AgentSummary> SetSlotEnabled(const std::string& agent_id, int slot_id, bool enabled,

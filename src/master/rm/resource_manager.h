@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/status/statusor.h"
 #include "api/agent_protocol.h"
 #include "master/db/task_store.h"
@@ -96,6 +98,15 @@ struct ProcessLaunch {
   std::optional<api::TaskUser> user;
   std::string work_dir;
   std::vector<api::TaskMount> mounts;
+  int64_t workspace_id = 1;
+  // The task's `environment` section (image, force_pull_image, pod_spec); null: none.
+  nlohmann::json environment;
+};
+
+// Where an allocation's processes find each other, in rank order (upstream's RendezvousInfo).
+struct Rendezvous {
+  std::vector<std::string> addresses;
+  std::vector<int> slots;
 };
 
 // One job of a pool's queue as the manager's policy orders it (upstream jobv1.Job's scheduling half).
@@ -171,6 +182,9 @@ class ResourceManager {
   virtual std::vector<scheduler::QueuedJob> QueueOrder(const std::string& pool) const = 0;
   // The host the allocation's chief process serves on (for the proxy); nullopt when not known.
   virtual std::optional<std::string> ChiefAddress(const std::string& allocation_id) const = 0;
+  // Where every process of the allocation serves, once each has an address (a pod gets its IP when it
+  // starts); nullopt until then, or for an allocation it does not run.
+  virtual std::optional<Rendezvous> RendezvousOf(const std::string& allocation_id) const = 0;
 
   // Agents (or nodes) and their slots; enable and disable. A manager without agents of its own has none
   // and refuses the changes.

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/status/statusor.h"
 #include "api/agent_protocol.h"
 #include "master/db/store.h"
@@ -47,6 +49,9 @@ struct LaunchSpec {
   std::string work_dir;  // "" = the task directory (where the context is unpacked)
   std::vector<api::TaskMount> mounts;
   int64_t workspace_id = 1;  // where it runs: its processes run as the workspace's agent user group
+  // The task's `environment` section (image, force_pull_image, pod_spec): what a manager that runs
+  // tasks in containers reads (Kubernetes). Null: none.
+  nlohmann::json environment;
   // What the launch must read from the store (a trial's latest checkpoint, its experiment's workspace
   // as stored), filled into the spec. It runs on the state writer's thread, just before the
   // allocation's start is saved, so the cluster's loop never waits on a read; it may run again when

@@ -1,0 +1,128 @@
+// determined-pod-runner: what determined-container runs in every pod of the master's Kubernetes resource
+// manager. It unpacks the task's context from the master into its working directory, waits for the
+// addresses of the task's other pods when there are several, and runs the task's entrypoint (after its
+// startup hooks) with the task's environment; the entrypoint's output is the pod's log, which the master
+// follows, and its exit status is the pod's. SIGTERM (Kubernetes deleting the pod) reaches the
+// entrypoint's whole process group.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "agent/context_download.h"
+#include "agent/pod_launch.h"
+#include "agent/task_env.h"
+#include "agent/task_mounts.h"
+#include "client/rest_client.h"
+
+extern char** environ;
+
+namespace {
+
+constexpr auto kRendezvousWait = std::chrono::minutes(30);
+
+volatile sig_atomic_t child_group = 0;
+
+void Forward(int sig) {
+  if (child_group > 0) ::kill(-child_group, sig);
+}
+
+int Fail(const std::string& what) {
+  std::fprintf(stderr, "determined-pod-runner: %s\n", what.c_str());
+  return 1;
+}
+
+std::map<std::string, std::string> ProcessEnv() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string kv = *e;
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+// Asks the master where the allocation's pods are until each has an address.
+absl::StatusOr<std::string> AwaitRendezvous(det::client::RestClient& master, const det::agent::PodLaunch& launch) {
+  const std::string path = absl::StrCat("/api/v1/allocations/", det::client::UrlEncode(launch.allocation_id),
+                                        "/resources/", det::client::UrlEncode(launch.resources_id), "/rendezvous");
+  auto deadline = std::chrono::steady_clock::now() + kRendezvousWait;
+  bool said = false;
+  while (true) {
+    absl::StatusOr<det::client::RawResponse> reply = master.Send("GET", path, "");
+    if (reply.ok() && reply->status == 200) return det::agent::RendezvousInfoJson(reply->body);
+    bool again = !reply.ok() || reply->status == 503;
+    if (!again || std::chrono::steady_clock::now() > deadline) {
+      return absl::UnavailableError(absl::StrCat("the master did not say where the task's other pods are: ",
+                                                 reply.ok() ? reply->body : reply.status().ToString()));
+    }
+    if (!said) {
+      std::fprintf(stderr, "determined-pod-runner: waiting for the task's %d pods to start\n", launch.pods);
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+}  // namespace
+
+int main() {
+  std::map<std::string, std::string> pod_env = ProcessEnv();
+  absl::StatusOr<det::agent::PodLaunch> launch = det::agent::ReadPodLaunch(pod_env);
+  if (!launch.ok()) return Fail(std::string(launch.status().message()));
+  std::error_code ec;
+  const std::filesystem::path task_dir = std::filesystem::current_path(ec);
+  if (ec) return Fail(absl::StrCat("no working directory: ", ec.message()));
+  const std::filesystem::path bin_dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+
+  det::client::RestClient master(launch->master_url, {.allocation_token = launch->session_token});
+  if (launch->download_context) {
+    if (absl::Status got = det::agent::DownloadContext(master, launch->task_id, task_dir); !got.ok()) {
+      return Fail(std::string(got.message()));
+    }
+  }
+  std::optional<std::string> rendezvous;
+  if (launch->pods > 1) {
+    absl::StatusOr<std::string> info = AwaitRendezvous(master, *launch);
+    if (!info.ok()) return Fail(std::string(info.status().message()));
+    rendezvous = *info;
+  }
+  absl::StatusOr<std::filesystem::path> work_dir = det::agent::TaskWorkDir(launch->work_dir, task_dir);
+  if (!work_dir.ok()) return Fail(std::string(work_dir.status().message()));
+  std::map<std::string, std::string> env = det::agent::PodTaskEnv(pod_env, *launch, bin_dir, task_dir, rendezvous);
+  std::vector<std::string> argv = det::agent::WithStartupHook(launch->entrypoint, *work_dir, env);
+
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) ::signal(sig, Forward);
+  pid_t child = ::fork();
+  if (child < 0) return Fail("fork failed");
+  if (child == 0) {
+    ::setpgid(0, 0);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) ::signal(sig, SIG_DFL);
+    if (::chdir(work_dir->c_str()) != 0) _exit(Fail(absl::StrCat("cannot enter ", work_dir->string())));
+    ::clearenv();
+    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> args;
+    for (std::string& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "determined-pod-runner: cannot run %s: %s\n", args[0], strerror(errno));
+    _exit(127);
+  }
+  ::setpgid(child, child);
+  child_group = child;
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
