@@ -35,7 +35,7 @@ constexpr absl::string_view kTaskTypes[] = {"TRIAL",       "COMMAND", "NOTEBOOK"
 constexpr absl::string_view kFromApiEnv[] = {"DET_AGENT_ID", "DET_KUBERNETES_POD_IP",
                                              "DET_TASK_SPEC"};
 
-absl::Status Bad(absl::string_view field, absl::string_view problem) {
+absl::Status InvalidField(absl::string_view field, absl::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", problem));
 }
 
@@ -164,68 +164,73 @@ json DeterminedContainer(const JobSpecInput& in, const std::string& job_name) {
 
 absl::Status CheckInput(const JobSpecInput& in, const std::string& job_name) {
   if (!IsDnsLabel(in.namespace_name)) {
-    return Bad("namespace_name",
-               absl::StrCat("\"", in.namespace_name,
-                            "\" is not a DNS-1123 label (a-z, 0-9 and '-', at most 63)"));
+    return InvalidField("namespace_name",
+                        absl::StrCat("\"", in.namespace_name,
+                                     "\" is not a DNS-1123 label (a-z, 0-9 and '-', at most 63)"));
   }
   if (job_name.empty()) {
-    return Bad("job_name", absl::StrCat("\"", in.job_name, "\" holds no letter or digit"));
+    return InvalidField("job_name", absl::StrCat("\"", in.job_name, "\" holds no letter or digit"));
   }
-  if (in.allocation_id.empty()) return Bad("allocation_id", "must not be empty");
+  if (in.allocation_id.empty()) return InvalidField("allocation_id", "must not be empty");
   bool known_type = false;
   for (absl::string_view type : kTaskTypes) known_type = known_type || in.task_type == type;
   if (!known_type) {
-    return Bad("task_type", absl::StrCat("\"", in.task_type, "\" is not one of ",
-                                         absl::StrJoin(kTaskTypes, ", ")));
+    return InvalidField("task_type", absl::StrCat("\"", in.task_type, "\" is not one of ",
+                                                  absl::StrJoin(kTaskTypes, ", ")));
   }
-  if (in.image.empty()) return Bad("environment.image", "must not be empty");
+  if (in.image.empty()) return InvalidField("environment.image", "must not be empty");
   if (in.pods < 1 || in.pods > kMaxIndexedPods) {
-    return Bad("pods", absl::StrCat("must be between 1 and ", kMaxIndexedPods, ", got ", in.pods));
+    return InvalidField("pods",
+                        absl::StrCat("must be between 1 and ", kMaxIndexedPods, ", got ", in.pods));
   }
   if (in.slots_per_pod < 0) {
-    return Bad("slots_per_pod", absl::StrCat("must be >= 0, got ", in.slots_per_pod));
+    return InvalidField("slots_per_pod", absl::StrCat("must be >= 0, got ", in.slots_per_pod));
   }
   if (in.slot_type != "cuda" && in.slot_type != "cpu" && in.slot_type != "rocm") {
-    return Bad("slot_type", absl::StrCat("\"", in.slot_type, "\" is not cuda, cpu or rocm"));
+    return InvalidField("slot_type",
+                        absl::StrCat("\"", in.slot_type, "\" is not cuda, cpu or rocm"));
   }
   if (!std::isfinite(in.cpu_per_slot) || in.cpu_per_slot < 0) {
-    return Bad("slot_resource_requests.cpu", absl::StrCat("must be >= 0, got ", in.cpu_per_slot));
+    return InvalidField("slot_resource_requests.cpu",
+                        absl::StrCat("must be >= 0, got ", in.cpu_per_slot));
   }
   if (in.priority && *in.priority > kMaxUserPriority) {
-    return Bad("resources.priority",
-               absl::StrCat(*in.priority, " is above ", kMaxUserPriority,
-                            ", the highest priority class value Kubernetes allows a user"));
+    return InvalidField(
+        "resources.priority",
+        absl::StrCat(*in.priority, " is above ", kMaxUserPriority,
+                     ", the highest priority class value Kubernetes allows a user"));
   }
   for (int port : in.container_ports) {
     if (port < 1 || port > 65535) {
-      return Bad("container_ports", absl::StrCat(port, " is not a port (1 to 65535)"));
+      return InvalidField("container_ports", absl::StrCat(port, " is not a port (1 to 65535)"));
     }
   }
   for (const auto& [name, value] : in.env) {
     if (name.empty() || name.find('=') != std::string::npos) {
-      return Bad("env", absl::StrCat("\"", name, "\" is not a variable name"));
+      return InvalidField("env", absl::StrCat("\"", name, "\" is not a variable name"));
     }
   }
   for (const auto& [key, value] : in.extra_labels) {
     if (!IsLabelName(key)) {
-      return Bad("extra_labels", absl::StrCat("\"", key,
-                                              "\" is not a label name ([A-Za-z0-9._-], at most 63, "
-                                              "alphanumeric at both ends)"));
+      return InvalidField("extra_labels",
+                          absl::StrCat("\"", key,
+                                       "\" is not a label name ([A-Za-z0-9._-], at most 63, "
+                                       "alphanumeric at both ends)"));
     }
   }
   if (in.task_json.size() + kTaskSpecKey.size() > kMaxConfigMap) {
-    return Bad("task_json", absl::StrCat(in.task_json.size(), " bytes is over the ", kMaxConfigMap,
-                                         " a ConfigMap may hold"));
+    return InvalidField("task_json", absl::StrCat(in.task_json.size(), " bytes is over the ",
+                                                  kMaxConfigMap, " a ConfigMap may hold"));
   }
   if (in.run_as && (in.run_as->uid < 0 || in.run_as->gid < 0)) {
-    return Bad("agent_user_group", "uid and gid must be >= 0");
+    return InvalidField("agent_user_group", "uid and gid must be >= 0");
   }
   if (!in.cluster_id.empty() && !IsLabelName(absl::StrCat("cluster-id-", in.cluster_id))) {
-    return Bad("cluster_id",
-               absl::StrCat("\"", in.cluster_id, "\" cannot be part of a node label name"));
+    return InvalidField(
+        "cluster_id", absl::StrCat("\"", in.cluster_id, "\" cannot be part of a node label name"));
   }
   for (const std::string& node : in.blocked_nodes) {
-    if (node.empty()) return Bad("blocked_nodes", "a node name must not be empty");
+    if (node.empty()) return InvalidField("blocked_nodes", "a node name must not be empty");
   }
   return absl::OkStatus();
 }
