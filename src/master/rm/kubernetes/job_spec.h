@@ -24,9 +24,8 @@
 //   = slots_per_pod (none with zero slots); cpu: cpu = slots_per_pod * cpu_per_slot (in millicores,
 //   rounded; none when 0). A user pod spec may add other resources, never change these.
 // - Priority: TRIAL and GENERIC tasks use the user pod spec's priorityClassName if it has one;
-// else,
-//   with a priority, their own PriorityClass `<job_name>-priorityclass` (value = the priority as
-//   given, preemptionPolicy Never: it orders the queue, it evicts nothing); else
+//   else, with a priority, their own PriorityClass `<job_name>-priorityclass` (value = the
+//   priority as given, preemptionPolicy Never: it orders the queue, it evicts nothing); else
 //   determined-medium-priority. CHECKPOINT_GC always uses determined-system-priority. COMMAND,
 //   NOTEBOOK, SHELL and TENSORBOARD get no priority class from us (the user's, if any, stays):
 //   upstream leaves its commands alone. The two named classes are the cluster's (upstream's Helm
