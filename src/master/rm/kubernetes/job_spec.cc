@@ -26,6 +26,7 @@ constexpr int64_t kMaxUserPriority = 1'000'000'000;  // above: reserved for syst
 constexpr int kMaxIndexedPods = 100'000;             // completions of an Indexed Job
 constexpr int kTtlSecondsAfterFinished = 15 * 60;
 constexpr absl::string_view kTaskSpecKey = "task.json";
+constexpr absl::string_view kShmVolume = "det-shm-volume";
 constexpr absl::string_view kLabelPrefix = "determined.ai/";
 constexpr absl::string_view kMediumPriorityClass = "determined-medium-priority";
 constexpr absl::string_view kSystemPriorityClass = "determined-system-priority";
@@ -141,7 +142,35 @@ json Env(const JobSpecInput& in, const std::string& config_map) {
   return env;
 }
 
-json DeterminedContainer(const JobSpecInput& in, const std::string& job_name) {
+// Kubernetes' mount propagation for a bind mount's, or "" for none (upstream's mapping).
+std::string MountPropagation(const std::string& propagation) {
+  if (propagation == "private") return "None";
+  if (propagation == "rslave") return "HostToContainer";
+  if (propagation == "rshared") return "Bidirectional";
+  return "";
+}
+
+// Our volumes and determined-container's mounts of them: the bind mounts, then the shm volume.
+std::pair<json, json> VolumesAndMounts(const JobSpecInput& in) {
+  json volumes = json::array();
+  json mounts = json::array();
+  for (size_t i = 0; i < in.bind_mounts.size(); ++i) {
+    const JobSpecInput::BindMount& bind = in.bind_mounts[i];
+    std::string name = absl::StrCat("det-host-volume-", i);
+    volumes.push_back({{"name", name}, {"hostPath", {{"path", bind.host_path}}}});
+    json mount = {{"name", name}, {"mountPath", bind.container_path}};
+    if (bind.read_only) mount["readOnly"] = true;
+    if (std::string mode = MountPropagation(bind.propagation); !mode.empty()) {
+      mount["mountPropagation"] = mode;
+    }
+    mounts.push_back(std::move(mount));
+  }
+  volumes.push_back({{"name", kShmVolume}, {"emptyDir", {{"medium", "Memory"}}}});
+  mounts.push_back({{"name", kShmVolume}, {"mountPath", "/dev/shm"}});
+  return {std::move(volumes), std::move(mounts)};
+}
+
+json DeterminedContainer(const JobSpecInput& in, const std::string& job_name, json volume_mounts) {
   json container = {
       {"name", kDeterminedContainerName},
       {"image", in.image},
@@ -151,6 +180,7 @@ json DeterminedContainer(const JobSpecInput& in, const std::string& job_name) {
   if (!in.command.empty()) container["command"] = in.command;
   if (json resources = Resources(in); !resources.empty()) container["resources"] = resources;
   if (!in.working_dir.empty()) container["workingDir"] = in.working_dir;
+  container["volumeMounts"] = std::move(volume_mounts);
   if (!in.container_ports.empty()) {
     json ports = json::array();
     for (int port : in.container_ports) ports.push_back({{"containerPort", port}});
@@ -232,6 +262,13 @@ absl::Status CheckInput(const JobSpecInput& in, const std::string& job_name) {
   for (const std::string& node : in.blocked_nodes) {
     if (node.empty()) return InvalidField("blocked_nodes", "a node name must not be empty");
   }
+  for (const JobSpecInput::BindMount& bind : in.bind_mounts) {
+    for (const std::string& path : {bind.host_path, bind.container_path}) {
+      if (path.empty() || path[0] != '/') {
+        return InvalidField("bind_mounts", absl::StrCat("\"", path, "\" is not an absolute path"));
+      }
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -301,10 +338,12 @@ absl::StatusOr<JobObjects> BuildJobObjects(const JobSpecInput& in) {
   if (!user.ok()) return user.status();
 
   std::map<std::string, std::string> labels = AllocationLabels(in);
+  auto [volumes, mounts] = VolumesAndMounts(in);
   json ours = {
       {"metadata", {{"labels", labels}}},
       {"spec",
-       {{"containers", json::array({DeterminedContainer(in, job_name)})},
+       {{"containers", json::array({DeterminedContainer(in, job_name, std::move(mounts))})},
+        {"volumes", std::move(volumes)},
         {"restartPolicy", "Never"}}},
   };
   absl::StatusOr<json> pod = MergePodSpec(*user, std::move(ours));

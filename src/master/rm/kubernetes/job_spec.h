@@ -10,9 +10,11 @@
 //   annotations (ours win a key).
 // - The pod: the user's pod spec (environment.pod_spec laid over the pool's; pod_spec_merge.h) with
 //   our `determined-container` put in: image, imagePullPolicy (Always when force_pull_image, else
-//   IfNotPresent), command, workingDir, containerPort per port, env, resources. restartPolicy
-//   Never; hostNetwork only with host_network; a required node affinity keeps the pods off nodes
-//   labelled determined.ai/cluster-id-<cluster_id> (disabled nodes) and off blocked_nodes.
+//   IfNotPresent), command, workingDir, containerPort per port, env, resources, and volumes: a
+//   hostPath volume per bind mount, then det-shm-volume (an emptyDir in memory) at /dev/shm, as
+//   Kubernetes has no shm size of its own. restartPolicy Never; hostNetwork only with host_network;
+//   a required node affinity keeps the pods off nodes labelled
+//   determined.ai/cluster-id-<cluster_id> (disabled nodes) and off blocked_nodes.
 // - Env of determined-container, in this order: the plain variables sorted by name (`env`, then
 //   ours, which win a name: DET_SLOT_IDS "[0,1,...]" for slots_per_pod,
 //   DET_KUBERNETES_JOB_PARALLELISM = pods, NVIDIA_VISIBLE_DEVICES=void when the pod has no GPU
@@ -74,6 +76,16 @@ struct JobSpecInput {
   nlohmann::json pool_pod_spec;
   nlohmann::json env_pod_spec;
   std::vector<int> container_ports;  // ports the task serves on (containerPort entries)
+  // The task's bind_mounts: each a hostPath volume det-host-volume-<i> mounted in
+  // determined-container. propagation (bind_mounts[].propagation) maps private to None, rslave to
+  // HostToContainer, rshared to Bidirectional; anything else (rprivate, the default) sets none.
+  struct BindMount {
+    std::string host_path;
+    std::string container_path;
+    bool read_only = false;
+    std::string propagation;
+  };
+  std::vector<BindMount> bind_mounts;
   std::string working_dir = "/run/determined/workdir";
   // The agent user group (link-with-agent-user): runAsUser / runAsGroup of determined-container.
   // Unset: neither, even when the user's pod spec names them.

@@ -231,6 +231,33 @@ TEST(BuildJobObjectsTest, TheJobRunsItsPodsOnceIndexed) {
   EXPECT_EQ(Container(Build(in))["imagePullPolicy"], "IfNotPresent");
 }
 
+// Upstream's configureVolumes: the bind mounts as hostPath volumes, then the shm volume.
+TEST(BuildJobObjectsTest, BindMountsAndShmAreOurVolumes) {
+  JobSpecInput in = Base();
+  in.bind_mounts = {{"/data", "/mnt/data", true, "rprivate"},
+                    {"/a", "/b", false, "private"},
+                    {"/c", "/d", false, "rslave"},
+                    {"/e", "/f", false, "rshared"}};
+  in.env_pod_spec = json::parse(R"({"spec": {"volumes": [{"name": "user", "emptyDir": {}}],
+      "containers": [{"name": "determined-container",
+                      "volumeMounts": [{"name": "user", "mountPath": "/u"}]}]}})");
+  JobObjects objects = Build(in);
+  EXPECT_EQ(PodSpec(objects)["volumes"], json::parse(R"([
+      {"name": "user", "emptyDir": {}},
+      {"name": "det-host-volume-0", "hostPath": {"path": "/data"}},
+      {"name": "det-host-volume-1", "hostPath": {"path": "/a"}},
+      {"name": "det-host-volume-2", "hostPath": {"path": "/c"}},
+      {"name": "det-host-volume-3", "hostPath": {"path": "/e"}},
+      {"name": "det-shm-volume", "emptyDir": {"medium": "Memory"}}])"));
+  EXPECT_EQ(Container(objects)["volumeMounts"], json::parse(R"([
+      {"name": "det-host-volume-0", "mountPath": "/mnt/data", "readOnly": true},
+      {"name": "det-host-volume-1", "mountPath": "/b", "mountPropagation": "None"},
+      {"name": "det-host-volume-2", "mountPath": "/d", "mountPropagation": "HostToContainer"},
+      {"name": "det-host-volume-3", "mountPath": "/f", "mountPropagation": "Bidirectional"},
+      {"name": "det-shm-volume", "mountPath": "/dev/shm"},
+      {"name": "user", "mountPath": "/u"}])"));
+}
+
 TEST(BuildJobObjectsTest, HostNetworkIsOursToSay) {
   JobSpecInput in = Base();
   in.env_pod_spec = {{"spec", {{"hostNetwork", true}}}};
@@ -307,6 +334,10 @@ TEST(BuildJobObjectsTest, RefusesInputTheObjectsCannotBeMadeFrom) {
             "cluster_id: \"a/b\" cannot be part of a node label name");
   EXPECT_EQ(error([](JobSpecInput& in) { in.blocked_nodes = {""}; }),
             "blocked_nodes: a node name must not be empty");
+  EXPECT_EQ(error([](JobSpecInput& in) {
+              in.bind_mounts = {{"/host", "relative/path", false, ""}};
+            }),
+            "bind_mounts: \"relative/path\" is not an absolute path");
   EXPECT_EQ(error([](JobSpecInput& in) { in.env_pod_spec = "pod"; }),
             "environment.pod_spec: must be an object (a Pod: {\"metadata\": ..., \"spec\": ...}), "
             "got string");
@@ -327,33 +358,14 @@ TEST(BuildJobObjectsTest, RefusesInputTheObjectsCannotBeMadeFrom) {
 // ---- golden cases ----
 
 JobSpecInput InputFromJson(const json& j) {
-  static const std::set<std::string> kKnown = {"namespace_name",
-                                               "job_name",
-                                               "allocation_id",
-                                               "task_id",
-                                               "task_type",
-                                               "user",
-                                               "workspace",
-                                               "resource_pool",
-                                               "extra_labels",
-                                               "image",
-                                               "force_pull_image",
-                                               "command",
-                                               "env",
-                                               "task_json",
-                                               "pods",
-                                               "slots_per_pod",
-                                               "slot_type",
-                                               "cpu_per_slot",
-                                               "priority",
-                                               "pool_pod_spec",
-                                               "env_pod_spec",
-                                               "container_ports",
-                                               "working_dir",
-                                               "run_as",
-                                               "host_network",
-                                               "cluster_id",
-                                               "blocked_nodes"};
+  // clang-format off
+  static const std::set<std::string> kKnown = {
+      "namespace_name", "job_name", "allocation_id", "task_id", "task_type", "user", "workspace",
+      "resource_pool", "extra_labels", "image", "force_pull_image", "command", "env", "task_json",
+      "pods", "slots_per_pod", "slot_type", "cpu_per_slot", "priority", "pool_pod_spec",
+      "env_pod_spec", "container_ports", "working_dir", "run_as", "host_network", "cluster_id",
+      "blocked_nodes", "bind_mounts"};
+  // clang-format on
   for (const auto& [key, value] : j.items()) {
     if (key.empty() || key[0] == '_') continue;
     EXPECT_TRUE(kKnown.count(key) > 0) << "unknown input key " << key;
@@ -389,6 +401,11 @@ JobSpecInput InputFromJson(const json& j) {
   in.host_network = j.value("host_network", false);
   in.cluster_id = j.value("cluster_id", "");
   in.blocked_nodes = j.value("blocked_nodes", std::vector<std::string>{});
+  for (const json& bind : j.value("bind_mounts", json::array())) {
+    in.bind_mounts.push_back({bind.at("host_path").get<std::string>(),
+                              bind.at("container_path").get<std::string>(),
+                              bind.value("read_only", false), bind.value("propagation", "")});
+  }
   return in;
 }
 
