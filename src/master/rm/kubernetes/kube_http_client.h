@@ -3,7 +3,8 @@
 // kubeconfig or the in-cluster service account gives (kube_connection.h).
 //
 // Requests: `Authorization: Bearer <token>` when there is a token (re-read from token_file at most
-// every token_file_refresh), `Accept: application/json`; Create is a POST, Patch a PATCH of
+// every token_file_refresh), `Accept: application/json` (Logs: "application/json, */*", its reply
+// being text); Create is a POST, Patch a PATCH of
 // application/merge-patch+json, Delete a DELETE whose body is DeleteOptions
 // ({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"}), as client-go
 // sends.
@@ -16,8 +17,10 @@
 //   merge patch applied twice is applied once), Delete (a second try may find the object gone:
 //   NotFound, which callers treat as done), and the start of Watch and Logs (not once an event or
 //   a line was delivered). Never Create.
-// A call that runs past request_timeout is not tried again (Unavailable, saying so). Other errors
-// map as kube_api.h says, once (kube_status.h).
+// A call that runs past request_timeout is not tried again, nor one whose TLS failed (a certificate
+// refused: trying again would not help); both are Unavailable, saying so. Other errors map as
+// kube_api.h says, once (kube_status.h). A Watch or Logs stream that breaks after delivering
+// something is Unavailable: the caller goes on from what it has seen.
 //
 // Watch asks the server to end the stream after watch_timeout plus up to a fifth more (jitter,
 // so that watches renew apart) and ends it itself watch_grace after that (Unavailable) should the

@@ -293,6 +293,13 @@ TEST_F(KubeHttpClientTest, TokenFileIsReadAgain) {
   EXPECT_EQ(requests[1].Header("authorization"), "Bearer second");
 }
 
+TEST_F(KubeHttpClientTest, ConnectionsAreKeptForTheNextCall) {
+  for (int i = 0; i < 3; ++i) server_.Reply(Response::Json(200, Pod("p", "1")));
+  auto client = Client();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(client->Get(absl::StrCat(kPods, "/p")).ok());
+  EXPECT_EQ(server_.connections_accepted(), 1);
+}
+
 TEST_F(KubeHttpClientTest, ConcurrentCallsFromSeveralThreads) {
   constexpr int kThreads = 8;
   for (int i = 0; i < kThreads * 3; ++i) server_.Reply(Response::Json(200, Pod("p", "1")));
@@ -544,6 +551,107 @@ TEST_F(KubeHttpClientTest, StopEndsALogFollowQuickly) {
   });
   EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
   EXPECT_LT(took, milliseconds(1000));
+}
+
+// --- TLS, with certificates made by the `openssl` binary ---
+
+class KubeHttpClientTlsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TestTempDir("det_kube_tls");
+    for (auto [name, san] : {std::pair{"server", "IP:127.0.0.1"}, std::pair{"client", "DNS:det"},
+                             std::pair{"stranger", "IP:127.0.0.1"}}) {
+      std::string cmd = absl::StrCat(
+          "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 "
+          "-subj /CN=",
+          name, " -addext subjectAltName=", san, " -keyout ", File(name, "key"), " -out ",
+          File(name, "crt"), " >/dev/null 2>&1");
+      ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    }
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string File(const std::string& name, const std::string& ext) {
+    return (dir_->path() / (name + "." + ext)).string();
+  }
+  static std::string Read(const std::string& name, const std::string& ext) {
+    return ReadFile(File(name, ext)).value();
+  }
+  // A server that wants a client certificate (`client.crt`) when `mutual`.
+  static std::unique_ptr<ScriptedHttpServer> Server(bool mutual) {
+    ServerTls tls{.cert_file = File("server", "crt"),
+                  .key_file = File("server", "key"),
+                  .client_ca_file = mutual ? File("client", "crt") : ""};
+    auto server = std::make_unique<ScriptedHttpServer>(&tls);
+    server->Reply(Response::Json(200, Pod("p", "1")));
+    return server;
+  }
+  static KubeHttpOptions NoWaits() {
+    KubeHttpOptions options;
+    options.sleep = [](milliseconds) {};
+    return options;
+  }
+
+  static TestTempDir* dir_;
+};
+
+TestTempDir* KubeHttpClientTlsTest::dir_ = nullptr;
+
+TEST_F(KubeHttpClientTlsTest, CaDataAndClientCertificateData) {
+  auto server = Server(/*mutual=*/true);
+  KubeConnection conn;
+  conn.server = server->url();
+  conn.ca_data_pem = Read("server", "crt");
+  conn.client_cert_pem = Read("client", "crt");
+  conn.client_key_pem = Read("client", "key");
+  auto got = KubeHttpClient(conn, NoWaits()).Get(absl::StrCat(kPods, "/p"));
+  EXPECT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(server->requests().size(), 1u);
+}
+
+TEST_F(KubeHttpClientTlsTest, CaFileAndClientCertificateFiles) {
+  auto server = Server(/*mutual=*/true);
+  KubeConnection conn;
+  conn.server = server->url();
+  conn.ca_file = File("server", "crt");
+  conn.client_cert_file = File("client", "crt");
+  conn.client_key_file = File("client", "key");
+  auto got = KubeHttpClient(conn, NoWaits()).Get(absl::StrCat(kPods, "/p"));
+  EXPECT_TRUE(got.ok()) << got.status();
+}
+
+TEST_F(KubeHttpClientTlsTest, AServerCertificateNotFromTheCaIsRefusedAtOnce) {
+  auto server = Server(/*mutual=*/false);
+  KubeConnection conn;
+  conn.server = server->url();
+  conn.ca_data_pem = Read("stranger", "crt");
+  int waits = 0;
+  KubeHttpOptions options;
+  options.sleep = [&](milliseconds) { ++waits; };
+  auto got = KubeHttpClient(conn, options).Get(absl::StrCat(kPods, "/p"));
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(got.status().message(), HasSubstr("TLS with the Kubernetes API server"));
+  EXPECT_THAT(got.status().message(), HasSubstr("certificate-authority"));
+  EXPECT_EQ(waits, 0);  // trying again would not help
+  EXPECT_TRUE(server->requests().empty());
+}
+
+TEST_F(KubeHttpClientTlsTest, InsecureSkipTlsVerifyAcceptsAnyCertificate) {
+  auto server = Server(/*mutual=*/false);
+  KubeConnection conn;
+  conn.server = server->url();
+  conn.ca_data_pem = Read("stranger", "crt");
+  conn.insecure_skip_tls_verify = true;
+  auto got = KubeHttpClient(conn, NoWaits()).Get(absl::StrCat(kPods, "/p"));
+  EXPECT_TRUE(got.ok()) << got.status();
+}
+
+TEST_F(KubeHttpClientTlsTest, NoClientCertificateWhereOneIsRequired) {
+  auto server = Server(/*mutual=*/true);
+  KubeConnection conn;
+  conn.server = server->url();
+  conn.ca_file = File("server", "crt");
+  auto got = KubeHttpClient(conn, NoWaits()).Get(absl::StrCat(kPods, "/p"));
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnavailable) << got.status();
 }
 
 }  // namespace

@@ -16,13 +16,6 @@ namespace det::master::kube {
 
 namespace {
 
-// A transfer's handle with the multi handle that runs it. The multi handle owns the connection
-// cache, so a session keeps its connections from one exchange to the next.
-struct Session {
-  CURLM* multi = nullptr;
-  CURL* easy = nullptr;
-};
-
 constexpr size_t kMaxIdleSessions = 8;
 constexpr size_t kMaxStreamErrorBody = 64 * 1024;
 constexpr long kKeepAliveIdleSeconds = 30;  // TCP keepalive: finds a peer gone silently
@@ -36,6 +29,13 @@ void GlobalInitOnce() {
 }  // namespace
 
 struct CurlSessionPool {
+  // A transfer's handle with the multi handle that runs it. The multi handle owns the connection
+  // cache, so a session keeps its connections from one exchange to the next.
+  struct Session {
+    CURLM* multi = nullptr;
+    CURL* easy = nullptr;
+  };
+
   absl::Mutex mu;
   std::vector<Session> idle ABSL_GUARDED_BY(mu);
 
@@ -191,7 +191,7 @@ HttpReply KubeTransport::Perform(const HttpRequest& request) {
     reply.outcome = HttpOutcome::kStopped;
     return reply;
   }
-  Session session = pool_->Take();
+  CurlSessionPool::Session session = pool_->Take();
   CURL* easy = session.easy;
   curl_easy_reset(easy);  // keeps the session's connections
   Exchange exchange{.easy = easy, .request = &request, .reply = &reply};

@@ -6,6 +6,8 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -234,6 +236,11 @@ int ScriptedHttpServer::held_streams_closed_by_client() const {
   return held_closed_;
 }
 
+int ScriptedHttpServer::connections_accepted() const {
+  absl::MutexLock lock(&mu_);
+  return accepted_;
+}
+
 bool ScriptedHttpServer::Pause(std::chrono::milliseconds pause) const {
   if (pause.count() <= 0) return true;
   pollfd wake{.fd = wake_pipe_[0], .events = POLLIN, .revents = 0};
@@ -255,11 +262,18 @@ void ScriptedHttpServer::AcceptLoop() {
       return;
     }
     open_fds_.insert(fd);
+    ++accepted_;
     connection_threads_.emplace_back([this, fd] { Serve(fd); });
   }
 }
 
 void ScriptedHttpServer::Serve(int fd) {
+  // OpenSSL writes with write(2): a client that went away would raise SIGPIPE, which kills a test
+  // process. Blocked in this thread, the write fails with EPIPE instead.
+  sigset_t pipe;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
   Connection conn{.fd = fd, .wake_fd = wake_pipe_[0]};
   bool ok = true;
   if (ssl_ctx_ != nullptr) {

@@ -79,6 +79,7 @@ class ScriptedHttpServer {
   bool WaitForRequests(size_t n, std::chrono::milliseconds timeout) const;
   // Connections the client closed while a held response was open (a stopped stream).
   int held_streams_closed_by_client() const;
+  int connections_accepted() const;
 
  private:
   struct Connection;
@@ -102,6 +103,7 @@ class ScriptedHttpServer {
   std::vector<std::thread> connection_threads_ ABSL_GUARDED_BY(mu_);
   std::set<int> open_fds_ ABSL_GUARDED_BY(mu_);  // shut down at shutdown
   int held_closed_ ABSL_GUARDED_BY(mu_) = 0;
+  int accepted_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace det::master::kube
