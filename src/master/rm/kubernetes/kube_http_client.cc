@@ -160,14 +160,14 @@ bool KubeHttpClient::Wait(std::chrono::milliseconds delay, const std::atomic<boo
 }
 
 HttpReply KubeHttpClient::Perform(const Call& call, HttpRequest request,
-                                  const std::function<bool()>& may_retry,
+                                  const std::function<bool()>& ready_to_retry,
                                   const std::atomic<bool>* stop) {
   for (int attempt = 1;; ++attempt) {
     HttpReply reply = transport_->Perform(request);
     if (IsSuccess(reply)) return reply;
     std::optional<std::chrono::milliseconds> delay =
         RetryDelay(reply, call.idempotent, attempt, options_);
-    if (!delay || (may_retry && !may_retry()) || !Wait(*delay, stop)) return reply;
+    if (!delay || (ready_to_retry && !ready_to_retry()) || !Wait(*delay, stop)) return reply;
     request.headers = Request(call).headers;  // the token may have been renewed
   }
 }
@@ -316,8 +316,11 @@ absl::Status KubeHttpClient::Watch(std::string_view collection, const ListOption
   request.timeout = timeout;
   request.on_body = [&](std::string_view piece) { return lines.Feed(piece, on_line); };
   request.stop = &stop;
-  HttpReply reply = Perform(
-      call, std::move(request), [&] { return !delivered; }, &stop);
+  auto ready_to_retry = [&] {
+    lines = LineSplitter();  // drops what a broken try left of an event
+    return !delivered;
+  };
+  HttpReply reply = Perform(call, std::move(request), ready_to_retry, &stop);
   if (stop.load()) return absl::CancelledError(absl::StrCat(call.Name(), " was stopped"));
   if (!ended.ok()) return ended;
   if (IsSuccess(reply)) {
@@ -364,8 +367,11 @@ absl::Status KubeHttpClient::Logs(std::string_view pod, const LogOptions& option
   HttpRequest request = Request(call);
   request.on_body = [&](std::string_view piece) { return lines.Feed(piece, deliver); };
   request.stop = &stop;
-  HttpReply reply = Perform(
-      call, std::move(request), [&] { return !delivered; }, &stop);
+  auto ready_to_retry = [&] {
+    lines = LineSplitter(kMaxLogLine);  // drops what a broken try left of a line
+    return !delivered;
+  };
+  HttpReply reply = Perform(call, std::move(request), ready_to_retry, &stop);
   if (stop.load()) return absl::CancelledError(absl::StrCat(call.Name(), " was stopped"));
   if (IsSuccess(reply)) {
     lines.Finish(deliver);  // a last line without its newline

@@ -84,10 +84,11 @@ class KubeHttpClient : public KubeApi {
   HttpRequest Request(const Call& call);
   std::string Url(const Call& call) const;
   std::string Token();
-  // Sends `request` until it succeeds or may not be tried again (nor when `may_retry` says no);
-  // the last reply.
-  HttpReply Perform(const Call& call, HttpRequest request, const std::function<bool()>& may_retry,
-                    const std::atomic<bool>* stop);
+  // Sends `request` until it succeeds or may not be tried again; the last reply. A stream's
+  // `ready_to_retry` (null for other calls) is asked before each further try: false when the call
+  // may not go again (it delivered something); else it drops what the broken try left.
+  HttpReply Perform(const Call& call, HttpRequest request,
+                    const std::function<bool()>& ready_to_retry, const std::atomic<bool>* stop);
   // The error a reply that did not succeed stands for.
   absl::Status StatusOf(const HttpReply& reply, const Call& call,
                         std::chrono::seconds timeout) const;

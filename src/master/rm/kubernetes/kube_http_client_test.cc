@@ -412,6 +412,37 @@ TEST_F(KubeHttpClientTest, WatchStartIsRetriedAfterServerError) {
   EXPECT_EQ(server_.requests().size(), 2u);
 }
 
+TEST_F(KubeHttpClientTest, WatchBrokenBeforeItsFirstEventStartsAfresh) {
+  std::string added = EventLine("ADDED", Pod("a", "1"));
+  Response cut = Chunked({{milliseconds(0), added.substr(0, 20)}});
+  cut.cut_off = true;
+  server_.Reply(cut);
+  server_.Reply(Chunked({{milliseconds(0), added}}));
+  std::vector<std::string> names;
+  std::atomic<bool> stop{false};
+  absl::Status status = Client()->Watch(
+      kPods, {}, "", [&](const WatchEvent& e) { names.push_back(e.object["metadata"]["name"]); },
+      stop);
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_THAT(names, ElementsAre("a"));  // the broken try's piece of an event is gone
+  EXPECT_EQ(server_.requests().size(), 2u);
+}
+
+TEST_F(KubeHttpClientTest, WatchBrokenAfterAnEventIsUnavailable) {
+  std::string added = EventLine("ADDED", Pod("a", "1"));
+  Response cut = Chunked({{milliseconds(0), added + added.substr(0, 20)}});
+  cut.cut_off = true;
+  server_.Reply(cut);
+  int events = 0;
+  std::atomic<bool> stop{false};
+  absl::Status status = Client()->Watch(
+      kPods, {}, "", [&](const WatchEvent&) { ++events; }, stop);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+  EXPECT_THAT(status.message(), HasSubstr("broke"));
+  EXPECT_EQ(events, 1);
+  EXPECT_EQ(server_.requests().size(), 1u);  // the caller goes on from the last resourceVersion
+}
+
 TEST_F(KubeHttpClientTest, MalformedWatchEventIsAnError) {
   server_.Reply(Chunked({{milliseconds(0), "this is not json\n"}}));
   std::atomic<bool> stop{false};

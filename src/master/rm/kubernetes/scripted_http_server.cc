@@ -369,6 +369,7 @@ bool ScriptedHttpServer::Answer(Connection& conn, const ScriptedResponse& respon
     if (!stopping_) ++held_closed_;
     return false;
   }
+  if (response.cut_off) return false;
   return conn.WriteAll("0\r\n\r\n");
 }
 

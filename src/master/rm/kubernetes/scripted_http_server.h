@@ -49,6 +49,7 @@ struct ScriptedResponse {
   bool chunked = false;  // send `pieces`, each as an HTTP chunk
   std::vector<Piece> pieces;
   bool hold_open = false;        // chunked: after the pieces, send nothing until the client goes
+  bool cut_off = false;          // chunked: after the pieces, close without ending the body
   bool drop_connection = false;  // close the connection instead of answering
 
   static ScriptedResponse Json(int status, const nlohmann::json& body);
