@@ -31,6 +31,7 @@
 #include "master/http/server.h"
 #include "master/proxy/proxy_resolver.h"
 #include "master/proxy/service_registry.h"
+#include "master/rm/kubernetes/kubernetes_config.h"
 #include "scheduler/schedule.h"
 #include "master/master_flags.h"
 #include "master/master_log.h"
@@ -141,7 +142,30 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   cluster_options.notebook_timeout = std::chrono::seconds(config.notebook_timeout);
   cluster_options.tensorboard_timeout = std::chrono::seconds(config.tensorboard_timeout);
   cluster_options.default_task_user = config.security.default_task;
+  // The pods' output is written as their lines arrive; the cluster watches it for log policies.
+  Cluster* cluster_for_logs = nullptr;
+  if (config.resource_manager.kubernetes) {
+    absl::StatusOr<KubernetesSetup> kubernetes =
+        KubernetesSetupFromConfig(config, [&store = **store, &cluster_for_logs](std::vector<det::api::TaskLog> logs) {
+          if (absl::Status st = store.AddTaskLogs(logs); !st.ok()) {
+            spdlog::warn("writing task logs from a pod: {}", st.ToString());
+            return;
+          }
+          if (cluster_for_logs != nullptr) cluster_for_logs->ObserveTaskLogs(std::move(logs));
+        });
+    if (!kubernetes.ok()) {
+      spdlog::error("{}", kubernetes.status().ToString());
+      return 1;
+    }
+    spdlog::info("resource manager: kubernetes (namespace {}, pods reach the master at {})",
+                 kubernetes->options.namespace_name, kubernetes->options.master_url);
+    cluster_options.main_resource_manager = [setup = std::move(*kubernetes)](EventLoop& loop,
+                                                                             AllocationEvents& events) mutable {
+      return std::make_unique<KubernetesResourceManager>(loop, events, setup.api, std::move(setup.options));
+    };
+  }
   Cluster cluster(**store, *cluster_loop, std::move(cluster_options));
+  cluster_for_logs = &cluster;
   if (absl::Status st = cluster.Recover(); !st.ok()) {
     spdlog::error("recovering the cluster state: {}", st.ToString());
     return 1;

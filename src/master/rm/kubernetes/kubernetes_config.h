@@ -1,0 +1,30 @@
+#pragma once
+// The Kubernetes resource manager that a master config of resource_manager.type kubernetes asks for:
+// the API client (kubeconfig_path, else the service account of the master's own pod) and the manager's
+// options (namespace, slots, pools with their pod specs, where pods reach the master).
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "api/types.h"
+#include "config/master_config.h"
+#include "master/rm/kubernetes/kube_api.h"
+#include "master/rm/kubernetes/kubernetes_resource_manager.h"
+
+namespace det::master {
+
+struct KubernetesSetup {
+  std::shared_ptr<kube::KubeApi> api;
+  KubernetesOptions options;
+};
+
+// Fails, naming the key, when the credentials cannot be read. `write_logs` takes the pods' output.
+absl::StatusOr<KubernetesSetup> KubernetesSetupFromConfig(
+    const config::MasterConfig& config, std::function<void(std::vector<api::TaskLog>)> write_logs);
+
+// How task pods reach the master: determined_master_scheme://host:port, each defaulting to the master's
+// own scheme, the master Service's cluster DNS name, and the master's port.
+std::string MasterUrlForPods(const config::MasterConfig& config);
+
+}  // namespace det::master
