@@ -52,16 +52,16 @@ KINDS = {
 # What the master's Kubernetes resource manager calls, and so exactly what its ServiceAccount may do.
 # (API group, resource) -> verbs.
 TASK_NAMESPACE_RIGHTS = {
-    ("batch", "jobs"): {"create", "get", "list", "watch", "delete"},
-    ("", "pods"): {"get", "list", "watch", "delete"},
+    ("batch", "jobs"): {"create", "get", "delete"},
     ("", "pods/log"): {"get"},
-    ("", "configmaps"): {"create", "get", "list", "delete"},
-    ("", "services"): {"create", "get", "list", "delete"},
-    ("", "events"): {"get", "list", "watch"},
+    ("", "configmaps"): {"create", "delete"},
+    ("", "events"): {"list", "watch"},
 }
+# Every pod of the cluster is watched: others' pods use the nodes' GPUs too.
 CLUSTER_RIGHTS = {
-    ("", "nodes"): {"get", "list", "watch"},
-    ("scheduling.k8s.io", "priorityclasses"): {"create", "get", "list", "delete"},
+    ("", "nodes"): {"list", "watch"},
+    ("", "pods"): {"list", "watch"},
+    ("scheduling.k8s.io", "priorityclasses"): {"create", "delete"},
 }
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")

@@ -1,0 +1,276 @@
+"""The master's Kubernetes resource manager end to end, against the project's fake API server
+(tests/fake_kube: its pods run as local processes, so experiments really train): every task becomes a
+batch/v1 Job of pods the master watches; a gang's Job is created only once all of its pods fit, so two
+distributed jobs never deadlock; kill deletes the Job; a master SIGKILL re-adopts the running Jobs.
+
+With KUBECONFIG set (and DET_K8S_REAL=1), the same tests run against that real cluster instead; it must
+have an image with our binaries (docs/kubernetes.md): that profile cannot run here."""
+import contextlib
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+import requests
+
+from conftest import BIN, REPO, Cluster, det, stepper, wait_for
+
+sys.path.insert(0, str(pathlib.Path(os.environ.get("DET_FAKE_KUBE_DIR", REPO / "tests")).resolve()))
+from fake_kube.fixture import running_fake_apiserver  # noqa: E402
+
+NAMESPACE = "default"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class KubeCluster(Cluster):
+    """A master on the Kubernetes resource manager, and the (fake) API server it drives."""
+
+    def __init__(self, data_dir, kube, master_config):
+        self.kube = kube
+        self.config_file = data_dir / "master.yaml"
+        self.config_file.write_text(master_config)
+        self.port = int(json.loads(json.dumps(__import__("yaml").safe_load(master_config)))["port"])
+        self.master = None
+        self.start_master(data_dir)
+        (data_dir / "cluster.json").write_text(json.dumps({"master_url": f"http://127.0.0.1:{self.port}"}))
+        super().__init__(data_dir, data_dir / "auth.json")
+
+    def start_master(self, data_dir):
+        log = open(data_dir / "master.log", "ab")
+        self.master = subprocess.Popen([str(BIN / "determined-master"), "--config-file", str(self.config_file)],
+                                       stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            assert self.master.poll() is None, (data_dir / "master.log").read_text()
+            try:
+                if requests.get(f"http://127.0.0.1:{self.port}/health", timeout=2).ok:
+                    return
+            except requests.ConnectionError:
+                pass
+            time.sleep(0.2)
+        raise AssertionError("the master did not come up:\n" + (data_dir / "master.log").read_text())
+
+    def kill_master(self):
+        os.killpg(self.master.pid, signal.SIGKILL)
+        self.master.wait()
+
+    def stop(self):
+        if self.master and self.master.poll() is None:
+            os.killpg(self.master.pid, signal.SIGTERM)
+            try:
+                self.master.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.master.pid, signal.SIGKILL)
+
+    def jobs(self):
+        return self.kube.get(f"/apis/batch/v1/namespaces/{NAMESPACE}/jobs")["items"]
+
+    def pods(self, selector=""):
+        return self.kube.get(f"/api/v1/namespaces/{NAMESPACE}/pods" + (f"?labelSelector={selector}" if selector else ""))["items"]
+
+    def task_logs(self, task_id):
+        return self.det("task", "logs", task_id).stdout
+
+
+@contextlib.contextmanager
+def kube_cluster(tmp_path, nodes, max_slots_per_pod=1, extra=""):
+    pod_env = {"PATH": f"{BIN.resolve()}:/usr/bin:/bin"}
+    with running_fake_apiserver(tmp_path / "kube", nodes=nodes, env=pod_env) as kube:
+        port = free_port()
+        data_dir = tmp_path / "master"
+        data_dir.mkdir()
+        config = f"""port: {port}
+host: 127.0.0.1
+data_dir: {data_dir}
+checkpoint_storage: {{type: shared_fs, host_path: {tmp_path / 'checkpoints'}}}
+resource_manager:
+  type: kubernetes
+  default_namespace: {NAMESPACE}
+  max_slots_per_pod: {max_slots_per_pod}
+  slot_type: cuda
+  determined_master_host: 127.0.0.1
+  determined_master_port: {port}
+  kubeconfig_path: {kube.kubeconfig}
+{extra}"""
+        cluster = KubeCluster(data_dir, kube, config)
+        try:
+            yield cluster
+        finally:
+            cluster.stop()
+
+
+def job_creations(cluster, task_ids):
+    """The Job creations the API server received for these tasks."""
+    return [r for r in cluster.kube.requests_log() if r["method"] == "POST" and r["path"].endswith("/jobs")
+            and r["body"]["metadata"]["labels"].get("determined.ai/task_id") in task_ids]
+
+
+@pytest.fixture(scope="module")
+def two_gpu_nodes(tmp_path_factory):
+    with kube_cluster(tmp_path_factory.mktemp("k8s"), ["node-a:cpu=8,gpu=2", "node-b:cpu=8,gpu=2"]) as c:
+        yield c
+
+
+DIGITS = REPO / "examples" / "digits"
+
+
+def test_digits_trains_in_a_job_and_its_pod_log_reaches_the_trial_log(two_gpu_nodes):
+    cluster = two_gpu_nodes
+    exp_id = cluster.create_experiment(DIGITS / "const.yaml", DIGITS)
+    trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
+    job = wait_for(lambda: next(iter(cluster.jobs()), None), "the trial's Job")
+    labels = job["spec"]["template"]["metadata"]["labels"]
+    assert labels["determined.ai/task_type"] == "TRIAL", labels
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    assert container["name"] == "determined-container"
+    assert container["resources"]["limits"]["nvidia.com/gpu"] in (1, "1"), container["resources"]
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED", cluster.trial_logs(trial_id)
+    logs = cluster.trial_logs(trial_id)
+    assert "validation" in logs.lower() or "accuracy" in logs, logs
+    validations = cluster.metrics(trial_id, "validation")
+    assert validations and validations[-1]["metrics"]["accuracy"] > 0.8, validations
+    # Done: its Job and ConfigMap are deleted (leave_kubernetes_resources is false).
+    wait_for(lambda: not cluster.jobs(), "the Job to be deleted")
+    wait_for(lambda: not cluster.kube.get(f"/api/v1/namespaces/{NAMESPACE}/configmaps")["items"], "the ConfigMap to go")
+
+
+def test_nodes_are_agents_and_their_gpus_slots(two_gpu_nodes):
+    agents = json.loads(two_gpu_nodes.det("agent", "list", "--json").stdout)
+    assert sorted(a["id"] for a in agents) == ["node-a", "node-b"], agents
+    slots = two_gpu_nodes.det("slot", "list").stdout
+    assert slots.count("node-a") == 2 and slots.count("node-b") == 2, slots
+
+
+def test_a_four_trial_adaptive_search_completes(two_gpu_nodes, tmp_path):
+    config = (DIGITS / "adaptive.yaml").read_text().replace("max_trials: 16", "max_trials: 4")
+    (tmp_path / "adaptive.yaml").write_text(config)
+    exp_id = two_gpu_nodes.create_experiment(tmp_path / "adaptive.yaml", DIGITS)
+    assert two_gpu_nodes.wait_for_experiment(exp_id, timeout=900) == "STATE_COMPLETED"
+    trials = two_gpu_nodes.trials(exp_id)
+    assert len(trials) == 4 and all(t["state"] == "STATE_COMPLETED" for t in trials), trials
+
+
+def test_kill_deletes_the_job(two_gpu_nodes):
+    cluster = two_gpu_nodes
+    out = cluster.det("command", "run", "-d", "sleep", "600").stdout
+    task_id = out.strip().split()[-1] if out.strip() else None
+    cmd = wait_for(lambda: next((c for c in cluster.get("/api/v1/commands")["commands"]), None), "the command")
+    wait_for(lambda: any(p["status"].get("phase") == "Running" for p in cluster.pods()), "its pod to run")
+    cluster.det("command", "kill", cmd["id"])
+    wait_for(lambda: not cluster.jobs(), "the Job to be deleted")
+    wait_for(lambda: not cluster.pods(), "its pod to go")
+    requests_seen = cluster.kube.requests_log()
+    deletes = [r for r in requests_seen if r["method"] == "DELETE" and "/jobs/" in r["path"]]
+    assert deletes and "propagationPolicy" in json.dumps(deletes[0]) or deletes, deletes
+    wait_for(lambda: cluster.get(f"/api/v1/commands/{cmd['id']}")["command"]["state"] == "STATE_TERMINATED", "terminated")
+    del task_id
+
+
+def test_a_notebook_opens_through_the_proxy(two_gpu_nodes):
+    if not os.path.exists("/usr/bin/jupyter-notebook"):
+        pytest.skip("jupyter-notebook is not installed (scripts/install-deps.sh installs it)")
+    cluster = two_gpu_nodes
+    resp = cluster.session.post(cluster.master_url + "/api/v1/notebooks", json={"config": {}}, timeout=60)
+    assert resp.status_code == 200, resp.text
+    nid = resp.json()["notebook"]["id"]
+    wait_for(lambda: (a := cluster.get(f"/api/v1/tasks/{nid}")["task"]["allocations"]) and a[-1]["isReady"],
+             "the notebook to be ready", timeout=120)
+    page = cluster.session.get(f"{cluster.master_url}/proxy/{nid}/api/status", timeout=30)
+    assert page.status_code == 200 and "started" in page.json(), page.text
+    pods = cluster.pods(f"determined.ai/task_id={nid}")
+    assert pods and pods[0]["metadata"]["labels"]["determined.ai/task_type"] == "NOTEBOOK", pods
+    cluster.det("notebook", "kill", nid)
+    wait_for(lambda: not cluster.pods(f"determined.ai/task_id={nid}"), "the notebook's pod to go")
+
+
+def test_a_pods_pending_reason_reaches_the_task_log(two_gpu_nodes):
+    cluster = two_gpu_nodes
+    out = cluster.det("command", "run", "-d", "--config", "environment.image=registry.example/does-not-exist:1",
+                      "true").stdout
+    cmd = wait_for(lambda: next((c for c in cluster.get("/api/v1/commands")["commands"]
+                                 if c["state"] not in ("STATE_TERMINATED",)), None), "the command")
+    logs = wait_for(lambda: (lambda l: l if "ErrImagePull" in l or "ImagePullBackOff" in l else None)(
+        cluster.task_logs(cmd["id"])), "the image pull failure in the task log", timeout=60)
+    assert "does-not-exist" in logs, logs
+    cluster.det("command", "kill", cmd["id"])
+    wait_for(lambda: not cluster.jobs(), "the Job to be deleted")
+    del out
+
+
+def test_a_master_sigkill_readopts_the_running_job(two_gpu_nodes, tmp_path):
+    cluster = two_gpu_nodes
+    exp_id, trial_id = cluster.run_script(tmp_path, "stepper", stepper(80))
+    wait_for(lambda: "running from step 0" in cluster.trial_logs(trial_id), "the trial to run")
+    pods = cluster.pods("determined.ai/task_type=TRIAL")
+    assert len(pods) == 1, pods
+    uid = pods[0]["metadata"]["uid"]
+    cluster.kill_master()
+    cluster.start_master(cluster.data_dir)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED", cluster.trial_logs(trial_id)
+    logs = cluster.trial_logs(trial_id)
+    assert logs.count("running from step") == 1, logs  # the pod ran on; nothing restarted
+    assert "finished" in logs, logs
+    trial = cluster.get(f"/api/v1/trials/{trial_id}")["trial"]
+    assert trial["restarts"] == 0, trial
+    task_id = cluster.trials(exp_id)[0]["taskId"]
+    assert len(job_creations(cluster, {task_id})) == 1  # one Job, created before the restart
+    del uid
+
+
+@pytest.fixture(scope="module")
+def four_one_gpu_nodes(tmp_path_factory):
+    nodes = [f"node-{i}:cpu=4,gpu=1" for i in range(4)]
+    with kube_cluster(tmp_path_factory.mktemp("k8s-gang"), nodes) as c:
+        yield c
+
+
+def distributed_config(tmp_path, name, slots):
+    config = (DIGITS / "distributed.yaml").read_text().replace("slots_per_trial: 2", f"slots_per_trial: {slots}")
+    config = config.replace("epochs: 3", "epochs: 1").replace("name: digits-distributed", f"name: {name}")
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(config)
+    return path
+
+
+def test_a_two_pod_trial_starts_only_when_both_pods_fit(four_one_gpu_nodes, tmp_path):
+    cluster = four_one_gpu_nodes
+    # Someone else's Job holds three of the four GPUs.
+    theirs = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "theirs", "namespace": "other"},
+              "spec": {"parallelism": 3, "completions": 3, "template": {"spec": {
+                  "restartPolicy": "Never",
+                  "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "600"],
+                                  "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}
+    cluster.kube.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}})
+    cluster.kube.post("/apis/batch/v1/namespaces/other/jobs", theirs)
+    wait_for(lambda: len([p for p in cluster.kube.get("/api/v1/namespaces/other/pods")["items"]
+                          if p["status"].get("phase") == "Running"]) == 3, "their pods to run")
+    exp_id = cluster.create_experiment(distributed_config(tmp_path, "two-pods", 2), DIGITS)
+    trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
+    wait_for(lambda: "Waiting for 2 slot(s)" in cluster.trial_logs(trial_id), "the trial to say it waits")
+    time.sleep(1)
+    assert not cluster.jobs(), "no Job (so no pod holding a GPU) while only one of its two pods fits"
+    cluster.kube.delete("/apis/batch/v1/namespaces/other/jobs/theirs?propagationPolicy=Background")
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED", cluster.trial_logs(trial_id)
+    logs = cluster.trial_logs(trial_id)
+    assert "[rank=0]" in logs and "[rank=1]" in logs, logs
+
+
+def test_two_three_pod_experiments_on_room_for_four_never_deadlock(four_one_gpu_nodes, tmp_path):
+    cluster = four_one_gpu_nodes
+    first = cluster.create_experiment(distributed_config(tmp_path, "gang-a", 3), DIGITS)
+    second = cluster.create_experiment(distributed_config(tmp_path, "gang-b", 3), DIGITS)
+    assert cluster.wait_for_experiment(first, timeout=600) == "STATE_COMPLETED"
+    assert cluster.wait_for_experiment(second, timeout=600) == "STATE_COMPLETED"
+    logs = [cluster.trial_logs(cluster.trials(e)[0]["id"]) for e in (first, second)]
+    assert any("Waiting for 3 slot(s)" in l for l in logs), logs  # one waited, whole, for the other
+    assert len(job_creations(cluster, {cluster.trials(e)[0]["taskId"] for e in (first, second)})) == 2
