@@ -4,8 +4,8 @@ A repeat of the same (object, type, reason, message) bumps `count` and `lastTime
 instead of creating another one, as the real event correlator does; clients such as the resource manager
 read `count` to see that a pod is still failing to schedule.
 """
-import secrets
 import threading
+import time
 
 from fake_kube import apierrors
 from fake_kube import kinds
@@ -46,7 +46,8 @@ class EventRecorder:
         if not meta.get("namespace"):
             involved.pop("namespace")
         host = (obj.get("spec") or {}).get("nodeName")
-        event = {"metadata": {"name": f"{meta['name']}.{secrets.token_hex(8)}", "namespace": namespace},
+        # Named like client-go's recorder names them, <object>.<unix nanoseconds in hex>, so they list in order.
+        event = {"metadata": {"name": f"{meta['name']}.{time.time_ns():x}", "namespace": namespace},
                  "involvedObject": involved, "reason": reason, "message": message,
                  "source": {"component": component, **({"host": host} if host and component == "kubelet" else {})},
                  "firstTimestamp": now, "lastTimestamp": now, "count": 1, "type": event_type, "eventTime": None,

@@ -83,6 +83,7 @@ from fake_kube import kubelet  # noqa: E402
 from fake_kube import quantity  # noqa: E402
 from fake_kube import registry  # noqa: E402
 from fake_kube import scheduler  # noqa: E402
+from fake_kube import selection  # noqa: E402
 from fake_kube import store  # noqa: E402
 
 DEFAULT_NODE = "fake-node:cpu=8,memory=32Gi"
@@ -281,7 +282,7 @@ class FakeApiServer:
         params = {**query, **(params if isinstance(params, dict) else {})}
         route = (method, path.rstrip("/"))
         if route == ("POST", "/fake/drop-watches"):
-            abrupt = params.get("abrupt") in (True, "true", "1")
+            abrupt = params.get("abrupt") is True or selection.parse_bool(params.get("abrupt"))
             return {"dropped": self.store.drop_watches(abrupt)}
         if route == ("POST", "/fake/fail"):
             return self._add_failure(params)

@@ -16,6 +16,8 @@ import urllib.parse
 from fake_kube import apierrors
 from fake_kube import kinds
 from fake_kube import openapi
+from fake_kube import protobuf
+from fake_kube import selection
 from fake_kube import streams
 from fake_kube import tables
 
@@ -64,7 +66,7 @@ def parse_resource_path(path):
 
 
 def _flag(query, key):
-    return query.get(key) in ("true", "1")
+    return selection.parse_bool(query.get(key))
 
 
 def _delete_options(query, body):
@@ -79,7 +81,7 @@ def _delete_options(query, body):
     if "propagationPolicy" in query:
         options["propagationPolicy"] = query["propagationPolicy"]
     if "orphanDependents" in query:
-        options["orphanDependents"] = query["orphanDependents"] == "true"
+        options["orphanDependents"] = selection.parse_bool(query["orphanDependents"])
     if query.get("gracePeriodSeconds") not in (None, ""):
         try:
             options["gracePeriodSeconds"] = int(query["gracePeriodSeconds"])
@@ -88,7 +90,10 @@ def _delete_options(query, body):
     return options
 
 
-def _json_body(body):
+def _object_body(body, content_type):
+    """The object a POST or PUT carries, as JSON or (from kubectl's typed clients) protobuf."""
+    if (content_type or "").split(";")[0].strip() == protobuf.MEDIA_TYPE:
+        return protobuf.decode_object(body)
     try:
         return json.loads(body or b"null")
     except ValueError as e:
@@ -238,7 +243,7 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
     def _post(self, app, route, query, body):
         rt, dry_run = route.rt, query.get("dryRun") == "All"
         if route.subresource == "eviction":
-            options = (_json_body(body) or {}).get("deleteOptions") or {}
+            options = (_object_body(body, self.headers.get('Content-Type')) or {}).get("deleteOptions") or {}
             app.registry.delete(rt, route.namespace, route.name, options, dry_run)
             return self.send_json(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                                         "code": 201})
@@ -246,12 +251,12 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
             raise apierrors.method_not_allowed()
         if rt.namespaced and route.namespace is None:
             raise apierrors.path_not_found("")
-        self.send_json(201, app.registry.create(rt, route.namespace or "", _json_body(body), dry_run))
+        self.send_json(201, app.registry.create(rt, route.namespace or "", _object_body(body, self.headers.get('Content-Type')), dry_run))
 
     def _put(self, app, route, query, body):
         if not route.name or route.subresource == "log":
             raise apierrors.method_not_allowed()
-        self.send_json(200, app.registry.replace(route.rt, route.namespace, route.name, _json_body(body),
+        self.send_json(200, app.registry.replace(route.rt, route.namespace, route.name, _object_body(body, self.headers.get('Content-Type')),
                                                  route.subresource, query.get("dryRun") == "All"))
 
     def _patch(self, app, route, query, body):

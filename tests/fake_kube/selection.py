@@ -118,6 +118,11 @@ def _requirement_holds(requirement, labels):
     return number > int(values[0]) if op == ">" else number < int(values[0])
 
 
+def parse_bool(value):
+    """A boolean query parameter as Go's strconv.ParseBool reads it (python3-kubernetes sends "True")."""
+    return value in ("1", "t", "T", "true", "TRUE", "True")
+
+
 def field_value(obj, path):
     """The string a field selector compares for `path` ("status.phase", "spec.unschedulable", "source")."""
     if path == "source":

@@ -106,7 +106,7 @@ def serve_watch(handler, store, rt, namespace, query, pinned_name, accept):
     since = _parse_rv(query.get("resourceVersion"))
     timeout = query.get("timeoutSeconds")
     deadline = time.monotonic() + float(timeout) if timeout not in (None, "") else None
-    bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
+    bookmarks = selection.parse_bool(query.get("allowWatchBookmarks"))
     as_table = tables.wants_table(accept)
     writer = ChunkedWriter(handler)
     try:
@@ -121,7 +121,7 @@ def serve_watch(handler, store, rt, namespace, query, pinned_name, accept):
     try:
         for event in initial:
             _send(writer, rt, watch_filter, event, as_table)
-        if query.get("sendInitialEvents") == "true":
+        if selection.parse_bool(query.get("sendInitialEvents")):
             _bookmark(writer, rt, store.resource_version, initial_end=True)
         next_bookmark = time.monotonic() + BOOKMARK_INTERVAL_S
         while True:
@@ -236,7 +236,7 @@ class LogFormatter:
     """Turns log-file lines ("<RFC3339Nano> <text>") into response lines per the request's options."""
 
     def __init__(self, query):
-        self.timestamps = query.get("timestamps") in ("true", "1")
+        self.timestamps = selection.parse_bool(query.get("timestamps"))
         since = None
         try:
             if query.get("sinceTime"):
@@ -296,7 +296,7 @@ def serve_logs(handler, store, kubelet, pod, container, query):
     if formatter.tail is not None:
         lines = lines[-formatter.tail:] if formatter.tail > 0 else []
     body, done = formatter.limited(b"".join(lines))
-    if query.get("follow") not in ("true", "1") or not pod["spec"].get("nodeName"):
+    if not selection.parse_bool(query.get("follow")) or not pod["spec"].get("nodeName"):
         handler.send_bytes(200, body, "text/plain")
         return
     writer = ChunkedWriter(handler)
