@@ -101,7 +101,8 @@ class FakeApiServerHandle:
             return ""
 
     def stop(self, timeout=10):
-        """SIGTERM (the server kills its pods' processes), SIGKILL if it does not exit in time."""
+        """SIGTERM (the server kills its pods' processes), SIGKILL if it does not exit in time; then kills any
+        process group the server left behind (it records them in <state-dir>/process-groups/)."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -109,6 +110,12 @@ class FakeApiServerHandle:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        for group in (self.state_dir / "process-groups").glob("*"):
+            try:
+                os.killpg(int(group.name), signal.SIGKILL)
+            except (ValueError, ProcessLookupError, PermissionError):
+                pass
+            group.unlink(missing_ok=True)
 
 
 def _decode(data):

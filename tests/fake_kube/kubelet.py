@@ -12,6 +12,8 @@ Pulled/Created/Started/Killing/Failed/BackOff Events.
 Images are not pulled. An image whose name contains one of the "bad image" substrings never starts: its
 container waits with ErrImagePull, then ImagePullBackOff, with the real Warning events.
 
+Each running container's process group id is a file in <state-dir>/process-groups/ until the group is gone.
+
 Deleting a running pod sends SIGTERM to each container's process group, SIGKILL after the grace period, then
 removes the pod. When a container's main process exits, what is left of its process group is killed, as the
 end of a real container's PID namespace would.
@@ -88,6 +90,7 @@ class ContainerRun:
         self.next_attempt = 0.0
         self.started_at = None
         self.pull_failures = 0
+        self.group_file = None
 
     @property
     def field_path(self):
@@ -103,8 +106,12 @@ class ContainerRun:
             status["containerID"] = f"fake://{self.pid}"
         return status
 
-    def start(self, argv, env, cwd):
-        """Starts the process; returns None, or the error text when the command cannot be executed."""
+    def start(self, argv, env, cwd, groups_dir):
+        """Starts the process; returns None, or the error text when the command cannot be executed.
+
+        The process group is recorded as a file in groups_dir until it is reaped, so that whoever started a
+        server that died without cleaning up (SIGKILL) can still kill what it left (fixture.py does).
+        """
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -114,6 +121,9 @@ class ContainerRun:
                     f"runc create failed: unable to start container process: exec: \"{argv[0]}\": {e.strerror}: "
                     f"unknown")
         self.proc, self.pid = proc, proc.pid
+        self.group_file = groups_dir / str(proc.pid)
+        groups_dir.mkdir(parents=True, exist_ok=True)
+        self.group_file.touch()
         self.started_at = timeutil.rfc3339()
         self.reader = threading.Thread(target=_pump, args=(proc.stdout, self.log_path), daemon=True,
                                        name=f"log-{self.name}")
@@ -126,6 +136,7 @@ class ContainerRun:
         (128 + N for a process killed by signal N, as container runtimes report it)."""
         rc = self.proc.wait()
         _killpg(self.proc.pid, signal.SIGKILL)
+        self.group_file.unlink(missing_ok=True)
         self.reader.join(timeout=2)
         code = rc if rc >= 0 else 128 - rc
         self.proc = None
@@ -182,6 +193,8 @@ class PodRunner:
         for c in self.inits + self.mains:
             if c.proc is not None:
                 _killpg(c.proc.pid, signal.SIGKILL)
+                if c.group_file is not None:
+                    c.group_file.unlink(missing_ok=True)
 
     def _main(self):
         try:
@@ -264,7 +277,7 @@ class PodRunner:
         cwd = podenv.host_path(self.scratch, c.spec["workingDir"]) if c.spec.get("workingDir") else self.scratch
         cwd.mkdir(parents=True, exist_ok=True)
         self._event(c, "Normal", "Pulled", f'Container image "{image}" already present on machine')
-        error = (c.start(argv, self._environment(pod, variables), cwd) if argv else
+        error = (c.start(argv, self._environment(pod, variables), cwd, self.kubelet.groups_dir) if argv else
                  "the fake kubelet has no image entrypoint: the container needs a command or args")
         if error:
             c.terminate_state(128, "StartError", error)
@@ -432,6 +445,7 @@ class Kubelet:
         self.base_env = dict(base_env)
         self.wake = wake
         self.api_port = 0
+        self.groups_dir = self.state_dir / "process-groups"
         self._runners = {}  # pod uid -> PodRunner
 
     def is_bad_image(self, image):

@@ -4,8 +4,10 @@ fake cannot drift from the wire format the resource manager will meet on a real 
 Run: /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/fake_kube/test_fake_apiserver.py
 """
 import json
+import os
 import pathlib
 import queue
+import shutil
 import sys
 import threading
 import time
@@ -19,6 +21,8 @@ from fake_kube.fixture import running_fake_apiserver  # noqa: E402
 
 kubernetes = pytest.importorskip("kubernetes", reason="python3-kubernetes is not installed "
                                                       "(scripts/install-deps.sh installs it)")
+if shutil.which("kubectl") is None:
+    pytest.skip("kubectl is not installed", allow_module_level=True)
 from kubernetes import client, config, watch  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 
@@ -259,6 +263,12 @@ def test_kubectl_create_configmap_twice_reports_already_exists(kube, ns):
     assert 'configmaps "twice" already exists' in proc.stderr
     proc = kube.kubectl("get", "configmap", "missing", "-n", ns)
     assert 'Error from server (NotFound): configmaps "missing" not found' in proc.stderr
+    # kubectl create sends protobuf bodies; a Job made that way runs like any other.
+    assert json.loads(kubectl_ok(kube, "get", "cm", "twice", "-n", ns, "-o", "json"))["data"] == {"a": "1"}
+    kubectl_ok(kube, "create", "job", "made", "-n", ns, "--image=busybox", "--", "sh", "-c", "echo made")
+    core, batch = _apis(kube)
+    wait_for(lambda: job_condition(batch, ns, "made", "Complete"), what="the Job kubectl created to complete")
+    assert kubectl_ok(kube, "logs", "-n", ns, "job/made") == "made\n"
 
 
 # python3-kubernetes.
@@ -333,9 +343,8 @@ def test_python_watch_follows_a_job_pod_to_success(apis, ns):
     # Deleting the Job (Background) deletes its pod: the watch sees it go.
     rv = core.list_namespaced_pod(ns).metadata.resource_version
     batch.delete_namespaced_job("quick", ns, body=client.V1DeleteOptions(propagation_policy="Background"))
-    events = [e["type"] for e in watch.Watch().stream(core.list_namespaced_pod, ns, resource_version=rv,
-                                                      timeout_seconds=3)]
-    assert events == ["DELETED"]
+    event = next(watch.Watch().stream(core.list_namespaced_pod, ns, resource_version=rv, timeout_seconds=10))
+    assert event["type"] == "DELETED" and event["object"].metadata.labels["job-name"] == "quick"
 
 
 def test_python_list_with_label_and_field_selectors(apis, ns):
@@ -429,10 +438,15 @@ def test_a_pod_needing_more_gpus_than_any_node_has_stays_pending(gpu_cluster):
     assert core.read_namespaced_pod("greedy", "default").status.phase == "Pending"
     assert "Pending" in gpu_cluster.kubectl("get", "pod", "greedy").stdout
 
-    # A node big enough appears: the pod is scheduled there.
+    # A node big enough appears: the pod is scheduled there and runs.
     gpu_cluster.post("/fake/nodes", {"spec": "big-node:cpu=32,gpu=8,memory=128Gi"})
-    wait_for(lambda: core.read_namespaced_pod("greedy", "default").spec.node_name == "big-node",
-             what="the pod to be bound to the new node")
+    wait_for(lambda: core.read_namespaced_pod("greedy", "default").status.phase == "Running",
+             what="the pod to run on the new node")
+    assert core.read_namespaced_pod("greedy", "default").spec.node_name == "big-node"
+    # The node goes away: so does the pod bound to it.
+    gpu_cluster.delete("/fake/nodes/big-node")
+    wait_for(lambda: not core.list_namespaced_pod("default", field_selector="metadata.name=greedy").items,
+             what="the pod of the removed node to be deleted")
 
 
 def test_two_jobs_share_a_gpu_node_one_after_the_other(gpu_cluster, tmp_path):
@@ -542,6 +556,40 @@ def test_a_missing_configmap_key_is_a_config_error_until_it_appears(kube, apis, 
     assert core.read_namespaced_pod_log("waits", ns) == "V=here\n"
 
 
+def test_init_containers_run_first_and_logs_need_a_container_name(kube, apis, ns):
+    core, _ = apis
+    core.create_namespaced_pod(ns, {"metadata": {"name": "multi"}, "spec": {
+        "restartPolicy": "Never",
+        "initContainers": [{"name": "init", "image": "busybox", "workingDir": "/shared",
+                            "command": ["sh", "-c", "echo ready > flag; echo init done"]}],
+        "containers": [{"name": "a", "image": "busybox", "workingDir": "/shared", "command": ["cat", "flag"]},
+                       {"name": "b", "image": "busybox", "command": ["sh", "-c", "echo b: $HOSTNAME"]}]}})
+    wait_for(lambda: pod_phase(core, ns, "multi") == "Succeeded", what="the pod to succeed")
+    pod = core.read_namespaced_pod("multi", ns)
+    assert pod.status.init_container_statuses[0].state.terminated.reason == "Completed"
+    assert {c.type: c.status for c in pod.status.conditions}["Initialized"] == "True"
+    with pytest.raises(ApiException) as e:
+        core.read_namespaced_pod_log("multi", ns)
+    assert e.value.status == 400 and json.loads(e.value.body)["message"] == (
+        "a container name must be specified for pod multi, choose one of: [a b] or one of the init containers: "
+        "[init]")
+    assert core.read_namespaced_pod_log("multi", ns, container="a") == "ready\n"
+    assert core.read_namespaced_pod_log("multi", ns, container="b") == "b: multi\n"
+    assert core.read_namespaced_pod_log("multi", ns, container="init") == "init done\n"
+
+
+def test_restart_policy_on_failure_restarts_the_container(kube, apis, ns):
+    core, _ = apis
+    command = "if [ -e tried ]; then echo second; else touch tried; echo first; exit 1; fi"
+    core.create_namespaced_pod(ns, {"metadata": {"name": "retry"}, "spec": {"restartPolicy": "OnFailure",
+                                                                            "containers": [
+        {"name": "c", "image": "busybox", "command": ["sh", "-c", command]}]}})
+    wait_for(lambda: pod_phase(core, ns, "retry") == "Succeeded", what="the second run to succeed")
+    status = core.read_namespaced_pod("retry", ns).status.container_statuses[0]
+    assert status.restart_count == 1 and status.last_state.terminated.exit_code == 1
+    assert core.read_namespaced_pod_log("retry", ns) == "first\nsecond\n"
+
+
 def test_suspend_and_resume_a_job_with_a_merge_patch(kube, apis, ns):
     core, batch = apis
     batch.create_namespaced_job(ns, job_manifest("later", "sleep 30", suspend=True))
@@ -566,6 +614,36 @@ def test_deleting_a_job_without_propagation_policy_orphans_its_pods(kube, apis, 
     core.delete_namespaced_pod(pods[0].metadata.name, ns, grace_period_seconds=0)
 
 
+def test_stopping_the_server_kills_every_pod_process(tmp_path):
+    with running_fake_apiserver(tmp_path / "term") as handle:
+        core, _ = _apis(handle)
+        core.create_namespaced_pod("default", {"metadata": {"name": "long"}, "spec": {"containers": [
+            {"name": "c", "image": "busybox", "command": ["sh", "-c", "sleep 300; echo never"]}]}})
+        group = wait_for(lambda: list((handle.state_dir / "process-groups").glob("*")), what="the process")[0]
+        handle.stop()
+        wait_for(lambda: not _group_alive(int(group.name)), timeout=5, what="the process group to be gone")
+
+    # A server killed with SIGKILL cannot clean up; the fixture kills the process groups it recorded.
+    with running_fake_apiserver(tmp_path / "kill") as handle:
+        core, _ = _apis(handle)
+        core.create_namespaced_pod("default", {"metadata": {"name": "long"}, "spec": {"containers": [
+            {"name": "c", "image": "busybox", "command": ["sh", "-c", "sleep 300; echo never"]}]}})
+        group = wait_for(lambda: list((handle.state_dir / "process-groups").glob("*")), what="the process")[0]
+        handle.process.kill()
+        handle.process.wait()
+        handle.stop()
+        wait_for(lambda: not _group_alive(int(group.name)), timeout=5, what="the process group to be gone")
+
+
+def _group_alive(pgid):
+    """Whether a process group still has members (zombies count until init reaps them)."""
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
 # Failure injection.
 
 def test_injected_500_reaches_both_clients(kube, apis, ns):
@@ -582,11 +660,17 @@ def test_injected_500_reaches_both_clients(kube, apis, ns):
     proc = kube.kubectl("get", "configmap", "f", "-n", ns)
     assert proc.returncode != 0 and "Error from server (InternalError)" in proc.stderr
 
+    kube.post("/fake/latency", {"ms": 300})
+    start = time.monotonic()
+    core.read_namespaced_config_map("f", ns)
+    assert time.monotonic() - start >= 0.3
+    kube.post("/fake/latency", {"ms": 0})
+
     # 429 carries Retry-After, which client-go honours: kubectl retries and succeeds.
     kube.delete("/fake/requests")
-    kube.post("/fake/fail", {"status": 429, "count": 2, "path_prefix": path})
+    kube.post("/fake/fail", {"status": 429, "count": 1, "path_prefix": path})
     assert kubectl_ok(kube, "get", "configmap", "f", "-n", ns, "-o", "name").strip() == "configmap/f"
-    assert len([r for r in kube.requests_log() if r["path"] == f"{path}/f"]) == 3
+    assert len([r for r in kube.requests_log() if r["path"] == f"{path}/f"]) == 2
 
 
 def test_drop_watches_ends_a_python_watch_stream(kube, apis, ns):
