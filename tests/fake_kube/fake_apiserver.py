@@ -54,8 +54,9 @@ Failure injection, JSON bodies (query parameters work too); each answers JSON:
                                 the 410 Expired ERROR event
     POST   /fake/nodes          {"spec": "NAME:cpu=8,gpu=4"}  add a node (same syntax as --node)
     DELETE /fake/nodes/NAME     remove a node; pods bound to it are deleted at once, their processes killed
-    GET    /fake/requests       {"requests": [{"method", "path", "query", "body", "time"}]}: every API request
-                                received (bodies parsed as JSON when they are); DELETE /fake/requests clears it
+    GET    /fake/requests       {"requests": [{"method", "path", "query", "body", "accept", "content_type",
+                                "time"}]}: every API request received (bodies parsed when JSON, else null);
+                                DELETE /fake/requests clears it
 """
 import argparse
 import json
@@ -244,14 +245,14 @@ class FakeApiServer:
 
     # Request log, latency and injected failures (the HTTP layer calls these for every API request).
 
-    def record_request(self, method, path, query, body):
+    def record_request(self, method, path, query, body, accept="", content_type=""):
         try:
             parsed = json.loads(body) if body and len(body) < 65536 else None
-        except ValueError:
+        except (ValueError, UnicodeDecodeError):
             parsed = None
         with self._lock:
             self._requests.append({"method": method, "path": path, "query": query, "body": parsed,
-                                   "time": time.time()})
+                                   "accept": accept, "content_type": content_type, "time": time.time()})
             del self._requests[:-_REQUEST_LOG_LIMIT]
 
     def delay(self):

@@ -91,7 +91,7 @@ class FakeApiServerHandle:
         return self._checked("DELETE", path)
 
     def requests_log(self):
-        """Every API request the server received: [{method, path, query, body, time}]."""
+        """Every API request the server received: [{method, path, query, body, accept, content_type, time}]."""
         return self.get("/fake/requests")["requests"]
 
     def server_log(self):

@@ -162,7 +162,8 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
         try:
             if url.path.startswith("/fake/"):
                 return self.send_json(200, app.admin(method, url.path, query, body))
-            app.record_request(method, url.path, url.query, body)
+            app.record_request(method, url.path, url.query, body, self.headers.get("Accept", ""),
+                               self.headers.get("Content-Type", ""))
             app.delay()
             injected = app.take_failure(method, url.path)
             if injected:
@@ -210,6 +211,9 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
             return kinds.resource_list(parts[1], parts[2])
         return None
 
+    def _body_object(self, body):
+        return _object_body(body, self.headers.get("Content-Type"))
+
     # Verbs.
 
     def _get(self, app, route, query, body):
@@ -243,7 +247,7 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
     def _post(self, app, route, query, body):
         rt, dry_run = route.rt, query.get("dryRun") == "All"
         if route.subresource == "eviction":
-            options = (_object_body(body, self.headers.get('Content-Type')) or {}).get("deleteOptions") or {}
+            options = (self._body_object(body) or {}).get("deleteOptions") or {}
             app.registry.delete(rt, route.namespace, route.name, options, dry_run)
             return self.send_json(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                                         "code": 201})
@@ -251,12 +255,12 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
             raise apierrors.method_not_allowed()
         if rt.namespaced and route.namespace is None:
             raise apierrors.path_not_found("")
-        self.send_json(201, app.registry.create(rt, route.namespace or "", _object_body(body, self.headers.get('Content-Type')), dry_run))
+        self.send_json(201, app.registry.create(rt, route.namespace or "", self._body_object(body), dry_run))
 
     def _put(self, app, route, query, body):
         if not route.name or route.subresource == "log":
             raise apierrors.method_not_allowed()
-        self.send_json(200, app.registry.replace(route.rt, route.namespace, route.name, _object_body(body, self.headers.get('Content-Type')),
+        self.send_json(200, app.registry.replace(route.rt, route.namespace, route.name, self._body_object(body),
                                                  route.subresource, query.get("dryRun") == "All"))
 
     def _patch(self, app, route, query, body):

@@ -113,7 +113,8 @@ class JobController:
             return
         with self._lock:
             outcome = copy.deepcopy(self._outcomes.get(meta["uid"], {"succeeded": {}, "failed": set()}))
-        active = [p for p in pods if not registry_module.is_terminal_pod(p) and not p["metadata"].get("deletionTimestamp")]
+        active = [p for p in pods
+                  if not registry_module.is_terminal_pod(p) and not p["metadata"].get("deletionTimestamp")]
         terminating = [p for p in pods if p["metadata"].get("deletionTimestamp")
                        and not registry_module.is_terminal_pod(p)]
         status = copy.deepcopy(job.get("status") or {})

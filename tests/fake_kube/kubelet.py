@@ -83,7 +83,7 @@ class ContainerRun:
         self.reader = None
         self.pid = None
         self.restart_count = 0
-        self.state = {"waiting": {"reason": "PodInitializing" if not init else "PodInitializing"}}
+        self.state = {"waiting": {"reason": "PodInitializing"}}
         self.last_state = {}
         self.done = False  # terminated, and the restart policy will not start it again
         self.exit_code = None
@@ -478,6 +478,8 @@ class Kubelet:
                     runner = PodRunner(self, pod)
                     self._runners[meta["uid"]] = runner
                     runner.start()
+            elif deleting and runner.finished:
+                self._finish_unstarted(pod)  # its runner gave up (a bug, already printed): let the pod go
             elif deleting:
                 runner.request_stop(meta.get("deletionGracePeriodSeconds") or 0)
         for uid, runner in list(self._runners.items()):

@@ -82,8 +82,9 @@ def _node_row(node):
 
 def _event_row(event):
     involved = event.get("involvedObject") or {}
+    subject = f"{involved.get('kind', '').lower()}/{involved.get('name')}"
     return [timeutil.age(event.get("lastTimestamp") or event["metadata"].get("creationTimestamp")),
-            event.get("type", ""), event.get("reason", ""), f"{involved.get('kind', '').lower()}/{involved.get('name')}",
+            event.get("type", ""), event.get("reason", ""), subject,
             involved.get("fieldPath", ""), (event.get("source") or {}).get("component", ""), event.get("message", ""),
             timeutil.age(event.get("firstTimestamp") or event["metadata"].get("creationTimestamp")),
             event.get("count", 1), event["metadata"]["name"]]

@@ -191,6 +191,10 @@ def test_kubectl_apply_runs_a_job_whose_pod_fails_with_its_exit_code(kube, ns, t
     assert kubectl_ok(kube, "logs", "-n", ns, pod["metadata"]["name"]).splitlines() == ["hello", "from-configmap"]
     stamped = kubectl_ok(kube, "logs", "-n", ns, "--timestamps", pod["metadata"]["name"]).splitlines()
     assert stamped[0].endswith("Z hello") and stamped[0][:4].isdigit()
+    assert kubectl_ok(kube, "logs", "-n", ns, "--tail=1", pod["metadata"]["name"]) == "from-configmap\n"
+    # kubectl sends sinceTime with whole seconds (metav1.Time), as the kubelet compares it.
+    future = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+    assert kubectl_ok(kube, "logs", "-n", ns, f"--since-time={future}", pod["metadata"]["name"]) == ""
 
     job = json.loads(kubectl_ok(kube, "get", "job", "hello", "-n", ns, "-o", "json"))
     assert {c["type"] for c in job["status"]["conditions"]} >= {"Failed", "FailureTarget"}
@@ -243,6 +247,17 @@ def test_kubectl_delete_foreground_stops_the_pods_first(kube, ns):
     assert log.endswith(" terminated\n")
     deletes = [r for r in kube.requests_log() if r["method"] == "DELETE" and r["path"].endswith("/jobs/sleeper")]
     assert deletes[-1]["body"]["propagationPolicy"] == "Foreground"
+
+
+def test_kubectl_discovery_falls_back_from_aggregated_to_legacy_documents(kube, tmp_path):
+    """kubectl 1.32 asks for aggregated discovery (apidiscovery.k8s.io/v2) and takes the legacy documents."""
+    kube.delete("/fake/requests")
+    fresh = kube.kubectl("--cache-dir", tmp_path / "cache", "api-resources", "-o", "name")
+    assert fresh.returncode == 0, fresh.stderr
+    assert {"pods", "jobs.batch", "priorityclasses.scheduling.k8s.io", "nodes"} <= set(fresh.stdout.split())
+    api = [r for r in kube.requests_log() if r["path"] == "/api"]
+    assert api and "apidiscovery.k8s.io" in api[0]["accept"]
+    assert any(r["path"] == "/apis/batch/v1" for r in kube.requests_log())
 
 
 def test_kubectl_raw_nodes_and_get_nodes(kube):
@@ -317,6 +332,8 @@ def test_python_configmaps_create_list_delete_and_errors(apis, ns):
     with pytest.raises(ApiException) as e:
         core.delete_namespaced_config_map("cfg", ns)
     assert e.value.status == 404
+    core.delete_collection_namespaced_config_map(ns, label_selector="app=y")
+    assert core.list_namespaced_config_map(ns).items == []
 
 
 def test_python_watch_follows_a_job_pod_to_success(apis, ns):
@@ -521,6 +538,17 @@ def test_deleting_a_running_pod_sends_sigterm_to_its_process(kube, apis, ns, tmp
             return e.status == 404
     wait_for(gone, what="the pod to be removed")
 
+    # A process that ignores SIGTERM gets SIGKILL when the grace period is over.
+    core.create_namespaced_pod(ns, {"metadata": {"name": "stubborn"}, "spec": {"containers": [
+        {"name": "c", "image": "busybox",
+         "command": ["sh", "-c", "trap '' TERM; echo up; while true; do sleep 0.05; done"]}]}})
+    wait_for(lambda: "up" in log_of(core, ns, "stubborn"), what="the container to start")
+    start = time.monotonic()
+    core.delete_namespaced_pod("stubborn", ns, grace_period_seconds=1)
+    wait_for(lambda: not core.list_namespaced_pod(ns, field_selector="metadata.name=stubborn").items,
+             what="the stubborn pod to be killed")
+    assert time.monotonic() - start >= 0.9
+
 
 def test_an_image_that_does_not_exist_never_starts(kube, apis, ns):
     core, _ = apis
@@ -558,12 +586,16 @@ def test_a_missing_configmap_key_is_a_config_error_until_it_appears(kube, apis, 
 
 def test_init_containers_run_first_and_logs_need_a_container_name(kube, apis, ns):
     core, _ = apis
+    core.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="files"),
+                                                             data={"greeting": "hi from a volume"}))
     core.create_namespaced_pod(ns, {"metadata": {"name": "multi"}, "spec": {
         "restartPolicy": "Never",
+        "volumes": [{"name": "cfg", "configMap": {"name": "files"}}, {"name": "scratch", "emptyDir": {}}],
         "initContainers": [{"name": "init", "image": "busybox", "workingDir": "/shared",
                             "command": ["sh", "-c", "echo ready > flag; echo init done"]}],
         "containers": [{"name": "a", "image": "busybox", "workingDir": "/shared", "command": ["cat", "flag"]},
-                       {"name": "b", "image": "busybox", "command": ["sh", "-c", "echo b: $HOSTNAME"]}]}})
+                       {"name": "b", "image": "busybox", "volumeMounts": [{"name": "cfg", "mountPath": "/etc/cfg"}],
+                        "command": ["sh", "-c", "echo b: $HOSTNAME; cat $FAKE_KUBE_POD_ROOT/etc/cfg/greeting"]}]}})
     wait_for(lambda: pod_phase(core, ns, "multi") == "Succeeded", what="the pod to succeed")
     pod = core.read_namespaced_pod("multi", ns)
     assert pod.status.init_container_statuses[0].state.terminated.reason == "Completed"
@@ -574,7 +606,7 @@ def test_init_containers_run_first_and_logs_need_a_container_name(kube, apis, ns
         "a container name must be specified for pod multi, choose one of: [a b] or one of the init containers: "
         "[init]")
     assert core.read_namespaced_pod_log("multi", ns, container="a") == "ready\n"
-    assert core.read_namespaced_pod_log("multi", ns, container="b") == "b: multi\n"
+    assert core.read_namespaced_pod_log("multi", ns, container="b") == "b: multi\nhi from a volume\n"
     assert core.read_namespaced_pod_log("multi", ns, container="init") == "init done\n"
 
 
@@ -588,6 +620,22 @@ def test_restart_policy_on_failure_restarts_the_container(kube, apis, ns):
     status = core.read_namespaced_pod("retry", ns).status.container_statuses[0]
     assert status.restart_count == 1 and status.last_state.terminated.exit_code == 1
     assert core.read_namespaced_pod_log("retry", ns) == "first\nsecond\n"
+
+
+def test_job_validation_like_the_real_server(apis, ns):
+    _, batch = apis
+    job = job_manifest("always", "true")
+    job["spec"]["template"]["spec"]["restartPolicy"] = "Always"
+    with pytest.raises(ApiException) as e:
+        batch.create_namespaced_job(ns, job)
+    status = json.loads(e.value.body)
+    assert e.value.status == 422 and status["reason"] == "Invalid"
+    assert status["message"] == ('Job.batch "always" is invalid: spec.template.spec.restartPolicy: Unsupported value: '
+                                 '"Always": supported values: "OnFailure", "Never"')
+    job = job_manifest("indexed", "true", parallelism=2, indexed=True)  # completions unset: not defaulted
+    with pytest.raises(ApiException) as e:
+        batch.create_namespaced_job(ns, job)
+    assert "spec.completions: Required value: when completion mode is Indexed" in json.loads(e.value.body)["message"]
 
 
 def test_suspend_and_resume_a_job_with_a_merge_patch(kube, apis, ns):
@@ -615,11 +663,12 @@ def test_deleting_a_job_without_propagation_policy_orphans_its_pods(kube, apis, 
 
 
 def test_stopping_the_server_kills_every_pod_process(tmp_path):
-    with running_fake_apiserver(tmp_path / "term") as handle:
+    with running_fake_apiserver(tmp_path / "term", env={"FROM_FIXTURE": "inherited"}) as handle:
         core, _ = _apis(handle)
         core.create_namespaced_pod("default", {"metadata": {"name": "long"}, "spec": {"containers": [
-            {"name": "c", "image": "busybox", "command": ["sh", "-c", "sleep 300; echo never"]}]}})
+            {"name": "c", "image": "busybox", "command": ["sh", "-c", "echo $FROM_FIXTURE; sleep 300; echo never"]}]}})
         group = wait_for(lambda: list((handle.state_dir / "process-groups").glob("*")), what="the process")[0]
+        wait_for(lambda: log_of(core, "default", "long") == "inherited\n", what="the environment to reach the pod")
         handle.stop()
         wait_for(lambda: not _group_alive(int(group.name)), timeout=5, what="the process group to be gone")
 
