@@ -11,6 +11,7 @@ Anything else is a 404 Status, as on the real server (/openapi/v2 included).
 """
 import http.server
 import json
+import traceback
 import urllib.parse
 
 from fake_kube import apierrors
@@ -173,6 +174,9 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
             self.send_json(e.code, e.status(), e.headers)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+        except Exception as e:  # a bug in the fake: answer like the real server's panic handler, and say so
+            traceback.print_exc()
+            self.send_json(500, apierrors.failure_status(500, "InternalError", f"Internal error occurred: {e!r}"))
 
     def _route(self, method, path, query, body):
         app = self.server.app
@@ -222,7 +226,7 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
             pod = app.registry.get(rt, route.namespace, route.name)
             container = streams.choose_container(pod, query.get("container"))
             if pod["spec"].get("nodeName"):
-                streams.check_log_readable(pod, container)
+                streams.check_log_readable(pod, container, _flag(query, "previous"))
             return streams.serve_logs(self, app.store, app.kubelet, pod, container, query)
         if route.watch_path or _flag(query, "watch"):
             return streams.serve_watch(self, app.store, rt, route.namespace, query, route.name, accept)
@@ -258,13 +262,13 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
         self.send_json(201, app.registry.create(rt, route.namespace or "", self._body_object(body), dry_run))
 
     def _put(self, app, route, query, body):
-        if not route.name or route.subresource == "log":
+        if not route.name or route.subresource not in (None, "status"):
             raise apierrors.method_not_allowed()
         self.send_json(200, app.registry.replace(route.rt, route.namespace, route.name, self._body_object(body),
                                                  route.subresource, query.get("dryRun") == "All"))
 
     def _patch(self, app, route, query, body):
-        if not route.name or route.subresource == "log":
+        if not route.name or route.subresource not in (None, "status"):
             raise apierrors.method_not_allowed()
         self.send_json(200, app.registry.patch(route.rt, route.namespace, route.name, body,
                                                self.headers.get("Content-Type", ""), route.subresource,

@@ -23,7 +23,7 @@ class ResourceType:
     short_names: tuple = ()
     categories: tuple = ()
     has_status: bool = False
-    subresources: tuple = ()  # (name, kind, verbs) besides status
+    subresources: tuple = ()  # (name, kind, verbs, group, version) besides status
     fields: tuple = ()  # field selectors beyond metadata.name/namespace
     default_propagation: str = "Background"
     return_deleted_object: bool = False
@@ -48,7 +48,7 @@ class ResourceType:
 
 RESOURCE_TYPES = (
     ResourceType("", "v1", "pods", "pod", "Pod", True, ("po",), ("all",), has_status=True,
-                 subresources=(("log", "Pod", ("get",)), ("eviction", "Eviction", ("create",))),
+                 subresources=(("log", "Pod", ("get",), "", ""), ("eviction", "Eviction", ("create",), "policy", "v1")),
                  fields=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
                          "status.phase", "status.podIP", "status.nominatedNodeName"),
                  return_deleted_object=True),
@@ -130,9 +130,12 @@ def resource_list(group, version):
         if rt.has_status:
             resources.append({"name": f"{rt.plural}/status", "singularName": "", "namespaced": rt.namespaced,
                               "kind": rt.kind, "verbs": ["get", "patch", "update"]})
-        for sub, kind, verbs in rt.subresources:
-            resources.append({"name": f"{rt.plural}/{sub}", "singularName": "", "namespaced": rt.namespaced,
-                              "kind": kind, "verbs": list(verbs)})
+        for sub, kind, verbs, sub_group, sub_version in rt.subresources:
+            entry = {"name": f"{rt.plural}/{sub}", "singularName": "", "namespaced": rt.namespaced, "kind": kind,
+                     "verbs": list(verbs)}
+            if sub_group:
+                entry.update(group=sub_group, version=sub_version)
+            resources.append(entry)
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/{version}" if group else version,
             "resources": resources}
 

@@ -200,7 +200,7 @@ class PodRunner:
         try:
             self._run()
         except _Gone:
-            self._gone = True
+            self.request_stop(0, gone=True)
             self._terminate()
         except Exception:  # a bug in the fake: say so loudly, leave no process behind
             traceback.print_exc()

@@ -307,9 +307,10 @@ class Registry:
 
         def mark(current):
             current_meta = current["metadata"]
-            current_meta["finalizers"] = sorted(set(current_meta.get("finalizers") or []) | set(finalizers))
-            if not current_meta["finalizers"]:
-                del current_meta["finalizers"]
+            existing = list(current_meta.get("finalizers") or [])
+            added = existing + [f for f in finalizers if f not in existing]
+            if added:
+                current_meta["finalizers"] = added
             old_grace = current_meta.get("deletionGracePeriodSeconds")
             if graceful_pod and (old_grace is None or grace < old_grace):
                 current_meta["deletionGracePeriodSeconds"] = grace

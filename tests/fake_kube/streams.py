@@ -213,10 +213,14 @@ def container_status(pod, container):
     return None
 
 
-def check_log_readable(pod, container):
-    """The kubelet's 400 for a container that has not started yet (validateContainerLogStatus)."""
+def check_log_readable(pod, container, previous=False):
+    """The kubelet's 400 for a container that has not started yet (validateContainerLogStatus). With
+    previous=true the whole log is served (the fake keeps one file across restarts) once there was a restart."""
     cs = container_status(pod, container) or {"state": {"waiting": {"reason": "ContainerCreating"}}}
     state, last = cs.get("state") or {}, cs.get("lastState") or {}
+    if previous and "terminated" not in last:
+        raise apierrors.bad_request(f'previous terminated container "{container}" in pod '
+                                    f'"{pod["metadata"]["name"]}" not found')
     if "waiting" in state and "terminated" not in last:
         reason = state["waiting"].get("reason") or "ContainerCreating"
         text = {"ErrImagePull": "image can't be pulled",
