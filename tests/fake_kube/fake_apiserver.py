@@ -26,7 +26,9 @@ resourcequotas, nodes, namespaces; batch/v1 jobs; scheduling.k8s.io/v1 priorityc
 (label and field selectors, limit/continue), watch (resourceVersion semantics, bookmarks, 410 Expired after
 compaction, selector transitions as ADDED/DELETED), create (generateName, dryRun=All), update, patch (merge,
 strategic merge subset, JSON patch), delete (propagationPolicy, gracePeriodSeconds, preconditions),
-deletecollection. Legacy discovery documents, /version, and the Table format kubectl prints.
+deletecollection. Legacy discovery documents, /version, the Table format kubectl prints, OpenAPI v3 paths
+without schemas (what kubectl apply's validation check needs: openapi.py), and protobuf request bodies of the
+kinds kubectl create sends (protobuf.py; responses are always JSON).
 Controllers: Job controller (jobs.py), scheduler (scheduler.py), kubelet (kubelet.py), garbage collector and
 namespace deletion (garbage_collector.py).
 
@@ -39,9 +41,12 @@ env, KUBERNETES_SERVICE_HOST/PORT (this server, plain HTTP, no service account t
 FAKE_KUBE_POD_ROOT (the scratch directory).
 
 Not implemented: authentication and RBAC (any token is accepted), admission beyond the defaults in
-defaults.py, managedFields and server-side apply, OpenAPI documents, aggregated discovery (kubectl falls back
-to the legacy documents), protobuf, exec/attach/port-forward, immutability checks on update, taints and
-tolerations, preemption, probes (a running container is ready), the Job controller's pod finalizers.
+defaults.py, managedFields and server-side apply, OpenAPI schemas and /openapi/v2, aggregated discovery
+(kubectl falls back to the legacy documents), protobuf responses, exec/attach/port-forward, immutability checks
+on update, taints and tolerations, preemption, probes (a running container is ready), the Job controller's pod
+finalizers, watch-cache consistency for LIST with resourceVersion (a LIST always reads the current state).
+A server killed with SIGKILL leaves its pods' grandchildren running (direct children die with it); the process
+groups are listed in <state-dir>/process-groups/, which fixture.py uses to clean up.
 
 Failure injection, JSON bodies (query parameters work too); each answers JSON:
     POST   /fake/drop-watches   {"abrupt": false}  end every open watch now (abrupt: cut the connection
