@@ -17,6 +17,8 @@ PACKAGES=(
   # Python harness, examples and tests: Debian's interpreter at /usr/bin/python3
   python3 python3-dev python3-numpy python3-torch python3-sklearn python3-pytest python3-requests
   python3-yaml
+  # the fake Kubernetes API server's tests drive it with the real Python client (tests/fake_kube)
+  python3-kubernetes
   # notebooks, shells and the proxy's tunnel (python/determined/exec, determined.cli.tunnel, tests/e2e)
   jupyter-notebook openssh-server openssh-client python3-websocket
   # the libtorch C++ example (examples/cpp, tests/e2e/test_cpp_example.py)
