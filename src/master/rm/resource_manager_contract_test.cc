@@ -1,17 +1,21 @@
 // The contract every ResourceManager keeps, run against each implementation: placing, gangs,
 // preemption, kill, a lost node, restore after a master restart, the pending reason and the queue.
 // Each implementation comes with a Driver that plays its nodes (our agents over their protocol; the
-// in-memory manager's nodes). Kubernetes and Slurm managers join by adding a Driver.
+// in-memory manager's nodes; Kubernetes' nodes and pods over an in-memory API). Slurm joins by adding a
+// Driver.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <memory>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "master/manual_loop.h"
 #include "master/rm/agent_resource_manager.h"
 #include "master/rm/in_memory_resource_manager.h"
+#include "master/rm/kubernetes/fake_kube_api.h"
+#include "master/rm/kubernetes/kubernetes_resource_manager.h"
 
 namespace det::master {
 namespace {
@@ -155,6 +159,73 @@ class InMemoryDriver : public Driver {
 
  private:
   InMemoryResourceManager manager_;
+};
+
+// Kubernetes over the in-memory API (fake_kube_api.h): a node is a node of GPUs, a process a pod of the
+// allocation's Job, a kill the Job's deletion. The API answers once the first node comes, so a restored
+// master sees the cluster as it is when its nodes "return".
+class KubernetesDriver : public Driver {
+ public:
+  explicit KubernetesDriver(AllocationEvents& events)
+      : manager_(loop_, events, api_,
+                 KubernetesOptions{.cluster_name = "kubernetes", .max_slots_per_pod = 2,
+                                   .pools = {{.pool = ContractPools().front()}}}) {}
+  ResourceManager& manager() override { return manager_; }
+  void AddNode(const std::string& node, int slots) override {
+    api_->AddNode(node, slots);
+    api_->Open();
+    Settle();
+  }
+  void RemoveNode(const std::string& node) override {
+    api_->RemoveNode(node);
+    Settle();
+  }
+  void Exit(const std::string& allocation_id, const std::string& node, int exit_code) override {
+    for (const nlohmann::json& pod : api_->PodsOf(KubernetesResourceManager::JobName(allocation_id))) {
+      if (pod["spec"]["nodeName"] == node) api_->EndPod(pod["metadata"]["name"], exit_code);
+    }
+    Settle();
+  }
+  int KillsSeen(const std::string& allocation_id, const std::string& node) override {
+    Settle();  // the deletion is sent from the manager's request thread
+    bool ran_there = false;
+    for (const nlohmann::json& pod : api_->PodsOf(KubernetesResourceManager::JobName(allocation_id))) {
+      ran_there = ran_there || pod["spec"]["nodeName"] == node;
+    }
+    const std::string kill = absl::StrCat("DELETE /apis/batch/v1/namespaces/default/jobs/",
+                                          KubernetesResourceManager::JobName(allocation_id), "?propagationPolicy=Background");
+    const std::vector<std::string> requests = api_->Requests();
+    return ran_there ? static_cast<int>(std::count(requests.begin(), requests.end(), kill)) : 0;
+  }
+  void NodeReturns(const std::string& node, int slots, const std::vector<std::string>& running) override {
+    api_->AddNode(node, slots);
+    for (const std::string& id : running) {  // its Job runs on, made by the master before its restart
+      nlohmann::json job = {{"metadata", {{"name", KubernetesResourceManager::JobName(id)}, {"namespace", "default"}}},
+                            {"spec",
+                             {{"parallelism", 1},
+                              {"template",
+                               {{"metadata", {{"labels", {{"determined.ai/allocation_id", id}}}}},
+                                {"spec", {{"nodeSelector", {{"kubernetes.io/hostname", node}}}}}}}}}};
+      api_->Create("/apis/batch/v1/namespaces/default/jobs", job).IgnoreError();
+    }
+    api_->Open();
+    Settle();
+  }
+  // The manager's threads and the loop run until the API is quiet.
+  void Settle() override {
+    int quiet = 0;
+    for (int i = 0; i < 2000 && quiet < 5; ++i) {
+      loop_.RunPending();
+      quiet = api_->Quiet() ? quiet + 1 : 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    loop_.RunPending();
+  }
+
+ private:
+  ManualLoop loop_;
+  std::shared_ptr<kube::FakeKubeApi> api_ = std::make_shared<kube::FakeKubeApi>();
+  KubernetesResourceManager manager_;
 };
 
 using DriverFactory = std::function<std::unique_ptr<Driver>(AllocationEvents&)>;
@@ -345,7 +416,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Implementation{"Agents", [](AllocationEvents& e) -> std::unique_ptr<Driver> { return std::make_unique<AgentDriver>(e); }},
         Implementation{"InMemory",
-                       [](AllocationEvents& e) -> std::unique_ptr<Driver> { return std::make_unique<InMemoryDriver>(e); }}),
+                       [](AllocationEvents& e) -> std::unique_ptr<Driver> { return std::make_unique<InMemoryDriver>(e); }},
+        Implementation{"Kubernetes",
+                       [](AllocationEvents& e) -> std::unique_ptr<Driver> { return std::make_unique<KubernetesDriver>(e); }}),
     [](const ::testing::TestParamInfo<Implementation>& info) { return info.param.name; });
 
 }  // namespace

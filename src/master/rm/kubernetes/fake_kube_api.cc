@@ -115,6 +115,10 @@ absl::StatusOr<json> FakeKubeApi::Get(std::string_view item) {
 }
 
 absl::StatusOr<json> FakeKubeApi::List(std::string_view collection, const ListOptions& options) {
+  {
+    std::unique_lock lock(mu_);
+    changed_.wait(lock, [this] { return open_; });
+  }
   Calling calling(mu_, calls_);
   std::lock_guard lock(mu_);
   json items = json::array();
@@ -147,11 +151,19 @@ absl::Status FakeKubeApi::Delete(std::string_view item, std::string_view propaga
   const std::string job = absl::StrContains(path, "/jobs/") ? it->second["metadata"].value("name", "") : "";
   RemoveLocked(path);
   if (!job.empty() && policy != "Orphan") {
-    std::vector<std::string> pods;
+    // Its pods are stopped: an ended one goes at once, a running one once its process ends (EndPod).
+    std::vector<std::string> ended, running;
     for (const auto& [p, object] : objects_) {
-      if (absl::StrContains(p, "/pods/") && object["metadata"]["labels"].value("job-name", "") == job) pods.push_back(p);
+      if (!absl::StrContains(p, "/pods/") || object["metadata"]["labels"].value("job-name", "") != job) continue;
+      std::string phase = object["status"].value("phase", "");
+      (phase == "Succeeded" || phase == "Failed" ? ended : running).push_back(p);
     }
-    for (const std::string& p : pods) RemoveLocked(p);
+    for (const std::string& p : ended) RemoveLocked(p);
+    for (const std::string& p : running) {
+      json pod = objects_.at(p);
+      pod["metadata"]["deletionTimestamp"] = "2026-11-28T00:00:00Z";
+      Put(p, pod);
+    }
   }
   return absl::OkStatus();
 }
@@ -185,6 +197,12 @@ absl::Status FakeKubeApi::Logs(std::string_view, const LogOptions&, const std::f
                                const std::atomic<bool>&) {
   on_line("2026-11-28T00:00:00.000000000Z hello from the pod");
   return absl::OkStatus();
+}
+
+void FakeKubeApi::Open() {
+  std::lock_guard lock(mu_);
+  open_ = true;
+  changed_.notify_all();
 }
 
 void FakeKubeApi::AddNode(const std::string& name, int gpus) {
@@ -247,6 +265,7 @@ void FakeKubeApi::EndPod(const std::string& pod_name, int exit_code) {
   pod["status"]["containerStatuses"] = json::array(
       {{{"name", "determined-container"}, {"state", {{"terminated", {{"exitCode", exit_code}}}}}}});
   Put(path, pod);
+  if (pod["metadata"].contains("deletionTimestamp")) RemoveLocked(path);
 }
 
 void FakeKubeApi::DeletePod(const std::string& pod_name) {

@@ -28,6 +28,9 @@ class FakeKubeApi : public KubeApi {
                     const std::function<void(std::string_view line)>& on_line, const std::atomic<bool>& stop) override;
 
   // Test controls.
+  // Until called, lists wait: the manager sees the cluster only from then on (a master restarting
+  // before its cluster answers).
+  void Open();
   void AddNode(const std::string& name, int gpus);
   void RemoveNode(const std::string& name);
   // A pod the master did not make, holding `gpus` on `node`.
@@ -35,7 +38,8 @@ class FakeKubeApi : public KubeApi {
   // The pods of a Job (by its name), in completion-index order.
   std::vector<nlohmann::json> PodsOf(const std::string& job_name) const;
   std::vector<std::string> JobNames() const;
-  // Ends a pod's container with `exit_code` (Succeeded when 0, else Failed).
+  // Ends a pod's container with `exit_code` (Succeeded when 0, else Failed); a pod being deleted is
+  // then gone.
   void EndPod(const std::string& pod_name, int exit_code);
   void DeletePod(const std::string& pod_name);
   // "METHOD path[?propagationPolicy=...]" of every change request, in order.
@@ -64,6 +68,7 @@ class FakeKubeApi : public KubeApi {
   std::map<int, int64_t> watch_seen_;  // watch id -> last version delivered
   int next_watch_ = 1;
   int next_ip_ = 2;
+  bool open_ = false;
 };
 
 }  // namespace det::master::kube

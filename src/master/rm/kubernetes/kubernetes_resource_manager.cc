@@ -270,7 +270,17 @@ void KubernetesResourceManager::ApplyNode(const kube::WatchEvent& event) {
   if (event.type == "DELETED") {
     nodes_.erase(name);
     spdlog::warn("kubernetes: node {} left the cluster", name);
-    return;
+    // What ran there is lost (its pods go with the node); the trials restart elsewhere.
+    std::vector<std::string> lost;
+    for (const auto& [id, alloc] : allocations_) {
+      for (const AgentSlots& p : alloc.placements) {
+        if (p.agent_id == name && alloc.started) lost.push_back(id);
+      }
+    }
+    for (const std::string& id : lost) {
+      ReportExit(id, -1, ExitKind::kAgentLost, absl::StrCat("node ", name, " left the cluster"));
+    }
+    return Schedule();
   }
   auto [it, added] = nodes_.try_emplace(name);
   Node& node = it->second;
@@ -636,6 +646,13 @@ void KubernetesResourceManager::SchedulePool(const KubernetesPoolOptions& pool) 
                              false);
   }
   std::set<std::string> started;
+  for (const std::string& id : decision.infeasible) {
+    auto a = allocations_.find(id);
+    if (a == allocations_.end() || a->second.waiting_logged) continue;
+    a->second.waiting_logged = true;
+    events_.Log(id, absl::StrCat("The nodes now in pool ", pool.pool.name, " cannot hold ", a->second.request.slots,
+                                 " slot(s); waiting for more nodes"));
+  }
   for (const scheduler::StartDecision& start : decision.to_start) {
     auto a = allocations_.find(start.allocation_id);
     if (a == allocations_.end()) continue;

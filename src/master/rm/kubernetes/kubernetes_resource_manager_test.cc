@@ -45,6 +45,7 @@ class KubernetesResourceManagerTest : public ::testing::Test {
   void SetUp() override { MakeManager(); }
 
   void MakeManager() {
+    api_->Open();
     manager_ = std::make_unique<KubernetesResourceManager>(
         loop_, events_, api_,
         KubernetesOptions{.max_slots_per_pod = 1, .master_url = "http://master:8080",
@@ -171,8 +172,11 @@ TEST_F(KubernetesResourceManagerTest, KillDeletesTheJobAndItsPods) {
   manager_->Kill("a");
   Settle();
   EXPECT_THAT(api_->Requests(), Contains("DELETE /apis/batch/v1/namespaces/default/jobs/det-a?propagationPolicy=Background"));
+  EXPECT_THAT(events_.exits, IsEmpty()) << "over once its pod's process has ended";
+  api_->EndPod(Pods("a")[0]["metadata"]["name"], 143);
+  Settle();
   EXPECT_THAT(Pods("a"), IsEmpty());
-  EXPECT_THAT(events_.exits, ElementsAre("a 137"));
+  EXPECT_THAT(events_.exits, ElementsAre("a 143"));
 }
 
 TEST_F(KubernetesResourceManagerTest, AFailedPodEndsItsGangWithItsExitCode) {
@@ -186,7 +190,9 @@ TEST_F(KubernetesResourceManagerTest, AFailedPodEndsItsGangWithItsExitCode) {
   api_->EndPod(pods[1]["metadata"]["name"], 3);
   Settle();
   EXPECT_THAT(events_.logs, Contains(HasSubstr("exited with code 3; deleting the allocation's other pods")));
-  EXPECT_THAT(events_.exits, ElementsAre("a 3"));
+  api_->EndPod(pods[0]["metadata"]["name"], 143);  // the other pod stops
+  Settle();
+  EXPECT_THAT(events_.exits, ElementsAre("a 3")) << "the first failure is the gang's";
   EXPECT_THAT(api_->JobNames(), IsEmpty());
 }
 
