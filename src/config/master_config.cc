@@ -529,10 +529,13 @@ void ParseKubernetes(Section& rm, ResourceManagerConfig& r, MasterConfig& out, j
   r.kubernetes = std::move(k);
 }
 
-void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) {
+// One resource manager and its pools: `cfg`'s resource_manager and resource_pools (the config's own, or
+// an entry of additional_resource_managers, whose paths start with `prefix`), into `r` and `pools_out`;
+// `eff` gets them resolved.
+void ParseManager(const json& cfg, const std::string& prefix, bool additional, ResourceManagerConfig& r,
+                  std::vector<ResourcePoolConfig>& pools_out, json& eff, MasterConfig& out, Problems& p) {
   Section rm(cfg.contains("resource_manager") ? &cfg["resource_manager"] : nullptr,
-             "resource_manager", p);
-  ResourceManagerConfig& r = out.resource_manager;
+             prefix + "resource_manager", p);
   r.type = rm.String("type", "agent");
   const bool kubernetes = r.type == "kubernetes";
   if (r.type == "slurm" || r.type == "pbs") {
@@ -594,15 +597,15 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
                                : nullptr;
   json pools = pools_node != nullptr ? *pools_node : json::array({{{"pool_name", "default"}}});
   if (!pools.is_array()) {
-    p.Add("resource_pools", absl::StrCat("must be a list of pools, got ", TypeName(pools)));
+    p.Add(prefix + "resource_pools", absl::StrCat("must be a list of pools, got ", TypeName(pools)));
     pools = json::array();
   } else if (pools.empty()) {
-    p.Add("resource_pools", "must list at least one pool (omit it for one pool named \"default\")");
+    p.Add(prefix + "resource_pools", "must list at least one pool (omit it for one pool named \"default\")");
   }
   std::set<std::string> names;
   json eff_pools = json::array();
   for (size_t i = 0; i < pools.size(); ++i) {
-    std::string path = absl::StrCat("resource_pools[", i, "]");
+    std::string path = absl::StrCat(prefix, "resource_pools[", i, "]");
     Section ps(&pools[i], path, p);
     ps.CheckKeys({"pool_name", "description", "provider", "scheduler",
                   "max_aux_containers_per_agent", "max_cpu_containers_per_agent",
@@ -658,9 +661,9 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
       eff_pool["task_container_defaults"] = pool_tcd;
     }
     eff_pools.push_back(eff_pool);
-    out.resource_pools.push_back(std::move(pool));
+    pools_out.push_back(std::move(pool));
   }
-  if (!r.no_default_resource_pools) {
+  if (!r.no_default_resource_pools && !additional) {
     for (const char* key : {"default_aux_resource_pool", "default_compute_resource_pool"}) {
       const std::string& name = std::string(key) == "default_aux_resource_pool"
                                     ? r.default_aux_resource_pool
@@ -672,12 +675,6 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
       }
     }
   }
-  if (cfg.contains("additional_resource_managers") &&
-      !cfg["additional_resource_managers"].is_null()) {
-    p.Add("additional_resource_managers",
-          "lists Kubernetes resource managers (upstream accepts no other type there), and this "
-          "master runs no Kubernetes resource manager yet");
-  }
   eff["resource_manager"] = {{"type", r.type},
                              {"cluster_name", r.cluster_name},
                              {"scheduler", SchedulerJson(r.scheduler)},
@@ -687,6 +684,55 @@ void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) 
   if (rm.Has("metadata")) eff["resource_manager"]["metadata"] = *rm.Get("metadata");
   if (kubernetes) ParseKubernetes(rm, r, out, eff, p);
   eff["resource_pools"] = eff_pools;
+}
+
+// The config's resource manager, and those of additional_resource_managers: Kubernetes clusters
+// beside it (upstream accepts no other type there), each with its own cluster_name and pools, every
+// pool name unique across them.
+void ParseResources(const json& cfg, MasterConfig& out, json& eff, Problems& p) {
+  ParseManager(cfg, "", false, out.resource_manager, out.resource_pools, eff, out, p);
+  if (!cfg.contains("additional_resource_managers") || cfg["additional_resource_managers"].is_null()) return;
+  const json& more = cfg["additional_resource_managers"];
+  if (!more.is_array()) {
+    p.Add("additional_resource_managers", absl::StrCat("must be a list, got ", TypeName(more)));
+    return;
+  }
+  std::map<std::string, std::string> pool_owner;  // pool name -> its manager's cluster_name
+  std::set<std::string> clusters = {out.resource_manager.cluster_name};
+  for (const ResourcePoolConfig& pool : out.resource_pools) pool_owner[pool.pool_name] = out.resource_manager.cluster_name;
+  json eff_more = json::array();
+  for (size_t i = 0; i < more.size(); ++i) {
+    const std::string prefix = absl::StrCat("additional_resource_managers[", i, "].");
+    Section entry(&more[i], prefix.substr(0, prefix.size() - 1), p);
+    entry.CheckKeys({"resource_manager", "resource_pools"});
+    AdditionalResourceManagerConfig added;
+    json eff_entry = json::object();
+    ParseManager(entry.obj(), prefix, true, added.resource_manager, added.resource_pools, eff_entry, out, p);
+    if (added.resource_manager.type != "kubernetes") {
+      p.Add(prefix + "resource_manager.type",
+            absl::StrCat("must be kubernetes (additional resource managers are Kubernetes clusters), got \"",
+                         added.resource_manager.type, "\""));
+    }
+    const json& rm = entry.obj().value("resource_manager", json::object());
+    if (!rm.is_object() || (!rm.contains("cluster_name") && !rm.contains("name"))) {
+      p.Add(prefix + "resource_manager.cluster_name", "required: it tells this manager's pools and agents apart");
+    } else if (!clusters.insert(added.resource_manager.cluster_name).second) {
+      p.Add(prefix + "resource_manager.cluster_name",
+            absl::StrCat("\"", added.resource_manager.cluster_name, "\" is another resource manager's too"));
+    }
+    for (size_t j = 0; j < added.resource_pools.size(); ++j) {
+      const std::string& name = added.resource_pools[j].pool_name;
+      auto [owner, fresh] = pool_owner.emplace(name, added.resource_manager.cluster_name);
+      if (!fresh) {
+        p.Add(absl::StrCat(prefix, "resource_pools[", j, "].pool_name"),
+              absl::StrCat("pool \"", name, "\" is already resource manager ", owner->second,
+                           "'s; pool names are unique across resource managers"));
+      }
+    }
+    eff_more.push_back(eff_entry);
+    out.additional_resource_managers.push_back(std::move(added));
+  }
+  eff["additional_resource_managers"] = eff_more;
 }
 
 void Mask(json& node) {
@@ -709,6 +755,11 @@ void Mask(json& node) {
 const ResourcePoolConfig* MasterConfig::FindPool(const std::string& name) const {
   for (const ResourcePoolConfig& pool : resource_pools) {
     if (pool.pool_name == name) return &pool;
+  }
+  for (const AdditionalResourceManagerConfig& manager : additional_resource_managers) {
+    for (const ResourcePoolConfig& pool : manager.resource_pools) {
+      if (pool.pool_name == name) return &pool;
+    }
   }
   return nullptr;
 }

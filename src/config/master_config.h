@@ -76,6 +76,12 @@ struct ResourceManagerConfig {
   std::optional<KubernetesConfig> kubernetes;  // set when type is kubernetes
 };
 
+// An entry of additional_resource_managers: a Kubernetes cluster beside the main resource manager.
+struct AdditionalResourceManagerConfig {
+  ResourceManagerConfig resource_manager;
+  std::vector<ResourcePoolConfig> resource_pools;
+};
+
 struct DbConfig {
   std::string type = "sqlite";  // sqlite | postgres
   std::string path;             // sqlite file; absolute after loading
@@ -134,6 +140,7 @@ struct MasterConfig {
   RetentionPolicyConfig retention_policy;
   ResourceManagerConfig resource_manager;
   std::vector<ResourcePoolConfig> resource_pools;  // never empty
+  std::vector<AdditionalResourceManagerConfig> additional_resource_managers;
   std::vector<std::string> warnings;               // deprecated or unused keys that were accepted
   std::string effective_json;                      // the whole effective config (secrets included)
 

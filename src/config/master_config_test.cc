@@ -490,5 +490,47 @@ TEST(MasterConfigTest, KubernetesResourceManagerRefusesBadAndContradictoryKeys) 
   EXPECT_EQ(cpu->resource_manager.kubernetes->cpu_per_slot, 0.5);
 }
 
+TEST(MasterConfigTest, AdditionalResourceManagersAreKubernetesClustersWithPoolsOfTheirOwn) {
+  auto c = Load(R"(
+resource_pools:
+  - pool_name: default
+additional_resource_managers:
+  - resource_manager: {type: kubernetes, cluster_name: east, max_slots_per_pod: 8, determined_master_host: m,
+                       kubeconfig_path: /etc/east.yaml}
+    resource_pools:
+      - pool_name: east-gpus
+        task_container_defaults: {gpu_pod_spec: {spec: {nodeSelector: {zone: east}}}}
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->additional_resource_managers.size(), 1u);
+  const AdditionalResourceManagerConfig& east = c->additional_resource_managers[0];
+  EXPECT_EQ(east.resource_manager.cluster_name, "east");
+  EXPECT_EQ(east.resource_manager.kubernetes->kubeconfig_path, "/etc/east.yaml");
+  ASSERT_EQ(east.resource_pools.size(), 1u);
+  EXPECT_EQ(east.resource_pools[0].pool_name, "east-gpus");
+  ASSERT_NE(c->FindPool("east-gpus"), nullptr) << "its pools' task_container_defaults apply to their tasks";
+  EXPECT_NE(c->FindPool("east-gpus")->task_container_defaults_json.find("east"), std::string::npos);
+
+  const std::string k8s = "{type: kubernetes, cluster_name: east, max_slots_per_pod: 1, determined_master_host: m}";
+  for (const auto& [yaml, want] : std::vector<std::pair<std::string, std::string>>{
+           {"additional_resource_managers: {a: 1}\n", "additional_resource_managers: must be a list"},
+           {"additional_resource_managers:\n  - resource_manager: {type: agent, cluster_name: x}\n",
+            "additional_resource_managers[0].resource_manager.type: must be kubernetes"},
+           {"additional_resource_managers:\n  - resource_manager: {type: kubernetes, max_slots_per_pod: 1, "
+            "determined_master_host: m}\n",
+            "additional_resource_managers[0].resource_manager.cluster_name: required"},
+           {"additional_resource_managers:\n  - resource_manager: " + k8s + "\n    resource_pools: [{pool_name: default}]\n",
+            "additional_resource_managers[0].resource_pools[0].pool_name: pool \"default\" is already resource manager "
+            "default's"},
+           {"additional_resource_managers:\n  - resource_manager: " + k8s + "\n  - resource_manager: " + k8s + "\n",
+            "additional_resource_managers[1].resource_manager.cluster_name: \"east\" is another resource manager's"},
+           {"additional_resource_managers:\n  - resource_manager: {type: kubernetes, cluster_name: e}\n",
+            "additional_resource_managers[0].resource_manager.max_slots_per_pod: required"},
+       }) {
+    std::string err = ErrorOf(yaml);
+    EXPECT_NE(err.find(want), std::string::npos) << "missing \"" << want << "\" in:\n" << err;
+  }
+}
+
 }  // namespace
 }  // namespace det::config

@@ -144,25 +144,40 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   cluster_options.default_task_user = config.security.default_task;
   // The pods' output is written as their lines arrive; the cluster watches it for log policies.
   Cluster* cluster_for_logs = nullptr;
-  if (config.resource_manager.kubernetes) {
-    absl::StatusOr<KubernetesSetup> kubernetes =
-        KubernetesSetupFromConfig(config, [&store = **store, &cluster_for_logs](std::vector<det::api::TaskLog> logs) {
-          if (absl::Status st = store.AddTaskLogs(logs); !st.ok()) {
-            spdlog::warn("writing task logs from a pod: {}", st.ToString());
-            return;
-          }
-          if (cluster_for_logs != nullptr) cluster_for_logs->ObserveTaskLogs(std::move(logs));
-        });
-    if (!kubernetes.ok()) {
-      spdlog::error("{}", kubernetes.status().ToString());
-      return 1;
+  auto write_pod_logs = [&store = **store, &cluster_for_logs](std::vector<det::api::TaskLog> logs) {
+    if (absl::Status st = store.AddTaskLogs(logs); !st.ok()) {
+      spdlog::warn("writing task logs from a pod: {}", st.ToString());
+      return;
     }
-    spdlog::info("resource manager: kubernetes (namespace {}, pods reach the master at {})",
-                 kubernetes->options.namespace_name, kubernetes->options.master_url);
-    cluster_options.main_resource_manager = [setup = std::move(*kubernetes)](EventLoop& loop,
-                                                                             AllocationEvents& events) mutable {
+    if (cluster_for_logs != nullptr) cluster_for_logs->ObserveTaskLogs(std::move(logs));
+  };
+  // Kubernetes managers: the main one (resource_manager.type kubernetes) and additional_resource_managers.
+  auto kubernetes_manager = [&](const det::config::ResourceManagerConfig& manager,
+                                const std::vector<det::config::ResourcePoolConfig>& pools)
+      -> absl::StatusOr<ResourceManagerFactory> {
+    absl::StatusOr<KubernetesSetup> setup = KubernetesSetupFromConfig(config, manager, pools, write_pod_logs);
+    if (!setup.ok()) return setup.status();
+    spdlog::info("resource manager {}: kubernetes (namespace {}, pods reach the master at {})", manager.cluster_name,
+                 setup->options.namespace_name, setup->options.master_url);
+    return [setup = std::move(*setup)](EventLoop& loop, AllocationEvents& events) mutable -> std::unique_ptr<ResourceManager> {
       return std::make_unique<KubernetesResourceManager>(loop, events, setup.api, std::move(setup.options));
     };
+  };
+  if (config.resource_manager.kubernetes) {
+    absl::StatusOr<ResourceManagerFactory> made = kubernetes_manager(config.resource_manager, config.resource_pools);
+    if (!made.ok()) {
+      spdlog::error("{}", made.status().ToString());
+      return 1;
+    }
+    cluster_options.main_resource_manager = std::move(*made);
+  }
+  for (const det::config::AdditionalResourceManagerConfig& more : config.additional_resource_managers) {
+    absl::StatusOr<ResourceManagerFactory> made = kubernetes_manager(more.resource_manager, more.resource_pools);
+    if (!made.ok()) {
+      spdlog::error("{}", made.status().ToString());
+      return 1;
+    }
+    cluster_options.additional_resource_managers.push_back(std::move(*made));
   }
   Cluster cluster(**store, *cluster_loop, std::move(cluster_options));
   cluster_for_logs = &cluster;

@@ -19,6 +19,7 @@ import time
 
 import pytest
 import requests
+import yaml
 
 from conftest import BIN, REPO, Cluster, det, stepper, wait_for
 
@@ -41,7 +42,7 @@ class KubeCluster(Cluster):
         self.kube = kube
         self.config_file = data_dir / "master.yaml"
         self.config_file.write_text(master_config)
-        self.port = int(json.loads(json.dumps(__import__("yaml").safe_load(master_config)))["port"])
+        self.port = int(yaml.safe_load(master_config)["port"])
         self.master = None
         self.start_master(data_dir)
         (data_dir / "cluster.json").write_text(json.dumps({"master_url": f"http://127.0.0.1:{self.port}"}))
@@ -120,25 +121,25 @@ def kube_api(tmp_path, nodes, pod_env):
 
 
 @contextlib.contextmanager
-def kube_cluster(tmp_path, nodes, max_slots_per_pod=1, extra=""):
+def kube_cluster(tmp_path, nodes, max_slots_per_pod=1, additional=False):
+    """A master whose resource manager is Kubernetes; with `additional`, the agents' manager is the main one
+    and Kubernetes an additional_resource_managers entry (cluster_name k8s, pool k8s-pool)."""
     pod_env = {"PATH": f"{BIN.resolve()}:/usr/bin:/bin"}
     with kube_api(tmp_path, nodes, pod_env) as kube:
         port = free_port()
         data_dir = tmp_path / "master"
         data_dir.mkdir()
-        config = f"""port: {port}
-host: 127.0.0.1
-data_dir: {data_dir}
-checkpoint_storage: {{type: shared_fs, host_path: {tmp_path / 'checkpoints'}}}
-resource_manager:
-  type: kubernetes
-  default_namespace: {NAMESPACE}
-  max_slots_per_pod: {max_slots_per_pod}
-  slot_type: cuda
-  determined_master_host: {os.environ.get("DET_K8S_MASTER_HOST", "127.0.0.1")}
-  determined_master_port: {port}
-  kubeconfig_path: {kube.kubeconfig}
-{extra}"""
+        kubernetes = {"type": "kubernetes", "default_namespace": NAMESPACE, "max_slots_per_pod": max_slots_per_pod,
+                      "slot_type": "cuda", "determined_master_host": os.environ.get("DET_K8S_MASTER_HOST", "127.0.0.1"),
+                      "determined_master_port": port, "kubeconfig_path": str(kube.kubeconfig)}
+        config = {"port": port, "host": "127.0.0.1", "data_dir": str(data_dir),
+                  "checkpoint_storage": {"type": "shared_fs", "host_path": str(tmp_path / "checkpoints")}}
+        if additional:
+            config["additional_resource_managers"] = [{"resource_manager": dict(kubernetes, cluster_name="k8s"),
+                                                        "resource_pools": [{"pool_name": "k8s-pool"}]}]
+        else:
+            config["resource_manager"] = kubernetes
+        config = yaml.safe_dump(config)
         cluster = KubeCluster(data_dir, kube, config)
         try:
             yield cluster
@@ -332,3 +333,18 @@ def test_the_master_rides_out_dropped_watches_expired_versions_and_api_errors(tw
     # The next task's Job is made through the 429s (the client honours Retry-After).
     again = cluster.create_experiment(DIGITS / "const.yaml", DIGITS)
     assert cluster.wait_for_experiment(again) == "STATE_COMPLETED"
+
+
+def test_an_additional_kubernetes_manager_runs_its_pools_tasks_beside_the_agents(tmp_path):
+    if REAL:
+        pytest.skip("the fake cluster's nodes")
+    with kube_cluster(tmp_path, ["node-x:cpu=8,gpu=1"], additional=True) as cluster:
+        pools = {p["name"]: p for p in cluster.get("/api/v1/resource-pools")["resourcePools"]}
+        assert set(pools) == {"default", "k8s-pool"}, pools
+        cluster.det("command", "run", "-d", "--config", "resources.resource_pool=k8s-pool", "--config",
+                    "resources.slots=1", "echo", "hello from k8s")
+        cmd = wait_for(lambda: next(iter(cluster.get("/api/v1/commands")["commands"]), None), "the command")
+        wait_for(lambda: cluster.get(f"/api/v1/commands/{cmd['id']}")["command"]["state"] == "STATE_TERMINATED",
+                 "the command to end", timeout=60)
+        assert "hello from k8s" in cluster.task_logs(cmd["id"])
+        assert job_creations(cluster, {cmd["id"]}), "it ran as a Job of the additional manager's cluster"

@@ -21,8 +21,7 @@ json PodSpecOf(const std::string& tcd_json, const char* key) {
 
 }  // namespace
 
-std::string MasterUrlForPods(const config::MasterConfig& config) {
-  const config::KubernetesConfig& k = *config.resource_manager.kubernetes;
+std::string MasterUrlForPods(const config::MasterConfig& config, const config::KubernetesConfig& k) {
   std::string scheme = !k.master_scheme.empty() ? k.master_scheme : config.security.tls_enabled() ? "https" : "http";
   std::string host = !k.master_host.empty()
                          ? k.master_host
@@ -32,25 +31,27 @@ std::string MasterUrlForPods(const config::MasterConfig& config) {
 }
 
 absl::StatusOr<KubernetesSetup> KubernetesSetupFromConfig(
-    const config::MasterConfig& config, std::function<void(std::vector<api::TaskLog>)> write_logs) {
-  const config::KubernetesConfig& k = *config.resource_manager.kubernetes;
+    const config::MasterConfig& config, const config::ResourceManagerConfig& manager,
+    const std::vector<config::ResourcePoolConfig>& pools, std::function<void(std::vector<api::TaskLog>)> write_logs) {
+  const config::KubernetesConfig& k = *manager.kubernetes;
   absl::StatusOr<kube::KubeConnection> connection = kube::ResolveKubeConnection(k.kubeconfig_path);
   if (!connection.ok()) {
     return absl::Status(connection.status().code(),
-                        absl::StrCat("resource_manager.kubeconfig_path: ", connection.status().message()));
+                        absl::StrCat("resource manager ", manager.cluster_name,
+                                     ": kubeconfig_path: ", connection.status().message()));
   }
   KubernetesSetup setup;
   setup.api = std::make_shared<kube::KubeHttpClient>(std::move(*connection));
   KubernetesOptions& o = setup.options;
-  o.cluster_name = config.resource_manager.cluster_name;
+  o.cluster_name = manager.cluster_name;
   o.namespace_name = k.namespace_name;
   o.max_slots_per_pod = k.max_slots_per_pod;
   o.slot_type = k.slot_type;
   o.cpu_per_slot = k.cpu_per_slot;
-  o.master_url = MasterUrlForPods(config);
+  o.master_url = MasterUrlForPods(config, k);
   o.leave_kubernetes_resources = k.leave_kubernetes_resources;
   o.write_logs = std::move(write_logs);
-  for (const config::ResourcePoolConfig& pool : config.resource_pools) {
+  for (const config::ResourcePoolConfig& pool : pools) {
     // A pool's own task_container_defaults, else the master's, give its pod specs.
     const std::string& tcd = pool.task_container_defaults_json.empty() ? config.task_container_defaults_json
                                                                        : pool.task_container_defaults_json;

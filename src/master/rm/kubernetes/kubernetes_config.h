@@ -19,12 +19,15 @@ struct KubernetesSetup {
   KubernetesOptions options;
 };
 
-// Fails, naming the key, when the credentials cannot be read. `write_logs` takes the pods' output.
+// The manager of `manager` (type kubernetes: the config's resource_manager, or an entry of its
+// additional_resource_managers) and its `pools`. Fails, naming the key, when the credentials cannot be
+// read. `write_logs` takes the pods' output.
 absl::StatusOr<KubernetesSetup> KubernetesSetupFromConfig(
-    const config::MasterConfig& config, std::function<void(std::vector<api::TaskLog>)> write_logs);
+    const config::MasterConfig& config, const config::ResourceManagerConfig& manager,
+    const std::vector<config::ResourcePoolConfig>& pools, std::function<void(std::vector<api::TaskLog>)> write_logs);
 
 // How task pods reach the master: determined_master_scheme://host:port, each defaulting to the master's
 // own scheme, the master Service's cluster DNS name, and the master's port.
-std::string MasterUrlForPods(const config::MasterConfig& config);
+std::string MasterUrlForPods(const config::MasterConfig& config, const config::KubernetesConfig& k);
 
 }  // namespace det::master
