@@ -149,6 +149,8 @@ class ResourceManager {
   virtual ~ResourceManager() = default;
   // upstream's cluster_name: how config errors, pools and `det master info` name the manager.
   virtual const std::string& ClusterName() const = 0;
+  // Whether tasks run in their environment.image (containers), rather than as processes on a host.
+  virtual bool RunsTasksInImages() const { return false; }
   // Its pools as they are now (slots, agents), in name order.
   virtual std::vector<PoolSummary> Pools() const = 0;
   // InvalidArgument (naming the field) when `slots` can never fit in `pool` avoiding `blocked`; a pool

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/time_util.h"
+#include "config/environment_schema.h"
 #include "master/rm/kubernetes/job_spec.h"
 #include "master/rm/kubernetes/resource_watch.h"
 #include "master/rm/pool_queue.h"
@@ -112,12 +113,17 @@ std::string KeyOf(const json& object) {
   return absl::StrCat(StringField(object, {"metadata", "namespace"}), "/", StringField(object, {"metadata", "name"}));
 }
 
-// environment.image: a string, or {cpu, cuda, rocm}.
+// environment.image (a string, or {cpu, cuda, rocm}); `fallback` where it names none, or upstream's
+// default images, which the experiment config fills in but which hold upstream's harness, not ours.
 std::string ImageOf(const json& environment, const std::string& device, const std::string& fallback) {
   const json& image = Field(environment, {"image"});
-  if (image.is_string() && !image.get<std::string>().empty()) return image.get<std::string>();
-  if (image.is_object() && image.contains(device) && image[device].is_string()) return image[device].get<std::string>();
-  return fallback;
+  std::string named;
+  if (image.is_string()) named = image.get<std::string>();
+  if (image.is_object() && image.contains(device) && image[device].is_string()) named = image[device].get<std::string>();
+  for (const char* upstream : {config::kDefaultCpuImage, config::kDefaultCudaImage, config::kDefaultRocmImage}) {
+    if (named == upstream) return fallback;
+  }
+  return named.empty() ? fallback : named;
 }
 
 }  // namespace
