@@ -8,7 +8,6 @@
 
 #include <functional>
 #include <memory>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "master/manual_loop.h"
@@ -212,15 +211,7 @@ class KubernetesDriver : public Driver {
     Settle();
   }
   // The manager's threads and the loop run until the API is quiet.
-  void Settle() override {
-    int quiet = 0;
-    for (int i = 0; i < 2000 && quiet < 5; ++i) {
-      loop_.RunPending();
-      quiet = api_->Quiet() ? quiet + 1 : 0;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    loop_.RunPending();
-  }
+  void Settle() override { kube::RunUntilQuiet(loop_, *api_); }
 
  private:
   ManualLoop loop_;

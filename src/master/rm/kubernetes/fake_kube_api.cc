@@ -1,6 +1,7 @@
 #include "master/rm/kubernetes/fake_kube_api.h"
 
 #include <chrono>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -285,6 +286,16 @@ bool FakeKubeApi::Quiet() const {
     if (seen < version_) return false;
   }
   return true;
+}
+
+void RunUntilQuiet(ManualLoop& loop, const FakeKubeApi& api) {
+  int quiet = 0;
+  for (int i = 0; i < 2000 && quiet < 5; ++i) {
+    loop.RunPending();
+    quiet = api.Quiet() ? quiet + 1 : 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  loop.RunPending();
 }
 
 }  // namespace det::master::kube

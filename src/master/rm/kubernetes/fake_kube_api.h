@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "master/manual_loop.h"
 #include "master/rm/kubernetes/kube_api.h"
 
 namespace det::master::kube {
@@ -70,5 +71,9 @@ class FakeKubeApi : public KubeApi {
   int next_ip_ = 2;
   bool open_ = false;
 };
+
+// Runs `loop` while the manager's threads work: until `api` has been quiet for a few rounds (no call
+// running, every watch caught up), at most a few seconds.
+void RunUntilQuiet(ManualLoop& loop, const FakeKubeApi& api);
 
 }  // namespace det::master::kube

@@ -6,7 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "master/manual_loop.h"
@@ -56,16 +55,8 @@ class KubernetesResourceManagerTest : public ::testing::Test {
     Settle();
   }
 
-  // Lets the manager's threads and the loop run until nothing changes.
-  void Settle() {
-    int quiet = 0;
-    for (int i = 0; i < 2000 && quiet < 5; ++i) {
-      loop_.RunPending();
-      quiet = api_->Quiet() ? quiet + 1 : 0;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    loop_.RunPending();
-  }
+  // The manager's threads and the loop run until the API is quiet.
+  void Settle() { kube::RunUntilQuiet(loop_, *api_); }
 
   void Request(const std::string& id, int slots) {
     events_.jobs[id] = JobAttributes{.job_id = "job-" + id, .submission_order = static_cast<int64_t>(events_.jobs.size()),
