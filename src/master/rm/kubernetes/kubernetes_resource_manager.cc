@@ -277,10 +277,10 @@ void KubernetesResourceManager::ApplyNode(const kube::WatchEvent& event) {
     nodes_.erase(name);
     spdlog::warn("kubernetes: node {} left the cluster", name);
     // What ran there is lost (its pods go with the node); the trials restart elsewhere.
-    std::vector<std::string> lost;
+    std::set<std::string> lost;
     for (const auto& [id, alloc] : allocations_) {
       for (const AgentSlots& p : alloc.placements) {
-        if (p.agent_id == name && alloc.started) lost.push_back(id);
+        if (p.agent_id == name && alloc.started) lost.insert(id);
       }
     }
     for (const std::string& id : lost) {
@@ -935,7 +935,9 @@ void KubernetesResourceManager::RemoveOrphans() {
       if (auto s = weak.lock()) s->api->Delete(path, "Background").IgnoreError();
     });
   }
-  for (const auto& [id, alloc] : allocations_) CheckAllocation(id);
+  std::vector<std::string> ids;  // checking one may end it
+  for (const auto& [id, alloc] : allocations_) ids.push_back(id);
+  for (const std::string& id : ids) CheckAllocation(id);
   Schedule();
 }
 
@@ -1017,9 +1019,7 @@ absl::StatusOr<AgentSummary> KubernetesResourceManager::SetAgentEnabled(const st
   it->second.enabled = enabled;
   it->second.draining = !enabled && drain;
   if (!enabled && !drain) {
-    std::map<int, std::string> ours = OurSlots(agent_id);
     std::set<std::string> ids;
-    for (const auto& [slot, id] : ours) ids.insert(id);
     for (const auto& [id, alloc] : allocations_) {
       for (const AgentSlots& p : alloc.placements) {
         if (p.agent_id == agent_id) ids.insert(id);
