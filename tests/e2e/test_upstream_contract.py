@@ -292,6 +292,8 @@ TABLE = [
     # What a task calls with its allocation token.
     Row("GET /api/v1/allocations/{allocation_id}/signals/preemption", "v1AllocationPreemptionSignalResponse",
         who="task:main", query={"timeoutSeconds": 0}),
+    Row("GET /api/v1/allocations/{allocation_id}/resources/{resources_id}/rendezvous",
+        "v1AllocationRendezvousInfoResponse", who="task:main", p={"resources_id": "main_alloc"}),
     Row("GET /api/v1/tasks/{task_id}/context_directory", "v1GetTaskContextDirectoryResponse", who="task:main"),
     Row("POST /api/v1/runs/start", "v1RunPrepareForReportingResponse", who="task:main",
         body=lambda w: {"runId": w.main_trial}),
