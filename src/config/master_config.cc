@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "absl/strings/str_join.h"
@@ -529,6 +530,71 @@ void ParseKubernetes(Section& rm, ResourceManagerConfig& r, MasterConfig& out, j
   r.kubernetes = std::move(k);
 }
 
+// resource_manager's keys for type slurm (upstream's), into r.slurm. The HPE launcher's keys are
+// accepted with a warning: this master runs sbatch, squeue and scancel itself.
+void ParseSlurm(Section& rm, ResourceManagerConfig& r, MasterConfig& out, json& eff, Problems& p) {
+  SlurmConfig s;
+  const Keys slot_types = {"", "cuda", "cpu", "rocm"};
+  s.slot_type = rm.OneOf("slot_type", "", slot_types);
+  s.tres_supported = rm.Bool("tres_supported", true);
+  s.gres_supported = rm.Bool("gres_supported", true);
+  s.job_storage_root = rm.String("job_storage_root");
+  if (!s.job_storage_root.empty() && s.job_storage_root[0] != '/') {
+    p.Add(rm.PathOf("job_storage_root"),
+          absl::StrCat("must be an absolute path the master and the nodes share, got \"", s.job_storage_root, "\""));
+  }
+  s.user_name = rm.String("user_name");
+  s.group_name = rm.String("group_name");
+  s.sudo_authorized = rm.Bool("sudo_authorized", false);
+  s.rendezvous_network_interface = rm.String("rendezvous_network_interface");
+  s.proxy_network_interface = rm.String("proxy_network_interface");
+  s.job_project_source = rm.String("job_project_source");
+  if (const std::string& src = s.job_project_source;
+      !src.empty() && src != "project" && src != "workspace" && src != "label" && !absl::StartsWith(src, "label:")) {
+    p.Add(rm.PathOf("job_project_source"),
+          absl::StrCat("must be project, workspace, label or label:<prefix>, got \"", src, "\""));
+  }
+  s.master_host = rm.String("master_host");
+  s.master_port = static_cast<int>(rm.Int("master_port", 0, 1, 65535));
+  s.path = rm.String("path");
+  s.ld_library_path = rm.String("ld_library_path");
+  for (const char* key : {"host", "port", "protocol", "security", "auth_file", "launcher_jvm_args",
+                          "container_run_type", "apptainer_image_root", "singularity_image_root"}) {
+    if (rm.Has(key)) {
+      out.warnings.push_back(absl::StrCat("resource_manager.", key,
+                                          " is not used: this master submits to Slurm itself (sbatch), without "
+                                          "HPE's launcher"));
+    }
+  }
+  if (const json* overrides = rm.Get("partition_overrides")) {
+    Section all(overrides, rm.PathOf("partition_overrides"), p);
+    for (const auto& [partition, node] : all.obj().items()) {
+      Section o(&node, all.PathOf(partition), p);
+      o.CheckKeys({"description", "slot_type", "rendezvous_network_interface", "proxy_network_interface",
+                   "task_container_defaults"});
+      SlurmPartitionOverride po;
+      po.description = o.String("description");
+      po.slot_type = o.OneOf("slot_type", "", slot_types);
+      po.rendezvous_network_interface = o.String("rendezvous_network_interface");
+      po.proxy_network_interface = o.String("proxy_network_interface");
+      if (const json* tcd = o.Get("task_container_defaults")) {
+        po.task_container_defaults_json =
+            DumpJson(ParseTaskContainerDefaults(tcd, o.PathOf("task_container_defaults"), false, p));
+      }
+      s.partition_overrides[partition] = std::move(po);
+    }
+    eff["resource_manager"]["partition_overrides"] = all.obj();
+  }
+  eff["resource_manager"].update({{"slot_type", s.slot_type},
+                                  {"tres_supported", s.tres_supported},
+                                  {"gres_supported", s.gres_supported},
+                                  {"job_storage_root", s.job_storage_root},
+                                  {"user_name", s.user_name},
+                                  {"sudo_authorized", s.sudo_authorized},
+                                  {"job_project_source", s.job_project_source}});
+  r.slurm = std::move(s);
+}
+
 // One resource manager and its pools: `cfg`'s resource_manager and resource_pools (the config's own, or
 // an entry of additional_resource_managers, whose paths start with `prefix`), into `r` and `pools_out`;
 // `eff` gets them resolved.
@@ -538,11 +604,12 @@ void ParseManager(const json& cfg, const std::string& prefix, bool additional, R
              prefix + "resource_manager", p);
   r.type = rm.String("type", "agent");
   const bool kubernetes = r.type == "kubernetes";
-  if (r.type == "slurm" || r.type == "pbs") {
+  const bool slurm = r.type == "slurm";
+  if (r.type == "pbs") {
     p.Add(rm.PathOf("type"),
-          absl::StrCat("\"", r.type, "\" is not supported by this master; use agent or kubernetes"));
-  } else if (r.type != "agent" && !kubernetes) {
-    p.Add(rm.PathOf("type"), absl::StrCat("must be agent or kubernetes, got \"", r.type, "\""));
+          absl::StrCat("\"", r.type, "\" is not supported by this master; use agent, kubernetes or slurm"));
+  } else if (r.type != "agent" && !kubernetes && !slurm) {
+    p.Add(rm.PathOf("type"), absl::StrCat("must be agent, kubernetes or slurm, got \"", r.type, "\""));
   }
   Keys rm_keys = {"type", "cluster_name", "name", "scheduler", "default_aux_resource_pool",
                   "default_compute_resource_pool", "no_default_resource_pools", "metadata"};
@@ -553,8 +620,14 @@ void ParseManager(const json& cfg, const std::string& prefix, bool additional, R
                                 "determined_master_host", "determined_master_ip", "determined_master_port",
                                 "kubeconfig_path", "leave_kubernetes_resources", "default_scheduler", "fluent",
                                 "internal_task_gateway"};
-  rm_keys.insert(kubernetes ? kubernetes_keys.begin() : agent_keys.begin(),
-                 kubernetes ? kubernetes_keys.end() : agent_keys.end());
+  const Keys slurm_keys = {"slot_type", "tres_supported", "gres_supported", "job_storage_root", "user_name",
+                           "group_name", "sudo_authorized", "rendezvous_network_interface",
+                           "proxy_network_interface", "job_project_source", "master_host", "master_port", "path",
+                           "ld_library_path", "partition_overrides", "host", "port", "protocol", "security",
+                           "auth_file", "launcher_jvm_args", "container_run_type", "apptainer_image_root",
+                           "singularity_image_root"};
+  const Keys& type_keys = kubernetes ? kubernetes_keys : slurm ? slurm_keys : agent_keys;
+  rm_keys.insert(type_keys.begin(), type_keys.end());
   rm.CheckKeys(rm_keys);
   r.cluster_name = rm.String("cluster_name", rm.String("name", "default"));
   if (rm.Has("name"))
@@ -683,6 +756,7 @@ void ParseManager(const json& cfg, const std::string& prefix, bool additional, R
                              {"no_default_resource_pools", r.no_default_resource_pools}};
   if (rm.Has("metadata")) eff["resource_manager"]["metadata"] = *rm.Get("metadata");
   if (kubernetes) ParseKubernetes(rm, r, out, eff, p);
+  if (slurm) ParseSlurm(rm, r, out, eff, p);
   eff["resource_pools"] = eff_pools;
 }
 

@@ -66,14 +66,41 @@ struct KubernetesConfig {
   bool leave_kubernetes_resources = false;  // keep a task's Job and ConfigMap after it ends
 };
 
+// resource_manager of type slurm (upstream's keys, less the HPE launcher's: the master runs sbatch itself).
+struct SlurmPartitionOverride {
+  std::string description;
+  std::string slot_type;  // "" = the manager's
+  std::string rendezvous_network_interface;
+  std::string proxy_network_interface;
+  std::string task_container_defaults_json;  // "" = none
+};
+struct SlurmConfig {
+  std::string slot_type;  // cuda | cpu | rocm; "" = from each partition (GPUs: cuda, else cpu)
+  bool tres_supported = true;  // GPUs asked as --gpus-per-node (TRES)
+  bool gres_supported = true;  // else as --gres=gpu:N
+  std::string job_storage_root;  // where job scripts and their output go (shared with the nodes)
+  std::string user_name;         // whom jobs run as when the task names nobody ("" = the master's user)
+  std::string group_name;
+  bool sudo_authorized = false;  // submit as the task's user through sudo -u
+  std::string rendezvous_network_interface;
+  std::string proxy_network_interface;
+  std::string job_project_source;  // "" | project | workspace | label | label:<prefix>: the --wckey
+  std::string master_host;         // how jobs reach the master ("" = this host's name)
+  int master_port = 0;             // 0 = the master's port
+  std::string path;                // PATH and LD_LIBRARY_PATH of the jobs, when set
+  std::string ld_library_path;
+  std::map<std::string, SlurmPartitionOverride> partition_overrides;
+};
+
 struct ResourceManagerConfig {
-  std::string type = "agent";  // agent | kubernetes
+  std::string type = "agent";  // agent | kubernetes | slurm
   std::string cluster_name = "default";
   SchedulerConfig scheduler;
   std::string default_aux_resource_pool = "default";
   std::string default_compute_resource_pool = "default";
   bool no_default_resource_pools = false;
   std::optional<KubernetesConfig> kubernetes;  // set when type is kubernetes
+  std::optional<SlurmConfig> slurm;            // set when type is slurm
 };
 
 // An entry of additional_resource_managers: a Kubernetes cluster beside the main resource manager.

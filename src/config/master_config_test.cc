@@ -314,7 +314,7 @@ TEST(MasterConfigTest, AgentReconnectWaitIsAGoDuration) {
 }
 
 TEST(MasterConfigTest, RefusesOtherResourceManagersAndBadShapes) {
-  EXPECT_NE(ErrorOf("resource_manager: {type: slurm}").find("not supported by this master"), std::string::npos);
+  EXPECT_NE(ErrorOf("resource_manager: {type: pbs}").find("not supported by this master"), std::string::npos);
   EXPECT_NE(ErrorOf("resource_pools: {pool_name: a}").find("resource_pools: must be a list"),
             std::string::npos);
   EXPECT_NE(ErrorOf("resource_pools: []").find("at least one pool"), std::string::npos);
@@ -526,6 +526,49 @@ additional_resource_managers:
             "additional_resource_managers[1].resource_manager.cluster_name: \"east\" is another resource manager's"},
            {"additional_resource_managers:\n  - resource_manager: {type: kubernetes, cluster_name: e}\n",
             "additional_resource_managers[0].resource_manager.max_slots_per_pod: required"},
+       }) {
+    std::string err = ErrorOf(yaml);
+    EXPECT_NE(err.find(want), std::string::npos) << "missing \"" << want << "\" in:\n" << err;
+  }
+}
+
+TEST(MasterConfigTest, SlurmResourceManagerTakesUpstreamsKeysAndWarnsOfTheLaunchersOnes) {
+  auto c = Load(R"(
+resource_manager:
+  type: slurm
+  tres_supported: false
+  job_storage_root: /shared/det-jobs
+  user_name: det
+  sudo_authorized: true
+  job_project_source: label:team-
+  host: launcher.example
+  port: 8181
+  partition_overrides:
+    gpu: {slot_type: cuda, description: H200 nodes, task_container_defaults: {environment_variables: [A=1]}}
+)");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(c->resource_manager.slurm.has_value());
+  const SlurmConfig& s = *c->resource_manager.slurm;
+  EXPECT_FALSE(s.tres_supported);
+  EXPECT_TRUE(s.gres_supported);
+  EXPECT_EQ(s.job_storage_root, "/shared/det-jobs");
+  EXPECT_EQ(s.user_name, "det");
+  EXPECT_TRUE(s.sudo_authorized);
+  EXPECT_EQ(s.job_project_source, "label:team-");
+  ASSERT_EQ(s.partition_overrides.count("gpu"), 1u);
+  EXPECT_EQ(s.partition_overrides.at("gpu").slot_type, "cuda");
+  EXPECT_NE(s.partition_overrides.at("gpu").task_container_defaults_json.find("A=1"), std::string::npos);
+  int launcher_warnings = 0;
+  for (const std::string& w : c->warnings) launcher_warnings += w.find("without HPE's launcher") != std::string::npos;
+  EXPECT_EQ(launcher_warnings, 2) << "host and port";
+
+  for (const auto& [yaml, want] : std::vector<std::pair<std::string, std::string>>{
+           {"resource_manager: {type: slurm, job_storage_root: jobs}", "job_storage_root: must be an absolute path"},
+           {"resource_manager: {type: slurm, job_project_source: team}", "must be project, workspace, label"},
+           {"resource_manager: {type: slurm, slot_type: tpu}", "resource_manager.slot_type: must be one of"},
+           {"resource_manager: {type: slurm, max_slots_per_pod: 1}", "resource_manager.max_slots_per_pod: unknown key"},
+           {"resource_manager: {type: slurm, partition_overrides: {gpu: {nodes: 2}}}",
+            "resource_manager.partition_overrides.gpu.nodes: unknown key"},
        }) {
     std::string err = ErrorOf(yaml);
     EXPECT_NE(err.find(want), std::string::npos) << "missing \"" << want << "\" in:\n" << err;

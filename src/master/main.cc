@@ -330,6 +330,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const det::config::MasterConfig& config = startup->config;
+  if (config.resource_manager.slurm) {
+    // The config is read as upstream's (config/master_config.h); the manager that submits to Slurm is next.
+    std::cerr << "determined-master: resource_manager.type: slurm is not supported by this build yet; use agent or "
+                 "kubernetes\n";
+    return 2;
+  }
   det::InitLogging("master", config.log.level);
   // Every line from here on is also kept for GET /api/v1/master/logs.
   auto master_log = std::make_shared<det::master::MasterLog>();
