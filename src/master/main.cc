@@ -155,7 +155,7 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   auto kubernetes_manager = [&](const det::config::ResourceManagerConfig& manager,
                                 const std::vector<det::config::ResourcePoolConfig>& pools)
       -> absl::StatusOr<ResourceManagerFactory> {
-    absl::StatusOr<KubernetesSetup> setup = KubernetesSetupFromConfig(config, manager, pools, write_pod_logs);
+    absl::StatusOr<KubernetesSetup> setup = KubernetesSetupFromConfig(config, manager, pools, write_pod_logs, **store);
     if (!setup.ok()) return setup.status();
     spdlog::info("resource manager {}: kubernetes (namespace {}, pods reach the master at {})", manager.cluster_name,
                  setup->options.namespace_name, setup->options.master_url);

@@ -30,9 +30,11 @@ std::string MasterUrlForPods(const config::MasterConfig& config, const config::K
   return absl::StrCat(scheme, "://", host, ":", port);
 }
 
-absl::StatusOr<KubernetesSetup> KubernetesSetupFromConfig(
-    const config::MasterConfig& config, const config::ResourceManagerConfig& manager,
-    const std::vector<config::ResourcePoolConfig>& pools, std::function<void(std::vector<api::TaskLog>)> write_logs) {
+absl::StatusOr<KubernetesSetup> KubernetesSetupFromConfig(const config::MasterConfig& config,
+                                                          const config::ResourceManagerConfig& manager,
+                                                          const std::vector<config::ResourcePoolConfig>& pools,
+                                                          std::function<void(std::vector<api::TaskLog>)> write_logs,
+                                                          LogStore& logs) {
   const config::KubernetesConfig& k = *manager.kubernetes;
   absl::StatusOr<kube::KubeConnection> connection = kube::ResolveKubeConnection(k.kubeconfig_path);
   if (!connection.ok()) {
@@ -51,6 +53,13 @@ absl::StatusOr<KubernetesSetup> KubernetesSetupFromConfig(
   o.master_url = MasterUrlForPods(config, k);
   o.leave_kubernetes_resources = k.leave_kubernetes_resources;
   o.write_logs = std::move(write_logs);
+  o.last_log_time = [&logs](const std::string& task_id, const std::string& pod) -> std::optional<WallTime> {
+    LogStore& store = logs;
+    absl::StatusOr<std::vector<api::TaskLog>> newest =
+        store.GetTaskLogsNewestFirst(task_id, 0, 1, TaskLogFilter{.container_ids = {pod}});
+    if (!newest.ok() || newest->empty()) return std::nullopt;
+    return newest->front().timestamp;
+  };
   for (const config::ResourcePoolConfig& pool : pools) {
     // A pool's own task_container_defaults, else the master's, give its pod specs.
     const std::string& tcd = pool.task_container_defaults_json.empty() ? config.task_container_defaults_json

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "api/types.h"
 #include "config/master_config.h"
+#include "master/db/log_store.h"
 #include "master/rm/kubernetes/kube_api.h"
 #include "master/rm/kubernetes/kubernetes_resource_manager.h"
 
@@ -21,10 +22,13 @@ struct KubernetesSetup {
 
 // The manager of `manager` (type kubernetes: the config's resource_manager, or an entry of its
 // additional_resource_managers) and its `pools`. Fails, naming the key, when the credentials cannot be
-// read. `write_logs` takes the pods' output.
-absl::StatusOr<KubernetesSetup> KubernetesSetupFromConfig(
-    const config::MasterConfig& config, const config::ResourceManagerConfig& manager,
-    const std::vector<config::ResourcePoolConfig>& pools, std::function<void(std::vector<api::TaskLog>)> write_logs);
+// read. `logs` has the task logs: the pods' output goes there, and a restarted master resumes each pod's
+// log after the last line it has.
+absl::StatusOr<KubernetesSetup> KubernetesSetupFromConfig(const config::MasterConfig& config,
+                                                          const config::ResourceManagerConfig& manager,
+                                                          const std::vector<config::ResourcePoolConfig>& pools,
+                                                          std::function<void(std::vector<api::TaskLog>)> write_logs,
+                                                          LogStore& logs);
 
 // How task pods reach the master: determined_master_scheme://host:port, each defaulting to the master's
 // own scheme, the master Service's cluster DNS name, and the master's port.

@@ -465,10 +465,18 @@ void KubernetesResourceManager::FollowLogs(const Pod& pod, const Managed& alloc)
   base.agent_id = pod.node;
   base.container_id = pod.name;
   if (alloc.placements.size() > 1) base.rank_id = pod.rank;
-  std::string since = alloc.restored ? FormatRfc3339(alloc.follow_logs_since) : "";
+  // A re-adopted pod's log resumes after the last line the store has (lines it printed while the master
+  // was away included), else from the restart.
+  std::optional<WallTime> restored_at;
+  if (alloc.restored) restored_at = alloc.restored_at;
   std::string path = absl::StrCat("/api/v1/namespaces/", options_.namespace_name, "/pods/", pod.name);
-  std::thread([shared = shared_, write = options_.write_logs, base, since, path] {
-    kube::LogOptions options{.container = kContainerName, .follow = true, .timestamps = true, .since_time = since};
+  std::thread([shared = shared_, write = options_.write_logs, last = options_.last_log_time, base, restored_at, path] {
+    std::optional<WallTime> after = restored_at;
+    if (restored_at && last) after = last(base.task_id, base.container_id);
+    // The store may keep less than nanoseconds: a line within a microsecond of the last one is that line.
+    if (after) after = *after + std::chrono::microseconds(1);
+    kube::LogOptions options{.container = kContainerName, .follow = true, .timestamps = true,
+                             .since_time = after ? FormatRfc3339(*after - std::chrono::seconds(1)) : ""};
     absl::Status followed = shared->api->Logs(
         path, options,
         [&](std::string_view line) {
@@ -481,6 +489,7 @@ void KubernetesResourceManager::FollowLogs(const Pod& pod, const Managed& alloc)
               line.remove_prefix(space + 1);
             }
           }
+          if (after && l.timestamp <= *after) return;  // already in the task's logs
           l.log = std::string(line) + "\n";
           l.stdtype = "stdout";
           write({std::move(l)});
@@ -898,7 +907,7 @@ void KubernetesResourceManager::Restore(const Allocation& record) {
   alloc.created = true;
   alloc.restored = true;
   alloc.process_started = record.state == AllocationState::kRunning;
-  alloc.follow_logs_since = loop_.Now();
+  alloc.restored_at = loop_.Now();
 }
 
 void KubernetesResourceManager::RestoreDone() {

@@ -56,6 +56,10 @@ struct KubernetesOptions {
   std::vector<std::string> runner_command = {"determined-pod-runner"};
   // Writes the lines task pods print into task logs; called on log-follower threads.
   std::function<void(std::vector<api::TaskLog>)> write_logs;
+  // The time of the last line of pod `pod_name` already in task `task_id`'s logs, if any: a restarted
+  // master follows a pod it re-adopts from there on. Called on log-follower threads; unset: from the
+  // restart on.
+  std::function<std::optional<WallTime>(const std::string& task_id, const std::string& pod_name)> last_log_time;
 };
 
 class KubernetesResourceManager : public ResourceManager {
@@ -131,7 +135,7 @@ class KubernetesResourceManager : public ResourceManager {
     std::set<std::string> said;             // pending reasons already in its log
     std::map<int, int> exit_codes;          // rank -> exit code of the pods that ended
     std::optional<int> first_failure;
-    WallTime follow_logs_since;             // restored: what the master had before its restart is not re-read
+    WallTime restored_at;                   // restored: when (its pods' logs resume from what the store has)
   };
 
   std::vector<AgentSlots> ScheduledOn(const std::string& pool_name);
