@@ -47,18 +47,28 @@ live_pids() {
     state=$(ps -o stat= -p "$pid" 2>/dev/null || true)
     if [ -n "$state" ] && [ "${state:0:1}" != Z ]; then echo "$pid"; fi
   done
-  # slurmstepd and job processes carry no pid file: they are DIR's when their environment holds SLURM_CONF=$CONF
-  # (slurmstepd's inherited from slurmd; a job's set by Slurm) and, for a job's processes, SLURM_JOB_ID.
-  local env_file p
-  for env_file in /proc/[0-9]*/environ; do
-    p=${env_file#/proc/}; p=${p%/environ}
+  # The daemons remove their pid files before they exit (slurmd lingers a few seconds after `scontrol shutdown`),
+  # so they are also found by their command line (`-f $CONF`, `--socket=$MUNGE_SOCK`). slurmstepd and job
+  # processes carry no pid file: they are DIR's when their environment holds SLURM_CONF=$CONF (slurmstepd's
+  # inherited from slurmd; a job's set by Slurm) and, for a job's processes, SLURM_JOB_ID.
+  local d p
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
     [ "$p" = $$ ] && continue
-    grep -q -z -x -F "SLURM_CONF=$CONF" "$env_file" 2>/dev/null || continue
-    if [ "$(cat /proc/$p/comm 2>/dev/null)" = slurmstepd ] || grep -q -z '^SLURM_JOB_ID=' "$env_file" 2>/dev/null; then
+    if grep -q -z -x -F -e "$CONF" -e "--socket=$MUNGE_SOCK" "$d/cmdline" 2>/dev/null \
+      || { grep -q -z -x -F "SLURM_CONF=$CONF" "$d/environ" 2>/dev/null \
+           && { [ "$(cat "$d/comm" 2>/dev/null)" = slurmstepd ] || grep -q -z '^SLURM_JOB_ID=' "$d/environ" 2>/dev/null; }; }; then
       state=$(ps -o stat= -p "$p" 2>/dev/null || true)
       if [ -n "$state" ] && [ "${state:0:1}" != Z ]; then echo "$p"; fi
     fi
+  done | sort -u
+}
+
+munged_pids() {
+  pgrep -x munged 2>/dev/null | while read -r p; do
+    grep -q -z -x -F -e "--socket=$MUNGE_SOCK" "/proc/$p/cmdline" 2>/dev/null && echo "$p"
   done
+  echo none
 }
 
 print_env() {
@@ -189,11 +199,11 @@ stop_daemons() {
   fi
   local deadline=$((SECONDS + STOP_TIMEOUT)) pids
   while [ $SECONDS -lt $deadline ]; do
-    pids=$(live_pids | grep -v -x -F "$(cat "$MUNGE_DIR/munged.pid" 2>/dev/null || echo none)" || true)
+    pids=$(live_pids | grep -v -x -F "$(munged_pids)" || true)
     [ -z "$pids" ] && break
     sleep 0.2
   done
-  pids=$(live_pids | grep -v -x -F "$(cat "$MUNGE_DIR/munged.pid" 2>/dev/null || echo none)" || true)
+  pids=$(live_pids | grep -v -x -F "$(munged_pids)" || true)
   if [ -n "$pids" ]; then
     log "killing leftover Slurm processes of $DIR: $(echo $pids)"
     kill -KILL $pids 2>/dev/null || true
