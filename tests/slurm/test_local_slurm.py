@@ -162,6 +162,20 @@ def test_gpu_jobs_see_their_fake_gpus(slurm, request_args):
     assert seen["SLURM_GPUS_ON_NODE"] == "2"
 
 
+def test_squeue_json_shows_a_running_gpu_jobs_gpu_indices(slurm):
+    job_id = sbatch(slurm, "-p", "gpu", "--gpus-per-node=2", "--job-name=det-gpu", "--wrap", "sleep 300")
+    try:
+        job = wait_state(slurm, job_id, {"RUNNING"})
+        save(slurm, "squeue_running_gpu.json", run(slurm, "squeue", "--json").stdout)
+        save(slurm, "scontrol_show_job_running_gpu.txt",
+             run(slurm, "scontrol", "show", "job", "-d", "-o", job_id).stdout)
+        print("gres_detail", job["gres_detail"], "tres_per_node", job["tres_per_node"])
+        assert job["gres_detail"] == ["gpu:2(IDX:0-1)"], job["gres_detail"]
+    finally:
+        run(slurm, "scancel", job_id)
+        wait_state(slurm, job_id, {"CANCELLED", "COMPLETED", "FAILED"})
+
+
 @pytest.mark.parametrize("name,request_args", [
     ("gres", ["-p", "gpu", "--gres=gpu:8"]),
     ("gpus_per_node", ["-p", "gpu", "--gpus-per-node=8"]),
