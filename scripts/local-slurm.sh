@@ -195,6 +195,12 @@ stop_daemons() {
   if [ -f "$CONF" ]; then
     # Cancel what is left so that slurmd's job steps end too, then shut both daemons down.
     SLURM_CONF="$CONF" timeout 10 scancel --quiet --full --user="$(id -un)" 2>/dev/null || true
+    # Wait for the cancelled jobs to finish completing first: a slurmd whose controller is already gone spends
+    # ~10 s retrying the epilog-complete message before it exits.
+    local t=$((SECONDS + 10))
+    while [ $SECONDS -lt $t ] && [ -n "$(SLURM_CONF="$CONF" timeout 5 squeue -h -t R,CG,S -o %i 2>/dev/null)" ]; do
+      sleep 0.2
+    done
     SLURM_CONF="$CONF" timeout 10 scontrol shutdown >/dev/null 2>&1 || true
   fi
   local deadline=$((SECONDS + STOP_TIMEOUT)) pids
