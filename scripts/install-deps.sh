@@ -25,6 +25,9 @@ PACKAGES=(
   libtorch-dev
   # the web UI's end-to-end test (tests/e2e/test_webui.py drives it with npm playwright-core)
   chromium
+  # a one-node Slurm 22.05 for the Slurm resource manager's tests (scripts/local-slurm.sh, tests/slurm):
+  # slurm-wlm's three parts, without its recommends, and munge for its authentication
+  slurmctld slurmd slurm-client munge
 )
 
 SUDO=""
