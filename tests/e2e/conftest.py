@@ -116,15 +116,22 @@ def restart_master(cluster):
                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     record["master_pid"] = master.pid  # so that cluster-down stops the new master
     record_file.write_text(json.dumps(record))
-    deadline = time.time() + 30
+    wait_for_master(record["master_url"], master, cluster.data_dir / "master-restarted.log")
+
+
+def wait_for_master(master_url, process, log_path, timeout=30):
+    """Waits until the master started as `process` answers /health; fails with its log if it exits or never
+    answers."""
+    deadline = time.time() + timeout
     while time.time() < deadline:
+        assert process.poll() is None, f"the master exited:\n{log_path.read_text()}"
         try:
-            if requests.get(f"{record['master_url']}/health", timeout=2).ok:
+            if requests.get(f"{master_url}/health", timeout=2).ok:
                 return
         except requests.ConnectionError:
             pass
         time.sleep(0.2)
-    raise AssertionError("the restarted master did not come up")
+    raise AssertionError(f"the master did not come up:\n{log_path.read_text()}")
 
 
 def wait_for(predicate, what, timeout=60):

@@ -18,10 +18,9 @@ import sys
 import time
 
 import pytest
-import requests
 import yaml
 
-from conftest import BIN, REPO, Cluster, det, log_texts, stepper, wait_for
+from conftest import BIN, REPO, Cluster, log_texts, stepper, wait_for, wait_for_master
 
 sys.path.insert(0, str(pathlib.Path(os.environ.get("DET_FAKE_KUBE_DIR", REPO / "tests")).resolve()))
 from fake_kube.fixture import running_fake_apiserver  # noqa: E402
@@ -52,16 +51,7 @@ class KubeCluster(Cluster):
         log = open(data_dir / "master.log", "ab")
         self.master = subprocess.Popen([str(BIN / "determined-master"), "--config-file", str(self.config_file)],
                                        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            assert self.master.poll() is None, (data_dir / "master.log").read_text()
-            try:
-                if requests.get(f"http://127.0.0.1:{self.port}/health", timeout=2).ok:
-                    return
-            except requests.ConnectionError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError("the master did not come up:\n" + (data_dir / "master.log").read_text())
+        wait_for_master(f"http://127.0.0.1:{self.port}", self.master, data_dir / "master.log")
 
     def kill_master(self):
         os.killpg(self.master.pid, signal.SIGKILL)

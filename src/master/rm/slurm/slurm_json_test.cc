@@ -6,10 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#ifndef DET_SLURM_TESTDATA_DIR
-#define DET_SLURM_TESTDATA_DIR "src/master/rm/slurm/testdata"
-#endif
-
 namespace det::master::slurm {
 namespace {
 
