@@ -262,7 +262,9 @@ def test_a_master_sigkill_readopts_the_running_job_and_its_log(two_gpu_nodes, tm
     cluster.start_master(cluster.data_dir)
     assert [p["metadata"]["uid"] for p in cluster.pods(selector)] == [uid], "the same pod runs on"
     assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED", cluster.trial_logs(trial_id)
-    lines = [l.strip() for l in log_texts(cluster.trial_logs(trial_id))]
+    # Pod output lands within moments of the trial's end.
+    lines = wait_for(lambda: (lambda ls: ls if "step 59" in ls else None)(
+        [l.strip() for l in log_texts(cluster.trial_logs(trial_id))]), "the last line", timeout=10)
     for step in range(60):  # every line once: none lost while the master was away, none read twice
         assert lines.count(f"step {step}") == 1, (step, lines)
     trial = cluster.get(f"/api/v1/trials/{trial_id}")["trial"]
@@ -349,5 +351,6 @@ def test_an_additional_kubernetes_manager_runs_its_pools_tasks_beside_the_agents
         cmd = wait_for(lambda: next(iter(cluster.get("/api/v1/commands")["commands"]), None), "the command")
         wait_for(lambda: cluster.get(f"/api/v1/commands/{cmd['id']}")["command"]["state"] == "STATE_TERMINATED",
                  "the command to end", timeout=60)
-        assert "hello from k8s" in cluster.task_logs(cmd["id"])
+        # Pod output is written as it is followed, beside the master's own lines: it lands within moments.
+        wait_for(lambda: "hello from k8s" in cluster.task_logs(cmd["id"]), "the command's output", timeout=10)
         assert job_creations(cluster, {cmd["id"]}), "it ran as a Job of the additional manager's cluster"

@@ -32,6 +32,8 @@ constexpr char kAllocationLabel[] = "determined.ai/allocation_id";
 constexpr char kContainerName[] = "determined-container";
 constexpr char kIndexLabel[] = "batch.kubernetes.io/job-completion-index";
 constexpr int kKilledExitCode = 137;
+// How long an ended allocation waits for its pods' log followers to deliver their last lines.
+constexpr std::chrono::seconds kLogDrain{3};
 
 const json& Field(const json& object, std::initializer_list<const char*> path) {
   static const json kNull;
@@ -445,13 +447,30 @@ void KubernetesResourceManager::CheckAllocation(const std::string& allocation_id
   bool gone = (alloc.deleting || alloc.first_failure) && alloc.created && live.empty();
   if (alloc.first_failure && !alloc.deleting && !all_ended) DeleteJob(alloc, "a pod failed");
   if (!all_ended && !gone) return;
+  // Its output is complete before it ends (`det cmd run echo hi` shows "hi"): the followers end with
+  // their pods' logs; a stuck one is given up after kLogDrain.
+  if (alloc.logs_following > 0 && !alloc.log_drain_over) {
+    if (!alloc.log_drain_armed) {
+      alloc.log_drain_armed = true;
+      std::weak_ptr<Shared> weak = shared_;
+      loop_.PostAfter(kLogDrain, [this, weak, allocation_id] {
+        auto s = weak.lock();
+        if (!s || s->stop) return;
+        if (auto a = allocations_.find(allocation_id); a != allocations_.end()) {
+          a->second.log_drain_over = true;
+          CheckAllocation(allocation_id);
+        }
+      });
+    }
+    return;
+  }
   int code = alloc.first_failure.value_or(alloc.deleting && !all_ended ? kKilledExitCode : 0);
   ReportExit(allocation_id, code, ExitKind::kProcessExited,
              alloc.deleting && !alloc.first_failure ? "its pods were deleted" : absl::StrCat("exited with code ", code));
   Schedule();
 }
 
-void KubernetesResourceManager::FollowLogs(const Pod& pod, const Managed& alloc) {
+void KubernetesResourceManager::FollowLogs(const Pod& pod, Managed& alloc) {
   const std::string key = absl::StrCat(options_.namespace_name, "/", pod.name);
   if (!options_.write_logs || !followed_.insert(key).second) return;
   {
@@ -470,7 +489,19 @@ void KubernetesResourceManager::FollowLogs(const Pod& pod, const Managed& alloc)
   std::optional<WallTime> restored_at;
   if (alloc.restored) restored_at = alloc.restored_at;
   std::string path = absl::StrCat("/api/v1/namespaces/", options_.namespace_name, "/pods/", pod.name);
-  std::thread([shared = shared_, write = options_.write_logs, last = options_.last_log_time, base, restored_at, path] {
+  std::weak_ptr<Shared> weak = shared_;
+  auto done = [this, weak, allocation_id = alloc.request.allocation_id] {
+    loop_.Post([this, weak, allocation_id] {
+      auto s = weak.lock();
+      if (!s || s->stop) return;
+      if (auto a = allocations_.find(allocation_id); a != allocations_.end()) {
+        a->second.logs_following--;
+        CheckAllocation(allocation_id);
+      }
+    });
+  };
+  std::thread([shared = shared_, write = options_.write_logs, last = options_.last_log_time, base, restored_at, path,
+               done] {
     std::optional<WallTime> after = restored_at;
     if (restored_at && last) after = last(base.task_id, base.container_id);
     // The store may keep less than nanoseconds: a line within a microsecond of the last one is that line.
@@ -498,6 +529,7 @@ void KubernetesResourceManager::FollowLogs(const Pod& pod, const Managed& alloc)
     if (!followed.ok() && !absl::IsCancelled(followed)) {
       spdlog::warn("kubernetes: following the log of {} ended: {}", path, followed.ToString());
     }
+    if (!shared->stop) done();
     std::lock_guard lock(shared->mu);
     shared->followers--;
     shared->changed.notify_all();

@@ -136,6 +136,9 @@ class KubernetesResourceManager : public ResourceManager {
     std::map<int, int> exit_codes;          // rank -> exit code of the pods that ended
     std::optional<int> first_failure;
     WallTime restored_at;                   // restored: when (its pods' logs resume from what the store has)
+    int logs_following = 0;                 // its pods' log followers still reading
+    bool log_drain_armed = false;           // ended: waiting (a little) for its pods' last lines
+    bool log_drain_over = false;
   };
 
   std::vector<AgentSlots> ScheduledOn(const std::string& pool_name);
@@ -162,7 +165,7 @@ class KubernetesResourceManager : public ResourceManager {
   void ApplyEvent(const nlohmann::json& event);
   // An allocation's pods changed: started, ended, waiting.
   void CheckAllocation(const std::string& allocation_id);
-  void FollowLogs(const Pod& pod, const Managed& alloc);
+  void FollowLogs(const Pod& pod, Managed& alloc);
   void RemoveOrphans();
   AgentSummary SummaryOf(const std::string& name, const Node& node) const;
   const KubernetesPoolOptions* PoolOf(const std::string& name) const;
