@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "master/rm/slurm/sbatch_args.h"
-#include "master/rm/slurm/slurm_command.h"
+#include "common/subprocess.h"
 #include "master/rm/slurm/slurm_json.h"
 
 namespace det::master::slurm {

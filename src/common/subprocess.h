@@ -1,7 +1,7 @@
 #pragma once
-// Runs one Slurm command to its end: argv, text on its stdin, extra environment, a time limit; its
-// exit status, stdout and stderr. (agent/command_runner.h has no stdin, no environment and drops stderr
-// on success, which sbatch and scancel need.)
+// Runs a short-lived program to its end: argv, text on its stdin, extra environment, a time limit; its
+// exit status, stdout and stderr. The agent's device probes (agent/command_runner.h) and the Slurm
+// client's commands (master/rm/slurm) run through it.
 #include <chrono>
 #include <map>
 #include <string>
@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace det::master::slurm {
+namespace det {
 
 struct CommandResult {
   int exit_status = 0;  // 128+N when killed by signal N
@@ -25,4 +25,4 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv, c
                                          const std::map<std::string, std::string>& env,
                                          std::chrono::milliseconds limit);
 
-}  // namespace det::master::slurm
+}  // namespace det

@@ -1,4 +1,4 @@
-#include "master/rm/slurm/slurm_command.h"
+#include "common/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 
 extern char** environ;
 
-namespace det::master::slurm {
+namespace det {
 
 namespace {
 
@@ -95,7 +95,7 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv, c
   const int spawned = ::posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  if (spawned == ENOENT) return absl::NotFoundError(absl::StrCat(argv[0], ": no such program (PATH or bin_dir)"));
+  if (spawned == ENOENT) return absl::NotFoundError(absl::StrCat(argv[0], " is not on PATH"));
   if (spawned != 0) {
     return absl::InternalError(absl::StrCat("cannot run ", argv[0], ": ", std::strerror(spawned)));
   }
@@ -153,4 +153,4 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv, c
   return result;
 }
 
-}  // namespace det::master::slurm
+}  // namespace det
