@@ -19,6 +19,7 @@
 #include "searcher/searcher.h"
 #include "master/experiment_rules.h"
 #include "master/rm/agent_resource_manager.h"
+#include "master/rm/resources_id.h"
 
 namespace det::master {
 
@@ -757,8 +758,11 @@ void Cluster::AckPreemption(const std::string& allocation_id, std::function<void
   });
 }
 
-void Cluster::RendezvousOf(const std::string& allocation_id, std::function<void(absl::StatusOr<Rendezvous>)> done) {
-  loop_.Post([this, allocation_id, done = std::move(done)] {
+void Cluster::RendezvousOf(const std::string& allocation_id, const std::string& resources_id,
+                           std::function<void(absl::StatusOr<RendezvousReply>)> done) {
+  absl::StatusOr<int> rank = RankOfResources(allocation_id, resources_id);
+  if (!rank.ok()) return done(rank.status());
+  loop_.Post([this, allocation_id, rank = *rank, done = std::move(done)] {
     auto it = allocations_.find(allocation_id);
     if (it == allocations_.end()) return done(absl::NotFoundError(absl::StrCat("allocation ", allocation_id, " is not running")));
     std::optional<Rendezvous> where = it->second->manager->RendezvousOf(allocation_id);
@@ -766,7 +770,7 @@ void Cluster::RendezvousOf(const std::string& allocation_id, std::function<void(
       return done(absl::UnavailableError(
           absl::StrCat("not every process of allocation ", allocation_id, " has started yet; ask again")));
     }
-    done(std::move(*where));
+    done(RendezvousReply{std::move(*where), rank});
   });
 }
 

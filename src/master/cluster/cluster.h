@@ -183,9 +183,15 @@ class Cluster {
   void WaitForPreemption(const std::string& allocation_id, std::chrono::seconds timeout,
                          std::function<void(absl::StatusOr<bool>)> done);
   void AckPreemption(const std::string& allocation_id, std::function<void(absl::Status)> done);
-  // Where the allocation's processes serve, in rank order: Unavailable until every one has an address
-  // (a pod gets its IP once it runs), NotFound for an allocation that is not running.
-  void RendezvousOf(const std::string& allocation_id, std::function<void(absl::StatusOr<Rendezvous>)> done);
+  // Where the allocation's processes serve, in rank order, and the rank of the one `resources_id` names:
+  // Unavailable until every one has an address (a pod gets its IP once it runs), NotFound for an
+  // allocation that is not running, InvalidArgument for another allocation's resources id.
+  struct RendezvousReply {
+    Rendezvous where;
+    int rank = 0;
+  };
+  void RendezvousOf(const std::string& allocation_id, const std::string& resources_id,
+                    std::function<void(absl::StatusOr<RendezvousReply>)> done);
   void ListAgents(std::function<void(std::vector<AgentSummary>)> done);
   // Enables an agent, or disables it: nothing new starts on it, and its running work is killed
   // (trials requeue without counting a restart) unless `drain`, when it finishes. NotFound for an

@@ -1,4 +1,3 @@
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
 #include "common/status_macros.h"
@@ -67,25 +66,16 @@ absl::Status AckPreemption(MasterContext& ctx, const HttpRequest& req, const Res
 }
 
 // GET .../resources/{resources_id}/rendezvous (upstream's AllocationRendezvousInfo): where the
-// allocation's processes serve, in rank order, and the asking process's rank (the number after the last
-// '.' of its resources id, as the managers name a gang's processes; 0 for a single process). Upstream
-// waits until every process asks; this answers Unavailable until every process has an address, and the
-// caller asks again.
+// allocation's processes serve, in rank order, and the asking process's rank. Upstream waits until every
+// process asks; this answers Unavailable until every process has an address, and the caller asks again.
 absl::Status GetRendezvous(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
   RETURN_IF_ERROR(CheckOwnAllocation(req));
-  const std::string& id = req.path_params.at("allocation_id");
-  const std::string& resources_id = req.path_params.at("resources_id");
-  int rank = 0;
-  if (resources_id != id) {
-    size_t dot = resources_id.rfind('.');
-    if (resources_id.rfind(id + ".", 0) != 0 || !absl::SimpleAtoi(resources_id.substr(dot + 1), &rank) || rank < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("resources id ", resources_id, " is not one of allocation ", id,
-                                                     "'s (", id, " or ", id, ".<rank>)"));
-    }
-  }
-  ctx.cluster.RendezvousOf(id, ReplyWith(r, [rank](const Rendezvous& where) {
-                             return nlohmann::json{
-                                 {"rendezvousInfo", {{"addresses", where.addresses}, {"rank", rank}, {"slots", where.slots}}}};
+  ctx.cluster.RendezvousOf(req.path_params.at("allocation_id"), req.path_params.at("resources_id"),
+                           ReplyWith(r, [](const Cluster::RendezvousReply& reply) {
+                             return nlohmann::json{{"rendezvousInfo",
+                                                    {{"addresses", reply.where.addresses},
+                                                     {"rank", reply.rank},
+                                                     {"slots", reply.where.slots}}}};
                            }));
   return absl::OkStatus();
 }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "master/rm/pool_queue.h"
+#include "master/rm/resources_id.h"
 #include "scheduler/feasibility.h"
 #include "scheduler/job_queue.h"
 #include "scheduler/schedule.h"
@@ -195,7 +196,8 @@ void AgentResourceManager::Start(const std::string& allocation_id, const Process
     start.entrypoint = launch.entrypoint;
     start.env = launch.env;
     if (alloc.placements.size() > 1) {
-      start.env["DET_RESOURCES_ID"] = start.env["DET_CONTAINER_ID"] = absl::StrCat(allocation_id, ".", rank);
+      start.env["DET_RESOURCES_ID"] = start.env["DET_CONTAINER_ID"] =
+          ResourcesId(allocation_id, static_cast<int>(rank), static_cast<int>(alloc.placements.size()));
     }
     rendezvous["container_rank"] = rank;
     start.env["DET_RENDEZVOUS_INFO"] = rendezvous.dump();
