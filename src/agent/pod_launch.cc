@@ -4,6 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/build_layout.h"
 
 namespace det::agent {
@@ -23,9 +24,9 @@ absl::StatusOr<PodLaunch> ReadPodLaunch(const std::map<std::string, std::string>
   PodLaunch out;
   for (const char* name : {"DET_TASK_SPEC", "DET_ALLOCATION_ID", "DET_TASK_ID", "DET_MASTER"}) {
     if (Get(env, name).empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "environment variable ", name,
-          " is not set: determined-pod-runner runs in pods that the master's Kubernetes resource manager creates"));
+      return absl::InvalidArgumentError(absl::StrCat("environment variable ", name,
+                                                     " is not set: determined-pod-runner runs in the pods and Slurm "
+                                                     "jobs that the master's resource managers create"));
     }
   }
   json spec = json::parse(Get(env, "DET_TASK_SPEC"), nullptr, false);
@@ -41,12 +42,27 @@ absl::StatusOr<PodLaunch> ReadPodLaunch(const std::map<std::string, std::string>
   out.download_context = spec.value("download_context", true);
   out.pods = spec.value("pods", 1);
   out.slots_per_pod = spec.value("slots_per_pod", 0);
-  if (std::string index = Get(env, "JOB_COMPLETION_INDEX"); !index.empty() && !absl::SimpleAtoi(index, &out.rank)) {
-    return absl::InvalidArgumentError(absl::StrCat("JOB_COMPLETION_INDEX: want a number, got \"", index, "\""));
+  const std::string platform = spec.value("platform", "kubernetes");
+  if (platform != "kubernetes" && platform != "slurm") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DET_TASK_SPEC: platform \"", platform, "\" is neither \"kubernetes\" nor \"slurm\""));
+  }
+  out.platform = platform == "slurm" ? RunnerPlatform::kSlurm : RunnerPlatform::kKubernetes;
+  const char* rank_name = out.platform == RunnerPlatform::kSlurm ? "SLURM_PROCID" : "JOB_COMPLETION_INDEX";
+  if (std::string index = Get(env, rank_name); !index.empty() && !absl::SimpleAtoi(index, &out.rank)) {
+    return absl::InvalidArgumentError(absl::StrCat(rank_name, ": want a number, got \"", index, "\""));
   }
   if (out.rank < 0 || out.rank >= out.pods) {
     return absl::InvalidArgumentError(
-        absl::StrCat("JOB_COMPLETION_INDEX ", out.rank, " is not below the task's ", out.pods, " pod(s)"));
+        absl::StrCat(rank_name, " ", out.rank, " is not below the task's ", out.pods, " pod(s)"));
+  }
+  if (out.platform == RunnerPlatform::kSlurm) {
+    int tasks = 0;
+    if (!absl::SimpleAtoi(Get(env, "SLURM_NTASKS"), &tasks) || tasks != out.pods) {
+      return absl::InvalidArgumentError(absl::StrCat("SLURM_NTASKS \"", Get(env, "SLURM_NTASKS"),
+                                                     "\" is not the task's ", out.pods,
+                                                     " process(es): the runner must be started by the job's srun"));
+    }
   }
   out.allocation_id = Get(env, "DET_ALLOCATION_ID");
   out.task_id = Get(env, "DET_TASK_ID");
@@ -95,6 +111,40 @@ absl::StatusOr<std::string> RendezvousInfoJson(const std::string& reply_body) {
   return json{{"container_addrs", (*info)["addresses"]},
               {"container_rank", (*info)["rank"]},
               {"container_slot_counts", (*info)["slots"]}}
+      .dump();
+}
+
+absl::StatusOr<std::string> SlurmRendezvousJson(const std::string& hosts, const std::string& tasks_per_node,
+                                                int rank, int slots_per_task) {
+  const std::vector<std::string> nodes = absl::StrSplit(hosts, ' ', absl::SkipWhitespace());
+  auto bad_counts = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat("SLURM_STEP_TASKS_PER_NODE \"", tasks_per_node, "\": ", why));
+  };
+  // Each element is "N" or "N(xM)": N tasks on each of the next M nodes.
+  std::vector<std::string> addresses;
+  size_t node = 0;
+  for (absl::string_view part : absl::StrSplit(tasks_per_node, ',', absl::SkipEmpty())) {
+    int tasks = 0;
+    int repeat = 1;
+    const size_t paren = part.find("(x");
+    bool ok = absl::SimpleAtoi(part.substr(0, paren), &tasks);
+    if (paren != absl::string_view::npos) {
+      ok = ok && part.back() == ')' && absl::SimpleAtoi(part.substr(paren + 2, part.size() - paren - 3), &repeat);
+    }
+    if (!ok || tasks < 0 || repeat < 1) return bad_counts("want counts like \"2(x3),1\"");
+    for (int r = 0; r < repeat; ++r, ++node) {
+      if (node >= nodes.size()) {
+        return bad_counts(absl::StrCat("more nodes than the ", nodes.size(), " of DET_SLURM_HOSTS \"", hosts, "\""));
+      }
+      addresses.insert(addresses.end(), tasks, nodes[node]);
+    }
+  }
+  if (rank < 0 || rank >= static_cast<int>(addresses.size())) {
+    return bad_counts(absl::StrCat("rank ", rank, " is not among its ", addresses.size(), " task(s)"));
+  }
+  return json{{"container_addrs", addresses},
+              {"container_rank", rank},
+              {"container_slot_counts", std::vector<int>(addresses.size(), slots_per_task)}}
       .dump();
 }
 

@@ -80,5 +80,51 @@ TEST(PodLaunchTest, RendezvousReplyBecomesTheHarnessVariable) {
   EXPECT_FALSE(RendezvousInfoJson("{}").ok());
 }
 
+std::map<std::string, std::string> SlurmTaskEnv() {
+  auto env = PodEnv();
+  env.erase("JOB_COMPLETION_INDEX");
+  env["DET_TASK_SPEC"] = R"({"entrypoint": ["true"], "pods": 3, "slots_per_pod": 2, "platform": "slurm"})";
+  env["SLURM_PROCID"] = "2";
+  env["SLURM_NTASKS"] = "3";
+  return env;
+}
+
+TEST(PodLaunchTest, OnSlurmTheRankIsTheTasksProcid) {
+  absl::StatusOr<PodLaunch> launch = ReadPodLaunch(SlurmTaskEnv());
+  ASSERT_TRUE(launch.ok()) << launch.status();
+  EXPECT_EQ(launch->platform, RunnerPlatform::kSlurm);
+  EXPECT_EQ(launch->rank, 2);
+  EXPECT_EQ(launch->resources_id, "7.1.1.2");
+}
+
+TEST(PodLaunchTest, OnSlurmTheStepMustHoldEveryProcess) {
+  auto env = SlurmTaskEnv();
+  env["SLURM_NTASKS"] = "1";
+  absl::StatusOr<PodLaunch> launch = ReadPodLaunch(env);
+  ASSERT_FALSE(launch.ok());
+  EXPECT_NE(launch.status().message().find("SLURM_NTASKS \"1\" is not the task's 3 process(es)"), std::string::npos)
+      << launch.status();
+  env = SlurmTaskEnv();
+  env["DET_TASK_SPEC"] = R"({"entrypoint": ["true"], "platform": "pbs"})";
+  EXPECT_FALSE(ReadPodLaunch(env).ok());
+}
+
+TEST(PodLaunchTest, SlurmRendezvousLaysTasksOutInBlocksOverTheHosts) {
+  absl::StatusOr<std::string> info = SlurmRendezvousJson("n1 n2 n3 n4", "2(x3),1", 5, 1);
+  ASSERT_TRUE(info.ok()) << info.status();
+  nlohmann::json parsed = nlohmann::json::parse(*info);
+  EXPECT_EQ(parsed["container_addrs"], nlohmann::json({"n1", "n1", "n2", "n2", "n3", "n3", "n4"}));
+  EXPECT_EQ(parsed["container_rank"], 5);
+  EXPECT_EQ(parsed["container_slot_counts"], nlohmann::json({1, 1, 1, 1, 1, 1, 1}));
+
+  info = SlurmRendezvousJson("vm", "2", 1, 1);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(nlohmann::json::parse(*info)["container_addrs"], nlohmann::json({"vm", "vm"}));
+
+  EXPECT_FALSE(SlurmRendezvousJson("n1", "1(x2)", 0, 1).ok()) << "more nodes than hosts";
+  EXPECT_FALSE(SlurmRendezvousJson("n1", "2(x", 0, 1).ok());
+  EXPECT_FALSE(SlurmRendezvousJson("n1", "2", 2, 1).ok()) << "rank past the tasks";
+}
+
 }  // namespace
 }  // namespace det::agent

@@ -80,6 +80,8 @@ Table JobTable(const json& jobs, bool priority_scheduler) {
                                                   ? PythonFloat(Field(j, "weight").get<double>())
                                                   : Cell(Field(j, "weight")));
     std::string status = summary.is_object() ? Str(summary, "state") : "N/A";
+    // Where the resource manager knows why a job waits (Slurm): said beside its state.
+    if (std::string reason = Str(j, "pendingReason"); !reason.empty()) absl::StrAppend(&status, " (", reason, ")");
     t.AddRow({position, Str(j, "jobId"), Str(j, "type"), name, order,
               FormatTime(Field(j, "submissionTime")),
               absl::StrCat(IntText(Field(j, "allocatedSlots")), "/",

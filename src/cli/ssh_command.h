@@ -10,14 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "client/rest_client.h"
+#include "common/shell_quote.h"
 
 namespace det::cli {
-
-// `s` as one word for a POSIX shell: unchanged when it holds only [A-Za-z0-9_@%+=:,./-] (and is
-// not empty), else in single quotes with each ' written as '\''.
-std::string ShellQuote(const std::string& s);
-// The words, each quoted (ShellQuote), joined by spaces.
-std::string ShellJoin(const std::vector<std::string>& words);
 
 // Whether ssh's arguments after the destination hold a remote command: a word that is neither an
 // option nor an option's argument (per ssh's own option letters), or anything after "--".

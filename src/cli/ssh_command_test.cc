@@ -35,19 +35,6 @@ std::string Bracketed(const std::vector<std::string>& words) {
   return s;
 }
 
-TEST(ShellQuoteTest, PlainWordsStayAndOthersAreSingleQuoted) {
-  EXPECT_EQ(ShellQuote("root@3f2a-b"), "root@3f2a-b");
-  EXPECT_EQ(ShellQuote("/home/u/.cache/k"), "/home/u/.cache/k");
-  EXPECT_EQ(ShellQuote("StrictHostKeyChecking=no"), "StrictHostKeyChecking=no");
-  EXPECT_EQ(ShellQuote(""), "''");
-  EXPECT_EQ(ShellQuote("a b"), "'a b'");
-  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
-  EXPECT_EQ(ShellQuote("$HOME"), "'$HOME'");
-  // Round trip through a real sh.
-  std::vector<std::string> words = {"a b", "it's", "$x `y` \"z\"", "", "*", "ok", "%h;|&"};
-  EXPECT_EQ(ShWords(ShellJoin(words)), Bracketed(words));
-}
-
 TEST(SshArgsHaveCommandTest, OptionsAndTheirArgumentsAreNotACommand) {
   EXPECT_FALSE(SshArgsHaveCommand({}));
   EXPECT_FALSE(SshArgsHaveCommand({"-L", "8888:localhost:8888"}));

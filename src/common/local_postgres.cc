@@ -11,14 +11,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
+#include "common/shell_quote.h"
 
 namespace det {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string ShellQuoted(const std::string& s) { return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'"); }
 
 // The newest installed server's bin directory (/usr/lib/postgresql/<version>/bin).
 std::string ServerBin() {
@@ -57,7 +56,7 @@ absl::Status Run(const std::string& command, const std::string& what, const std:
 
 std::string AsPostgresUser(const std::string& command) {
   if (::geteuid() != 0) return command;
-  return absl::StrCat("su postgres -s /bin/sh -c ", ShellQuoted(command));
+  return absl::StrCat("su postgres -s /bin/sh -c ", ShellQuote(command));
 }
 
 std::string LocalPostgres::ConnectionString() const { return ConnectionString(database); }
@@ -70,10 +69,10 @@ std::string LocalPostgres::ConnectionString(const std::string& dbname) const {
 // directory of its own under /var/tmp/determined-postgres, named after `dir`.
 fs::path ServerDir(const fs::path& dir) {
   if (::geteuid() != 0) return dir;
-  std::string probe = absl::StrCat("mkdir -p ", ShellQuoted(dir.string()), " && test -w ", ShellQuoted(dir.string()));
+  std::string probe = absl::StrCat("mkdir -p ", ShellQuote(dir.string()), " && test -w ", ShellQuote(dir.string()));
   std::error_code ec;
   fs::create_directories(dir, ec);
-  (void)std::system(absl::StrCat("chown postgres: ", ShellQuoted(dir.string()), " 2>/dev/null").c_str());
+  (void)std::system(absl::StrCat("chown postgres: ", ShellQuote(dir.string()), " 2>/dev/null").c_str());
   if (std::system(absl::StrCat(AsPostgresUser(probe), " 2>/dev/null").c_str()) == 0) return dir;
   return fs::path("/var/tmp/determined-postgres") / absl::StrCat(std::hash<std::string>{}(dir.string()));
 }
@@ -90,31 +89,31 @@ absl::StatusOr<LocalPostgres> StartLocalPostgres(const LocalPostgresOptions& opt
   if (ec) return absl::InternalError(absl::StrCat("cannot create ", dir.string(), ": ", ec.message()));
   std::string log = (dir / "postgres.log").string();
   if (::geteuid() == 0) {
-    if (std::system(absl::StrCat("chown postgres: ", ShellQuoted(dir.string())).c_str()) != 0) {
+    if (std::system(absl::StrCat("chown postgres: ", ShellQuote(dir.string())).c_str()) != 0) {
       return absl::FailedPreconditionError(
           absl::StrCat("cannot give ", dir.string(), " to the postgres user (does it exist?)"));
     }
   }
   fs::path data = dir / "data";
   if (!fs::exists(data / "PG_VERSION")) {
-    std::string initdb = absl::StrCat(bin, "/initdb -D ", ShellQuoted(data.string()),
-                                      " -U postgres --auth=trust -E UTF8 --no-locale >> ", ShellQuoted(log), " 2>&1");
+    std::string initdb = absl::StrCat(bin, "/initdb -D ", ShellQuote(data.string()),
+                                      " -U postgres --auth=trust -E UTF8 --no-locale >> ", ShellQuote(log), " 2>&1");
     if (absl::Status st = Run(AsPostgresUser(initdb), "initdb", log); !st.ok()) return st;
   }
   int port = options.port != 0 ? options.port : FreePort();
   std::string settings = absl::StrCat("-p ", port, " -k ", dir.string(), " -c listen_addresses=127.0.0.1",
                                       options.durable ? "" : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
-  std::string start = absl::StrCat(bin, "/pg_ctl -D ", ShellQuoted(data.string()), " -l ", ShellQuoted(log),
-                                   " -o ", ShellQuoted(settings), " -w -t 60 start >> ", ShellQuoted(log), " 2>&1");
+  std::string start = absl::StrCat(bin, "/pg_ctl -D ", ShellQuote(data.string()), " -l ", ShellQuote(log),
+                                   " -o ", ShellQuote(settings), " -w -t 60 start >> ", ShellQuote(log), " 2>&1");
   if (absl::Status st = Run(AsPostgresUser(start), "starting PostgreSQL", log); !st.ok()) return st;
   LocalPostgres pg{dir.string(), port, options.database};
   std::string exists = absl::StrCat(bin, "/psql -h 127.0.0.1 -p ", port, " -U postgres -d postgres -tAc ",
-                                    ShellQuoted(absl::StrCat("SELECT 1 FROM pg_database WHERE datname='",
+                                    ShellQuote(absl::StrCat("SELECT 1 FROM pg_database WHERE datname='",
                                                              options.database, "'")),
                                     " | grep -q 1");
   if (std::system(exists.c_str()) != 0) {
     std::string create = absl::StrCat(bin, "/createdb -h 127.0.0.1 -p ", port, " -U postgres ",
-                                       ShellQuoted(options.database), " >> ", ShellQuoted(log), " 2>&1");
+                                       ShellQuote(options.database), " >> ", ShellQuote(log), " 2>&1");
     if (absl::Status st = Run(create, "createdb", log); !st.ok()) return st;
   }
   return pg;
@@ -124,7 +123,7 @@ absl::Status StopLocalPostgres(const std::string& dir) {
   std::string bin = ServerBin();
   std::string data = (fs::path(dir) / "data").string();
   std::string log = (fs::path(dir) / "postgres.log").string();
-  std::string stop = absl::StrCat(bin, "/pg_ctl -D ", ShellQuoted(data), " -m fast -w stop >> ", ShellQuoted(log), " 2>&1");
+  std::string stop = absl::StrCat(bin, "/pg_ctl -D ", ShellQuote(data), " -m fast -w stop >> ", ShellQuote(log), " 2>&1");
   return Run(AsPostgresUser(stop), "stopping PostgreSQL", log);
 }
 

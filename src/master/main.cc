@@ -32,6 +32,7 @@
 #include "master/proxy/proxy_resolver.h"
 #include "master/proxy/service_registry.h"
 #include "master/rm/kubernetes/kubernetes_config.h"
+#include "master/rm/slurm/slurm_setup.h"
 #include "scheduler/schedule.h"
 #include "master/master_flags.h"
 #include "master/master_log.h"
@@ -170,6 +171,24 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
       return 1;
     }
     cluster_options.main_resource_manager = std::move(*made);
+  }
+  if (config.resource_manager.slurm) {
+    std::error_code ec;
+    const std::string bin_dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path().string();
+    absl::StatusOr<SlurmSetup> setup = SlurmSetupFromConfig(config, bin_dir);
+    if (!setup.ok()) {
+      spdlog::error("{}", setup.status().ToString());
+      return 1;
+    }
+    spdlog::info("resource manager {}: slurm ({} partition(s), jobs reach the master at {}, job_storage_root {})",
+                 config.resource_manager.cluster_name, setup->options.partitions.size(), setup->options.master_url,
+                 setup->options.job_storage_root);
+    cluster_options.default_compute_pool = setup->default_compute_pool;
+    cluster_options.default_aux_pool = setup->default_aux_pool;
+    cluster_options.main_resource_manager = [setup = std::move(*setup)](EventLoop& loop, AllocationEvents& events) mutable
+        -> std::unique_ptr<ResourceManager> {
+      return std::make_unique<SlurmResourceManager>(loop, events, setup.client, std::move(setup.options));
+    };
   }
   for (const det::config::AdditionalResourceManagerConfig& more : config.additional_resource_managers) {
     absl::StatusOr<ResourceManagerFactory> made = kubernetes_manager(more.resource_manager, more.resource_pools);
@@ -330,12 +349,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   const det::config::MasterConfig& config = startup->config;
-  if (config.resource_manager.slurm) {
-    // The config is read as upstream's (config/master_config.h); the manager that submits to Slurm is next.
-    std::cerr << "determined-master: resource_manager.type: slurm is not supported by this build yet; use agent or "
-                 "kubernetes\n";
-    return 2;
-  }
   det::InitLogging("master", config.log.level);
   // Every line from here on is also kept for GET /api/v1/master/logs.
   auto master_log = std::make_shared<det::master::MasterLog>();

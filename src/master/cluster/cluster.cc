@@ -394,7 +394,8 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
                   .env = TrialEnvironment(trial, exp),
                   .download_context = true,
                   .workspace_id = exp.experiment.workspace_id,
-                  .environment = config.is_object() ? config.value("environment", json()) : json()};
+                  .environment = config.is_object() ? config.value("environment", json()) : json(),
+                  .slurm = config.is_object() ? config.value("slurm", json()) : json()};
   spec.read_stored = [&store = store_, trial_id, experiment_id = exp.experiment.id,
                       warm_start = exp.warm_start_checkpoint](LaunchSpec& spec) -> absl::Status {
     // Read in the writer's transaction: a trial or experiment created in this very batch is seen.
@@ -471,7 +472,8 @@ ProcessLaunch Cluster::ProcessLaunchOf(const LiveAllocation& alloc, const Stored
           .work_dir = launch.spec.work_dir,
           .mounts = launch.spec.mounts,
           .workspace_id = launch.spec.workspace_id,
-          .environment = launch.spec.environment};
+          .environment = launch.spec.environment,
+          .slurm = launch.spec.slurm};
 }
 
 void Cluster::AllocationNotStarted(LiveAllocation& alloc, const absl::Status& why) {

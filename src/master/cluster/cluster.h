@@ -140,6 +140,7 @@ struct JobInfo {
   int jobs_ahead = 0;       // -1 under fair_share (upstream)
   double progress = 0;
   bool preemptible = true;
+  std::string pending_reason;  // why it waits, where its resource manager knows (Slurm); "" otherwise
 };
 
 // A change to a job's scheduling attributes (upstream QueueControl, or PatchExperiment's

@@ -261,6 +261,7 @@ void Cluster::ListJobs(std::function<void(std::vector<JobInfo>)> done) {
       job.weight = queued.weight;
       job.preemptible = queued.preemptible;
       job.state = queued.state;
+      job.pending_reason = queued.pending_reason;
       out.push_back(std::move(job));
     }
     done(std::move(out));

@@ -109,7 +109,7 @@ json JobSummaryJson(const JobInfo& job) {
 }
 
 json JobJson(const JobInfo& job) {
-  return {{"summary", JobSummaryJson(job)},
+  json out = {{"summary", JobSummaryJson(job)},
           {"type", job.type},
           {"submissionTime", FormatRfc3339(job.submission_time)},
           {"username", job.username},
@@ -125,6 +125,9 @@ json JobJson(const JobInfo& job) {
           {"name", job.name},
           {"progress", job.progress},
           {"workspaceId", job.workspace_id}};
+  // Not in upstream's v1Job (its clients ignore it): why the resource manager says the job waits.
+  if (!job.pending_reason.empty()) out["pendingReason"] = job.pending_reason;
+  return out;
 }
 
 absl::StatusOr<std::vector<QueueUpdate>> ParseQueueUpdates(const json& body) {

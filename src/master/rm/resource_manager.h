@@ -101,6 +101,8 @@ struct ProcessLaunch {
   int64_t workspace_id = 1;
   // The task's `environment` section (image, force_pull_image, pod_spec); null: none.
   nlohmann::json environment;
+  // The task's `slurm` section (sbatch_args, gpu_type, slots_per_node); null: none.
+  nlohmann::json slurm;
 };
 
 // Where an allocation's processes find each other, in rank order (upstream's RendezvousInfo).
@@ -120,6 +122,8 @@ struct QueuedJobView {
   double weight = 1;
   bool preemptible = true;
   std::string state;  // STATE_QUEUED, STATE_SCHEDULED or STATE_SCHEDULED_BACKFILLED
+  // Why a queued job waits, where the manager knows ("Slurm job 12 pending: Resources"); "" otherwise.
+  std::string pending_reason;
 };
 
 // The task core, as a manager sees it. Called on the cluster loop only.

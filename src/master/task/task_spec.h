@@ -52,6 +52,9 @@ struct LaunchSpec {
   // The task's `environment` section (image, force_pull_image, pod_spec): what a manager that runs
   // tasks in containers reads (Kubernetes). Null: none.
   nlohmann::json environment;
+  // The task's `slurm` section (sbatch_args, gpu_type, slots_per_node): what the Slurm manager reads.
+  // Null: none.
+  nlohmann::json slurm;
   // What the launch must read from the store (a trial's latest checkpoint, its experiment's workspace
   // as stored), filled into the spec. It runs on the state writer's thread, just before the
   // allocation's start is saved, so the cluster's loop never waits on a read; it may run again when

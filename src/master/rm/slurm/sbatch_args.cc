@@ -156,9 +156,13 @@ absl::StatusOr<std::vector<std::string>> SbatchArgs(const SubmitRequest& request
     return absl::InvalidArgumentError(
         absl::StrCat("slurm: ntasks_per_node must be >= 1, got ", request.ntasks_per_node));
   }
-  if (request.gpus_per_node < 0 || request.cpus_per_task < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("slurm: gpus_per_node and cpus_per_task must be >= 0, got ",
-                                                   request.gpus_per_node, " and ", request.cpus_per_task));
+  if (request.gpus_per_node < 0 || request.gpus_per_task < 0 || request.cpus_per_task < 0 || request.ntasks < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "slurm: ntasks, gpus_per_node, gpus_per_task and cpus_per_task must be >= 0, got ", request.ntasks, ", ",
+        request.gpus_per_node, ", ", request.gpus_per_task, " and ", request.cpus_per_task));
+  }
+  if (request.gpus_per_task > 0 && (request.ntasks == 0 || request.gres)) {
+    return absl::InvalidArgumentError("slurm: gpus_per_task needs ntasks and TRES (GRES counts GPUs per node)");
   }
   if (request.gpu_type.find_first_of(":,= ") != std::string::npos) {
     return absl::InvalidArgumentError(
@@ -170,12 +174,17 @@ absl::StatusOr<std::vector<std::string>> SbatchArgs(const SubmitRequest& request
   if (!request.partition.empty()) args.push_back(absl::StrCat("--partition=", request.partition));
   if (!request.job_name.empty()) args.push_back(absl::StrCat("--job-name=", request.job_name));
   if (!request.wckey.empty()) args.push_back(absl::StrCat("--wckey=", request.wckey));
-  args.push_back(absl::StrCat("--nodes=", request.nodes));
-  args.push_back(absl::StrCat("--ntasks-per-node=", request.ntasks_per_node));
+  if (request.ntasks > 0) {
+    args.push_back(absl::StrCat("--ntasks=", request.ntasks));
+  } else {
+    args.push_back(absl::StrCat("--nodes=", request.nodes));
+    args.push_back(absl::StrCat("--ntasks-per-node=", request.ntasks_per_node));
+  }
   if (request.cpus_per_task > 0) args.push_back(absl::StrCat("--cpus-per-task=", request.cpus_per_task));
-  if (request.gpus_per_node > 0) {
-    const std::string typed =
-        request.gpu_type.empty() ? "" : absl::StrCat(request.gpu_type, ":");
+  const std::string typed = request.gpu_type.empty() ? "" : absl::StrCat(request.gpu_type, ":");
+  if (request.gpus_per_task > 0) {
+    args.push_back(absl::StrCat("--gpus-per-task=", typed, request.gpus_per_task));
+  } else if (request.gpus_per_node > 0) {
     args.push_back(request.gres
                        ? absl::StrCat("--gres=gpu:", typed, request.gpus_per_node)
                        : absl::StrCat("--gpus-per-node=", typed, request.gpus_per_node));

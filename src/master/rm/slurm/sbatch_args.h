@@ -10,8 +10,9 @@
 
 namespace det::master::slurm {
 
-// The options after "sbatch": --parsable (so sbatch prints "ID" or "ID;CLUSTER"), -p, -J, --wckey, -N,
-// --ntasks-per-node, --cpus-per-task, --gpus-per-node=N or --gres=gpu[:TYPE]:N, -o, --export, then
+// The options after "sbatch": --parsable (so sbatch prints "ID" or "ID;CLUSTER"), -p, -J, --wckey,
+// --ntasks or -N and --ntasks-per-node, --cpus-per-task, --gpus-per-task=N, --gpus-per-node=N or
+// --gres=gpu[:TYPE]:N, -o, --export, then
 // request.user_sbatch_args unchanged. InvalidArgument when a count is out of range, an env name or value
 // cannot travel in --export, or CheckUserSbatchArgs refuses the user's args.
 absl::StatusOr<std::vector<std::string>> SbatchArgs(const SubmitRequest& request);

@@ -100,6 +100,18 @@ TEST(SbatchArgsTest, GresFormAndGpuType) {
   EXPECT_THAT(*SbatchArgs(r), ::testing::Contains("--gres=gpu:2"));
 }
 
+TEST(SbatchArgsTest, TasksSlurmPlacesEachWithItsGpus) {
+  SubmitRequest r;
+  r.ntasks = 2;
+  r.gpus_per_task = 1;
+  r.gpu_type = "h200";
+  auto args = SbatchArgs(r);
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_THAT(*args, ElementsAre("--parsable", "--ntasks=2", "--gpus-per-task=h200:1", "--export=ALL"));
+  r.gres = true;
+  EXPECT_THAT(SbatchArgs(r).status().message(), HasSubstr("gpus_per_task needs ntasks and TRES"));
+}
+
 TEST(SbatchArgsTest, MinimalRequestLeavesSlurmDefaults) {
   auto args = SbatchArgs(SubmitRequest{});
   ASSERT_TRUE(args.ok());

@@ -25,12 +25,16 @@ struct SubmitRequest {
   std::string partition;  // -p; "" = the cluster's default partition
   std::string job_name;   // -J
   std::string wckey;      // --wckey; "" = none
+  // The tasks: `ntasks` (--ntasks, placed by Slurm, several on a node where they fit) when > 0, else
+  // `nodes` x `ntasks_per_node` (-N, --ntasks-per-node).
+  int ntasks = 0;
   int nodes = 1;          // -N
+  int ntasks_per_node = 1;
   int gpus_per_node = 0;  // --gpus-per-node=N (TRES), or --gres=gpu[:type]:N when `gres`
+  int gpus_per_task = 0;  // --gpus-per-task=N (TRES, with ntasks)
   bool gres = false;
   std::string gpu_type;  // "" = any type
   int cpus_per_task = 0;  // --cpus-per-task; 0 = Slurm's default
-  int ntasks_per_node = 1;
   std::string output_path;  // -o (sbatch's patterns, e.g. %j, allowed); "" = Slurm's default
   // The experiment's slurm.sbatch_args, one argv word each, after Determined's options. Checked with
   // CheckUserSbatchArgs (sbatch_args.h) before anything runs.
