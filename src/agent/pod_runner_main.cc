@@ -7,10 +7,14 @@
 // master's task-log API (and echoed to the job's output file). Its exit status is the runner's.
 // SIGTERM (Kubernetes deleting the pod, scancel) reaches the entrypoint's whole process group.
 #include <fcntl.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -56,8 +60,11 @@ int Fail(const std::string& what) {
   return 1;
 }
 
+std::atomic<bool> entrypoint_ended{false};
+
 // Copies one of the entrypoint's outputs to the task log, line by line, and to the runner's own (the job's
-// output file), until the entrypoint and its children close it.
+// output file), until the entrypoint's processes close it, or, once the entrypoint ended, until nothing
+// came for a moment (a process it started in a session of its own may hold the pipe open).
 void ShipOutput(int fd, det::agent::StdType type, FILE* echo) {
   det::agent::LineSplitter lines([&](std::string line) {
     std::fprintf(echo, "%s\n", line.c_str());
@@ -65,6 +72,13 @@ void ShipOutput(int fd, det::agent::StdType type, FILE* echo) {
   });
   std::vector<char> buf(64 * 1024);
   while (true) {
+    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+    int ready = ::poll(&p, 1, 500);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      if (entrypoint_ended) break;
+      continue;
+    }
     ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -107,6 +121,31 @@ absl::StatusOr<std::string> AwaitRendezvous(det::client::RestClient& master, con
   }
 }
 
+// `hosts` (space-separated names) as IPv4 addresses, which the harness's rendezvous wants; a name that
+// does not resolve stays as it is (and the harness says so).
+std::string ResolveHosts(const std::string& hosts) {
+  std::string out;
+  size_t start = 0;
+  while (start < hosts.size()) {
+    size_t end = hosts.find(' ', start);
+    if (end == std::string::npos) end = hosts.size();
+    std::string host = hosts.substr(start, end - start);
+    start = end + 1;
+    if (host.empty()) continue;
+    addrinfo hints{};
+    hints.ai_family = AF_INET;
+    addrinfo* found = nullptr;
+    if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) == 0 && found != nullptr) {
+      char ip[INET_ADDRSTRLEN] = {};
+      auto* sin = reinterpret_cast<sockaddr_in*>(found->ai_addr);
+      if (::inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip)) != nullptr) host = ip;
+      ::freeaddrinfo(found);
+    }
+    absl::StrAppend(&out, out.empty() ? "" : " ", host);
+  }
+  return out;
+}
+
 }  // namespace
 
 int main() {
@@ -138,7 +177,7 @@ int main() {
   std::optional<std::string> rendezvous;
   if (launch->pods > 1) {
     absl::StatusOr<std::string> info =
-        on_slurm ? det::agent::SlurmRendezvousJson(pod_env["DET_SLURM_HOSTS"], pod_env["SLURM_STEP_TASKS_PER_NODE"],
+        on_slurm ? det::agent::SlurmRendezvousJson(ResolveHosts(pod_env["DET_SLURM_HOSTS"]), pod_env["SLURM_STEP_TASKS_PER_NODE"],
                                                    launch->rank, launch->slots_per_pod)
                  : AwaitRendezvous(master, *launch);
     if (!info.ok()) return Fail(std::string(info.status().message()));
@@ -189,8 +228,9 @@ int main() {
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  // What the entrypoint left running would hold the output pipes open: the task ends with it.
+  // What the entrypoint left running in its group ends with it.
   ::kill(-child, SIGKILL);
+  entrypoint_ended = true;
   for (std::thread& reader : readers) reader.join();
   if (shipper) shipper->Close();
   if (WIFEXITED(status)) return WEXITSTATUS(status);
