@@ -7,8 +7,6 @@ namespace det::master::slurm {
 
 std::string ExitStatusFile(const std::string& job_dir) { return absl::StrCat(job_dir, "/exit-status"); }
 
-std::string TaskDir(const std::string& job_dir, int rank) { return absl::StrCat(job_dir, "/task-", rank); }
-
 std::string BatchScript(const BatchScriptInput& in) {
   std::string s = absl::StrCat("#!/bin/bash\n# Determined allocation ", in.allocation_id,
                                ", submitted by the master's Slurm resource manager.\n");

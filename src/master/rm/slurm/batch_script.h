@@ -22,9 +22,8 @@ struct BatchScriptInput {
 
 std::string BatchScript(const BatchScriptInput& in);
 
-// The file in `job_dir` that holds the exit status of the job's step once it ended, and the one each
-// task works in.
+// The file in `job_dir` that holds the exit status of the job's step once it ended. Task N works in
+// `job_dir`/task-N.
 std::string ExitStatusFile(const std::string& job_dir);
-std::string TaskDir(const std::string& job_dir, int rank);
 
 }  // namespace det::master::slurm

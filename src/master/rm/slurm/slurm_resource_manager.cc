@@ -72,7 +72,8 @@ struct Observation {
 struct SlurmResourceManager::Shared {
   std::shared_ptr<slurm::SlurmClient> client;
   std::mutex mu;
-  std::condition_variable changed;
+  std::condition_variable changed;     // the poller's: stop, or poll now
+  std::condition_variable work_ready;  // the workers': stop, or work
   bool stop = false;
   std::deque<std::function<void()>> work;  // submits, signals, cancels
   // What the poller asks Slurm about: job id -> (allocation id, job dir).
@@ -87,7 +88,7 @@ struct SlurmResourceManager::Shared {
       std::lock_guard lock(mu);
       work.push_back(std::move(fn));
     }
-    changed.notify_one();
+    work_ready.notify_one();
   }
 
   void RunWork() {
@@ -95,7 +96,7 @@ struct SlurmResourceManager::Shared {
       std::function<void()> fn;
       {
         std::unique_lock lock(mu);
-        changed.wait(lock, [this] { return stop || !work.empty(); });
+        work_ready.wait(lock, [this] { return stop || !work.empty(); });
         if (stop) return;
         fn = std::move(work.front());
         work.pop_front();
@@ -162,6 +163,7 @@ SlurmResourceManager::~SlurmResourceManager() {
     shared_->stop = true;
   }
   shared_->changed.notify_all();
+  shared_->work_ready.notify_all();
   for (std::thread& t : shared_->threads) t.join();
 }
 
