@@ -395,7 +395,10 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
                   .download_context = true,
                   .workspace_id = exp.experiment.workspace_id,
                   .environment = config.is_object() ? config.value("environment", json()) : json(),
-                  .slurm = config.is_object() ? config.value("slurm", json()) : json()};
+                  .slurm = config.is_object() ? config.value("slurm", json()) : json(),
+                  .project_name = exp.experiment.project_name,
+                  .workspace_name = exp.experiment.workspace_name,
+                  .labels = exp.experiment.labels};
   spec.read_stored = [&store = store_, trial_id, experiment_id = exp.experiment.id,
                       warm_start = exp.warm_start_checkpoint](LaunchSpec& spec) -> absl::Status {
     // Read in the writer's transaction: a trial or experiment created in this very batch is seen.
@@ -473,7 +476,10 @@ ProcessLaunch Cluster::ProcessLaunchOf(const LiveAllocation& alloc, const Stored
           .mounts = launch.spec.mounts,
           .workspace_id = launch.spec.workspace_id,
           .environment = launch.spec.environment,
-          .slurm = launch.spec.slurm};
+          .slurm = launch.spec.slurm,
+          .project_name = launch.spec.project_name,
+          .workspace_name = launch.spec.workspace_name,
+          .labels = launch.spec.labels};
 }
 
 void Cluster::AllocationNotStarted(LiveAllocation& alloc, const absl::Status& why) {

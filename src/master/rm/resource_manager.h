@@ -103,6 +103,10 @@ struct ProcessLaunch {
   nlohmann::json environment;
   // The task's `slurm` section (sbatch_args, gpu_type, slots_per_node); null: none.
   nlohmann::json slurm;
+  // Where the work is accounted (a Slurm job's --wckey); "" where unknown.
+  std::string project_name;
+  std::string workspace_name;
+  std::vector<std::string> labels;
 };
 
 // Where an allocation's processes find each other, in rank order (upstream's RendezvousInfo).

@@ -55,6 +55,10 @@ struct LaunchSpec {
   // The task's `slurm` section (sbatch_args, gpu_type, slots_per_node): what the Slurm manager reads.
   // Null: none.
   nlohmann::json slurm;
+  // Where the work is accounted (a Slurm job's --wckey, per job_project_source): "" where unknown.
+  std::string project_name;
+  std::string workspace_name;
+  std::vector<std::string> labels;
   // What the launch must read from the store (a trial's latest checkpoint, its experiment's workspace
   // as stored), filled into the spec. It runs on the state writer's thread, just before the
   // allocation's start is saved, so the cluster's loop never waits on a read; it may run again when

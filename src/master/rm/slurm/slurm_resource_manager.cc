@@ -116,13 +116,25 @@ struct SlurmResourceManager::Shared {
 
 std::string SlurmResourceManager::JobName(const std::string& allocation_id) { return absl::StrCat("det-", allocation_id); }
 
+std::string SlurmResourceManager::Wckey(const std::string& source, const ProcessLaunch& launch) {
+  if (source == "project") return launch.project_name;
+  if (source == "workspace") return launch.workspace_name;
+  if (source != "label" && !source.starts_with("label:")) return "";
+  const std::string prefix = source == "label" ? "" : source.substr(6);
+  std::vector<std::string> picked;
+  for (const std::string& label : launch.labels) {
+    if (label.starts_with(prefix) && label.size() > prefix.size()) picked.push_back(label.substr(prefix.size()));
+  }
+  return absl::StrJoin(picked, "_");
+}
+
 std::string SlurmResourceManager::JobDir(const std::string& allocation_id) const {
   return absl::StrCat(options_.job_storage_root, "/", allocation_id);
 }
 
 SlurmResourceManager::SlurmResourceManager(EventLoop& loop, AllocationEvents& events,
                                            std::shared_ptr<slurm::SlurmClient> client, SlurmOptions options)
-    : loop_(loop), events_(events), client_(std::move(client)), options_(std::move(options)) {
+    : loop_(loop), events_(events), client_(std::move(client)), options_(std::move(options)), started_(loop.Now()) {
   shared_ = std::make_shared<Shared>();
   shared_->client = client_;
   for (int i = 0; i < std::max(1, options_.submit_threads); ++i) {
@@ -398,6 +410,7 @@ void SlurmResourceManager::Start(const std::string& allocation_id, const Process
   slurm::SubmitRequest request;
   request.partition = alloc.pool;
   request.job_name = JobName(allocation_id);
+  request.wckey = Wckey(options_.job_project_source, launch);
   request.output_path = absl::StrCat(dir, "/slurm-%j.out");
   const bool gpus = slot_type != "cpu" && per_task > 0;
   if (gpus && !options_.tres_supported) {
@@ -554,6 +567,14 @@ void SlurmResourceManager::ReportExit(const std::string& allocation_id, int exit
     shared_->unresolved.erase(allocation_id);
   }
   allocations_.erase(a);
+  if (kind == ExitKind::kProcessExited) {
+    // Its output is in the task log; the job directory goes (a lost job's stays: it may yet run).
+    shared_->Enqueue([dir = JobDir(allocation_id)] {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+      if (ec) spdlog::warn("slurm: removing {}: {}", dir, ec.message());
+    });
+  }
   events_.Exited(allocation_id, exit_code, kind, why);
 }
 
@@ -679,6 +700,7 @@ std::vector<AgentSummary> SlurmResourceManager::Agents() const {
   std::vector<AgentSummary> out;
   for (const slurm::SlurmNode& node : options_.nodes) {
     AgentSummary agent;
+    agent.registered_time = started_;
     agent.identity = {.id = node.name,
                       .resource_pool = node.partitions.empty() ? "" : node.partitions.front(),
                       .hostname = node.name,

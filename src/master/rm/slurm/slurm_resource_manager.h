@@ -56,6 +56,9 @@ struct SlurmOptions {
   // NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME of the tasks; per partition in partition_overrides.
   std::string rendezvous_network_interface;
   std::map<std::string, std::string> partition_rendezvous_interfaces;
+  // What a job's --wckey is: "" (none), project, workspace, label (the experiment's labels, joined by
+  // '_'), or label:PREFIX (those starting with PREFIX, without it).
+  std::string job_project_source;
   std::chrono::milliseconds poll_interval = std::chrono::seconds(1);
   std::chrono::milliseconds partitions_refresh = std::chrono::seconds(10);
   std::chrono::milliseconds kill_grace = std::chrono::seconds(10);  // from TERM to scancel
@@ -92,6 +95,8 @@ class SlurmResourceManager : public ResourceManager {
   absl::StatusOr<WebSocketHandlers> ConnectAgent(AgentIdentity agent,
                                                  std::shared_ptr<WebSocketConnection> connection) override;
 
+  // The --wckey of a launch per `job_project_source` ("" = none).
+  static std::string Wckey(const std::string& job_project_source, const ProcessLaunch& launch);
   // The Slurm job name of an allocation.
   static std::string JobName(const std::string& allocation_id);
   // The allocation's directory under job_storage_root.
@@ -134,6 +139,7 @@ class SlurmResourceManager : public ResourceManager {
   AllocationEvents& events_;
   std::shared_ptr<slurm::SlurmClient> client_;
   SlurmOptions options_;
+  const WallTime started_;  // its nodes' "registered time"
   std::shared_ptr<Shared> shared_;
   std::map<std::string, Managed> allocations_;
   std::deque<std::string> pending_;

@@ -236,6 +236,7 @@ TEST_F(SlurmResourceManagerTest, RunningStartsItAndTheJobDirsExitStatusEndsIt) {
   Until([&] { return !events_.exits.empty(); }, "the exit");
   EXPECT_THAT(events_.exits, ElementsAre("a1 3"));
   EXPECT_THAT(events_.whys[0], HasSubstr("Slurm job 100 FAILED (NonZeroExitCode), exit status 3"));
+  Until([&] { return !std::filesystem::exists(manager_->JobDir("a1")); }, "the job directory to go");
   EXPECT_EQ(std::count_if(events_.logs.begin(), events_.logs.end(),
                           [](const std::string& l) { return l.find("is pending") != std::string::npos; }),
             1)
@@ -338,6 +339,15 @@ TEST_F(SlurmResourceManagerTest, ReleaseOfALiveJobCancelsIt) {
   Until([&] { return !slurm_->Calls().empty(); }, "the cancel");
   EXPECT_THAT(slurm_->Calls(), ElementsAre("cancel 100"));
   EXPECT_THAT(manager_->JobQueue(), IsEmpty());
+}
+
+TEST(SlurmWckeyTest, FromTheProjectTheWorkspaceOrTheLabels) {
+  ProcessLaunch launch{.project_name = "vision", .workspace_name = "research", .labels = {"acct-x", "fast", "acct-y"}};
+  EXPECT_EQ(SlurmResourceManager::Wckey("", launch), "");
+  EXPECT_EQ(SlurmResourceManager::Wckey("project", launch), "vision");
+  EXPECT_EQ(SlurmResourceManager::Wckey("workspace", launch), "research");
+  EXPECT_EQ(SlurmResourceManager::Wckey("label", launch), "acct-x_fast_acct-y");
+  EXPECT_EQ(SlurmResourceManager::Wckey("label:acct-", launch), "x_y");
 }
 
 TEST(SlurmBatchScriptTest, ExportsQuotedRunsTheStepAndKeepsItsStatus) {

@@ -52,6 +52,7 @@ absl::StatusOr<SlurmSetup> SlurmSetupFromConfig(const config::MasterConfig& conf
   o.sudo_authorized = s.sudo_authorized;
   o.user_name = s.user_name;
   o.rendezvous_network_interface = s.rendezvous_network_interface;
+  o.job_project_source = s.job_project_source;
   for (const auto& [name, override] : s.partition_overrides) {
     o.partition_slot_types[name] = override.slot_type;
     if (!override.description.empty()) o.partition_descriptions[name] = override.description;
