@@ -17,24 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// What sh makes of `line`'s words: one "[word]" per argument.
-std::string ShWords(const std::string& line) {
-  std::string script = "printf '[%s]' " + line;
-  FILE* p = ::popen(("sh -c " + ShellQuote(script)).c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
-
-std::string Bracketed(const std::vector<std::string>& words) {
-  std::string s;
-  for (const std::string& w : words) s += "[" + w + "]";
-  return s;
-}
-
 TEST(SshArgsHaveCommandTest, OptionsAndTheirArgumentsAreNotACommand) {
   EXPECT_FALSE(SshArgsHaveCommand({}));
   EXPECT_FALSE(SshArgsHaveCommand({"-L", "8888:localhost:8888"}));
@@ -96,8 +78,8 @@ TEST(SshArgvTest, TheProxyCommandIsQuotedForTheShellAndPercentEscaped) {
   EXPECT_EQ(argv[2],
             "ProxyCommand='/opt/my tools/det' -m https://master:8443 tunnel --cert-file "
             "'/etc/ca 100%%.pem' --cert-name master %h");
-  // Pasted into sh, the printed line gives back exactly these arguments.
-  EXPECT_EQ(ShWords(ShellJoin(argv)), Bracketed(argv));
+  // Pasted into sh, the printed line gives back exactly these arguments (ShellJoin's round trip:
+  // common/shell_quote_test.cc).
   EXPECT_EQ(ShellJoin({"ssh", "-o", argv[2]}),
             "ssh -o 'ProxyCommand='\\''/opt/my tools/det'\\'' -m https://master:8443 tunnel "
             "--cert-file '\\''/etc/ca 100%%.pem'\\'' --cert-name master %h'");

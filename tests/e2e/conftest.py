@@ -11,6 +11,7 @@ import time
 
 import pytest
 import requests
+import yaml
 
 REPO = pathlib.Path(os.environ.get("DET_REPO_ROOT", pathlib.Path(__file__).resolve().parents[2]))
 BIN = pathlib.Path(os.environ.get("DET_BIN_DIR", REPO / "build" / "bin"))
@@ -101,6 +102,42 @@ class Cluster:
                 return state
             time.sleep(0.5)
         raise AssertionError(f"experiment {exp_id} still {state} after {timeout}s")
+
+
+class ConfigFileCluster(Cluster):
+    """A master started from a config file of its own (a resource manager other than the agents': Kubernetes,
+    Slurm), which the test can SIGKILL and start again on the same data; `env` is the master's environment."""
+
+    def __init__(self, data_dir, master_config, env=None):
+        self.env = env
+        self.config_file = data_dir / "master.yaml"
+        self.config_file.write_text(master_config)
+        self.port = int(yaml.safe_load(master_config)["port"])
+        self.master = None
+        self.start_master(data_dir)
+        (data_dir / "cluster.json").write_text(json.dumps({"master_url": f"http://127.0.0.1:{self.port}"}))
+        super().__init__(data_dir, data_dir / "auth.json")
+
+    def start_master(self, data_dir):
+        log = open(data_dir / "master.log", "ab")
+        self.master = subprocess.Popen([str(BIN / "determined-master"), "--config-file", str(self.config_file)],
+                                       stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=self.env)
+        wait_for_master(f"http://127.0.0.1:{self.port}", self.master, data_dir / "master.log")
+
+    def kill_master(self):
+        os.killpg(self.master.pid, signal.SIGKILL)
+        self.master.wait()
+
+    def stop(self):
+        if self.master and self.master.poll() is None:
+            os.killpg(self.master.pid, signal.SIGTERM)
+            try:
+                self.master.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.master.pid, signal.SIGKILL)
+
+    def task_logs(self, task_id):
+        return self.det("task", "logs", task_id).stdout
 
 
 def restart_master(cluster):

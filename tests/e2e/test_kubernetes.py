@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import pathlib
-import signal
 import socket
 import subprocess
 import sys
@@ -20,7 +19,7 @@ import time
 import pytest
 import yaml
 
-from conftest import BIN, REPO, Cluster, log_texts, stepper, wait_for, wait_for_master
+from conftest import BIN, REPO, ConfigFileCluster, log_texts, stepper, wait_for
 
 sys.path.insert(0, str(pathlib.Path(os.environ.get("DET_FAKE_KUBE_DIR", REPO / "tests")).resolve()))
 from fake_kube.fixture import running_fake_apiserver  # noqa: E402
@@ -34,36 +33,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-class KubeCluster(Cluster):
+class KubeCluster(ConfigFileCluster):
     """A master on the Kubernetes resource manager, and the (fake) API server it drives."""
 
     def __init__(self, data_dir, kube, master_config):
         self.kube = kube
-        self.config_file = data_dir / "master.yaml"
-        self.config_file.write_text(master_config)
-        self.port = int(yaml.safe_load(master_config)["port"])
-        self.master = None
-        self.start_master(data_dir)
-        (data_dir / "cluster.json").write_text(json.dumps({"master_url": f"http://127.0.0.1:{self.port}"}))
-        super().__init__(data_dir, data_dir / "auth.json")
-
-    def start_master(self, data_dir):
-        log = open(data_dir / "master.log", "ab")
-        self.master = subprocess.Popen([str(BIN / "determined-master"), "--config-file", str(self.config_file)],
-                                       stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        wait_for_master(f"http://127.0.0.1:{self.port}", self.master, data_dir / "master.log")
-
-    def kill_master(self):
-        os.killpg(self.master.pid, signal.SIGKILL)
-        self.master.wait()
-
-    def stop(self):
-        if self.master and self.master.poll() is None:
-            os.killpg(self.master.pid, signal.SIGTERM)
-            try:
-                self.master.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.master.pid, signal.SIGKILL)
+        super().__init__(data_dir, master_config)
 
     def jobs(self):
         return self.kube.get(f"/apis/batch/v1/namespaces/{NAMESPACE}/jobs")["items"]
@@ -71,8 +46,6 @@ class KubeCluster(Cluster):
     def pods(self, selector=""):
         return self.kube.get(f"/api/v1/namespaces/{NAMESPACE}/pods" + (f"?labelSelector={selector}" if selector else ""))["items"]
 
-    def task_logs(self, task_id):
-        return self.det("task", "logs", task_id).stdout
 
 
 REAL = os.environ.get("DET_K8S_REAL") == "1"

@@ -10,7 +10,6 @@ import json
 import os
 import pathlib
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -19,7 +18,7 @@ import time
 import pytest
 import yaml
 
-from conftest import BIN, REPO, Cluster, log_texts, wait_for, wait_for_master
+from conftest import REPO, ConfigFileCluster, log_texts, wait_for
 
 for tool in ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scancel", "sinfo", "scontrol", "srun"):
     if shutil.which(tool) is None:
@@ -54,37 +53,12 @@ def local_slurm():
         shutil.rmtree(dir_, ignore_errors=True)
 
 
-class SlurmCluster(Cluster):
+class SlurmCluster(ConfigFileCluster):
     """A master on the Slurm resource manager, and the Slurm it submits to."""
 
     def __init__(self, data_dir, slurm_env, master_config):
         self.slurm_env = slurm_env
-        self.config_file = data_dir / "master.yaml"
-        self.config_file.write_text(master_config)
-        self.port = int(yaml.safe_load(master_config)["port"])
-        self.master = None
-        self.start_master(data_dir)
-        (data_dir / "cluster.json").write_text(json.dumps({"master_url": f"http://127.0.0.1:{self.port}"}))
-        super().__init__(data_dir, data_dir / "auth.json")
-
-    def start_master(self, data_dir):
-        log = open(data_dir / "master.log", "ab")
-        self.master = subprocess.Popen([str(BIN / "determined-master"), "--config-file", str(self.config_file)],
-                                       stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                       env=self.slurm_env)
-        wait_for_master(f"http://127.0.0.1:{self.port}", self.master, data_dir / "master.log")
-
-    def kill_master(self):
-        os.killpg(self.master.pid, signal.SIGKILL)
-        self.master.wait()
-
-    def stop(self):
-        if self.master and self.master.poll() is None:
-            os.killpg(self.master.pid, signal.SIGTERM)
-            try:
-                self.master.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.master.pid, signal.SIGKILL)
+        super().__init__(data_dir, master_config, env=slurm_env)
 
     def slurm(self, *args):
         return subprocess.run(list(args), capture_output=True, text=True, timeout=60, env=self.slurm_env,
@@ -97,9 +71,6 @@ class SlurmCluster(Cluster):
     def our_live_jobs(self):
         return [j for j in self.slurm_jobs() if j["name"].startswith("det-")
                 and j["job_state"] in ("PENDING", "RUNNING", "COMPLETING", "CONFIGURING")]
-
-    def task_logs(self, task_id):
-        return self.det("task", "logs", task_id).stdout
 
 
 @pytest.fixture(scope="module")
