@@ -68,6 +68,9 @@ class SlurmCluster(ConfigFileCluster):
         """Every job slurmctld still knows (22.05 keeps ended ones for MinJobAge)."""
         return json.loads(self.slurm("squeue", "--json"))["jobs"]
 
+    def node_cpus(self):
+        return json.loads(self.slurm("sinfo", "--json"))["nodes"][0]["cpus"]
+
     def our_live_jobs(self):
         return [j for j in self.slurm_jobs() if j["name"].startswith("det-")
                 and j["job_state"] in ("PENDING", "RUNNING", "COMPLETING", "CONFIGURING")]
@@ -105,7 +108,7 @@ def test_partitions_are_pools_and_the_node_an_agent(slurm_cluster):
     pools = {p["name"]: p for p in slurm_cluster.get("/api/v1/resource-pools")["resourcePools"]}
     assert set(pools) == {"cpu", "gpu"}, pools
     assert pools["gpu"]["slotsAvailable"] == 4 and pools["gpu"]["slotType"] == "TYPE_CUDA", pools["gpu"]
-    assert pools["cpu"]["slotsAvailable"] == os.cpu_count() and pools["cpu"]["slotType"] == "TYPE_CPU", pools["cpu"]
+    assert pools["cpu"]["slotsAvailable"] == slurm_cluster.node_cpus() and pools["cpu"]["slotType"] == "TYPE_CPU", pools["cpu"]
     assert pools["cpu"]["defaultComputePool"] and pools["cpu"]["defaultAuxPool"], "Slurm's default partition"
     agents = json.loads(slurm_cluster.det("agent", "list", "--json").stdout)
     assert [a["id"] for a in agents] == [socket.gethostname().split(".")[0]], agents
@@ -212,7 +215,7 @@ def test_a_master_sigkill_reattaches_the_running_job(slurm_cluster, tmp_path):
 
 def test_the_job_queue_shows_why_a_job_waits_on_a_full_partition(slurm_cluster):
     cluster = slurm_cluster
-    blocker = cluster.slurm("sbatch", "--parsable", "-p", "cpu", f"--cpus-per-task={os.cpu_count()}",
+    blocker = cluster.slurm("sbatch", "--parsable", "-p", "cpu", f"--cpus-per-task={cluster.node_cpus()}",
                             "-J", "someone-else", "--wrap", "sleep 600").strip()
     try:
         wait_for(lambda: any(str(j["job_id"]) == blocker and j["job_state"] == "RUNNING"

@@ -706,7 +706,9 @@ std::vector<AgentSummary> SlurmResourceManager::Agents() const {
                       .hostname = node.name,
                       .version = "slurm",
                       .address = node.name};
-    const bool has_gpus = node.gpus > 0 && options_.slot_type != "cpu";
+    // Its slots as the pool it is listed in counts them (a node in several partitions is listed in its first).
+    const slurm::SlurmPartition* pool = node.partitions.empty() ? nullptr : PartitionOf(node.partitions.front());
+    const bool has_gpus = node.gpus > 0 && (pool == nullptr ? options_.slot_type != "cpu" : SlotTypeOf(*pool) != "cpu");
     const int slots = has_gpus ? node.gpus : node.cpus;
     for (int i = 0; i < slots; ++i) {
       agent.slots.push_back({.id = i,

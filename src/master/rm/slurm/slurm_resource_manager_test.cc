@@ -173,6 +173,11 @@ TEST_F(SlurmResourceManagerTest, PartitionsArePoolsWithTheirSlotTypes) {
   EXPECT_TRUE(manager_->CheckFits("gpu", 4, true, {}).ok());
   EXPECT_TRUE(absl::IsNotFound(manager_->CheckFits("nope", 1, false, {})));
   EXPECT_TRUE(absl::IsFailedPrecondition(manager_->SetAgentEnabled("n1", false, false).status()));
+  std::vector<AgentSummary> agents = manager_->Agents();
+  ASSERT_EQ(agents.size(), 1u);
+  EXPECT_EQ(agents[0].identity.resource_pool, "cpu");
+  ASSERT_EQ(agents[0].slots.size(), 8u) << "listed in the cpu partition: its CPUs are its slots";
+  EXPECT_EQ(agents[0].slots[0].type, "cpu");
 }
 
 TEST_F(SlurmResourceManagerTest, EachAllocationIsOneBatchJobOfItsTasks) {
