@@ -88,7 +88,7 @@ podman_env() {
 engine_cli() {
   case "$(engine)" in
     docker) DOCKER_HOST="unix://$SOCK" DOCKER_CONFIG="$DIR/docker/client" docker "$@" ;;
-    podman) podman_env podman "$@" ;;
+    podman) podman_env podman --runtime-flag "root=$DIR/podman/runc" "$@" ;;
   esac
 }
 
@@ -99,20 +99,22 @@ free_port() {
 }
 
 # Processes of DIR: those whose command line names a path under DIR (dockerd, containerd and its shims, podman,
-# conmon, the registries), and containers' processes, whose root directory is under DIR (the engines' overlay
-# mounts). This script's own processes name DIR itself, never a path under it.
+# conmon, the registries), and containers' processes, whose root mount is an overlay with its upperdir under DIR
+# (readlink /proc/PID/root says only "/" for them). This script's own processes name DIR itself, never a path
+# under it. Zombies count as gone.
 live_pids() {
-  local d p state root
-  for d in /proc/[0-9]*; do
-    p=${d#/proc/}
+  local re p state
+  re=$(printf '%s' "$DIR" | sed 's/[][\.*^$+?(){}|]/\\&/g')
+  {
+    grep -l -s -z -E -e "^(unix://)?$re/." /proc/[0-9]*/cmdline | cut -d/ -f3
+    awk -v d="upperdir=$DIR/" '$5 == "/" && index($0, d) { split(FILENAME, a, "/"); print a[3]; nextfile }' \
+      /proc/[0-9]*/mountinfo 2>/dev/null
+  } | sort -u | while read -r p; do
     [ "$p" = $$ ] && continue
-    if tr '\0' '\n' 2>/dev/null <"$d/cmdline" | grep -q -E -e "^(unix://)?$DIR/." \
-      || { root=$(readlink "$d/root" 2>/dev/null) && [ "${root#"$DIR"/}" != "$root" ]; }; then
-      grep -q -F 'local-containers.sh' "$d/cmdline" 2>/dev/null && continue
-      state=$(ps -o stat= -p "$p" 2>/dev/null || true)
-      if [ -n "$state" ] && [ "${state:0:1}" != Z ]; then echo "$p"; fi
-    fi
-  done | sort -u
+    grep -q -s -F 'local-containers.sh' "/proc/$p/cmdline" && continue
+    state=$(ps -o stat= -p "$p" 2>/dev/null || true)
+    if [ -n "$state" ] && [ "${state:0:1}" != Z ]; then echo "$p"; fi
+  done
 }
 
 print_env() {
@@ -245,7 +247,10 @@ start_engine() {
       command -v podman >/dev/null 2>&1 || die "podman is not installed (scripts/install-deps.sh installs it)"
       command -v runc >/dev/null 2>&1 || die "runc is not installed (scripts/install-deps.sh installs it)"
       write_podman_conf
-      podman_env setsid podman system service --time=0 "unix://$SOCK" </dev/null >"$LOGS/engine.log" 2>&1 &
+      # A simple command (not the podman_env function) so that $! is podman's pid, not a subshell's.
+      env CONTAINERS_CONF="$DIR/podman/containers.conf" CONTAINERS_STORAGE_CONF="$DIR/podman/storage.conf" \
+        CONTAINERS_REGISTRIES_CONF="$DIR/podman/registries.conf" \
+        setsid podman --runtime-flag "root=$DIR/podman/runc" system service --time=0 "unix://$SOCK" </dev/null >"$LOGS/engine.log" 2>&1 &
       echo $! >"$DIR/engine.pid"
       ;;
   esac
@@ -385,7 +390,13 @@ stop_all() {
     # The containers first: an engine stopped with containers running may leave their processes behind.
     local ids
     ids=$(engine_cli ps -a -q 2>/dev/null || true)
-    if [ -n "$ids" ]; then engine_cli rm -f $ids >/dev/null 2>&1 || true; fi
+    # podman's rm -f first sends SIGTERM and waits 10 s (-t); docker's kills at once.
+    if [ -n "$ids" ]; then
+      case "$(engine)" in
+        docker) engine_cli rm -f $ids >/dev/null 2>&1 || true ;;
+        podman) engine_cli rm -f -t 0 $ids >/dev/null 2>&1 || true ;;
+      esac
+    fi
   fi
   for f in "$DIR/engine.pid" "$DIR/registry/open.pid" "$DIR/registry/auth.pid"; do
     [ -s "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null || true
