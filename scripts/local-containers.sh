@@ -13,8 +13,8 @@
 #   - the engine: LOCAL_CONTAINERS_ENGINE=docker (dockerd of Debian's docker.io 20.10, the default where it is
 #     installed) or podman (`podman system service` of Debian's podman 4.3, with runc), serving the Docker Engine
 #     API (v1.41) on DIR/engine.sock. Its storage, state, logs and configuration are under DIR. It has no bridge
-#     network and touches no iptables rules: containers use NetworkMode "host" (or "none"). It starts with no
-#     images.
+#     network and touches no iptables rules: containers use NetworkMode "host" (or "none"); "bridge" (the default)
+#     gets only a loopback interface from dockerd and fails on podman. It starts with no images.
 #   - two docker-registry 2.8 instances on 127.0.0.1, on free ports picked at start, plain HTTP: an open one
 #     (DET_TEST_REGISTRY) and one with htpasswd basic auth, user det, password det-password
 #     (DET_TEST_AUTH_REGISTRY). dockerd treats 127.0.0.0/8 registries as insecure (plain HTTP) by default;
@@ -182,7 +182,7 @@ build_registry_cache() {
 
 write_podman_conf() {
   local nofile nproc pid_max
-  mkdir -p "$DIR/podman/tmp" "$DIR/podman/storage" "$DIR/podman/run" "$DIR/podman/cni"
+  mkdir -p "$DIR/podman/tmp" "$DIR/podman/storage" "$DIR/podman/run" "$DIR/podman/cni" "$DIR/podman/cni-plugins"
   # Rootful podman 4.3 asks the runtime for nofile=1048576 and nproc=4194304 by default. Where the hard limits
   # are lower and cannot be raised (this VM refuses even root: "setrlimit `RLIMIT_NOFILE`: Operation not
   # permitted"), the container fails to start, so ask for what there is. podman lowers its own RLIMIT_NPROC to
@@ -194,7 +194,6 @@ write_podman_conf() {
 # Written by scripts/local-containers.sh for the podman service of $DIR.
 [containers]
 default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
-netns = "host"
 [engine]
 # crun 1.8 refuses this VM's hybrid cgroups ("cgroups in hybrid mode not supported, drop all controllers from
 # cgroupv2"); runc 1.1 runs on v1, hybrid and v2.
@@ -209,8 +208,11 @@ events_logfile_path = "$DIR/podman/events.log"
 static_dir = "$DIR/podman/storage/libpod"
 volume_path = "$DIR/podman/storage/volumes"
 [network]
+# No CNI plugins: NetworkMode "bridge" (the compat API's default) would create a cni-podman0 bridge and iptables
+# chains on the host. With an empty plugin directory it fails instead ("failed to find plugin \"bridge\"").
 network_backend = "cni"
 network_config_dir = "$DIR/podman/cni"
+cni_plugin_dirs = ["$DIR/podman/cni-plugins"]
 EOF
   cat >"$DIR/podman/storage.conf" <<EOF
 [storage]
