@@ -252,7 +252,8 @@ start_engine() {
       # A simple command (not the podman_env function) so that $! is podman's pid, not a subshell's.
       env CONTAINERS_CONF="$DIR/podman/containers.conf" CONTAINERS_STORAGE_CONF="$DIR/podman/storage.conf" \
         CONTAINERS_REGISTRIES_CONF="$DIR/podman/registries.conf" \
-        setsid podman --runtime-flag "root=$DIR/podman/runc" system service --time=0 "unix://$SOCK" </dev/null >"$LOGS/engine.log" 2>&1 &
+        setsid podman --runtime-flag "root=$DIR/podman/runc" system service --time=0 "unix://$SOCK" \
+        </dev/null >"$LOGS/engine.log" 2>&1 &
       echo $! >"$DIR/engine.pid"
       ;;
   esac

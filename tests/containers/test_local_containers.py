@@ -396,7 +396,8 @@ def test_pull_auth_registry(env):
     variants = {
         "unpadded": registry_auth(user, password, reg).rstrip("="),
         "auth_field": base64.urlsafe_b64encode(json.dumps(
-            {"auth": base64.b64encode(f"{user}:{password}".encode()).decode(), "serveraddress": reg}).encode()).decode(),
+            {"auth": base64.b64encode(f"{user}:{password}".encode()).decode(),
+             "serveraddress": reg}).encode()).decode(),
         "no_serveraddress": base64.urlsafe_b64encode(json.dumps(
             {"username": user, "password": password}).encode()).decode(),
     }
