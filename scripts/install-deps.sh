@@ -28,6 +28,11 @@ PACKAGES=(
   # a one-node Slurm 22.05 for the Slurm resource manager's tests (scripts/local-slurm.sh, tests/slurm):
   # slurm-wlm's three parts, without its recommends, and munge for its authentication
   slurmctld slurmd slurm-client munge
+  # container engines with the Docker Engine API for environment.image (scripts/local-containers.sh,
+  # tests/containers): dockerd (docker.io, with containerd and runc) and podman (run with runc: crun 1.8 refuses
+  # hybrid cgroups); two local registries (docker-registry, htpasswd from apache2-utils); the test image is
+  # built with mmdebstrap and cached zstd-compressed
+  docker.io podman runc docker-registry apache2-utils mmdebstrap zstd
 )
 
 SUDO=""
