@@ -114,6 +114,17 @@ std::string Encode(const MasterMessage& msg) {
                                         {"download_context", m.download_context},
                                         {"work_dir", m.work_dir},
                                         {"mounts", MountsJson(m.mounts)}};
+                            if (m.container) {
+                              const TaskContainer& c = *m.container;
+                              start["container"] = {{"image", c.image},
+                                                    {"force_pull", c.force_pull},
+                                                    {"registry_auth", c.registry_auth},
+                                                    {"add_capabilities", c.add_capabilities},
+                                                    {"drop_capabilities", c.drop_capabilities},
+                                                    {"devices", c.devices},
+                                                    {"shm_size", c.shm_size},
+                                                    {"network_mode", c.network_mode}};
+                            }
                             if (m.user) {
                               start["user"] = {{"uid", m.user->uid},
                                                {"gid", m.user->gid},
@@ -187,6 +198,19 @@ absl::StatusOr<MasterMessage> DecodeMasterMessage(const std::string& text) {
     }
     if (j.contains("mounts")) {
       ASSIGN_OR_RETURN(m.mounts, MountsFromJson(j["mounts"]));
+    }
+    if (j.contains("container")) {
+      const json& c = j["container"];
+      TaskContainer container;
+      ASSIGN_OR_RETURN(container.image, Get<std::string>(c, "image"));
+      ASSIGN_OR_RETURN(container.force_pull, Get<bool>(c, "force_pull"));
+      ASSIGN_OR_RETURN(container.registry_auth, (Get<std::map<std::string, std::string>>(c, "registry_auth")));
+      ASSIGN_OR_RETURN(container.add_capabilities, Get<std::vector<std::string>>(c, "add_capabilities"));
+      ASSIGN_OR_RETURN(container.drop_capabilities, Get<std::vector<std::string>>(c, "drop_capabilities"));
+      ASSIGN_OR_RETURN(container.devices, Get<std::vector<std::string>>(c, "devices"));
+      ASSIGN_OR_RETURN(container.shm_size, Get<int64_t>(c, "shm_size"));
+      ASSIGN_OR_RETURN(container.network_mode, Get<std::string>(c, "network_mode"));
+      m.container = std::move(container);
     }
     if (j.contains("user")) {
       const json& u = j["user"];

@@ -61,6 +61,23 @@ struct TaskMount {
 // configuration).
 using det::TaskUser;
 
+// The container a task runs in (the task's environment.image and the settings that go with it); absent:
+// the task runs as a process on the agent's host.
+struct TaskContainer {
+  std::string image;  // resolved for the agent's slot type
+  bool force_pull = false;
+  // environment.registry_auth (username, password, serveraddress; or auth, identitytoken); empty: the
+  // registry is pulled from without credentials.
+  std::map<std::string, std::string> registry_auth;
+  std::vector<std::string> add_capabilities;
+  std::vector<std::string> drop_capabilities;
+  std::vector<std::string> devices;  // resources.devices, "host[:container[:permissions]]"
+  int64_t shm_size = 0;              // bytes; 0: the engine's default
+  std::string network_mode = "host";
+
+  bool operator==(const TaskContainer&) const = default;
+};
+
 struct StartTask {
   std::string allocation_id;
   std::string task_id;
@@ -73,6 +90,7 @@ struct StartTask {
   std::string work_dir;          // where the process starts; "" = the task directory, relative = inside it
   std::vector<TaskMount> mounts;
   std::optional<TaskUser> user;  // none: the agent's own user
+  std::optional<TaskContainer> container;
 };
 
 struct KillTask {

@@ -29,6 +29,19 @@ TEST(AgentProtocolTest, StartTaskRoundTrips) {
   out = DecodeMasterMessage(Encode(MasterMessage(in)));
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(std::get<StartTask>(*out).user, in.user);
+  EXPECT_FALSE(std::get<StartTask>(*out).container.has_value()) << "a process on the host";
+
+  in.container = TaskContainer{.image = "reg:5000/det-test/python:bookworm",
+                               .force_pull = true,
+                               .registry_auth = {{"username", "det"}, {"password", "pw"}},
+                               .add_capabilities = {"SYS_PTRACE"},
+                               .drop_capabilities = {"CHOWN"},
+                               .devices = {"/dev/fuse"},
+                               .shm_size = 1 << 30,
+                               .network_mode = "bridge"};
+  out = DecodeMasterMessage(Encode(MasterMessage(in)));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(std::get<StartTask>(*out).container, in.container);
 }
 
 TEST(AgentProtocolTest, AgentMessagesRoundTrip) {

@@ -57,6 +57,7 @@ absl::StatusOr<LaunchSpec> Cluster::CommandSpec::Launch(const Allocation&) {
   }
   launch.workspace_id = task_.record.workspace_id;
   launch.environment = config_.full.value("environment", nlohmann::json());
+  launch.resources = config_.full.value("resources", nlohmann::json());
   launch.slurm = config_.full.value("slurm", nlohmann::json());
   return launch;
 }

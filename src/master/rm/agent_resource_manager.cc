@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "master/rm/pool_queue.h"
 #include "master/rm/resources_id.h"
+#include "master/rm/task_container.h"
 #include "scheduler/feasibility.h"
 #include "scheduler/job_queue.h"
 #include "scheduler/schedule.h"
@@ -207,8 +208,18 @@ void AgentResourceManager::Start(const std::string& allocation_id, const Process
     start.user = launch.user;
     start.work_dir = launch.work_dir;
     start.mounts = launch.mounts;
+    const auto agent = agents_.find(p.agent_id);
+    const std::string slot_type =
+        agent != agents_.end() && !agent->second->slots.empty() ? agent->second->slots.front().type : "cpu";
+    absl::StatusOr<std::optional<api::TaskContainer>> container =
+        TaskContainerOf(launch.environment, launch.resources, slot_type);
+    if (!container.ok()) {
+      events_.Log(allocation_id, std::string(container.status().message()));
+      return Kill(allocation_id);
+    }
+    start.container = *container;
     // An agent that went away meanwhile ends the allocation when it is forgotten.
-    if (auto agent = agents_.find(p.agent_id); agent != agents_.end()) agent->second->Send(start);
+    if (agent != agents_.end()) agent->second->Send(start);
   }
 }
 

@@ -101,6 +101,8 @@ struct ProcessLaunch {
   int64_t workspace_id = 1;
   // The task's `environment` section (image, force_pull_image, pod_spec); null: none.
   nlohmann::json environment;
+  // The task's `resources` section (shm_size, devices); null: none.
+  nlohmann::json resources;
   // The task's `slurm` section (sbatch_args, gpu_type, slots_per_node); null: none.
   nlohmann::json slurm;
   // Where the work is accounted (a Slurm job's --wckey); "" where unknown.

@@ -52,6 +52,8 @@ struct LaunchSpec {
   // The task's `environment` section (image, force_pull_image, pod_spec): what a manager that runs
   // tasks in containers reads (Kubernetes). Null: none.
   nlohmann::json environment;
+  // The task's `resources` section (shm_size, devices, ...): what a container runtime reads. Null: none.
+  nlohmann::json resources;
   // The task's `slurm` section (sbatch_args, gpu_type, slots_per_node): what the Slurm manager reads.
   // Null: none.
   nlohmann::json slurm;

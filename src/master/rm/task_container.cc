@@ -1,0 +1,89 @@
+#include "master/rm/task_container.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+
+namespace det::master {
+
+using nlohmann::json;
+
+std::optional<int64_t> SizeInBytes(const json& size) {
+  if (size.is_number_integer()) return size.get<int64_t>() >= 0 ? std::optional(size.get<int64_t>()) : std::nullopt;
+  if (!size.is_string()) return std::nullopt;
+  const std::string s = size.get<std::string>();
+  char* end = nullptr;
+  const double number = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || number < 0) return std::nullopt;
+  std::string unit;
+  for (const char* c = end; *c != '\0'; ++c) {
+    if (*c != ' ') unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(*c))));
+  }
+  if (!unit.empty() && unit.back() == 'b') unit.pop_back();
+  if (!unit.empty() && unit.back() == 'i') unit.pop_back();
+  static const std::string kUnits = "kmgtp";
+  double scale = 1;
+  if (unit.size() == 1 && kUnits.find(unit[0]) != std::string::npos) {
+    scale = std::pow(1024.0, static_cast<double>(kUnits.find(unit[0]) + 1));
+  } else if (!unit.empty()) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(number * scale);
+}
+
+absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const json& environment, const json& resources,
+                                                                  const std::string& slot_type) {
+  if (!environment.is_object() || !environment.contains("image")) return std::nullopt;
+  const json& image = environment["image"];
+  api::TaskContainer c;
+  if (image.is_string()) {
+    c.image = image.get<std::string>();
+  } else if (image.is_object()) {
+    const std::string key = slot_type == "cuda" || slot_type == "rocm" ? slot_type : "cpu";
+    if (image.contains(key) && image[key].is_string()) c.image = image[key].get<std::string>();
+  }
+  if (c.image.empty()) return std::nullopt;
+  auto strings = [&](const char* key) {
+    std::vector<std::string> out;
+    if (environment.contains(key) && environment[key].is_array()) {
+      for (const json& v : environment[key]) {
+        if (v.is_string()) out.push_back(v.get<std::string>());
+      }
+    }
+    return out;
+  };
+  c.force_pull = environment.value("force_pull_image", false);
+  c.add_capabilities = strings("add_capabilities");
+  c.drop_capabilities = strings("drop_capabilities");
+  if (environment.contains("registry_auth") && environment["registry_auth"].is_object()) {
+    for (const auto& [k, v] : environment["registry_auth"].items()) {
+      if (v.is_string() && !v.get<std::string>().empty()) c.registry_auth[k] = v.get<std::string>();
+    }
+  }
+  if (resources.is_object()) {
+    if (resources.contains("shm_size") && !resources["shm_size"].is_null()) {
+      std::optional<int64_t> bytes = SizeInBytes(resources["shm_size"]);
+      if (!bytes) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("resources.shm_size: not a size the agent can use: ", resources["shm_size"].dump()));
+      }
+      c.shm_size = *bytes;
+    }
+    if (resources.contains("devices") && resources["devices"].is_array()) {
+      for (const json& d : resources["devices"]) {
+        if (d.is_string()) {
+          c.devices.push_back(d.get<std::string>());
+        } else if (d.is_object() && d.contains("host_path") && d["host_path"].is_string()) {
+          const std::string host = d["host_path"].get<std::string>();
+          const std::string in_container = d.value("container_path", host);
+          c.devices.push_back(absl::StrCat(host, ":", in_container, ":", d.value("mode", "mrw")));
+        }
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace det::master

@@ -1,0 +1,26 @@
+#pragma once
+// The container a task runs in on an agent (api::TaskContainer), from its config's `environment` and
+// `resources` sections: the image for the agent's slot type, force_pull_image, registry_auth,
+// add/drop_capabilities, resources.shm_size and resources.devices. Pure.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+#include "api/agent_protocol.h"
+
+namespace det::master {
+
+// nullopt when `environment` names no image (the task runs as a process on the host). `slot_type`
+// ("cpu", "cuda", "rocm") picks from an image given as {cpu, cuda, rocm}. InvalidArgument, naming the
+// field, for a size or value the agent could not use.
+absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const nlohmann::json& environment,
+                                                                  const nlohmann::json& resources,
+                                                                  const std::string& slot_type);
+
+// Bytes of a size as the config accepts it: an integer, or "4G", "512 MiB", "1.5gb" (K, M, G, T, P are
+// powers of 1024, as Docker reads them). nullopt for anything else.
+std::optional<int64_t> SizeInBytes(const nlohmann::json& size);
+
+}  // namespace det::master

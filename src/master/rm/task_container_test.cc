@@ -1,0 +1,60 @@
+#include "master/rm/task_container.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace det::master {
+namespace {
+
+using nlohmann::json;
+using ::testing::ElementsAre;
+
+TEST(TaskContainerTest, NoImageIsAProcessOnTheHost) {
+  auto c = TaskContainerOf(json::object(), json::object(), "cpu");
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->has_value());
+  EXPECT_FALSE(TaskContainerOf(json{{"image", nullptr}}, nullptr, "cpu")->has_value());
+}
+
+TEST(TaskContainerTest, TheImageFollowsTheSlotType) {
+  json env = {{"image", {{"cpu", "det/cpu:1"}, {"cuda", "det/cuda:1"}, {"rocm", "det/rocm:1"}}}};
+  EXPECT_EQ((*TaskContainerOf(env, nullptr, "cpu"))->image, "det/cpu:1");
+  EXPECT_EQ((*TaskContainerOf(env, nullptr, "cuda"))->image, "det/cuda:1");
+  EXPECT_EQ((*TaskContainerOf(env, nullptr, "rocm"))->image, "det/rocm:1");
+  EXPECT_EQ((*TaskContainerOf(json{{"image", "one:all"}}, nullptr, "cuda"))->image, "one:all");
+}
+
+TEST(TaskContainerTest, CarriesPullAuthCapabilitiesShmAndDevices) {
+  json env = {{"image", "reg:5000/x:1"},
+              {"force_pull_image", true},
+              {"registry_auth", {{"username", "det"}, {"password", "pw"}, {"serveraddress", "reg:5000"}, {"email", ""}}},
+              {"add_capabilities", {"SYS_PTRACE"}},
+              {"drop_capabilities", {"CHOWN"}}};
+  json res = {{"shm_size", "1.5G"},
+              {"devices", {{{"host_path", "/dev/fuse"}, {"container_path", "/dev/fuse"}, {"mode", "mrw"}}}}};
+  auto c = TaskContainerOf(env, res, "cpu");
+  ASSERT_TRUE(c.ok() && c->has_value());
+  const api::TaskContainer& t = **c;
+  EXPECT_TRUE(t.force_pull);
+  EXPECT_EQ(t.registry_auth, (std::map<std::string, std::string>{{"username", "det"}, {"password", "pw"},
+                                                                 {"serveraddress", "reg:5000"}}));
+  EXPECT_THAT(t.add_capabilities, ElementsAre("SYS_PTRACE"));
+  EXPECT_THAT(t.drop_capabilities, ElementsAre("CHOWN"));
+  EXPECT_EQ(t.shm_size, 1610612736);
+  EXPECT_THAT(t.devices, ElementsAre("/dev/fuse:/dev/fuse:mrw"));
+  EXPECT_EQ(t.network_mode, "host");
+}
+
+TEST(TaskContainerTest, SizesAsDockerReadsThem) {
+  EXPECT_EQ(SizeInBytes(4294967296), 4294967296);
+  EXPECT_EQ(SizeInBytes("4G"), 4294967296);
+  EXPECT_EQ(SizeInBytes("512 MiB"), 536870912);
+  EXPECT_EQ(SizeInBytes("100"), 100);
+  EXPECT_EQ(SizeInBytes("2kb"), 2048);
+  EXPECT_EQ(SizeInBytes("lots"), std::nullopt);
+  EXPECT_EQ(SizeInBytes("4X"), std::nullopt);
+  EXPECT_FALSE(TaskContainerOf(json{{"image", "x"}}, json{{"shm_size", "4X"}}, "cpu").ok());
+}
+
+}  // namespace
+}  // namespace det::master
