@@ -1,7 +1,7 @@
 #pragma once
 // The part of a container engine the agent uses, as the Docker Engine API (v1.41) offers it: pull an
 // image (with registry credentials), create, start, follow the output of, wait for, kill and remove a
-// container, and list containers by label. One implementation speaks the API over the engine's Unix
+// container. One implementation speaks the API over the engine's Unix
 // socket (docker_client.h; dockerd and `podman system service` both serve it); tests use fakes.
 //
 // Errors: the engine's refusal carries its own message (`unauthorized: authentication required`,
@@ -34,28 +34,12 @@ struct RegistryAuth {
 
 struct ContainerConfig {
   std::string name;
-  std::string image;
-  std::vector<std::string> entrypoint;  // replaces the image's ENTRYPOINT; CMD is cleared
+  std::vector<std::string> entrypoint;  // replaces the image's ENTRYPOINT; its CMD is not appended
   std::map<std::string, std::string> env;
   std::map<std::string, std::string> labels;
-  std::string user;       // "uid:gid"; "" = the image's
-  std::string work_dir;   // "" = the image's
-  // "host:container" or "host:container:ro", host paths absolute.
-  std::vector<std::string> binds;
-  std::string network_mode = "host";
-  int64_t shm_size = 0;  // bytes; 0 = the engine's default (64 MiB)
-  std::vector<std::string> cap_add;
-  std::vector<std::string> cap_drop;
-  // Host devices ("/dev/fuse" or "/dev/x:/dev/y:rwm").
-  std::vector<std::string> devices;
-  // NVIDIA GPUs by UUID or index (a DeviceRequest of the "nvidia" driver); empty: none.
-  std::vector<std::string> gpus;
-};
-
-struct ContainerSummary {
-  std::string id;
-  std::string state;  // "running", "exited", "created", ...
-  std::map<std::string, std::string> labels;
+  std::string user;      // "uid:gid"; "" = the image's
+  std::string work_dir;  // "" = the image's
+  ContainerSettings settings;
 };
 
 class ContainerEngine {
@@ -83,8 +67,6 @@ class ContainerEngine {
   virtual absl::Status Kill(const std::string& id, const std::string& signal) = 0;
   // Removes the container and its anonymous volumes, forcing a running one; OK when it is gone.
   virtual absl::Status Remove(const std::string& id) = 0;
-  // The containers (running or not) carrying label `key` (any value).
-  virtual absl::StatusOr<std::vector<ContainerSummary>> ListByLabel(const std::string& key) = 0;
 };
 
 }  // namespace det::agent

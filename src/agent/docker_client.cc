@@ -93,9 +93,10 @@ std::string RegistryAuthHeader(const RegistryAuth& auth) {
   return absl::StrReplaceAll(Base64Encode(config.dump()), {{"+", "-"}, {"/", "_"}});
 }
 
-std::string ContainerCreateBody(const ContainerConfig& c) {
+std::string ContainerCreateBody(const ContainerConfig& config) {
   json env = json::array();
-  for (const auto& [k, v] : c.env) env.push_back(absl::StrCat(k, "=", v));
+  for (const auto& [k, v] : config.env) env.push_back(absl::StrCat(k, "=", v));
+  const ContainerSettings& c = config.settings;
   json host = {{"NetworkMode", c.network_mode.empty() ? "host" : c.network_mode},
                {"Binds", c.binds},
                {"CapAdd", c.cap_add},
@@ -121,16 +122,16 @@ std::string ContainerCreateBody(const ContainerConfig& c) {
     host["DeviceRequests"] = json::array({{{"Driver", "nvidia"}, {"DeviceIDs", c.gpus}, {"Capabilities", {{"gpu"}}}}});
   }
   json body = {{"Image", c.image},
-               {"Entrypoint", c.entrypoint},
+               {"Entrypoint", config.entrypoint},
                {"Env", env},
-               {"Labels", c.labels},
+               {"Labels", config.labels},
                {"Tty", false},
                {"OpenStdin", false},
                {"AttachStdout", false},
                {"AttachStderr", false},
                {"HostConfig", host}};
-  if (!c.user.empty()) body["User"] = c.user;
-  if (!c.work_dir.empty()) body["WorkingDir"] = c.work_dir;
+  if (!config.user.empty()) body["User"] = config.user;
+  if (!config.work_dir.empty()) body["WorkingDir"] = config.work_dir;
   return body.dump();
 }
 
@@ -243,7 +244,9 @@ absl::StatusOr<std::string> DockerClient::Create(const ContainerConfig& config) 
   if (!config.name.empty()) absl::StrAppend(&path, "?name=", UrlEncode(config.name));
   absl::StatusOr<Reply> r = Call("POST", path, ContainerCreateBody(config), {}, nullptr, false);
   if (!r.ok()) return r.status();
-  if (r->status != 201) return StatusFor(r->status, absl::StrCat("creating a container of ", config.image), r->body);
+  if (r->status != 201) {
+    return StatusFor(r->status, absl::StrCat("creating a container of ", config.settings.image), r->body);
+  }
   json j = json::parse(r->body, nullptr, false);
   if (!j.is_object() || !j.contains("Id") || !j["Id"].is_string()) {
     return absl::InternalError(absl::StrCat("POST /containers/create: no Id in ", r->body.substr(0, 200)));
@@ -300,30 +303,6 @@ absl::Status DockerClient::Remove(const std::string& id) {
   if (!r.ok()) return r.status();
   if (r->status == 204 || r->status == 404) return absl::OkStatus();
   return StatusFor(r->status, "removing the container", r->body);
-}
-
-absl::StatusOr<std::vector<ContainerSummary>> DockerClient::ListByLabel(const std::string& key) {
-  const std::string filters = json{{"label", {key}}}.dump();
-  absl::StatusOr<Reply> r =
-      Call("GET", absl::StrCat("/containers/json?all=1&filters=", UrlEncode(filters)), "", {}, nullptr, false);
-  if (!r.ok()) return r.status();
-  if (r->status != 200) return StatusFor(r->status, "listing containers", r->body);
-  json list = json::parse(r->body, nullptr, false);
-  if (!list.is_array()) return absl::InternalError(absl::StrCat("GET /containers/json: not a list: ", r->body.substr(0, 200)));
-  std::vector<ContainerSummary> out;
-  for (const json& c : list) {
-    if (!c.is_object()) continue;
-    ContainerSummary s;
-    s.id = c.value("Id", "");
-    s.state = c.value("State", "");
-    if (c.contains("Labels") && c["Labels"].is_object()) {
-      for (const auto& [k, v] : c["Labels"].items()) {
-        if (v.is_string()) s.labels[k] = v.get<std::string>();
-      }
-    }
-    out.push_back(std::move(s));
-  }
-  return out;
 }
 
 }  // namespace det::agent

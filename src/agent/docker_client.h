@@ -37,7 +37,6 @@ class DockerClient : public ContainerEngine {
   absl::StatusOr<int> Wait(const std::string& id) override;
   absl::Status Kill(const std::string& id, const std::string& signal) override;
   absl::Status Remove(const std::string& id) override;
-  absl::StatusOr<std::vector<ContainerSummary>> ListByLabel(const std::string& key) override;
 
  private:
   struct Reply {

@@ -45,18 +45,18 @@ TEST(DockerClientTest, ErrorMessagesOfBothEngines) {
 }
 
 TEST(DockerClientTest, CreateBodyCarriesTheTasksSettings) {
-  json body = json::parse(ContainerCreateBody({.image = "det-test/python:bookworm",
-                                               .entrypoint = {"/run/determined/bin/determined-task-shim", "x"},
+  json body = json::parse(ContainerCreateBody({.entrypoint = {"/run/determined/bin/determined-task-shim", "x"},
                                                .env = {{"A", "1"}},
                                                .labels = {{"ai.determined.container.id", "a1"}},
                                                .user = "1001:1001",
                                                .work_dir = "/run/determined/workdir",
-                                               .binds = {"/data:/data:ro"},
-                                               .shm_size = 1 << 30,
-                                               .cap_add = {"SYS_PTRACE"},
-                                               .cap_drop = {"CHOWN"},
-                                               .devices = {"/dev/fuse"},
-                                               .gpus = {"GPU-1"}}));
+                                               .settings = {.image = "det-test/python:bookworm",
+                                                            .binds = {"/data:/data:ro"},
+                                                            .shm_size = 1 << 30,
+                                                            .cap_add = {"SYS_PTRACE"},
+                                                            .cap_drop = {"CHOWN"},
+                                                            .devices = {"/dev/fuse"},
+                                                            .gpus = {"GPU-1"}}}));
   EXPECT_EQ(body["Image"], "det-test/python:bookworm");
   EXPECT_EQ(body["Entrypoint"], json({"/run/determined/bin/determined-task-shim", "x"}));
   EXPECT_FALSE(body.contains("Cmd")) << "an entrypoint of our own: the image's CMD is not appended";

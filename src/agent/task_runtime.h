@@ -23,6 +23,20 @@ enum class StdType { kStdout, kStderr };
 // "stdout" / "stderr", as the task-log API spells it.
 const char* StdTypeName(StdType type);
 
+// The container a task runs in, for a runtime that runs containers (container_runtime.h): absent, the task is
+// a process on the host.
+struct ContainerSettings {
+  std::string image;
+  // "host:container" or "host:container:ro", host paths absolute; the runtime adds its own.
+  std::vector<std::string> binds;
+  std::string network_mode = "host";
+  int64_t shm_size = 0;  // bytes; 0 = the engine's default (64 MiB)
+  std::vector<std::string> cap_add;
+  std::vector<std::string> cap_drop;
+  std::vector<std::string> devices;  // "/dev/fuse" or "/dev/x:/dev/y:rwm"
+  std::vector<std::string> gpus;     // NVIDIA GPUs by UUID (a DeviceRequest of the "nvidia" driver)
+};
+
 struct TaskSpec {
   std::string id;                          // the allocation id; unique among running tasks
   std::vector<std::string> argv;           // argv[0] is looked up in env's PATH unless it has a '/'
@@ -35,6 +49,7 @@ struct TaskSpec {
     uint32_t gid = 0;
   };
   std::optional<User> user;
+  std::optional<ContainerSettings> container;
 };
 
 // A task started by an earlier runtime (on the same state) that no runtime supervises now. It may
