@@ -1,4 +1,6 @@
 #include "agent/agent.h"
+
+#include "agent/container_launch.h"
 #include "agent/task_dir_owner.h"
 #include "agent/task_mounts.h"
 
@@ -177,7 +179,16 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
     return finish();
   }
 
-  absl::Status mounted = ApplyMounts(start.mounts, task_dir);
+  // A task that names an image runs in a container (its mounts are the container's); without an engine, on
+  // the host.
+  const bool in_container = start.container.has_value() && deps_.engine != nullptr;
+  if (start.container && !in_container) {
+    task->shipper->Add(StdType::kStderr,
+                       absl::StrCat("determined-agent: agent ", config_.agent_id, " has no container engine "
+                                    "(container_socket, DOCKER_HOST): environment.image ", start.container->image,
+                                    " is not used; the task runs on the host"));
+  }
+  absl::Status mounted = in_container ? absl::OkStatus() : ApplyMounts(start.mounts, task_dir);
   absl::StatusOr<std::filesystem::path> work_dir =
       mounted.ok() ? TaskWorkDir(start.work_dir, task_dir) : absl::StatusOr<std::filesystem::path>(mounted);
   if (!work_dir.ok()) {
@@ -194,6 +205,16 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
       return finish();
     }
     spec.user = TaskSpec::User{.uid = start.user->uid, .gid = start.user->gid};
+  }
+  if (in_container) {
+    absl::StatusOr<ContainerSettings> container =
+        PrepareContainer(*deps_.engine, start, task_dir, config_.env.slots,
+                         [&](std::string line) { task->shipper->Add(StdType::kStdout, std::move(line)); });
+    if (!container.ok()) {
+      FailTask(task, std::string(container.status().message()));
+      return finish();
+    }
+    spec.container = *std::move(container);
   }
   absl::StatusOr<int> pid = deps_.runtime->Start(spec, Callbacks(task));
   if (!pid.ok()) {

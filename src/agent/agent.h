@@ -22,6 +22,7 @@
 #include "agent/log_shipper.h"
 #include "agent/log_sink.h"
 #include "agent/task_env.h"
+#include "agent/container_engine.h"
 #include "agent/task_runtime.h"
 #include "api/agent_protocol.h"
 
@@ -47,6 +48,9 @@ struct AgentDeps {
   std::function<absl::Status(const api::StartTask& task, const std::filesystem::path& dest)>
       download_context;
   LogShipperOptions log_options;
+  // The engine that pulls the images of tasks that name one (the runtime then runs them in containers);
+  // null: none, and such tasks run on the host with a note in their log.
+  std::shared_ptr<ContainerEngine> engine;
 };
 
 class Agent {

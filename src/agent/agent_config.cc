@@ -58,6 +58,7 @@ const Keys& Known() {
               "work_dir",
               "container_master_host",
               "container_master_port",
+              "container_socket",
               "log",
               "security",
               "fluent"};
@@ -138,6 +139,8 @@ const std::vector<config::Setting>& AgentSettings() {
       {"work-dir", "work_dir", K::kString, "where task directories go"},
       {"container-master-host", "container_master_host", K::kString, "master host tasks use"},
       {"container-master-port", "container_master_port", K::kInt, "master port tasks use"},
+      {"container-socket", "container_socket", K::kString,
+       "the Docker Engine API socket (dockerd, podman) for tasks with an image (default: DOCKER_HOST's)"},
       {"log-level", "log.level", K::kString, "trace, debug, info, warn or error"},
       {"security-tls-enabled", "security.tls.enabled", K::kBool, "talk to the master over TLS"},
       {"security-tls-skip-verify", "security.tls.skip_verify", K::kBool, "skip TLS verification"},
@@ -292,6 +295,7 @@ absl::StatusOr<AgentFileConfig> LoadAgentConfig(const std::string& yaml_text,
   out.container_master_host = Str(cfg, "container_master_host", "container_master_host", p);
   out.container_master_port =
       Int(cfg, "container_master_port", "container_master_port", 0, 65535, 0, p);
+  out.container_socket = Str(cfg, "container_socket", "container_socket", p);
 
   json log = Has(cfg, "log") ? cfg["log"] : json::object();
   CheckKeys(log, "log", {"level", "color"}, p);

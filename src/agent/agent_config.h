@@ -46,6 +46,9 @@ struct AgentFileConfig {
   std::vector<int> visible_gpus;      // empty = every GPU found
   std::string work_dir;               // "" = /tmp/determined-agent-<agent_id>
   std::string container_master_host;  // "" = master_host; what tasks get in DET_MASTER
+  // The Docker Engine API's Unix socket that runs tasks with an environment.image; "" = DOCKER_HOST's
+  // (unix://PATH), else none: such tasks run on the host, with a note in their log.
+  std::string container_socket;
   int container_master_port = 0;      // 0 = master_port
   std::string log_level = "info";
   AgentTlsConfig tls;

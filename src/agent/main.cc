@@ -19,6 +19,9 @@
 #include "agent/master_link.h"
 #include "agent/master_url.h"
 #include "agent/offered_slots.h"
+#include "agent/container_runtime.h"
+#include "agent/docker_client.h"
+#include "agent/harness_libraries.h"
 #include "agent/process_runtime.h"
 #include "agent/rest_log_sink.h"
 #include "agent/task_env.h"
@@ -171,6 +174,38 @@ int main(int argc, char** argv) {
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   deps.runtime = std::make_unique<det::agent::ProcessRuntime>(
       work_path / "runtime", exe.parent_path() / "determined-task-shim");
+  // Tasks that name an image run in containers when a Docker Engine API socket is configured.
+  std::string container_socket = options->container_socket;
+  if (const char* docker_host = std::getenv("DOCKER_HOST"); container_socket.empty() && docker_host != nullptr) {
+    if (std::string_view(docker_host).starts_with("unix://")) {
+      container_socket = std::string(docker_host).substr(7);
+    } else if (*docker_host != '\0') {
+      spdlog::warn("DOCKER_HOST={}: only unix:// sockets are supported; tasks with an image run on the host", docker_host);
+    }
+  }
+  if (!container_socket.empty()) {
+    auto engine = std::make_shared<det::agent::DockerClient>(container_socket);
+    absl::StatusOr<std::string> described = engine->Describe();
+    if (!described.ok()) {
+      spdlog::error("container_socket {}: {}", container_socket, std::string(described.status().message()));
+      return 2;
+    }
+    absl::StatusOr<std::filesystem::path> libraries =
+        det::agent::CollectHarnessLibraries(config.env.python_dir, work_path / "container-libs");
+    if (!libraries.ok()) {
+      spdlog::error("preparing the harness's libraries for containers: {}", std::string(libraries.status().message()));
+      return 2;
+    }
+    spdlog::info("tasks with an image run in containers of {} at {}", *described, container_socket);
+    deps.runtime = std::make_unique<det::agent::ContainerRuntime>(
+        std::move(deps.runtime), engine,
+        det::agent::ContainerRuntimeOptions{
+            .agent_id = agent_id,
+            .state_root = work_path / "runtime",
+            .read_only_dirs = {exe.parent_path(), config.env.python_dir, *libraries},
+            .library_path = libraries->string()});
+    deps.engine = std::move(engine);
+  }
   deps.send = [&link](const det::api::AgentMessage& msg, std::function<void()> on_written) {
     link.Send(det::api::Encode(msg), std::move(on_written));
   };
