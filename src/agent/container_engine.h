@@ -56,7 +56,8 @@ class ContainerEngine {
                             const std::function<void(const PullMessage&)>& on_message) = 0;
   // Creates a container (without a TTY); its id.
   virtual absl::StatusOr<std::string> Create(const ContainerConfig& config) = 0;
-  virtual absl::Status Start(const std::string& id) = 0;
+  // Starts it; the host pid of its first process (0 when it already ended).
+  virtual absl::StatusOr<int> Start(const std::string& id) = 0;
   // Follows the container's output from its start until it ends (or the connection breaks), in the
   // order it was written; `on_output` gets the payloads as the engine frames them, not lines.
   virtual absl::Status FollowOutput(const std::string& id,

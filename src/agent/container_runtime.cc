@@ -39,6 +39,7 @@ struct ContainerRuntime::State {
     std::string task_id;
     std::string container_id;
     std::string annotation;
+    int pid = 0;  // its first process on the host
     uint64_t acknowledged = 0;
     bool exited = false;
   };
@@ -66,6 +67,7 @@ struct ContainerRuntime::State {
       out << json{{"task_id", c.task_id},
                   {"container_id", c.container_id},
                   {"annotation", c.annotation},
+                  {"pid", c.pid},
                   {"acknowledged", c.acknowledged}}
                  .dump();
     }
@@ -162,20 +164,24 @@ absl::StatusOr<int> ContainerRuntime::Start(const TaskSpec& spec, TaskCallbacks 
   auto c = std::make_shared<State::Container>(
       State::Container{.task_id = spec.id, .container_id = *id, .annotation = spec.annotation});
   state_->SaveRecord(*c);
-  if (absl::Status started = engine.Start(*id); !started.ok()) {
+  absl::StatusOr<int> pid = engine.Start(*id);
+  if (!pid.ok()) {
     engine.Remove(*id).IgnoreError();
     std::error_code ec;
     std::filesystem::remove(state_->RecordPath(spec.id), ec);
-    return started;
+    return pid.status();
   }
-  if (callbacks.on_started) callbacks.on_started(0);
+  // 0 (it ended already) would read as "not started yet" to the agent.
+  c->pid = *pid > 0 ? *pid : 1;
+  state_->SaveRecord(*c);
+  if (callbacks.on_started) callbacks.on_started(c->pid);
   {
     std::lock_guard lock(state_->mu);
     state_->running[spec.id] = c;
     ++state_->active;
   }
   std::thread(&State::Supervise, state_, c, std::move(callbacks), uint64_t{0}).detach();
-  return 0;
+  return c->pid;
 }
 
 absl::Status ContainerRuntime::Kill(const std::string& id, std::chrono::milliseconds grace) {
@@ -234,8 +240,9 @@ std::vector<OrphanTask> ContainerRuntime::Orphans() {
     State::Container c{.task_id = j.value("task_id", ""),
                        .container_id = j.value("container_id", ""),
                        .annotation = j.value("annotation", ""),
+                       .pid = j.value("pid", 1),
                        .acknowledged = j.value("acknowledged", uint64_t{0})};
-    out.push_back({.id = c.task_id, .pid = 0, .annotation = c.annotation});
+    out.push_back({.id = c.task_id, .pid = c.pid, .annotation = c.annotation});
     std::lock_guard lock(state_->mu);
     state_->orphans[c.task_id] = std::move(c);
   }

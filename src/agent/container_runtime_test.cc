@@ -33,7 +33,7 @@ class FakeEngine : public ContainerEngine {
     containers[id] = {};
     return id;
   }
-  absl::Status Start(const std::string&) override { return absl::OkStatus(); }
+  absl::StatusOr<int> Start(const std::string&) override { return 4242; }
   absl::Status FollowOutput(const std::string& id,
                             const std::function<void(StdType, std::string_view)>& on_output) override {
     std::unique_lock lock(mu);
@@ -159,7 +159,7 @@ class ContainerRuntimeTest : public ::testing::Test {
 TEST_F(ContainerRuntimeTest, RunsTheTaskInItsContainerAndReportsItsLinesThenItsExit) {
   auto runtime = MakeRuntime();
   Recorded r;
-  ASSERT_TRUE(runtime->Start(Spec("a1"), r.Callbacks()).ok());
+  EXPECT_EQ(*runtime->Start(Spec("a1"), r.Callbacks()), 4242) << "the container's first process";
   ASSERT_EQ(engine_->created.size(), 1u);
   const ContainerConfig& c = engine_->created[0];
   EXPECT_EQ(c.name, "det-a1");
@@ -219,6 +219,7 @@ TEST_F(ContainerRuntimeTest, ANewRuntimeAdoptsTheContainerAfterItsAcknowledgedLi
   ASSERT_EQ(orphans.size(), 1u);
   EXPECT_EQ(orphans[0].id, "a1");
   EXPECT_EQ(orphans[0].annotation, "start-a1");
+  EXPECT_EQ(orphans[0].pid, 4242);
   Recorded r;
   ASSERT_TRUE(second->Adopt("a1", r.Callbacks()).ok());
   engine_->Exit("c1", 0);

@@ -254,11 +254,16 @@ absl::StatusOr<std::string> DockerClient::Create(const ContainerConfig& config) 
   return j["Id"].get<std::string>();
 }
 
-absl::Status DockerClient::Start(const std::string& id) {
+absl::StatusOr<int> DockerClient::Start(const std::string& id) {
   absl::StatusOr<Reply> r = Call("POST", absl::StrCat("/containers/", id, "/start"), "", {}, nullptr, false);
   if (!r.ok()) return r.status();
-  if (r->status == 204 || r->status == 304) return absl::OkStatus();
-  return StatusFor(r->status, "starting the container", r->body);
+  if (r->status != 204 && r->status != 304) return StatusFor(r->status, "starting the container", r->body);
+  absl::StatusOr<Reply> inspected = Call("GET", absl::StrCat("/containers/", id, "/json"), "", {}, nullptr, false);
+  if (!inspected.ok()) return inspected.status();
+  if (inspected->status != 200) return StatusFor(inspected->status, "inspecting the container", inspected->body);
+  json j = json::parse(inspected->body, nullptr, false);
+  if (j.is_object() && j.contains("State") && j["State"].is_object()) return j["State"].value("Pid", 0);
+  return 0;
 }
 
 absl::Status DockerClient::FollowOutput(const std::string& id,

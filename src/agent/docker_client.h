@@ -31,7 +31,7 @@ class DockerClient : public ContainerEngine {
   absl::Status Pull(const std::string& image, const std::optional<RegistryAuth>& auth,
                     const std::function<void(const PullMessage&)>& on_message) override;
   absl::StatusOr<std::string> Create(const ContainerConfig& config) override;
-  absl::Status Start(const std::string& id) override;
+  absl::StatusOr<int> Start(const std::string& id) override;
   absl::Status FollowOutput(const std::string& id,
                             const std::function<void(StdType type, std::string_view data)>& on_output) override;
   absl::StatusOr<int> Wait(const std::string& id) override;

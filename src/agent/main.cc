@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
         std::move(deps.runtime), engine,
         det::agent::ContainerRuntimeOptions{
             .agent_id = agent_id,
-            .state_root = work_path / "runtime",
+            .state_root = work_path / "container-runtime",
             .read_only_dirs = {exe.parent_path(), config.env.python_dir, *libraries},
             .library_path = libraries->string()});
     deps.engine = std::move(engine);

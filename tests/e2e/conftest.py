@@ -214,13 +214,13 @@ def stepper(steps):
 
 
 @contextlib.contextmanager
-def local_cluster(data_dir, agents=1, slots=2, master_config=None, db=None):
+def local_cluster(data_dir, agents=1, slots=2, master_config=None, db=None, env=None):
     """A cluster started with `det deploy local cluster-up` in `data_dir` (with `master_config` as the
-    master's config file, if given), stopped on exit. With DET_TEST_DB=postgres in the environment
+    master's config file, if given, and `env` added to its processes' environment), stopped on exit. With DET_TEST_DB=postgres in the environment
     (the e2e_pg_* tests), or db="postgres", its master runs on a PostgreSQL server of its own
     (`--db postgres`)."""
     auth_file = data_dir / "auth.json"
-    env = {"DET_AUTH_FILE": str(auth_file)}
+    env = dict(env or {}, DET_AUTH_FILE=str(auth_file))
     config_flags = []
     if master_config is not None:
         (data_dir / "master.yaml").write_text(master_config)

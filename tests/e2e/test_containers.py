@@ -1,0 +1,180 @@
+"""Tasks that name an image run in containers: a local cluster whose agent talks to a real engine (dockerd, or
+podman, through the Docker Engine API on a Unix socket) and two local registries (scripts/local-containers.sh),
+all started here. Images come from those registries (nothing public is reachable); the test image is Debian 12
+with Python and NumPy, and nothing of ours: the agent mounts this install into the container.
+
+Skipped (ctest "Skipped") where no engine, docker-registry or mmdebstrap is installed."""
+import http.client
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.parse
+
+import pytest
+
+from conftest import REPO, local_cluster, log_texts, wait_for
+
+for tool in ("docker-registry", "mmdebstrap"):
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed (scripts/install-deps.sh installs it)", allow_module_level=True)
+if shutil.which("dockerd") is None and shutil.which("podman") is None:
+    pytest.skip("no container engine is installed (scripts/install-deps.sh installs docker.io and podman)",
+                allow_module_level=True)
+if os.geteuid() != 0:
+    pytest.skip("the container engines are not installed for rootless use here", allow_module_level=True)
+
+SCRIPT = REPO / "scripts" / "local-containers.sh"
+IMAGE = "det-test/python:bookworm"
+
+
+def engine_call(sock, method, path):
+    """One Docker Engine API call over the Unix socket: (status, parsed JSON body or None)."""
+    conn = http.client.HTTPConnection("localhost", timeout=60)
+    conn.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.sock.connect(sock)
+    try:
+        conn.request(method, "/v1.41" + path)
+        r = conn.getresponse()
+        body = r.read()
+        return r.status, (json.loads(body) if body.strip().startswith((b"{", b"[")) else None)
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def containers():
+    dir_ = pathlib.Path(tempfile.mkdtemp(prefix="det-e2e-containers-"))
+    dir_.chmod(0o755)
+    r = subprocess.run(["bash", str(SCRIPT), "start", str(dir_)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f"local-containers start failed:\n{r.stdout}\n{r.stderr}"
+    env = dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
+    env["socket"] = env["DOCKER_HOST"][len("unix://"):]
+    try:
+        yield env
+    finally:
+        subprocess.run(["bash", str(SCRIPT), "stop", str(dir_)], capture_output=True, text=True, timeout=120)
+        shutil.rmtree(dir_, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(containers, tmp_path_factory):
+    with local_cluster(tmp_path_factory.mktemp("cluster"), env={"DOCKER_HOST": containers["DOCKER_HOST"]}) as c:
+        yield c
+
+
+def image(containers, registry="DET_TEST_REGISTRY"):
+    return f"{containers[registry]}/{IMAGE}"
+
+
+def run_command(cluster, *config, command, check=True):
+    """`det command run` with --config entries; the command's output (its log), once it ended."""
+    args = ["command", "run"]
+    for c in config:
+        args += ["--config", c]
+    out = cluster.det(*args, command, check=check)
+    return out.stdout + out.stderr
+
+
+def our_containers(containers):
+    status, listed = engine_call(containers["socket"], "GET", "/containers/json?all=1&filters=" +
+                                 urllib.parse.quote(json.dumps({"label": ["ai.determined.allocation"]})))
+    assert status == 200
+    return listed
+
+
+def test_a_command_runs_in_its_image(cluster, containers):
+    out = run_command(cluster, f"environment.image={image(containers)}",
+                      command="echo packages=$(dpkg-query -W | wc -l); . /etc/os-release; echo os=$ID-$VERSION_ID")
+    assert f"Pulling image {image(containers)}" in out, out
+    assert "os=debian-12" in out, out
+    packages = int(out.split("packages=")[1].split()[0])
+    host_packages = int(subprocess.run("dpkg-query -W | wc -l", shell=True, capture_output=True, text=True).stdout)
+    assert packages < 150 < host_packages, "the image's packages, not the host's"
+    assert not our_containers(containers), "an ended task's container is removed"
+
+
+NUMPY_TRIAL = """
+import numpy as np
+import determined as det
+
+with det.core.init() as ctx:
+    w = np.zeros(4)
+    for step in range(1, 6):
+        w += 0.1 * (np.ones(4) - w)
+        ctx.train.report_training_metrics(steps_completed=step, metrics={"loss": float(np.sum((1 - w) ** 2))})
+    ctx.train.report_validation_metrics(steps_completed=5, metrics={"loss": float(np.sum((1 - w) ** 2))})
+    print("numpy", np.__version__, flush=True)
+"""
+
+
+def test_a_numpy_trial_runs_in_an_image_from_the_registry(cluster, containers, tmp_path):
+    (tmp_path / "trial.py").write_text(NUMPY_TRIAL)
+    (tmp_path / "trial.yaml").write_text(
+        f"name: numpy-in-image\nentrypoint: python3 trial.py\nsearcher: {{name: single, metric: loss}}\n"
+        f"max_restarts: 0\nenvironment: {{image: '{image(containers)}'}}\n")
+    exp_id = cluster.create_experiment(tmp_path / "trial.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED", cluster.trial_logs(cluster.trials(exp_id)[0]["id"])
+    trial_id = cluster.trials(exp_id)[0]["id"]
+    assert "numpy 1.24" in cluster.trial_logs(trial_id)
+    assert cluster.metrics(trial_id, "validation")[-1]["metrics"]["loss"] < 1.5
+
+
+def test_registry_auth_pulls_and_a_wrong_password_fails_with_the_registrys_words(cluster, containers):
+    auth_image = image(containers, "DET_TEST_AUTH_REGISTRY")
+    server = containers["DET_TEST_AUTH_REGISTRY"]
+    out = run_command(cluster, f"environment.image={auth_image}", "environment.force_pull_image=true",
+                      f"environment.registry_auth.username={containers['DET_TEST_REGISTRY_USER']}",
+                      f"environment.registry_auth.password={containers['DET_TEST_REGISTRY_PASSWORD']}",
+                      f"environment.registry_auth.serveraddress={server}", command="echo pulled-with-auth")
+    assert "pulled-with-auth" in out, out
+    out = run_command(cluster, f"environment.image={auth_image}", "environment.force_pull_image=true",
+                      "environment.registry_auth.username=det", "environment.registry_auth.password=wrong",
+                      f"environment.registry_auth.serveraddress={server}", command="echo never", check=False)
+    assert "unauthorized: authentication required" in out, out
+    assert "never" not in log_texts(out)
+
+
+def test_force_pull_image_pulls_again_and_a_removed_image_is_pulled_again(cluster, containers):
+    ref = image(containers)
+    run_command(cluster, f"environment.image={ref}", command="true")
+    out = run_command(cluster, f"environment.image={ref}", command="true")
+    assert "Pulling image" not in out, "present: not pulled again"
+    out = run_command(cluster, f"environment.image={ref}", "environment.force_pull_image=true", command="true")
+    assert f"Pulling image {ref} (force_pull_image)" in out, out
+    status, _ = engine_call(containers["socket"], "DELETE", f"/images/{urllib.parse.quote(ref, safe='')}?force=1")
+    assert status == 200
+    out = run_command(cluster, f"environment.image={ref}", command="true")
+    assert f"Pulling image {ref}" in out, out
+
+
+def test_read_only_bind_mounts_refuse_writes_and_shm_follows_shm_size(cluster, containers, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "in.txt").write_text("from the host\n")
+    config = tmp_path / "cmd.yaml"
+    config.write_text(json.dumps({
+        "environment": {"image": image(containers)},
+        "resources": {"shm_size": "256M"},
+        "bind_mounts": [{"host_path": str(data), "container_path": "/data", "read_only": True}]}))
+    out = cluster.det("command", "run", "--config-file", str(config),
+                      "cat /data/in.txt; touch /data/new 2>&1 || echo refused; df -m /dev/shm | tail -1").stdout
+    assert "from the host" in out and "Read-only file system" in out and "refused" in out, out
+    shm = [l for l in log_texts(out) if "/dev/shm" in l]
+    assert shm and shm[0].split()[1] == "256", shm
+    assert not (data / "new").exists()
+
+
+def test_kill_removes_the_container(cluster, containers):
+    cluster.det("command", "run", "-d", "--config", f"environment.image={image(containers)}", "sleep 600")
+    cmd = wait_for(lambda: next((c for c in cluster.get("/api/v1/commands")["commands"]
+                                 if c["state"] == "STATE_RUNNING"), None), "the command to run")
+    wait_for(lambda: [c for c in our_containers(containers) if c["State"] == "running"], "its container to run")
+    cluster.det("command", "kill", cmd["id"])
+    wait_for(lambda: cluster.get(f"/api/v1/commands/{cmd['id']}")["command"]["state"] == "STATE_TERMINATED",
+             "the command to end")
+    wait_for(lambda: not our_containers(containers), "its container to be removed")
