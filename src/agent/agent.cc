@@ -4,6 +4,7 @@
 #include "agent/task_dir_owner.h"
 #include "agent/task_mounts.h"
 
+#include <atomic>
 #include <optional>
 #include <system_error>
 #include <utility>
@@ -16,6 +17,8 @@ namespace det::agent {
 struct Agent::Task {
   api::StartTask start;
   std::shared_ptr<LogShipper> shipper;  // set by the launcher before anything can log
+  // Lines the agent itself shipped before the runtime's (an image's pull): not the runtime's to acknowledge.
+  std::shared_ptr<std::atomic<uint64_t>> agent_lines = std::make_shared<std::atomic<uint64_t>>(0);
   int pid = 0;                          // 0 until the process runs; guarded by Agent::mu_
   // A KillTask (or shutdown) arrived before the process ran: its grace period. Guarded by
   // Agent::mu_.
@@ -141,7 +144,7 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
   const api::StartTask& start = task->start;
   const std::string& id = start.allocation_id;
   std::filesystem::path task_dir = config_.work_dir / "tasks" / id;
-  task->shipper = MakeShipper(start);
+  task->shipper = MakeShipper(start, task->agent_lines);
 
   auto finish = [&] {
     std::lock_guard lock(mu_);
@@ -182,8 +185,12 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
   // A task that names an image runs in a container (its mounts are the container's); without an engine, on
   // the host.
   const bool in_container = start.container.has_value() && deps_.engine != nullptr;
+  auto say = [&task](StdType type, std::string line) {
+    ++*task->agent_lines;
+    task->shipper->Add(type, std::move(line));
+  };
   if (start.container && !in_container) {
-    task->shipper->Add(StdType::kStderr,
+    say(StdType::kStderr,
                        absl::StrCat("determined-agent: agent ", config_.agent_id, " has no container engine "
                                     "(container_socket, DOCKER_HOST): environment.image ", start.container->image,
                                     " is not used; the task runs on the host"));
@@ -209,7 +216,7 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
   if (in_container) {
     absl::StatusOr<ContainerSettings> container =
         PrepareContainer(*deps_.engine, start, task_dir, config_.env.slots,
-                         [&](std::string line) { task->shipper->Add(StdType::kStdout, std::move(line)); });
+                         [&](std::string line) { say(StdType::kStdout, std::move(line)); });
     if (!container.ok()) {
       FailTask(task, std::string(container.status().message()));
       return finish();
@@ -233,11 +240,15 @@ void Agent::Launch(std::shared_ptr<Task> task, uint64_t serial) {
   finish();
 }
 
-std::shared_ptr<LogShipper> Agent::MakeShipper(const api::StartTask& start) {
+std::shared_ptr<LogShipper> Agent::MakeShipper(const api::StartTask& start,
+                                               std::shared_ptr<const std::atomic<uint64_t>> agent_lines) {
   const std::string& id = start.allocation_id;
   LogShipperOptions options = deps_.log_options;
   TaskRuntime* runtime = deps_.runtime.get();
-  options.on_handled = [runtime, id](uint64_t lines) { runtime->Acknowledge(id, lines); };
+  options.on_handled = [runtime, id, agent_lines](uint64_t lines) {
+    const uint64_t own = *agent_lines;
+    if (lines > own) runtime->Acknowledge(id, lines - own);
+  };
   auto container = start.env.find("DET_CONTAINER_ID");
   LogMetadata meta{start.task_id, id, config_.agent_id, container != start.env.end() ? container->second : id};
   return std::make_shared<LogShipper>(deps_.make_log_sink(start, meta), id, options);
@@ -282,7 +293,7 @@ void Agent::Recover() {
     }
     task->start.allocation_id = orphan.id;
     task->pid = orphan.pid;
-    task->shipper = MakeShipper(task->start);
+    task->shipper = MakeShipper(task->start, task->agent_lines);
     {
       std::lock_guard lock(mu_);
       tasks_[orphan.id] = task;

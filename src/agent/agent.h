@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -87,8 +88,10 @@ class Agent {
   void KillTask(const api::KillTask& kill);
   // Runs on a launcher thread: prepares the directory, downloads the context, starts the process.
   void Launch(std::shared_ptr<Task> task, uint64_t serial);
-  // The task's log shipper, which acknowledges shipped lines to the runtime.
-  std::shared_ptr<LogShipper> MakeShipper(const api::StartTask& start);
+  // The task's log shipper, which acknowledges shipped lines to the runtime: those after the
+  // `agent_lines` the agent shipped itself first.
+  std::shared_ptr<LogShipper> MakeShipper(const api::StartTask& start,
+                                          std::shared_ptr<const std::atomic<uint64_t>> agent_lines);
   // What the runtime reports for `task`: its lines go to the shipper, its exit to the master.
   TaskCallbacks Callbacks(const std::shared_ptr<Task>& task);
   // Ships `error` as the task's last log line and reports TaskExited{-1, error}.

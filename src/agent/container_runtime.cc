@@ -40,7 +40,8 @@ struct ContainerRuntime::State {
     std::string container_id;
     std::string annotation;
     int pid = 0;  // its first process on the host
-    uint64_t acknowledged = 0;
+    uint64_t acknowledged = 0;  // of all its lines
+    uint64_t adopted_after = 0;  // lines acknowledged before this runtime adopted it
     bool exited = false;
   };
 
@@ -217,8 +218,9 @@ void ContainerRuntime::Acknowledge(const std::string& id, uint64_t lines) {
     auto it = state_->running.find(id);
     if (it == state_->running.end()) return processes_->Acknowledge(id, lines);
     c = it->second;
-    if (lines <= c->acknowledged) return;
-    c->acknowledged = lines;
+    // `lines` counts from the Start or Adopt.
+    if (c->adopted_after + lines <= c->acknowledged) return;
+    c->acknowledged = c->adopted_after + lines;
   }
   state_->SaveRecord(*c);
 }
@@ -256,6 +258,7 @@ absl::Status ContainerRuntime::Adopt(const std::string& id, TaskCallbacks callba
     auto it = state_->orphans.find(id);
     if (it == state_->orphans.end()) return processes_->Adopt(id, std::move(callbacks));
     c = std::make_shared<State::Container>(std::move(it->second));
+    c->adopted_after = c->acknowledged;
     state_->orphans.erase(it);
     state_->running[id] = c;
     ++state_->active;

@@ -231,5 +231,29 @@ TEST_F(ContainerRuntimeTest, ANewRuntimeAdoptsTheContainerAfterItsAcknowledgedLi
   EXPECT_TRUE(second->Orphans().empty()) << "its record went with it";
 }
 
+TEST_F(ContainerRuntimeTest, AcknowledgementsAfterAnAdoptionCountFromIt) {
+  Recorded first_lines, second_lines, third_lines;
+  {
+    auto first = MakeRuntime();
+    ASSERT_TRUE(first->Start(Spec("a1"), first_lines.Callbacks()).ok());
+    engine_->Print("c1", StdType::kStdout, "one\n");
+    first->Acknowledge("a1", 1);
+  }
+  {
+    auto second = MakeRuntime();
+    second->Orphans();
+    ASSERT_TRUE(second->Adopt("a1", second_lines.Callbacks()).ok());
+    engine_->Print("c1", StdType::kStdout, "two\n");
+    second->Acknowledge("a1", 1);  // its first line: "two", the task's second
+  }
+  engine_->Print("c1", StdType::kStdout, "three\n");
+  auto third = MakeRuntime();
+  third->Orphans();
+  ASSERT_TRUE(third->Adopt("a1", third_lines.Callbacks()).ok());
+  engine_->Exit("c1", 0);
+  ASSERT_TRUE(WaitExit(third_lines));
+  EXPECT_THAT(third_lines.lines, ElementsAre("three"));
+}
+
 }  // namespace
 }  // namespace det::agent

@@ -82,6 +82,9 @@ class Cluster:
     def trial_logs(self, trial_id):
         return self.det("trial", "logs", str(trial_id)).stdout
 
+    def task_logs(self, task_id):
+        return self.det("task", "logs", task_id).stdout
+
     def metrics(self, trial_id, group):
         """The trial's metric reports of one group (training, validation, ...), oldest first, each with
         `metrics` the reported values (the API nests them as upstream's: under validation_metrics, or
@@ -135,9 +138,6 @@ class ConfigFileCluster(Cluster):
                 self.master.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(self.master.pid, signal.SIGKILL)
-
-    def task_logs(self, task_id):
-        return self.det("task", "logs", task_id).stdout
 
 
 def restart_master(cluster):

@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -17,7 +18,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import REPO, local_cluster, log_texts, wait_for
+from conftest import BIN, REPO, local_cluster, log_texts, wait_for
 
 for tool in ("docker-registry", "mmdebstrap"):
     if shutil.which(tool) is None:
@@ -177,4 +178,51 @@ def test_kill_removes_the_container(cluster, containers):
     cluster.det("command", "kill", cmd["id"])
     wait_for(lambda: cluster.get(f"/api/v1/commands/{cmd['id']}")["command"]["state"] == "STATE_TERMINATED",
              "the command to end")
+    wait_for(lambda: not our_containers(containers), "its container to be removed")
+
+
+@pytest.fixture()
+def restartable_agent(containers, tmp_path):
+    """A cluster without agents, and one agent on the engine that the test can SIGKILL and start again."""
+    config = "resource_pools:\n  - pool_name: default\n    agent_reconnect_wait: 60s\n"
+    (tmp_path / "cluster").mkdir()
+    with local_cluster(tmp_path / "cluster", agents=0, master_config=config) as cluster:
+        work = tmp_path / "agent"
+        runs = []
+
+        def start():
+            env = {k: v for k, v in os.environ.items() if not k.startswith("DET_")}
+            log = open(tmp_path / f"agent.{len(runs)}.log", "w")
+            runs.append(subprocess.Popen(
+                [str(BIN / "determined-agent"), "--master-url", cluster.master_url, "--id", "container-agent",
+                 "--slots", "1", "--work-dir", str(work), "--container-socket", containers["socket"]],
+                stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True))
+
+        start()
+        try:
+            wait_for(lambda: cluster.get("/api/v1/agents")["agents"], "the agent to register")
+            yield cluster, start, runs
+        finally:
+            for p in runs:
+                if p.poll() is None:
+                    p.terminate()
+                    p.wait(timeout=20)
+
+
+def test_a_restarted_agent_adopts_its_running_container(restartable_agent, containers):
+    cluster, start, runs = restartable_agent
+    cluster.det("command", "run", "-d", "--config", f"environment.image={image(containers)}",
+                "for i in $(seq 1 40); do echo line $i; sleep 0.1; done")
+    cmd = wait_for(lambda: next(iter(cluster.get("/api/v1/commands")["commands"]), None), "the command")
+    wait_for(lambda: "line 5\n" in cluster.task_logs(cmd["id"]), "the command to print", timeout=120)
+    runs[-1].send_signal(signal.SIGKILL)
+    runs[-1].wait(timeout=10)
+    time.sleep(1)  # it prints on while no agent follows it
+    start()
+    wait_for(lambda: cluster.get(f"/api/v1/commands/{cmd['id']}")["command"]["state"] == "STATE_TERMINATED",
+             "the command to end", timeout=120)
+    lines = wait_for(lambda: (lambda ls: ls if "line 40" in ls else None)(
+        [l.strip() for l in log_texts(cluster.task_logs(cmd["id"]))]), "the last line", timeout=20)
+    for i in range(1, 41):  # every line once: none lost while no agent followed, none read twice
+        assert lines.count(f"line {i}") == 1, (i, lines)
     wait_for(lambda: not our_containers(containers), "its container to be removed")
