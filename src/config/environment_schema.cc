@@ -97,8 +97,9 @@ std::string UnusedImageNote(const json& environment) {
     auto it = images->find(type);
     if (it == images->end() || !it->is_string() || *it == fallback) continue;
     return absl::StrCat("environment.image (", it->get<std::string>(),
-                        ") is not used: this cluster runs each task as a process on the agent's host, "
-                        "with the host's Python and packages, not in a container");
+                        ") is used only where tasks run in containers: on agents with a container engine "
+                        "(container_socket) and on Kubernetes; elsewhere the task runs as a process on its host, "
+                        "with the host's Python and packages");
   }
   return "";
 }

@@ -17,8 +17,8 @@ inline constexpr char kDefaultRocmImage[] =
 // {cpu, cuda, rocm, gpu}) becomes {cpu, cuda, rocm} with the default images filling gaps (gpu is
 // an alias of cuda); `environment_variables` (a list for every type or the per-type map) becomes
 // {cpu, cuda, rocm} lists.
-// Warns (once) when `image` names an image other than the defaults: tasks run as processes on the
-// agent's host, so no image is used.
+// Warns (once) when `image` names an image other than the defaults: only agents with a container engine
+// and Kubernetes use it; elsewhere tasks run as processes on their host.
 void CheckEnvironment(nlohmann::json& environment, Problems& p);
 
 // That warning's text for a checked `environment`, or "" when its images are the defaults.

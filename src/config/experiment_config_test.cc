@@ -186,14 +186,15 @@ TEST(ExperimentConfigTest, ATrialClassRunsInTheHarnessOnePerSlot) {
   EXPECT_EQ(script->entrypoint, (std::vector<std::string>{"sh", "-c", "python3 train.py --flag a:b"}));
 }
 
-TEST(ExperimentConfigTest, AnImageOtherThanTheDefaultsIsSaidToBeUnused) {
+TEST(ExperimentConfigTest, AnImageOtherThanTheDefaultsIsSaidToBeUsedOnlyInContainers) {
   auto cfg = ParseExperimentConfig(
       "entrypoint: x\nsearcher: {name: single, metric: m}\nenvironment: {image: {cuda: my/train:1}}\n", Defaults());
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   ASSERT_EQ(cfg->warnings.size(), 1u);
   EXPECT_EQ(cfg->warnings[0],
-            "environment.image (my/train:1) is not used: this cluster runs each task as a process on the agent's "
-            "host, with the host's Python and packages, not in a container");
+            "environment.image (my/train:1) is used only where tasks run in containers: on agents with a container "
+            "engine (container_socket) and on Kubernetes; elsewhere the task runs as a process on its host, with the "
+            "host's Python and packages");
   auto plain = ParseExperimentConfig("entrypoint: x\nsearcher: {name: single, metric: m}\n", Defaults());
   ASSERT_TRUE(plain.ok());
   EXPECT_TRUE(plain->warnings.empty()) << "the default images are no one's choice";

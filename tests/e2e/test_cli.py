@@ -403,18 +403,20 @@ def test_a_config_override_replaces_the_value_at_its_key(cluster, tmp_path):
                                          "dropout": {"type": "const", "val": 0.2}}, config["hyperparameters"]
 
 
-def test_an_image_the_process_runtime_does_not_use_is_said_once_at_create_and_in_the_trial_log(cluster, tmp_path):
+def test_an_image_an_agent_without_a_container_engine_cannot_use_is_said_at_create_and_in_the_trial_log(cluster,
+                                                                                                          tmp_path):
     (tmp_path / "img.py").write_text("print('ran on the host')\n")
     (tmp_path / "img.yaml").write_text("name: img\nentrypoint: python3 img.py\nsearcher: {name: single, metric: loss}\n"
                                        "max_restarts: 0\nenvironment: {image: my/train:1}\n")
     created = cluster.det("experiment", "create", str(tmp_path / "img.yaml"), str(tmp_path))
-    note = "environment.image (my/train:1) is not used: this cluster runs each task as a process on the agent's host"
+    note = "environment.image (my/train:1) is used only where tasks run in containers"
     assert created.stderr.count(note) == 1, created.stderr
     exp_id = int(re.search(r"Created experiment (\d+)", created.stdout).group(1))
     trial_id = wait_for(lambda: (cluster.trials(exp_id) or [None])[0], "the trial")["id"]
     cluster.wait_for_experiment(exp_id)
     logs = cluster.trial_logs(trial_id)
-    assert f"Warning: {note}" in logs and "ran on the host" in logs, logs
+    assert "has no container engine (container_socket, DOCKER_HOST): environment.image my/train:1 is not used" in logs
+    assert "ran on the host" in logs, logs
 
 
 TEST_MODE_TRAIN = """

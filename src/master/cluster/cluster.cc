@@ -385,7 +385,7 @@ absl::StatusOr<LaunchSpec> Cluster::TrialLaunch(int64_t trial_id) {
   const LiveExperiment& exp = *experiments_.at(trial.trial.experiment_id);
   json config = json::parse(exp.config.full_json, nullptr, false);
   auto alloc = allocations_.find(trial.task->allocation_id);
-  const bool runs_images = alloc != allocations_.end() && alloc->second->manager->RunsTasksInImages();
+  const bool runs_images = alloc != allocations_.end() && alloc->second->manager->HandlesImages();
   if (std::string note = config::UnusedImageNote(config.is_object() ? config.value("environment", json()) : json());
       !note.empty() && !runs_images) {
     MasterLog(trial.trial.task_id, trial.task->allocation_id, absl::StrCat("Warning: ", note));

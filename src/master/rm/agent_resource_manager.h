@@ -35,6 +35,7 @@ class AgentResourceManager : public ResourceManager {
 
   const std::string& ClusterName() const override { return options_.cluster_name; }
   std::vector<PoolSummary> Pools() const override;
+  bool HandlesImages() const override { return true; }  // agents with an engine run them; others say not
   absl::Status CheckFits(const std::string& pool, int slots, bool single_node,
                          const std::set<std::string>& blocked) const override;
   void Request(const AllocationRequest& request) override;

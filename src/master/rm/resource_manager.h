@@ -159,8 +159,10 @@ class ResourceManager {
   virtual ~ResourceManager() = default;
   // upstream's cluster_name: how config errors, pools and `det master info` name the manager.
   virtual const std::string& ClusterName() const = 0;
-  // Whether tasks run in their environment.image (containers), rather than as processes on a host.
-  virtual bool RunsTasksInImages() const { return false; }
+  // Whether the manager handles a task's environment.image itself: runs the task in it (Kubernetes), or
+  // has its agents do so where they have a container engine and say in the task's log where they do not.
+  // False: tasks run as processes on a host, and the task core warns in the log that the image is unused.
+  virtual bool HandlesImages() const { return false; }
   // Its pools as they are now (slots, agents), in name order.
   virtual std::vector<PoolSummary> Pools() const = 0;
   // InvalidArgument (naming the field) when `slots` can never fit in `pool` avoiding `blocked`; a pool

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "config/environment_schema.h"
 
 namespace det::master {
 
@@ -38,13 +39,18 @@ absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const json& en
   if (!environment.is_object() || !environment.contains("image")) return std::nullopt;
   const json& image = environment["image"];
   api::TaskContainer c;
+  const std::string key = slot_type == "cuda" || slot_type == "rocm" ? slot_type : "cpu";
   if (image.is_string()) {
     c.image = image.get<std::string>();
   } else if (image.is_object()) {
-    const std::string key = slot_type == "cuda" || slot_type == "rocm" ? slot_type : "cpu";
     if (image.contains(key) && image[key].is_string()) c.image = image[key].get<std::string>();
   }
-  if (c.image.empty()) return std::nullopt;
+  // The defaults (upstream's images, which every config gets) are no one's choice: such a task runs on
+  // the host, as it always has here.
+  const std::string fallback = key == "cuda"   ? config::kDefaultCudaImage
+                               : key == "rocm" ? config::kDefaultRocmImage
+                                               : config::kDefaultCpuImage;
+  if (c.image.empty() || c.image == fallback) return std::nullopt;
   auto strings = [&](const char* key) {
     std::vector<std::string> out;
     if (environment.contains(key) && environment[key].is_array()) {

@@ -12,7 +12,7 @@
 
 namespace det::master {
 
-// nullopt when `environment` names no image (the task runs as a process on the host). `slot_type`
+// nullopt when `environment` names no image, or the default one (the task runs as a process on the host). `slot_type`
 // ("cpu", "cuda", "rocm") picks from an image given as {cpu, cuda, rocm}. InvalidArgument, naming the
 // field, for a size or value the agent could not use.
 absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const nlohmann::json& environment,

@@ -1,5 +1,7 @@
 #include "master/rm/task_container.h"
 
+#include "config/environment_schema.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,6 +16,9 @@ TEST(TaskContainerTest, NoImageIsAProcessOnTheHost) {
   ASSERT_TRUE(c.ok());
   EXPECT_FALSE(c->has_value());
   EXPECT_FALSE(TaskContainerOf(json{{"image", nullptr}}, nullptr, "cpu")->has_value());
+  json defaults = {{"image", {{"cpu", config::kDefaultCpuImage}, {"cuda", config::kDefaultCudaImage},
+                              {"rocm", config::kDefaultRocmImage}}}};
+  EXPECT_FALSE(TaskContainerOf(defaults, nullptr, "cuda")->has_value()) << "every config has the defaults";
 }
 
 TEST(TaskContainerTest, TheImageFollowsTheSlotType) {

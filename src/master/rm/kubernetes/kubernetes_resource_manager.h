@@ -71,7 +71,7 @@ class KubernetesResourceManager : public ResourceManager {
   ~KubernetesResourceManager() override;
 
   const std::string& ClusterName() const override { return options_.cluster_name; }
-  bool RunsTasksInImages() const override { return true; }
+  bool HandlesImages() const override { return true; }
   std::vector<PoolSummary> Pools() const override;
   absl::Status CheckFits(const std::string& pool, int slots, bool single_node,
                          const std::set<std::string>& blocked) const override;
