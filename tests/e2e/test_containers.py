@@ -18,7 +18,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import BIN, REPO, local_cluster, log_texts, wait_for
+from conftest import BIN, REPO, local_cluster, log_texts, login, restart_master, wait_for
 
 for tool in ("docker-registry", "mmdebstrap"):
     if shutil.which(tool) is None:
@@ -225,4 +225,22 @@ def test_a_restarted_agent_adopts_its_running_container(restartable_agent, conta
         [l.strip() for l in log_texts(cluster.task_logs(cmd["id"]))]), "the last line", timeout=20)
     for i in range(1, 41):  # every line once: none lost while no agent followed, none read twice
         assert lines.count(f"line {i}") == 1, (i, lines)
+    wait_for(lambda: not our_containers(containers), "its container to be removed")
+
+
+def test_a_master_restart_leaves_the_container_running(cluster, containers):
+    cluster.det("command", "run", "-d", "--config", f"environment.image={image(containers)}",
+                "for i in $(seq 1 30); do echo step $i; sleep 0.1; done")
+    cmd = wait_for(lambda: next((c for c in cluster.get("/api/v1/commands")["commands"]
+                                 if c["state"] != "STATE_TERMINATED"), None), "the command")
+    wait_for(lambda: "step 3\n" in cluster.task_logs(cmd["id"]), "the command to print")
+    [before] = [c["Id"] for c in our_containers(containers)]
+    restart_master(cluster)
+    assert [c["Id"] for c in our_containers(containers)] == [before], "the same container runs on"
+    cluster.session = login(cluster, "determined")
+    wait_for(lambda: cluster.get(f"/api/v1/commands/{cmd['id']}")["command"]["state"] == "STATE_TERMINATED",
+             "the command to end")
+    lines = [l.strip() for l in log_texts(cluster.task_logs(cmd["id"]))]
+    for i in range(1, 31):
+        assert lines.count(f"step {i}") == 1, (i, lines)
     wait_for(lambda: not our_containers(containers), "its container to be removed")
