@@ -213,6 +213,20 @@ def stepper(steps):
     return STEPPER.replace("STEPS", str(steps))
 
 
+def steps_printed(steps):
+    """A trial script that prints "step N" for N in 0..steps-1, 0.1 s apart, then reports one metric."""
+    return f"""
+import time
+import determined as det
+
+with det.core.init() as ctx:
+    for step in range({steps}):
+        print("step", step, flush=True)
+        time.sleep(0.1)
+    ctx.train.report_training_metrics(steps_completed={steps}, metrics={{"loss": 0.0}})
+"""
+
+
 @contextlib.contextmanager
 def local_cluster(data_dir, agents=1, slots=2, master_config=None, db=None, env=None):
     """A cluster started with `det deploy local cluster-up` in `data_dir` (with `master_config` as the

@@ -19,7 +19,7 @@ import time
 import pytest
 import yaml
 
-from conftest import BIN, REPO, ConfigFileCluster, log_texts, stepper, wait_for
+from conftest import BIN, REPO, ConfigFileCluster, log_texts, stepper, steps_printed, wait_for
 
 sys.path.insert(0, str(pathlib.Path(os.environ.get("DET_FAKE_KUBE_DIR", REPO / "tests")).resolve()))
 from fake_kube.fixture import running_fake_apiserver  # noqa: E402
@@ -210,21 +210,9 @@ def test_a_pods_pending_reason_reaches_the_task_log(two_gpu_nodes):
     del out
 
 
-STEPS_PRINTED = """
-import time
-import determined as det
-
-with det.core.init() as ctx:
-    for step in range(60):
-        print("step", step, flush=True)
-        time.sleep(0.1)
-    ctx.train.report_training_metrics(steps_completed=60, metrics={"loss": 0.0})
-"""
-
-
 def test_a_master_sigkill_readopts_the_running_job_and_its_log(two_gpu_nodes, tmp_path):
     cluster = two_gpu_nodes
-    exp_id, trial_id = cluster.run_script(tmp_path, "steps", STEPS_PRINTED)
+    exp_id, trial_id = cluster.run_script(tmp_path, "steps", steps_printed(60))
     wait_for(lambda: "step 5\n" in cluster.trial_logs(trial_id), "the trial to run")
     pods = cluster.pods("determined.ai/task_type=TRIAL")
     assert len(pods) == 1, pods

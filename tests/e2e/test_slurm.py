@@ -18,7 +18,7 @@ import time
 import pytest
 import yaml
 
-from conftest import REPO, ConfigFileCluster, log_texts, wait_for
+from conftest import REPO, ConfigFileCluster, log_texts, steps_printed, wait_for
 
 for tool in ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scancel", "sinfo", "scontrol", "srun"):
     if shutil.which(tool) is None:
@@ -182,21 +182,9 @@ def test_kill_cancels_the_slurm_job(slurm_cluster):
              "squeue to show the job no more")
 
 
-STEPS_PRINTED = """
-import time
-import determined as det
-
-with det.core.init() as ctx:
-    for step in range(40):
-        print("step", step, flush=True)
-        time.sleep(0.1)
-    ctx.train.report_training_metrics(steps_completed=40, metrics={"loss": 0.0})
-"""
-
-
 def test_a_master_sigkill_reattaches_the_running_job(slurm_cluster, tmp_path):
     cluster = slurm_cluster
-    exp_id, trial_id = cluster.run_script(tmp_path, "steps", STEPS_PRINTED)
+    exp_id, trial_id = cluster.run_script(tmp_path, "steps", steps_printed(40))
     wait_for(lambda: "step 3\n" in cluster.trial_logs(trial_id), "the trial to run")
     [job] = [j for j in cluster.our_live_jobs() if j["job_state"] == "RUNNING"]
     cluster.kill_master()
