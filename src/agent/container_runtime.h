@@ -9,8 +9,9 @@
 // and, for trials, a Python the harness runs on. The network is the host's unless the task says otherwise.
 //
 // The engine keeps a container's output and exit code after it stops, so neither depends on the agent: a
-// task's record (state_root/containers/ID.json: the container's id, the task's annotation and how many
-// output lines were acknowledged) lets a restarted agent adopt it, re-reading its output after those lines.
+// task's record (state_root/containers/det-ID.json: the container's id and pid, the task's annotation and
+// how many output lines were acknowledged) lets a restarted agent adopt it, re-reading its output after
+// those lines.
 // A task's container is removed once its exit was reported. Containers carry the labels
 // ai.determined.agent and ai.determined.allocation.
 #include <filesystem>
