@@ -90,9 +90,11 @@ def our_containers(containers):
 
 def test_a_command_runs_in_its_image(cluster, containers):
     out = run_command(cluster, f"environment.image={image(containers)}",
-                      command="echo packages=$(dpkg-query -W | wc -l); . /etc/os-release; echo os=$ID-$VERSION_ID")
+                      command="echo packages=$(dpkg-query -W | wc -l); . /etc/os-release; echo os=$ID-$VERSION_ID; "
+                              "echo shm=$(df -m /dev/shm | tail -1 | awk '{print $2}')")
     assert f"Pulling image {image(containers)}" in out, out
     assert "os=debian-12" in out, out
+    assert "shm=4096" in out, "task_container_defaults.shm_size_bytes (4 GiB unless configured)"
     packages = int(out.split("packages=")[1].split()[0])
     host_packages = int(subprocess.run("dpkg-query -W | wc -l", shell=True, capture_output=True, text=True).stdout)
     assert packages < 400 < host_packages, "the image's packages (about 220), not the host's"

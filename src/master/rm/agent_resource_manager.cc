@@ -211,8 +211,9 @@ void AgentResourceManager::Start(const std::string& allocation_id, const Process
     const auto agent = agents_.find(p.agent_id);
     const std::string slot_type =
         agent != agents_.end() && !agent->second->slots.empty() ? agent->second->slots.front().type : "cpu";
-    absl::StatusOr<std::optional<api::TaskContainer>> container =
-        TaskContainerOf(launch.environment, launch.resources, slot_type);
+    auto pool = pools_.find(alloc.pool);
+    absl::StatusOr<std::optional<api::TaskContainer>> container = TaskContainerOf(
+        launch.environment, launch.resources, slot_type, pool != pools_.end() ? pool->second.container_shm_size : 0);
     if (!container.ok()) {
       events_.Log(allocation_id, std::string(container.status().message()));
       return Kill(allocation_id);

@@ -39,6 +39,9 @@ struct PoolOptions {
   // How long a disconnected agent of the pool keeps its tasks (agent_reconnect_wait); unset: its
   // manager's agent_reconnect_grace.
   std::optional<std::chrono::milliseconds> agent_reconnect_wait;
+  // task_container_defaults.shm_size_bytes (the pool's own, else the master's): /dev/shm of its tasks'
+  // containers that set no resources.shm_size; 0: the engine's default.
+  int64_t container_shm_size = 0;
 };
 
 struct PoolSummary {

@@ -35,7 +35,7 @@ std::optional<int64_t> SizeInBytes(const json& size) {
 }
 
 absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const json& environment, const json& resources,
-                                                                  const std::string& slot_type) {
+                                                                  const std::string& slot_type, int64_t default_shm_size) {
   if (!environment.is_object() || !environment.contains("image")) return std::nullopt;
   const json& image = environment["image"];
   api::TaskContainer c;
@@ -61,6 +61,7 @@ absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const json& en
     return out;
   };
   c.force_pull = environment.value("force_pull_image", false);
+  c.shm_size = default_shm_size;
   c.add_capabilities = strings("add_capabilities");
   c.drop_capabilities = strings("drop_capabilities");
   if (environment.contains("registry_auth") && environment["registry_auth"].is_object()) {

@@ -13,11 +13,13 @@
 namespace det::master {
 
 // nullopt when `environment` names no image, or the default one (the task runs as a process on the host). `slot_type`
-// ("cpu", "cuda", "rocm") picks from an image given as {cpu, cuda, rocm}. InvalidArgument, naming the
-// field, for a size or value the agent could not use.
+// ("cpu", "cuda", "rocm") picks from an image given as {cpu, cuda, rocm}. `default_shm_size` (the pool's
+// task_container_defaults.shm_size_bytes) applies when resources.shm_size is unset. InvalidArgument, naming
+// the field, for a size or value the agent could not use.
 absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const nlohmann::json& environment,
                                                                   const nlohmann::json& resources,
-                                                                  const std::string& slot_type);
+                                                                  const std::string& slot_type,
+                                                                  int64_t default_shm_size = 0);
 
 // Bytes of a size as the config accepts it: an integer, or "4G", "512 MiB", "1.5gb" (K, M, G, T, P are
 // powers of 1024, as Docker reads them). nullopt for anything else.

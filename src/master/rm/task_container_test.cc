@@ -50,6 +50,13 @@ TEST(TaskContainerTest, CarriesPullAuthCapabilitiesShmAndDevices) {
   EXPECT_EQ(t.network_mode, "host");
 }
 
+TEST(TaskContainerTest, ThePoolsShmSizeAppliesUnlessTheTaskSetsOne) {
+  json env = {{"image", "x:1"}};
+  EXPECT_EQ((*TaskContainerOf(env, json::object(), "cpu", 4294967296))->shm_size, 4294967296);
+  EXPECT_EQ((*TaskContainerOf(env, json{{"shm_size", nullptr}}, "cpu", 4294967296))->shm_size, 4294967296);
+  EXPECT_EQ((*TaskContainerOf(env, json{{"shm_size", "256M"}}, "cpu", 4294967296))->shm_size, 268435456);
+}
+
 TEST(TaskContainerTest, SizesAsDockerReadsThem) {
   EXPECT_EQ(SizeInBytes(4294967296), 4294967296);
   EXPECT_EQ(SizeInBytes("4G"), 4294967296);
