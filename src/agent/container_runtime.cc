@@ -4,9 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "agent/line_splitter.h"
+#include "common/file_util.h"
 
 namespace det::agent {
 
@@ -61,20 +60,14 @@ struct ContainerRuntime::State {
   }
 
   void SaveRecord(const Container& c) const {
-    const std::filesystem::path path = RecordPath(c.task_id);
-    const std::filesystem::path tmp = path.string() + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::trunc);
-      out << json{{"task_id", c.task_id},
-                  {"container_id", c.container_id},
-                  {"annotation", c.annotation},
-                  {"pid", c.pid},
-                  {"acknowledged", c.acknowledged}}
-                 .dump();
+    const json record = {{"task_id", c.task_id},
+                         {"container_id", c.container_id},
+                         {"annotation", c.annotation},
+                         {"pid", c.pid},
+                         {"acknowledged", c.acknowledged}};
+    if (absl::Status saved = WriteFile(RecordPath(c.task_id), record.dump()); !saved.ok()) {
+      spdlog::warn("container runtime: saving the record of {}: {}", c.task_id, saved.ToString());
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) spdlog::warn("container runtime: saving {}: {}", path.string(), ec.message());
   }
 
   // Follows the container's output (after `skip` lines), waits for its exit, reports it, removes it.
@@ -230,10 +223,8 @@ std::vector<OrphanTask> ContainerRuntime::Orphans() {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(state_->options.state_root / "containers", ec)) {
     if (entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path());
-    std::stringstream text;
-    text << in.rdbuf();
-    json j = json::parse(text.str(), nullptr, false);
+    absl::StatusOr<std::string> text = ReadFile(entry.path());
+    json j = json::parse(text.ok() ? *text : "", nullptr, false);
     if (!j.is_object() || !j.contains("task_id") || !j.contains("container_id")) {
       spdlog::warn("container runtime: skipping the unreadable record {}", entry.path().string());
       std::filesystem::remove(entry.path(), ec);

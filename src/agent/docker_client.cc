@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "client/rest_client.h"
 #include "common/base64.h"
 
 namespace det::agent {
@@ -18,18 +18,6 @@ using nlohmann::json;
 namespace {
 
 constexpr char kApiBase[] = "http://localhost/v1.41";
-
-std::string UrlEncode(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      absl::StrAppend(&out, "%", absl::Hex(c, absl::kZeroPad2));
-    }
-  }
-  return out;
-}
 
 struct Transfer {
   CURL* curl = nullptr;
@@ -205,8 +193,8 @@ absl::StatusOr<bool> DockerClient::HasImage(const std::string& image) {
 absl::Status DockerClient::Pull(const std::string& image, const std::optional<RegistryAuth>& auth,
                                 const std::function<void(const PullMessage&)>& on_message) {
   auto [from, tag] = SplitImageReference(image);
-  std::string path = absl::StrCat("/images/create?fromImage=", UrlEncode(from));
-  if (!tag.empty()) absl::StrAppend(&path, "&tag=", UrlEncode(tag));
+  std::string path = absl::StrCat("/images/create?fromImage=", client::UrlEncode(from));
+  if (!tag.empty()) absl::StrAppend(&path, "&tag=", client::UrlEncode(tag));
   std::vector<std::string> headers;
   if (auth) headers.push_back(absl::StrCat("X-Registry-Auth: ", RegistryAuthHeader(*auth)));
   // One JSON object a line ("\r\n" from dockerd, "\n" from podman); podman reports a failure in it.
@@ -241,7 +229,7 @@ absl::Status DockerClient::Pull(const std::string& image, const std::optional<Re
 
 absl::StatusOr<std::string> DockerClient::Create(const ContainerConfig& config) {
   std::string path = "/containers/create";
-  if (!config.name.empty()) absl::StrAppend(&path, "?name=", UrlEncode(config.name));
+  if (!config.name.empty()) absl::StrAppend(&path, "?name=", client::UrlEncode(config.name));
   absl::StatusOr<Reply> r = Call("POST", path, ContainerCreateBody(config), {}, nullptr, false);
   if (!r.ok()) return r.status();
   if (r->status != 201) {

@@ -6,10 +6,8 @@
 #include <algorithm>
 #include <condition_variable>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -42,11 +40,8 @@ bool JobEnded(const std::string& state) {
 bool Runs(const std::string& state) { return state == "RUNNING" || state == "COMPLETING"; }
 
 std::optional<std::string> ReadSmallFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  absl::StatusOr<std::string> text = ReadFile(path);
+  return text.ok() ? std::optional(*std::move(text)) : std::nullopt;
 }
 
 // The last lines of the batch job's output (what went wrong before the runner could ship anything).
@@ -479,7 +474,9 @@ void SlurmResourceManager::Start(const std::string& allocation_id, const Process
       }
       job_id = s->client->Submit(request);
       if (job_id.ok()) {
-        std::ofstream(absl::StrCat(dir, "/", kJobIdFile)) << *job_id << "\n";
+        if (absl::Status saved = WriteFile(absl::StrCat(dir, "/", kJobIdFile), *job_id + "\n"); !saved.ok()) {
+          spdlog::warn("slurm: recording job {}: {}", *job_id, saved.ToString());
+        }
       }
     }
     loop_.Post([this, weak, allocation_id, job_id = std::move(job_id)]() mutable {
