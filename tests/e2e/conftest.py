@@ -140,6 +140,19 @@ class ConfigFileCluster(Cluster):
                 os.killpg(self.master.pid, signal.SIGKILL)
 
 
+def open_notebook(cluster, config=None):
+    """Starts a notebook (POST /api/v1/notebooks with `config`), waits until it is ready and checks that
+    Jupyter answers through the master's proxy; returns its id."""
+    resp = cluster.session.post(cluster.master_url + "/api/v1/notebooks", json={"config": config or {}}, timeout=60)
+    assert resp.status_code == 200, resp.text
+    nid = resp.json()["notebook"]["id"]
+    wait_for(lambda: (a := cluster.get(f"/api/v1/tasks/{nid}")["task"]["allocations"]) and a[-1]["isReady"],
+             "the notebook to be ready", timeout=120)
+    page = cluster.session.get(f"{cluster.master_url}/proxy/{nid}/api/status", timeout=30)
+    assert page.status_code == 200 and "started" in page.json(), page.text
+    return nid
+
+
 def restart_master(cluster):
     """SIGKILLs the master and starts a new one on the same port and data directory."""
     record_file = cluster.data_dir / "cluster.json"

@@ -18,7 +18,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import BIN, REPO, local_cluster, log_texts, login, restart_master, wait_for
+from conftest import BIN, REPO, local_cluster, log_texts, login, open_notebook, restart_master, wait_for
 
 for tool in ("docker-registry", "mmdebstrap"):
     if shutil.which(tool) is None:
@@ -249,14 +249,7 @@ def test_a_master_restart_leaves_the_container_running(cluster, containers):
 
 
 def test_a_notebook_in_a_container_opens_through_the_proxy(cluster, containers):
-    resp = cluster.session.post(cluster.master_url + "/api/v1/notebooks",
-                                json={"config": {"environment": {"image": image(containers)}}}, timeout=60)
-    assert resp.status_code == 200, resp.text
-    nid = resp.json()["notebook"]["id"]
-    wait_for(lambda: (a := cluster.get(f"/api/v1/tasks/{nid}")["task"]["allocations"]) and a[-1]["isReady"],
-             "the notebook to be ready", timeout=120)
+    nid = open_notebook(cluster, {"environment": {"image": image(containers)}})
     assert [c["State"] for c in our_containers(containers)] == ["running"], "Jupyter runs in the image"
-    page = cluster.session.get(f"{cluster.master_url}/proxy/{nid}/api/status", timeout=30)
-    assert page.status_code == 200 and "started" in page.json(), page.text
     cluster.det("notebook", "kill", nid)
     wait_for(lambda: not our_containers(containers), "the notebook's container to be removed")

@@ -19,7 +19,7 @@ import time
 import pytest
 import yaml
 
-from conftest import BIN, REPO, ConfigFileCluster, log_texts, stepper, steps_printed, wait_for
+from conftest import BIN, REPO, ConfigFileCluster, log_texts, open_notebook, stepper, steps_printed, wait_for
 
 sys.path.insert(0, str(pathlib.Path(os.environ.get("DET_FAKE_KUBE_DIR", REPO / "tests")).resolve()))
 from fake_kube.fixture import running_fake_apiserver  # noqa: E402
@@ -183,13 +183,7 @@ def test_a_notebook_opens_through_the_proxy(two_gpu_nodes):
     if not os.path.exists("/usr/bin/jupyter-notebook"):
         pytest.skip("jupyter-notebook is not installed (scripts/install-deps.sh installs it)")
     cluster = two_gpu_nodes
-    resp = cluster.session.post(cluster.master_url + "/api/v1/notebooks", json={"config": {}}, timeout=60)
-    assert resp.status_code == 200, resp.text
-    nid = resp.json()["notebook"]["id"]
-    wait_for(lambda: (a := cluster.get(f"/api/v1/tasks/{nid}")["task"]["allocations"]) and a[-1]["isReady"],
-             "the notebook to be ready", timeout=120)
-    page = cluster.session.get(f"{cluster.master_url}/proxy/{nid}/api/status", timeout=30)
-    assert page.status_code == 200 and "started" in page.json(), page.text
+    nid = open_notebook(cluster)
     pods = cluster.pods(f"determined.ai/task_id={nid}")
     assert pods and pods[0]["metadata"]["labels"]["determined.ai/task_type"] == "NOTEBOOK", pods
     cluster.det("notebook", "kill", nid)

@@ -18,7 +18,7 @@ import time
 import pytest
 import yaml
 
-from conftest import REPO, ConfigFileCluster, log_texts, steps_printed, wait_for
+from conftest import REPO, ConfigFileCluster, log_texts, open_notebook, steps_printed, wait_for
 
 for tool in ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "scancel", "sinfo", "scontrol", "srun"):
     if shutil.which(tool) is None:
@@ -228,12 +228,6 @@ def test_a_notebook_opens_through_the_proxy(slurm_cluster):
     if not os.path.exists("/usr/bin/jupyter-notebook"):
         pytest.skip("jupyter-notebook is not installed (scripts/install-deps.sh installs it)")
     cluster = slurm_cluster
-    resp = cluster.session.post(cluster.master_url + "/api/v1/notebooks", json={"config": {}}, timeout=60)
-    assert resp.status_code == 200, resp.text
-    nid = resp.json()["notebook"]["id"]
-    wait_for(lambda: (a := cluster.get(f"/api/v1/tasks/{nid}")["task"]["allocations"]) and a[-1]["isReady"],
-             "the notebook to be ready", timeout=120)
-    page = cluster.session.get(f"{cluster.master_url}/proxy/{nid}/api/status", timeout=30)
-    assert page.status_code == 200 and "started" in page.json(), page.text
+    nid = open_notebook(cluster)
     cluster.det("notebook", "kill", nid)
     wait_for(lambda: not cluster.our_live_jobs(), "the notebook's job to end")
