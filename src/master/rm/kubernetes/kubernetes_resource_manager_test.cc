@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "master/manual_loop.h"
+#include "master/rm/recording_allocation_events.h"
 #include "master/rm/kubernetes/fake_kube_api.h"
 
 namespace det::master {
@@ -19,25 +20,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
-
-class Events : public AllocationEvents {
- public:
-  JobAttributes JobOf(const std::string& id) const override { return jobs.at(id); }
-  bool MayStartWork() const override { return true; }
-  void Placed(const std::string& id, const Placement& placement) override { placed[id] = placement; }
-  void ReclaimRequested(const std::string& id, const std::string&, bool kill) override {
-    reclaims.push_back(absl::StrCat(id, kill ? " kill" : " preempt"));
-  }
-  void ProcessStarted(const std::string& id, const std::string&, int) override { started.push_back(id); }
-  void Exited(const std::string& id, int exit_code, ExitKind kind, const std::string&) override {
-    exits.push_back(absl::StrCat(id, " ", exit_code, kind == ExitKind::kAgentLost ? " lost" : ""));
-  }
-  void Log(const std::string& id, const std::string& text) override { logs.push_back(absl::StrCat(id, ": ", text)); }
-
-  std::map<std::string, JobAttributes> jobs;
-  std::map<std::string, Placement> placed;
-  std::vector<std::string> reclaims, started, exits, logs;
-};
 
 class KubernetesResourceManagerTest : public ::testing::Test {
  protected:
@@ -75,7 +57,7 @@ class KubernetesResourceManagerTest : public ::testing::Test {
   std::vector<nlohmann::json> Pods(const std::string& id) { return api_->PodsOf(KubernetesResourceManager::JobName(id)); }
 
   ManualLoop loop_;
-  Events events_;
+  RecordingAllocationEvents events_;
   std::shared_ptr<kube::FakeKubeApi> api_ = std::make_shared<kube::FakeKubeApi>();
   std::unique_ptr<KubernetesResourceManager> manager_;
   std::mutex mu_;
@@ -202,7 +184,7 @@ TEST_F(KubernetesResourceManagerTest, ARestartedMasterReadoptsItsJobsAndDeletesO
                   .resource_pool = "default", .placements = {{"n2", {0}, {}}}};
 
   manager_.reset();  // the master dies; its Jobs run on
-  events_ = Events();
+  events_ = RecordingAllocationEvents();
   events_.jobs["a"] = JobAttributes{.job_id = "job-a", .resource_pool = "default", .slots = 1};
   events_.jobs["gone"] = JobAttributes{.job_id = "job-gone", .resource_pool = "default", .slots = 1};
   MakeManager();

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/test_temp_dir.h"
 #include "master/manual_loop.h"
+#include "master/rm/recording_allocation_events.h"
 #include "master/rm/slurm/batch_script.h"
 
 namespace det::master {
@@ -83,26 +84,6 @@ class FakeSlurm : public slurm::SlurmClient {
       {.name = "n1", .state = "idle", .cpus = 8, .gpus = 4, .partitions = {"cpu", "gpu"}}};
 };
 
-class Events : public AllocationEvents {
- public:
-  JobAttributes JobOf(const std::string& id) const override { return jobs.at(id); }
-  bool MayStartWork() const override { return true; }
-  void Placed(const std::string& id, const Placement& placement) override { placed[id] = placement; }
-  void ReclaimRequested(const std::string&, const std::string&, bool) override {}
-  void ProcessStarted(const std::string& id, const std::string& where, int) override {
-    started.push_back(absl::StrCat(id, "@", where));
-  }
-  void Exited(const std::string& id, int exit_code, ExitKind kind, const std::string& why) override {
-    exits.push_back(absl::StrCat(id, " ", exit_code, kind == ExitKind::kAgentLost ? " lost" : ""));
-    whys.push_back(why);
-  }
-  void Log(const std::string& id, const std::string& text) override { logs.push_back(absl::StrCat(id, ": ", text)); }
-
-  std::map<std::string, JobAttributes> jobs;
-  std::map<std::string, Placement> placed;
-  std::vector<std::string> started, exits, whys, logs;
-};
-
 class SlurmResourceManagerTest : public ::testing::Test {
  protected:
   void SetUp() override { MakeManager(); }
@@ -155,7 +136,7 @@ class SlurmResourceManagerTest : public ::testing::Test {
 
   TestTempDir dir_{"det_slurm_rm"};
   ManualLoop loop_;
-  Events events_;
+  RecordingAllocationEvents events_;
   std::shared_ptr<FakeSlurm> slurm_ = std::make_shared<FakeSlurm>();
   std::unique_ptr<SlurmResourceManager> manager_;
 };
@@ -233,7 +214,8 @@ TEST_F(SlurmResourceManagerTest, RunningStartsItAndTheJobDirsExitStatusEndsIt) {
   EXPECT_EQ(queue[0].pending_reason, "Slurm job 100 pending: Resources");
   slurm_->Set("100", "RUNNING");
   Until([&] { return !events_.started.empty(); }, "the start");
-  EXPECT_THAT(events_.started, ElementsAre("a1@n1"));
+  EXPECT_THAT(events_.started, ElementsAre("a1"));
+  EXPECT_EQ(events_.started_on["a1"], "n1");
   EXPECT_EQ(manager_->ChiefAddress("a1"), "n1");
   EXPECT_EQ(manager_->JobQueue()[0].state, "STATE_SCHEDULED");
   WriteExitStatus("a1", 3);
