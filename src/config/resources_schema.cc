@@ -1,5 +1,9 @@
 #include "config/resources_schema.h"
 
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
@@ -129,6 +133,29 @@ void CheckResources(json& res, Problems& p) {
   CheckDevices(res["devices"], "resources.devices", p);
   if (IsSet(res, "agent_label"))
     p.Warn("resources.agent_label is a removed feature and is ignored");
+}
+
+std::optional<int64_t> SizeInBytes(const nlohmann::json& size) {
+  if (size.is_number_integer()) return size.get<int64_t>() >= 0 ? std::optional(size.get<int64_t>()) : std::nullopt;
+  if (!size.is_string()) return std::nullopt;
+  const std::string s = size.get<std::string>();
+  char* end = nullptr;
+  const double number = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || number < 0) return std::nullopt;
+  std::string unit;
+  for (const char* c = end; *c != '\0'; ++c) {
+    if (*c != ' ') unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(*c))));
+  }
+  if (!unit.empty() && unit.back() == 'b') unit.pop_back();
+  if (!unit.empty() && unit.back() == 'i') unit.pop_back();
+  static const std::string kUnits = "kmgtp";
+  double scale = 1;
+  if (unit.size() == 1 && kUnits.find(unit[0]) != std::string::npos) {
+    scale = std::pow(1024.0, static_cast<double>(kUnits.find(unit[0]) + 1));
+  } else if (!unit.empty()) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(number * scale);
 }
 
 }  // namespace det::config

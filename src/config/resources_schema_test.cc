@@ -19,5 +19,17 @@ TEST(IsSizeStringTest, RefusesOthers) {
   }
 }
 
+TEST(ResourcesSchemaTest, SizesInBytesAsDockerReadsThem) {
+  EXPECT_EQ(SizeInBytes(4294967296), 4294967296);
+  EXPECT_EQ(SizeInBytes("4G"), 4294967296);
+  EXPECT_EQ(SizeInBytes("512 MiB"), 536870912);
+  EXPECT_EQ(SizeInBytes("1.5G"), 1610612736);
+  EXPECT_EQ(SizeInBytes("100"), 100);
+  EXPECT_EQ(SizeInBytes("2kb"), 2048);
+  EXPECT_EQ(SizeInBytes("lots"), std::nullopt);
+  EXPECT_EQ(SizeInBytes("4X"), std::nullopt);
+  EXPECT_EQ(SizeInBytes(-1), std::nullopt);
+}
+
 }  // namespace
 }  // namespace det::config

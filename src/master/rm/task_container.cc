@@ -1,38 +1,12 @@
 #include "master/rm/task_container.h"
 
-#include <cctype>
-#include <cmath>
-#include <cstdlib>
-
 #include "absl/strings/str_cat.h"
 #include "config/environment_schema.h"
+#include "config/resources_schema.h"
 
 namespace det::master {
 
 using nlohmann::json;
-
-std::optional<int64_t> SizeInBytes(const json& size) {
-  if (size.is_number_integer()) return size.get<int64_t>() >= 0 ? std::optional(size.get<int64_t>()) : std::nullopt;
-  if (!size.is_string()) return std::nullopt;
-  const std::string s = size.get<std::string>();
-  char* end = nullptr;
-  const double number = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || number < 0) return std::nullopt;
-  std::string unit;
-  for (const char* c = end; *c != '\0'; ++c) {
-    if (*c != ' ') unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(*c))));
-  }
-  if (!unit.empty() && unit.back() == 'b') unit.pop_back();
-  if (!unit.empty() && unit.back() == 'i') unit.pop_back();
-  static const std::string kUnits = "kmgtp";
-  double scale = 1;
-  if (unit.size() == 1 && kUnits.find(unit[0]) != std::string::npos) {
-    scale = std::pow(1024.0, static_cast<double>(kUnits.find(unit[0]) + 1));
-  } else if (!unit.empty()) {
-    return std::nullopt;
-  }
-  return static_cast<int64_t>(number * scale);
-}
 
 absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const json& environment, const json& resources,
                                                                   const std::string& slot_type, int64_t default_shm_size) {
@@ -71,7 +45,7 @@ absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const json& en
   }
   if (resources.is_object()) {
     if (resources.contains("shm_size") && !resources["shm_size"].is_null()) {
-      std::optional<int64_t> bytes = SizeInBytes(resources["shm_size"]);
+      std::optional<int64_t> bytes = config::SizeInBytes(resources["shm_size"]);
       if (!bytes) {
         return absl::InvalidArgumentError(
             absl::StrCat("resources.shm_size: not a size the agent can use: ", resources["shm_size"].dump()));

@@ -21,8 +21,4 @@ absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const nlohmann
                                                                   const std::string& slot_type,
                                                                   int64_t default_shm_size = 0);
 
-// Bytes of a size as the config accepts it: an integer, or "4G", "512 MiB", "1.5gb" (K, M, G, T, P are
-// powers of 1024, as Docker reads them). nullopt for anything else.
-std::optional<int64_t> SizeInBytes(const nlohmann::json& size);
-
 }  // namespace det::master

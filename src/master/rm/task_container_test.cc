@@ -57,15 +57,10 @@ TEST(TaskContainerTest, ThePoolsShmSizeAppliesUnlessTheTaskSetsOne) {
   EXPECT_EQ((*TaskContainerOf(env, json{{"shm_size", "256M"}}, "cpu", 4294967296))->shm_size, 268435456);
 }
 
-TEST(TaskContainerTest, SizesAsDockerReadsThem) {
-  EXPECT_EQ(SizeInBytes(4294967296), 4294967296);
-  EXPECT_EQ(SizeInBytes("4G"), 4294967296);
-  EXPECT_EQ(SizeInBytes("512 MiB"), 536870912);
-  EXPECT_EQ(SizeInBytes("100"), 100);
-  EXPECT_EQ(SizeInBytes("2kb"), 2048);
-  EXPECT_EQ(SizeInBytes("lots"), std::nullopt);
-  EXPECT_EQ(SizeInBytes("4X"), std::nullopt);
-  EXPECT_FALSE(TaskContainerOf(json{{"image", "x"}}, json{{"shm_size", "4X"}}, "cpu").ok());
+TEST(TaskContainerTest, AnUnusableShmSizeIsRefusedNamingTheField) {
+  auto c = TaskContainerOf(json{{"image", "x"}}, json{{"shm_size", "4X"}}, "cpu");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("resources.shm_size"), std::string::npos);
 }
 
 }  // namespace
