@@ -44,6 +44,14 @@ std::optional<std::string> ReadSmallFile(const std::string& path) {
   return text.ok() ? std::optional(*std::move(text)) : std::nullopt;
 }
 
+// The exit status the job's batch script wrote into its directory, once the job ended.
+std::optional<int> ReadExitStatus(const std::string& job_dir) {
+  std::optional<std::string> text = ReadSmallFile(slurm::ExitStatusFile(job_dir));
+  int status = 0;
+  if (!text || !absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &status)) return std::nullopt;
+  return status;
+}
+
 // The last lines of the batch job's output (what went wrong before the runner could ship anything).
 std::string OutputTail(const std::string& job_dir, const std::string& job_id) {
   std::optional<std::string> out = ReadSmallFile(absl::StrCat(job_dir, "/slurm-", job_id, ".out"));
@@ -185,8 +193,13 @@ void SlurmResourceManager::PollOnce() {
     unresolved = shared_->unresolved;
   }
   if (watched.empty() && unresolved.empty()) return;
-  // Restored allocations: their job id from the job directory, else by the job's name.
-  std::map<std::string, std::optional<std::string>> resolved;
+  // Restored allocations: their job id from the job directory, else by the job's name; for one Slurm has
+  // no job of, the exit status its job left, if any.
+  struct Resolution {
+    std::optional<std::string> job_id;
+    std::optional<int> exit_status;
+  };
+  std::map<std::string, Resolution> resolved;
   std::vector<std::string> ids;
   for (const auto& [id, where] : watched) ids.push_back(id);
   bool by_name = false;
@@ -194,7 +207,7 @@ void SlurmResourceManager::PollOnce() {
     std::optional<std::string> text = ReadSmallFile(absl::StrCat(dir, "/", kJobIdFile));
     std::string id = text ? std::string(absl::StripAsciiWhitespace(*text)) : "";
     if (!id.empty()) {
-      resolved[allocation_id] = id;
+      resolved[allocation_id].job_id = id;
       ids.push_back(id);
       watched[id] = {allocation_id, dir};
     } else {
@@ -208,13 +221,14 @@ void SlurmResourceManager::PollOnce() {
   }
   for (const auto& [allocation_id, dir] : unresolved) {
     if (resolved.count(allocation_id)) continue;
-    resolved[allocation_id] = std::nullopt;
+    Resolution& r = resolved[allocation_id];
     for (const SlurmJob& job : *jobs) {
       if (job.name == JobName(allocation_id)) {
-        resolved[allocation_id] = job.id;
+        r.job_id = job.id;
         watched[job.id] = {allocation_id, dir};
       }
     }
+    if (!r.job_id) r.exit_status = ReadExitStatus(dir);
   }
   std::vector<Observation> seen;
   for (const auto& [job_id, where] : watched) {
@@ -223,9 +237,7 @@ void SlurmResourceManager::PollOnce() {
       if (job.id == job_id) o.job = job;
     }
     if (!o.job || JobEnded(o.job->state)) {
-      std::optional<std::string> text = ReadSmallFile(slurm::ExitStatusFile(where.second));
-      int status = 0;
-      if (text && absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &status)) o.exit_status = status;
+      o.exit_status = ReadExitStatus(where.second);
       if (o.exit_status.value_or(1) != 0) o.output_tail = OutputTail(where.second, job_id);
     }
     seen.push_back(std::move(o));
@@ -234,7 +246,8 @@ void SlurmResourceManager::PollOnce() {
   loop_.Post([this, weak, resolved = std::move(resolved), seen = std::move(seen)] {
     auto s = weak.lock();
     if (!s || s->stop) return;
-    for (const auto& [allocation_id, job_id] : resolved) {
+    for (const auto& [allocation_id, resolution] : resolved) {
+      const std::optional<std::string>& job_id = resolution.job_id;
       {
         std::lock_guard lock(shared_->mu);
         shared_->unresolved.erase(allocation_id);
@@ -242,11 +255,9 @@ void SlurmResourceManager::PollOnce() {
       auto a = allocations_.find(allocation_id);
       if (a == allocations_.end()) continue;
       if (!job_id) {
-        std::optional<std::string> status = ReadSmallFile(slurm::ExitStatusFile(JobDir(allocation_id)));
-        int code = 0;
-        if (status && absl::SimpleAtoi(absl::StripAsciiWhitespace(*status), &code)) {
-          ReportExit(allocation_id, code, ExitKind::kProcessExited,
-                     absl::StrCat("its Slurm job ended with status ", code, " while the master was away"));
+        if (const std::optional<int> code = resolution.exit_status) {
+          ReportExit(allocation_id, *code, ExitKind::kProcessExited,
+                     absl::StrCat("its Slurm job ended with status ", *code, " while the master was away"));
         } else {
           ReportExit(allocation_id, -1, ExitKind::kAgentLost,
                      "Slurm has no job of it: it ended or was cancelled while the master was away");
