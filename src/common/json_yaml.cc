@@ -107,11 +107,12 @@ void EmitJson(YAML::Emitter& out, const json& v) {
     out << YAML::BeginMap;
     for (const auto& [k, item] : v.items()) {
       // YAML limits implicit keys to 1024 characters as written; longer ones need the explicit
-      // `? key` form. Escapes can make a quoted key up to 10 times longer than its bytes.
-      bool plain = IsSafePlainScalar(k);
-      if (k.size() > (plain ? 1000 : 100)) out << YAML::LongKey;
+      // `? key` form. Escapes can make a key up to 10 times longer than its bytes (yaml-cpp also
+      // quotes and escapes a "plain" key whose bytes are not valid UTF-8), so any long key is
+      // explicit.
+      if (k.size() > 100) out << YAML::LongKey;
       out << YAML::Key;
-      if (!plain) out << YAML::DoubleQuoted;  // keys are strings whatever they say
+      if (!IsSafePlainScalar(k)) out << YAML::DoubleQuoted;  // keys are strings whatever they say
       out << k << YAML::Value;
       EmitJson(out, item);
     }

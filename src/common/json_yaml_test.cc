@@ -45,14 +45,20 @@ TEST(JsonYamlTest, ToYamlQuotesDocumentMarkers) {
 }
 
 // Found by fuzz_yaml: a key over 1024 characters was emitted as an implicit key, which YAML
-// refuses.
+// refuses; so was a 400-byte key of invalid UTF-8, which yaml-cpp's escapes make 1,400 long.
 TEST(JsonYamlTest, ToYamlLongKeys) {
   for (const std::string& k :
-       {std::string(1500, 'k'), std::string(300, '\x1e'), std::string(110, '\x01')}) {
+       {std::string(1500, 'k'), std::string(300, '\x1e'), std::string(110, '\x01'),
+        "comp" + std::string(400, '\x8e') + "lex"}) {
     nlohmann::json j = {{k, {{"a", 1}}}, {"short", 2}};
     auto again = ParseYaml(ToYaml(j));
     ASSERT_TRUE(again.ok()) << again.status();
-    EXPECT_EQ(*again, j);
+    EXPECT_EQ(again->size(), 2u);
+    EXPECT_EQ((*again)["short"], 2);
+    // Invalid UTF-8 comes back replaced, so only valid keys compare whole.
+    if (k.find('\x8e') == std::string::npos) {
+      EXPECT_EQ(*again, j);
+    }
   }
 }
 
