@@ -233,7 +233,9 @@ json ParseTaskContainerDefaults(const json* node, const std::string& path, bool 
   json out = s.obj();
   if (fill_defaults) {
     if (!s.Has("shm_size_bytes")) out["shm_size_bytes"] = int64_t{4294967296};
-    if (!s.Has("network_mode")) out["network_mode"] = "bridge";
+    // Upstream fills "bridge"; here tasks reach the master and the proxy reaches their services over
+    // the host's network (docs/decisions.md), so "host" is the default that works.
+    if (!s.Has("network_mode")) out["network_mode"] = "host";
     if (!s.Has("preemption_timeout")) out["preemption_timeout"] = 3600;
   }
   return out;

@@ -34,7 +34,7 @@ TEST(MasterConfigTest, DefaultsWithoutAFile) {
             (json{{"type", "shared_fs"}, {"host_path", "/srv/det/checkpoints"}}));
   json tcd = json::parse(c->task_container_defaults_json);
   EXPECT_EQ(tcd["shm_size_bytes"], 4294967296);
-  EXPECT_EQ(tcd["network_mode"], "bridge");
+  EXPECT_EQ(tcd["network_mode"], "host");
   EXPECT_EQ(tcd["preemption_timeout"], 3600);
   EXPECT_EQ(c->resource_manager.type, "agent");
   EXPECT_EQ(c->resource_manager.scheduler, SchedulerConfig{});
@@ -108,7 +108,7 @@ resource_pools:
   json tcd = json::parse(c->task_container_defaults_json);
   EXPECT_EQ(tcd["shm_size_bytes"], 1024);
   EXPECT_EQ(tcd["startup_hook"], "echo hi");
-  EXPECT_EQ(tcd["network_mode"], "bridge");
+  EXPECT_EQ(tcd["network_mode"], "host");
   EXPECT_EQ(c->security.initial_user_password, "s3cret");
   EXPECT_TRUE(c->security.tls_enabled());
   EXPECT_EQ(c->security.tls_key, "/etc/k.pem");

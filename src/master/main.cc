@@ -40,13 +40,6 @@
 namespace {
 
 // task_container_defaults.shm_size_bytes in a task_container_defaults JSON; 0 when it has none.
-int64_t ShmSizeBytes(const std::string& tcd_json) {
-  nlohmann::json tcd = nlohmann::json::parse(tcd_json, nullptr, false);
-  return tcd.is_object() && tcd.contains("shm_size_bytes") && tcd["shm_size_bytes"].is_number_integer()
-             ? tcd["shm_size_bytes"].get<int64_t>()
-             : 0;
-}
-
 constexpr size_t kMaxBodyBytes = 200u << 20;  // base64 of a 95 MiB context plus JSON
 
 constexpr char kDefaultConfigFile[] = "/etc/determined/master.yaml";
@@ -138,9 +131,9 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
                                      .scheduler = det::scheduler::FromMasterConfig(pool.scheduler),
                                      .max_aux_containers_per_agent = pool.max_aux_containers_per_agent,
                                      .agent_reconnect_wait = pool.agent_reconnect_wait,
-                                     .container_shm_size = ShmSizeBytes(pool.task_container_defaults_json.empty()
-                                                                            ? config.task_container_defaults_json
-                                                                            : pool.task_container_defaults_json)});
+                                     .container_defaults = ContainerDefaultsOf(pool.task_container_defaults_json.empty()
+                                                                                   ? config.task_container_defaults_json
+                                                                                   : pool.task_container_defaults_json)});
   }
   CheckpointGc checkpoint_gc(**store);
   cluster_options.checkpoint_gc = &checkpoint_gc;

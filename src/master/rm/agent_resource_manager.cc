@@ -213,7 +213,7 @@ void AgentResourceManager::Start(const std::string& allocation_id, const Process
         agent != agents_.end() && !agent->second->slots.empty() ? agent->second->slots.front().type : "cpu";
     auto pool = pools_.find(alloc.pool);
     absl::StatusOr<std::optional<api::TaskContainer>> container = TaskContainerOf(
-        launch.environment, launch.resources, slot_type, pool != pools_.end() ? pool->second.container_shm_size : 0);
+        launch.environment, launch.resources, slot_type, pool != pools_.end() ? pool->second.container_defaults : ContainerDefaults{});
     if (!container.ok()) {
       events_.Log(allocation_id, std::string(container.status().message()));
       return Kill(allocation_id);

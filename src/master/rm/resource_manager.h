@@ -24,6 +24,7 @@
 #include "api/agent_protocol.h"
 #include "master/db/task_store.h"
 #include "master/http/http_types.h"
+#include "master/rm/task_container.h"
 #include "master/task/task_spec.h"
 #include "scheduler/job_queue.h"
 #include "scheduler/snapshot.h"
@@ -39,9 +40,8 @@ struct PoolOptions {
   // How long a disconnected agent of the pool keeps its tasks (agent_reconnect_wait); unset: its
   // manager's agent_reconnect_grace.
   std::optional<std::chrono::milliseconds> agent_reconnect_wait;
-  // task_container_defaults.shm_size_bytes (the pool's own, else the master's): /dev/shm of its tasks'
-  // containers that set no resources.shm_size; 0: the engine's default.
-  int64_t container_shm_size = 0;
+  // Its task_container_defaults' (its own, else the master's) for its tasks' containers.
+  ContainerDefaults container_defaults;
 };
 
 struct PoolSummary {

@@ -8,8 +8,20 @@ namespace det::master {
 
 using nlohmann::json;
 
+ContainerDefaults ContainerDefaultsOf(const std::string& tcd_json) {
+  ContainerDefaults out;
+  const json tcd = json::parse(tcd_json, nullptr, false);
+  if (!tcd.is_object()) return out;
+  if (auto it = tcd.find("shm_size_bytes"); it != tcd.end() && it->is_number_integer()) out.shm_size = it->get<int64_t>();
+  if (auto it = tcd.find("network_mode"); it != tcd.end() && it->is_string() && !it->get<std::string>().empty()) {
+    out.network_mode = it->get<std::string>();
+  }
+  return out;
+}
+
 absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const json& environment, const json& resources,
-                                                                  const std::string& slot_type, int64_t default_shm_size) {
+                                                                  const std::string& slot_type,
+                                                                  const ContainerDefaults& defaults) {
   if (!environment.is_object() || !environment.contains("image")) return std::nullopt;
   const json& image = environment["image"];
   api::TaskContainer c;
@@ -35,7 +47,8 @@ absl::StatusOr<std::optional<api::TaskContainer>> TaskContainerOf(const json& en
     return out;
   };
   c.force_pull = environment.value("force_pull_image", false);
-  c.shm_size = default_shm_size;
+  c.shm_size = defaults.shm_size;
+  c.network_mode = defaults.network_mode;
   c.add_capabilities = strings("add_capabilities");
   c.drop_capabilities = strings("drop_capabilities");
   if (environment.contains("registry_auth") && environment["registry_auth"].is_object()) {

@@ -52,9 +52,25 @@ TEST(TaskContainerTest, CarriesPullAuthCapabilitiesShmAndDevices) {
 
 TEST(TaskContainerTest, ThePoolsShmSizeAppliesUnlessTheTaskSetsOne) {
   json env = {{"image", "x:1"}};
-  EXPECT_EQ((*TaskContainerOf(env, json::object(), "cpu", 4294967296))->shm_size, 4294967296);
-  EXPECT_EQ((*TaskContainerOf(env, json{{"shm_size", nullptr}}, "cpu", 4294967296))->shm_size, 4294967296);
-  EXPECT_EQ((*TaskContainerOf(env, json{{"shm_size", "256M"}}, "cpu", 4294967296))->shm_size, 268435456);
+  EXPECT_EQ((*TaskContainerOf(env, json::object(), "cpu", {.shm_size = 4294967296}))->shm_size, 4294967296);
+  EXPECT_EQ((*TaskContainerOf(env, json{{"shm_size", nullptr}}, "cpu", {.shm_size = 4294967296}))->shm_size, 4294967296);
+  EXPECT_EQ((*TaskContainerOf(env, json{{"shm_size", "256M"}}, "cpu", {.shm_size = 4294967296}))->shm_size, 268435456);
+}
+
+TEST(TaskContainerTest, ThePoolsNetworkModeApplies) {
+  json env = {{"image", "x:1"}};
+  EXPECT_EQ((*TaskContainerOf(env, nullptr, "cpu"))->network_mode, "host");
+  EXPECT_EQ((*TaskContainerOf(env, nullptr, "cpu", {.network_mode = "none"}))->network_mode, "none");
+}
+
+TEST(TaskContainerTest, ContainerDefaultsComeFromTaskContainerDefaults) {
+  ContainerDefaults d = ContainerDefaultsOf(R"({"shm_size_bytes": 1024, "network_mode": "none"})");
+  EXPECT_EQ(d.shm_size, 1024);
+  EXPECT_EQ(d.network_mode, "none");
+  ContainerDefaults unset = ContainerDefaultsOf("{}");
+  EXPECT_EQ(unset.shm_size, 0);
+  EXPECT_EQ(unset.network_mode, "host");
+  EXPECT_EQ(ContainerDefaultsOf("").network_mode, "host");
 }
 
 TEST(TaskContainerTest, AnUnusableShmSizeIsRefusedNamingTheField) {
