@@ -1,8 +1,7 @@
 #pragma once
 // The part of a container engine the agent uses, as the Docker Engine API (v1.41) offers it: pull an
-// image (with registry credentials), create, start, follow the output of, wait for, kill and remove a
-// container. One implementation speaks the API over the engine's Unix
-// socket (docker_client.h; dockerd and `podman system service` both serve it); tests use fakes.
+// image (with registry credentials), create, start, follow the output of, wait for, kill, remove and
+// list (by label) containers. One implementation speaks the API over the engine's Unix socket (docker_client.h; dockerd and `podman system service` both serve it); tests use fakes.
 //
 // Errors: the engine's refusal carries its own message (`unauthorized: authentication required`,
 // `initializing source docker://...: manifest unknown`); NotFound for a missing image or container;
@@ -42,6 +41,12 @@ struct ContainerConfig {
   ContainerSettings settings;
 };
 
+// A container as a list by label shows it.
+struct ListedContainer {
+  std::string id;
+  std::map<std::string, std::string> labels;
+};
+
 class ContainerEngine {
  public:
   virtual ~ContainerEngine() = default;
@@ -68,6 +73,8 @@ class ContainerEngine {
   virtual absl::Status Kill(const std::string& id, const std::string& signal) = 0;
   // Removes the container and its anonymous volumes, forcing a running one; OK when it is gone.
   virtual absl::Status Remove(const std::string& id) = 0;
+  // Every container, running or not, that has label `key` with `value`.
+  virtual absl::StatusOr<std::vector<ListedContainer>> List(const std::string& key, const std::string& value) = 0;
 };
 
 }  // namespace det::agent

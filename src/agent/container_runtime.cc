@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,42 @@ struct ContainerRuntime::State {
 
   std::filesystem::path RecordPath(const std::string& id) const {
     return options.state_root / "containers" / absl::StrCat(ContainerName(id), ".json");
+  }
+
+  // Keeps, of the recorded containers (by container id), those the engine lists with this agent's label;
+  // removes the listed ones without a record and forgets the records without a container.
+  void ReconcileWithEngine(std::map<std::string, Container>& recorded) {
+    absl::StatusOr<std::vector<ListedContainer>> listed = engine->List(kAgentLabel, options.agent_id);
+    if (!listed.ok()) {
+      spdlog::warn("container runtime: listing this agent's containers: {}; adopting by its records alone",
+                   listed.status().ToString());
+      return;
+    }
+    std::set<std::string> present;
+    for (const ListedContainer& c : *listed) {
+      if (recorded.contains(c.id)) {
+        present.insert(c.id);
+        continue;
+      }
+      // Created by an agent that stopped before it recorded (and so before it started) the container.
+      auto task = c.labels.find(kAllocationLabel);
+      spdlog::warn("container runtime: removing container {} of task {}: this agent has no record of it", c.id,
+                   task != c.labels.end() ? task->second : "?");
+      if (absl::Status removed = engine->Remove(c.id); !removed.ok()) {
+        spdlog::warn("container runtime: removing container {}: {}", c.id, removed.ToString());
+      }
+    }
+    for (auto it = recorded.begin(); it != recorded.end();) {
+      if (present.contains(it->first)) {
+        ++it;
+        continue;
+      }
+      // Removed behind the agent's back: its output and exit code went with it.
+      spdlog::warn("container runtime: the container of task {} is gone; the task is not adopted", it->second.task_id);
+      std::error_code ec;
+      std::filesystem::remove(RecordPath(it->second.task_id), ec);
+      it = recorded.erase(it);
+    }
   }
 
   void SaveRecord(const Container& c) const {
@@ -220,6 +257,7 @@ void ContainerRuntime::Acknowledge(const std::string& id, uint64_t lines) {
 
 std::vector<OrphanTask> ContainerRuntime::Orphans() {
   std::vector<OrphanTask> out = processes_->Orphans();
+  std::map<std::string, State::Container> recorded;  // by container id
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(state_->options.state_root / "containers", ec)) {
     if (entry.path().extension() != ".json") continue;
@@ -235,12 +273,17 @@ std::vector<OrphanTask> ContainerRuntime::Orphans() {
                        .annotation = j.value("annotation", ""),
                        .pid = j.value("pid", 1),
                        .acknowledged = j.value("acknowledged", uint64_t{0})};
+    recorded[c.container_id] = std::move(c);
+  }
+  state_->ReconcileWithEngine(recorded);
+  std::lock_guard lock(state_->mu);
+  for (auto& [container_id, c] : recorded) {
     out.push_back({.id = c.task_id, .pid = c.pid, .annotation = c.annotation});
-    std::lock_guard lock(state_->mu);
     state_->orphans[c.task_id] = std::move(c);
   }
   return out;
 }
+
 
 absl::Status ContainerRuntime::Adopt(const std::string& id, TaskCallbacks callbacks) {
   std::shared_ptr<State::Container> c;

@@ -8,12 +8,13 @@
 // (PATH, PYTHONPATH, DET_*) holds unchanged inside and the user's image needs nothing of ours: only a shell
 // and, for trials, a Python the harness runs on. The network is the host's unless the task says otherwise.
 //
-// The engine keeps a container's output and exit code after it stops, so neither depends on the agent: a
-// task's record (state_root/containers/det-ID.json: the container's id and pid, the task's annotation and
-// how many output lines were acknowledged) lets a restarted agent adopt it, re-reading its output after
-// those lines.
-// A task's container is removed once its exit was reported. Containers carry the labels
-// ai.determined.agent and ai.determined.allocation.
+// The engine keeps a container's output and exit code after it stops, so neither depends on the agent.
+// Containers carry the labels ai.determined.agent and ai.determined.allocation; a restarted agent adopts
+// those the engine lists with its agent label, by their records (state_root/containers/det-ID.json: the
+// container's id and pid, the task's annotation and how many output lines were acknowledged), re-reading
+// their output after those lines. A listed container without a record (its agent stopped between create
+// and start) is removed; a record without a container is forgotten.
+// A task's container is removed once its exit was reported.
 #include <filesystem>
 #include <map>
 #include <memory>

@@ -1,6 +1,7 @@
 // The container runtime over an in-memory engine (a ContainerEngine fake in this file): tasks with a container
 // run in one, the others go to the wrapped runtime; output is delivered in lines, the exit follows it and the
-// container goes; kill is TERM then KILL; a new runtime adopts a container and skips acknowledged lines.
+// container goes; kill is TERM then KILL; a new runtime adopts the containers the engine lists with its agent's
+// label, skipping acknowledged lines, and removes those it has no record of.
 // Real engines are the end-to-end tests' (tests/e2e/test_containers.py).
 #include "agent/container_runtime.h"
 
@@ -30,7 +31,7 @@ class FakeEngine : public ContainerEngine {
     std::lock_guard lock(mu);
     created.push_back(config);
     const std::string id = "c" + std::to_string(created.size());
-    containers[id] = {};
+    containers[id] = {.labels = config.labels};
     return id;
   }
   absl::StatusOr<int> Start(const std::string&) override { return 4242; }
@@ -65,7 +66,18 @@ class FakeEngine : public ContainerEngine {
   absl::Status Remove(const std::string& id) override {
     std::lock_guard lock(mu);
     calls.push_back("remove " + id);
+    if (auto it = containers.find(id); it != containers.end()) it->second.removed = true;
     return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<ListedContainer>> List(const std::string& key, const std::string& value) override {
+    std::lock_guard lock(mu);
+    if (!list_error.ok()) return list_error;
+    std::vector<ListedContainer> out;
+    for (const auto& [id, c] : containers) {
+      auto label = c.labels.find(key);
+      if (!c.removed && label != c.labels.end() && label->second == value) out.push_back({id, c.labels});
+    }
+    return out;
   }
 
   void Print(const std::string& id, StdType type, const std::string& data) {
@@ -80,8 +92,10 @@ class FakeEngine : public ContainerEngine {
   }
 
   struct Fake {
+    std::map<std::string, std::string> labels;
     std::vector<std::pair<StdType, std::string>> output;
     std::optional<int> exit_code;
+    bool removed = false;
   };
   std::mutex mu;
   std::condition_variable changed;
@@ -89,6 +103,7 @@ class FakeEngine : public ContainerEngine {
   std::map<std::string, Fake> containers;
   std::vector<std::string> calls;
   bool ignore_term = false;
+  absl::Status list_error;
 };
 
 // A runtime that must not be used: every task here has a container.
@@ -229,6 +244,46 @@ TEST_F(ContainerRuntimeTest, ANewRuntimeAdoptsTheContainerAfterItsAcknowledgedLi
   EXPECT_FALSE(before.exit_code) << "the stopped runtime reports nothing more";
   EXPECT_TRUE(second->WaitAll(std::chrono::seconds(5)));
   EXPECT_TRUE(second->Orphans().empty()) << "its record went with it";
+}
+
+TEST_F(ContainerRuntimeTest, AContainerOfThisAgentWithoutARecordIsRemovedNotAdopted) {
+  {
+    std::lock_guard lock(engine_->mu);
+    // Created by an agent that stopped before it recorded it; and one of another agent.
+    engine_->containers["lost"] = {.labels = {{"ai.determined.agent", "agent-1"}, {"ai.determined.allocation", "a9"}}};
+    engine_->containers["other"] = {.labels = {{"ai.determined.agent", "agent-2"}}};
+  }
+  auto runtime = MakeRuntime();
+  EXPECT_TRUE(runtime->Orphans().empty());
+  std::lock_guard lock(engine_->mu);
+  EXPECT_THAT(engine_->calls, ElementsAre("remove lost"));
+}
+
+TEST_F(ContainerRuntimeTest, ARecordWhoseContainerIsGoneIsForgotten) {
+  Recorded before;
+  {
+    auto first = MakeRuntime();
+    ASSERT_TRUE(first->Start(Spec("a1"), before.Callbacks()).ok());
+  }
+  ASSERT_TRUE(engine_->Remove("c1").ok());  // e.g. `docker rm -f` while the agent was away
+  auto second = MakeRuntime();
+  EXPECT_TRUE(second->Orphans().empty());
+  EXPECT_TRUE(MakeRuntime()->Orphans().empty()) << "its record went too";
+  engine_->Exit("c1", 137);  // ends the first runtime's supervisor
+}
+
+TEST_F(ContainerRuntimeTest, AnEngineThatCannotListLeavesTheRecordsToDecide) {
+  Recorded before;
+  {
+    auto first = MakeRuntime();
+    ASSERT_TRUE(first->Start(Spec("a1"), before.Callbacks()).ok());
+  }
+  engine_->list_error = absl::UnavailableError("engine down");
+  auto second = MakeRuntime();
+  std::vector<OrphanTask> orphans = second->Orphans();
+  ASSERT_EQ(orphans.size(), 1u);
+  EXPECT_EQ(orphans[0].id, "a1");
+  engine_->Exit("c1", 0);  // ends the first runtime's supervisor
 }
 
 TEST_F(ContainerRuntimeTest, AcknowledgementsAfterAnAdoptionCountFromIt) {

@@ -291,6 +291,31 @@ absl::Status DockerClient::Kill(const std::string& id, const std::string& signal
   return StatusFor(r->status, absl::StrCat("sending ", signal, " to the container"), r->body);
 }
 
+absl::StatusOr<std::vector<ListedContainer>> DockerClient::List(const std::string& key, const std::string& value) {
+  const json filters = {{"label", {absl::StrCat(key, "=", value)}}};
+  absl::StatusOr<Reply> r =
+      Call("GET", absl::StrCat("/containers/json?all=1&filters=", client::UrlEncode(filters.dump())), "", {}, nullptr,
+           false);
+  if (!r.ok()) return r.status();
+  if (r->status != 200) return StatusFor(r->status, "listing containers", r->body);
+  const json listed = json::parse(r->body, nullptr, false);
+  if (!listed.is_array()) {
+    return absl::InternalError(absl::StrCat("listing containers: not a JSON list: ", r->body.substr(0, 200)));
+  }
+  std::vector<ListedContainer> out;
+  for (const json& c : listed) {
+    if (!c.is_object() || !c.contains("Id") || !c["Id"].is_string()) continue;
+    ListedContainer item{.id = c["Id"].get<std::string>()};
+    if (c.contains("Labels") && c["Labels"].is_object()) {
+      for (const auto& [k, v] : c["Labels"].items()) {
+        if (v.is_string()) item.labels[k] = v.get<std::string>();
+      }
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
 absl::Status DockerClient::Remove(const std::string& id) {
   absl::StatusOr<Reply> r = Call("DELETE", absl::StrCat("/containers/", id, "?force=1&v=1"), "", {}, nullptr, false);
   if (!r.ok()) return r.status();

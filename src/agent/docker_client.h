@@ -37,6 +37,7 @@ class DockerClient : public ContainerEngine {
   absl::StatusOr<int> Wait(const std::string& id) override;
   absl::Status Kill(const std::string& id, const std::string& signal) override;
   absl::Status Remove(const std::string& id) override;
+  absl::StatusOr<std::vector<ListedContainer>> List(const std::string& key, const std::string& value) override;
 
  private:
   struct Reply {

@@ -33,13 +33,14 @@ SCRIPT = REPO / "scripts" / "local-containers.sh"
 IMAGE = "det-test/python:bookworm"
 
 
-def engine_call(sock, method, path):
+def engine_call(sock, method, path, body=None):
     """One Docker Engine API call over the Unix socket: (status, parsed JSON body or None)."""
     conn = http.client.HTTPConnection("localhost", timeout=60)
     conn.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.sock.connect(sock)
     try:
-        conn.request(method, "/v1.41" + path)
+        conn.request(method, "/v1.41" + path, body=None if body is None else json.dumps(body),
+                     headers={} if body is None else {"Content-Type": "application/json"})
         r = conn.getresponse()
         body = r.read()
         return r.status, (json.loads(body) if body.strip().startswith((b"{", b"[")) else None)
@@ -219,6 +220,11 @@ def test_a_restarted_agent_adopts_its_running_container(restartable_agent, conta
     wait_for(lambda: "line 5\n" in cluster.task_logs(cmd["id"]), "the command to print", timeout=120)
     runs[-1].send_signal(signal.SIGKILL)
     runs[-1].wait(timeout=10)
+    # As an agent that stopped between creating a container and recording it would leave one.
+    status, stray = engine_call(containers["socket"], "POST", "/containers/create?name=det-stray", {
+        "Image": image(containers), "Cmd": ["true"],
+        "Labels": {"ai.determined.agent": "container-agent", "ai.determined.allocation": "stray"}})
+    assert status == 201, stray
     time.sleep(1)  # it prints on while no agent follows it
     start()
     wait_for(lambda: cluster.get(f"/api/v1/commands/{cmd['id']}")["command"]["state"] == "STATE_TERMINATED",
@@ -227,7 +233,7 @@ def test_a_restarted_agent_adopts_its_running_container(restartable_agent, conta
         [l.strip() for l in log_texts(cluster.task_logs(cmd["id"]))]), "the last line", timeout=20)
     for i in range(1, 41):  # every line once: none lost while no agent followed, none read twice
         assert lines.count(f"line {i}") == 1, (i, lines)
-    wait_for(lambda: not our_containers(containers), "its container to be removed")
+    wait_for(lambda: not our_containers(containers), "its container, and the one it had no record of, to be removed")
 
 
 def test_a_master_restart_leaves_the_container_running(cluster, containers):
@@ -246,6 +252,17 @@ def test_a_master_restart_leaves_the_container_running(cluster, containers):
     for i in range(1, 31):
         assert lines.count(f"step {i}") == 1, (i, lines)
     wait_for(lambda: not our_containers(containers), "its container to be removed")
+
+
+def test_task_container_defaults_network_mode_is_the_containers_network(containers, tmp_path):
+    config = "task_container_defaults:\n  network_mode: none\n"
+    with local_cluster(tmp_path, master_config=config,
+                       env={"DOCKER_HOST": containers["DOCKER_HOST"]}) as isolated:
+        out = run_command(isolated, f"environment.image={image(containers)}",
+                          command="echo interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | xargs)")
+    assert "interfaces=lo\n" in out, "network_mode none: only the loopback interface\n" + out
+    host = subprocess.run("tail -n +3 /proc/net/dev | wc -l", shell=True, capture_output=True, text=True).stdout
+    assert int(host) > 1, "the host has more than the loopback (the test would not tell otherwise)"
 
 
 def test_a_notebook_in_a_container_opens_through_the_proxy(cluster, containers):
