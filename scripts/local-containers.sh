@@ -20,7 +20,8 @@
 #     (DET_TEST_AUTH_REGISTRY). dockerd treats 127.0.0.0/8 registries as insecure (plain HTTP) by default;
 #     podman is told so per registry in DIR/podman/registries.conf.
 #   - the test image det-test/python:bookworm (Debian 12 essential packages plus python3, python3-numpy,
-#     jupyter-notebook for a notebook in a container, and ca-certificates; about 130 MB in a registry) in both registries.
+#     jupyter-notebook for a notebook in a container, openssh-server for a shell in one, and ca-certificates; about
+#     130 MB in a registry) in both registries.
 #
 # The image is built once with mmdebstrap and cached in ${DET_CONTAINER_CACHE:-/var/cache/det-test-images}: the
 # rootfs tarball (python-bookworm-KEY.tar.zst) and the registry storage tree it was pushed into
@@ -49,7 +50,7 @@ REGISTRY_USER=det
 REGISTRY_PASSWORD=det-password
 
 # The image recipe. Changing it changes KEY, so the next start builds a new image.
-IMAGE_PACKAGES=python3,python3-numpy,jupyter-notebook,ca-certificates
+IMAGE_PACKAGES=python3,python3-numpy,jupyter-notebook,openssh-server,ca-certificates
 MMDEBSTRAP_OPTS=(
   --variant=essential --include="$IMAGE_PACKAGES"
   # merged /usr without installing usrmerge, which would pull in perl (about 50 MB)

@@ -153,6 +153,34 @@ def open_notebook(cluster, config=None):
     return nid
 
 
+def start_shell(cluster, key_dir, config=None):
+    """Starts a shell (POST /api/v1/shells with `config`), waits until its sshd is ready and writes its
+    private key to `key_dir`; returns the shell (GET /api/v1/shells/ID) with "key_file" added."""
+    resp = cluster.session.post(cluster.master_url + "/api/v1/shells", json={"config": config or {}}, timeout=60)
+    assert resp.status_code == 200, resp.text
+    sid = resp.json()["shell"]["id"]
+    wait_for(lambda: (a := cluster.get(f"/api/v1/tasks/{sid}")["task"]["allocations"]) and a[-1]["isReady"],
+             "the shell", timeout=120)
+    shell = cluster.get(f"/api/v1/shells/{sid}")["shell"]
+    key = key_dir / "id_rsa"
+    key.write_text(shell["privateKey"])
+    key.chmod(0o600)
+    shell["key_file"] = str(key)
+    return shell
+
+
+def ssh_through_tunnel(cluster, shell, *command):
+    """Runs `command` in `shell` (from start_shell) over ssh, through the master's proxy with
+    determined.cli.tunnel as the ProxyCommand."""
+    proxy = f"/usr/bin/python3 -m determined.cli.tunnel {cluster.master_url} %h"
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    return subprocess.run(
+        ["ssh", "-o", f"ProxyCommand={proxy}", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+         "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-i", shell["key_file"],
+         f"{shell['agentUserGroup']['user']}@{shell['id']}", *command],
+        capture_output=True, text=True, timeout=60, env=env)
+
+
 def restart_master(cluster):
     """SIGKILLs the master and starts a new one on the same port and data directory."""
     record_file = cluster.data_dir / "cluster.json"

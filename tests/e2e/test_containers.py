@@ -18,7 +18,8 @@ import urllib.parse
 
 import pytest
 
-from conftest import BIN, REPO, local_cluster, log_texts, login, open_notebook, restart_master, wait_for
+from conftest import (BIN, REPO, local_cluster, log_texts, login, open_notebook, restart_master, ssh_through_tunnel,
+                      start_shell, wait_for)
 
 for tool in ("docker-registry", "mmdebstrap"):
     if shutil.which(tool) is None:
@@ -99,7 +100,7 @@ def test_a_command_runs_in_its_image(cluster, containers):
     packages = int(out.split("packages=")[1].split()[0])
     host_packages = int(subprocess.run("dpkg-query -W | wc -l", shell=True, capture_output=True, text=True).stdout)
     assert packages < 400 < host_packages, "the image's packages (about 220), not the host's"
-    assert not our_containers(containers), "an ended task's container is removed"
+    wait_for(lambda: not our_containers(containers), "the ended task's container to be removed")
 
 
 NUMPY_TRIAL = """
@@ -252,6 +253,19 @@ def test_a_master_restart_leaves_the_container_running(cluster, containers):
     for i in range(1, 31):
         assert lines.count(f"step {i}") == 1, (i, lines)
     wait_for(lambda: not our_containers(containers), "its container to be removed")
+
+
+def test_a_shell_in_a_container_is_reached_through_the_proxy(cluster, containers, tmp_path):
+    shell = start_shell(cluster, tmp_path, {"environment": {"image": image(containers)}})
+    try:
+        out = ssh_through_tunnel(cluster, shell, "echo packages=$(dpkg-query -W | wc -l) task=$DET_TASK_ID")
+        assert out.returncode == 0, out.stderr
+        assert f"task={shell['id']}" in out.stdout, out.stdout
+        assert int(out.stdout.split("packages=")[1].split()[0]) < 400, "the image's sshd and packages, not the host's"
+        assert [c["State"] for c in our_containers(containers)] == ["running"]
+    finally:
+        cluster.det("shell", "kill", shell["id"])
+    wait_for(lambda: not our_containers(containers), "the shell's container to be removed")
 
 
 def test_task_container_defaults_network_mode_is_the_containers_network(containers, tmp_path):

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import BIN, REPO, local_cluster, wait_for
+from conftest import BIN, local_cluster, ssh_through_tunnel, start_shell
 
 websocket = pytest.importorskip("websocket", reason="python3-websocket is not installed")
 if not os.path.exists("/usr/sbin/sshd") or not shutil.which("ssh"):
@@ -25,30 +25,10 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def shell(cluster, tmp_path_factory):
-    resp = cluster.session.post(cluster.master_url + "/api/v1/shells",
-                                json={"config": {"environment": {"environment_variables": ["MY_VAR=from the config"]}}},
-                                timeout=60)
-    assert resp.status_code == 200, resp.text
-    sid = resp.json()["shell"]["id"]
-    wait_for(lambda: cluster.get(f"/api/v1/tasks/{sid}")["task"]["allocations"][-1]["isReady"], "the shell",
-             timeout=60)
-    shell = cluster.get(f"/api/v1/shells/{sid}")["shell"]
-    key = tmp_path_factory.mktemp("key") / "id_rsa"
-    key.write_text(shell["privateKey"])
-    key.chmod(0o600)
-    shell["key_file"] = str(key)
+    shell = start_shell(cluster, tmp_path_factory.mktemp("key"),
+                        {"environment": {"environment_variables": ["MY_VAR=from the config"]}})
     yield shell
-    cluster.session.post(f"{cluster.master_url}/api/v1/shells/{sid}/kill", timeout=30)
-
-
-def ssh_through_tunnel(cluster, shell, *command):
-    proxy = f"/usr/bin/python3 -m determined.cli.tunnel {cluster.master_url} %h"
-    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
-    return subprocess.run(
-        ["ssh", "-o", f"ProxyCommand={proxy}", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-         "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-i", shell["key_file"],
-         f"{shell['agentUserGroup']['user']}@{shell['id']}", *command],
-        capture_output=True, text=True, timeout=60, env=env)
+    cluster.session.post(f"{cluster.master_url}/api/v1/shells/{shell['id']}/kill", timeout=30)
 
 
 def test_ssh_through_the_tunnel_reaches_the_shell_with_its_environment(cluster, shell):
