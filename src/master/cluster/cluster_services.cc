@@ -74,6 +74,7 @@ void Cluster::RegisterService(const LiveAllocation& alloc) {
   Service service;
   service.id = task.task_id;
   service.owner_id = task.owner_id;
+  service.workspace_id = task.workspace_id;
   service.host = address->first;
   service.port = address->second;
   ServiceAccess access = t->second->spec->Service();

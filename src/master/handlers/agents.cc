@@ -11,7 +11,7 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/page.h"
 #include "master/handlers/routes.h"
-#include "master/handlers/user_requests.h"
+#include "master/task/authz.h"
 
 namespace det::master {
 namespace {
@@ -65,8 +65,8 @@ absl::StatusOr<json> OneSlotJson(const std::vector<AgentSummary>& agents,
 // cluster replies.
 absl::Status SetEnabled(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r, bool enabled) {
   const bool of_slot = req.path_params.count("slot_id") > 0;
-  RETURN_IF_ERROR(
-      CheckAdmin(*req.principal, absl::StrCat(enabled ? "enable " : "disable ", of_slot ? "slots" : "agents")));
+  RETURN_IF_ERROR(DefaultAuthz().CheckCluster(*req.principal, rbac::Permission::kUpdateAgents,
+                                              absl::StrCat(enabled ? "enable " : "disable ", of_slot ? "slots" : "agents")));
   bool drain = false;
   if (!enabled) {
     ASSIGN_OR_RETURN(json body, JsonBody(req));

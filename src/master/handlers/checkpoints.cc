@@ -85,7 +85,7 @@ absl::StatusOr<json> ReportCheckpoint(MasterContext& ctx, const HttpRequest& req
 // and its own trials' tasks (the Core API's checkpoint.delete).
 absl::Status CheckCanChangeCheckpointsOf(Store& store, const HttpRequest& req, int64_t experiment_id) {
   const std::string& allocation_id = req.principal->allocation_id;
-  if (allocation_id.empty()) return ExperimentForChange(store, req, experiment_id).status();
+  if (allocation_id.empty()) return ExperimentForChange(store, req, experiment_id, rbac::Permission::kUpdateExperiment).status();
   ASSIGN_OR_RETURN(Allocation allocation, store.GetAllocation(allocation_id));
   ASSIGN_OR_RETURN(api::Trial trial, store.GetTrialByTaskId(allocation.task_id));
   if (trial.experiment_id != experiment_id) {

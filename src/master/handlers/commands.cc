@@ -47,7 +47,9 @@ const char* SingularOf(TaskType type) {
   return "task";
 }
 
-OwnedResource ResourceOf(const Task& task) { return {SingularOf(task.type), task.task_id, task.owner_id}; }
+OwnedResource ResourceOf(const Task& task) {
+  return {SingularOf(task.type), task.task_id, task.owner_id, task.workspace_id};
+}
 
 // The task `id` of `kind`; NotFound names the kind ("command abc not found").
 absl::StatusOr<Task> TaskOfKind(Store& store, const std::string& id, const Kind& kind) {
@@ -118,7 +120,7 @@ absl::StatusOr<json> ListKind(MasterContext& ctx, const HttpRequest& req, const 
 // A task the caller may change, of `kind`.
 absl::StatusOr<Task> TaskForChange(MasterContext& ctx, const HttpRequest& req, const std::string& id, const Kind& kind) {
   ASSIGN_OR_RETURN(Task task, TaskOfKind(ctx.store, id, kind));
-  RETURN_IF_ERROR(DefaultAuthz().CanChange(*req.principal, ResourceOf(task)));
+  RETURN_IF_ERROR(DefaultAuthz().Check(*req.principal, rbac::Permission::kUpdateNsc, ResourceOf(task)));
   return task;
 }
 
@@ -214,7 +216,7 @@ absl::Status ReportIdle(MasterContext& ctx, const HttpRequest& req, const Respon
   ASSIGN_OR_RETURN(Task task, TaskOfKind(ctx.store, id, kNotebookKind));
   const Principal& who = *req.principal;
   if (who.allocation_id.empty()) {
-    RETURN_IF_ERROR(DefaultAuthz().CanChange(who, ResourceOf(task)));
+    RETURN_IF_ERROR(DefaultAuthz().Check(who, rbac::Permission::kUpdateNsc, ResourceOf(task)));
   } else if (absl::StatusOr<Allocation> a = ctx.store.GetAllocation(who.allocation_id);
              !a.ok() || a->task_id != id) {
     return absl::PermissionDeniedError(absl::StrCat("allocation token is not valid for notebook ", id));
@@ -259,7 +261,7 @@ void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
     ReplyIfError(r, [&]() -> absl::Status {
       std::string id = req.path_params.at("task_id");
       ASSIGN_OR_RETURN(Task task, ctx.store.GetTask(id));
-      RETURN_IF_ERROR(DefaultAuthz().CanChange(*req.principal, ResourceOf(task)));
+      RETURN_IF_ERROR(DefaultAuthz().Check(*req.principal, rbac::Permission::kUpdateNsc, ResourceOf(task)));
       ctx.cluster.KillTask(id, ReplyWith(r));
       return absl::OkStatus();
     }());

@@ -83,7 +83,7 @@ absl::Status ChangeStates(MasterContext& ctx, const HttpRequest& req, const Resp
       pending->Done(i, t.status);
       continue;
     }
-    absl::StatusOr<api::Experiment> stored = ExperimentForChange(ctx.store, req, t.id);
+    absl::StatusOr<api::Experiment> stored = ExperimentForChange(ctx.store, req, t.id, rbac::Permission::kUpdateExperiment);
     if (!stored.ok()) {
       pending->Done(i, stored.status());
     } else if (std::optional<absl::Status> ended =
@@ -99,7 +99,7 @@ absl::Status ChangeStates(MasterContext& ctx, const HttpRequest& req, const Resp
 absl::StatusOr<json> Archive(MasterContext& ctx, const HttpRequest& req, bool archived) {
   ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, Targets(ctx, req));
   return RunBulk(std::move(targets), [&](int64_t id) {
-    RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+    RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id, rbac::Permission::kUpdateExperimentMetadata).status());
     return ArchiveExperiment(ctx.store, id, archived);
   });
 }
@@ -107,7 +107,7 @@ absl::StatusOr<json> Archive(MasterContext& ctx, const HttpRequest& req, bool ar
 absl::StatusOr<json> Delete(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, Targets(ctx, req));
   return RunBulk(std::move(targets), [&](int64_t id) {
-    RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+    RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id, rbac::Permission::kDeleteExperiment).status());
     RETURN_IF_ERROR(StartDeletingExperiment(ctx.store, id));
     ctx.cluster.DeleteExperiment(id);
     return absl::OkStatus();

@@ -25,7 +25,7 @@ absl::StatusOr<ContinuedExperiment> ParseContinueRequest(MasterContext& ctx, con
   const json* id_field = api::FindField(body, "id");
   if (id_field == nullptr) return absl::InvalidArgumentError("id is required: the experiment to continue");
   ASSIGN_OR_RETURN(int64_t id, api::ReadInt64(*id_field, "id"));
-  ASSIGN_OR_RETURN(api::Experiment experiment, ExperimentForChange(ctx.store, req, id));
+  ASSIGN_OR_RETURN(api::Experiment experiment, ExperimentForChange(ctx.store, req, id, rbac::Permission::kUpdateExperiment));
   json overrides = json::object();
   if (const json* text = api::FindField(body, "override_config"); text != nullptr && !text->is_null()) {
     if (!text->is_string()) return absl::InvalidArgumentError("overrideConfig: expected the overrides as YAML text");

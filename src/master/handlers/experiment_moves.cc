@@ -23,7 +23,7 @@ absl::StatusOr<int64_t> DestinationProject(const json& body) {
 }
 
 absl::Status MoveOne(MasterContext& ctx, const HttpRequest& req, int64_t id, int64_t destination) {
-  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id, rbac::Permission::kDeleteExperiment).status());
   return MoveExperimentChecked(ctx.store, id, destination);
 }
 

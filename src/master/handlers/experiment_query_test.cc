@@ -140,14 +140,14 @@ TEST(ExperimentAccessTest, OwnerAndAdminsMayChangeOthersMayNot) {
   Principal other_admin{
       .user_id = 4, .username = "root", .admin = true, .allocation_id = "", .token = ""};
   Principal task{.user_id = 0, .username = "", .admin = false, .allocation_id = "a.1", .token = ""};
-  EXPECT_TRUE(CheckCanModifyExperiment(owner, e).ok());
-  EXPECT_TRUE(CheckCanModifyExperiment(other_admin, e).ok());
-  absl::Status st = CheckCanModifyExperiment(other, e);
+  EXPECT_TRUE(CheckExperimentAccess(owner, rbac::Permission::kUpdateExperiment, e).ok());
+  EXPECT_TRUE(CheckExperimentAccess(other_admin, rbac::Permission::kUpdateExperiment, e).ok());
+  absl::Status st = CheckExperimentAccess(other, rbac::Permission::kUpdateExperiment, e);
   EXPECT_EQ(st.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(st.message(), "user bob is not the owner of experiment 9 and is not an admin");
-  EXPECT_EQ(CheckCanModifyExperiment(task, e).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(CheckExperimentAccess(task, rbac::Permission::kUpdateExperiment, e).code(), absl::StatusCode::kPermissionDenied);
   e.owner_id = 3;
-  EXPECT_TRUE(CheckCanModifyExperiment(other, e).ok());
+  EXPECT_TRUE(CheckExperimentAccess(other, rbac::Permission::kUpdateExperiment, e).ok());
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ absl::Status PatchExperiment(MasterContext& ctx, const HttpRequest& req, const R
   ASSIGN_OR_RETURN(ExperimentPatch patch, ParseExperimentPatch(body, id));
   ASSIGN_OR_RETURN(std::optional<JobChange> resources, ParseResourcesPatch(body));
   ASSIGN_OR_RETURN(std::optional<CheckpointGcPolicy> gc_policy, ParseCheckpointStoragePatch(body));
-  ASSIGN_OR_RETURN(api::Experiment e, ExperimentForChange(ctx.store, req, id));
+  ASSIGN_OR_RETURN(api::Experiment e, ExperimentForChange(ctx.store, req, id, rbac::Permission::kUpdateExperiment));
   // In turn: the GC policy, the job's resources (both through the cluster, which owns a live
   // experiment's config), then the plain fields; store work stays off the cluster's loop.
   auto finish = [&ctx, r, id, patch] {
@@ -217,7 +217,7 @@ absl::Status ChangeState(MasterContext& ctx, const HttpRequest& req, const Respo
     return absl::PermissionDeniedError("tasks cannot change experiment states");
   }
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
-  ASSIGN_OR_RETURN(api::Experiment stored, ExperimentForChange(ctx.store, req, id));
+  ASSIGN_OR_RETURN(api::Experiment stored, ExperimentForChange(ctx.store, req, id, rbac::Permission::kUpdateExperiment));
   // An ended experiment is answered from its stored state (the cluster knows live ones only).
   if (std::optional<absl::Status> ended =
           StateChangeOfEndedExperiment(id, stored.state, target, StateChangeScope::kOneExperiment)) {
@@ -231,7 +231,7 @@ absl::Status ChangeState(MasterContext& ctx, const HttpRequest& req, const Respo
 
 absl::StatusOr<json> SetArchived(MasterContext& ctx, const HttpRequest& req, bool archived) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
-  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id, rbac::Permission::kUpdateExperimentMetadata).status());
   RETURN_IF_ERROR(ArchiveExperiment(ctx.store, id, archived));
   return json::object();
 }
@@ -239,14 +239,14 @@ absl::StatusOr<json> SetArchived(MasterContext& ctx, const HttpRequest& req, boo
 // DeleteTensorboardFiles: the experiment's TensorBoard files go from its storage, in the background.
 absl::StatusOr<json> DeleteTensorboardFiles(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
-  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id, rbac::Permission::kDeleteExperiment).status());
   ctx.cluster.DeleteTensorboardFiles(id);
   return json::object();
 }
 
 absl::StatusOr<json> DeleteExperiment(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
-  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id, rbac::Permission::kDeleteExperiment).status());
   // DELETING until its checkpoints are gone from storage; then its records go (async, as upstream:
   // the reply does not wait).
   RETURN_IF_ERROR(StartDeletingExperiment(ctx.store, id));
@@ -261,7 +261,7 @@ absl::StatusOr<json> ChangeLabel(MasterContext& ctx, const HttpRequest& req, boo
   if (label == req.path_params.end() || label->second.empty()) {
     return absl::InvalidArgumentError("label must not be empty");
   }
-  ASSIGN_OR_RETURN(api::Experiment e, ExperimentForChange(ctx.store, req, id));
+  ASSIGN_OR_RETURN(api::Experiment e, ExperimentForChange(ctx.store, req, id, rbac::Permission::kUpdateExperimentMetadata));
   ExperimentPatch patch;
   patch.labels = WithLabel(e.labels, label->second, add);
   ASSIGN_OR_RETURN(api::Experiment updated, ctx.store.PatchExperiment(id, patch));

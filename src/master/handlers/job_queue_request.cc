@@ -190,7 +190,8 @@ absl::Status JoinErrors(const std::vector<absl::Status>& errors) {
 }
 
 absl::Status CheckCanModifyJob(const Principal& who, const JobInfo& job) {
-  return DefaultAuthz().CanChange(who, {"job", job.job_id, job.user_id});
+  return DefaultAuthz().Check(who, rbac::Permission::kUpdateExperiment,
+                              {"job", job.job_id, job.user_id, job.workspace_id});
 }
 
 absl::StatusOr<JobInfo> FindJob(const std::vector<JobInfo>& jobs, const std::string& job_id) {

@@ -36,7 +36,7 @@ absl::StatusOr<json> RetainExperimentLogs(MasterContext& ctx, const HttpRequest&
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ASSIGN_OR_RETURN(int days, NumDays(body));
-  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id, rbac::Permission::kUpdateExperimentMetadata).status());
   RETURN_IF_ERROR(ctx.store.SetExperimentLogRetentionDays(id, days));
   return json::object();
 }
@@ -46,7 +46,7 @@ absl::StatusOr<json> RetainTrialLogs(MasterContext& ctx, const HttpRequest& req)
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ASSIGN_OR_RETURN(int days, NumDays(body));
   ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(id));
-  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, trial.experiment_id).status());
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, trial.experiment_id, rbac::Permission::kUpdateExperimentMetadata).status());
   RETURN_IF_ERROR(ctx.store.SetTrialLogRetentionDays(id, days));
   return json::object();
 }
@@ -58,7 +58,7 @@ absl::StatusOr<json> RetainProjectExperimentsLogs(MasterContext& ctx, const Http
   ASSIGN_OR_RETURN(int days, NumDays(body));
   ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, ProjectBulkTargets(ctx.store, project_id, body));
   return RunBulk(std::move(targets), [&](int64_t id) {
-    RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id).status());
+    RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id, rbac::Permission::kUpdateExperimentMetadata).status());
     return ctx.store.SetExperimentLogRetentionDays(id, days);
   });
 }

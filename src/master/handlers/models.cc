@@ -120,7 +120,8 @@ absl::StatusOr<Model> ModelOfPath(Store& store, const HttpRequest& req) {
 // Only the model's owner or an admin changes or deletes it.
 absl::StatusOr<Model> ModelForChange(Store& store, const HttpRequest& req) {
   ASSIGN_OR_RETURN(Model m, ModelOfPath(store, req));
-  RETURN_IF_ERROR(DefaultAuthz().CanChange(*req.principal, {"model", m.name, m.user_id}));
+  RETURN_IF_ERROR(DefaultAuthz().Check(*req.principal, rbac::Permission::kEditModelRegistry,
+                                       {"model", m.name, m.user_id, m.workspace_id}));
   return m;
 }
 

@@ -139,7 +139,7 @@ absl::Status KillTrial(MasterContext& ctx, const HttpRequest& req, const Respond
   if (!req.principal->allocation_id.empty()) return absl::PermissionDeniedError("tasks cannot kill trials");
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "trial_id"));
   ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(id));
-  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, trial.experiment_id).status());
+  RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, trial.experiment_id, rbac::Permission::kUpdateExperiment).status());
   ctx.cluster.KillTrial(id, ReplyWith(r));
   return absl::OkStatus();
 }

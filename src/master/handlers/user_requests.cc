@@ -143,12 +143,7 @@ absl::StatusOr<UserPatch> ParseUserPatch(const json& body) {
 }
 
 absl::Status CheckAdmin(const Principal& who, const std::string& what) {
-  RETURN_IF_ERROR(RequireUserToken(who, what));
-  if (!who.admin) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("only admins can ", what, "; user ", who.username, " is not an admin"));
-  }
-  return absl::OkStatus();
+  return DefaultAuthz().CheckCluster(who, rbac::Permission::kAdministrateUser, what);
 }
 
 absl::Status CheckCanPatchUser(const Principal& who, int64_t target_user_id,

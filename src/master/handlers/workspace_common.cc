@@ -67,13 +67,14 @@ json ProjectJson(const Project& p) {
 
 absl::StatusOr<Workspace> WorkspaceForChange(WorkspaceStore& store, const Principal& who, int64_t id) {
   ASSIGN_OR_RETURN(Workspace w, store.GetWorkspace(id, who.user_id));
-  RETURN_IF_ERROR(DefaultAuthz().CanChange(who, {"workspace", std::to_string(id), w.user_id}));
+  RETURN_IF_ERROR(DefaultAuthz().Check(who, rbac::Permission::kUpdateWorkspace, {"workspace", std::to_string(id), w.user_id, id}));
   return w;
 }
 
 absl::StatusOr<Project> ProjectForChange(WorkspaceStore& store, const Principal& who, int64_t id) {
   ASSIGN_OR_RETURN(Project p, store.GetProject(id));
-  absl::Status as_owner = DefaultAuthz().CanChange(who, {"project", std::to_string(id), p.user_id});
+  absl::Status as_owner = DefaultAuthz().Check(who, rbac::Permission::kUpdateProject,
+                                                   {"project", std::to_string(id), p.user_id, p.workspace_id});
   if (as_owner.ok()) return p;
   ASSIGN_OR_RETURN(Workspace w, store.GetWorkspace(p.workspace_id, 0));
   if (w.user_id == who.user_id) return p;  // the workspace's owner manages its projects

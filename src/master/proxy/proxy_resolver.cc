@@ -39,7 +39,7 @@ RelayResolver MakeProxyResolver(ServiceRegistry& services, Authenticator& authen
       absl::StatusOr<Principal> who = authenticator.Authenticate(head);
       if (!who.ok()) return ErrorResponse(who.status());
       if (!who->allocation_id.empty()) return NotFound(id);  // a task's token opens no service
-      if (!authz.CanChange(*who, {"service", id, service->owner_id}).ok()) return NotFound(id);
+      if (!authz.Check(*who, rbac::Permission::kUpdateNsc, {"service", id, service->owner_id, service->workspace_id}).ok()) return NotFound(id);
     }
     RelayTarget target;
     target.host = service->host;

@@ -16,6 +16,7 @@ namespace det::master {
 struct Service {
   std::string id;  // the task's id; /proxy/{id}/...
   int64_t owner_id = 0;
+  int64_t workspace_id = 1;  // the task's
   std::string host;  // the agent's address as the master sees it
   int port = 0;
   // Raw TCP over the client's WebSocket (shells), needing no session: what is tunnelled

@@ -1,11 +1,43 @@
 #include "master/task/authz.h"
 
+#include <mutex>
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
 namespace det::master {
+namespace {
 
-absl::Status BasicAuthz::CanView(const Principal&, const OwnedResource&) const { return absl::OkStatus(); }
+using rbac::Permission;
+
+bool IsCreatePermission(Permission p) {
+  static const std::set<Permission>* creations = new std::set<Permission>{
+      Permission::kCreateExperiment, Permission::kCreateNsc,       Permission::kCreateProject,
+      Permission::kCreateModelRegistry, Permission::kCreateTemplates, Permission::kCreateWorkspace,
+      Permission::kCreateToken};
+  return creations->contains(p);
+}
+
+bool IsAdminOnlyInBasic(Permission p) {
+  static const std::set<Permission>* admin_only = new std::set<Permission>{
+      Permission::kAdministrateUser,       Permission::kAdministrateOauth,     Permission::kUpdateAgents,
+      Permission::kUpdateGroup,            Permission::kAssignRoles,           Permission::kUpdateRoles,
+      Permission::kUpdateMasterConfig,     Permission::kModifyRpWorkspaceBindings, Permission::kAdministrateToken,
+      Permission::kCreateOtherToken,       Permission::kViewOtherToken,        Permission::kSetResourceQuotas,
+      Permission::kSetWorkspaceNamespaceBindings, Permission::kModifyGlobalConfigPolicies};
+  return admin_only->contains(p);
+}
+
+std::mutex installed_mu;
+std::shared_ptr<const Authz>& Installed() {
+  static auto* installed = new std::shared_ptr<const Authz>(std::make_shared<BasicAuthz>());
+  return *installed;
+}
+
+}  // namespace
+
+bool IsViewPermission(Permission p) { return rbac::ShortName(p).starts_with("view_"); }
 
 absl::Status RequireUserToken(const Principal& who, const std::string& action) {
   if (who.allocation_id.empty()) return absl::OkStatus();
@@ -13,16 +45,29 @@ absl::Status RequireUserToken(const Principal& who, const std::string& action) {
       absl::StrCat("tasks cannot ", action, " with an allocation token; use a user's token"));
 }
 
-absl::Status BasicAuthz::CanChange(const Principal& who, const OwnedResource& what) const {
+absl::Status BasicAuthz::Check(const Principal& who, Permission needed, const OwnedResource& what) const {
+  if (IsViewPermission(needed)) return absl::OkStatus();
   RETURN_IF_ERROR(RequireUserToken(who, absl::StrCat("change ", what.kind, "s")));
-  if (who.admin || who.user_id == what.owner_id) return absl::OkStatus();
+  if (IsCreatePermission(needed) || who.admin || who.user_id == what.owner_id) return absl::OkStatus();
   return absl::PermissionDeniedError(
       absl::StrCat("user ", who.username, " is not the owner of ", what.kind, " ", what.id, " and is not an admin"));
 }
 
+absl::Status BasicAuthz::CheckCluster(const Principal& who, Permission needed, const std::string& action) const {
+  if (IsViewPermission(needed) && !IsAdminOnlyInBasic(needed)) return absl::OkStatus();
+  RETURN_IF_ERROR(RequireUserToken(who, action));
+  if (!IsAdminOnlyInBasic(needed) || who.admin) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat("only admins can ", action, "; user ", who.username, " is not an admin"));
+}
+
 const Authz& DefaultAuthz() {
-  static const BasicAuthz* authz = new BasicAuthz();
-  return *authz;
+  std::lock_guard lock(installed_mu);
+  return *Installed();
+}
+
+void InstallAuthz(std::shared_ptr<const Authz> authz) {
+  std::lock_guard lock(installed_mu);
+  Installed() = std::move(authz);
 }
 
 }  // namespace det::master

@@ -1,44 +1,65 @@
 #pragma once
-// Who may see, change or kill what: the one rule every handler asks (RBAC will be another
-// implementation of the same interface). BasicAuthz, the rule until then:
-//  - every authenticated user sees everything;
-//  - a user changes (kills, pauses, reprioritizes, edits) only what they own, unless they are an
-//    admin: unlike upstream, a user cannot kill another user's task (determined-ai/determined#7088);
-//  - a task authenticated by its allocation token changes nothing through these checks.
+// Who may do what: the one rule every handler asks, with the permission the action needs (upstream's
+// permission ids, master/rbac/permissions.h) and the thing it is done to. The rule in force is chosen
+// at startup (security.authz.type):
+//  - BasicAuthz (basic, the default): every authenticated user sees everything and creates what they
+//    like; a user changes (kills, pauses, reprioritizes, edits, deletes) only what they own, unless they
+//    are an admin (unlike upstream, a user cannot kill another user's task: determined-ai/determined#7088);
+//    managing users, groups, roles, agents and the master is for admins.
+//  - RbacAuthz (rbac, master/rbac/rbac_authz.h): the permission must be granted by a role assigned to one
+//    of the user's groups, in the thing's workspace or cluster-wide.
+// In both, a task authenticated by its allocation token changes nothing through these checks.
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "master/http/http_types.h"
+#include "master/rbac/permissions.h"
 
 namespace det::master {
 
-// The thing a request is about, for messages and the rule.
+// The thing a request is about, for messages, the owner rule and the workspace scope.
 struct OwnedResource {
   std::string kind;  // "experiment", "command", "task", ...
   std::string id;
   int64_t owner_id = 0;
+  std::optional<int64_t> workspace_id;  // the workspace it belongs to; nullopt: none (cluster scope)
 };
 
 class Authz {
  public:
   virtual ~Authz() = default;
-  virtual absl::Status CanView(const Principal& who, const OwnedResource& what) const = 0;
-  virtual absl::Status CanChange(const Principal& who, const OwnedResource& what) const = 0;
+  // OK when `who` may do what `needed` allows to `what`; PermissionDenied saying what is missing.
+  virtual absl::Status Check(const Principal& who, rbac::Permission needed, const OwnedResource& what) const = 0;
+  // The same for an action on the cluster itself (users, groups, roles, agents, the master): `action`
+  // words it for messages ("create users").
+  virtual absl::Status CheckCluster(const Principal& who, rbac::Permission needed, const std::string& action) const = 0;
+  // Whether it is the rbac rule (GET /api/v1/master's rbacEnabled).
+  virtual bool IsRbac() const { return false; }
 };
 
 class BasicAuthz : public Authz {
  public:
-  absl::Status CanView(const Principal& who, const OwnedResource& what) const override;
-  // PermissionDenied "user X is not the owner of command ID and is not an admin".
-  absl::Status CanChange(const Principal& who, const OwnedResource& what) const override;
+  // Views and creations: OK. Other changes: PermissionDenied "user X is not the owner of command ID and is
+  // not an admin" unless owner or admin.
+  absl::Status Check(const Principal& who, rbac::Permission needed, const OwnedResource& what) const override;
+  // Admins only for managing users, groups, roles, agents, the master config, resource pool bindings and
+  // other users' tokens ("only admins can ACTION; user X is not an admin"); OK otherwise.
+  absl::Status CheckCluster(const Principal& who, rbac::Permission needed, const std::string& action) const override;
 };
+
+// Whether `p` only reads (its name starts with VIEW_).
+bool IsViewPermission(rbac::Permission p);
 
 // OK for a user's token. A task's allocation token acts for no user: PermissionDenied "tasks cannot
 // ACTION with an allocation token; use a user's token".
 absl::Status RequireUserToken(const Principal& who, const std::string& action);
 
-// The rule in force (BasicAuthz until RBAC exists).
+// The rule in force: BasicAuthz until InstallAuthz.
 const Authz& DefaultAuthz();
+// Makes `authz` the rule in force (main, once, before serving; tests restore it).
+void InstallAuthz(std::shared_ptr<const Authz> authz);
 
 }  // namespace det::master
