@@ -40,7 +40,10 @@ def test_fit_arguments_follow_the_experiment_config():
         "checkpoint_policy": "all",
         "latest_checkpoint": "uuid-1",
         "step_zero_validation": True,
+        "profiling_enabled": False,
     }  # no max_length: the Trainer asks the searcher (searcher.max_length)
+    config["profiling"] = {"enabled": True, "begin_on_batch": 0}
+    assert harness.fit_arguments(config, {"global_batch_size": 32}, None)["profiling_enabled"] is True
 
 
 def test_defaults_and_the_asha_budget_as_length():

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { describeError, request } from './api';
 import { mergeSeries, nextStartBatches } from './components/chartData';
+import { PROFILER_GROUPS } from './profilerSeries';
 import type { TrialSeries } from './types';
 
 export const SERIES_MAX_POINTS = 1000;
@@ -68,6 +69,8 @@ export function metricIdsOf(trials: { summaryMetrics?: Record<string, Record<str
   for (const t of trials) {
     for (const [key, metrics] of Object.entries(t.summaryMetrics ?? {})) {
       const group = key === 'avg_metrics' ? 'training' : key === 'validation_metrics' ? 'validation' : key;
+      // The profiler's groups are nested by agent: they have their own tab, not learning curves.
+      if ((PROFILER_GROUPS as readonly string[]).includes(group)) continue;
       for (const name of Object.keys(metrics ?? {})) ids.add(`${group}.${name}`);
     }
   }

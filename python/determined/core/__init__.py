@@ -13,6 +13,7 @@ from determined.core._searcher import (
     Unit,
 )
 from determined.core._preempt import DummyPreemptContext, PreemptContext, PreemptMode
+from determined.core._profiler import DummyProfilerContext, ProfilerContext
 from determined.core._context import Context, _dummy_init, init
 
 __all__ = [
@@ -24,12 +25,14 @@ __all__ = [
     "DummyDistributedContext",
     "DummyExperimentalCoreContext",
     "DummyPreemptContext",
+    "DummyProfilerContext",
     "DummySearcherContext",
     "DummyTrainContext",
     "EarlyExitReason",
     "ExperimentalCoreContext",
     "PreemptContext",
     "PreemptMode",
+    "ProfilerContext",
     "SearcherContext",
     "SearcherMode",
     "SearcherOperation",

@@ -14,8 +14,9 @@ from determined._native import native
 from determined.core._checkpoint import CheckpointContext, DummyCheckpointContext
 from determined.core._distributed import DistributedContext, DummyDistributedContext
 from determined.core._experimental import DummyExperimentalCoreContext, ExperimentalCoreContext
-from determined.core import _gpu_figures
+from determined.core import _system_metrics
 from determined.core._preempt import DummyPreemptContext, PreemptContext, PreemptMode
+from determined.core._profiler import DummyProfilerContext, ProfilerContext
 from determined.core._searcher import (
     DummySearcherContext,
     SearcherContext,
@@ -36,8 +37,8 @@ class Context:
     The Core API: ``.train`` (:class:`TrainContext`), ``.checkpoint`` (:class:`CheckpointContext`),
     ``.preempt`` (:class:`PreemptContext`), ``.distributed`` (:class:`DistributedContext`),
     ``.searcher`` (deprecated :class:`SearcherContext`, or None), ``.experimental``
-    (:class:`ExperimentalCoreContext`) and ``.info`` (the :class:`~determined.ClusterInfo`, None
-    off-cluster).
+    (:class:`ExperimentalCoreContext`), ``.profiler`` (:class:`ProfilerContext`, system metrics)
+    and ``.info`` (the :class:`~determined.ClusterInfo`, None off-cluster).
 
     Always use ``with det.core.init() as core_context:``; leaving the block sends the metrics still
     queued and stops the background threads.
@@ -52,6 +53,7 @@ class Context:
         searcher: Optional[SearcherContext] = None,
         info: Optional["det.ClusterInfo"] = None,
         experimental: Optional[ExperimentalCoreContext] = None,
+        profiler: Optional[ProfilerContext] = None,
     ) -> None:
         self.checkpoint = checkpoint
         self.distributed = distributed or DummyDistributedContext()
@@ -60,6 +62,7 @@ class Context:
         self.searcher = searcher
         self.info = info
         self.experimental = experimental or DummyExperimentalCoreContext()
+        self.profiler = profiler or DummyProfilerContext()
         self._closed = False
 
     def start(self) -> None:
@@ -78,6 +81,7 @@ class Context:
         if self._closed:
             return
         self._closed = True
+        self.profiler._close()  # before train: its last report goes out with the rest
         self.preempt.close()
         self.distributed.close()
         try:
@@ -287,6 +291,7 @@ def init(
             train=DummyTrainContext(),
             searcher=None,
             info=info,
+            profiler=DummyProfilerContext(f"a {info.task_type.lower()} task has no trial to report to"),
         )
 
     trial = info.trial
@@ -324,8 +329,7 @@ def init(
         distributed,
         preempt_mode,
     )
-    if distributed.rank == 0:
-        train._gpu_figures = _gpu_figures.start(info, lambda m: train.report_metrics("gpu", 0, m))
+    profiler = _trial_profiler(info, train, distributed, storage)
     searcher = None
     max_length = _parse_searcher_max_length(trial._config)
     if max_length is not None:
@@ -341,7 +345,41 @@ def init(
         searcher=searcher,
         info=info,
         experimental=ExperimentalCoreContext(lambda: _master_session(info), trial.trial_id),
+        profiler=profiler,
     )
+
+
+def _storage_directory(storage: Dict[str, Any]) -> Optional[str]:
+    """The local directory checkpoints are written to, for a file system storage."""
+    if storage.get("type") == "shared_fs":
+        host = storage.get("host_path")
+        return os.path.join(host, storage.get("storage_path") or "") if host else None
+    if storage.get("type") == "directory":
+        return storage.get("container_path")
+    return None
+
+
+def _trial_profiler(
+    info: "det.ClusterInfo",
+    train: TrainContext,
+    distributed: DistributedContext,
+    storage: Dict[str, Any],
+) -> ProfilerContext:
+    """
+    The trial's profiler; on at once when the experiment config says ``profiling: {enabled:
+    true}`` (upstream leaves that to the Trainer: docs/decisions.md, "The profiler").
+    """
+    disk_paths = ["/", os.getcwd(), _storage_directory(storage) or ""]
+    profiler = ProfilerContext(
+        train._report_profiling,
+        info.agent_id,
+        lambda: _system_metrics.machine_collectors(disk_paths, info.gpu_uuids),
+        local_chief=distributed.local_rank == 0,
+    )
+    profiling = info.trial._config.get("profiling")
+    if isinstance(profiling, dict) and profiling.get("enabled"):
+        profiler.on()
+    return profiler
 
 
 def _master_session(info: "det.ClusterInfo") -> "Session":

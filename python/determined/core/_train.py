@@ -66,7 +66,6 @@ class TrainContext:
         self._tb_sync = tensorboard_sync
         self._rank = rank
         self._tb_auto = auto_upload and tensorboard_sync is not None
-        self._gpu_figures: Any = None  # a started core._gpu_figures.GpuFigures, closed with this context
 
     def _request_tensorboard_sync(self) -> None:
         """Asks for a background upload of new or changed TensorBoard files; returns at once."""
@@ -105,6 +104,12 @@ class TrainContext:
         self._native.report(str(group), int(steps_completed), metrics)
         logger.info("report_metrics(group=%s, steps_completed=%s, %s)", group, steps_completed, metrics)
         self._request_tensorboard_sync()
+
+    def _report_profiling(self, group: str, metrics: Dict[str, Any], steps_completed: int) -> None:
+        """Queues a profiler report (core._profiler): like report_metrics, without a log line or a
+        TensorBoard upload for each."""
+        self._native.report(group, int(steps_completed), metrics)
+        logger.debug("profiler report(group=%s, %s)", group, metrics)
 
     def report_progress(self, progress: float) -> None:
         """Reports training progress as a fraction in [0, 1], shown by the WebUI."""
@@ -178,8 +183,6 @@ class TrainContext:
         self._native.flush()
 
     def _close(self) -> None:
-        if self._gpu_figures is not None:
-            self._gpu_figures.close()  # its last report goes out with the rest
         try:
             self._native.close()
         finally:

@@ -121,6 +121,7 @@ def fit_arguments(
         "checkpoint_policy": config.get("checkpoint_policy") or "best",
         "latest_checkpoint": latest_checkpoint,
         "step_zero_validation": bool(config.get("perform_initial_validation", False)),
+        "profiling_enabled": bool((config.get("profiling") or {}).get("enabled", False)),
     }
     if max_length is not None:
         args["max_length"] = max_length

@@ -26,6 +26,7 @@ from determined.pytorch._callback import PyTorchCallback
 from determined.pytorch._data import DataLoader
 from determined.pytorch._lr import LRScheduler
 from determined.pytorch._metrics import average_training_metrics, to_host
+from determined.pytorch._profiling import LoopTimings, ProfilingSettings, TrainerProfiling
 from determined.pytorch._reducer import _combine_workers, _local_reduce
 from determined.pytorch._trial import PyTorchTrial, _is_overridden
 from determined.pytorch._trial_context import PyTorchTrialContext
@@ -83,6 +84,7 @@ class TrialController:
         searcher_metric_name: Optional[str],
         smaller_is_better: bool,
         global_batch_size: Optional[int],
+        profiling: Optional[ProfilingSettings] = None,
     ) -> None:
         if not isinstance(trial, PyTorchTrial):
             raise TypeError(f"Trainer needs a PyTorchTrial, got {type(trial).__name__}")
@@ -111,6 +113,11 @@ class TrialController:
         self.searcher_metric_name = searcher_metric_name
         self.smaller_is_better = smaller_is_better
         self.global_batch_size = global_batch_size
+        self.profiling = (
+            TrainerProfiling(profiling, self.core.profiler, time_loop=self.dist.local_rank == 0)
+            if profiling is not None
+            else None
+        )
 
         self.callbacks: Dict[str, PyTorchCallback] = {}
         self.state = _checkpoint.TrialState(trial_id=trial_id)
@@ -342,6 +349,8 @@ class TrialController:
         one_worker = self.dist.size == 1
         should_preempt = self.core.preempt.should_preempt
         test_mode = self.test_mode
+        profiling = self.profiling
+        timings: Optional[LoopTimings] = None
         next_check = self._next_period_check(state.batches_trained)
 
         pending: List[Dict[str, Any]] = []
@@ -355,6 +364,9 @@ class TrialController:
             context._current_batch_idx = batch_idx
             if in_epoch == 0:
                 self._on_epoch_start(epoch_idx)
+            if profiling is not None:
+                timings = profiling.before_batch(batch_idx)
+            started = timings.start() if timings is not None else 0.0
             try:
                 batch = next(training_iterator)
             except StopIteration:
@@ -362,7 +374,9 @@ class TrialController:
                     "the training data loader ran out of data; a loader used as it is (with "
                     "dataset reproducibility checks disabled) must repeat forever"
                 ) from None
-            pending.append(self._train_batch(batch, epoch_idx, batch_idx))
+            if timings is not None:
+                timings.stop("dataloader_next", started)
+            pending.append(self._train_batch(batch, epoch_idx, batch_idx, timings))
             state.batches_trained += 1
             epoch_ended = in_epoch == epoch_len - 1
             if epoch_ended:
@@ -428,11 +442,26 @@ class TrialController:
         for model in self.context.models:
             model.train(training)
 
-    def _train_batch(self, batch: Any, epoch_idx: int, batch_idx: int) -> Dict[str, Any]:
+    def _train_batch(
+        self, batch: Any, epoch_idx: int, batch_idx: int, timings: Optional[LoopTimings] = None
+    ) -> Dict[str, Any]:
         context = self.context
         if context.experimental._auto_to_device:
+            started = timings.start() if timings is not None else 0.0
             batch = context.to_device(batch)
-        metrics = self.trial.train_batch(batch=batch, epoch_idx=epoch_idx, batch_idx=batch_idx)
+            if timings is not None:
+                timings.stop("to_device", started)
+        if timings is None:
+            metrics = self.trial.train_batch(batch=batch, epoch_idx=epoch_idx, batch_idx=batch_idx)
+        else:
+            # context.backward() and step_optimizer() time themselves into the same timings.
+            context._loop_timings = timings
+            started = timings.start()
+            try:
+                metrics = self.trial.train_batch(batch=batch, epoch_idx=epoch_idx, batch_idx=batch_idx)
+            finally:
+                context._loop_timings = None
+            timings.stop("train_batch", started)
         if context.profiler is not None:
             context.profiler.step()
         if type(metrics) is not dict:
@@ -495,6 +524,8 @@ class TrialController:
         avg, batch_metrics = average_training_metrics(per_worker)
         avg.update(self.context.reduce_metrics(for_training=True))
         self.context.reset_reducers()
+        if self.profiling is not None:
+            self.profiling.report(self.state.batches_trained)
         if self.is_chief:
             reported = self._with_position(avg)
             self.core.train.report_training_metrics(

@@ -13,6 +13,7 @@ import torch.distributed
 
 import determined as det
 from determined import core
+from determined.pytorch import _profiling
 from determined.pytorch._controller import TrialController
 from determined.pytorch._trial import PyTorchTrial
 from determined.pytorch._trial_context import PyTorchTrialContext
@@ -90,7 +91,10 @@ class Trainer:
                 random states, callbacks and the training position are restored.
             step_zero_validation: validate once before training.
             test_mode: train one batch, validate on one batch, checkpoint, and return (off-cluster).
-            profiling_enabled: accepted for compatibility; system metrics are not collected here.
+            profiling_enabled: profile the trial (on a cluster), as the experiment config's
+                ``profiling: {enabled: true}`` does: system metrics (``core_context.profiler``) and
+                the timings of the training loop, for the batches from ``profiling.begin_on_batch``
+                to ``profiling.end_after_batch`` (docs/profiler.md).
 
         Preemption (a pause, or the searcher stopping the trial) is checked after every batch: the
         trial checkpoints and ``fit()`` returns.
@@ -109,10 +113,12 @@ class Trainer:
         if max_length is not None:
             if not isinstance(max_length, TrainUnit) or not isinstance(max_length.value, int):
                 raise TypeError(f"max_length must be Batch(int) or Epoch(int), got {max_length!r}")
-        if profiling_enabled:
-            logger.warning("profiling_enabled: system metrics profiling is not supported here")
-
         exp_conf = self._context._exp_conf or {}
+        profiling = _profiling.settings_from(exp_conf, profiling_enabled)
+        if profiling is not None and self._local_training:
+            logger.warning("profiling: off-cluster there is no trial to report system metrics to")
+            profiling = None
+
         searcher_cfg = exp_conf.get("searcher") if isinstance(exp_conf, dict) else None
         searcher_cfg = searcher_cfg if isinstance(searcher_cfg, dict) else {}
         hparams = self._context._hparams or {}
@@ -165,6 +171,7 @@ class Trainer:
             searcher_metric_name=metric_name,
             smaller_is_better=smaller_is_better,
             global_batch_size=global_batch_size,
+            profiling=profiling,
         )
         controller.run()
 

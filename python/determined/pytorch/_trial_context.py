@@ -148,6 +148,8 @@ class PyTorchTrialContext(_ReducerRegistry):
         self._stop_requested = False
         self._epoch_len: Optional[int] = None
         self._current_batch_idx: Optional[int] = None
+        # The Trainer's timings of the batch being trained, while profiling (pytorch._profiling).
+        self._loop_timings: Any = None
         self._to_device_warned_types: Set[Type] = set()
         self._average_aggregated_gradients_default = True
         self._is_pre_trainer = False
@@ -406,11 +408,15 @@ class PyTorchTrialContext(_ReducerRegistry):
         ``loss.backward(...)``, with the same arguments. With ``aggregation_frequency`` > 1 and several
         workers, gradients are only exchanged on the batch that applies them.
         """
+        timings = self._loop_timings
+        started = timings.start() if timings is not None else 0.0
         if self.distributed.size > 1 and not self._should_communicate_and_update():
             with self._no_sync():
                 loss.backward(gradient=gradient, retain_graph=retain_graph, create_graph=create_graph)
         else:
             loss.backward(gradient=gradient, retain_graph=retain_graph, create_graph=create_graph)
+        if timings is not None:
+            timings.stop("backward", started)
 
     def step_optimizer(
         self,
@@ -432,6 +438,8 @@ class PyTorchTrialContext(_ReducerRegistry):
                 ``aggregation_frequency`` > 1).
             scaler: a ``GradScaler`` to step through (``scaler.step(optimizer)``).
         """
+        timings = self._loop_timings
+        started = timings.start() if timings is not None else 0.0
         if self._aggregation_frequency > 1:
             if not auto_zero_grads:
                 raise ValueError("auto_zero_grads must be True when aggregation_frequency > 1")
@@ -449,6 +457,8 @@ class PyTorchTrialContext(_ReducerRegistry):
             optimizer.step()
         if auto_zero_grads:
             optimizer.zero_grad()
+        if timings is not None:  # batches without a step (aggregation) count for none
+            timings.stop("optimizer_step", started)
 
     # --- the training position -------------------------------------------------------------------
 

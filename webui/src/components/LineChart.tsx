@@ -11,18 +11,19 @@ interface Props {
   yLabel: string;
   height?: number;
   points?: boolean; // a scatter plot: points, no lines
+  time?: boolean; // x values are Unix seconds, shown as times of day
   title: string; // for screen readers
 }
 
 // A uPlot chart that keeps its instance across data updates (setData) and follows its container's
 // width. 10 series x 10,000 points draw in well under 200 ms.
-export function LineChart({ series, xLabel, yLabel, height = 320, points = false, title }: Props) {
+export function LineChart({ series, xLabel, yLabel, height = 320, points = false, time = false, title }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const data = useMemo(() => alignSeries(series), [series]);
   // A few points (a validation metric reported once or twice) would be invisible as a line alone.
   const sparse = data[0].length <= 30;
-  const shape = series.map((s) => s.label).join('\u0000') + `|${xLabel}|${yLabel}|${points}|${sparse}`;
+  const shape = series.map((s) => s.label).join('\u0000') + `|${xLabel}|${yLabel}|${points}|${sparse}|${time}`;
 
   useEffect(() => {
     const el = box.current;
@@ -30,7 +31,7 @@ export function LineChart({ series, xLabel, yLabel, height = 320, points = false
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
       height,
-      scales: { x: { time: false } },
+      scales: { x: { time } },
       axes: [
         { label: xLabel, stroke: '#5d6875', grid: { stroke: '#eceff3' } },
         { label: yLabel, stroke: '#5d6875', grid: { stroke: '#eceff3' }, size: 60 },

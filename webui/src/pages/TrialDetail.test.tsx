@@ -37,4 +37,42 @@ describe('TrialDetail', () => {
     renderAt('/trials/:id/:tab?', '/trials/5', <TrialDetail />);
     expect(await screen.findByRole('img', { name: /loss \(training\) by batches: 1 series, 2 points/ })).toBeInTheDocument();
   });
+
+  it('charts each profiler group over time, a line per agent or GPU', async () => {
+    const report = (s: number, group: string, values: Record<string, unknown>) =>
+      ({ endTime: `2026-11-26T03:00:${String(s).padStart(2, '0')}Z`, group, metrics: { avg_metrics: { 'agent-0': values } } });
+    const calls = mockFetch((c) => {
+      if (c.url === '/api/v1/trials/5') return { body: { trial } };
+      if (c.url.startsWith('/api/v1/trials/metrics/trial_metrics')) {
+        const group = new URL(c.url, 'http://x').searchParams.get('group');
+        if (group === 'cpu') return { text: JSON.stringify({ result: { metrics: [report(10, 'cpu', { cpu_util_simple: 50 }), report(20, 'cpu', { cpu_util_simple: 70 })] } }) + '\n' };
+        if (group === 'gpu') return { text: JSON.stringify({ result: { metrics: [report(10, 'gpu', { 'GPU-a': { gpu_util: 90, gpu_free_memory: 2 ** 30 } }, ), report(10, 'gpu', { 'GPU-b': { gpu_util: 10, gpu_free_memory: 2 ** 31 } })] } }) + '\n' };
+        return { text: JSON.stringify({ result: { metrics: [] } }) + '\n' };
+      }
+      return undefined;
+    });
+    renderAt('/trials/:id/:tab?', '/trials/5/profiler', <TrialDetail />);
+    expect(await screen.findByRole('img', { name: 'cpu_util_simple (cpu) over time: 1 series, 2 points' })).toBeInTheDocument();
+    expect(screen.getByRole('img', { name: 'gpu_util (gpu) over time: 2 series, 1 points' })).toBeInTheDocument();
+    expect(screen.getByRole('img', { name: 'gpu_free_memory (gpu) over time: 2 series, 1 points' })).toBeInTheDocument();
+    expect(screen.getAllByTestId('profiler-group')).toHaveLength(2);
+    expect(screen.queryByText('No profiler data for this trial')).toBeNull();
+    const asked = calls.filter((c) => c.url.startsWith('/api/v1/trials/metrics/trial_metrics')).map((c) => c.url);
+    expect(asked).toContain('/api/v1/trials/metrics/trial_metrics?trialIds=5&group=cpu');
+    expect(asked).toHaveLength(6);
+  });
+
+  it('says how to turn the profiler on when a trial has no profiler data', async () => {
+    mockFetch((c) => {
+      if (c.url === '/api/v1/trials/5') return { body: { trial } };
+      if (c.url.startsWith('/api/v1/trials/metrics/trial_metrics')) return { text: JSON.stringify({ result: { metrics: [] } }) + '\n' };
+      return undefined;
+    });
+    renderAt('/trials/:id/:tab?', '/trials/5/profiler', <TrialDetail />);
+    expect(await screen.findByText('No profiler data for this trial')).toBeInTheDocument();
+    expect(screen.getByText('profiling: {enabled: true}')).toBeInTheDocument();
+    expect(screen.getByText('trainer.fit(..., profiling_enabled=True)')).toBeInTheDocument();
+    expect(screen.getByText('core_context.profiler.on()')).toBeInTheDocument();
+    expect(screen.queryByRole('img')).toBeNull();
+  });
 });

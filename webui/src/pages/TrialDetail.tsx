@@ -11,6 +11,7 @@ import { usePoll } from '../hooks';
 import type { Checkpoint, Trial } from '../types';
 import { metricIdsOf } from '../useTimeSeries';
 import { CheckpointTable } from './ExperimentDetail';
+import { TrialProfiler } from './TrialProfiler';
 
 const TABS = [
   { id: 'overview', label: 'Overview' },
@@ -18,6 +19,7 @@ const TABS = [
   { id: 'hyperparameters', label: 'Hyperparameters' },
   { id: 'checkpoints', label: 'Checkpoints' },
   { id: 'workloads', label: 'Workloads' },
+  { id: 'profiler', label: 'Profiler' },
 ];
 const TERMINAL = ['STATE_COMPLETED', 'STATE_CANCELED', 'STATE_ERROR'];
 
@@ -64,6 +66,7 @@ export default function TrialDetail() {
       {tab === 'hyperparameters' && <HyperparameterTable hparams={t.hparams} />}
       {tab === 'checkpoints' && <TrialCheckpoints t={t} />}
       {tab === 'workloads' && <Workloads trialId={t.id} />}
+      {tab === 'profiler' && <TrialProfiler trialId={t.id} live={live} />}
     </div>
   );
 }
