@@ -357,14 +357,23 @@ void ParseSecurity(const json* node, MasterConfig& out, json& eff, Problems& p) 
       {"default_lifespan_days", token.Int("default_lifespan_days", 30, -1, INT32_MAX)}};
 
   Section authz(s.Get("authz"), "security.authz", p);
-  json authz_json = authz.obj();
-  std::string authz_type = authz.String("type", "basic");
-  if (authz_type != "basic") {
-    p.Add("security.authz.type",
-          absl::StrCat("only \"basic\" is supported by this master, got \"", authz_type, "\""));
-  }
-  authz_json["type"] = "basic";
-  if (!authz.Has("fallback")) authz_json["fallback"] = "basic";
+  authz.CheckKeys({"type", "fallback", "rbac_ui_enabled", "workspace_creator_assign_role", "strict_job_queue_control",
+                   "_strict_ntsc_enabled"});
+  AuthzConfig& a = out.security.authz;
+  a.type = authz.OneOf("type", "basic", {"basic", "rbac"});
+  const std::string fallback = authz.OneOf("fallback", "basic", {"basic", "rbac"});
+  a.rbac_ui_enabled = authz.Bool("rbac_ui_enabled", a.type != "basic");
+  a.strict_job_queue_control = authz.Bool("strict_job_queue_control", false);
+  Section creator(authz.Get("workspace_creator_assign_role"), "security.authz.workspace_creator_assign_role", p);
+  creator.CheckKeys({"enabled", "role_id"});
+  a.workspace_creator_role_enabled = creator.Bool("enabled", true);
+  a.workspace_creator_role_id = static_cast<int32_t>(creator.Int("role_id", 2, 1, INT32_MAX));
+  json authz_json = {{"type", a.type},
+                     {"fallback", fallback},
+                     {"rbac_ui_enabled", a.rbac_ui_enabled},
+                     {"workspace_creator_assign_role",
+                      {{"enabled", a.workspace_creator_role_enabled}, {"role_id", a.workspace_creator_role_id}}},
+                     {"strict_job_queue_control", a.strict_job_queue_control}};
 
   eff["security"] = {{"initial_user_password", out.security.initial_user_password},
                      {"tls", {{"cert", out.security.tls_cert}, {"key", out.security.tls_key}}},

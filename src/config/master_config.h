@@ -121,6 +121,16 @@ struct DbConfig {
   std::string ssl_root_cert;
 };
 
+// security.authz: who may do what (basic: owners and admins; rbac: roles assigned to groups).
+struct AuthzConfig {
+  std::string type = "basic";  // basic | rbac
+  bool rbac_ui_enabled = false;  // GET /api/v1/master's rbacEnabled; defaults to type != basic
+  // A workspace's creator gets this role on it (upstream's default: WorkspaceAdmin, 2).
+  bool workspace_creator_role_enabled = true;
+  int32_t workspace_creator_role_id = 2;
+  bool strict_job_queue_control = false;  // rbac: reordering and priorities need CONTROL_STRICT_JOB_QUEUE
+};
+
 struct SecurityConfig {
   std::string initial_user_password;  // set for admin and determined when they are first created
   std::string tls_cert;               // both or neither
@@ -129,6 +139,7 @@ struct SecurityConfig {
   // agent user group. Not given: the agent's own user (upstream's default, root, is what an agent run
   // as root gives).
   std::optional<TaskUser> default_task;
+  AuthzConfig authz;
   bool tls_enabled() const { return !tls_cert.empty(); }
 };
 

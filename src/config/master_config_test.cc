@@ -74,6 +74,27 @@ TEST(MasterConfigTest, RetentionPolicyIsUsedAndChecked) {
   EXPECT_NE(ErrorOf("retention_policy: {keep: 1}\n").find("retention_policy.keep"), std::string::npos);
 }
 
+TEST(MasterConfigTest, SecurityAuthzChoosesTheRuleAndItsSettings) {
+  auto basic = Load("", {}, {{"data-dir", "/srv/det"}});
+  ASSERT_TRUE(basic.ok()) << basic.status();
+  EXPECT_EQ(basic->security.authz.type, "basic");
+  EXPECT_FALSE(basic->security.authz.rbac_ui_enabled);
+  auto rbac = Load("security:\n  authz:\n    type: rbac\n    strict_job_queue_control: true\n"
+                   "    workspace_creator_assign_role: {enabled: false}\n",
+                   {}, {{"data-dir", "/srv/det"}});
+  ASSERT_TRUE(rbac.ok()) << rbac.status();
+  EXPECT_EQ(rbac->security.authz.type, "rbac");
+  EXPECT_TRUE(rbac->security.authz.rbac_ui_enabled) << "on with rbac unless configured";
+  EXPECT_TRUE(rbac->security.authz.strict_job_queue_control);
+  EXPECT_FALSE(rbac->security.authz.workspace_creator_role_enabled);
+  EXPECT_EQ(rbac->security.authz.workspace_creator_role_id, 2);
+  EXPECT_NE(ErrorOf("security: {authz: {type: ldap}}\n").find("security.authz.type"), std::string::npos);
+  EXPECT_NE(ErrorOf("security: {authz: {workspace_creator_assign_role: {role_id: 0}}}\n")
+                .find("security.authz.workspace_creator_assign_role.role_id"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("security: {authz: {typo: 1}}\n").find("typo"), std::string::npos);
+}
+
 TEST(MasterConfigTest, ReadsEveryDocumentedKey) {
   auto c = Load(R"(
 port: 9090

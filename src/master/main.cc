@@ -31,6 +31,7 @@
 #include "master/http/server.h"
 #include "master/proxy/proxy_resolver.h"
 #include "master/proxy/service_registry.h"
+#include "master/rbac/rbac_authz.h"
 #include "master/rm/kubernetes/kubernetes_config.h"
 #include "master/rm/slurm/slurm_setup.h"
 #include "scheduler/schedule.h"
@@ -101,6 +102,14 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
       !st.ok()) {
     spdlog::error("security.initial_user_password: {}", st.ToString());
     return 1;
+  }
+  if (config.security.authz.type == "rbac") {
+    if (absl::Status st = det::master::rbac::SeedRbacOnce(**store, **store); !st.ok()) {
+      spdlog::error("security.authz: seeding the first role assignments: {}", st.ToString());
+      return 1;
+    }
+    InstallAuthz(std::make_shared<det::master::rbac::RbacAuthz>(**store));
+    spdlog::info("security.authz: rbac");
   }
   std::string cluster_id;
   fs::path cluster_id_file = data_dir / "cluster_id";

@@ -42,6 +42,7 @@ class SummaryFolder {
   std::optional<double> Fold(api::Trial& trial, const api::MetricsReport& report,
                              const std::vector<MetricPoint>& points, const std::string& searcher_metric,
                              bool smaller_is_better) {
+    if (IsProfilingGroup(report.group)) return std::nullopt;  // stored raw, as upstream: no summary
     trial.total_batches = std::max(trial.total_batches, report.total_batches);
     const std::string key = SummaryKey(report.group);
     json& group = summary_[key];
@@ -162,6 +163,10 @@ std::optional<double> ApplyMetricsToTrial(api::Trial& trial, const api::MetricsR
   folder.Finish();
   trial.summary_metrics_json = summary.dump();
   return value;
+}
+
+bool IsProfilingGroup(const std::string& group) {
+  return group == "gpu" || group == "cpu" || group == "memory" || group == "disk" || group == "network";
 }
 
 std::vector<MetricPoint> MetricPointsOf(const json& avg_metrics) {

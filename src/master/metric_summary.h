@@ -23,6 +23,10 @@ struct MetricPoint {
   std::string other_json;  // when not a number
 };
 
+// The profiler's system-metric groups (gpu, cpu, memory, disk, network): stored as reported, left out of
+// the trial's summary metrics and total batches, as upstream.
+bool IsProfilingGroup(const std::string& group);
+
 // The points of an avgMetrics object.
 std::vector<MetricPoint> MetricPointsOf(const nlohmann::json& avg_metrics);
 

@@ -79,6 +79,21 @@ TEST(MetricSummaryTest, ReportsFoldedTogetherEqualReportsFoldedOneByOne) {
       << "a number after a string starts the count again";
 }
 
+TEST(MetricSummaryTest, TheProfilersGroupsStayOutOfTheSummary) {
+  api::Trial t;
+  ApplyMetricsToTrial(t, Report("training", 3, R"({"loss":1.0})"), "loss", true);
+  const std::string before = t.summary_metrics_json;
+  for (const char* group : {"cpu", "gpu", "memory", "disk", "network"}) {
+    ApplyMetricsToTrial(t, Report(group, 900, R"({"agent-0":{"cpu_util_simple":12.5}})"), "loss", true);
+  }
+  EXPECT_EQ(t.summary_metrics_json, before);
+  EXPECT_EQ(t.total_batches, 3);
+  ApplyMetricsToTrial(t, Report("timings", 3, R"({"agent-0":{"backward":0.001}})"), "loss", true);
+  EXPECT_NE(t.summary_metrics_json, before) << "other groups, ours included, are summarized";
+  EXPECT_TRUE(IsProfilingGroup("disk"));
+  EXPECT_FALSE(IsProfilingGroup("validation"));
+}
+
 TEST(MetricSummaryTest, ASummaryChangedByAnotherWriterIsReadAgainNotTheOneKept) {
   auto apply = [](api::Trial& t, double loss) {
     std::vector<api::MetricsReport> reports = {Report("training", 1, absl::StrCat(R"({"loss":)", loss, "}"))};

@@ -199,7 +199,7 @@ def test_a_pool_bound_to_a_workspace_serves_only_it(tmp_path_factory, tmp_path):
             c.det("workspace", "create", name)
             c.det("project", "create", name, "p")
         refused = c.det("resource-pool", "bindings", "add", "gpu", "vision", check=False)
-        assert refused.returncode != 0 and "only admins bind resource pools" in refused.stdout + refused.stderr
+        assert refused.returncode != 0 and "only admins can bind resource pools" in refused.stdout + refused.stderr
         resp = admin.post(f"{c.master_url}/api/v1/resource-pools/gpu/workspace-bindings", timeout=30,
                                   json={"workspaceNames": ["vision"]})
         assert resp.status_code == 200, resp.text

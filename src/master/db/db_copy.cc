@@ -205,6 +205,7 @@ const std::vector<std::string>& ClusterTables() {
       "users",       "user_sessions", "workspaces", "workspace_pins", "projects", "experiments", "trials",    "allocations",        "tasks",
       "metrics",     "checkpoint_storages", "checkpoints",   "task_logs",   "templates", "searcher_snapshots",
       "searcher_events", "models", "model_versions", "trial_source_infos", "pool_bindings", "id_high_water",
+      "groups", "user_group_membership", "role_assignments", "authz_state",
   };
   return tables;
 }

@@ -147,6 +147,21 @@ class SqlStore : public Store {
   absl::Status SetProjectArchived(int64_t id, bool archived) override;
   absl::Status DeleteProject(int64_t id) override;
 
+  absl::StatusOr<Group> InsertGroup(const std::string& name, const std::vector<int64_t>& members) override;
+  absl::StatusOr<Group> GetGroup(int64_t id) override;
+  absl::StatusOr<GroupPage> ListGroups(const GroupFilter& filter) override;
+  absl::StatusOr<std::vector<int64_t>> ListGroupMembers(int64_t id) override;
+  absl::StatusOr<Group> UpdateGroup(int64_t id, const std::optional<std::string>& name, const std::vector<int64_t>& add,
+                                    const std::vector<int64_t>& remove) override;
+  absl::Status DeleteGroup(int64_t id) override;
+  absl::StatusOr<int64_t> PersonalGroupOf(int64_t user_id) override;
+  absl::Status AddRoleAssignments(const std::vector<rbac::Assignment>& assignments) override;
+  absl::Status RemoveRoleAssignments(const std::vector<rbac::Assignment>& assignments) override;
+  absl::StatusOr<std::vector<rbac::Assignment>> ListUserRoleAssignments(int64_t user_id) override;
+  absl::StatusOr<std::vector<rbac::Assignment>> ListRoleAssignments(const RoleAssignmentFilter& filter) override;
+  absl::StatusOr<std::optional<int64_t>> RbacSeededAt() override;
+  absl::Status SetRbacSeededAt(int64_t micros) override;
+
  private:
   explicit SqlStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}
   SqlLease Writer() { return db_->Writer(); }

@@ -196,7 +196,7 @@ absl::Status SqlStore::DeleteWorkspace(int64_t id) {
   SqlTransaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
   for (const char* sql : {"DELETE FROM workspace_pins WHERE workspace_id = ?", "DELETE FROM templates WHERE workspace_id = ?",
-                          "DELETE FROM pool_bindings WHERE workspace_id = ?",
+                          "DELETE FROM pool_bindings WHERE workspace_id = ?", "DELETE FROM role_assignments WHERE scope_workspace_id = ?",
                           "DELETE FROM projects WHERE workspace_id = ?", "DELETE FROM workspaces WHERE id = ?"}) {
     ASSIGN_OR_RETURN(auto s, db.Prepare(sql));
     s.Bind(1, id);

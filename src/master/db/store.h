@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "master/db/checkpoint_store.h"
 #include "master/db/experiment_store.h"
+#include "master/db/group_store.h"
 #include "master/db/log_store.h"
 #include "master/db/metric_store.h"
 #include "master/db/model_store.h"
@@ -26,7 +27,8 @@ class Store : public UserStore,
               public LogStore,
               public TemplateStore,
               public WorkspaceStore,
-              public ModelStore {
+              public ModelStore,
+              public GroupStore {
  public:
   // One write: calls of this store's write methods.
   using Write = std::function<absl::Status()>;

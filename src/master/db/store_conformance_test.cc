@@ -1457,5 +1457,93 @@ TYPED_TEST(ExperimentQueryTest, ConditionalWritesActOnlyInTheGivenStates) {
   EXPECT_EQ(this->store_->DeleteExperiment(exp, done).status().code(), absl::StatusCode::kNotFound);
 }
 
+// --- Groups and role assignments ------------------------------------------------------------------
+
+TYPED_TEST(StoreTest, GroupsHaveUniqueNamesMembersAndPages) {
+  Store& store = *this->store_;
+  absl::StatusOr<Group> vision = store.InsertGroup("vision", {1, 2});
+  ASSERT_TRUE(vision.ok()) << vision.status();
+  EXPECT_EQ(vision->name, "vision");
+  EXPECT_EQ(vision->num_members, 2);
+  EXPECT_FALSE(vision->personal_of);
+  absl::Status dup = store.InsertGroup("vision", {}).status();
+  EXPECT_EQ(dup.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(dup.message(), "group \"vision\" already exists");
+  ASSERT_TRUE(store.InsertGroup("nlp", {2}).ok());
+  ASSERT_TRUE(store.PersonalGroupOf(2).ok());
+
+  absl::StatusOr<GroupPage> all = store.ListGroups({});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->total, 2) << "personal groups are not listed";
+  absl::StatusOr<GroupPage> of_admin = store.ListGroups({.member = 1});
+  ASSERT_EQ(of_admin->groups.size(), 1u);
+  EXPECT_EQ(of_admin->groups[0].name, "vision");
+  absl::StatusOr<GroupPage> second = store.ListGroups({.offset = 1, .limit = 1});
+  ASSERT_EQ(second->groups.size(), 1u);
+  EXPECT_EQ(second->groups[0].name, "nlp");
+  EXPECT_EQ(second->total, 2);
+  EXPECT_EQ(store.ListGroups({.name = "nlp"})->total, 1);
+
+  absl::StatusOr<Group> renamed = store.UpdateGroup(vision->id, "perception", {3}, {1});
+  ASSERT_TRUE(renamed.ok()) << renamed.status();
+  EXPECT_EQ(renamed->name, "perception");
+  EXPECT_EQ(*store.ListGroupMembers(vision->id), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(store.UpdateGroup(vision->id, "nlp", {}, {}).status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store.GetGroup(vision->id)->name, "perception") << "a refused update changes nothing";
+  EXPECT_EQ(store.GetGroup(999).status().code(), absl::StatusCode::kNotFound);
+}
+
+TYPED_TEST(StoreTest, RoleAssignmentsReachUsersThroughTheirGroups) {
+  Store& store = *this->store_;
+  absl::StatusOr<Group> team = store.InsertGroup("team", {2});
+  ASSERT_TRUE(team.ok());
+  absl::StatusOr<int64_t> personal = store.PersonalGroupOf(2);
+  ASSERT_TRUE(personal.ok()) << personal.status();
+  EXPECT_EQ(*store.PersonalGroupOf(2), *personal) << "one personal group a user";
+  EXPECT_EQ(store.GetGroup(*personal)->personal_of, 2);
+  const std::vector<rbac::Assignment> given = {{.group_id = team->id, .role_id = 4, .workspace_id = 7},
+                                               {.group_id = *personal, .role_id = 5}};
+  ASSERT_TRUE(store.AddRoleAssignments(given).ok());
+  ASSERT_TRUE(store.AddRoleAssignments(given).ok()) << "idempotent";
+  absl::StatusOr<std::vector<rbac::Assignment>> of_user = store.ListUserRoleAssignments(2);
+  ASSERT_TRUE(of_user.ok()) << of_user.status();
+  EXPECT_THAT(*of_user, ::testing::UnorderedElementsAreArray(given));
+  EXPECT_TRUE(store.ListUserRoleAssignments(1)->empty());
+  EXPECT_EQ(store.ListRoleAssignments({.workspace_id = 7})->size(), 1u);
+  EXPECT_EQ(store.ListRoleAssignments({.workspace_id = 7, .with_cluster = true})->size(), 2u);
+  EXPECT_EQ(store.ListRoleAssignments({.role_id = 5})->size(), 1u);
+  EXPECT_EQ(store.ListRoleAssignments({.group_id = team->id})->size(), 1u);
+
+  ASSERT_TRUE(store.RemoveRoleAssignments({given[1]}).ok());
+  EXPECT_EQ(store.ListUserRoleAssignments(2)->size(), 1u);
+  ASSERT_TRUE(store.UpdateGroup(team->id, std::nullopt, {}, {2}).ok());
+  EXPECT_TRUE(store.ListUserRoleAssignments(2)->empty()) << "leaving the group loses its roles";
+  ASSERT_TRUE(store.DeleteGroup(team->id).ok());
+  EXPECT_TRUE(store.ListRoleAssignments({})->empty()) << "a deleted group's assignments go with it";
+  EXPECT_EQ(store.DeleteGroup(team->id).code(), absl::StatusCode::kNotFound);
+}
+
+TYPED_TEST(StoreTest, ADeletedWorkspaceTakesItsRoleAssignments) {
+  Store& store = *this->store_;
+  absl::StatusOr<Workspace> ws =
+      store.InsertWorkspace({.name = "scratch", .user_id = 2, .created_at = std::chrono::system_clock::now()});
+  ASSERT_TRUE(ws.ok());
+  absl::StatusOr<Group> team = store.InsertGroup("team", {2});
+  ASSERT_TRUE(store.AddRoleAssignments({{.group_id = team->id, .role_id = 5, .workspace_id = ws->id},
+                                        {.group_id = team->id, .role_id = 4}})
+                  .ok());
+  ASSERT_TRUE(store.DeleteWorkspace(ws->id).ok());
+  EXPECT_EQ(*store.ListRoleAssignments({}), (std::vector<rbac::Assignment>{{.group_id = team->id, .role_id = 4}}));
+}
+
+TYPED_TEST(StoreTest, RbacSeedingIsRecordedOnce) {
+  EXPECT_FALSE(*this->store_->RbacSeededAt());
+  ASSERT_TRUE(this->store_->SetRbacSeededAt(42).ok());
+  EXPECT_EQ(*this->store_->RbacSeededAt(), 42);
+  auto again = this->Reopen();
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(*again->RbacSeededAt(), 42);
+}
+
 }  // namespace
 }  // namespace det::master

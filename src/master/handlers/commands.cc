@@ -130,6 +130,8 @@ absl::Status Launch(MasterContext& ctx, const HttpRequest& req, const ResponderP
   RETURN_IF_ERROR(RequireUserToken(*req.principal, "launch work"));
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ASSIGN_OR_RETURN(NewTask request, ParseLaunchCommand(ctx.store, ctx.config, body, ctx.max_context_bytes, kind.type));
+  RETURN_IF_ERROR(DefaultAuthz().Check(*req.principal, rbac::Permission::kCreateNsc,
+                                       {kind.singular, "", req.principal->user_id, request.workspace_id}));
   if (const json* preview = api::FindField(body, "preview"); preview != nullptr && preview->is_boolean() &&
                                                              preview->get<bool>() && kind.type == TaskType::kNotebook) {
     // Nothing is launched: the notebook is upstream's empty Notebook message, every field its zero.
@@ -197,6 +199,8 @@ absl::Status CreateGenericTask(MasterContext& ctx, const HttpRequest& req, const
   RETURN_IF_ERROR(RequireUserToken(*req.principal, "launch work"));
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ASSIGN_OR_RETURN(NewTask request, ParseCreateGenericTask(ctx.store, ctx.config, body, ctx.max_context_bytes));
+  RETURN_IF_ERROR(DefaultAuthz().Check(*req.principal, rbac::Permission::kCreateNsc,
+                                       {"generic task", "", req.principal->user_id, request.workspace_id}));
   request.owner_id = req.principal->user_id;
   request.owner_username = req.principal->username;
   LaunchWarnings warnings = request.warnings;

@@ -153,6 +153,9 @@ absl::Status CreateExperiment(MasterContext& ctx, const HttpRequest& req, const 
   RETURN_IF_ERROR(RequireUserToken(*req.principal, "create experiments"));
   ASSIGN_OR_RETURN(CreateRequest request, ParseCreateRequest(ctx, req));
   NewExperiment& create = request.experiment;
+  ASSIGN_OR_RETURN(Project project, ctx.store.GetProject(create.project_id));
+  RETURN_IF_ERROR(DefaultAuthz().Check(*req.principal, rbac::Permission::kCreateExperiment,
+                                       {"experiment", "", req.principal->user_id, project.workspace_id}));
   std::vector<std::string> warnings = create.config.warnings;
   if (request.validate_only) {  // upstream: the config checked (the searcher too), nothing created
     RETURN_IF_ERROR(searcher::Searcher::Create(json::parse(create.config.full_json)).status());

@@ -24,11 +24,11 @@ void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx) {
                   {"externalLoginUri", ""},
                   {"externalLogoutUri", ""},
                   {"branding", "determined"},
-                  {"rbacEnabled", false},
+                  {"rbacEnabled", ctx.config.security.authz.rbac_ui_enabled},
                   {"product", "PRODUCT_UNSPECIFIED"},
                   {"featureSwitches", nlohmann::json::array()},
                   {"userManagementEnabled", true},
-                  {"strictJobQueueControl", false},
+                  {"strictJobQueueControl", ctx.config.security.authz.strict_job_queue_control},
                   {"hasCustomLogo", false},
                   {"clusterMessage", nullptr}});  // no cluster message is set (an unset message)
   });

@@ -9,6 +9,7 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
 #include "master/pool_bindings.h"
+#include "master/task/authz.h"
 #include "master/workspace_rules.h"
 
 namespace det::master {
@@ -55,10 +56,8 @@ absl::StatusOr<json> ListBindings(MasterContext& ctx, const HttpRequest& req) {
 enum class Change { kBind, kOverwrite, kUnbind };
 
 absl::StatusOr<json> ChangeBindings(MasterContext& ctx, const HttpRequest& req, Change change) {
-  if (!req.principal->admin) {
-    return absl::PermissionDeniedError(absl::StrCat("user ", req.principal->username,
-                                                    " is not an admin: only admins bind resource pools"));
-  }
+  RETURN_IF_ERROR(DefaultAuthz().CheckCluster(*req.principal, rbac::Permission::kModifyRpWorkspaceBindings,
+                                              "bind resource pools"));
   const std::string& pool = req.path_params.at("resource_pool_name");
   const auto& rm = ctx.config.resource_manager;
   RETURN_IF_ERROR(CheckBindable(pool, PoolNames(ctx.config), {rm.default_compute_resource_pool, rm.default_aux_resource_pool}));

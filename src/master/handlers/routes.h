@@ -37,11 +37,15 @@ void RegisterJobQueueRoutes(Router& router, MasterContext& ctx);
 void RegisterTaskListRoutes(Router& router, MasterContext& ctx);
 void RegisterLogRetentionRoutes(Router& router, MasterContext& ctx);
 void RegisterCommandRoutes(Router& router, MasterContext& ctx);
+void RegisterGroupRoutes(Router& router, MasterContext& ctx);
+void RegisterRoleRoutes(Router& router, MasterContext& ctx);
 
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   RegisterMasterInfoRoutes(router, ctx);
   RegisterMasterLogRoutes(router, ctx);
   RegisterAuthRoutes(router, ctx);
+  RegisterGroupRoutes(router, ctx);  // before /api/v1/users/{user_id}: PATCH /api/v1/users/assignments
+  RegisterRoleRoutes(router, ctx);
   RegisterUserRoutes(router, ctx);
   // Before /experiments/{experiment_id}/... and /trials/{trial_id}: routes match in order.
   RegisterTrialSeriesRoutes(router, ctx);

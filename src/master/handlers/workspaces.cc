@@ -17,6 +17,7 @@
 #include "master/handlers/routes.h"
 #include "master/handlers/workspace_common.h"
 #include "master/pool_bindings.h"
+#include "master/task/authz.h"
 #include "master/workspace_rules.h"
 
 namespace det::master {
@@ -164,7 +165,15 @@ absl::StatusOr<json> CreateWorkspace(MasterContext& ctx, const HttpRequest& req)
               .default_compute_pool = settings.default_compute_pool.value_or(""),
               .default_aux_pool = settings.default_aux_pool.value_or("")};
   RETURN_IF_ERROR(CheckWorkspaceOrProjectName(w.name, "name"));
+  RETURN_IF_ERROR(DefaultAuthz().CheckCluster(*req.principal, rbac::Permission::kCreateWorkspace, "create workspaces"));
   ASSIGN_OR_RETURN(Workspace created, ctx.store.InsertWorkspace(w));
+  // security.authz.workspace_creator_assign_role: the creator manages what they created.
+  if (const config::AuthzConfig& authz = ctx.config.security.authz;
+      DefaultAuthz().IsRbac() && authz.workspace_creator_role_enabled) {
+    ASSIGN_OR_RETURN(int64_t personal, ctx.store.PersonalGroupOf(req.principal->user_id));
+    RETURN_IF_ERROR(ctx.store.AddRoleAssignments(
+        {{.group_id = personal, .role_id = authz.workspace_creator_role_id, .workspace_id = created.id}}));
+  }
   // No Kubernetes here, so no workspace is bound to a namespace; upstream always sends the map.
   return json{{"workspace", WorkspaceJson(created)}, {"namespaceBindings", json::object()}};
 }

@@ -75,7 +75,7 @@ enum class Permission : int32_t {
 
 struct PermissionInfo {
   Permission id;
-  std::string_view wire_name;  // "PERMISSION_TYPE_CREATE_EXPERIMENT"
+  const char* wire_name;  // "PERMISSION_TYPE_CREATE_EXPERIMENT"
   bool global_only;           // assignable only at cluster scope
 };
 

@@ -25,8 +25,8 @@ TEST(PermissionsTest, SixtyPermissionsWithUpstreamsIdsNamesAndScopes) {
   std::set<int32_t> ids;
   for (const PermissionInfo& p : AllPermissions()) ids.insert(static_cast<int32_t>(p.id));
   EXPECT_EQ(ids.size(), 60u) << "no id twice";
-  EXPECT_EQ(FindPermission(2001)->wire_name, "PERMISSION_TYPE_CREATE_EXPERIMENT");
-  EXPECT_EQ(FindPermission(91001)->wire_name, "PERMISSION_TYPE_ADMINISTRATE_USER");
+  EXPECT_EQ(std::string(FindPermission(2001)->wire_name), "PERMISSION_TYPE_CREATE_EXPERIMENT");
+  EXPECT_EQ(std::string(FindPermission(91001)->wire_name), "PERMISSION_TYPE_ADMINISTRATE_USER");
   EXPECT_TRUE(FindPermission(8101)->global_only);
   EXPECT_FALSE(FindPermission(11003)->global_only);
   EXPECT_TRUE(FindPermission(12006)->global_only);
