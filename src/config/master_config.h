@@ -121,6 +121,14 @@ struct DbConfig {
   std::string ssl_root_cert;
 };
 
+// security.token: lifespans of access tokens (POST /api/v1/tokens), in days. -1 in the file means
+// infinite, kept as upstream keeps it: the longest Go duration, kInfiniteTokenLifespanDays.
+inline constexpr int kInfiniteTokenLifespanDays = 106751;
+struct TokenConfig {
+  int max_lifespan_days = 30;      // a request above it is refused
+  int default_lifespan_days = 30;  // a request without a lifespan
+};
+
 struct SecurityConfig {
   std::string initial_user_password;  // set for admin and determined when they are first created
   std::string tls_cert;               // both or neither
@@ -129,6 +137,7 @@ struct SecurityConfig {
   // agent user group. Not given: the agent's own user (upstream's default, root, is what an agent run
   // as root gives).
   std::optional<TaskUser> default_task;
+  TokenConfig token;
   bool tls_enabled() const { return !tls_cert.empty(); }
 };
 

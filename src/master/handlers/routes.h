@@ -11,6 +11,7 @@ void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx);
 void RegisterMasterLogRoutes(Router& router, MasterContext& ctx);
 void RegisterAuthRoutes(Router& router, MasterContext& ctx);
 void RegisterUserRoutes(Router& router, MasterContext& ctx);
+void RegisterTokenRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentContinueRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentTrialRoutes(Router& router, MasterContext& ctx);
@@ -43,6 +44,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterMasterLogRoutes(router, ctx);
   RegisterAuthRoutes(router, ctx);
   RegisterUserRoutes(router, ctx);
+  RegisterTokenRoutes(router, ctx);
   // Before /experiments/{experiment_id}/... and /trials/{trial_id}: routes match in order.
   RegisterTrialSeriesRoutes(router, ctx);
   RegisterExperimentContinueRoutes(router, ctx);
