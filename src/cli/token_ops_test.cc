@@ -88,9 +88,9 @@ TEST_F(TokenOpsTest, ListPrintsUpstreamsColumns) {
   ASSERT_TRUE(ListTokens(*session_, "bob", true, false, out).ok());
   EXPECT_EQ(Last("GET").target, "/api/v1/tokens?showInactive=true&username=bob");
   EXPECT_EQ(out.str(),
-            "  ID |   User ID | Description   | Created At                  | Expires At                  | Revoked   | Token Type\n"
-            "-----+-----------+---------------+-----------------------------+-----------------------------+-----------+--------------\n"
-            "   4 |         2 | ci            | 2025-01-02T03:04:05.000000Z | 2025-02-01T03:04:05.000000Z | False     | ACCESS_TOKEN\n");
+            " ID | User ID | Description | Created At                  | Expires At                  | Revoked | Token Type\n"
+            "----+---------+-------------+-----------------------------+-----------------------------+---------+--------------\n"
+            "  4 |       2 | ci          | 2025-01-02T03:04:05.000000Z | 2025-02-01T03:04:05.000000Z | False   | ACCESS_TOKEN\n");
   std::ostringstream as_json;
   ASSERT_TRUE(ListTokens(*session_, "", false, true, as_json).ok());
   EXPECT_EQ(Last("GET").target, "/api/v1/tokens?showInactive=false");
