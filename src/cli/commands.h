@@ -14,6 +14,7 @@ class CommandContext;
 struct TrialLogsArgs;
 
 void AddUserCommands(CLI::App& det, CommandContext& ctx);
+void AddTokenCommands(CLI::App& det, CommandContext& ctx);  // det token (alias tkn)
 void AddExperimentCommands(CLI::App& det, CommandContext& ctx);
 void AddTrialCommands(CLI::App& det, CommandContext& ctx);
 void AddDeployCommands(CLI::App& det, CommandContext& ctx);

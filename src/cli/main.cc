@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
       "print the version and exit");
 
   det::cli::AddUserCommands(app, ctx);
+  det::cli::AddTokenCommands(app, ctx);
   det::cli::AddExperimentCommands(app, ctx);
   det::cli::AddTrialCommands(app, ctx);
   det::cli::AddDeployCommands(app, ctx);

@@ -206,6 +206,25 @@ absl::Status Session::LoginAs(const std::string& username, const std::string& pl
   return cache.Save();
 }
 
+absl::StatusOr<std::string> Session::LoginWithToken(const std::string& token) {
+  if (token.empty()) return absl::InvalidArgumentError("no token given");
+  client::RestClient check(options_.master_url);
+  check.set_user_token(token);
+  absl::StatusOr<nlohmann::json> me = check.Get("/api/v1/me");
+  if (!me.ok()) return me.status();
+  std::string username;
+  if (auto user = me->find("user"); user != me->end() && user->is_object()) {
+    username = user->value("username", "");
+  }
+  if (username.empty()) return absl::InternalError("the master's /api/v1/me answer names no user");
+  UseToken(username, token);
+  token_is_fresh_ = true;
+  TokenCache cache = LoadCacheOrEmpty(options_.auth_file);
+  cache.Set(options_.master_url, CachedLogin{username, token});
+  if (absl::Status s = cache.Save(); !s.ok()) return s;
+  return username;
+}
+
 absl::Status Session::Logout() {
   TokenCache cache = LoadCacheOrEmpty(options_.auth_file);
   std::optional<CachedLogin> cached = cache.Get(options_.master_url);

@@ -66,6 +66,9 @@ class Session {
 
   // `det user login`: logs in with the given credentials and caches the token.
   absl::Status LoginAs(const std::string& username, const std::string& plain_password);
+  // `det token login TOKEN`: checks an access (or session) token with GET /api/v1/me and caches it
+  // for the user it belongs to, as a login does; later commands use it. Returns that user's name.
+  absl::StatusOr<std::string> LoginWithToken(const std::string& token);
   // `det user logout`: tells the master (if a token is cached) and drops the cached token.
   absl::Status Logout();
 

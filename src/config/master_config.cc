@@ -319,6 +319,32 @@ void ParseDb(const json* node, const std::string& data_dir, MasterConfig& out, j
   }
 }
 
+// security.token: each lifespan a whole number of days >= 1, or -1 for infinite (kept as
+// kInfiniteTokenLifespanDays, as upstream keeps it); the default no longer than the maximum.
+TokenConfig ParseTokenConfig(const json* node, Problems& p) {
+  Section s(node, "security.token", p);
+  s.CheckKeys({"max_lifespan_days", "default_lifespan_days"});
+  TokenConfig out;
+  auto days = [&](const std::string& key, int fallback) {
+    int64_t n = s.Int(key, fallback, -1, kInfiniteTokenLifespanDays);
+    if (n == 0) {
+      p.Add(s.PathOf(key), "must be a number of days >= 1, or -1 for tokens that never expire; got 0");
+      return fallback;
+    }
+    return n == -1 ? kInfiniteTokenLifespanDays : static_cast<int>(n);
+  };
+  out.max_lifespan_days = days("max_lifespan_days", out.max_lifespan_days);
+  out.default_lifespan_days = days("default_lifespan_days", out.default_lifespan_days);
+  if (out.default_lifespan_days > out.max_lifespan_days) {
+    auto shown = [](int d) { return d == kInfiniteTokenLifespanDays ? std::string("-1 (infinite)") : std::to_string(d); };
+    p.Add(s.PathOf("default_lifespan_days"),
+          absl::StrCat("must not exceed security.token.max_lifespan_days (", shown(out.max_lifespan_days),
+                       "); got ", shown(out.default_lifespan_days),
+                       ". Lower it or raise max_lifespan_days"));
+  }
+  return out;
+}
+
 void ParseSecurity(const json* node, MasterConfig& out, json& eff, Problems& p) {
   Section s(node, "security", p);
   s.CheckKeys({"initial_user_password", "tls", "default_task", "ssh", "authz", "token"});
@@ -350,11 +376,9 @@ void ParseSecurity(const json* node, MasterConfig& out, json& eff, Problems& p) 
   json ssh_json = {{"rsa_key_size", ssh.Int("rsa_key_size", 1024, 1, 16384)},
                    {"key_type", ssh.OneOf("key_type", "ED25519", {"RSA", "ECDSA", "ED25519"})}};
 
-  Section token(s.Get("token"), "security.token", p);
-  token.CheckKeys({"max_lifespan_days", "default_lifespan_days"});
-  json token_json = {
-      {"max_lifespan_days", token.Int("max_lifespan_days", 30, -1, INT32_MAX)},
-      {"default_lifespan_days", token.Int("default_lifespan_days", 30, -1, INT32_MAX)}};
+  out.security.token = ParseTokenConfig(s.Get("token"), p);
+  json token_json = {{"max_lifespan_days", out.security.token.max_lifespan_days},
+                     {"default_lifespan_days", out.security.token.default_lifespan_days}};
 
   Section authz(s.Get("authz"), "security.authz", p);
   authz.CheckKeys({"type", "fallback", "rbac_ui_enabled", "workspace_creator_assign_role", "strict_job_queue_control",

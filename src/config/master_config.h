@@ -131,6 +131,14 @@ struct AuthzConfig {
   bool strict_job_queue_control = false;  // rbac: reordering and priorities need CONTROL_STRICT_JOB_QUEUE
 };
 
+// security.token: lifespans of access tokens (POST /api/v1/tokens), in days. -1 in the file means
+// infinite, kept as upstream keeps it: the longest Go duration, kInfiniteTokenLifespanDays.
+inline constexpr int kInfiniteTokenLifespanDays = 106751;
+struct TokenConfig {
+  int max_lifespan_days = 30;      // a request above it is refused
+  int default_lifespan_days = 30;  // a request without a lifespan
+};
+
 struct SecurityConfig {
   std::string initial_user_password;  // set for admin and determined when they are first created
   std::string tls_cert;               // both or neither
@@ -140,6 +148,7 @@ struct SecurityConfig {
   // as root gives).
   std::optional<TaskUser> default_task;
   AuthzConfig authz;
+  TokenConfig token;
   bool tls_enabled() const { return !tls_cert.empty(); }
 };
 

@@ -430,6 +430,33 @@ TEST(MasterConfigTest, DefaultTaskUserIsKeptOnlyWhereTheConfigGivesIt) {
   EXPECT_NE(ErrorOf("security: {default_task: {uid: -1}}\n").find("security.default_task.uid"), std::string::npos);
 }
 
+TEST(MasterConfigTest, TokenLifespansAreDaysOrInfiniteAndTheDefaultFitsTheMaximum) {
+  auto defaults = Load("");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->security.token.max_lifespan_days, 30);
+  EXPECT_EQ(defaults->security.token.default_lifespan_days, 30);
+  auto given = Load("security: {token: {max_lifespan_days: -1, default_lifespan_days: 7}}\n");
+  ASSERT_TRUE(given.ok()) << given.status();
+  EXPECT_EQ(given->security.token.max_lifespan_days, kInfiniteTokenLifespanDays);  // as upstream stores -1
+  EXPECT_EQ(given->security.token.default_lifespan_days, 7);
+  EXPECT_EQ(json::parse(given->effective_json)["security"]["token"]["max_lifespan_days"], kInfiniteTokenLifespanDays);
+  auto both_infinite = Load("security: {token: {max_lifespan_days: -1, default_lifespan_days: -1}}\n");
+  ASSERT_TRUE(both_infinite.ok()) << both_infinite.status();
+
+  std::string too_long = ErrorOf("security: {token: {max_lifespan_days: 10, default_lifespan_days: 20}}\n");
+  EXPECT_NE(too_long.find("security.token.default_lifespan_days: must not exceed security.token.max_lifespan_days (10); got 20"),
+            std::string::npos) << too_long;
+  std::string infinite_default = ErrorOf("security: {token: {default_lifespan_days: -1}}\n");
+  EXPECT_NE(infinite_default.find("got -1 (infinite)"), std::string::npos) << infinite_default;
+  std::string zero = ErrorOf("security: {token: {max_lifespan_days: 0}}\n");
+  EXPECT_NE(zero.find("security.token.max_lifespan_days: must be a number of days >= 1, or -1"), std::string::npos) << zero;
+  EXPECT_NE(ErrorOf("security: {token: {max_lifespan_days: -5}}\n").find("security.token.max_lifespan_days"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("security: {token: {max_lifespan_days: ten}}\n").find("must be an integer"), std::string::npos);
+  EXPECT_NE(ErrorOf("security: {token: {lifespan: 1}}\n").find("security.token.lifespan: unknown key"),
+            std::string::npos);
+}
+
 TEST(MasterConfigTest, TlsMovesTheDefaultPortTo8443) {
   auto tls = Load("security: {tls: {cert: /c.pem, key: /k.pem}}\n");
   ASSERT_TRUE(tls.ok()) << tls.status();

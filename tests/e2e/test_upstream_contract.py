@@ -225,6 +225,13 @@ TABLE = [
         body={"username": "determined", "password": ""}),
     Row("GET /api/v1/me", "v1GetMeResponse", who="user"),
     Row("GET /api/v1/auth/user", "v1CurrentUserResponse", who="user"),
+    # Access tokens (determined's own; user 2).
+    Row("POST /api/v1/tokens", "v1PostAccessTokenResponse", who="user",
+        body={"userId": 2, "lifespan": "720h", "description": "contract"},
+        then=lambda w, r: setattr(w, "access_token_id", r["tokenId"])),
+    Row("GET /api/v1/tokens", "v1GetAccessTokensResponse", who="user", query={"showInactive": "true"}),
+    Row("PATCH /api/v1/tokens/{token_id}", "v1PatchAccessTokenResponse", who="user",
+        p={"token_id": "access_token_id"}, body={"description": "contract edited", "setRevoked": True}),
     # Users.
     Row("POST /api/v1/users", "v1PostUserResponse",
         body={"user": {"username": "contract-user", "active": True, "admin": False}, "password": ""},

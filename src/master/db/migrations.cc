@@ -16,6 +16,7 @@ absl::StatusOr<bool> ApplyMigrations(SqlDatabase& database) {
   ASSIGN_OR_RETURN(SqlStatement any, db.Prepare("SELECT count(*) FROM schema_migrations"));
   ASSIGN_OR_RETURN(bool counted, any.Step());
   bool created = counted && any.Int(0) == 0;
+  any.Reset();  // a statement left mid-result blocks a migration's DROP TABLE on SQLite ("table is locked")
   for (const Migration& m : database.dialect() == SqlDialect::kSqlite ? SqliteMigrations() : PostgresMigrations()) {
     ASSIGN_OR_RETURN(SqlStatement check, db.Prepare("SELECT 1 FROM schema_migrations WHERE version = ?"));
     check.Bind(1, m.version);

@@ -34,6 +34,12 @@ class SqlStore : public Store {
   absl::StatusOr<UserPage> ListUsers(const UserFilter& filter) override;
   absl::Status DeleteUserSessions(int64_t user_id) override;
 
+  absl::StatusOr<int64_t> AddAccessToken(const NewAccessToken& token) override;
+  absl::StatusOr<AccessTokenInfo> GetAccessToken(int64_t id) override;
+  absl::StatusOr<std::vector<AccessTokenInfo>> ListAccessTokens(const AccessTokenFilter& filter) override;
+  absl::StatusOr<AccessTokenInfo> UpdateAccessToken(int64_t id, const AccessTokenPatch& patch,
+                                                    WallTime now) override;
+
   absl::StatusOr<HighestIds> GetHighestIds() override;
   absl::StatusOr<int64_t> InsertExperiment(const api::Experiment& experiment,
                                            const std::string& model_definition_tgz) override;

@@ -50,15 +50,15 @@ absl::StatusOr<User> UserById(SqlConnection& db, int64_t id) {
 absl::Status SqlStore::AddSession(const std::string& token_hash, int64_t user_id, WallTime expiry) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
-  ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO user_sessions (token_hash, user_id, expiry) VALUES (?, ?, ?)"));
-  s.Bind(1, token_hash).Bind(2, user_id).Bind(3, Micros(expiry));
+  ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO user_sessions (token_hash, user_id, expiry, token_type, created_at) VALUES (?, ?, ?, 'USER_SESSION', ?)"));
+  s.Bind(1, token_hash).Bind(2, user_id).Bind(3, Micros(expiry)).Bind(4, Micros(std::chrono::system_clock::now()));
   return s.Run();
 }
 
 absl::StatusOr<int64_t> SqlStore::LookupSession(const std::string& token_hash, WallTime now) {
   SqlLease lease = Reader();
   SqlConnection& db = *lease;
-  ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT user_id FROM user_sessions WHERE token_hash = ? AND expiry > ?"));
+  ASSIGN_OR_RETURN(auto s, db.Prepare("SELECT user_id FROM user_sessions WHERE token_hash = ? AND expiry > ? AND revoked_at IS NULL"));
   s.Bind(1, token_hash).Bind(2, Micros(now));
   return One<int64_t>(s, [](const SqlStatement& st) { return st.Int(0); }, "session");
 }
@@ -66,7 +66,7 @@ absl::StatusOr<int64_t> SqlStore::LookupSession(const std::string& token_hash, W
 absl::Status SqlStore::DeleteSession(const std::string& token_hash) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
-  ASSIGN_OR_RETURN(auto s, db.Prepare("DELETE FROM user_sessions WHERE token_hash = ?"));
+  ASSIGN_OR_RETURN(auto s, db.Prepare("DELETE FROM user_sessions WHERE token_hash = ? AND token_type = 'USER_SESSION'"));
   s.Bind(1, token_hash);
   return s.Run();
 }
@@ -185,7 +185,7 @@ absl::StatusOr<UserPage> SqlStore::ListUsers(const UserFilter& filter) {
 absl::Status SqlStore::DeleteUserSessions(int64_t user_id) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
-  ASSIGN_OR_RETURN(auto s, db.Prepare("DELETE FROM user_sessions WHERE user_id = ?"));
+  ASSIGN_OR_RETURN(auto s, db.Prepare("DELETE FROM user_sessions WHERE user_id = ? AND token_type = 'USER_SESSION'"));
   s.Bind(1, user_id);
   return s.Run();
 }

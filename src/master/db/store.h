@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "master/db/access_token_store.h"
 #include "master/db/checkpoint_store.h"
 #include "master/db/experiment_store.h"
 #include "master/db/group_store.h"
@@ -20,6 +21,7 @@
 namespace det::master {
 
 class Store : public UserStore,
+              public AccessTokenStore,
               public ExperimentStore,
               public TaskStore,
               public MetricStore,

@@ -49,9 +49,12 @@ class UserStore {
   // Users and sessions.
   virtual absl::StatusOr<api::User> GetUserByName(const std::string& username) = 0;
   virtual absl::StatusOr<api::User> GetUser(int64_t id) = 0;
+  // A login session (token_type USER_SESSION).
   virtual absl::Status AddSession(const std::string& token_hash, int64_t user_id, WallTime expiry) = 0;
-  // NotFound when the token is unknown or expired at `now`.
+  // The user of a login session or an access token (AccessTokenStore). NotFound when the token is
+  // unknown, expired at `now` or revoked.
   virtual absl::StatusOr<int64_t> LookupSession(const std::string& token_hash, WallTime now) = 0;
+  // Ends a login session; an access token is left as it is (it ends by being revoked).
   virtual absl::Status DeleteSession(const std::string& token_hash) = 0;
   // Replaces a user's stored password hash (bcrypt of the client-side form); nullopt = no password.
   virtual absl::Status SetUserPasswordHash(int64_t user_id, const std::optional<std::string>& hash) = 0;
@@ -60,7 +63,8 @@ class UserStore {
   // NotFound `user ID not found`; AlreadyExists when renaming onto a taken username.
   virtual absl::StatusOr<api::User> UpdateUser(int64_t id, const UserPatch& patch) = 0;
   virtual absl::StatusOr<UserPage> ListUsers(const UserFilter& filter) = 0;
-  // Revokes every session of the user (deactivation, password change).
+  // Ends every login session of the user (deactivation, password change). Their access tokens stay
+  // (an inactive user's are refused anyway; they end by being revoked).
   virtual absl::Status DeleteUserSessions(int64_t user_id) = 0;
 };
 

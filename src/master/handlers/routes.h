@@ -11,6 +11,7 @@ void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx);
 void RegisterMasterLogRoutes(Router& router, MasterContext& ctx);
 void RegisterAuthRoutes(Router& router, MasterContext& ctx);
 void RegisterUserRoutes(Router& router, MasterContext& ctx);
+void RegisterTokenRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentContinueRoutes(Router& router, MasterContext& ctx);
 void RegisterExperimentTrialRoutes(Router& router, MasterContext& ctx);
@@ -47,6 +48,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterGroupRoutes(router, ctx);  // before /api/v1/users/{user_id}: PATCH /api/v1/users/assignments
   RegisterRoleRoutes(router, ctx);
   RegisterUserRoutes(router, ctx);
+  RegisterTokenRoutes(router, ctx);
   // Before /experiments/{experiment_id}/... and /trials/{trial_id}: routes match in order.
   RegisterTrialSeriesRoutes(router, ctx);
   RegisterExperimentContinueRoutes(router, ctx);
