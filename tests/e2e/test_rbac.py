@@ -193,3 +193,15 @@ def test_the_stock_cli_manages_groups_and_roles(people, cluster):
     stock("rbac", "unassign-role", "Viewer", "-w", "ws-b", "-g", "stock-team")
     stock("user-group", "delete", "stock-team", "--yes")
     assert "stock-team" not in stock("user-group", "list").stdout
+
+
+def test_access_tokens_need_the_token_permissions(people):
+    admin, carol = people["admin"], people["carol"]
+    me = people["ids"]["carol"]
+    refused = carol.call("POST", "/api/v1/tokens", json={"userId": me, "description": "ci"})
+    assert refused.status_code == 403 and "PERMISSION_TYPE_CREATE_TOKEN" in refused.text
+    assert assign(admin, 10, user=me).status_code == 200  # TokenCreator, cluster-wide
+    made = carol.ok("POST", "/api/v1/tokens", json={"userId": me, "description": "ci"})
+    assert made["token"]
+    other = carol.call("POST", "/api/v1/tokens", json={"userId": people["ids"]["bob"]})
+    assert other.status_code == 403 and "PERMISSION_TYPE_CREATE_OTHER_TOKEN" in other.text

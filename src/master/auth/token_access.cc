@@ -1,6 +1,7 @@
 #include "master/auth/token_access.h"
 
 #include "absl/strings/str_cat.h"
+#include "master/task/authz.h"
 
 namespace det::master {
 namespace {
@@ -14,6 +15,16 @@ const char* Verb(TokenAction action) {
   return "use the access tokens of";
 }
 
+// Under rbac, the permission an action needs on one's own tokens, or on another user's.
+rbac::Permission Needed(TokenAction action, bool own) {
+  switch (action) {
+    case TokenAction::kCreate: return own ? rbac::Permission::kCreateToken : rbac::Permission::kCreateOtherToken;
+    case TokenAction::kView: return own ? rbac::Permission::kViewToken : rbac::Permission::kViewOtherToken;
+    case TokenAction::kUpdate: return own ? rbac::Permission::kUpdateToken : rbac::Permission::kAdministrateToken;
+  }
+  return rbac::Permission::kAdministrateToken;
+}
+
 }  // namespace
 
 absl::Status CheckTokenAccess(const Principal& who, TokenAction action, int64_t owner_user_id) {
@@ -21,11 +32,19 @@ absl::Status CheckTokenAccess(const Principal& who, TokenAction action, int64_t 
     return absl::PermissionDeniedError(
         "a task's allocation token cannot create, view, edit or revoke access tokens; use a user's token");
   }
-  if (who.user_id == owner_user_id || who.admin) return absl::OkStatus();
+  const bool own = who.user_id == owner_user_id;
+  if (DefaultAuthz().IsRbac()) {
+    return DefaultAuthz().CheckCluster(who, Needed(action, own), absl::StrCat(Verb(action), own ? " oneself" : " another user"));
+  }
+  if (own || who.admin) return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat("only an admin may ", Verb(action), " another user; user ",
                                                   who.username, " is not an admin"));
 }
 
-bool MayViewEveryonesTokens(const Principal& who) { return who.allocation_id.empty() && who.admin; }
+bool MayViewEveryonesTokens(const Principal& who) {
+  if (!who.allocation_id.empty()) return false;
+  if (DefaultAuthz().IsRbac()) return CheckTokenAccess(who, TokenAction::kView, -1).ok();
+  return who.admin;
+}
 
 }  // namespace det::master

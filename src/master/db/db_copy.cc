@@ -204,8 +204,8 @@ const std::vector<std::string>& ClusterTables() {
   static const std::vector<std::string> tables = {
       "users",       "user_sessions", "workspaces", "workspace_pins", "projects", "experiments", "trials",    "allocations",        "tasks",
       "metrics",     "checkpoint_storages", "checkpoints",   "task_logs",   "templates", "searcher_snapshots",
-      "searcher_events", "models", "model_versions", "trial_source_infos", "pool_bindings", "id_high_water",
-      "groups", "user_group_membership", "role_assignments", "authz_state",
+      "searcher_events", "models", "model_versions", "trial_source_infos", "pool_bindings",
+      "groups", "user_group_membership", "role_assignments", "authz_state", "id_high_water",
   };
   return tables;
 }

@@ -46,6 +46,8 @@ struct ExperimentFilter {
     std::vector<int64_t> not_in;  // none of these
   } ids;
   std::optional<int64_t> project_id;
+  // The workspaces whose rows the caller may see (rbac); nullopt: every one.
+  std::optional<std::vector<int64_t>> visible_workspaces;
   ExperimentSort sort = ExperimentSort::kId;
   bool descending = false;               // ties break by id in the same direction
   int64_t offset = 0;                    // >= 0

@@ -36,6 +36,8 @@ struct ModelFilter {
   std::vector<int64_t> user_ids;
   std::vector<int64_t> workspace_ids;
   std::vector<std::string> workspace_names;
+  // The workspaces whose rows the caller may see (rbac); nullopt: every one.
+  std::optional<std::vector<int64_t>> visible_workspaces;
   int64_t id = 0;  // 0 = any
   enum class SortBy { kName, kDescription, kCreationTime, kLastUpdatedTime, kNumVersions, kWorkspace } sort_by =
       SortBy::kName;

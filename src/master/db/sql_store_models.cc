@@ -137,6 +137,7 @@ absl::StatusOr<ModelPage> SqlStore::ListModels(const ModelFilter& filter) {
   in_list("CAST(m.user_id AS TEXT)", filter.user_ids);
   in_list("CAST(m.workspace_id AS TEXT)", filter.workspace_ids);
   in_list("w.name", filter.workspace_names);
+  if (filter.visible_workspaces) clauses.push_back(IdsIn("m.workspace_id", *filter.visible_workspaces));
   if (filter.id != 0) {
     clauses.push_back("m.id = CAST(? AS BIGINT)");
     binds.push_back(std::to_string(filter.id));

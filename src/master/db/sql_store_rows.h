@@ -288,6 +288,13 @@ inline absl::StatusOr<std::vector<T>> All(SqlStatement& s, Reader read) {
   return out;
 }
 
+// `column IN (a, b, ...)` for ids the master computed (never a user's text), or a condition that holds for no
+// row when there are none.
+inline std::string IdsIn(const std::string& column, const std::vector<int64_t>& ids) {
+  if (ids.empty()) return "1 = 0";
+  return absl::StrCat(column, " IN (", absl::StrJoin(ids, ", "), ")");
+}
+
 // `text` as a LIKE pattern matching itself anywhere, with `\` as the escape character.
 inline std::string LikeContains(const std::string& text) {
   std::string out = "%";

@@ -143,7 +143,8 @@ std::pair<std::string, std::vector<std::string>> TaskWhere(const TaskFilter& f) 
     }
     where.push_back(absl::StrCat("(", absl::StrJoin(who, " OR "), ")"));
   }
-  if (!f.workspace_ids.empty()) where.push_back(absl::StrCat("k.workspace_id IN (", absl::StrJoin(f.workspace_ids, ","), ")"));
+  if (!f.workspace_ids.empty()) where.push_back(IdsIn("k.workspace_id", f.workspace_ids));
+  if (f.visible_workspaces) where.push_back(IdsIn("k.workspace_id", *f.visible_workspaces));
   return {where.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(where, " AND ")), std::move(binds)};
 }
 

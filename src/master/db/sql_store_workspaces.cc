@@ -111,6 +111,7 @@ absl::StatusOr<WorkspacePage> SqlStore::ListWorkspaces(const WorkspaceFilter& fi
   if (!filter.usernames.empty()) clauses.push_back(InList("u.username", filter.usernames.size()));
   if (!filter.user_ids.empty()) clauses.push_back(InList("w.user_id", filter.user_ids.size()));
   if (filter.pinned) clauses.push_back(*filter.pinned ? "wp.pinned_at IS NOT NULL" : "wp.pinned_at IS NULL");
+  if (filter.visible_workspaces) clauses.push_back(IdsIn("w.id", *filter.visible_workspaces));
   std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
   auto bind_where = [&](SqlStatement& s) {
     int i = 1;
@@ -292,6 +293,7 @@ absl::StatusOr<ProjectPage> SqlStore::ListProjects(const ProjectFilter& filter) 
   }
   if (!filter.usernames.empty()) clauses.push_back(InList("u.username", filter.usernames.size()));
   if (!filter.user_ids.empty()) clauses.push_back(InList("p.user_id", filter.user_ids.size()));
+  if (filter.visible_workspaces) clauses.push_back(IdsIn("p.workspace_id", *filter.visible_workspaces));
   std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
   auto bind_where = [&](SqlStatement& s) {
     int i = 1;

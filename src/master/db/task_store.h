@@ -83,6 +83,8 @@ struct TaskFilter {
   std::vector<int64_t> owner_ids;    // OR'ed with usernames; both empty = anyone
   std::vector<std::string> usernames;
   std::vector<int64_t> workspace_ids;  // empty = any
+  // The workspaces whose rows the caller may see (rbac); nullopt: every one.
+  std::optional<std::vector<int64_t>> visible_workspaces;
   TaskSort sort = TaskSort::kId;
   bool descending = false;
   int64_t offset = 0;

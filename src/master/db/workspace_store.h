@@ -48,6 +48,8 @@ struct WorkspaceFilter {
   int64_t viewer_id = 0;          // whose pins `pinned_at` and `pinned` mean
   std::optional<bool> pinned;     // pinned by viewer_id or not
   bool by_name = false;  // else by id
+  // The workspaces whose rows the caller may see (rbac); nullopt: every one.
+  std::optional<std::vector<int64_t>> visible_workspaces;
   bool descending = false;
   int64_t offset = 0;
   int64_t limit = 0;  // 0 = all
@@ -93,6 +95,8 @@ struct PoolBinding {
 
 struct ProjectFilter {
   int64_t workspace_id = 0;  // 0 = any
+  // The workspaces whose rows the caller may see (rbac); nullopt: every one.
+  std::optional<std::vector<int64_t>> visible_workspaces;
   std::string name;          // exact, case-insensitive; "" = any
   std::optional<bool> archived;
   std::vector<std::string> usernames;

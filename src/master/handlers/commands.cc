@@ -109,6 +109,7 @@ absl::StatusOr<TaskFilter> ParseListQuery(const HttpRequest& req, TaskType type)
 
 absl::StatusOr<json> ListKind(MasterContext& ctx, const HttpRequest& req, const Kind& kind) {
   ASSIGN_OR_RETURN(TaskFilter filter, ParseListQuery(req, kind.type));
+  ASSIGN_OR_RETURN(filter.visible_workspaces, VisibleWorkspaces(*req.principal, rbac::Permission::kViewNsc));
   ASSIGN_OR_RETURN(std::vector<Task> page, ctx.store.ListTasks(filter));
   ASSIGN_OR_RETURN(int64_t total, ctx.store.CountTasks(filter));
   json objects = json::array();
@@ -186,6 +187,7 @@ void RegisterKindRoutes(Router& router, MasterContext& ctx, const Kind& kind) {
   router.Add("GET", base + "/{id}", Access::kAuthenticated, [&ctx, kind](HttpRequest& req, ResponderPtr r) {
     Reply(r, [&]() -> absl::StatusOr<json> {
       ASSIGN_OR_RETURN(Task task, TaskOfKind(ctx.store, req.path_params.at("id"), kind));
+      RETURN_IF_ERROR(CheckRead(*req.principal, rbac::Permission::kViewNsc, ResourceOf(task)));
       return KindResponse(ctx.store, kind, task);
     }());
   });

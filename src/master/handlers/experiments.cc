@@ -182,6 +182,8 @@ absl::Status CreateExperiment(MasterContext& ctx, const HttpRequest& req, const 
 absl::StatusOr<json> ListExperiments(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(ExperimentListQuery query, ParseExperimentListQuery(req));
   ExperimentFilter& filter = query.filter;
+  ASSIGN_OR_RETURN(filter.visible_workspaces,
+                   VisibleWorkspaces(*req.principal, rbac::Permission::kViewExperimentMetadata));
   ASSIGN_OR_RETURN(int64_t total, ctx.store.CountExperiments(filter));
   // A negative offset counts from the end (reference §1).
   filter.offset = query.offset < 0 ? std::max<int64_t>(0, total + query.offset) : query.offset;
@@ -198,6 +200,8 @@ absl::StatusOr<json> ListExperiments(MasterContext& ctx, const HttpRequest& req)
 absl::Status GetExperiment(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
   ASSIGN_OR_RETURN(api::Experiment e, ctx.store.GetExperiment(id));
+  RETURN_IF_ERROR(CheckRead(*req.principal, rbac::Permission::kViewExperimentMetadata,
+                            {"experiment", std::to_string(id), e.owner_id, e.workspace_id}));
   json resp = ExperimentResponse(e);
   if (api::IsTerminal(e.state)) {
     Reply(r, resp);

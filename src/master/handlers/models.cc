@@ -162,6 +162,7 @@ absl::StatusOr<json> ListModels(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(f.offset, QueryInt(req, "offset", 0));
   ASSIGN_OR_RETURN(f.limit, QueryInt(req, "limit", 0));
   if (f.offset < 0 || f.limit < 0) return absl::InvalidArgumentError("offset and limit must be >= 0");
+  ASSIGN_OR_RETURN(f.visible_workspaces, VisibleWorkspaces(*req.principal, rbac::Permission::kViewModelRegistry));
   ASSIGN_OR_RETURN(ModelPage page, ctx.store.ListModels(f));
   json out = json::array();
   for (const Model& m : page.models) out.push_back(ModelJson(m));
@@ -179,6 +180,8 @@ absl::StatusOr<json> CreateModel(MasterContext& ctx, const HttpRequest& req) {
           .notes = fields.notes.value_or(""),
           .workspace_id = fields.workspace_id.value_or(1),
           .user_id = req.principal->user_id};
+  RETURN_IF_ERROR(DefaultAuthz().Check(*req.principal, rbac::Permission::kCreateModelRegistry,
+                                       {"model", m.name, m.user_id, m.workspace_id}));
   ASSIGN_OR_RETURN(Model created, CreateModelChecked(ctx.store, m));
   return json{{"model", ModelJson(created)}};
 }
@@ -207,8 +210,14 @@ absl::StatusOr<json> ArchiveModel(MasterContext& ctx, const HttpRequest& req, bo
   return json::object();
 }
 
+// Deleting needs DELETE_MODEL_REGISTRY, and DELETE_OTHER_USER_MODEL_REGISTRY for another user's model (basic:
+// the owner or an admin).
 absl::StatusOr<json> DeleteModel(MasterContext& ctx, const HttpRequest& req) {
-  ASSIGN_OR_RETURN(Model m, ModelForChange(ctx.store, req));
+  ASSIGN_OR_RETURN(Model m, ModelOfPath(ctx.store, req));
+  const bool own = m.user_id == req.principal->user_id;
+  RETURN_IF_ERROR(DefaultAuthz().Check(
+      *req.principal, own ? rbac::Permission::kDeleteModelRegistry : rbac::Permission::kDeleteOtherUserModelRegistry,
+      {"model", m.name, m.user_id, m.workspace_id}));
   RETURN_IF_ERROR(ctx.store.DeleteModel(m.id));
   return json::object();
 }
@@ -315,6 +324,7 @@ void RegisterModelRoutes(Router& router, MasterContext& ctx) {
   });
   add("GET", "/api/v1/models/{model_name}", [](MasterContext& ctx, const HttpRequest& req) -> absl::StatusOr<json> {
     ASSIGN_OR_RETURN(Model m, ModelOfPath(ctx.store, req));
+    RETURN_IF_ERROR(CheckRead(*req.principal, rbac::Permission::kViewModelRegistry, {"model", m.name, m.user_id, m.workspace_id}));
     return json{{"model", ModelJson(m)}};
   });
   add("PATCH", "/api/v1/models/{model_name}", PatchModel);

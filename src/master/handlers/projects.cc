@@ -12,6 +12,7 @@
 #include "master/handlers/routes.h"
 #include "master/handlers/workspace_common.h"
 #include "master/metric_columns.h"
+#include "master/task/authz.h"
 #include "master/workspace_rules.h"
 
 namespace det::master {
@@ -139,6 +140,8 @@ void RegisterProjectRoutes(Router& router, MasterContext& ctx) {
   add("GET", "/api/v1/projects/{id}", [](MasterContext& ctx, const HttpRequest& req) -> absl::StatusOr<json> {
     ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
     ASSIGN_OR_RETURN(Project p, ctx.store.GetProject(id));
+    RETURN_IF_ERROR(
+        CheckRead(*req.principal, rbac::Permission::kViewProject, {"project", std::to_string(id), p.user_id, p.workspace_id}));
     return json{{"project", ProjectJson(p)}};
   });
   add("GET", "/api/v1/projects/{id}/columns", ProjectColumns);

@@ -74,6 +74,7 @@ absl::StatusOr<json> ListWorkspaces(MasterContext& ctx, const HttpRequest& req) 
   RETURN_IF_ERROR(ReadPage(req, f.offset, f.limit));
   ASSIGN_OR_RETURN(f.pinned, QueryOptionalBool(req, "pinned"));
   f.viewer_id = req.principal->user_id;
+  ASSIGN_OR_RETURN(f.visible_workspaces, VisibleWorkspaces(*req.principal, rbac::Permission::kViewWorkspace));
   ASSIGN_OR_RETURN(WorkspacePage page, ctx.store.ListWorkspaces(f));
   json out = json::array();
   for (const Workspace& w : page.workspaces) out.push_back(WorkspaceJson(w));
@@ -105,6 +106,7 @@ absl::StatusOr<json> ListWorkspaceProjects(MasterContext& ctx, const HttpRequest
   ASSIGN_OR_RETURN(f.sort_by, ProjectSort(req.Query("sort_by").value_or("SORT_BY_UNSPECIFIED")));
   ASSIGN_OR_RETURN(f.descending, QueryOrderDescending(req));
   RETURN_IF_ERROR(ReadPage(req, f.offset, f.limit));
+  ASSIGN_OR_RETURN(f.visible_workspaces, VisibleWorkspaces(*req.principal, rbac::Permission::kViewProject));
   ASSIGN_OR_RETURN(ProjectPage page, ctx.store.ListProjects(f));
   json out = json::array();
   for (const Project& p : page.projects) out.push_back(ProjectJson(p));
@@ -259,6 +261,7 @@ void RegisterWorkspaceRoutes(Router& router, MasterContext& ctx) {
   add("GET", "/api/v1/workspaces/{id}", [](MasterContext& ctx, const HttpRequest& req) -> absl::StatusOr<json> {
     ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
     ASSIGN_OR_RETURN(Workspace w, ctx.store.GetWorkspace(id, req.principal->user_id));
+    RETURN_IF_ERROR(CheckRead(*req.principal, rbac::Permission::kViewWorkspace, {"workspace", std::to_string(id), w.user_id, id}));
     return json{{"workspace", WorkspaceJson(w)}};
   });
   add("PATCH", "/api/v1/workspaces/{id}", PatchWorkspace);

@@ -35,6 +35,11 @@ absl::Status RbacAuthz::CheckCluster(const Principal& who, Permission needed, co
   return absl::PermissionDeniedError(absl::StrCat(Lacks(who, needed, std::nullopt).message(), ", needed to ", action));
 }
 
+absl::StatusOr<Reach> RbacAuthz::ReachOf(const Principal& who, Permission needed) const {
+  ASSIGN_OR_RETURN(std::vector<Assignment> assignments, groups_.ListUserRoleAssignments(who.user_id));
+  return rbac::ReachOf(assignments, needed);
+}
+
 absl::Status SeedRbacOnce(GroupStore& groups, UserStore& users) {
   ASSIGN_OR_RETURN(std::optional<int64_t> seeded, groups.RbacSeededAt());
   if (seeded) return absl::OkStatus();

@@ -20,6 +20,7 @@ class RbacAuthz : public Authz {
   absl::Status Check(const Principal& who, Permission needed, const OwnedResource& what) const override;
   // PermissionDenied "user X lacks PERMISSION_TYPE_UPDATE_AGENTS (cluster-wide), needed to disable agents".
   absl::Status CheckCluster(const Principal& who, Permission needed, const std::string& action) const override;
+  absl::StatusOr<Reach> ReachOf(const Principal& who, Permission needed) const override;
   bool IsRbac() const override { return true; }
 
  private:

@@ -60,6 +60,22 @@ absl::Status BasicAuthz::CheckCluster(const Principal& who, Permission needed, c
   return absl::PermissionDeniedError(absl::StrCat("only admins can ", action, "; user ", who.username, " is not an admin"));
 }
 
+absl::StatusOr<rbac::Reach> BasicAuthz::ReachOf(const Principal&, Permission) const {
+  return rbac::Reach{.everywhere = true};
+}
+
+absl::Status CheckRead(const Principal& who, Permission needed, const OwnedResource& what) {
+  absl::Status allowed = DefaultAuthz().Check(who, needed, what);
+  if (absl::IsPermissionDenied(allowed)) return absl::NotFoundError(absl::StrCat(what.kind, " ", what.id, " not found"));
+  return allowed;
+}
+
+absl::StatusOr<std::optional<std::vector<int64_t>>> VisibleWorkspaces(const Principal& who, Permission needed) {
+  ASSIGN_OR_RETURN(rbac::Reach reach, DefaultAuthz().ReachOf(who, needed));
+  if (reach.everywhere) return std::optional<std::vector<int64_t>>();
+  return std::optional<std::vector<int64_t>>(std::vector<int64_t>(reach.workspaces.begin(), reach.workspaces.end()));
+}
+
 const Authz& DefaultAuthz() {
   std::lock_guard lock(installed_mu);
   return *Installed();

@@ -15,7 +15,9 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "master/http/http_types.h"
+#include "master/rbac/grants.h"
 #include "master/rbac/permissions.h"
 
 namespace det::master {
@@ -36,7 +38,9 @@ class Authz {
   // The same for an action on the cluster itself (users, groups, roles, agents, the master): `action`
   // words it for messages ("create users").
   virtual absl::Status CheckCluster(const Principal& who, rbac::Permission needed, const std::string& action) const = 0;
-  // Whether it is the rbac rule (GET /api/v1/master's rbacEnabled).
+  // Where `who` holds `needed`: everywhere, or in these workspaces (what lists show them).
+  virtual absl::StatusOr<rbac::Reach> ReachOf(const Principal& who, rbac::Permission needed) const = 0;
+  // Whether it is the rbac rule.
   virtual bool IsRbac() const { return false; }
 };
 
@@ -48,7 +52,17 @@ class BasicAuthz : public Authz {
   // Admins only for managing users, groups, roles, agents, the master config, resource pool bindings and
   // other users' tokens ("only admins can ACTION; user X is not an admin"); OK otherwise.
   absl::Status CheckCluster(const Principal& who, rbac::Permission needed, const std::string& action) const override;
+  // Everywhere: every user sees everything.
+  absl::StatusOr<rbac::Reach> ReachOf(const Principal& who, rbac::Permission needed) const override;
 };
+
+// Check for a read: what `who` may not see does not exist for them (NotFound "KIND ID not found"), as
+// upstream hides it.
+absl::Status CheckRead(const Principal& who, rbac::Permission needed, const OwnedResource& what);
+
+// The workspaces whose things `who` may see with `needed` under the rule in force; nullopt: every one. For a
+// list's filter.
+absl::StatusOr<std::optional<std::vector<int64_t>>> VisibleWorkspaces(const Principal& who, rbac::Permission needed);
 
 // Whether `p` only reads (its name starts with VIEW_).
 bool IsViewPermission(rbac::Permission p);
