@@ -66,7 +66,8 @@ std::string PyRepr(const nlohmann::json& value) {
   if (value.is_string()) {
     // Python quotes with ' unless the text holds a ' and no ".
     const std::string& text = value.get_ref<const std::string&>();
-    const char quote = text.find('\'') != std::string::npos && text.find('"') == std::string::npos ? '"' : '\'';
+    const char quote =
+        text.find('\'') != std::string::npos && text.find('"') == std::string::npos ? '"' : '\'';
     std::string out(1, quote);
     for (char c : text) {
       if (c == '\\' || c == quote) out += '\\';

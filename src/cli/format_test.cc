@@ -50,7 +50,8 @@ TEST(FormatTest, PyCellPrintsAsUpstreamsTables) {
   EXPECT_EQ(PyCell(json(false)), "False");
   EXPECT_EQ(PyCell(json("ws-a")), "ws-a");
   EXPECT_EQ(PyCell(json(7)), "7");
-  EXPECT_EQ(PyCell(json::parse(R"({"workspace": null, "cluster": true})")), "{'cluster': True, 'workspace': None}");
+  EXPECT_EQ(PyCell(json::parse(R"({"workspace": null, "cluster": true})")),
+            "{'cluster': True, 'workspace': None}");
   EXPECT_EQ(PyCell(json::parse(R"([1, "it's", "a'b\"c", {}])")), R"([1, "it's", 'a\'b"c', {}])");
 }
 

@@ -50,8 +50,9 @@ absl::StatusOr<nlohmann::json> GetAllPages(Session& session, const std::string& 
   return all;
 }
 
-absl::StatusOr<nlohmann::json> PostPages(Session& session, const std::string& path, nlohmann::json body,
-                                         const std::string& field, const PageArgs& pages) {
+absl::StatusOr<nlohmann::json> PostPages(Session& session, const std::string& path,
+                                         nlohmann::json body, const std::string& field,
+                                         const PageArgs& pages) {
   nlohmann::json items = nlohmann::json::array();
   nlohmann::json reply = nlohmann::json::object();
   for (int64_t offset = pages.offset;;) {
@@ -66,7 +67,8 @@ absl::StatusOr<nlohmann::json> PostPages(Session& session, const std::string& pa
       for (auto& item : *it) items.push_back(std::move(item));
     }
     // A short page, or one that ignored the limit, is the last.
-    if (!pages.all_pages || n == 0 || static_cast<int64_t>(n) != pages.limit || LastPage(reply)) break;
+    if (!pages.all_pages || n == 0 || static_cast<int64_t>(n) != pages.limit || LastPage(reply))
+      break;
     offset += static_cast<int64_t>(n);
   }
   reply[field] = std::move(items);

@@ -1,7 +1,7 @@
 #pragma once
 // Reading paginated list endpoints (`offset`/`limit` in, `pagination` out; reference §1).
-#include <nlohmann/json_fwd.hpp>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -27,10 +27,11 @@ struct PageArgs {
   bool all_pages = true;
 };
 
-// POSTs `body` with offset and limit from `pages` to a search endpoint (groups/search, roles/search,
-// ...), page after page while all_pages and the master has more. Returns the last reply with its
-// `field` array holding every page's items.
-absl::StatusOr<nlohmann::json> PostPages(Session& session, const std::string& path, nlohmann::json body,
-                                         const std::string& field, const PageArgs& pages);
+// POSTs `body` with offset and limit from `pages` to a search endpoint (groups/search,
+// roles/search, ...), page after page while all_pages and the master has more. Returns the last
+// reply with its `field` array holding every page's items.
+absl::StatusOr<nlohmann::json> PostPages(Session& session, const std::string& path,
+                                         nlohmann::json body, const std::string& field,
+                                         const PageArgs& pages);
 
 }  // namespace det::cli

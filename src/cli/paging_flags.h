@@ -1,6 +1,6 @@
 #pragma once
-// upstream's pagination flags (--limit, --offset, --pages all|1) on a CLI11 command, read into PageArgs.
-// Only *_cmd.cc files include this (it includes CLI11).
+// upstream's pagination flags (--limit, --offset, --pages all|1) on a CLI11 command, read into
+// PageArgs. Only *_cmd.cc files include this (it includes CLI11).
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>

@@ -16,16 +16,19 @@ absl::Status RequireRbac(Session& session, const std::string& what) {
   if (!info.ok()) return info.status();
   const json enabled = info->value("rbacEnabled", json(false));
   if (enabled.is_boolean() && enabled.get<bool>()) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "`det ", what, "` needs role-based access control, which this master has off "
-      "(its configuration sets it on with `security: {authz: {type: rbac}}`)"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("`det ", what,
+                   "` needs role-based access control, which this master has off "
+                   "(its configuration sets it on with `security: {authz: {type: rbac}}`)"));
 }
 
-absl::StatusOr<std::vector<int64_t>> UserIdsByName(Session& session, const std::vector<std::string>& usernames) {
+absl::StatusOr<std::vector<int64_t>> UserIdsByName(Session& session,
+                                                   const std::vector<std::string>& usernames) {
   std::vector<int64_t> ids;
   std::vector<std::string> missing;
   for (const std::string& name : usernames) {
-    absl::StatusOr<json> resp = session.Get(absl::StrCat("/api/v1/users/", client::UrlEncode(name), "/by-username"));
+    absl::StatusOr<json> resp =
+        session.Get(absl::StrCat("/api/v1/users/", client::UrlEncode(name), "/by-username"));
     if (absl::IsNotFound(resp.status())) {
       missing.push_back(absl::StrCat("\"", name, "\""));
       continue;
@@ -33,27 +36,31 @@ absl::StatusOr<std::vector<int64_t>> UserIdsByName(Session& session, const std::
     if (!resp.ok()) return resp.status();
     const json user = resp->value("user", json::object());
     if (!user.contains("id") || !user["id"].is_number_integer()) {
-      return absl::InternalError(absl::StrCat("the master's answer for user \"", name, "\" has no id"));
+      return absl::InternalError(
+          absl::StrCat("the master's answer for user \"", name, "\" has no id"));
     }
     ids.push_back(user["id"].get<int64_t>());
   }
   if (!missing.empty()) {
-    return absl::NotFoundError(absl::StrCat(missing.size() == 1 ? "no user named " : "no users named ",
-                                            absl::StrJoin(missing, ", ")));
+    return absl::NotFoundError(absl::StrCat(
+        missing.size() == 1 ? "no user named " : "no users named ", absl::StrJoin(missing, ", ")));
   }
   return ids;
 }
 
 absl::StatusOr<int64_t> GroupIdByName(Session& session, const std::string& name) {
-  absl::StatusOr<json> resp = session.Post("/api/v1/groups/search", {{"name", name}, {"offset", 0}, {"limit", 1}});
+  absl::StatusOr<json> resp =
+      session.Post("/api/v1/groups/search", {{"name", name}, {"offset", 0}, {"limit", 1}});
   if (!resp.ok()) return resp.status();
   for (const json& g : resp->value("groups", json::array())) {
     const json group = g.value("group", json::object());
-    if (Str(group, "name") == name && group.contains("groupId") && group["groupId"].is_number_integer()) {
+    if (Str(group, "name") == name && group.contains("groupId") &&
+        group["groupId"].is_number_integer()) {
       return group["groupId"].get<int64_t>();
     }
   }
-  return absl::NotFoundError(absl::StrCat("no user group named \"", name, "\" (`det user-group list` shows them)"));
+  return absl::NotFoundError(
+      absl::StrCat("no user group named \"", name, "\" (`det user-group list` shows them)"));
 }
 
 absl::StatusOr<int64_t> RoleIdByName(Session& session, const std::string& name) {
@@ -67,8 +74,8 @@ absl::StatusOr<int64_t> RoleIdByName(Session& session, const std::string& name) 
     }
     names.push_back(Str(r, "name"));
   }
-  return absl::NotFoundError(
-      absl::StrCat("no role named \"", name, "\" (the roles are: ", absl::StrJoin(names, ", "), ")"));
+  return absl::NotFoundError(absl::StrCat("no role named \"", name,
+                                          "\" (the roles are: ", absl::StrJoin(names, ", "), ")"));
 }
 
 absl::StatusOr<int64_t> WorkspaceIdByName(Session& session, const std::string& name) {
@@ -76,7 +83,8 @@ absl::StatusOr<int64_t> WorkspaceIdByName(Session& session, const std::string& n
   if (!workspace.ok()) return workspace.status();
   const json id = workspace->value("id", json());
   if (!id.is_number_integer()) {
-    return absl::InternalError(absl::StrCat("the master's answer for workspace \"", name, "\" has no id"));
+    return absl::InternalError(
+        absl::StrCat("the master's answer for workspace \"", name, "\" has no id"));
   }
   return id.get<int64_t>();
 }
@@ -93,7 +101,8 @@ absl::StatusOr<std::string> NameCache::User(int64_t id) {
   return Lookup(absl::StrCat("/api/v1/users/", id), "user", "username");
 }
 
-absl::StatusOr<std::string> NameCache::Lookup(const std::string& path, const char* object, const char* field) {
+absl::StatusOr<std::string> NameCache::Lookup(const std::string& path, const char* object,
+                                              const char* field) {
   if (auto it = names_.find(path); it != names_.end()) return it->second;
   absl::StatusOr<json> resp = session_.Get(path);
   if (!resp.ok()) return resp.status();

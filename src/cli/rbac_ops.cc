@@ -50,13 +50,14 @@ absl::StatusOr<json> WorkspaceName(NameCache& names, const json& id) {
 
 // The rows of the Groupid/Userid tables of describe-role: who, where, and whether cluster-wide.
 absl::StatusOr<Table> AssigneeTable(NameCache& names, const json& assignments, bool groups) {
-  Table table({groups ? "Groupid" : "Userid", groups ? "Groupname" : "Username", "Workspaceid", "Workspacename",
-               "Assignedglobally"});
+  Table table({groups ? "Groupid" : "Userid", groups ? "Groupname" : "Username", "Workspaceid",
+               "Workspacename", "Assignedglobally"});
   for (const json& a : assignments) {
     const int64_t who = IdOr(a, groups ? "groupId" : "userId", 0);
     absl::StatusOr<std::string> name = groups ? names.Group(who) : names.User(who);
     if (!name.ok()) return name.status();
-    const json workspace = a.value("roleAssignment", json::object()).value("scopeWorkspaceId", json());
+    const json workspace =
+        a.value("roleAssignment", json::object()).value("scopeWorkspaceId", json());
     absl::StatusOr<json> workspace_name = WorkspaceName(names, workspace);
     if (!workspace_name.ok()) return workspace_name.status();
     table.AddRow({std::to_string(who), *name, PyCell(workspace), PyCell(*workspace_name),
@@ -79,7 +80,7 @@ absl::StatusOr<int> MyPermissions(Session& session, bool as_json, std::ostream& 
   for (const json& r : resp->value("roles", json::array())) {
     role_permissions[IdOr(r, "roleId", -1)] = r.value("permissions", json::array());
   }
-  std::vector<int64_t> scopes;             // 0: cluster-wide; in the order the summary names them
+  std::vector<int64_t> scopes;  // 0: cluster-wide; in the order the summary names them
   std::map<int64_t, json> scope_permissions;
   auto grant = [&](int64_t scope, const json& permissions) {
     json& list = scope_permissions[scope];
@@ -91,10 +92,13 @@ absl::StatusOr<int> MyPermissions(Session& session, bool as_json, std::ostream& 
   };
   for (const json& a : resp->value("assignments", json::array())) {
     const int64_t role = IdOr(a, "roleId", -1);
-    if (role < 0) return absl::InternalError("the master's permission summary has an assignment without a roleId");
+    if (role < 0)
+      return absl::InternalError(
+          "the master's permission summary has an assignment without a roleId");
     const json permissions = role_permissions.count(role) ? role_permissions[role] : json::array();
     if (a.value("scopeCluster", false)) grant(0, permissions);
-    for (const json& w : a.value("scopeWorkspaceIds", json::array())) grant(w.is_number_integer() ? w.get<int64_t>() : 0, permissions);
+    for (const json& w : a.value("scopeWorkspaceIds", json::array()))
+      grant(w.is_number_integer() ? w.get<int64_t>() : 0, permissions);
   }
   if (scopes.empty()) {
     out << "You have no permissions: no role is assigned to you or to a group of yours.\n";
@@ -114,12 +118,13 @@ absl::StatusOr<int> MyPermissions(Session& session, bool as_json, std::ostream& 
   return 0;
 }
 
-absl::StatusOr<int> ListRoles(Session& session, bool exclude_global_roles, const PageArgs& pages, bool as_json,
-                              std::ostream& out) {
+absl::StatusOr<int> ListRoles(Session& session, bool exclude_global_roles, const PageArgs& pages,
+                              bool as_json, std::ostream& out) {
   if (absl::Status s = RequireRbac(session, kWhat); !s.ok()) return s;
   json body = json::object();
   if (exclude_global_roles) body["workspaceId"] = 1;
-  absl::StatusOr<json> resp = PostPages(session, "/api/v1/roles/search/by-assignability", body, "roles", pages);
+  absl::StatusOr<json> resp =
+      PostPages(session, "/api/v1/roles/search/by-assignability", body, "roles", pages);
   if (!resp.ok()) return resp.status();
   if (as_json) {
     out << resp->dump(2) << "\n";
@@ -142,11 +147,13 @@ absl::StatusOr<int> ListRoles(Session& session, bool exclude_global_roles, const
   return 0;
 }
 
-absl::StatusOr<int> ListUsersRoles(Session& session, const std::string& username, bool as_json, std::ostream& out) {
+absl::StatusOr<int> ListUsersRoles(Session& session, const std::string& username, bool as_json,
+                                   std::ostream& out) {
   if (absl::Status s = RequireRbac(session, kWhat); !s.ok()) return s;
   absl::StatusOr<std::vector<int64_t>> user = UserIdsByName(session, {username});
   if (!user.ok()) return user.status();
-  absl::StatusOr<json> resp = session.Get(absl::StrCat("/api/v1/roles/search/by-user/", user->front()));
+  absl::StatusOr<json> resp =
+      session.Get(absl::StrCat("/api/v1/roles/search/by-user/", user->front()));
   if (!resp.ok()) return resp.status();
   if (as_json) {
     out << resp->dump(2) << "\n";
@@ -158,12 +165,13 @@ absl::StatusOr<int> ListUsersRoles(Session& session, const std::string& username
     return 0;
   }
   NameCache names(session);
-  Table table({"Rolename", "Roleid", "Assigneddirectlytouser", "Assignedtogroupname", "Assignedtogroupid",
-               "Scopecluster", "Scopeworkspacename", "Scopeworkspaceid"});
+  Table table({"Rolename", "Roleid", "Assigneddirectlytouser", "Assignedtogroupname",
+               "Assignedtogroupid", "Scopecluster", "Scopeworkspacename", "Scopeworkspaceid"});
   for (const json& r : roles) {
     const json role = r.value("role", json::object());
     for (bool direct : {true, false}) {
-      for (const json& a : r.value(direct ? "userRoleAssignments" : "groupRoleAssignments", json::array())) {
+      for (const json& a :
+           r.value(direct ? "userRoleAssignments" : "groupRoleAssignments", json::array())) {
         const json ra = a.value("roleAssignment", json::object());
         const json workspace = ra.value("scopeWorkspaceId", json());
         absl::StatusOr<json> workspace_name = WorkspaceName(names, workspace);
@@ -175,9 +183,10 @@ absl::StatusOr<int> ListUsersRoles(Session& session, const std::string& username
           if (!name.ok()) return name.status();
           group_name = *name;
         }
-        table.AddRow({PyCell(role.value("name", json())), PyCell(role.value("roleId", json())), PyCell(json(direct)),
-                      PyCell(group_name), PyCell(group_id), PyCell(ra.value("scopeCluster", json())),
-                      PyCell(*workspace_name), PyCell(workspace)});
+        table.AddRow({PyCell(role.value("name", json())), PyCell(role.value("roleId", json())),
+                      PyCell(json(direct)), PyCell(group_name), PyCell(group_id),
+                      PyCell(ra.value("scopeCluster", json())), PyCell(*workspace_name),
+                      PyCell(workspace)});
       }
     }
   }
@@ -185,7 +194,8 @@ absl::StatusOr<int> ListUsersRoles(Session& session, const std::string& username
   return 0;
 }
 
-absl::StatusOr<int> ListGroupsRoles(Session& session, const std::string& group, bool as_json, std::ostream& out) {
+absl::StatusOr<int> ListGroupsRoles(Session& session, const std::string& group, bool as_json,
+                                    std::ostream& out) {
   if (absl::Status s = RequireRbac(session, kWhat); !s.ok()) return s;
   absl::StatusOr<int64_t> id = GroupIdByName(session, group);
   if (!id.ok()) return id.status();
@@ -218,7 +228,8 @@ absl::StatusOr<int> ListGroupsRoles(Session& session, const std::string& group, 
   return 0;
 }
 
-absl::StatusOr<int> DescribeRole(Session& session, const std::string& role_name, bool as_json, std::ostream& out) {
+absl::StatusOr<int> DescribeRole(Session& session, const std::string& role_name, bool as_json,
+                                 std::ostream& out) {
   if (absl::Status s = RequireRbac(session, kWhat); !s.ok()) return s;
   absl::StatusOr<int64_t> id = RoleIdByName(session, role_name);
   if (!id.ok()) return id.status();
@@ -229,28 +240,32 @@ absl::StatusOr<int> DescribeRole(Session& session, const std::string& role_name,
     out << (roles.empty() ? json() : roles[0]).dump(2) << "\n";
     return 0;
   }
-  if (roles.size() != 1) return absl::NotFoundError(absl::StrCat("the master has no role with ID ", *id));
+  if (roles.size() != 1)
+    return absl::NotFoundError(absl::StrCat("the master has no role with ID ", *id));
   const json role = roles[0].value("role", json::object());
   out << "Role " << RoleLabel(role) << ", its permissions:\n"
       << PermissionTable(role.value("permissions", json::array())) << "\n";
   NameCache names(session);
   for (bool groups : {true, false}) {
-    const json assignments = roles[0].value(groups ? "groupRoleAssignments" : "userRoleAssignments", json::array());
+    const json assignments =
+        roles[0].value(groups ? "groupRoleAssignments" : "userRoleAssignments", json::array());
     if (assignments.empty()) {
       out << (groups ? "No user group has this role.\n" : "No user has this role directly.\n");
       continue;
     }
     absl::StatusOr<Table> table = AssigneeTable(names, assignments, groups);
     if (!table.ok()) return table.status();
-    out << (groups ? "User groups with this role:\n" : "Users with this role directly:\n") << table->Render() << "\n";
+    out << (groups ? "User groups with this role:\n" : "Users with this role directly:\n")
+        << table->Render() << "\n";
   }
   return 0;
 }
 
-absl::StatusOr<int> ChangeRoleAssignment(Session& session, const RoleAssignmentArgs& args, bool assign,
-                                         std::ostream& out) {
+absl::StatusOr<int> ChangeRoleAssignment(Session& session, const RoleAssignmentArgs& args,
+                                         bool assign, std::ostream& out) {
   if (args.user.has_value() == args.group.has_value()) {
-    return absl::InvalidArgumentError("give exactly one of -u/--username-to-assign and -g/--group-name-to-assign");
+    return absl::InvalidArgumentError(
+        "give exactly one of -u/--username-to-assign and -g/--group-name-to-assign");
   }
   if (absl::Status s = RequireRbac(session, kWhat); !s.ok()) return s;
   absl::StatusOr<int64_t> role = RoleIdByName(session, args.role);
@@ -267,20 +282,23 @@ absl::StatusOr<int> ChangeRoleAssignment(Session& session, const RoleAssignmentA
     absl::StatusOr<std::vector<int64_t>> user = UserIdsByName(session, {*args.user});
     if (!user.ok()) return user.status();
     assignee = user->front();
-    body["userRoleAssignments"].push_back({{"userId", assignee}, {"roleAssignment", role_assignment}});
+    body["userRoleAssignments"].push_back(
+        {{"userId", assignee}, {"roleAssignment", role_assignment}});
   } else {
     absl::StatusOr<int64_t> group = GroupIdByName(session, *args.group);
     if (!group.ok()) return group.status();
     assignee = *group;
-    body["groupRoleAssignments"].push_back({{"groupId", assignee}, {"roleAssignment", role_assignment}});
+    body["groupRoleAssignments"].push_back(
+        {{"groupId", assignee}, {"roleAssignment", role_assignment}});
   }
-  absl::StatusOr<json> resp =
-      session.Post(assign ? "/api/v1/roles/add-assignments" : "/api/v1/roles/remove-assignments", body);
+  absl::StatusOr<json> resp = session.Post(
+      assign ? "/api/v1/roles/add-assignments" : "/api/v1/roles/remove-assignments", body);
   if (!resp.ok()) return resp.status();
   out << (assign ? "Assigned role \"" : "Removed role \"") << args.role << "\" (ID " << *role << ")"
-      << (assign ? " to " : " from ") << (args.user ? "user \"" : "user group \"") << (args.user ? *args.user : *args.group)
-      << "\" (ID " << assignee << ")"
-      << (args.workspace ? absl::StrCat(" in workspace \"", *args.workspace, "\"") : std::string(" cluster-wide"))
+      << (assign ? " to " : " from ") << (args.user ? "user \"" : "user group \"")
+      << (args.user ? *args.user : *args.group) << "\" (ID " << assignee << ")"
+      << (args.workspace ? absl::StrCat(" in workspace \"", *args.workspace, "\"")
+                         : std::string(" cluster-wide"))
       << ".\n";
   return 0;
 }

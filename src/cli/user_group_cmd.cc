@@ -21,9 +21,12 @@ void AddUserGroupCommands(CLI::App& det, CommandContext& ctx) {
   auto create_name = std::make_shared<std::string>();
   auto create_users = std::make_shared<std::vector<std::string>>();
   create->add_option("group_name", *create_name, "the new group's name")->required();
-  create->add_option("--add-user", *create_users, "a user to put in the group (repeat the flag for several)")
+  create
+      ->add_option("--add-user", *create_users,
+                   "a user to put in the group (repeat the flag for several)")
       ->expected(1)
-      ->allow_extra_args(false)  // one value per occurrence: `create --add-user a NAME` keeps NAME positional
+      ->allow_extra_args(
+          false)  // one value per occurrence: `create --add-user a NAME` keeps NAME positional
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   create->callback([&ctx, create_name, create_users] {
     ctx.action = [&ctx, create_name, create_users] {
@@ -38,8 +41,9 @@ void AddUserGroupCommands(CLI::App& det, CommandContext& ctx) {
   del->add_flag("--yes", *del_yes, "do not ask for confirmation");
   del->callback([&ctx, del_name, del_yes] {
     ctx.action = [&ctx, del_name, del_yes]() -> absl::StatusOr<int> {
-      if (!*del_yes && !Confirm(absl::StrCat("Deleting user group \"", *del_name,
-                                             "\" removes it and its memberships for good. Continue?"))) {
+      if (!*del_yes &&
+          !Confirm(absl::StrCat("Deleting user group \"", *del_name,
+                                "\" removes it and its memberships for good. Continue?"))) {
         std::cout << "Not deleting user group \"" << *del_name << "\".\n";
         return 0;
       }
@@ -51,7 +55,8 @@ void AddUserGroupCommands(CLI::App& det, CommandContext& ctx) {
   list->alias("ls");
   auto list_args = std::make_shared<ListGroupsArgs>();
   auto list_pages = AddPagingFlags(list);
-  list->add_option("--groups-user-belongs-to", list_args->member, "only the groups this user is in");
+  list->add_option("--groups-user-belongs-to", list_args->member,
+                   "only the groups this user is in");
   list->add_flag("--json", list_args->json, "print the master's reply as JSON");
   auto run_list = [&ctx, list_args, list_pages] {
     ctx.action = [&ctx, list_args, list_pages] {
@@ -76,12 +81,14 @@ void AddUserGroupCommands(CLI::App& det, CommandContext& ctx) {
   });
 
   for (bool add : {true, false}) {
-    CLI::App* members = ug->add_subcommand(add ? "add-user" : "remove-user",
-                                           add ? "put users in a user group" : "take users out of a user group");
+    CLI::App* members =
+        ug->add_subcommand(add ? "add-user" : "remove-user",
+                           add ? "put users in a user group" : "take users out of a user group");
     auto group = std::make_shared<std::string>();
     auto usernames = std::make_shared<std::string>();
     members->add_option("group_name", *group, "the group")->required();
-    members->add_option("usernames", *usernames, "the users, separated by commas (alice,bob)")->required();
+    members->add_option("usernames", *usernames, "the users, separated by commas (alice,bob)")
+        ->required();
     members->callback([&ctx, group, usernames, add] {
       ctx.action = [&ctx, group, usernames, add] {
         return ChangeGroupMembers(ctx.session(), *group, *usernames, add, std::cout);
@@ -95,7 +102,9 @@ void AddUserGroupCommands(CLI::App& det, CommandContext& ctx) {
   rename->add_option("old_group_name", *old_name, "the group's name now")->required();
   rename->add_option("new_group_name", *new_name, "its new name")->required();
   rename->callback([&ctx, old_name, new_name] {
-    ctx.action = [&ctx, old_name, new_name] { return RenameGroup(ctx.session(), *old_name, *new_name, std::cout); };
+    ctx.action = [&ctx, old_name, new_name] {
+      return RenameGroup(ctx.session(), *old_name, *new_name, std::cout);
+    };
   });
 }
 

@@ -19,20 +19,22 @@ constexpr char kWhat[] = "user-group";
 
 // `"name" (ID n)` of a group in a reply.
 std::string GroupLabel(const json& group) {
-  return absl::StrCat("\"", Str(group, "name"), "\" (ID ", Cell(group.value("groupId", json())), ")");
+  return absl::StrCat("\"", Str(group, "name"), "\" (ID ", Cell(group.value("groupId", json())),
+                      ")");
 }
 
 // Names with their ids: `alice (ID 2), bob (ID 3)`.
 std::string UsersLabel(const std::vector<std::string>& names, const std::vector<int64_t>& ids) {
   std::vector<std::string> parts;
-  for (size_t i = 0; i < names.size() && i < ids.size(); ++i) parts.push_back(absl::StrCat(names[i], " (ID ", ids[i], ")"));
+  for (size_t i = 0; i < names.size() && i < ids.size(); ++i)
+    parts.push_back(absl::StrCat(names[i], " (ID ", ids[i], ")"));
   return absl::StrJoin(parts, ", ");
 }
 
 }  // namespace
 
-absl::StatusOr<int> CreateGroup(Session& session, const std::string& name, const std::vector<std::string>& add_users,
-                                std::ostream& out) {
+absl::StatusOr<int> CreateGroup(Session& session, const std::string& name,
+                                const std::vector<std::string>& add_users, std::ostream& out) {
   if (absl::Status s = RequireRbac(session, kWhat); !s.ok()) return s;
   absl::StatusOr<std::vector<int64_t>> ids = UserIdsByName(session, add_users);
   if (!ids.ok()) return ids.status();
@@ -54,7 +56,8 @@ absl::StatusOr<int> ListGroups(Session& session, const ListGroupsArgs& args, std
     if (!ids.ok()) return ids.status();
     body["userId"] = ids->front();
   }
-  absl::StatusOr<json> resp = PostPages(session, "/api/v1/groups/search", body, "groups", args.pages);
+  absl::StatusOr<json> resp =
+      PostPages(session, "/api/v1/groups/search", body, "groups", args.pages);
   if (!resp.ok()) return resp.status();
   if (args.json) {
     out << resp->dump(2) << "\n";
@@ -70,7 +73,8 @@ absl::StatusOr<int> ListGroups(Session& session, const ListGroupsArgs& args, std
   return 0;
 }
 
-absl::StatusOr<int> DescribeGroup(Session& session, const std::string& name, bool as_json, std::ostream& out) {
+absl::StatusOr<int> DescribeGroup(Session& session, const std::string& name, bool as_json,
+                                  std::ostream& out) {
   if (absl::Status s = RequireRbac(session, kWhat); !s.ok()) return s;
   absl::StatusOr<int64_t> id = GroupIdByName(session, name);
   if (!id.ok()) return id.status();
@@ -85,7 +89,8 @@ absl::StatusOr<int> DescribeGroup(Session& session, const std::string& name, boo
   Table table({"Id", "Username", "Displayname", "Admin", "Active", "Agentusergroup", "Modifiedat"});
   for (const json& u : group.value("users", json::array())) {
     std::vector<std::string> row;
-    for (const char* key : {"id", "username", "displayName", "admin", "active", "agentUserGroup", "modifiedAt"}) {
+    for (const char* key :
+         {"id", "username", "displayName", "admin", "active", "agentUserGroup", "modifiedAt"}) {
       row.push_back(PyCell(u.value(key, json())));
     }
     table.AddRow(std::move(row));
@@ -94,10 +99,12 @@ absl::StatusOr<int> DescribeGroup(Session& session, const std::string& name, boo
   return 0;
 }
 
-absl::StatusOr<int> ChangeGroupMembers(Session& session, const std::string& group, const std::string& usernames,
-                                       bool add, std::ostream& out) {
+absl::StatusOr<int> ChangeGroupMembers(Session& session, const std::string& group,
+                                       const std::string& usernames, bool add, std::ostream& out) {
   std::vector<std::string> names = absl::StrSplit(usernames, ',', absl::SkipWhitespace());
-  if (names.empty()) return absl::InvalidArgumentError("usernames: give one or more, separated by commas (alice,bob)");
+  if (names.empty())
+    return absl::InvalidArgumentError(
+        "usernames: give one or more, separated by commas (alice,bob)");
   if (absl::Status s = RequireRbac(session, kWhat); !s.ok()) return s;
   absl::StatusOr<int64_t> id = GroupIdByName(session, group);
   if (!id.ok()) return id.status();
@@ -107,20 +114,22 @@ absl::StatusOr<int> ChangeGroupMembers(Session& session, const std::string& grou
   absl::StatusOr<json> resp = session.Put(absl::StrCat("/api/v1/groups/", *id), body);
   if (!resp.ok()) return resp.status();
   const std::string label = GroupLabel(resp->value("group", json::object()));
-  out << (add ? "Added " : "Removed ") << UsersLabel(names, *user_ids) << (add ? " to" : " from") << " user group "
-      << label << ".\n";
+  out << (add ? "Added " : "Removed ") << UsersLabel(names, *user_ids) << (add ? " to" : " from")
+      << " user group " << label << ".\n";
   return 0;
 }
 
-absl::StatusOr<int> RenameGroup(Session& session, const std::string& old_name, const std::string& new_name,
-                                std::ostream& out) {
+absl::StatusOr<int> RenameGroup(Session& session, const std::string& old_name,
+                                const std::string& new_name, std::ostream& out) {
   if (absl::Status s = RequireRbac(session, kWhat); !s.ok()) return s;
   absl::StatusOr<int64_t> id = GroupIdByName(session, old_name);
   if (!id.ok()) return id.status();
-  absl::StatusOr<json> resp = session.Put(absl::StrCat("/api/v1/groups/", *id), {{"groupId", *id}, {"name", new_name}});
+  absl::StatusOr<json> resp =
+      session.Put(absl::StrCat("/api/v1/groups/", *id), {{"groupId", *id}, {"name", new_name}});
   if (!resp.ok()) return resp.status();
   const json group = resp->value("group", json::object());
-  out << "Renamed user group \"" << old_name << "\" (ID " << *id << ") to \"" << Str(group, "name") << "\".\n";
+  out << "Renamed user group \"" << old_name << "\" (ID " << *id << ") to \"" << Str(group, "name")
+      << "\".\n";
   return 0;
 }
 

@@ -16,8 +16,8 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 
-// A master with RBAC on (unless rbac_ is false), users alice (2) and bob (3), and one group "team" (5)
-// with alice in it; records every request after the login.
+// A master with RBAC on (unless rbac_ is false), users alice (2) and bob (3), and one group "team"
+// (5) with alice in it; records every request after the login.
 class UserGroupOpsTest : public FakeMasterTest {
  protected:
   void SetUp() override {
@@ -27,18 +27,24 @@ class UserGroupOpsTest : public FakeMasterTest {
 
   FakeResponse Serve(const FakeRequest& r) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"admin"}})"};
+    if (r.target == "/api/v1/auth/login")
+      return {200, R"({"token":"t","user":{"username":"admin"}})"};
     requests_.push_back(r);
     if (r.target == "/api/v1/master") return {200, json{{"rbacEnabled", rbac_}}.dump()};
-    if (r.target == "/api/v1/users/alice/by-username") return {200, R"({"user":{"id":2,"username":"alice"}})"};
-    if (r.target == "/api/v1/users/bob/by-username") return {200, R"({"user":{"id":3,"username":"bob"}})"};
+    if (r.target == "/api/v1/users/alice/by-username")
+      return {200, R"({"user":{"id":2,"username":"alice"}})"};
+    if (r.target == "/api/v1/users/bob/by-username")
+      return {200, R"({"user":{"id":3,"username":"bob"}})"};
     if (r.method == "POST" && r.target == "/api/v1/groups") {
       json body = json::parse(r.body);
       json users = json::array();
-      for (int64_t id : body["addUsers"]) users.push_back({{"id", id}, {"username", id == 2 ? "alice" : "bob"}});
-      return {200, json{{"group", {{"groupId", 5}, {"name", body["name"]}, {"users", users}}}}.dump()};
+      for (int64_t id : body["addUsers"])
+        users.push_back({{"id", id}, {"username", id == 2 ? "alice" : "bob"}});
+      return {200,
+              json{{"group", {{"groupId", 5}, {"name", body["name"]}, {"users", users}}}}.dump()};
     }
-    if (r.method == "POST" && r.target == "/api/v1/groups/search") return Search(json::parse(r.body));
+    if (r.method == "POST" && r.target == "/api/v1/groups/search")
+      return Search(json::parse(r.body));
     if (r.target == "/api/v1/groups/5") {
       json group = {{"groupId", 5}, {"name", "team"}, {"users", {kAlice}}};
       if (r.method == "PUT") {
@@ -61,9 +67,13 @@ class UserGroupOpsTest : public FakeMasterTest {
     }
     const size_t offset = body.value("offset", 0), limit = body.value("limit", 0);
     json page = json::array();
-    for (size_t i = offset; i < all.size() && (limit == 0 || page.size() < limit); ++i) page.push_back(all[i]);
-    json pagination = {{"offset", offset}, {"limit", limit}, {"startIndex", offset},
-                       {"endIndex", offset + page.size()}, {"total", all.size()}};
+    for (size_t i = offset; i < all.size() && (limit == 0 || page.size() < limit); ++i)
+      page.push_back(all[i]);
+    json pagination = {{"offset", offset},
+                       {"limit", limit},
+                       {"startIndex", offset},
+                       {"endIndex", offset + page.size()},
+                       {"total", all.size()}};
     return {200, json{{"groups", page}, {"pagination", pagination}}.dump()};
   }
 
@@ -77,7 +87,8 @@ class UserGroupOpsTest : public FakeMasterTest {
     return out;
   }
 
-  const json kAlice = json::parse(R"({"id": 2, "username": "alice", "displayName": "", "admin": false,
+  const json kAlice =
+      json::parse(R"({"id": 2, "username": "alice", "displayName": "", "admin": false,
       "active": true, "agentUserGroup": null, "modifiedAt": "2025-01-02T03:04:05Z"})");
   std::mutex mu_;
   std::vector<FakeRequest> requests_;
@@ -149,11 +160,12 @@ TEST_F(UserGroupOpsTest, DescribeFindsTheGroupByNameAndTablesItsUsers) {
   ASSERT_EQ(sent.size(), 2u);
   EXPECT_EQ(json::parse(sent[0].body), json::parse(R"({"name": "team", "offset": 0, "limit": 1})"));
   EXPECT_EQ(sent[1].method + " " + sent[1].target, "GET /api/v1/groups/5");
-  EXPECT_EQ(out.str(),
-            "User group \"team\" (ID 5), its users:\n"
-            " Id | Username | Displayname | Admin | Active | Agentusergroup | Modifiedat\n"
-            "----+----------+-------------+-------+--------+----------------+----------------------\n"
-            "  2 | alice    |             | False | True   | N/A            | 2025-01-02T03:04:05Z\n");
+  EXPECT_EQ(
+      out.str(),
+      "User group \"team\" (ID 5), its users:\n"
+      " Id | Username | Displayname | Admin | Active | Agentusergroup | Modifiedat\n"
+      "----+----------+-------------+-------+--------+----------------+----------------------\n"
+      "  2 | alice    |             | False | True   | N/A            | 2025-01-02T03:04:05Z\n");
   std::ostringstream as_json;
   ASSERT_TRUE(DescribeGroup(*session_, "team", true, as_json).ok());
   EXPECT_EQ(json::parse(as_json.str())["users"][0], kAlice);
