@@ -15,6 +15,8 @@ struct TrialLogsArgs;
 
 void AddUserCommands(CLI::App& det, CommandContext& ctx);
 void AddTokenCommands(CLI::App& det, CommandContext& ctx);  // det token (alias tkn)
+void AddUserGroupCommands(CLI::App& det, CommandContext& ctx);  // det user-group
+void AddRbacCommands(CLI::App& det, CommandContext& ctx);       // det rbac
 void AddExperimentCommands(CLI::App& det, CommandContext& ctx);
 void AddTrialCommands(CLI::App& det, CommandContext& ctx);
 void AddDeployCommands(CLI::App& det, CommandContext& ctx);

@@ -57,6 +57,49 @@ std::string Cell(const nlohmann::json& value) {
   return value.dump();
 }
 
+namespace {
+
+// Python's repr() of a JSON value: 'text', True, None, [1, 2], {'key': value}.
+std::string PyRepr(const nlohmann::json& value) {
+  if (value.is_null()) return "None";
+  if (value.is_boolean()) return value.get<bool>() ? "True" : "False";
+  if (value.is_string()) {
+    // Python quotes with ' unless the text holds a ' and no ".
+    const std::string& text = value.get_ref<const std::string&>();
+    const char quote =
+        text.find('\'') != std::string::npos && text.find('"') == std::string::npos ? '"' : '\'';
+    std::string out(1, quote);
+    for (char c : text) {
+      if (c == '\\' || c == quote) out += '\\';
+      out += c;
+    }
+    return out + quote;
+  }
+  if (value.is_array()) {
+    std::string out = "[";
+    for (size_t i = 0; i < value.size(); ++i) out += (i == 0 ? "" : ", ") + PyRepr(value[i]);
+    return out + "]";
+  }
+  if (value.is_object()) {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& [key, v] : value.items()) {
+      out += (first ? "" : ", ") + PyRepr(nlohmann::json(key)) + ": " + PyRepr(v);
+      first = false;
+    }
+    return out + "}";
+  }
+  return value.dump();
+}
+
+}  // namespace
+
+std::string PyCell(const nlohmann::json& value) {
+  if (value.is_null()) return "N/A";
+  if (value.is_string()) return value.get<std::string>();
+  return PyRepr(value);
+}
+
 std::string FormatMetrics(const nlohmann::json& metrics) {
   if (!metrics.is_object()) return "";
   std::string out;

@@ -19,6 +19,11 @@ std::string StripStatePrefix(std::string_view state);
 // A JSON value as a table cell: strings as is, null as "", numbers and bools as JSON, objects and
 // arrays as compact JSON.
 std::string Cell(const nlohmann::json& value);
+// A JSON value as upstream's render_objects prints a cell: null as "N/A", booleans as True/False,
+// strings as is, numbers as JSON, objects and arrays as Python prints a dict or list
+// ({'cluster': True, 'workspace': None}).
+std::string PyCell(const nlohmann::json& value);
+
 // {"loss": 0.25, "acc": 0.9} -> "acc=0.9, loss=0.25" (floats with up to 6 significant digits).
 std::string FormatMetrics(const nlohmann::json& metrics);
 // A string field of an object, "" when absent or not a string.

@@ -44,5 +44,16 @@ TEST(FormatTest, StatesCellsAndMetrics) {
   EXPECT_EQ(Str(json{{"n", 1}}, "n"), "");
 }
 
+TEST(FormatTest, PyCellPrintsAsUpstreamsTables) {
+  EXPECT_EQ(PyCell(json(nullptr)), "N/A");
+  EXPECT_EQ(PyCell(json(true)), "True");
+  EXPECT_EQ(PyCell(json(false)), "False");
+  EXPECT_EQ(PyCell(json("ws-a")), "ws-a");
+  EXPECT_EQ(PyCell(json(7)), "7");
+  EXPECT_EQ(PyCell(json::parse(R"({"workspace": null, "cluster": true})")),
+            "{'cluster': True, 'workspace': None}");
+  EXPECT_EQ(PyCell(json::parse(R"([1, "it's", "a'b\"c", {}])")), R"([1, "it's", 'a\'b"c', {}])");
+}
+
 }  // namespace
 }  // namespace det::cli

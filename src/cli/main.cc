@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
 
   det::cli::AddUserCommands(app, ctx);
   det::cli::AddTokenCommands(app, ctx);
+  det::cli::AddUserGroupCommands(app, ctx);
+  det::cli::AddRbacCommands(app, ctx);
   det::cli::AddExperimentCommands(app, ctx);
   det::cli::AddTrialCommands(app, ctx);
   det::cli::AddDeployCommands(app, ctx);
