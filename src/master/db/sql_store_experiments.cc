@@ -176,8 +176,9 @@ std::pair<std::string, std::vector<std::string>> ExperimentWhere(SqlDialect d, c
     binds.push_back(std::to_string(*filter.project_id));
   }
   if (filter.visible_workspaces) {
-    clauses.push_back(
-        absl::StrCat("e.project_id IN (SELECT id FROM projects WHERE ", IdsIn("workspace_id", *filter.visible_workspaces), ")"));
+    // Served by the index experiments(project_id, owner_id) (migration 0026), which covers the count.
+    clauses.push_back(absl::StrCat("e.project_id IN (SELECT id FROM projects WHERE ",
+                                   IdsIn("workspace_id", *filter.visible_workspaces), ")"));
   }
   std::string where = clauses.empty() ? "" : absl::StrCat("WHERE ", absl::StrJoin(clauses, " AND "), " ");
   return {where, binds};
