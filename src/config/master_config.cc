@@ -23,19 +23,10 @@ constexpr char kMask[] = "********";
 
 // Upstream keys this master accepts so that an upstream master.yaml loads, but does not act on.
 const Keys& UnusedTopLevelKeys() {
-  static const Keys keys = {"telemetry",
-                            "ui_customization",
-                            "cache",
-                            "webhooks",
-                            "feature_switches",
-                            "reserved_ports",
-                            "__internal",
-                            "scim",
-                            "saml",
-                            "oidc",
-                            "det_cloud",
-                            "integrations",
-                            "enable_cors"};
+  static const Keys keys = {
+      "telemetry",      "ui_customization", "cache",      "webhooks", "feature_switches",
+      "reserved_ports", "__internal",       "scim",       "saml",     "oidc",
+      "det_cloud",      "integrations",     "enable_cors"};
   return keys;
 }
 

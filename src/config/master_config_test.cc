@@ -67,7 +67,8 @@ TEST(MasterConfigTest, ObservabilityEnablesPrometheusByDefault) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->observability.enable_prometheus);
   EXPECT_TRUE(c->warnings.empty()) << c->warnings.front();  // used, not "accepted but not used"
-  EXPECT_NE(ErrorOf("observability: {enable_prometheus: maybe}\n").find("observability.enable_prometheus"),
+  EXPECT_NE(ErrorOf("observability: {enable_prometheus: maybe}\n")
+                .find("observability.enable_prometheus"),
             std::string::npos);
   EXPECT_NE(ErrorOf("observability: {enable_grafana: true}\n").find("observability.enable_grafana"),
             std::string::npos);

@@ -18,17 +18,19 @@
 #include "common/json_yaml.h"
 #include "common/logging.h"
 #include "common/random_id.h"
-#include "master/auth/token_authenticator.h"
+#include "common/version.h"
 #include "config/master_config.h"
 #include "config/settings_overlay.h"
+#include "master/auth/token_authenticator.h"
 #include "master/checkpoint_gc.h"
-#include "master/log_retention.h"
-#include "common/version.h"
 #include "master/cluster/cluster.h"
 #include "master/db/db_copy.h"
 #include "master/db/open_store.h"
 #include "master/handlers/routes.h"
 #include "master/http/server.h"
+#include "master/log_retention.h"
+#include "master/master_flags.h"
+#include "master/master_log.h"
 #include "master/observability/master_metrics.h"
 #include "master/proxy/proxy_resolver.h"
 #include "master/proxy/service_registry.h"
@@ -36,8 +38,6 @@
 #include "master/rm/kubernetes/kubernetes_config.h"
 #include "master/rm/slurm/slurm_setup.h"
 #include "scheduler/schedule.h"
-#include "master/master_flags.h"
-#include "master/master_log.h"
 
 namespace {
 
@@ -233,7 +233,8 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
   TokenAuthenticator authenticator(**store);
   // observability.enable_prometheus: the Prometheus endpoints, and request counts from the router.
   std::unique_ptr<MasterMetrics> prometheus_metrics;
-  if (config.observability.enable_prometheus) prometheus_metrics = std::make_unique<MasterMetrics>();
+  if (config.observability.enable_prometheus)
+    prometheus_metrics = std::make_unique<MasterMetrics>();
   Router router(authenticator);
   if (prometheus_metrics) router.SetObserver(prometheus_metrics.get());
   HttpServer server(io, router, kMaxBodyBytes);

@@ -117,7 +117,8 @@ TEST(MetricsWriterTest, ABadPartFailsAloneAndTheOthersAreStored) {
     all_done.get_future().wait();
     done = writer.figures();
   }
-  // Five reports handed in, none committed yet: the first is in its held commit, four wait behind it.
+  // Five reports handed in, none committed yet: the first is in its held commit, four wait behind
+  // it.
   EXPECT_EQ(queued.reports_queued, 5u);
   EXPECT_EQ(queued.reports_committed, 0u);
   EXPECT_EQ(done.reports_queued, 0u);

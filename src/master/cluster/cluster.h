@@ -29,9 +29,9 @@
 #include "master/cluster/state_writer.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
+#include "master/http/http_types.h"
 #include "master/rm/resource_manager.h"
 #include "master/task/task_spec.h"
-#include "master/http/http_types.h"
 #include "searcher/searcher.h"
 
 namespace det::master {

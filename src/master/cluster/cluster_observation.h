@@ -1,7 +1,7 @@
 #pragma once
-// A snapshot of the cluster actor's state for observers (Prometheus: observability/): what runs where,
-// what waits, and the scheduler's own figures. Plain values, taken on the cluster loop and read on
-// any thread afterwards.
+// A snapshot of the cluster actor's state for observers (Prometheus: observability/): what runs
+// where, what waits, and the scheduler's own figures. Plain values, taken on the cluster loop and
+// read on any thread afterwards.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,7 +13,8 @@ namespace det::master {
 
 // One process of a placed allocation (upstream: one container).
 struct ObservedProcess {
-  std::string container_id;  // its resources id (rm/resources_id.h): the allocation id, or "<id>.<rank>"
+  std::string
+      container_id;  // its resources id (rm/resources_id.h): the allocation id, or "<id>.<rank>"
   std::string agent_id;
   // Where its resource manager says it runs ("agent a1 pid 4242", "pod det-..."): upstream's
   // runtime container id. "" until the process started.
@@ -63,7 +64,7 @@ struct ClusterObservation {
   std::vector<ObservedExperiment> experiments;  // live ones, by id
   std::vector<ObservedAgent> agents;            // by id
   std::vector<ObservedPool> pools;              // by name
-  SchedulingFigures scheduling;  // every resource manager's passes together
+  SchedulingFigures scheduling;                 // every resource manager's passes together
   size_t state_writes_kept = 0;  // state writes waiting to be made again (state_writer.h kept())
 };
 

@@ -13,7 +13,8 @@ ClusterObservation ObserveNow(Cluster& cluster, ManualLoop& loop) {
 
 TEST_F(ClusterTest, ObserveShowsRunningAndWaitingAllocationsWithTheirJoins) {
   int64_t exp_id = CreateExperimentFrom(
-      "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\nhyperparameters: {lr: 0.1}\n"
+      "entrypoint: python3 train.py\nsearcher: {name: single, metric: accuracy}\nhyperparameters: "
+      "{lr: 0.1}\n"
       "labels: [nightly, resnet]\nresources: {slots_per_trial: 2}\n");
   ClusterObservation before = ObserveNow(*cluster_, loop_);
   ASSERT_EQ(before.allocations.size(), 1u);
@@ -27,7 +28,8 @@ TEST_F(ClusterTest, ObserveShowsRunningAndWaitingAllocationsWithTheirJoins) {
   auto conn = ConnectAgent("agent-1", 3, "", "cuda");
   ASSERT_EQ(Starts(*conn).size(), 1u);
   const api::StartTask start = Starts(*conn)[0];
-  handlers_["agent-1"].on_message(api::Encode(api::AgentMessage(api::TaskStarted{start.allocation_id, 4242})));
+  handlers_["agent-1"].on_message(
+      api::Encode(api::AgentMessage(api::TaskStarted{start.allocation_id, 4242})));
   loop_.RunPending();
 
   ClusterObservation c = ObserveNow(*cluster_, loop_);

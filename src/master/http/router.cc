@@ -46,7 +46,8 @@ class PrettyResponder : public Responder {
 // stream at EndStream (or, when the handler drops a stream without ending it, when it is released).
 class ObservingResponder : public Responder {
  public:
-  ObservingResponder(ResponderPtr inner, RequestObserver& observer, const Router::Now& now, std::string method)
+  ObservingResponder(ResponderPtr inner, RequestObserver& observer, const Router::Now& now,
+                     std::string method)
       : inner_(std::move(inner)), observer_(observer), now_(now), start_(now()) {
     record_.method = std::move(method);
     record_.route = "/**";
@@ -92,7 +93,8 @@ class ObservingResponder : public Responder {
 
 void Router::Add(std::string method, std::string pattern, Access access, Handler handler) {
   std::vector<std::string> segments = Split(pattern);
-  routes_.push_back({std::move(method), std::move(segments), access, std::move(handler), std::move(pattern)});
+  routes_.push_back(
+      {std::move(method), std::move(segments), access, std::move(handler), std::move(pattern)});
 }
 
 void Router::SetObserver(RequestObserver* observer, Now now) {
@@ -114,7 +116,8 @@ std::vector<std::string> Router::Patterns() const {
 void Router::Dispatch(HttpRequest& request, ResponderPtr responder) const {
   std::shared_ptr<ObservingResponder> observing;
   if (observer_ != nullptr) {
-    observing = std::make_shared<ObservingResponder>(std::move(responder), *observer_, now_, request.method);
+    observing = std::make_shared<ObservingResponder>(std::move(responder), *observer_, now_,
+                                                     request.method);
     responder = observing;
   }
   if (request.query.count("pretty") > 0) responder = std::make_shared<PrettyResponder>(std::move(responder));

@@ -123,10 +123,11 @@ TEST(RouterTest, ObserverGetsRoutePatternsStatusesAndDurations) {
   RecordingObserver observer;
   auto t = std::chrono::steady_clock::time_point{};
   router.SetObserver(&observer, [&t] { return t; });
-  router.Add("GET", "/api/v1/trials/{trial_id}", Access::kAuthenticated, [&t](HttpRequest&, ResponderPtr r) {
-    t += std::chrono::milliseconds(250);
-    r->Send(JsonResponse(200, "{}"));
-  });
+  router.Add("GET", "/api/v1/trials/{trial_id}", Access::kAuthenticated,
+             [&t](HttpRequest&, ResponderPtr r) {
+               t += std::chrono::milliseconds(250);
+               r->Send(JsonResponse(200, "{}"));
+             });
   router.Add("GET", "/api/v1/stream", Access::kPublic, [&t](HttpRequest&, ResponderPtr r) {
     r->BeginStream(200, "application/x-ndjson");
     t += std::chrono::seconds(2);
@@ -134,7 +135,8 @@ TEST(RouterTest, ObserverGetsRoutePatternsStatusesAndDurations) {
   });
   auto r = std::make_shared<StreamingResponder>();
   for (const char* id : {"12", "13"}) {
-    HttpRequest req{.method = "GET", .path = std::string("/api/v1/trials/") + id,
+    HttpRequest req{.method = "GET",
+                    .path = std::string("/api/v1/trials/") + id,
                     .headers = {{"authorization", "Bearer good"}}};
     router.Dispatch(req, r);
   }
@@ -168,7 +170,8 @@ TEST(RouterTest, StreamDroppedWithoutEndIsStillObserved) {
   Router router(auth);
   RecordingObserver observer;
   router.SetObserver(&observer);
-  router.Add("GET", "/api/v1/stream", Access::kPublic, [](HttpRequest&, ResponderPtr r) { r->BeginStream(200, "text/plain"); });
+  router.Add("GET", "/api/v1/stream", Access::kPublic,
+             [](HttpRequest&, ResponderPtr r) { r->BeginStream(200, "text/plain"); });
   router.Add("GET", "/api/v1/silent", Access::kPublic, [](HttpRequest&, ResponderPtr) {});
   auto r = std::make_shared<StreamingResponder>();
   HttpRequest stream{.method = "GET", .path = "/api/v1/stream"};

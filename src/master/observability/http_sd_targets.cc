@@ -11,11 +11,14 @@ std::string HttpSdTargetsJson(const std::vector<ObservedAgent>& agents) {
   for (const ObservedAgent& agent : agents) {
     if (agent.address.empty()) continue;
     // An IPv6 address is bracketed before its port.
-    const std::string host = agent.address.find(':') != std::string::npos && agent.address.front() != '['
-                                 ? absl::StrCat("[", agent.address, "]")
-                                 : agent.address;
-    out.push_back({{"targets", {absl::StrCat(host, ":", kDcgmExporterPort), absl::StrCat(host, ":", kCadvisorPort)}},
-                   {"labels", {{"det_agent_id", agent.id}, {"det_resource_pool", agent.resource_pool}}}});
+    const std::string host =
+        agent.address.find(':') != std::string::npos && agent.address.front() != '['
+            ? absl::StrCat("[", agent.address, "]")
+            : agent.address;
+    out.push_back(
+        {{"targets",
+          {absl::StrCat(host, ":", kDcgmExporterPort), absl::StrCat(host, ":", kCadvisorPort)}},
+         {"labels", {{"det_agent_id", agent.id}, {"det_resource_pool", agent.resource_pool}}}});
   }
   return out.dump();
 }

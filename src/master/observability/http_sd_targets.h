@@ -1,7 +1,7 @@
 #pragma once
 // GET /prom/det-http-sd-config: Prometheus HTTP service discovery (http_sd_configs) of the agents'
-// hosts, as upstream serves it: one target group per connected agent, its host on the ports of DCGM's
-// exporter (9400) and cAdvisor (8080), labelled det_agent_id and det_resource_pool.
+// hosts, as upstream serves it: one target group per connected agent, its host on the ports of
+// DCGM's exporter (9400) and cAdvisor (8080), labelled det_agent_id and det_resource_pool.
 #include <string>
 #include <vector>
 

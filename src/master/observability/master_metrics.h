@@ -1,11 +1,12 @@
 #pragma once
-// The master's Prometheus exposition (GET /debug/prom/metrics, GET /prom/det-state-metrics). The only
-// place prometheus-cpp is used: its headers stay in master_metrics.cc.
+// The master's Prometheus exposition (GET /debug/prom/metrics, GET /prom/det-state-metrics). The
+// only place prometheus-cpp is used: its headers stay in master_metrics.cc.
 //
 // /debug/prom/metrics holds what accumulates (request counts and durations by route pattern, method
 // and status) and what is read at scrape time (health, the cluster's and the store's figures, the
-// process's own). /prom/det-state-metrics holds upstream's join gauges, built from a cluster snapshot
-// at each scrape, so that an ended allocation's series disappear instead of lingering at 0.
+// process's own). /prom/det-state-metrics holds upstream's join gauges, built from a cluster
+// snapshot at each scrape, so that an ended allocation's series disappear instead of lingering at
+// 0.
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,7 +38,8 @@ class MasterMetrics : public RequestObserver {
   // Methods other than the HTTP ones this master serves count as "OTHER", so that clients cannot
   // grow the label set.
   void Observe(const RequestRecord& record) override;
-  // The text exposition format (version 0.0.4) of everything above with `figures` as current values.
+  // The text exposition format (version 0.0.4) of everything above with `figures` as current
+  // values.
   std::string Expose(const MasterFigures& figures);
 
  private:

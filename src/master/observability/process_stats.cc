@@ -23,20 +23,23 @@ absl::StatusOr<std::string> Slurp(const std::string& path) {
   return buffer.str();
 }
 
-// Field `n` (1-based, as proc(5) numbers them) of a stat line, from the fields after the command name
-// (field 2, which may hold spaces and parentheses, so the line is split after its last ')').
+// Field `n` (1-based, as proc(5) numbers them) of a stat line, from the fields after the command
+// name (field 2, which may hold spaces and parentheses, so the line is split after its last ')').
 absl::StatusOr<double> StatField(const std::vector<absl::string_view>& after_comm, size_t n) {
   double value = 0;
   if (n < 3 || n - 3 >= after_comm.size() || !absl::SimpleAtod(after_comm[n - 3], &value)) {
-    return absl::InvalidArgumentError(absl::StrCat("/proc/self/stat: field ", n, " missing or not a number"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("/proc/self/stat: field ", n, " missing or not a number"));
   }
   return value;
 }
 
 }  // namespace
 
-absl::StatusOr<ProcessStats> ParseProcessStats(absl::string_view stat, absl::string_view system_stat,
-                                               absl::string_view limits, long ticks_per_second, long page_size) {
+absl::StatusOr<ProcessStats> ParseProcessStats(absl::string_view stat,
+                                               absl::string_view system_stat,
+                                               absl::string_view limits, long ticks_per_second,
+                                               long page_size) {
   const size_t comm_end = stat.rfind(')');
   if (comm_end == absl::string_view::npos) {
     return absl::InvalidArgumentError("/proc/self/stat: no command name in parentheses");
@@ -70,7 +73,8 @@ absl::StatusOr<ProcessStats> ParseProcessStats(absl::string_view stat, absl::str
     if (!absl::ConsumePrefix(&line, "Max open files")) continue;
     std::vector<absl::string_view> values = absl::StrSplit(line, ' ', absl::SkipEmpty());
     double soft = 0;
-    if (!values.empty() && absl::SimpleAtod(values[0], &soft)) out.max_fds = soft;  // "unlimited": 0
+    if (!values.empty() && absl::SimpleAtod(values[0], &soft))
+      out.max_fds = soft;  // "unlimited": 0
   }
   return out;
 }
@@ -82,8 +86,8 @@ absl::StatusOr<ProcessStats> ReadProcessStats() {
   if (!system_stat.ok()) return system_stat.status();
   absl::StatusOr<std::string> limits = Slurp("/proc/self/limits");
   if (!limits.ok()) return limits.status();
-  absl::StatusOr<ProcessStats> out =
-      ParseProcessStats(*stat, *system_stat, *limits, ::sysconf(_SC_CLK_TCK), ::sysconf(_SC_PAGESIZE));
+  absl::StatusOr<ProcessStats> out = ParseProcessStats(
+      *stat, *system_stat, *limits, ::sysconf(_SC_CLK_TCK), ::sysconf(_SC_PAGESIZE));
   if (!out.ok()) return out;
   std::error_code ec;
   double fds = 0;

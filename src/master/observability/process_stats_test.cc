@@ -9,7 +9,8 @@ namespace {
 
 // A command name with a space and a parenthesis, as proc(5) allows.
 constexpr char kStat[] =
-    "4242 (det master) x) S 1 4242 4242 0 -1 4194560 2000 0 0 0 250 50 0 0 20 0 7 0 1000 123456789 3000 "
+    "4242 (det master) x) S 1 4242 4242 0 -1 4194560 2000 0 0 0 250 50 0 0 20 0 7 0 1000 123456789 "
+    "3000 "
     "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
 constexpr char kSystemStat[] = "cpu  1 2 3 4\nintr 5\nbtime 1700000000\nprocesses 9\n";
 constexpr char kLimits[] =

@@ -128,7 +128,8 @@ void AgentResourceManager::Schedule() {
   // A figure for operators only (Prometheus), so the steady clock is read here directly.
   const auto start = std::chrono::steady_clock::now();
   for (const auto& [name, pool] : pools_) SchedulePool(pool);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ++scheduling_.passes;
   scheduling_.seconds_total += seconds;
   scheduling_.last_pass_seconds = seconds;
