@@ -33,6 +33,9 @@ PACKAGES=(
   # hybrid cgroups); two local registries (docker-registry, htpasswd from apache2-utils); the test image is
   # built with mmdebstrap and cached zstd-compressed
   docker.io podman runc docker-registry apache2-utils mmdebstrap zstd
+  # the master's Prometheus exposition (prometheus-cpp's core library), and Prometheus 2.42 itself with
+  # promtool for its tests (tests/e2e/test_prometheus.py starts its own server; no service runs)
+  prometheus-cpp-dev prometheus
 )
 
 SUDO=""

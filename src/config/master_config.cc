@@ -23,20 +23,10 @@ constexpr char kMask[] = "********";
 
 // Upstream keys this master accepts so that an upstream master.yaml loads, but does not act on.
 const Keys& UnusedTopLevelKeys() {
-  static const Keys keys = {"telemetry",
-                            "ui_customization",
-                            "observability",
-                            "cache",
-                            "webhooks",
-                            "feature_switches",
-                            "reserved_ports",
-                            "__internal",
-                            "scim",
-                            "saml",
-                            "oidc",
-                            "det_cloud",
-                            "integrations",
-                            "enable_cors"};
+  static const Keys keys = {
+      "telemetry",      "ui_customization", "cache",      "webhooks", "feature_switches",
+      "reserved_ports", "__internal",       "scim",       "saml",     "oidc",
+      "det_cloud",      "integrations",     "enable_cors"};
   return keys;
 }
 
@@ -62,7 +52,8 @@ const Keys& TopLevelKeys() {
               "resource_pools",
               "additional_resource_managers",
               "scheduler",
-              "provisioner"};
+              "provisioner",
+              "observability"};
     k.insert(UnusedTopLevelKeys().begin(), UnusedTopLevelKeys().end());
     return k;
   }();
@@ -421,6 +412,13 @@ void ParseRetentionPolicy(const json* node, MasterConfig& out, json& eff, Proble
   eff["retention_policy"] = {
       {"log_retention_days", policy.log_retention_days ? json(*policy.log_retention_days) : json(nullptr)},
       {"schedule", policy.schedule}};
+}
+
+void ParseObservability(const json* node, MasterConfig& out, json& eff, Problems& p) {
+  Section s(node, "observability", p);
+  s.CheckKeys({"enable_prometheus"});
+  out.observability.enable_prometheus = s.Bool("enable_prometheus", true);
+  eff["observability"] = {{"enable_prometheus", out.observability.enable_prometheus}};
 }
 
 void ParseLogging(const json* node, MasterConfig& out, json& eff, Problems& p) {
@@ -991,6 +989,7 @@ absl::StatusOr<MasterConfig> LoadMasterConfig(const std::string& yaml_text,
 
   ParseLogging(top.Get("logging"), out, eff, p);
   ParseRetentionPolicy(top.Get("retention_policy"), out, eff, p);
+  ParseObservability(top.Get("observability"), out, eff, p);
   ParseResources(cfg, out, eff, p);
   if (!p.empty()) return p.ToStatus();
   out.effective_json = DumpJson(eff);

@@ -164,6 +164,12 @@ struct RetentionPolicyConfig {
   std::string schedule = "0 0 * * *";     // RetentionSchedule: when expired logs are deleted
 };
 
+// observability: upstream's Prometheus endpoints (/debug/prom/metrics, /prom/det-state-metrics,
+// /prom/det-http-sd-config), on unless turned off.
+struct ObservabilityConfig {
+  bool enable_prometheus = true;
+};
+
 struct MasterConfig {
   std::string config_file;  // where the file part came from; "" = none
   std::string data_dir;     // absolute
@@ -185,6 +191,7 @@ struct MasterConfig {
   // warning LAUNCH_WARNING_CURRENT_SLOTS_EXCEEDED until the pool grows (false).
   bool launch_error = true;
   RetentionPolicyConfig retention_policy;
+  ObservabilityConfig observability;
   ResourceManagerConfig resource_manager;
   std::vector<ResourcePoolConfig> resource_pools;  // never empty
   std::vector<AdditionalResourceManagerConfig> additional_resource_managers;

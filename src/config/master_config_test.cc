@@ -58,6 +58,22 @@ TEST(MasterConfigTest, LaunchErrorAndNotebookTimeoutAreUsedNotJustAccepted) {
   EXPECT_TRUE(c->warnings.empty()) << c->warnings.front();  // no "accepted but not used"
 }
 
+TEST(MasterConfigTest, ObservabilityEnablesPrometheusByDefault) {
+  auto c = Load("");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->observability.enable_prometheus);
+  EXPECT_EQ(json::parse(c->effective_json)["observability"]["enable_prometheus"], true);
+  c = Load("observability: {enable_prometheus: false}\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->observability.enable_prometheus);
+  EXPECT_TRUE(c->warnings.empty()) << c->warnings.front();  // used, not "accepted but not used"
+  EXPECT_NE(ErrorOf("observability: {enable_prometheus: maybe}\n")
+                .find("observability.enable_prometheus"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("observability: {enable_grafana: true}\n").find("observability.enable_grafana"),
+            std::string::npos);
+}
+
 TEST(MasterConfigTest, RetentionPolicyIsUsedAndChecked) {
   auto c = Load("", {}, {{"data-dir", "/srv/det"}});
   ASSERT_TRUE(c.ok()) << c.status();

@@ -29,6 +29,7 @@
 #include "master/db/open_store.h"
 #include "master/handlers/routes.h"
 #include "master/http/server.h"
+#include "master/observability/master_metrics.h"
 #include "master/proxy/proxy_resolver.h"
 #include "master/proxy/service_registry.h"
 #include "master/rbac/rbac_authz.h"
@@ -230,9 +231,15 @@ int Run(const det::config::MasterConfig& config, const std::string& port_file,
                     .config = config,
                     .master_log = std::move(master_log)};
   TokenAuthenticator authenticator(**store);
+  // observability.enable_prometheus: the Prometheus endpoints, and request counts from the router.
+  std::unique_ptr<MasterMetrics> prometheus_metrics;
+  if (config.observability.enable_prometheus)
+    prometheus_metrics = std::make_unique<MasterMetrics>();
   Router router(authenticator);
+  if (prometheus_metrics) router.SetObserver(prometheus_metrics.get());
   HttpServer server(io, router, kMaxBodyBytes);
   RegisterAllRoutes(router, server, ctx);
+  if (prometheus_metrics) RegisterPrometheusRoutes(router, ctx, *prometheus_metrics);
   if (print_routes) {
     for (const std::string& pattern : router.Patterns()) std::cout << pattern << "\n";
     return 0;

@@ -28,6 +28,7 @@ MetricsWriter::~MetricsWriter() {
 void MetricsWriter::Add(TrialReports reports, Done done) {
   const int64_t trial_id = reports.reports.empty() ? 0 : reports.reports.front().trial_id;
   Lane& lane = *lanes_[static_cast<uint64_t>(trial_id) % lanes_.size()];
+  reports_handed_in_ += reports.reports.size();
   {
     std::lock_guard lock(lane.mu);
     lane.queue.push_back({std::move(reports), std::move(done)});
@@ -70,24 +71,47 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> MetricsWriter::AddBatch(const 
 
 void MetricsWriter::Commit(std::vector<Pending>& group, int writer) {
   std::vector<TrialReports> parts;
+  std::vector<size_t> counts;  // each part's reports, for the figures
   parts.reserve(group.size());
-  for (Pending& p : group) parts.push_back(std::move(p.reports));
+  for (Pending& p : group) {
+    counts.push_back(p.reports.reports.size());
+    parts.push_back(std::move(p.reports));
+  }
   absl::StatusOr<std::vector<std::vector<int64_t>>> ids = AddBatch(parts, writer);
   if (ids.ok()) {
-    for (size_t i = 0; i < group.size(); ++i) group[i].done(std::move((*ids)[i]));
+    ++commits_;
+    for (size_t i = 0; i < group.size(); ++i) Finish(group[i], counts[i], std::move((*ids)[i]));
     return;
   }
-  if (group.size() == 1) return group.front().done(ids.status());
+  if (group.size() == 1) return Finish(group.front(), counts.front(), ids.status());
   for (size_t i = 0; i < group.size(); ++i) {
     std::vector<TrialReports> one;
     one.push_back(std::move(parts[i]));
     absl::StatusOr<std::vector<std::vector<int64_t>>> alone = AddBatch(one, writer);
     if (alone.ok()) {
-      group[i].done(std::move(alone->front()));
+      ++commits_;
+      Finish(group[i], counts[i], std::move(alone->front()));
     } else {
-      group[i].done(alone.status());
+      Finish(group[i], counts[i], alone.status());
     }
   }
+}
+
+void MetricsWriter::Finish(Pending& pending, size_t n, absl::StatusOr<std::vector<int64_t>> ids) {
+  (ids.ok() ? reports_committed_ : reports_failed_) += n;
+  reports_finished_ += n;
+  pending.done(std::move(ids));
+}
+
+MetricsWriter::Figures MetricsWriter::figures() const {
+  Figures out;
+  out.reports_committed = reports_committed_.load();
+  out.reports_failed = reports_failed_.load();
+  out.commits = commits_.load();
+  // Finished is read first: the difference never goes below zero.
+  const uint64_t finished = reports_finished_.load();
+  out.reports_queued = static_cast<size_t>(reports_handed_in_.load() - finished);
+  return out;
 }
 
 }  // namespace det::master

@@ -94,6 +94,7 @@ TEST(MetricsWriterTest, ABadPartFailsAloneAndTheOthersAreStored) {
   std::shared_future<void> held = release.get_future().share();
   std::map<int64_t, absl::Status> outcome;
   std::mutex mu;
+  MetricsWriter::Figures queued, done;
   {
     MetricsWriter writer(store);
     // Hold the writer on a first commit so that the next three arrive together.
@@ -103,14 +104,27 @@ TEST(MetricsWriterTest, ABadPartFailsAloneAndTheOthersAreStored) {
       std::lock_guard lock(store.mu);
       if (!store.commits.empty()) break;
     }
+    std::promise<void> all_done;
     for (int64_t t : {2, 3, 4}) {
-      writer.Add(Reports(t, 1), [&, t](absl::StatusOr<std::vector<int64_t>> ids) {
+      writer.Add(Reports(t, t == 4 ? 2 : 1), [&, t](absl::StatusOr<std::vector<int64_t>> ids) {
         std::lock_guard lock(mu);
         outcome[t] = ids.status();
+        if (outcome.size() == 3) all_done.set_value();
       });
     }
+    queued = writer.figures();
     release.set_value();
+    all_done.get_future().wait();
+    done = writer.figures();
   }
+  // Five reports handed in, none committed yet: the first is in its held commit, four wait behind
+  // it.
+  EXPECT_EQ(queued.reports_queued, 5u);
+  EXPECT_EQ(queued.reports_committed, 0u);
+  EXPECT_EQ(done.reports_queued, 0u);
+  EXPECT_EQ(done.reports_committed, 4u);  // 1, 2 and 4's two
+  EXPECT_EQ(done.reports_failed, 1u);
+  EXPECT_EQ(done.commits, 3u);  // 1 alone, then 2 and 4 alone
   EXPECT_TRUE(outcome[2].ok());
   EXPECT_EQ(outcome[3].code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(outcome[4].ok());

@@ -38,6 +38,9 @@ NOT_UPSTREAM = {
     "POST /api/v1/trials/{trial_id}/metrics/batch": "ours: our harness's batched metric reports",
     "GET /api/v1/checkpoints/{checkpoint_uuid}/model-versions": "ours: the web UI's checkpoint page",
     "GET /checkpoints/{checkpoint_uuid}": "upstream's unversioned checkpoint download (a tar.gz, not JSON)",
+    "GET /debug/prom/metrics": "upstream's Prometheus exposition, read by Prometheus (tests/e2e/test_prometheus.py)",
+    "GET /prom/det-state-metrics": "upstream's Prometheus join gauges, read by Prometheus (test_prometheus.py)",
+    "GET /prom/det-http-sd-config": "upstream's Prometheus service discovery, read by Prometheus (test_prometheus.py)",
 }
 
 

@@ -25,12 +25,13 @@
 #include "config/command_config.h"
 #include "config/experiment_config.h"
 #include "master/checkpoint_gc_policy.h"
+#include "master/cluster/cluster_observation.h"
 #include "master/cluster/state_writer.h"
 #include "master/db/store.h"
 #include "master/event_loop.h"
+#include "master/http/http_types.h"
 #include "master/rm/resource_manager.h"
 #include "master/task/task_spec.h"
-#include "master/http/http_types.h"
 #include "searcher/searcher.h"
 
 namespace det::master {
@@ -209,6 +210,9 @@ class Cluster {
   // new values are stored in the experiment's config. NotFound when no live job has that id.
   void UpdateJob(const std::string& job_id, JobChange change, std::function<void(absl::Status)> done);
   void ListResourcePools(std::function<void(std::vector<PoolSummary>)> done);
+  // A snapshot of allocations, live experiments, agents, pools and scheduling figures for observers
+  // (Prometheus); `done` runs on the loop.
+  void Observe(std::function<void(ClusterObservation)> done);
   // User requests on an experiment (reference §7.1): ACTIVE (activate), PAUSED (pause: running
   // trials are asked to checkpoint and exit), STOPPING_CANCELED (cancel: the same, then CANCELED),
   // STOPPING_KILLED (kill: processes are killed, then CANCELED). Cancel and kill of a finished

@@ -51,6 +51,7 @@ void Cluster::ManagerEvents::ProcessStarted(const std::string& allocation_id, co
   LiveAllocation* alloc = Find(allocation_id);
   if (alloc == nullptr) return;
   alloc->record.state = AllocationState::kRunning;
+  alloc->started_processes.emplace_back(where, pid);
   cluster_.SaveAllocation(alloc->record);
   cluster_.MasterLog(alloc->record.task_id, allocation_id, absl::StrCat("Process started on ", where, " (pid ", pid, ")"));
 }

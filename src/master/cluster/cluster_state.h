@@ -179,6 +179,8 @@ struct Cluster::LiveAllocation {
   bool preempt = false;
   bool preemption_acked = false;
   std::map<uint64_t, std::function<void(absl::StatusOr<bool>)>> preemption_waiters;
+  // Its processes as their manager reported them started: (where, pid), in the order reported.
+  std::vector<std::pair<std::string, int>> started_processes;
 };
 
 struct Cluster::LiveTrial {

@@ -7,6 +7,8 @@
 
 namespace det::master {
 
+class MasterMetrics;
+
 void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx);
 void RegisterMasterLogRoutes(Router& router, MasterContext& ctx);
 void RegisterAuthRoutes(Router& router, MasterContext& ctx);
@@ -40,6 +42,8 @@ void RegisterLogRetentionRoutes(Router& router, MasterContext& ctx);
 void RegisterCommandRoutes(Router& router, MasterContext& ctx);
 void RegisterGroupRoutes(Router& router, MasterContext& ctx);
 void RegisterRoleRoutes(Router& router, MasterContext& ctx);
+// Upstream's Prometheus endpoints; registered only with observability.enable_prometheus (main.cc).
+void RegisterPrometheusRoutes(Router& router, MasterContext& ctx, MasterMetrics& metrics);
 
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   RegisterMasterInfoRoutes(router, ctx);

@@ -42,10 +42,64 @@ class PrettyResponder : public Responder {
   ResponderPtr inner_;
 };
 
+// Reports the request to the observer when its answer is handed over: a unary reply at Send, a
+// stream at EndStream (or, when the handler drops a stream without ending it, when it is released).
+class ObservingResponder : public Responder {
+ public:
+  ObservingResponder(ResponderPtr inner, RequestObserver& observer, const Router::Now& now,
+                     std::string method)
+      : inner_(std::move(inner)), observer_(observer), now_(now), start_(now()) {
+    record_.method = std::move(method);
+    record_.route = "/**";
+  }
+  ~ObservingResponder() override {
+    if (!reported_ && record_.status != 0) Report();
+  }
+  void SetRoute(const std::string& route) { record_.route = route; }
+
+  void Send(HttpResponse response) override {
+    record_.status = response.status;
+    Report();
+    inner_->Send(std::move(response));
+  }
+  void BeginStream(int status, std::string content_type) override {
+    record_.status = status;
+    inner_->BeginStream(status, std::move(content_type));
+  }
+  void WriteChunk(std::string data, std::function<void(bool ok)> done) override {
+    inner_->WriteChunk(std::move(data), std::move(done));
+  }
+  void EndStream() override {
+    inner_->EndStream();
+    if (!reported_) Report();
+  }
+
+ private:
+  void Report() {
+    reported_ = true;
+    record_.seconds = std::chrono::duration<double>(now_() - start_).count();
+    observer_.Observe(record_);
+  }
+
+  ResponderPtr inner_;
+  RequestObserver& observer_;
+  const Router::Now& now_;
+  std::chrono::steady_clock::time_point start_;
+  RequestRecord record_;
+  bool reported_ = false;
+};
+
 }  // namespace
 
 void Router::Add(std::string method, std::string pattern, Access access, Handler handler) {
-  routes_.push_back({std::move(method), Split(pattern), access, std::move(handler)});
+  std::vector<std::string> segments = Split(pattern);
+  routes_.push_back(
+      {std::move(method), std::move(segments), access, std::move(handler), std::move(pattern)});
+}
+
+void Router::SetObserver(RequestObserver* observer, Now now) {
+  observer_ = observer;
+  now_ = std::move(now);
 }
 
 std::vector<std::string> Router::Patterns() const {
@@ -60,6 +114,12 @@ std::vector<std::string> Router::Patterns() const {
 }
 
 void Router::Dispatch(HttpRequest& request, ResponderPtr responder) const {
+  std::shared_ptr<ObservingResponder> observing;
+  if (observer_ != nullptr) {
+    observing = std::make_shared<ObservingResponder>(std::move(responder), *observer_, now_,
+                                                     request.method);
+    responder = observing;
+  }
   if (request.query.count("pretty") > 0) responder = std::make_shared<PrettyResponder>(std::move(responder));
   std::vector<std::string> segments = Split(request.path);
   bool path_matched = false;
@@ -83,6 +143,7 @@ void Router::Dispatch(HttpRequest& request, ResponderPtr responder) const {
     if (!match) continue;
     path_matched = true;
     if (route.method != request.method) continue;
+    if (observing) observing->SetRoute(route.pattern);
     request.path_params = std::move(params);
     if (route.access == Access::kAuthenticated) {
       absl::StatusOr<Principal> who = authenticator_.Authenticate(request);

@@ -2,12 +2,14 @@
 // Maps (method, path pattern) to handlers. Patterns use `{name}` segments: /api/v1/trials/{trial_id}.
 // A last segment `*` makes a prefix route: /det/* takes /det and everything under it, the rest of the
 // path ("a/b.js", or "") in path_params["*"].
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "master/http/http_types.h"
+#include "master/http/request_observer.h"
 
 namespace det::master {
 
@@ -32,6 +34,10 @@ class Router {
   // "METHOD /pattern" of every route, in the order they match: the contract tests' list of what the
   // master serves (determined-master --print-routes).
   std::vector<std::string> Patterns() const;
+  // Every request dispatched from now on is reported to `observer` (null: none) once answered, its
+  // duration read from `now`. `observer` outlives the router's use. Call before serving.
+  using Now = std::function<std::chrono::steady_clock::time_point()>;
+  void SetObserver(RequestObserver* observer, Now now = std::chrono::steady_clock::now);
 
  private:
   struct Route {
@@ -39,9 +45,12 @@ class Router {
     std::vector<std::string> segments;
     Access access;
     Handler handler;
+    std::string pattern;  // as given to Add, for RequestRecord::route
   };
   Authenticator& authenticator_;
   std::vector<Route> routes_;
+  RequestObserver* observer_ = nullptr;
+  Now now_;
 };
 
 // Helpers for handlers.

@@ -103,5 +103,85 @@ TEST(RouterTest, PrefixRouteTakesEverythingUnderIt) {
   EXPECT_EQ(r->response.status, 404);
 }
 
+class RecordingObserver : public RequestObserver {
+ public:
+  void Observe(const RequestRecord& record) override { records.push_back(record); }
+  std::vector<RequestRecord> records;
+};
+
+class StreamingResponder : public CapturingResponder {
+ public:
+  void BeginStream(int status, std::string) override { begun = status; }
+  void EndStream() override { ended = true; }
+  int begun = 0;
+  bool ended = false;
+};
+
+TEST(RouterTest, ObserverGetsRoutePatternsStatusesAndDurations) {
+  FakeAuthenticator auth;
+  Router router(auth);
+  RecordingObserver observer;
+  auto t = std::chrono::steady_clock::time_point{};
+  router.SetObserver(&observer, [&t] { return t; });
+  router.Add("GET", "/api/v1/trials/{trial_id}", Access::kAuthenticated,
+             [&t](HttpRequest&, ResponderPtr r) {
+               t += std::chrono::milliseconds(250);
+               r->Send(JsonResponse(200, "{}"));
+             });
+  router.Add("GET", "/api/v1/stream", Access::kPublic, [&t](HttpRequest&, ResponderPtr r) {
+    r->BeginStream(200, "application/x-ndjson");
+    t += std::chrono::seconds(2);
+    r->EndStream();
+  });
+  auto r = std::make_shared<StreamingResponder>();
+  for (const char* id : {"12", "13"}) {
+    HttpRequest req{.method = "GET",
+                    .path = std::string("/api/v1/trials/") + id,
+                    .headers = {{"authorization", "Bearer good"}}};
+    router.Dispatch(req, r);
+  }
+  HttpRequest anon{.method = "GET", .path = "/api/v1/trials/14"};
+  router.Dispatch(anon, r);
+  HttpRequest missing{.method = "GET", .path = "/api/v1/nothing/77"};
+  router.Dispatch(missing, r);
+  HttpRequest stream{.method = "GET", .path = "/api/v1/stream", .query = {{"pretty", ""}}};
+  router.Dispatch(stream, r);
+  EXPECT_EQ(r->begun, 200);
+  EXPECT_TRUE(r->ended);
+
+  ASSERT_EQ(observer.records.size(), 5u);
+  for (int i : {0, 1}) {
+    EXPECT_EQ(observer.records[i].route, "/api/v1/trials/{trial_id}");
+    EXPECT_EQ(observer.records[i].status, 200);
+    EXPECT_DOUBLE_EQ(observer.records[i].seconds, 0.25);
+    EXPECT_EQ(observer.records[i].method, "GET");
+  }
+  EXPECT_EQ(observer.records[2].route, "/api/v1/trials/{trial_id}");
+  EXPECT_EQ(observer.records[2].status, 401);
+  EXPECT_DOUBLE_EQ(observer.records[2].seconds, 0);
+  EXPECT_EQ(observer.records[3].route, "/**");  // no id of an unknown path becomes a label
+  EXPECT_EQ(observer.records[3].status, 404);
+  EXPECT_EQ(observer.records[4].route, "/api/v1/stream");
+  EXPECT_DOUBLE_EQ(observer.records[4].seconds, 2);
+}
+
+TEST(RouterTest, StreamDroppedWithoutEndIsStillObserved) {
+  FakeAuthenticator auth;
+  Router router(auth);
+  RecordingObserver observer;
+  router.SetObserver(&observer);
+  router.Add("GET", "/api/v1/stream", Access::kPublic,
+             [](HttpRequest&, ResponderPtr r) { r->BeginStream(200, "text/plain"); });
+  router.Add("GET", "/api/v1/silent", Access::kPublic, [](HttpRequest&, ResponderPtr) {});
+  auto r = std::make_shared<StreamingResponder>();
+  HttpRequest stream{.method = "GET", .path = "/api/v1/stream"};
+  router.Dispatch(stream, r);
+  HttpRequest silent{.method = "GET", .path = "/api/v1/silent"};
+  router.Dispatch(silent, r);
+  ASSERT_EQ(observer.records.size(), 1u);  // a request never answered has no status to count
+  EXPECT_EQ(observer.records[0].route, "/api/v1/stream");
+  EXPECT_EQ(observer.records[0].status, 200);
+}
+
 }  // namespace
 }  // namespace det::master

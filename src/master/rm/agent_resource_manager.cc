@@ -125,7 +125,14 @@ scheduler::PoolSnapshot AgentResourceManager::PoolSnapshotOf(const std::string& 
 
 void AgentResourceManager::Schedule() {
   if (!events_.MayStartWork()) return;
+  // A figure for operators only (Prometheus), so the steady clock is read here directly.
+  const auto start = std::chrono::steady_clock::now();
   for (const auto& [name, pool] : pools_) SchedulePool(pool);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ++scheduling_.passes;
+  scheduling_.seconds_total += seconds;
+  scheduling_.last_pass_seconds = seconds;
 }
 
 void AgentResourceManager::SchedulePool(const PoolOptions& pool) {

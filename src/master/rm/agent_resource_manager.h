@@ -44,6 +44,7 @@ class AgentResourceManager : public ResourceManager {
   void Requeue(const std::string& allocation_id) override;
   void Release(const std::string& allocation_id) override;
   void Schedule() override;
+  SchedulingFigures Scheduling() const override { return scheduling_; }
   void Restore(const Allocation& record) override;
   void RestoreDone() override;
   std::vector<QueuedJobView> JobQueue() const override;
@@ -58,6 +59,7 @@ class AgentResourceManager : public ResourceManager {
                                                  std::shared_ptr<WebSocketConnection> connection) override;
 
  private:
+  SchedulingFigures scheduling_;  // Schedule's passes (those made while work may start)
   struct AgentState;
   // An allocation this manager queued or placed.
   struct Managed {

@@ -24,6 +24,7 @@
 #include "api/agent_protocol.h"
 #include "master/db/task_store.h"
 #include "master/http/http_types.h"
+#include "master/rm/scheduling_figures.h"
 #include "master/rm/task_container.h"
 #include "master/task/task_spec.h"
 #include "scheduler/job_queue.h"
@@ -187,6 +188,9 @@ class ResourceManager {
   virtual void Release(const std::string& allocation_id) = 0;
   // Places every queued allocation it can (a no-op while AllocationEvents::MayStartWork is false).
   virtual void Schedule() = 0;
+  // Its scheduling passes so far (whoever asked for them: the task core or the manager itself). A
+  // manager without passes of its own to time reports none.
+  virtual SchedulingFigures Scheduling() const { return {}; }
 
   // After a master restart: an allocation that was running (its processes are reclaimed when their
   // nodes report in), then RestoreDone once every one was handed over.
