@@ -13,6 +13,8 @@ const JobQueue = lazy(() => import('./pages/JobQueue'));
 const Cluster = lazy(() => import('./pages/Cluster'));
 const Tasks = lazy(() => import('./pages/Tasks'));
 const AdminUsers = lazy(() => import('./pages/AdminUsers'));
+const AdminGroups = lazy(() => import('./pages/AdminGroups'));
+const Tokens = lazy(() => import('./pages/Tokens'));
 const Compare = lazy(() => import('./pages/Compare'));
 const AdminTemplates = lazy(() => import('./pages/AdminTemplates'));
 const Workspaces = lazy(() => import('./pages/Workspaces'));
@@ -41,7 +43,7 @@ export function App() {
           <Route path="/projects/:projectId" element={<ProjectExperiments />} />
           <Route path="/workspaces" element={<Workspaces />} />
           <Route path="/workspaces/:id" element={<WorkspaceDetail />} />
-          <Route path="/workspaces/:id/projects" element={<WorkspaceDetail />} />
+          <Route path="/workspaces/:id/:tab" element={<WorkspaceDetail />} />
           <Route path="/models" element={<Models />} />
           <Route path="/models/:name" element={<ModelDetail />} />
           <Route path="/models/:name/versions/:version" element={<ModelVersionDetail />} />
@@ -59,6 +61,8 @@ export function App() {
           <Route path="/tasks" element={<Tasks />} />
           <Route path="/admin" element={<Navigate to="/admin/users" replace />} />
           <Route path="/admin/users" element={<AdminUsers />} />
+          <Route path="/admin/groups" element={<AdminGroups />} />
+          <Route path="/tokens" element={<Tokens />} />
           <Route path="/templates" element={<AdminTemplates />} />
           <Route path="*" element={<NotFound />} />
         </Routes>

@@ -48,3 +48,26 @@ export function usePoll<T>(fn: (signal: AbortSignal) => Promise<T>, ms: number |
 
   return { data, error, loading, reload, setData };
 }
+
+// A button's request: `run(what, done)` clears the last outcome, awaits `what`, then shows `done`
+// as a notice (and calls `after`) or the master's error as a sentence. Resolves true on success.
+export function useAction(after?: () => void) {
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const afterRef = useRef(after);
+  afterRef.current = after;
+  const run = useCallback(async (what: () => Promise<unknown>, done: string): Promise<boolean> => {
+    setError(null);
+    setNotice(null);
+    try {
+      await what();
+      setNotice(done);
+      afterRef.current?.();
+      return true;
+    } catch (e) {
+      setError(describeError(e) || 'The request was cancelled.');
+      return false;
+    }
+  }, []);
+  return { error, notice, run };
+}

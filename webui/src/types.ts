@@ -235,3 +235,57 @@ export interface ModelVersion {
   // null when the checkpoint is gone from the store.
   checkpoint: Checkpoint | null;
 }
+
+// RBAC (docs/rbac.md): groups, the built-in roles and who holds them where.
+export interface Permission {
+  id: string; // "PERMISSION_TYPE_UPDATE_GROUP"
+  name: string;
+  scopeTypeMask?: { cluster: boolean; workspace: boolean };
+}
+
+export interface Role {
+  roleId: number;
+  name: string;
+  permissions: Permission[];
+  scopeTypeMask?: { cluster: boolean; workspace: boolean };
+}
+
+export interface GroupSummary {
+  group: { groupId: number; name: string };
+  numMembers: number;
+}
+
+export interface GroupDetails {
+  groupId: number;
+  name: string;
+  users: User[];
+}
+
+export interface RoleAssignment {
+  role: Role;
+  scopeCluster?: boolean;
+  scopeWorkspaceId?: number;
+}
+
+// A role with every group and user that holds it (somewhere).
+export interface RoleWithAssignments {
+  role: Role;
+  groupRoleAssignments: { groupId: number; roleAssignment: RoleAssignment }[];
+  userRoleAssignments: { userId: number; roleAssignment: RoleAssignment }[];
+}
+
+// GET /api/v1/permissions/summary: the caller's roles, and where each is held.
+export interface PermissionsSummary {
+  roles: Role[];
+  assignments: { roleId: number; scopeWorkspaceIds: number[]; scopeCluster: boolean }[];
+}
+
+export interface AccessToken {
+  id: number;
+  userId: number;
+  expiry: string;
+  createdAt: string;
+  tokenType: string;
+  revoked: boolean;
+  description: string;
+}

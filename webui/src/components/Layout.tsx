@@ -1,8 +1,10 @@
 import { useState, type ReactNode } from 'react';
 import { NavLink } from 'react-router-dom';
 import { useAuth } from '../auth';
+import { canManageGroups, useAccess } from '../permissions';
 
-const LINKS: { to: string; label: string; admin?: boolean }[] = [
+// `admin`: users only; `groups`: those who may manage groups and roles (permissions.ts).
+const LINKS: { to: string; label: string; admin?: boolean; groups?: boolean }[] = [
   { to: '/experiments', label: 'Experiments' },
   { to: '/workspaces', label: 'Workspaces' },
   { to: '/models', label: 'Models' },
@@ -11,11 +13,14 @@ const LINKS: { to: string; label: string; admin?: boolean }[] = [
   { to: '/tasks', label: 'Tasks' },
   { to: '/templates', label: 'Templates' },
   { to: '/admin/users', label: 'Users', admin: true },
+  { to: '/admin/groups', label: 'Groups and roles', groups: true },
 ];
 
 export function Layout({ children }: { children: ReactNode }) {
   const { user, signOut } = useAuth();
   const [open, setOpen] = useState(false);
+  const access = useAccess();
+  const manageGroups = canManageGroups(user, access);
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -38,7 +43,7 @@ export function Layout({ children }: { children: ReactNode }) {
           Menu
         </button>
         <nav id="main-nav" className={open ? 'nav open' : 'nav'} aria-label="Main">
-          {LINKS.filter((l) => !l.admin || user?.admin).map((l) => (
+          {LINKS.filter((l) => (!l.admin || user?.admin) && (!l.groups || manageGroups)).map((l) => (
             <NavLink key={l.to} to={l.to} onClick={() => setOpen(false)}>
               {l.label}
             </NavLink>
@@ -46,6 +51,7 @@ export function Layout({ children }: { children: ReactNode }) {
         </nav>
         <div className="user">
           <span title="Signed in as">{user?.displayName || user?.username}</span>
+          <NavLink className="link" to="/tokens">My tokens</NavLink>
           <button className="link" onClick={() => void signOut()}>
             Sign out
           </button>

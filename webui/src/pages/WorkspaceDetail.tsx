@@ -1,14 +1,21 @@
 import { Link, useParams } from 'react-router-dom';
 import { request } from '../api';
 import { ErrorBanner, Empty, Spinner } from '../components/Feedback';
+import { Tabs } from '../components/Tabs';
 import { formatTime } from '../format';
 import { usePoll } from '../hooks';
 import type { Pagination, Project, Workspace } from '../types';
+import { WorkspaceMembers } from './WorkspaceMembers';
 import { WORKSPACES_REFRESH_MS } from './Workspaces';
 
-// A workspace: its settings and its projects.
+const TABS = [
+  { id: 'projects', label: 'Projects' },
+  { id: 'members', label: 'Members' },
+];
+
+// A workspace: its settings, then its projects or its members (who holds which role in it).
 export default function WorkspaceDetail() {
-  const { id = '' } = useParams();
+  const { id = '', tab = 'projects' } = useParams();
   const wsId = Number(id);
   const valid = Number.isInteger(wsId) && wsId > 0;
   const ws = usePoll(
@@ -52,6 +59,10 @@ export default function WorkspaceDetail() {
           <dt>Immutable</dt><dd>{w.immutable ? 'Yes' : 'No'}</dd>
         </dl>
       </section>
+      <Tabs base={`/workspaces/${w.id}`} tabs={TABS} current={tab} />
+      {tab === 'members' ? <WorkspaceMembers workspaceId={w.id} workspaceName={w.name} /> : tab !== 'projects' ? (
+        <ErrorBanner message={`This workspace has no "${tab}" tab.`} />
+      ) : <>
       <h2>Projects</h2>
       {projects.loading && !projects.data ? <Spinner label="Loading projects" /> : !projects.data ? null : list.length === 0 ? (
         <Empty>No projects in this workspace. Create one with <code>det project create {w.name} NAME</code>.</Empty>
@@ -80,6 +91,7 @@ export default function WorkspaceDetail() {
           </table>
         </div>
       )}
+      </>}
     </div>
   );
 }
