@@ -162,7 +162,7 @@ export default function AdminGroups() {
                         <ul className="plain">
                           {holders.map((h) => (
                             <li key={`${h.holder.kind}-${h.holder.id}`}>
-                              {h.name}
+                              <span>{h.name}</span>
                               {assign && (
                                 <button
                                   className="link danger"
@@ -236,7 +236,7 @@ function GroupMembers({ groupId, users, editable, run, onChanged }: {
         <ul className="plain" aria-label={`Members of ${g.name}`}>
           {members.map((u) => (
             <li key={u.id}>
-              {u.username}
+              <span>{u.username}</span>
               {editable && (
                 <button className="link danger" aria-label={`Remove ${u.username} from ${g.name}`} onClick={() => void change({ removeUsers: [u.id] }, `${u.username} removed from ${g.name}.`)}>
                   Remove
