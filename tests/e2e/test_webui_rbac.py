@@ -1,8 +1,8 @@
 """The web UI's groups and roles page, a workspace's Members tab and My tokens, in Chromium (Debian's,
 driven by npm playwright-core: webui/e2e/rbac.e2e.mjs) against a real master with
 `security.authz.type: rbac`. In the browser an admin creates a group, adds a member, gives the group a
-role in a workspace and sees it on the Members tab, then creates an access token (which signs in) and
-revokes it (which then does not); a user without roles is offered none of it. Afterwards the test reads
+role in a workspace and sees it on the Members tab, then creates an access token (which signs in), edits its
+description and revokes it (which then does not); a user without roles is offered none of it. Afterwards the test reads
 through the REST API what the browser did. Screenshots (webui-rbac-*.png) go to $WEBUI_SCREENSHOT_DIR
 (default: the test's temp dir)."""
 import json
@@ -66,7 +66,7 @@ def test_groups_roles_members_and_tokens_in_a_browser(cluster, tmp_path):
     assert by_group == {WORKSPACE_ADMIN: [], EDITOR: [group_id]}, held
     tokens = ok("GET", "/api/v1/tokens", params={"username": "admin", "showInactive": "true"})["tokenInfo"]
     mine = [t for t in tokens if t["id"] == result["tokenId"]]
-    assert len(mine) == 1 and mine[0]["revoked"] and mine[0]["description"] == "rbac e2e token", tokens
+    assert len(mine) == 1 and mine[0]["revoked"] and mine[0]["description"] == "rbac e2e token, edited", tokens
     # alice, through the group, may now see the workspace; bob still may not.
     assert login(cluster, "alice").get(f"{url}/api/v1/workspaces/{workspace['id']}", timeout=30).status_code == 200
     assert login(cluster, "bob").get(f"{url}/api/v1/workspaces/{workspace['id']}", timeout=30).status_code == 404

@@ -2,8 +2,8 @@
 // driving Debian's /usr/bin/chromium), against a real master with security.authz.type: rbac that
 // tests/e2e/test_webui_rbac.py started. As ADMIN_USER (ClusterAdmin from the first start) it creates
 // GROUP_NAME, adds MEMBER to it, gives the group ROLE_NAME in WORKSPACE_ID and sees it on the
-// workspace's Members tab, then creates an access token (checked against GET /api/v1/me), and
-// revokes it (checked again). As PLAIN_USER (no roles) it finds no Groups and roles page.
+// workspace's Members tab, then creates an access token (checked against GET /api/v1/me), edits its
+// description and revokes it (checked again). As PLAIN_USER (no roles) it finds no Groups and roles page.
 // Environment: DET_MASTER, ADMIN_USER, PLAIN_USER, MEMBER, GROUP_NAME, ROLE_NAME, WORKSPACE_ID,
 // WORKSPACE_NAME, SCREENSHOT_DIR, CHROMIUM. Prints one JSON line at the end: {ok, tokenId}.
 import { chromium } from 'playwright-core';
@@ -26,13 +26,14 @@ const browser = await chromium.launch({
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 const errors = [];
+let promptAnswer = ''; // what the next window.prompt is answered
 
 async function signedIn(username) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   page.setDefaultTimeout(30000);
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('dialog', (d) => void d.accept());
+  page.on('dialog', (d) => void (d.type() === 'prompt' ? d.accept(promptAnswer) : d.accept()));
   await page.goto(`${master}/det/login`);
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill('');
@@ -102,17 +103,22 @@ try {
   await page.getByLabel('Lifespan').selectOption({ label: '7 days' });
   await page.getByRole('button', { name: 'Create token' }).click();
   const token = (await page.getByTestId('new-token').textContent()).trim();
-  const tokenRow = page.getByTestId('token-row').filter({ hasText: 'rbac e2e token' });
+  const tokenRow = page.getByTestId('token-row').filter({ has: page.getByRole('cell', { name: 'rbac e2e token' }) });
   await tokenRow.getByRole('cell', { name: 'active', exact: true }).waitFor();
   const tokenId = Number((await tokenRow.getByRole('cell').first().textContent()).trim());
   if (!(await meWith(token) === 200)) throw new Error('the token the page showed does not sign in');
   await noAlert('creating a token');
   await shot('03-token-created');
 
+  step('edits its description');
+  promptAnswer = 'rbac e2e token, edited';
+  await page.getByRole('button', { name: `Edit description of token ${tokenId}` }).click();
+  await page.getByTestId('token-row').filter({ hasText: promptAnswer }).waitFor();
+
   step('revokes it');
   await page.getByRole('button', { name: `Revoke token ${tokenId}` }).click();
   await page.getByText(`Token ${tokenId} revoked.`).waitFor();
-  await tokenRow.getByRole('cell', { name: 'revoked', exact: true }).waitFor();
+  await page.getByTestId('token-row').filter({ hasText: 'rbac e2e token, edited' }).getByRole('cell', { name: 'revoked', exact: true }).waitFor();
   if (await page.getByTestId('new-token').count()) throw new Error('the revoked token is still shown');
   const after = await meWith(token);
   if (after !== 401) throw new Error(`the revoked token still signs in (GET /api/v1/me: ${after})`);
