@@ -170,6 +170,8 @@ class SqlStore : public Store {
 
  private:
   explicit SqlStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}
+  // Runs `sql` (binding group_id, role_id, scope_workspace_id) for each assignment, in one transaction.
+  absl::Status EachAssignment(const char* sql, const std::vector<rbac::Assignment>& assignments);
   SqlLease Writer() { return db_->Writer(); }
   SqlLease Reader() { return db_->Reader(); }
 

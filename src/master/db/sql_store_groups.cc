@@ -46,6 +46,19 @@ absl::Status AddMembers(SqlConnection& db, int64_t group_id, const std::vector<i
 
 }  // namespace
 
+absl::Status SqlStore::EachAssignment(const char* sql, const std::vector<rbac::Assignment>& assignments) {
+  SqlLease lease = Writer();
+  SqlConnection& db = *lease;
+  SqlTransaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
+  for (const rbac::Assignment& a : assignments) {
+    ASSIGN_OR_RETURN(auto s, db.Prepare(sql));
+    s.Bind(1, a.group_id).Bind(2, int64_t{a.role_id}).Bind(3, a.workspace_id.value_or(0));
+    RETURN_IF_ERROR(s.Run());
+  }
+  return tx.Commit();
+}
+
 absl::StatusOr<Group> SqlStore::InsertGroup(const std::string& name, const std::vector<int64_t>& members) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;
@@ -163,31 +176,14 @@ absl::StatusOr<int64_t> SqlStore::PersonalGroupOf(int64_t user_id) {
 }
 
 absl::Status SqlStore::AddRoleAssignments(const std::vector<rbac::Assignment>& assignments) {
-  SqlLease lease = Writer();
-  SqlConnection& db = *lease;
-  SqlTransaction tx(db);
-  RETURN_IF_ERROR(tx.Begin());
-  for (const rbac::Assignment& a : assignments) {
-    ASSIGN_OR_RETURN(auto s, db.Prepare("INSERT INTO role_assignments (group_id, role_id, scope_workspace_id) "
-                                        "VALUES (?, ?, ?) ON CONFLICT DO NOTHING"));
-    s.Bind(1, a.group_id).Bind(2, int64_t{a.role_id}).Bind(3, a.workspace_id.value_or(0));
-    RETURN_IF_ERROR(s.Run());
-  }
-  return tx.Commit();
+  return EachAssignment("INSERT INTO role_assignments (group_id, role_id, scope_workspace_id) VALUES (?, ?, ?) "
+                        "ON CONFLICT DO NOTHING",
+                        assignments);
 }
 
 absl::Status SqlStore::RemoveRoleAssignments(const std::vector<rbac::Assignment>& assignments) {
-  SqlLease lease = Writer();
-  SqlConnection& db = *lease;
-  SqlTransaction tx(db);
-  RETURN_IF_ERROR(tx.Begin());
-  for (const rbac::Assignment& a : assignments) {
-    ASSIGN_OR_RETURN(auto s, db.Prepare("DELETE FROM role_assignments WHERE group_id = ? AND role_id = ? AND "
-                                        "scope_workspace_id = ?"));
-    s.Bind(1, a.group_id).Bind(2, int64_t{a.role_id}).Bind(3, a.workspace_id.value_or(0));
-    RETURN_IF_ERROR(s.Run());
-  }
-  return tx.Commit();
+  return EachAssignment("DELETE FROM role_assignments WHERE group_id = ? AND role_id = ? AND scope_workspace_id = ?",
+                        assignments);
 }
 
 absl::StatusOr<std::vector<rbac::Assignment>> SqlStore::ListUserRoleAssignments(int64_t user_id) {
