@@ -170,7 +170,7 @@ TYPED_TEST(StoreTest, TasksRoundTripFilterAndKeepTheirContext) {
 }
 
 TYPED_TEST(StoreTest, AllocationsOverlappingAWindow) {
-  ASSERT_TRUE(this->store_->InsertTask({.task_id = "u1", .start_time = WallTime(std::chrono::seconds(1))}, "").ok());
+  ASSERT_TRUE(this->store_->InsertTask({.task_id = "u1", .owner_id = 1, .start_time = WallTime(std::chrono::seconds(1))}, "").ok());
   auto at = [](int s) { return WallTime(std::chrono::seconds(s)); };
   // Ended before the window, ended inside it, still running, starting at its end.
   for (auto [id, start, end] : std::vector<std::tuple<std::string, int, int>>{
