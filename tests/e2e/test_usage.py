@@ -9,7 +9,7 @@ import pytest
 import requests
 
 import upstream
-from conftest import local_cluster, wait_for
+from conftest import local_cluster, stepper, wait_for
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 DAILY = "RESOURCE_ALLOCATION_AGGREGATION_PERIOD_DAILY"
@@ -114,6 +114,26 @@ def test_aggregates_are_the_slot_seconds_of_the_raw_entries(cluster, ran):
     assert aggregated(cluster, str(before), str(before), DAILY) == [
         {"periodStart": str(before), "period": DAILY, "seconds": 0.0, "byUsername": {}, "byExperimentLabel": {},
          "byResourcePool": {}, "byWorkspace": {}, "byTaskType": {}}]
+
+
+def test_a_trial_counts_for_its_experiments_labels_and_workspace(cluster, tmp_path):
+    (tmp_path / "stepper.py").write_text(stepper(3))
+    (tmp_path / "exp.yaml").write_text(
+        "name: usage-trial\nentrypoint: python3 stepper.py\nsearcher: {name: single, metric: loss}\n"
+        "labels: [usage-a, usage-b]\nmax_restarts: 0\n")
+    exp_id = cluster.create_experiment(tmp_path / "exp.yaml", tmp_path)
+    assert cluster.wait_for_experiment(exp_id) == "STATE_COMPLETED"
+    task_id = cluster.trials(exp_id)[0]["taskId"]
+    alloc = cluster.get(f"/api/v1/tasks/{task_id}")["task"]["allocations"][-1]
+    start, end = parse(alloc["startTime"]), parse(alloc["endTime"])
+    e = {e["allocationId"]: e for e in raw(cluster, fmt(start), fmt(end))}[alloc["allocationId"]]
+    assert (e["kind"], e["experimentId"], sorted(e["labels"]), e["slots"]) == ("TRIAL", exp_id, ["usage-a", "usage-b"], 1)
+    assert abs(e["seconds"] - micros(end - start) / 1e6) <= RESOLUTION
+    days = aggregated(cluster, str(start.date()), str(end.date()), DAILY)
+    for label in ("usage-a", "usage-b"):
+        assert abs(sum(d["byExperimentLabel"].get(label, 0) for d in days) - e["seconds"]) <= 2 * RESOLUTION
+    assert sum(d["byTaskType"].get("TRIAL", 0) for d in days) > 0
+    assert all(set(d["byExperimentLabel"]) <= {"usage-a", "usage-b"} for d in days)
 
 
 @pytest.mark.parametrize("params,field", [
