@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayToUnix, defaultRange, rawWindow, slotHours, usageCsv, usageSeries, type UsageBucket } from './usage';
+import { dayToUnix, defaultRange, formatHours, rawWindow, slotHours, usageCsv, usageSeries, type UsageBucket } from './usage';
 
 const bucket = (periodStart: string, seconds: number, byUsername: Record<string, number>): UsageBucket => ({
   periodStart,
@@ -24,6 +24,7 @@ describe('usage', () => {
     expect(defaultRange(new Date('2024-03-10T23:59:00Z'))).toEqual({ start: '2024-02-10', end: '2024-03-10' });
     expect(rawWindow('2024-02-28', '2024-02-29')).toEqual({ timestampAfter: '2024-02-28T00:00:00Z', timestampBefore: '2024-03-01T00:00:00Z' });
     expect(slotHours(5400)).toBe(1.5);
+    expect([0, 0.004166, 0.25, 1.5, 1234.567].map(formatHours)).toEqual(['0', '0.0042', '0.25', '1.50', '1234.57']);
   });
 
   it('writes the raw entries as CSV, quoting what needs it', () => {

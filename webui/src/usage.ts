@@ -44,6 +44,13 @@ export function slotHours(seconds: number): number {
   return seconds / 3600;
 }
 
+/** Slot-hours for people: 2 decimals from 1 up, 2 significant digits below (a short run is not "0.00"). */
+export function formatHours(hours: number): string {
+  if (hours === 0) return '0';
+  if (hours >= 1) return hours.toFixed(2);
+  return String(Number(hours.toPrecision(2)));
+}
+
 /** One series per key of `split` (sorted), plus "Total" first, in slot-hours, x = each period's start. */
 export function usageSeries(buckets: UsageBucket[], split: UsageSplit): XY[] {
   const x = buckets.map((b) => dayToUnix(b.periodStart));

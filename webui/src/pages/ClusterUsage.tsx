@@ -5,6 +5,7 @@ import { LineChart } from '../components/LineChart';
 import { usePoll } from '../hooks';
 import {
   defaultRange,
+  formatHours,
   rawWindow,
   usageCsv,
   usageSeries,
@@ -80,7 +81,7 @@ export default function ClusterUsage() {
           </select>
         </label>
         <button onClick={() => void downloadCsv()}>Download CSV</button>
-        <span className="muted">{total.toFixed(2)} slot-hours in total (UTC days)</span>
+        <span className="muted">{formatHours(total)} slot-hours in total (UTC days)</span>
       </div>
       <ErrorBanner message={csvError ?? usage.error} />
       {usage.loading && !usage.data ? <Spinner label="Loading usage" /> : (
