@@ -12,6 +12,7 @@ routes (plus NOT_UPSTREAM's, which no upstream client calls), so a new endpoint 
 `test_every_route_has_a_row`. Each row's binding must be the class upstream's own function for that method
 and path decodes with (`test_each_row_names_upstreams_binding`), so the table cannot drift from the contract.
 """
+import datetime
 import json
 import os
 import pathlib
@@ -42,6 +43,11 @@ NOT_UPSTREAM = {
     "GET /prom/det-state-metrics": "upstream's Prometheus join gauges, read by Prometheus (test_prometheus.py)",
     "GET /prom/det-http-sd-config": "upstream's Prometheus service discovery, read by Prometheus (test_prometheus.py)",
 }
+
+
+def _utc_day(offset):
+    """Today's date in UTC (YYYY-MM-DD), moved by `offset` days."""
+    return (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=offset)).strftime("%Y-%m-%d")
 
 
 class Row:
@@ -295,6 +301,12 @@ TABLE = [
     Row("GET /api/v1/job-queues-v2", "v1GetJobsV2Response"),
     Row("POST /api/v1/job-queues", None, body=lambda w: {"updates": [{"jobId": w.main_job, "priority": 42}]}),
     Row("GET /api/v1/resource-pools", "v1GetResourcePoolsResponse"),
+    # Usage history over the seeded world (its allocations all started today or yesterday, UTC).
+    Row("GET /api/v1/resources/allocation/raw", "v1ResourceAllocationRawResponse",
+        query={"timestampAfter": "2000-01-01T00:00:00Z", "timestampBefore": "2100-01-01T00:00:00Z"}),
+    Row("GET /api/v1/resources/allocation/aggregated", "v1ResourceAllocationAggregatedResponse",
+        query=lambda w: {"startDate": _utc_day(-1), "endDate": _utc_day(0),
+                         "period": "RESOURCE_ALLOCATION_AGGREGATION_PERIOD_DAILY"}),
     Row("GET /api/v1/experiments/{experiment_id}", "v1GetExperimentResponse", p={"experiment_id": "side_exp"}),
     Row("GET /api/v1/trials/{trial_id}", "v1GetTrialResponse", p={"trial_id": "side_trial"}),
     Row("GET /api/v1/experiments", "v1GetExperimentsResponse", again="running"),

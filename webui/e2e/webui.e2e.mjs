@@ -146,6 +146,9 @@ try {
   step('the cluster page and a narrow window');
   await page.getByRole('link', { name: 'Cluster' }).click();
   await page.getByRole('table', { name: 'Agents' }).waitFor();
+  // The usage section charts the trials and commands that ran above (slot-hours today).
+  // "Total" and at least one user's series.
+  await page.getByRole('img', { name: /^Slot-hours by user: [2-9]\d* series/ }).waitFor();
   await shot('08-cluster');
   await page.setViewportSize({ width: 420, height: 800 });
   await page.goto(`${master}/det/experiments`);

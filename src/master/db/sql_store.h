@@ -76,6 +76,7 @@ class SqlStore : public Store {
   absl::StatusOr<int64_t> CountTasks(const TaskFilter& filter) override;
   absl::StatusOr<std::string> GetTaskContext(const std::string& task_id) override;
   absl::StatusOr<std::vector<Allocation>> ListAllocations(const std::string& task_id) override;
+  absl::StatusOr<std::vector<Allocation>> ListAllocationsOverlapping(WallTime begin, WallTime end) override;
 
   absl::Status InsertAllocation(const Allocation& allocation) override;
   absl::Status UpdateAllocation(const Allocation& allocation) override;

@@ -76,6 +76,16 @@ absl::StatusOr<std::vector<Allocation>> SqlStore::ListAllocations(const std::str
   return All<Allocation>(s, ReadAllocation);
 }
 
+absl::StatusOr<std::vector<Allocation>> SqlStore::ListAllocationsOverlapping(WallTime begin, WallTime end) {
+  SqlLease lease = Reader();
+  SqlConnection& db = *lease;
+  ASSIGN_OR_RETURN(auto s, db.Prepare(absl::StrCat(kAllocationColumns,
+                                                   "WHERE start_time < ? AND (end_time IS NULL OR end_time > ?) "
+                                                   "ORDER BY start_time, rowid")));
+  s.Bind(1, Micros(end)).Bind(2, Micros(begin));
+  return All<Allocation>(s, ReadAllocation);
+}
+
 absl::Status SqlStore::InsertTask(const Task& t, const std::string& context_tgz) {
   SqlLease lease = Writer();
   SqlConnection& db = *lease;

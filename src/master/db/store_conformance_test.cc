@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <thread>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 namespace det::master {
@@ -166,6 +167,28 @@ TYPED_TEST(StoreTest, TasksRoundTripFilterAndKeepTheirContext) {
   ASSERT_EQ(allocations->size(), 2u);
   EXPECT_EQ(allocations->back().resource_pool, "p");
   EXPECT_EQ(allocations->back().state, AllocationState::kQueued);
+}
+
+TYPED_TEST(StoreTest, AllocationsOverlappingAWindow) {
+  ASSERT_TRUE(this->store_->InsertTask({.task_id = "u1", .owner_id = 1, .start_time = WallTime(std::chrono::seconds(1))}, "").ok());
+  auto at = [](int s) { return WallTime(std::chrono::seconds(s)); };
+  // Ended before the window, ended inside it, still running, starting at its end.
+  for (auto [id, start, end] : std::vector<std::tuple<std::string, int, int>>{
+           {"u1.1", 10, 20}, {"u1.2", 25, 35}, {"u1.3", 40, 0}, {"u1.4", 50, 60}}) {
+    Allocation a{.allocation_id = id, .task_id = "u1", .token_hash = id, .slots = 2, .start_time = at(start)};
+    ASSERT_TRUE(this->store_->InsertAllocation(a).ok());
+    if (end != 0) {
+      a.end_time = at(end);
+      ASSERT_TRUE(this->store_->UpdateAllocation(a).ok());
+    }
+  }
+  absl::StatusOr<std::vector<Allocation>> in = this->store_->ListAllocationsOverlapping(at(20), at(50));
+  ASSERT_TRUE(in.ok()) << in.status();
+  std::vector<std::string> ids;
+  for (const Allocation& a : *in) ids.push_back(a.allocation_id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"u1.2", "u1.3"})) << "[begin, end): touching either edge is outside";
+  EXPECT_EQ(in->front().end_time, at(35));
+  EXPECT_EQ(in->front().slots, 2);
 }
 
 TYPED_TEST(StoreTest, ServiceFieldsRoundTrip) {

@@ -108,6 +108,9 @@ class TaskStore {
   virtual absl::StatusOr<std::string> GetTaskContext(const std::string& task_id) = 0;
   // A task's allocations, oldest first.
   virtual absl::StatusOr<std::vector<Allocation>> ListAllocations(const std::string& task_id) = 0;
+  // Every allocation that held or holds its slots at some moment of [begin, end): it started before
+  // `end` and has not ended or ended after `begin`; oldest start first (usage history).
+  virtual absl::StatusOr<std::vector<Allocation>> ListAllocationsOverlapping(WallTime begin, WallTime end) = 0;
 
   // Allocations.
   virtual absl::Status InsertAllocation(const Allocation& allocation) = 0;

@@ -42,6 +42,7 @@ void RegisterLogRetentionRoutes(Router& router, MasterContext& ctx);
 void RegisterCommandRoutes(Router& router, MasterContext& ctx);
 void RegisterGroupRoutes(Router& router, MasterContext& ctx);
 void RegisterRoleRoutes(Router& router, MasterContext& ctx);
+void RegisterResourceUsageRoutes(Router& router, MasterContext& ctx);
 // Upstream's Prometheus endpoints; registered only with observability.enable_prometheus (main.cc).
 void RegisterPrometheusRoutes(Router& router, MasterContext& ctx, MasterMetrics& metrics);
 
@@ -78,6 +79,7 @@ inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext&
   RegisterTrialSourceRoutes(router, ctx);
   RegisterPoolBindingRoutes(router, ctx);
   RegisterResourcePoolRoutes(router, ctx);
+  RegisterResourceUsageRoutes(router, ctx);
   RegisterJobQueueRoutes(router, ctx);
   RegisterTaskListRoutes(router, ctx);
   RegisterWebUiRoutes(router, ctx);

@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import '../test/uplotMock'; // the usage section's charts
 import { mockFetch } from '../test/fetchMock';
 import { renderAt } from '../test/render';
 import Cluster, { deviceSummary } from './Cluster';

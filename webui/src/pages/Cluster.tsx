@@ -4,6 +4,7 @@ import { ErrorBanner, Empty, Spinner } from '../components/Feedback';
 import { formatTime } from '../format';
 import { usePoll } from '../hooks';
 import type { Agent, ResourcePool } from '../types';
+import ClusterUsage from './ClusterUsage';
 
 export default function Cluster() {
   const pools = usePoll((signal) => request<{ resourcePools: ResourcePool[] }>('/api/v1/resource-pools', { signal }), 5000, []);
@@ -79,6 +80,7 @@ export default function Cluster() {
           </table>
         </div>
       )}
+      <ClusterUsage />
     </div>
   );
 }
