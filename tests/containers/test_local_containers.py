@@ -631,9 +631,13 @@ def test_list_by_label_follow_kill_remove(env):
     conn.request("GET", f"{API}/containers/{cid}/logs?stdout=1&stderr=1&follow=1")
     logs = conn.getresponse()
     assert logs.status == 200
-    header = logs.read(8)
-    assert header[0] == 1, header
-    payload = logs.read(int.from_bytes(header[4:8], "big"))
+    # print() may write the text and its newline separately, and the engine frames each write: read frames
+    # until the line is complete.
+    payload = b""
+    while not payload.endswith(b"\n"):
+        header = logs.read(8)
+        assert header[0] == 1, header
+        payload += logs.read(int.from_bytes(header[4:8], "big"))
     assert payload == b"ready\n"
 
     r = api.request("POST", f"{API}/containers/{cid}/kill?signal=SIGKILL", save="container_kill.txt")
