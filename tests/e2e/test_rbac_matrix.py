@@ -2,8 +2,8 @@
 PostgreSQL: for every built-in role, assigned in one workspace (the roles that may be) and cluster-wide, each
 permission-gated endpoint below is called once by a user holding just that role, and must be allowed exactly
 when upstream's role table grants the endpoint's permission where the call acts. Denied writes are 403
-naming the permission; denied reads are 404 (what one may not see does not exist); lists leave out what one
-may not see.
+naming the permission, unless the holder may not even see what the write is about: then, like denied reads,
+404 (what one may not see does not exist); lists leave out what one may not see.
 
 The expected table is written out here from upstream's role definitions, id by id, independently of the
 master's own (master/rbac/roles.cc)."""
@@ -53,6 +53,7 @@ class World:
                         for w in (self.ws, self.other)}
         self.experiment = {w: self.new_experiment(w) for w in (self.ws, self.other)}
         self.model = {w: self.new_model(w) for w in (self.ws, self.other)}
+        self.template = {w: self.new_template(w) for w in (self.ws, self.other)}
         self.agent = wait_for(lambda: next(iter(self.get("/api/v1/agents")["agents"]), None), "an agent")["id"]
 
     def get(self, path):
@@ -83,15 +84,22 @@ class World:
         self.post("/api/v1/models", {"name": name, "workspaceId": workspace})
         return name
 
+    def new_template(self, workspace):
+        name = f"template-{uuid.uuid4().hex[:8]}"
+        self.post(f"/api/v1/templates/{name}", {"config": {"description": "matrix"}, "workspaceId": workspace})
+        return name
+
     def assign(self, user_id, role_id, workspace):
         ra = {"role": {"roleId": role_id}}
         ra.update({"scopeWorkspaceId": workspace} if workspace else {"scopeCluster": True})
         self.post("/api/v1/roles/add-assignments", {"userRoleAssignments": [{"userId": user_id, "roleAssignment": ra}]})
 
 
-# Each endpoint: (name, permission, scope, call). scope "ws": acts in the workspace the roles are given in;
-# "other": in a workspace no workspace-scoped role reaches; "cluster": on the cluster itself. call(world,
-# session) makes one request and returns its response; "read" calls answer 404 when denied.
+# Each endpoint: (name, permission, scope, kind, call). scope "ws": acts in the workspace the roles are given
+# in; "other": in a workspace no workspace-scoped role reaches; "cluster": on the cluster itself. call(world,
+# session) makes one request and returns its response. A denied "read" answers 404; a denied "write" (or a
+# cluster-wide read) 403 naming the permission, or 404 when the holder may not see what it is about
+# (SEEN_WITH: the permission that sees it).
 def _exp(w, where):
     return w.experiment[w.ws if where == "ws" else w.other]
 
@@ -123,6 +131,22 @@ ENDPOINTS = [
     ("assign a role in the workspace", 6002, "ws", "write",
      lambda w, s: s.post(f"{w.url}/api/v1/roles/add-assignments", json={"userRoleAssignments": [
          {"userId": 2, "roleAssignment": {"role": {"roleId": 4}, "scopeWorkspaceId": w.ws}}]})),
+    ("view an experiment's trials", 2003, "ws", "read",
+     lambda w, s: s.get(f"{w.url}/api/v1/experiments/{_exp(w, 'ws')}/trials")),
+    ("view another workspace's experiment's checkpoints", 2002, "other", "read",
+     lambda w, s: s.get(f"{w.url}/api/v1/experiments/{_exp(w, 'other')}/checkpoints")),
+    ("view a template", 9001, "ws", "read", lambda w, s: s.get(f"{w.url}/api/v1/templates/{w.template[w.ws]}")),
+    ("view another workspace's template", 9001, "other", "read",
+     lambda w, s: s.get(f"{w.url}/api/v1/templates/{w.template[w.other]}")),
+    ("change a template", 9002, "ws", "write",
+     lambda w, s: s.patch(f"{w.url}/api/v1/templates/{w.template[w.ws]}", json={"description": "changed"})),
+    ("create a template", 9003, "ws", "write",
+     lambda w, s: s.post(f"{w.url}/api/v1/templates/t-{uuid.uuid4().hex[:8]}",
+                         json={"config": {"description": "matrix"}, "workspaceId": w.ws})),
+    ("delete a template", 9004, "ws", "write",
+     lambda w, s: s.delete(f"{w.url}/api/v1/templates/{w.new_template(w.ws)}")),
+    ("view the master's logs", 8001, "cluster", "write", lambda w, s: s.get(f"{w.url}/api/v1/master/logs?limit=1")),
+    ("view the master's config", 8005, "cluster", "write", lambda w, s: s.get(f"{w.url}/api/v1/master/config")),
     ("view a model", 7001, "ws", "read", lambda w, s: s.get(f"{w.url}/api/v1/models/{w.model[w.ws]}")),
     ("edit a model", 7002, "ws", "write",
      lambda w, s: s.patch(f"{w.url}/api/v1/models/{w.model[w.ws]}", json={"description": "matrix"})),
@@ -142,6 +166,12 @@ ENDPOINTS = [
      lambda w, s: s.post(f"{w.url}/api/v1/users", json={"user": {"username": f"u-{uuid.uuid4().hex[:8]}", "active": True},
                                                          "password": ""})),
 ]
+
+SEEN_WITH = {
+    "pause an experiment": 2003, "pause another workspace's experiment": 2003, "label an experiment": 2003,
+    "delete an experiment": 2003, "change a workspace": 4002, "change a project": 5002, "edit a model": 7001,
+    "delete another user's model": 7001, "change a template": 9001, "delete a template": 9001,
+}
 
 # Every role that may be given in a workspace, there; every role cluster-wide; and nobody (no role at all).
 HOLDERS = ([(rid, "ws") for rid, (_, _, in_ws) in ROLES.items() if in_ws] + [(rid, "cluster") for rid in ROLES]
@@ -183,10 +213,11 @@ def test_each_endpoint_is_allowed_exactly_where_the_role_grants_its_permission(w
         if allowed and r.status_code != 200:
             wrong.append(f"{name}: expected allowed, got {r.status_code} {r.text[:200]}")
         if not allowed:
-            want = 404 if kind == "read" else 403
+            unseen = name in SEEN_WITH and not expected(role_id, scope, SEEN_WITH[name], acts_in)
+            want = 404 if kind == "read" or unseen else 403
             if r.status_code != want:
                 wrong.append(f"{name}: expected {want}, got {r.status_code} {r.text[:200]}")
-            elif kind == "write" and "PERMISSION_TYPE_" not in r.text:
+            elif want == 403 and "PERMISSION_TYPE_" not in r.text:
                 wrong.append(f"{name}: the refusal does not name the permission: {r.text[:200]}")
     assert not wrong, "\n".join(wrong)
 
@@ -204,3 +235,6 @@ def test_lists_leave_out_what_the_role_may_not_see(world, holder):
     assert (world.other in workspaces) == expected(role_id, scope, 4002, "other")
     models = {m["name"] for m in session.get(f"{world.url}/api/v1/models", timeout=60).json()["models"]}
     assert (world.model[world.ws] in models) == expected(role_id, scope, 7001, "ws")
+    templates = {t["name"] for t in session.get(f"{world.url}/api/v1/templates", timeout=60).json()["templates"]}
+    assert (world.template[world.ws] in templates) == expected(role_id, scope, 9001, "ws")
+    assert (world.template[world.other] in templates) == expected(role_id, scope, 9001, "other")

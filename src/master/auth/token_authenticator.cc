@@ -48,28 +48,32 @@ absl::StatusOr<Principal> TokenAuthenticator::Authenticate(const HttpRequest& re
 
 absl::StatusOr<Principal> TokenAuthenticator::AuthenticateAllocation(const std::string& token) {
   std::string hash = Sha256Hex(token);
-  Principal p;
-  p.token = token;
+  auto principal = [&token](const AllocationCaller& caller) {
+    return Principal{.user_id = caller.owner_id, .username = caller.owner_name, .admin = false,
+                     .allocation_id = caller.allocation_id, .token = token};
+  };
   auto now = std::chrono::steady_clock::now();
-  if (std::optional<std::string> known = allocations_.Fresh(hash, now)) {
-    p.allocation_id = *std::move(known);
-    return p;
-  }
+  if (std::optional<AllocationCaller> known = allocations_.Fresh(hash, now)) return principal(*known);
   absl::StatusOr<Allocation> alloc = store_.GetAllocationByTokenHash(hash);
   if (alloc.ok()) {
-    p.allocation_id = alloc->allocation_id;
+    AllocationCaller caller{.allocation_id = alloc->allocation_id};
+    absl::StatusOr<Task> task = store_.GetTask(alloc->task_id);
+    if (absl::IsUnavailable(task.status())) return task.status();
+    if (task.ok()) {
+      caller.owner_id = task->owner_id;
+      caller.owner_name = task->username;
+    }
     if (IsTerminal(alloc->state)) {
       allocations_.Erase(hash);
     } else {
-      allocations_.Put(hash, alloc->allocation_id, now);
+      allocations_.Put(hash, caller, now);
     }
-    return p;
+    return principal(caller);
   }
   if (!absl::IsUnavailable(alloc.status())) return absl::UnauthenticatedError("invalid credentials");
-  std::optional<std::string> known = allocations_.Any(hash);  // the database is down: seen before?
+  std::optional<AllocationCaller> known = allocations_.Any(hash);  // the database is down: seen before?
   if (!known) return alloc.status();
-  p.allocation_id = *std::move(known);
-  return p;
+  return principal(*known);
 }
 
 }  // namespace det::master

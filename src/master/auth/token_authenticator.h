@@ -14,17 +14,24 @@ namespace det::master {
 // sends hundreds of requests a second). While the database cannot be reached, a user is told so
 // (503, not 401: the token may be fine), and a task whose allocation token was seen before goes on
 // being recognized, so that what needs no database still answers it and its writes are refused with
-// a 503 it retries.
+// a 503 it retries. A task's principal carries its owner's id and name (not the admin flag): the rule
+// in force lets it read what its owner may read and change nothing (master/task/authz.h).
 class TokenAuthenticator : public Authenticator {
  public:
   explicit TokenAuthenticator(Store& store) : store_(store), allocations_(std::chrono::seconds(5), 100000) {}
   absl::StatusOr<Principal> Authenticate(const HttpRequest& request) override;
 
  private:
+  // Who an allocation token speaks for.
+  struct AllocationCaller {
+    std::string allocation_id;
+    int64_t owner_id = 0;
+    std::string owner_name;
+  };
   absl::StatusOr<Principal> AuthenticateAllocation(const std::string& token);
 
   Store& store_;
-  TimedCache<std::string, std::string> allocations_;  // token hash -> allocation id
+  TimedCache<std::string, AllocationCaller> allocations_;  // by token hash
 };
 
 // The token presented as a user session, or "" (for logout).

@@ -12,17 +12,10 @@
 
 #include "master/cluster/cluster.h"
 #include "master/db/temp_sqlite_store.h"
+#include "master/http/recording_connection.h"
 #include "master/manual_loop.h"
 
 namespace det::master {
-
-class RecordingConnection : public WebSocketConnection {
- public:
-  void Send(std::string text) override { sent.push_back(std::move(text)); }
-  void Close() override { closed = true; }
-  std::vector<std::string> sent;
-  bool closed = false;
-};
 
 // Another writer holding the database (a slow transaction elsewhere) until destroyed.
 class HeldDatabase {

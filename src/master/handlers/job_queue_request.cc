@@ -130,6 +130,20 @@ json JobJson(const JobInfo& job) {
   return out;
 }
 
+json LimitedJobJson(const JobInfo& job) {
+  return {{"summary", JobSummaryJson(job)},
+          {"type", job.type},
+          {"resourcePool", job.resource_pool},
+          {"isPreemptible", job.preemptible},
+          {"priority", job.priority},
+          {"weight", job.weight},
+          {"jobId", job.job_id},
+          {"requestedSlots", job.requested_slots},
+          {"allocatedSlots", job.allocated_slots},
+          {"progress", job.progress},
+          {"workspaceId", job.workspace_id}};
+}
+
 absl::StatusOr<std::vector<QueueUpdate>> ParseQueueUpdates(const json& body) {
   const json* updates = api::FindField(body, "updates");
   if (updates == nullptr || !updates->is_array() || updates->empty()) {
@@ -192,6 +206,12 @@ absl::Status JoinErrors(const std::vector<absl::Status>& errors) {
 absl::Status CheckCanModifyJob(const Principal& who, const JobInfo& job) {
   return DefaultAuthz().Check(who, rbac::Permission::kUpdateExperiment,
                               {"job", job.job_id, job.user_id, job.workspace_id});
+}
+
+absl::Status CheckQueueControl(bool strict, const Principal& who, const JobChange& change) {
+  if (!strict || (!change.priority && !change.weight && !change.ahead_of && !change.behind_of)) return absl::OkStatus();
+  return DefaultAuthz().CheckCluster(who, rbac::Permission::kControlStrictJobQueue,
+                                     "change priorities or the queue's order (security.authz.strict_job_queue_control)");
 }
 
 absl::StatusOr<JobInfo> FindJob(const std::vector<JobInfo>& jobs, const std::string& job_id) {

@@ -34,6 +34,9 @@ std::vector<JobInfo> SelectJobs(const std::vector<JobInfo>& jobs, const std::str
 // resourcePool, isPreemptible, priority, weight, entityId, jobId, requestedSlots, allocatedSlots,
 // name, progress, workspaceId.
 nlohmann::json JobJson(const JobInfo& job);
+// jobv1.LimitedJob: what anyone may know of a job they may not see (GetJobsV2's `limited`): no name,
+// user, entity or submission time.
+nlohmann::json LimitedJobJson(const JobInfo& job);
 // jobv1.JobSummary: {state, jobsAhead} (also GetExperiment's `jobSummary`).
 nlohmann::json JobSummaryJson(const JobInfo& job);
 
@@ -56,6 +59,10 @@ absl::Status JoinErrors(const std::vector<absl::Status>& errors);
 
 // Owner or admin; tasks with an allocation token may not change jobs.
 absl::Status CheckCanModifyJob(const Principal& who, const JobInfo& job);
+
+// With security.authz.strict_job_queue_control (`strict`), changing where a job stands (priority,
+// weight, its place in the queue) also needs CONTROL_STRICT_JOB_QUEUE cluster-wide (basic: an admin).
+absl::Status CheckQueueControl(bool strict, const Principal& who, const JobChange& change);
 
 // The live job with `job_id`, or NotFound saying how to see the queue.
 absl::StatusOr<JobInfo> FindJob(const std::vector<JobInfo>& jobs, const std::string& job_id);

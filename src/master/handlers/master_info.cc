@@ -1,7 +1,9 @@
 #include "common/json_yaml.h"
+#include "common/status_macros.h"
 #include "config/master_config.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/routes.h"
+#include "master/task/authz.h"
 
 namespace det::master {
 
@@ -32,11 +34,15 @@ void RegisterMasterInfoRoutes(Router& router, MasterContext& ctx) {
                   {"hasCustomLogo", false},
                   {"clusterMessage", nullptr}});  // no cluster message is set (an unset message)
   });
-  // Upstream restricts this to admins under RBAC; without RBAC any authenticated user may read it.
-  router.Add("GET", "/api/v1/master/config", Access::kAuthenticated, [&ctx](HttpRequest&, ResponderPtr r) {
-    absl::StatusOr<nlohmann::json> printable = ParseJson(config::ToPrintableJson(ctx.config));
-    Reply(r, printable.ok() ? absl::StatusOr<nlohmann::json>(nlohmann::json{{"config", *printable}})
-                            : absl::InternalError("master config is not valid JSON"));
+  // VIEW_MASTER_CONFIG cluster-wide (basic mode: any user, as upstream's).
+  router.Add("GET", "/api/v1/master/config", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
+    Reply(r, [&]() -> absl::StatusOr<nlohmann::json> {
+      RETURN_IF_ERROR(DefaultAuthz().CheckCluster(*req.principal, rbac::Permission::kViewMasterConfig,
+                                                  "view the master's configuration"));
+      absl::StatusOr<nlohmann::json> printable = ParseJson(config::ToPrintableJson(ctx.config));
+      if (!printable.ok()) return absl::InternalError("master config is not valid JSON");
+      return nlohmann::json{{"config", *printable}};
+    }());
   });
   router.Add("GET", "/health", Access::kPublic, [&ctx](HttpRequest&, ResponderPtr r) {
     bool db_up = ctx.store.GetUser(1).ok();

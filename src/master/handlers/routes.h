@@ -1,6 +1,7 @@
 #pragma once
 // Route registration, one function per API area (handlers/*.cc).
 #include "master/handlers/master_context.h"
+#include "master/handlers/path_scope.h"
 #include "master/http/router.h"
 #include "master/http/server.h"
 #include "master/handlers/webui.h"
@@ -47,6 +48,10 @@ void RegisterResourceUsageRoutes(Router& router, MasterContext& ctx);
 void RegisterPrometheusRoutes(Router& router, MasterContext& ctx, MasterMetrics& metrics);
 
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
+  // What a path names must be visible to the caller (a 404 otherwise), before any handler runs.
+  router.SetGuard([&ctx](const HttpRequest& request, const std::string& pattern) {
+    return CheckPathVisible(ctx.store, request, pattern);
+  });
   RegisterMasterInfoRoutes(router, ctx);
   RegisterMasterLogRoutes(router, ctx);
   RegisterAuthRoutes(router, ctx);

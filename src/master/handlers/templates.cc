@@ -4,6 +4,7 @@
 // checks the merged whole (handlers/experiments.cc).
 #include <nlohmann/json.hpp>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
 #include "common/json_yaml.h"
@@ -89,9 +90,26 @@ absl::StatusOr<TemplateFilter> ListFilter(const HttpRequest& req) {
   return f;
 }
 
+// Narrows `filter` to the workspaces whose templates `who` may see; false when that leaves none.
+absl::StatusOr<bool> OnlyVisible(const Principal& who, TemplateFilter& filter) {
+  ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> visible,
+                   VisibleWorkspaces(who, rbac::Permission::kViewTemplates));
+  if (!visible) return true;
+  if (filter.workspace_ids.empty()) {
+    filter.workspace_ids = *visible;
+  } else {
+    std::erase_if(filter.workspace_ids, [&](int64_t w) { return !absl::c_linear_search(*visible, w); });
+  }
+  return !filter.workspace_ids.empty();  // empty would mean every workspace
+}
+
 absl::StatusOr<json> ListTemplates(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(TemplateFilter filter, ListFilter(req));
-  ASSIGN_OR_RETURN(TemplatePage page, ctx.store.ListTemplates(filter));
+  ASSIGN_OR_RETURN(bool any_visible, OnlyVisible(*req.principal, filter));
+  TemplatePage page;
+  if (any_visible) {
+    ASSIGN_OR_RETURN(page, ctx.store.ListTemplates(filter));
+  }
   json out = json::array();
   for (const Template& t : page.templates) out.push_back(TemplateJson(t));
   return json{{"templates", out},
@@ -104,8 +122,35 @@ absl::StatusOr<json> GetTemplate(MasterContext& ctx, const std::string& name) {
   return json{{"template", TemplateJson(t)}};
 }
 
+// Whether `who` may do what `needed` allows to a template in `workspace_id`.
+absl::Status CheckTemplate(const Principal& who, rbac::Permission needed, const std::string& name,
+                           int64_t workspace_id) {
+  return DefaultAuthz().Check(who, needed, {"template", name, 0, workspace_id});
+}
+
+// The existing template `name` when `who` may do what `needed` allows to it (NotFound when it may not
+// even see it).
+absl::StatusOr<Template> TemplateForChange(Store& store, const Principal& who, const std::string& name,
+                                           rbac::Permission needed) {
+  ASSIGN_OR_RETURN(Template t, store.GetTemplate(name));
+  RETURN_IF_ERROR(CheckRead(who, rbac::Permission::kViewTemplates, {"template", name, 0, t.workspace_id}));
+  RETURN_IF_ERROR(CheckTemplate(who, needed, name, t.workspace_id));
+  return t;
+}
+
+// POST creates in the body's workspace; PUT replaces one the caller may change (and may create in the
+// workspace it moves to) or creates.
 absl::StatusOr<json> CreateTemplate(MasterContext& ctx, const HttpRequest& req, bool upsert) {
   ASSIGN_OR_RETURN(Template t, TemplateFromRequest(ctx.store, req));
+  const Principal& who = *req.principal;
+  absl::StatusOr<Template> existing = ctx.store.GetTemplate(t.name);
+  if (upsert && existing.ok()) {
+    RETURN_IF_ERROR(TemplateForChange(ctx.store, who, t.name, rbac::Permission::kUpdateTemplates).status());
+    if (existing->workspace_id != t.workspace_id)
+      RETURN_IF_ERROR(CheckTemplate(who, rbac::Permission::kCreateTemplates, t.name, t.workspace_id));
+  } else {
+    RETURN_IF_ERROR(CheckTemplate(who, rbac::Permission::kCreateTemplates, t.name, t.workspace_id));
+  }
   RETURN_IF_ERROR(upsert ? ctx.store.PutTemplate(t) : ctx.store.InsertTemplate(t));
   return GetTemplate(ctx, t.name);
 }
@@ -116,6 +161,7 @@ absl::StatusOr<json> PatchTemplateConfig(MasterContext& ctx, const HttpRequest& 
   RETURN_IF_ERROR(CheckName(name, "templateName"));
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ASSIGN_OR_RETURN(std::string config, ConfigText(&body));
+  RETURN_IF_ERROR(TemplateForChange(ctx.store, *req.principal, name, rbac::Permission::kUpdateTemplates).status());
   RETURN_IF_ERROR(ctx.store.UpdateTemplateConfig(name, config));
   return GetTemplate(ctx, name);
 }
@@ -126,6 +172,7 @@ absl::StatusOr<json> RenameTemplate(MasterContext& ctx, const HttpRequest& req) 
   std::string new_name = api::StringField(body, "new_name");
   RETURN_IF_ERROR(CheckName(old_name, "oldName"));
   RETURN_IF_ERROR(CheckName(new_name, "newName"));
+  RETURN_IF_ERROR(TemplateForChange(ctx.store, *req.principal, old_name, rbac::Permission::kUpdateTemplates).status());
   RETURN_IF_ERROR(ctx.store.RenameTemplate(old_name, new_name));
   return GetTemplate(ctx, new_name);
 }
@@ -133,24 +180,16 @@ absl::StatusOr<json> RenameTemplate(MasterContext& ctx, const HttpRequest& req) 
 absl::StatusOr<json> DeleteTemplate(MasterContext& ctx, const HttpRequest& req) {
   std::string name = PathName(req, "name");
   RETURN_IF_ERROR(CheckName(name, "templateName"));
+  RETURN_IF_ERROR(TemplateForChange(ctx.store, *req.principal, name, rbac::Permission::kDeleteTemplates).status());
   RETURN_IF_ERROR(ctx.store.DeleteTemplate(name));
   return json::object();
 }
 
-// Templates are a user's resource: tasks holding only an allocation token cannot change them.
-absl::Status CheckUserCaller(const HttpRequest& req) {
-  return req.principal ? RequireUserToken(*req.principal, "change templates") : absl::OkStatus();
-}
-
-// Runs `op` for a user caller and replies with its result.
+// Runs `op` and replies with its result. Each change asks the rule in force (templates in a workspace,
+// upstream's 9001-9004; tasks holding only an allocation token change none).
 template <class Op>
-Handler Mutating(Op op) {
-  return [op](HttpRequest& req, ResponderPtr r) {
-    Reply(r, [&]() -> absl::StatusOr<json> {
-      RETURN_IF_ERROR(CheckUserCaller(req));
-      return op(req);
-    }());
-  };
+Handler Replying(Op op) {
+  return [op](HttpRequest& req, ResponderPtr r) { Reply(r, op(req)); };
 }
 
 }  // namespace
@@ -163,19 +202,19 @@ void RegisterTemplateRoutes(Router& router, MasterContext& ctx) {
                Reply(r, GetTemplate(ctx, PathName(req, "name")));
              });
   router.Add("POST", "/api/v1/templates/{name}", Access::kAuthenticated,
-             Mutating([&ctx](const HttpRequest& req) {
+             Replying([&ctx](const HttpRequest& req) {
                return CreateTemplate(ctx, req, /*upsert=*/false);
              }));
   router.Add("PUT", "/api/v1/templates/{name}", Access::kAuthenticated,
-             Mutating([&ctx](const HttpRequest& req) {
+             Replying([&ctx](const HttpRequest& req) {
                return CreateTemplate(ctx, req, /*upsert=*/true);
              }));
   router.Add("PATCH", "/api/v1/templates/{name}", Access::kAuthenticated,
-             Mutating([&ctx](const HttpRequest& req) { return PatchTemplateConfig(ctx, req); }));
+             Replying([&ctx](const HttpRequest& req) { return PatchTemplateConfig(ctx, req); }));
   router.Add("PATCH", "/api/v1/template/rename", Access::kAuthenticated,
-             Mutating([&ctx](const HttpRequest& req) { return RenameTemplate(ctx, req); }));
+             Replying([&ctx](const HttpRequest& req) { return RenameTemplate(ctx, req); }));
   router.Add("DELETE", "/api/v1/templates/{name}", Access::kAuthenticated,
-             Mutating([&ctx](const HttpRequest& req) { return DeleteTemplate(ctx, req); }));
+             Replying([&ctx](const HttpRequest& req) { return DeleteTemplate(ctx, req); }));
 }
 
 }  // namespace det::master

@@ -12,6 +12,7 @@
 #include "common/status_macros.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/log_stream.h"
+#include "master/handlers/path_scope.h"
 #include "master/handlers/routes.h"
 #include "master/metric_series.h"
 
@@ -79,6 +80,7 @@ absl::StatusOr<json> CompareTrials(MasterContext& ctx, const HttpRequest& req) {
   json trials = json::array();
   for (int64_t id : request.trial_ids) {
     ASSIGN_OR_RETURN(api::Trial trial, ctx.store.GetTrial(id));
+    RETURN_IF_ERROR(CheckTrialVisible(ctx.store, *req.principal, id));
     json metrics = json::array();
     for (const auto& [group, names] : request.names_by_group) {
       ASSIGN_OR_RETURN(std::vector<api::MetricsReport> reports, ctx.store.GetMetrics(id, group, request.range));
@@ -183,7 +185,10 @@ absl::Status StreamMetricNames(MasterContext& ctx, const HttpRequest& req, const
     ids.push_back(id);
   }
   if (ids.empty()) return absl::InvalidArgumentError("ids: at least one experiment id is required");
-  for (int64_t id : ids) RETURN_IF_ERROR(ctx.store.GetExperiment(id).status());
+  for (int64_t id : ids) {
+    RETURN_IF_ERROR(ctx.store.GetExperiment(id).status());
+    RETURN_IF_ERROR(CheckExperimentVisible(ctx.store, *req.principal, id));
+  }
   ASSIGN_OR_RETURN(int64_t period, QueryInt(req, "period_seconds", 30));
   if (period <= 0) return absl::InvalidArgumentError("periodSeconds must be > 0");
   std::make_shared<MetricNamesStream>(ctx, std::move(ids), std::chrono::seconds(period), r)->Start();

@@ -10,6 +10,7 @@
 #include "master/handlers/experiment_access.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/log_stream.h"
+#include "master/handlers/path_scope.h"
 #include "master/handlers/routes.h"
 #include "master/handlers/task_access.h"
 #include "master/handlers/page.h"
@@ -72,6 +73,7 @@ absl::StatusOr<HttpResponse> QueryMetrics(MasterContext& ctx, const HttpRequest&
   size_t in_message = 0;
   for (int64_t id : ids) {
     RETURN_IF_ERROR(ctx.store.GetTrial(id).status());
+    RETURN_IF_ERROR(CheckTrialVisible(ctx.store, *req.principal, id));
     ASSIGN_OR_RETURN(std::vector<api::MetricsReport> list, ctx.store.GetMetrics(id, group, BatchRange{}));
     for (const api::MetricsReport& m : list) {
       body += in_message == 0 ? kMessageStart : ",";

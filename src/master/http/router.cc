@@ -156,6 +156,12 @@ void Router::Dispatch(HttpRequest& request, ResponderPtr responder) const {
     // Handlers return errors as values; an exception escaping one is a bug, answered as Internal so
     // that one bad request cannot take the master down.
     try {
+      if (guard_ && request.principal) {
+        if (absl::Status allowed = guard_(request, route.pattern); !allowed.ok()) {
+          responder->Send(ErrorResponse(allowed));
+          return;
+        }
+      }
       route.handler(request, responder);
     } catch (const std::exception& e) {
       responder->Send(ErrorResponse(absl::InternalError(absl::StrCat("internal error: ", e.what()))));

@@ -38,6 +38,11 @@ class Router {
   // duration read from `now`. `observer` outlives the router's use. Call before serving.
   using Now = std::function<std::chrono::steady_clock::time_point()>;
   void SetObserver(RequestObserver* observer, Now now = std::chrono::steady_clock::now);
+  // Asked after authentication and before the handler of every authenticated route, with the route's
+  // pattern: an error is the answer and the handler does not run. For rules that follow from the path
+  // alone (master/handlers/path_scope.h). Call before serving.
+  using Guard = std::function<absl::Status(const HttpRequest& request, const std::string& pattern)>;
+  void SetGuard(Guard guard) { guard_ = std::move(guard); }
 
  private:
   struct Route {
@@ -51,6 +56,7 @@ class Router {
   std::vector<Route> routes_;
   RequestObserver* observer_ = nullptr;
   Now now_;
+  Guard guard_;
 };
 
 // Helpers for handlers.

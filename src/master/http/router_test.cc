@@ -183,5 +183,38 @@ TEST(RouterTest, StreamDroppedWithoutEndIsStillObserved) {
   EXPECT_EQ(observer.records[0].status, 200);
 }
 
+TEST(RouterTest, TheGuardAnswersBeforeAnAuthenticatedHandlerRuns) {
+  FakeAuthenticator auth;
+  Router router(auth);
+  int handled = 0;
+  auto ok = [&](HttpRequest&, ResponderPtr r) {
+    ++handled;
+    r->Send(JsonResponse(200, "{}"));
+  };
+  router.Add("GET", "/api/v1/trials/{trial_id}", Access::kAuthenticated, ok);
+  router.Add("GET", "/api/v1/master", Access::kPublic, ok);
+  std::vector<std::string> asked;
+  router.SetGuard([&](const HttpRequest& req, const std::string& pattern) {
+    asked.push_back(pattern + " " + req.principal->username);
+    return req.path_params.at("trial_id") == "7" ? absl::NotFoundError("trial 7 not found") : absl::OkStatus();
+  });
+
+  auto r = std::make_shared<CapturingResponder>();
+  HttpRequest hidden{.method = "GET", .path = "/api/v1/trials/7", .headers = {{"authorization", "Bearer good"}}};
+  router.Dispatch(hidden, r);
+  EXPECT_EQ(r->response.status, 404);
+  EXPECT_NE(r->response.body.find("trial 7 not found"), std::string::npos);
+  EXPECT_EQ(handled, 0);
+
+  HttpRequest seen{.method = "GET", .path = "/api/v1/trials/8", .headers = {{"authorization", "Bearer good"}}};
+  router.Dispatch(seen, r);
+  EXPECT_EQ(r->response.status, 200);
+  HttpRequest anonymous{.method = "GET", .path = "/api/v1/master"};
+  router.Dispatch(anonymous, r);
+  EXPECT_EQ(handled, 2);
+  EXPECT_EQ(asked, (std::vector<std::string>{"/api/v1/trials/{trial_id} admin", "/api/v1/trials/{trial_id} admin"}))
+      << "public routes are not guarded";
+}
+
 }  // namespace
 }  // namespace det::master

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "master/http/recording_connection.h"
 #include "master/manual_loop.h"
 #include "master/rm/agent_resource_manager.h"
 #include "master/rm/in_memory_resource_manager.h"
@@ -79,13 +80,6 @@ std::vector<PoolOptions> ContractPools() {
   pool.scheduler.preemption = true;
   return {pool};
 }
-
-class RecordingConnection : public WebSocketConnection {
- public:
-  void Send(std::string text) override { sent.push_back(std::move(text)); }
-  void Close() override {}
-  std::vector<std::string> sent;
-};
 
 class AgentDriver : public Driver {
  public:

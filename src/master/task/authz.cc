@@ -11,12 +11,13 @@ namespace {
 
 using rbac::Permission;
 
-bool IsCreatePermission(Permission p) {
-  static const std::set<Permission>* creations = new std::set<Permission>{
+// What every user may do in basic mode: create things, and change templates (which have no owner).
+bool IsOpenToAllInBasic(Permission p) {
+  static const std::set<Permission>* open = new std::set<Permission>{
       Permission::kCreateExperiment, Permission::kCreateNsc,       Permission::kCreateProject,
       Permission::kCreateModelRegistry, Permission::kCreateTemplates, Permission::kCreateWorkspace,
-      Permission::kCreateToken};
-  return creations->contains(p);
+      Permission::kCreateToken,      Permission::kUpdateTemplates, Permission::kDeleteTemplates};
+  return open->contains(p);
 }
 
 bool IsAdminOnlyInBasic(Permission p) {
@@ -25,7 +26,8 @@ bool IsAdminOnlyInBasic(Permission p) {
       Permission::kUpdateGroup,            Permission::kAssignRoles,           Permission::kUpdateRoles,
       Permission::kUpdateMasterConfig,     Permission::kModifyRpWorkspaceBindings, Permission::kAdministrateToken,
       Permission::kCreateOtherToken,       Permission::kViewOtherToken,        Permission::kSetResourceQuotas,
-      Permission::kSetWorkspaceNamespaceBindings, Permission::kModifyGlobalConfigPolicies};
+      Permission::kSetWorkspaceNamespaceBindings, Permission::kModifyGlobalConfigPolicies,
+      Permission::kControlStrictJobQueue};
   return admin_only->contains(p);
 }
 
@@ -48,7 +50,7 @@ absl::Status RequireUserToken(const Principal& who, const std::string& action) {
 absl::Status BasicAuthz::Check(const Principal& who, Permission needed, const OwnedResource& what) const {
   if (IsViewPermission(needed)) return absl::OkStatus();
   RETURN_IF_ERROR(RequireUserToken(who, absl::StrCat("change ", what.kind, "s")));
-  if (IsCreatePermission(needed) || who.admin || who.user_id == what.owner_id) return absl::OkStatus();
+  if (IsOpenToAllInBasic(needed) || who.admin || who.user_id == what.owner_id) return absl::OkStatus();
   return absl::PermissionDeniedError(
       absl::StrCat("user ", who.username, " is not the owner of ", what.kind, " ", what.id, " and is not an admin"));
 }

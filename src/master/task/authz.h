@@ -2,8 +2,8 @@
 // Who may do what: the one rule every handler asks, with the permission the action needs (upstream's
 // permission ids, master/rbac/permissions.h) and the thing it is done to. The rule in force is chosen
 // at startup (security.authz.type):
-//  - BasicAuthz (basic, the default): every authenticated user sees everything and creates what they
-//    like; a user changes (kills, pauses, reprioritizes, edits, deletes) only what they own, unless they
+//  - BasicAuthz (basic, the default): every authenticated user sees everything, creates what they
+//    like and changes templates; a user changes (kills, pauses, reprioritizes, edits, deletes) only what they own, unless they
 //    are an admin (unlike upstream, a user cannot kill another user's task: determined-ai/determined#7088);
 //    managing users, groups, roles, agents and the master is for admins.
 //  - RbacAuthz (rbac, master/rbac/rbac_authz.h): the permission must be granted by a role assigned to one
@@ -46,10 +46,11 @@ class Authz {
 
 class BasicAuthz : public Authz {
  public:
-  // Views and creations: OK. Other changes: PermissionDenied "user X is not the owner of command ID and is
+  // Views, creations and template changes: OK. Other changes: PermissionDenied "user X is not the owner of command ID and is
   // not an admin" unless owner or admin.
   absl::Status Check(const Principal& who, rbac::Permission needed, const OwnedResource& what) const override;
-  // Admins only for managing users, groups, roles, agents, the master config, resource pool bindings and
+  // Admins only for managing users, groups, roles, agents, the master config, resource pool bindings,
+  // a strict job queue (security.authz.strict_job_queue_control) and
   // other users' tokens ("only admins can ACTION; user X is not an admin"); OK otherwise.
   absl::Status CheckCluster(const Principal& who, rbac::Permission needed, const std::string& action) const override;
   // Everywhere: every user sees everything.
