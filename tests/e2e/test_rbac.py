@@ -1,13 +1,19 @@
 """RBAC end to end on a master with `security.authz.type: rbac`: the first start seeds roles (admins
 ClusterAdmin, everyone else Editor on Uncategorized); groups and role assignments through the REST API and
 Determined 0.38.1's own `det user-group` and `det rbac`; what a Viewer and an Editor may do in their
-workspace and not in another's; a group's role reaching its members and leaving with them; refusals that
-name the missing permission; bad input that names what is wrong and changes nothing."""
+workspace and not in another's, through REST, Determined 0.38.1's stock `det` and our own; a group's role
+reaching its members and leaving with them; refusals that name the missing permission; bad input that names
+what is wrong and changes nothing; a task's own tokens (DET_USER_TOKEN, DET_SESSION_TOKEN) doing no more than
+its owner may."""
+import base64
+import json
+import re
+
 import pytest
 import requests
 
 import upstream
-from conftest import REPO, local_cluster, login
+from conftest import REPO, det, local_cluster, login, wait_for
 
 NOOP = REPO / "examples" / "noop"
 
@@ -205,3 +211,201 @@ def test_access_tokens_need_the_token_permissions(people):
     assert made["token"]
     other = carol.call("POST", "/api/v1/tokens", json={"userId": people["ids"]["bob"]})
     assert other.status_code == 403 and "PERMISSION_TYPE_CREATE_OTHER_TOKEN" in other.text
+
+
+def member(cluster, people, name, role):
+    """A fresh user `name` with `role` (4 Viewer, 5 Editor) on ws-a only, so that tests share no grants."""
+    admin = people["admin"]
+    made = admin.ok("POST", "/api/v1/users", json={"user": {"username": name, "active": True}, "password": ""})
+    assert assign(admin, role, user=made["user"]["id"], workspace=people["ws"]["ws-a"]).status_code == 200
+    return User(cluster, name)
+
+
+def state(admin, exp):
+    return admin.ok("GET", f"/api/v1/experiments/{exp}")["experiment"]["state"]
+
+
+def new_experiment(user, project):
+    made = create_experiment(user, project)
+    assert made.status_code == 200, f"{user.name}: {made.status_code} {made.text}"
+    return made.json()["experiment"]["id"]
+
+
+def create_args(project):
+    """`det experiment create` of a paused no-op experiment in `project` (the stock and our CLI alike)."""
+    return ("experiment", "create", "--project_id", str(project), "--paused", str(NOOP / "noop.yaml"), str(NOOP))
+
+
+def refused(proc, *names):
+    """Checks that a CLI run failed and its output names one of `names`; returns the output."""
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, f"succeeded:\n{out}"
+    assert any(n in out for n in names), f"names none of {names}:\n{out}"
+    return out
+
+
+def listed_ids(table):
+    """The first column of each row of a `det ... list` table."""
+    return {m.group(1) for m in re.finditer(r"^\s*(\S+)\s*\|", table, re.M)}
+
+
+CANCELED = ("STATE_STOPPING_CANCELED", "STATE_CANCELED")
+
+
+def test_a_viewer_and_an_editor_through_the_stock_cli(people, cluster):
+    """Determined 0.38.1's own `det` as a Viewer and an Editor of ws-a: what the master refuses, the CLI
+    reports with a non-zero exit and the permission's name, and the thing stays as it was."""
+    upstream.require_client()
+    admin, ws_b = people["admin"], people["ws"]["ws-b"]
+    member(cluster, people, "viewer-cli", 4)
+    member(cluster, people, "editor-cli", 5)
+
+    def stock(user, *args):
+        return upstream.stock_det(cluster.master_url, *args, user=user, check=False)
+
+    made = stock("editor-cli", *create_args(people["projects"]["ws-a"]))
+    assert made.returncode == 0, made.stdout + made.stderr
+    exp = int(re.search(r"Created experiment (\d+)", made.stdout).group(1))
+    exp_b = new_experiment(admin, people["projects"]["ws-b"])
+    hook = base64.b64encode(b"sleep 600\n").decode()  # keeps the notebook alive where Jupyter is not installed
+    notebook = admin.ok("POST", "/api/v1/notebooks", json={"config": {}, "workspaceId": ws_b, "files": [
+        {"path": "startup-hook.sh", "type": 48, "content": hook, "mode": 0o644}]})["notebook"]["id"]
+    try:
+        listed = stock("viewer-cli", "experiment", "list", "--all")
+        assert listed.returncode == 0, listed.stderr
+        assert str(exp) in listed_ids(listed.stdout), listed.stdout
+        assert str(exp_b) not in listed_ids(listed.stdout), f"ws-b is not the viewer's:\n{listed.stdout}"
+        described = stock("viewer-cli", "experiment", "describe", str(exp))
+        assert described.returncode == 0 and "noop" in described.stdout, described.stdout + described.stderr
+        trials = stock("viewer-cli", "experiment", "list-trials", str(exp))
+        assert trials.returncode == 0, trials.stdout + trials.stderr
+        refused(stock("viewer-cli", *create_args(people["projects"]["ws-a"])), "PERMISSION_TYPE_CREATE_EXPERIMENT")
+        refused(stock("viewer-cli", "experiment", "kill", str(exp)), "PERMISSION_TYPE_UPDATE_EXPERIMENT")
+        assert state(admin, exp) == "STATE_PAUSED", "the viewer's kill changed nothing"
+        notebooks = stock("viewer-cli", "notebook", "list", "--all")
+        assert notebooks.returncode == 0, notebooks.stdout + notebooks.stderr
+        assert notebook not in notebooks.stdout, f"ws-b's notebook is not the viewer's:\n{notebooks.stdout}"
+        refused(stock("viewer-cli", "command", "run", "-d", "-w", "ws-a", "echo", "hi"), "PERMISSION_TYPE_CREATE_NSC")
+        assert admin.ok("GET", "/api/v1/commands", params={"users": "viewer-cli"})["commands"] == []
+
+        # 404 once the path guard lands: what the editor may not view does not exist for them.
+        refused(stock("editor-cli", "experiment", "kill", str(exp_b)), "not found", "PERMISSION_TYPE_")
+        assert state(admin, exp_b) == "STATE_PAUSED", "the editor's kill in ws-b changed nothing"
+        refused(stock("editor-cli", "notebook", "kill", notebook), "not found", "PERMISSION_TYPE_")
+        after = admin.ok("GET", f"/api/v1/notebooks/{notebook}")["notebook"]
+        assert after["state"] not in ("STATE_TERMINATING", "STATE_TERMINATED"), after
+        killed = stock("editor-cli", "experiment", "kill", str(exp))
+        assert killed.returncode == 0, killed.stdout + killed.stderr
+        assert state(admin, exp) in CANCELED, "her own workspace"
+    finally:
+        admin.call("POST", f"/api/v1/notebooks/{notebook}/kill")
+
+
+def test_our_cli_keeps_a_viewer_and_an_editor_in_their_place(people, cluster):
+    """Our `det` as a Viewer and an Editor of ws-a: the viewer lists and describes but neither creates nor
+    kills; the editor kills in ws-a, not in ws-b."""
+    admin = people["admin"]
+    editor = member(cluster, people, "editor-ours", 5)
+    member(cluster, people, "viewer-ours", 4)
+
+    def ours(user, *args):
+        env = {"DET_AUTH_FILE": str(cluster.auth_file), "DET_USER": user}
+        return det(*args, master=cluster.master_url, env=env, check=False, timeout=120)
+
+    exp = new_experiment(editor, people["projects"]["ws-a"])
+    exp_b = new_experiment(admin, people["projects"]["ws-b"])
+    listed = ours("viewer-ours", "experiment", "list", "--all")
+    assert listed.returncode == 0, listed.stderr
+    assert str(exp) in listed_ids(listed.stdout) and str(exp_b) not in listed_ids(listed.stdout), listed.stdout
+    described = ours("viewer-ours", "experiment", "describe", str(exp))
+    assert described.returncode == 0 and "noop" in described.stdout, described.stdout + described.stderr
+    before = admin.ok("GET", "/api/v1/experiments", params={"projectId": people["projects"]["ws-a"]})
+    refused(ours("viewer-ours", *create_args(people["projects"]["ws-a"])), "PERMISSION_TYPE_CREATE_EXPERIMENT")
+    after = admin.ok("GET", "/api/v1/experiments", params={"projectId": people["projects"]["ws-a"]})
+    assert after["pagination"]["total"] == before["pagination"]["total"], "nothing was created"
+    refused(ours("viewer-ours", "experiment", "kill", str(exp)), "PERMISSION_TYPE_UPDATE_EXPERIMENT")
+    assert state(admin, exp) == "STATE_PAUSED"
+
+    # 404 once the path guard lands.
+    refused(ours("editor-ours", "experiment", "kill", str(exp_b)), "not found", "PERMISSION_TYPE_")
+    assert state(admin, exp_b) == "STATE_PAUSED"
+    killed = ours("editor-ours", "experiment", "kill", str(exp))
+    assert killed.returncode == 0, killed.stdout + killed.stderr
+    assert state(admin, exp) in CANCELED
+
+
+# Runs in a task: prints the names of its DET_* variables, then for each [token, name, method, path, body] of
+# argv[1] (JSON) makes that call to DET_MASTER with the task's user token (DET_USER_TOKEN, as `Authorization`)
+# or its allocation token (DET_SESSION_TOKEN, as `X-Allocation-Token`) and prints the status and error text.
+TOKEN_PROBE = r'''
+import json, os, sys, urllib.error, urllib.request
+print("env:", " ".join(sorted(k for k in os.environ if k.startswith("DET_"))), flush=True)
+headers = {"user": ("Authorization", "Bearer " + os.environ.get("DET_USER_TOKEN", "")),
+           "allocation": ("X-Allocation-Token", "Bearer " + os.environ.get("DET_SESSION_TOKEN", ""))}
+for token, name, method, path, body in json.loads(sys.argv[1]):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(os.environ["DET_MASTER"] + path, data=data, method=method,
+                                     headers=dict([headers[token]], **{"Content-Type": "application/json"}))
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            status, text = reply.status, ""
+    except urllib.error.HTTPError as e:
+        status, text = e.code, e.read().decode(errors="replace")
+    print("call:", json.dumps([token, name, status, text]), flush=True)
+'''
+
+
+def test_a_tasks_own_token_does_no_more_than_its_owner(people, cluster):
+    """A command of an Editor of ws-a calls the master with the credentials in its environment: its user
+    token (DET_USER_TOKEN) does what the owner may and no more; its allocation token (DET_SESSION_TOKEN)
+    changes nothing, not even what the owner may change."""
+    admin = people["admin"]
+    owner = member(cluster, people, "task-owner", 5)
+    project_a, project_b = people["projects"]["ws-a"], people["projects"]["ws-b"]
+    exp_a = {"allocation": new_experiment(owner, project_a), "user": new_experiment(owner, project_a)}
+    exp_b = new_experiment(admin, project_b)
+    in_b_before = admin.ok("GET", "/api/v1/experiments", params={"projectId": project_b})["pagination"]["total"]
+
+    def create_in(project):
+        return {"config": (NOOP / "noop.yaml").read_text(), "modelDefinition": [], "projectId": project,
+                "activate": False}
+
+    calls = [[token, name, method, path, body] for token in ("allocation", "user") for name, method, path, body in (
+        ("view-a", "GET", f"/api/v1/experiments/{exp_a[token]}", None),
+        ("view-b", "GET", f"/api/v1/experiments/{exp_b}", None),
+        ("kill-a", "POST", f"/api/v1/experiments/{exp_a[token]}/kill", {}),
+        ("create-a", "POST", "/api/v1/experiments", create_in(project_a)),
+        ("create-b", "POST", "/api/v1/experiments", create_in(project_b)))]
+    config = {"entrypoint": ["/usr/bin/python3", "-c", TOKEN_PROBE, json.dumps(calls)], "resources": {"slots": 0}}
+    cmd = owner.ok("POST", "/api/v1/commands", json={"config": config, "workspaceId": people["ws"]["ws-a"]})
+    cmd = cmd["command"]["id"]
+    ended = wait_for(lambda: (c := admin.ok("GET", f"/api/v1/commands/{cmd}")["command"])["state"]
+                     == "STATE_TERMINATED" and c, "the command to end", timeout=120)
+    reply = admin.call("GET", f"/api/v1/tasks/{cmd}/logs")
+    lines = [json.loads(line)["result"]["log"].rstrip("\n") for line in reply.text.splitlines() if line]
+    assert ended["exitCode"] == 0, "\n".join(lines)
+    env = next(line for line in lines if line.startswith("env: ")).split()[1:]
+    assert {"DET_MASTER", "DET_USER", "DET_USER_TOKEN", "DET_SESSION_TOKEN", "DET_ALLOCATION_ID"} <= set(env), env
+    got = {(token, name): (status, text) for token, name, status, text in
+           (json.loads(line[len("call: "):]) for line in lines if line.startswith("call: "))}
+    assert len(got) == len(calls), "\n".join(lines)
+    statuses = {key: status for key, (status, _) in got.items()}
+
+    assert statuses["user", "view-a"] == 200, got
+    assert statuses["user", "view-b"] in (403, 404), got  # 404 once the path guard lands
+    assert statuses["user", "kill-a"] == 200, got
+    assert statuses["user", "create-a"] == 200, got
+    assert statuses["user", "create-b"] == 403, got
+    assert "PERMISSION_TYPE_CREATE_EXPERIMENT" in got["user", "create-b"][1], got
+
+    # rbac_authz.h says an allocation token reads as its owner (200); the authenticator gives it no user (404).
+    assert statuses["allocation", "view-a"] in (200, 404), got
+    assert statuses["allocation", "view-b"] in (403, 404), got
+    for name in ("kill-a", "create-a", "create-b"):
+        assert statuses["allocation", name] == 403, f"an allocation token changes nothing: {got}"
+        assert "tasks cannot" in got["allocation", name][1], got
+
+    assert state(admin, exp_a["allocation"]) == "STATE_PAUSED", "the allocation token's kill changed nothing"
+    assert state(admin, exp_a["user"]) in CANCELED, "the owner's token kills in the owner's workspace"
+    in_b = admin.ok("GET", "/api/v1/experiments", params={"projectId": project_b})["pagination"]["total"]
+    assert in_b == in_b_before, "nothing was created in ws-b"
