@@ -20,7 +20,7 @@ NOOP = REPO / "examples" / "noop"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    config = "security:\n  authz:\n    type: rbac\n"
+    config = "security:\n  authz:\n    type: rbac\n    strict_job_queue_control: true\n"
     with local_cluster(tmp_path_factory.mktemp("rbac"), master_config=config) as c:
         yield c
 
@@ -116,7 +116,8 @@ def test_a_viewer_reads_but_cannot_create_or_kill_and_an_editor_stays_in_its_wor
     kill = bob.call("POST", f"/api/v1/experiments/{exp}/kill")
     assert kill.status_code == 403 and "PERMISSION_TYPE_UPDATE_EXPERIMENT" in kill.text
 
-    assert alice.call("POST", f"/api/v1/experiments/{exp_b}/kill").status_code == 403, "not her workspace"
+    hidden = alice.call("POST", f"/api/v1/experiments/{exp_b}/kill")
+    assert hidden.status_code == 404 and f"experiment {exp_b} not found" in hidden.text, "not her workspace: unseen"
     assert create_experiment(alice, people["projects"]["ws-b"]).status_code == 403
     notebook = alice.call("POST", "/api/v1/notebooks", json={"config": {}, "workspaceId": ws_b})
     assert notebook.status_code == 403 and "PERMISSION_TYPE_CREATE_NSC" in notebook.text
@@ -288,10 +289,11 @@ def test_a_viewer_and_an_editor_through_the_stock_cli(people, cluster):
         refused(stock("viewer-cli", "command", "run", "-d", "-w", "ws-a", "echo", "hi"), "PERMISSION_TYPE_CREATE_NSC")
         assert admin.ok("GET", "/api/v1/commands", params={"users": "viewer-cli"})["commands"] == []
 
-        # 404 once the path guard lands: what the editor may not view does not exist for them.
-        refused(stock("editor-cli", "experiment", "kill", str(exp_b)), "not found", "PERMISSION_TYPE_")
+        # What the editor may not view does not exist for them (and nothing says where it is).
+        out = refused(stock("editor-cli", "experiment", "kill", str(exp_b)), f"experiment {exp_b} not found")
+        assert "workspace" not in out, out
         assert state(admin, exp_b) == "STATE_PAUSED", "the editor's kill in ws-b changed nothing"
-        refused(stock("editor-cli", "notebook", "kill", notebook), "not found", "PERMISSION_TYPE_")
+        refused(stock("editor-cli", "notebook", "kill", notebook), f"notebook {notebook} not found")
         after = admin.ok("GET", f"/api/v1/notebooks/{notebook}")["notebook"]
         assert after["state"] not in ("STATE_TERMINATING", "STATE_TERMINATED"), after
         killed = stock("editor-cli", "experiment", "kill", str(exp))
@@ -326,8 +328,7 @@ def test_our_cli_keeps_a_viewer_and_an_editor_in_their_place(people, cluster):
     refused(ours("viewer-ours", "experiment", "kill", str(exp)), "PERMISSION_TYPE_UPDATE_EXPERIMENT")
     assert state(admin, exp) == "STATE_PAUSED"
 
-    # 404 once the path guard lands.
-    refused(ours("editor-ours", "experiment", "kill", str(exp_b)), "not found", "PERMISSION_TYPE_")
+    refused(ours("editor-ours", "experiment", "kill", str(exp_b)), f"experiment {exp_b} not found")
     assert state(admin, exp_b) == "STATE_PAUSED"
     killed = ours("editor-ours", "experiment", "kill", str(exp))
     assert killed.returncode == 0, killed.stdout + killed.stderr
@@ -392,15 +393,14 @@ def test_a_tasks_own_token_does_no_more_than_its_owner(people, cluster):
     statuses = {key: status for key, (status, _) in got.items()}
 
     assert statuses["user", "view-a"] == 200, got
-    assert statuses["user", "view-b"] in (403, 404), got  # 404 once the path guard lands
+    assert statuses["user", "view-b"] == 404, got
     assert statuses["user", "kill-a"] == 200, got
     assert statuses["user", "create-a"] == 200, got
     assert statuses["user", "create-b"] == 403, got
     assert "PERMISSION_TYPE_CREATE_EXPERIMENT" in got["user", "create-b"][1], got
 
-    # rbac_authz.h says an allocation token reads as its owner (200); the authenticator gives it no user (404).
-    assert statuses["allocation", "view-a"] in (200, 404), got
-    assert statuses["allocation", "view-b"] in (403, 404), got
+    assert statuses["allocation", "view-a"] == 200, f"an allocation token reads as its owner: {got}"
+    assert statuses["allocation", "view-b"] == 404, got
     for name in ("kill-a", "create-a", "create-b"):
         assert statuses["allocation", name] == 403, f"an allocation token changes nothing: {got}"
         assert "tasks cannot" in got["allocation", name][1], got
@@ -409,3 +409,48 @@ def test_a_tasks_own_token_does_no_more_than_its_owner(people, cluster):
     assert state(admin, exp_a["user"]) in CANCELED, "the owner's token kills in the owner's workspace"
     in_b = admin.ok("GET", "/api/v1/experiments", params={"projectId": project_b})["pagination"]["total"]
     assert in_b == in_b_before, "nothing was created in ws-b"
+
+
+def test_the_queue_shows_other_workspaces_jobs_limited_and_strict_control_needs_its_permission(people, cluster):
+    """A Viewer of ws-a sees ws-a's jobs in full and ws-b's only as upstream's LimitedJob (v2), or not at all
+    (v1); with strict_job_queue_control an Editor may not reprioritize even their own job, an admin may."""
+    admin = people["admin"]
+    viewer = member(cluster, people, "queue-viewer", 4)
+    editor = member(cluster, people, "queue-editor", 5)
+    sleeping = {"entrypoint": ["sleep", "600"], "resources": {"slots": 0}}
+    mine = editor.ok("POST", "/api/v1/commands", json={"config": sleeping, "workspaceId": people["ws"]["ws-a"]})
+    theirs = admin.ok("POST", "/api/v1/commands", json={"config": sleeping, "workspaceId": people["ws"]["ws-b"]})
+    mine, theirs = mine["command"], theirs["command"]
+    try:
+        assert requests.get(cluster.master_url + "/api/v1/master", timeout=30).json()["strictJobQueueControl"] is True
+
+        def queued():
+            jobs = viewer.ok("GET", "/api/v1/job-queues-v2")["jobs"]
+            ids = {(j.get("full") or j.get("limited"))["jobId"] for j in jobs}
+            return jobs if {mine["jobId"], theirs["jobId"]} <= ids else None
+        jobs = wait_for(queued, "both commands in the queue")
+        upstream.check_reply("v1GetJobsV2Response", {"jobs": jobs, "pagination": {}}, "GET /api/v1/job-queues-v2")
+        by_id = {(j.get("full") or j.get("limited"))["jobId"]: j for j in jobs}
+        assert set(by_id[mine["jobId"]]) == {"full"} and by_id[mine["jobId"]]["full"]["username"] == "queue-editor"
+        limited = by_id[theirs["jobId"]]
+        assert set(limited) == {"limited"}, limited
+        assert not {"name", "username", "userId", "entityId"} & set(limited["limited"]), limited
+        assert limited["limited"]["workspaceId"] == people["ws"]["ws-b"]
+        listed = upstream.stock_det(cluster.master_url, "job", "list", user="queue-viewer", check=False)
+        assert listed.returncode == 0, listed.stdout + listed.stderr  # the stock CLI takes limited jobs
+        assert mine["jobId"] in listed.stdout, listed.stdout
+        v1 = viewer.ok("GET", "/api/v1/job-queues")
+        upstream.check_reply("v1GetJobsResponse", v1, "GET /api/v1/job-queues")
+        assert theirs["jobId"] not in {j["jobId"] for j in v1["jobs"]} and mine["jobId"] in {j["jobId"] for j in v1["jobs"]}
+
+        update = {"updates": [{"jobId": mine["jobId"], "priority": 7}]}
+        for attempt in (editor.call("POST", "/api/v1/job-queues", json=update),
+                        editor.call("POST", f"/api/v1/commands/{mine['id']}/set_priority", json={"priority": 7})):
+            assert attempt.status_code == 403 and "PERMISSION_TYPE_CONTROL_STRICT_JOB_QUEUE" in attempt.text, attempt.text
+        admin.ok("POST", "/api/v1/job-queues", json=update)
+        priority = next(j["full"]["priority"] for j in admin.ok("GET", "/api/v1/job-queues-v2")["jobs"]
+                        if j.get("full", {}).get("jobId") == mine["jobId"])
+        assert priority == 7
+    finally:
+        for command in (mine, theirs):
+            admin.call("POST", f"/api/v1/commands/{command['id']}/kill")
