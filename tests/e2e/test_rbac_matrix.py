@@ -54,6 +54,7 @@ class World:
         self.experiment = {w: self.new_experiment(w) for w in (self.ws, self.other)}
         self.model = {w: self.new_model(w) for w in (self.ws, self.other)}
         self.template = {w: self.new_template(w) for w in (self.ws, self.other)}
+        self.command = {w: self.new_command(w) for w in (self.ws, self.other)}
         self.agent = wait_for(lambda: next(iter(self.get("/api/v1/agents")["agents"]), None), "an agent")["id"]
 
     def get(self, path):
@@ -83,6 +84,10 @@ class World:
         name = f"model-{uuid.uuid4().hex[:8]}"
         self.post("/api/v1/models", {"name": name, "workspaceId": workspace})
         return name
+
+    def new_command(self, workspace):
+        config = {"entrypoint": ["sleep", "600"], "resources": {"slots": 0}}
+        return self.post("/api/v1/commands", {"config": config, "workspaceId": workspace})["command"]["id"]
 
     def new_template(self, workspace):
         name = f"template-{uuid.uuid4().hex[:8]}"
@@ -122,6 +127,10 @@ ENDPOINTS = [
     ("launch a command", 3001, "ws", "write",
      lambda w, s: s.post(f"{w.url}/api/v1/commands", json={"config": {"entrypoint": ["true"], "resources": {"slots": 0}},
                                                             "workspaceId": w.ws})),
+    ("view a command", 3002, "ws", "read", lambda w, s: s.get(f"{w.url}/api/v1/commands/{w.command[w.ws]}")),
+    ("view another workspace's command", 3002, "other", "read",
+     lambda w, s: s.get(f"{w.url}/api/v1/commands/{w.command[w.other]}")),
+    ("kill a command", 3003, "ws", "write", lambda w, s: s.post(f"{w.url}/api/v1/commands/{w.new_command(w.ws)}/kill")),
     ("view a workspace", 4002, "ws", "read", lambda w, s: s.get(f"{w.url}/api/v1/workspaces/{w.ws}")),
     ("change a workspace", 4003, "ws", "write",
      lambda w, s: s.patch(f"{w.url}/api/v1/workspaces/{w.ws}", json={"name": "matrix-ws"})),
@@ -170,7 +179,7 @@ ENDPOINTS = [
 SEEN_WITH = {
     "pause an experiment": 2003, "pause another workspace's experiment": 2003, "label an experiment": 2003,
     "delete an experiment": 2003, "change a workspace": 4002, "change a project": 5002, "edit a model": 7001,
-    "delete another user's model": 7001, "change a template": 9001, "delete a template": 9001,
+    "delete another user's model": 7001, "kill a command": 3002, "change a template": 9001, "delete a template": 9001,
 }
 
 # Every role that may be given in a workspace, there; every role cluster-wide; and nobody (no role at all).
@@ -238,3 +247,5 @@ def test_lists_leave_out_what_the_role_may_not_see(world, holder):
     templates = {t["name"] for t in session.get(f"{world.url}/api/v1/templates", timeout=60).json()["templates"]}
     assert (world.template[world.ws] in templates) == expected(role_id, scope, 9001, "ws")
     assert (world.template[world.other] in templates) == expected(role_id, scope, 9001, "other")
+    agent = session.get(f"{world.url}/api/v1/agents/{world.agent}", timeout=60).json()["agent"]
+    assert bool(agent["addresses"]) == expected(role_id, scope, 8004, "cluster"), "only VIEW_SENSITIVE_AGENT_INFO"

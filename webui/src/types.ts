@@ -148,6 +148,10 @@ export interface Job {
   progress?: number;
 }
 
+// What job-queues-v2 shows of a job of a workspace one may not see (upstream's LimitedJob).
+export type LimitedJob = Pick<Job, 'jobId' | 'type' | 'summary' | 'resourcePool' | 'isPreemptible' | 'priority' | 'weight'
+  | 'requestedSlots' | 'allocatedSlots' | 'progress'> & { workspaceId: number };
+
 export interface Agent {
   id: string;
   registeredTime?: string;

@@ -1,5 +1,6 @@
 // Agents and slots (reference §1f): list, get, slots, enable/disable, and the agents' websocket.
-// Enabling and disabling an agent needs an admin (upstream: cluster-admin permission).
+// Enabling and disabling an agent needs UPDATE_AGENTS (basic: an admin); an agent's addresses are shown to
+// holders of VIEW_SENSITIVE_AGENT_INFO.
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -23,20 +24,33 @@ std::string PathParam(const HttpRequest& req, const std::string& name) {
   return it == req.path_params.end() ? "" : it->second;
 }
 
-json ListAgentsJson(std::vector<AgentSummary> agents, const AgentListQuery& q) {
+// Whether `who` may see where agents are (VIEW_SENSITIVE_AGENT_INFO cluster-wide; basic mode: everyone).
+// Others see agents without their addresses, as upstream shows them.
+bool SeesAddresses(const Principal& who) {
+  return DefaultAuthz().CheckCluster(who, rbac::Permission::kViewSensitiveAgentInfo, "see agents' addresses").ok();
+}
+
+json ShownAgent(const AgentSummary& agent, bool addresses, bool exclude_slots = false, bool exclude_containers = false) {
+  json j = AgentJson(agent, exclude_slots, exclude_containers);
+  if (!addresses) j["addresses"] = json::array();
+  return j;
+}
+
+json ListAgentsJson(std::vector<AgentSummary> agents, const AgentListQuery& q, bool addresses) {
   agents = SortAgents(std::move(agents), q);
   int64_t total = static_cast<int64_t>(agents.size());
   PageRange range = PageOf(total, q.offset, q.limit);
   json out = json::array();
   for (int64_t i = range.begin; i < range.end; ++i) {
-    out.push_back(AgentJson(agents[static_cast<size_t>(i)], q.exclude_slots, q.exclude_containers));
+    out.push_back(ShownAgent(agents[static_cast<size_t>(i)], addresses, q.exclude_slots, q.exclude_containers));
   }
   return {{"agents", out}, {"pagination", PagePagination(q.offset, q.limit, range, total)}};
 }
 
-absl::StatusOr<json> OneAgentJson(const std::vector<AgentSummary>& agents, const std::string& agent_id) {
+absl::StatusOr<json> OneAgentJson(const std::vector<AgentSummary>& agents, const std::string& agent_id,
+                                  bool addresses) {
   ASSIGN_OR_RETURN(AgentSummary agent, FindAgent(agents, agent_id));
-  return json{{"agent", AgentJson(agent)}};
+  return json{{"agent", ShownAgent(agent, addresses)}};
 }
 
 absl::StatusOr<json> SlotsJson(const std::vector<AgentSummary>& agents,
@@ -101,16 +115,18 @@ void RegisterAgentRoutes(Router& router, HttpServer& server, MasterContext& ctx)
              [&ctx](HttpRequest& req, ResponderPtr r) {
                ReplyIfError(r, [&]() -> absl::Status {
                  ASSIGN_OR_RETURN(AgentListQuery q, ParseAgentListQuery(req));
-                 ctx.cluster.ListAgents([r, q](std::vector<AgentSummary> agents) {
-                   ReplyJson(r, ListAgentsJson(std::move(agents), q));
+                 const bool addresses = SeesAddresses(*req.principal);
+                 ctx.cluster.ListAgents([r, q, addresses](std::vector<AgentSummary> agents) {
+                   ReplyJson(r, ListAgentsJson(std::move(agents), q, addresses));
                  });
                  return absl::OkStatus();
                }());
              });
   router.Add("GET", "/api/v1/agents/{agent_id}", Access::kAuthenticated,
              [&ctx](HttpRequest& req, ResponderPtr r) {
-               ctx.cluster.ListAgents([r, id = PathParam(req, "agent_id")](std::vector<AgentSummary> agents) {
-                 Reply(r, OneAgentJson(agents, id));
+               const bool addresses = SeesAddresses(*req.principal);
+               ctx.cluster.ListAgents([r, id = PathParam(req, "agent_id"), addresses](std::vector<AgentSummary> agents) {
+                 Reply(r, OneAgentJson(agents, id, addresses));
                });
              });
   router.Add("GET", "/api/v1/agents/{agent_id}/slots", Access::kAuthenticated,

@@ -18,6 +18,22 @@ function routes() {
 }
 
 describe('JobQueue', () => {
+  it('shows a job of another workspace only where it stands', async () => {
+    mockFetch((c) => {
+      if (c.url === '/api/v1/resource-pools') return { body: { resourcePools: [{ name: 'default', defaultComputePool: true, schedulerType: 'SCHEDULER_TYPE_PRIORITY' }] } };
+      if (c.url.startsWith('/api/v1/job-queues-v2')) {
+        const { name: _n, entityId: _e, submissionTime: _s, username: _u, ...limited } = job(2, 'STATE_QUEUED');
+        return { body: { jobs: [{ full: job(1, 'STATE_SCHEDULED') }, { limited: { ...limited, workspaceId: 3 } }] } };
+      }
+      return undefined;
+    });
+    renderAt('/jobs', '/jobs', <JobQueue />);
+    expect(await screen.findByText('A job of another workspace')).toBeInTheDocument();
+    expect(screen.getAllByTestId('job-row')).toHaveLength(2);
+    expect(screen.getAllByRole('button', { name: /^Move/ })).toHaveLength(2);  // only the full job's
+  });
+
+
   it('moves a job ahead of the one before it', async () => {
     const calls = routes();
     renderAt('/jobs', '/jobs', <JobQueue />);

@@ -5,7 +5,7 @@ import { ErrorBanner, Empty, Spinner } from '../components/Feedback';
 import { StateBadge } from '../components/StateBadge';
 import { formatTime } from '../format';
 import { usePoll } from '../hooks';
-import type { Job, ResourcePool } from '../types';
+import type { Job, LimitedJob, ResourcePool } from '../types';
 
 const REFRESH_MS = 3000;
 
@@ -16,19 +16,29 @@ export async function updateQueue(updates: QueueUpdate[]): Promise<void> {
   await request('/api/v1/job-queues', { method: 'POST', body: { updates } });
 }
 
+// A job of job-queues-v2: in full, or (a job of a workspace one may not see) only where it stands.
+type QueueEntry = { full?: Job; limited?: LimitedJob };
+type Row = { job: Job; limited: boolean };
+
+function rowOf(entry: QueueEntry): Row {
+  if (entry.full) return { job: entry.full, limited: false };
+  return { job: { ...entry.limited!, name: '', entityId: '', submissionTime: '', username: '' }, limited: true };
+}
+
 export default function JobQueue() {
   const pools = usePoll((signal) => request<{ resourcePools: ResourcePool[] }>('/api/v1/resource-pools', { signal }), 30000, []);
   const [pool, setPool] = useState('');
   const poolName = pool || pools.data?.resourcePools.find((p) => p.defaultComputePool)?.name || '';
   const schedulerType = pools.data?.resourcePools.find((p) => p.name === poolName)?.schedulerType ?? '';
   const jobs = usePoll(
-    (signal) => request<{ jobs: { full: Job }[] }>('/api/v1/job-queues-v2', { query: { resourcePool: poolName || undefined, limit: 1000 }, signal }),
+    (signal) => request<{ jobs: QueueEntry[] }>('/api/v1/job-queues-v2', { query: { resourcePool: poolName || undefined, limit: 1000 }, signal }),
     REFRESH_MS,
     [poolName],
   );
   const [actionError, setActionError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const list = (jobs.data?.jobs ?? []).map((j) => j.full);
+  const rows = (jobs.data?.jobs ?? []).map(rowOf);
+  const list = rows.map((r) => r.job);
   const usesWeight = schedulerType.includes('FAIR_SHARE');
 
   const apply = async (updates: QueueUpdate[]) => {
@@ -67,22 +77,26 @@ export default function JobQueue() {
               </tr>
             </thead>
             <tbody>
-              {list.map((j, i) => (
+              {rows.map(({ job: j, limited }, i) => (
                 <tr key={j.jobId} data-testid="job-row">
                   <td className="num">{i + 1}</td>
-                  <td className="name"><JobLink job={j} /></td>
+                  <td className="name">{limited ? <span className="muted">A job of another workspace</span> : <JobLink job={j} />}</td>
                   <td>{j.type.replace('TYPE_', '').toLowerCase()}</td>
                   <td><StateBadge state={j.summary?.state ?? ''} /></td>
                   <td className="num">{j.allocatedSlots}/{j.requestedSlots}</td>
                   <td>
-                    <InlineNumber label={`${usesWeight ? 'Weight' : 'Priority'} of ${j.name}`} value={usesWeight ? j.weight ?? 1 : j.priority ?? 42}
-                      disabled={busy} onSave={(v) => void apply([usesWeight ? { jobId: j.jobId, weight: v } : { jobId: j.jobId, priority: v }])} />
+                    {limited ? (usesWeight ? j.weight ?? 1 : j.priority ?? 42) : (
+                      <InlineNumber label={`${usesWeight ? 'Weight' : 'Priority'} of ${j.name}`} value={usesWeight ? j.weight ?? 1 : j.priority ?? 42}
+                        disabled={busy} onSave={(v) => void apply([usesWeight ? { jobId: j.jobId, weight: v } : { jobId: j.jobId, priority: v }])} />
+                    )}
                   </td>
-                  <td>{j.username}</td>
-                  <td>{formatTime(j.submissionTime)}</td>
+                  <td>{limited ? '—' : j.username}</td>
+                  <td>{limited ? '—' : formatTime(j.submissionTime)}</td>
                   <td className="order">
-                    <button aria-label={`Move ${j.name} up`} disabled={busy || i === 0} onClick={() => void apply([{ jobId: j.jobId, aheadOf: list[i - 1]!.jobId }])}>↑</button>{' '}
-                    <button aria-label={`Move ${j.name} down`} disabled={busy || i === list.length - 1} onClick={() => void apply([{ jobId: j.jobId, behindOf: list[i + 1]!.jobId }])}>↓</button>
+                    {!limited && <>
+                      <button aria-label={`Move ${j.name} up`} disabled={busy || i === 0} onClick={() => void apply([{ jobId: j.jobId, aheadOf: list[i - 1]!.jobId }])}>↑</button>{' '}
+                      <button aria-label={`Move ${j.name} down`} disabled={busy || i === list.length - 1} onClick={() => void apply([{ jobId: j.jobId, behindOf: list[i + 1]!.jobId }])}>↓</button>
+                    </>}
                   </td>
                 </tr>
               ))}
