@@ -131,17 +131,13 @@ json JobJson(const JobInfo& job) {
 }
 
 json LimitedJobJson(const JobInfo& job) {
-  return {{"summary", JobSummaryJson(job)},
-          {"type", job.type},
-          {"resourcePool", job.resource_pool},
-          {"isPreemptible", job.preemptible},
-          {"priority", job.priority},
-          {"weight", job.weight},
-          {"jobId", job.job_id},
-          {"requestedSlots", job.requested_slots},
-          {"allocatedSlots", job.allocated_slots},
-          {"progress", job.progress},
-          {"workspaceId", job.workspace_id}};
+  json full = JobJson(job);
+  json limited = json::object();
+  for (const char* field : {"summary", "type", "resourcePool", "isPreemptible", "priority", "weight", "jobId",
+                            "requestedSlots", "allocatedSlots", "progress", "workspaceId"}) {
+    limited[field] = std::move(full[field]);
+  }
+  return limited;
 }
 
 absl::StatusOr<std::vector<QueueUpdate>> ParseQueueUpdates(const json& body) {

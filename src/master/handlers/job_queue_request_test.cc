@@ -69,6 +69,16 @@ TEST(JobJsonTest, UpstreamJobFields) {
   EXPECT_EQ(JobSummaryJson(j), out["summary"]);
 }
 
+TEST(JobJsonTest, ALimitedJobSaysWhereItStandsNotWhoseOrWhat) {
+  JobInfo j{.job_id = "job-1", .entity_id = "7", .name = "secret", .username = "alice", .user_id = 3,
+            .resource_pool = "default", .workspace_id = 4, .priority = 42, .requested_slots = 2};
+  json limited = LimitedJobJson(j);
+  EXPECT_EQ(limited, json::parse(R"({
+    "summary": {"state": "", "jobsAhead": 0}, "type": "TYPE_EXPERIMENT", "resourcePool": "default",
+    "isPreemptible": true, "priority": 42, "weight": 1.0, "jobId": "job-1", "requestedSlots": 2,
+    "allocatedSlots": 0, "progress": 0.0, "workspaceId": 4})"));
+}
+
 TEST(QueueUpdatesTest, ParsesEveryAction) {
   auto u = ParseQueueUpdates(json::parse(R"({"updates": [
       {"jobId": "a", "priority": 10},
@@ -161,6 +171,22 @@ TEST(JobAccessTest, OwnerOrAdmin) {
           .ok());
   EXPECT_EQ(FindJob({j}, "nope").status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(FindJob({j}, "j").ok());
+}
+
+TEST(JobAccessTest, AStrictQueueNeedsItsPermissionToReorderOrReprioritize) {
+  const Principal user{.user_id = 2, .username = "alice"};
+  const Principal admin{.user_id = 1, .username = "root", .admin = true};
+  const JobChange priority{.priority = 10};
+  const JobChange ahead{.ahead_of = "j2"};
+  const JobChange pool{.resource_pool = "other"};
+  EXPECT_TRUE(CheckQueueControl(/*strict=*/false, user, priority).ok());
+  for (const JobChange& c : {priority, ahead}) {
+    absl::Status denied = CheckQueueControl(/*strict=*/true, user, c);
+    EXPECT_EQ(denied.code(), absl::StatusCode::kPermissionDenied);
+    EXPECT_NE(denied.message().find("strict_job_queue_control"), std::string::npos) << denied.message();
+    EXPECT_TRUE(CheckQueueControl(/*strict=*/true, admin, c).ok()) << "basic mode: an admin";
+  }
+  EXPECT_TRUE(CheckQueueControl(/*strict=*/true, user, pool).ok()) << "moving to another pool is not the queue's order";
 }
 
 TEST(JoinErrorsTest, OneOrMany) {

@@ -77,7 +77,8 @@ absl::StatusOr<Project> ProjectForChange(WorkspaceStore& store, const Principal&
                                                    {"project", std::to_string(id), p.user_id, p.workspace_id});
   if (as_owner.ok()) return p;
   ASSIGN_OR_RETURN(Workspace w, store.GetWorkspace(p.workspace_id, 0));
-  if (w.user_id == who.user_id) return p;  // the workspace's owner manages its projects
+  // The workspace's owner manages its projects (a task acting for the owner does not).
+  if (w.user_id == who.user_id && who.allocation_id.empty()) return p;
   return as_owner;
 }
 

@@ -213,6 +213,7 @@ absl::StatusOr<json> ArchiveWorkspace(MasterContext& ctx, const HttpRequest& req
 // Pins are each user's own: anyone who can see the workspace may pin it.
 absl::StatusOr<json> PinWorkspace(MasterContext& ctx, const HttpRequest& req, bool pinned) {
   ASSIGN_OR_RETURN(int64_t id, PathId(req, "id"));
+  RETURN_IF_ERROR(RequireUserToken(*req.principal, "pin workspaces"));
   RETURN_IF_ERROR(ctx.store.GetWorkspace(id, 0).status());
   RETURN_IF_ERROR(ctx.store.SetWorkspacePinned(id, req.principal->user_id, pinned));
   return json::object();
