@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The cost of RBAC on a large experiment list: GET /api/v1/experiments?limit=100 on 10,000 experiments across
-100 workspaces, with `security.authz.type: basic` and then `rbac`, side by side in one run.
+100 workspaces, with `security.authz.type: basic` and then `rbac`, side by side in one run; and on a read by id
+(GET /api/v1/experiments/2, visible to both callers), where the path guard looks the experiment up first.
 
     DET_BIN_DIR=build/bin /usr/bin/python3 bench/rbac_list.py [--requests 300] [--experiments 10000] [--workspaces 100]
 
@@ -82,7 +83,7 @@ def measure(url, username, path, n):
         times.append((time.perf_counter() - start) * 1000)
         if r.status != 200:
             raise RuntimeError(f"{path}: {r.status} {body[:200]}")
-        count = json.loads(body)["pagination"]["total"]
+        count = json.loads(body).get("pagination", {}).get("total", 1)
     times.sort()
     return statistics.median(times), times[int(len(times) * 0.95) - 1], count
 
@@ -96,23 +97,26 @@ def main():
     data_dir = pathlib.Path(tempfile.mkdtemp(prefix="det-bench-rbac-"))
     try:
         fill(data_dir, args.experiments, args.workspaces)
-        path = "/api/v1/experiments?limit=100"
+        paths = ("/api/v1/experiments?limit=100", "/api/v1/experiments/2")
         results = {}
         for rule in ("basic", "rbac"):
             cfg = data_dir / f"master-{rule}.yaml"
             cfg.write_text(f"security:\n  authz:\n    type: {rule}\n")
             with bench_master.master(data_dir, db_flags=("--config-file", str(cfg))) as m:
-                for user in ("admin", "viewer"):
-                    measure(m.url, user, path, 20)  # warm-up
-                    results[(rule, user)] = measure(m.url, user, path, args.requests)
-        print(f"{args.experiments} experiments in {args.workspaces} workspaces; GET {path}; {args.requests} requests each")
-        print(f"{'caller':<8} {'rule':<6} {'p50 ms':>8} {'p95 ms':>8} {'total':>7}")
-        for user in ("admin", "viewer"):
-            for rule in ("basic", "rbac"):
-                p50, p95, total = results[(rule, user)]
-                print(f"{user:<8} {rule:<6} {p50:8.2f} {p95:8.2f} {total:7d}")
-            b, r = results[("basic", user)], results[("rbac", user)]
-            print(f"{user:<8} ratio  {r[0] / b[0]:8.2f} {r[1] / b[1]:8.2f}   (rbac / basic)")
+                for path in paths:
+                    for user in ("admin", "viewer"):
+                        measure(m.url, user, path, 20)  # warm-up
+                        results[(path, rule, user)] = measure(m.url, user, path, args.requests)
+        print(f"{args.experiments} experiments in {args.workspaces} workspaces; {args.requests} requests each")
+        for path in paths:
+            print(f"GET {path}")
+            print(f"{'caller':<8} {'rule':<6} {'p50 ms':>8} {'p95 ms':>8} {'total':>7}")
+            for user in ("admin", "viewer"):
+                for rule in ("basic", "rbac"):
+                    p50, p95, total = results[(path, rule, user)]
+                    print(f"{user:<8} {rule:<6} {p50:8.2f} {p95:8.2f} {total:7d}")
+                b, r = results[(path, "basic", user)], results[(path, "rbac", user)]
+                print(f"{user:<8} ratio  {r[0] / b[0]:8.2f} {r[1] / b[1]:8.2f}   (rbac / basic)")
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -137,17 +138,40 @@ const std::map<std::string, Collection>& Collections() {
   return *collections;
 }
 
-// Whether `who` holds every one of `views` everywhere, so that nothing needs reading.
-absl::StatusOr<bool> SeesEverywhere(const Principal& who, const std::vector<Permission>& views) {
-  for (Permission view : views) {
-    ASSIGN_OR_RETURN(rbac::Reach reach, DefaultAuthz().ReachOf(who, view));
-    if (!reach.everywhere) return false;
+// Where `who` may view with each of `views` (one read of the rule each); whether that is everywhere for
+// all of them, so that nothing needs reading; and whether it takes in `thing`.
+class Sight {
+ public:
+  static absl::StatusOr<Sight> Of(const Principal& who, const std::vector<Permission>& views) {
+    Sight sight;
+    for (Permission view : views) {
+      ASSIGN_OR_RETURN(sight.reach_[view], DefaultAuthz().ReachOf(who, view));
+    }
+    return sight;
   }
-  return true;
-}
 
-absl::Status CheckViewed(const Principal& who, const std::optional<Viewed>& thing) {
-  return thing ? CheckRead(who, thing->view, thing->what) : absl::OkStatus();
+  bool Everywhere() const {
+    return absl::c_all_of(reach_, [](const auto& entry) { return entry.second.everywhere; });
+  }
+
+  // NotFound "experiment 7 not found" when `thing` lies outside (nullopt: nothing to check).
+  absl::Status Check(const std::optional<Viewed>& thing) const {
+    if (!thing) return absl::OkStatus();
+    auto reach = reach_.find(thing->view);
+    const std::optional<int64_t>& workspace = thing->what.workspace_id;
+    const bool seen = reach != reach_.end() && (reach->second.everywhere || (workspace && reach->second.Covers(*workspace)));
+    return seen ? absl::OkStatus() : absl::NotFoundError(absl::StrCat(thing->what.kind, " ", thing->what.id, " not found"));
+  }
+
+ private:
+  std::map<Permission, rbac::Reach> reach_;
+};
+
+// Whether `who` may view what `find` names (reading it only when `who` does not see every such thing).
+absl::Status CheckVisible(const Principal& who, const std::vector<Permission>& views,
+                          const std::function<std::optional<Viewed>()>& find) {
+  ASSIGN_OR_RETURN(Sight sight, Sight::Of(who, views));
+  return sight.Everywhere() ? absl::OkStatus() : sight.Check(find());
 }
 
 bool IsParameter(const std::string& segment) {
@@ -164,24 +188,26 @@ absl::Status CheckPathVisible(Store& store, const HttpRequest& request, const st
     auto collection = Collections().find(segments[i - 1]);
     auto value = request.path_params.find(segments[i].substr(1, segments[i].size() - 2));
     if (collection == Collections().end() || value == request.path_params.end()) continue;
-    const bool artifacts = ReadsArtifacts({segments.begin() + static_cast<std::ptrdiff_t>(i) + 1, segments.end()});
-    ASSIGN_OR_RETURN(bool everywhere, SeesEverywhere(who, collection->second.views));
-    if (everywhere) continue;
-    RETURN_IF_ERROR(CheckViewed(who, collection->second.find(store, value->second, artifacts)));
+    const bool artifacts = segments[i - 1] == "checkpoints" ||
+                           ReadsArtifacts({segments.begin() + static_cast<std::ptrdiff_t>(i) + 1, segments.end()});
+    std::vector<Permission> views = collection->second.views;
+    std::erase(views, ExperimentView(!artifacts));  // this route never needs the other
+    RETURN_IF_ERROR(CheckVisible(who, views,
+                                 [&] { return collection->second.find(store, value->second, artifacts); }));
   }
   return absl::OkStatus();
 }
 
 absl::Status CheckTrialVisible(Store& store, const Principal& who, int64_t trial_id) {
-  ASSIGN_OR_RETURN(bool everywhere, SeesEverywhere(who, {Permission::kViewExperimentMetadata}));
-  return everywhere ? absl::OkStatus() : CheckViewed(who, TrialNamed(store, trial_id, Permission::kViewExperimentMetadata));
+  return CheckVisible(who, {Permission::kViewExperimentMetadata},
+                      [&] { return TrialNamed(store, trial_id, Permission::kViewExperimentMetadata); });
 }
 
 absl::Status CheckExperimentVisible(Store& store, const Principal& who, int64_t experiment_id) {
-  ASSIGN_OR_RETURN(bool everywhere, SeesEverywhere(who, {Permission::kViewExperimentMetadata}));
-  return everywhere ? absl::OkStatus()
-                    : CheckViewed(who, ExperimentNamed(store, experiment_id, Permission::kViewExperimentMetadata,
-                                                       "experiment", std::to_string(experiment_id)));
+  return CheckVisible(who, {Permission::kViewExperimentMetadata}, [&] {
+    return ExperimentNamed(store, experiment_id, Permission::kViewExperimentMetadata, "experiment",
+                           std::to_string(experiment_id));
+  });
 }
 
 }  // namespace det::master
