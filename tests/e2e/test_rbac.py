@@ -454,3 +454,18 @@ def test_the_queue_shows_other_workspaces_jobs_limited_and_strict_control_needs_
     finally:
         for command in (mine, theirs):
             admin.call("POST", f"/api/v1/commands/{command['id']}/kill")
+
+
+def test_a_tensorboard_shows_only_experiments_its_launcher_may_read(people, cluster):
+    """An Editor of ws-a launches a TensorBoard of a ws-a experiment, but not of ws-b's: that experiment does
+    not exist for them."""
+    admin = people["admin"]
+    editor = member(cluster, people, "tensorboard-editor", 5)
+    exp_a = new_experiment(editor, people["projects"]["ws-a"])
+    exp_b = new_experiment(admin, people["projects"]["ws-b"])
+    body = {"config": {}, "workspaceId": people["ws"]["ws-a"]}
+    hidden = editor.call("POST", "/api/v1/tensorboards", json={**body, "experimentIds": [exp_a, exp_b]})
+    assert hidden.status_code == 404 and f"experiment {exp_b} not found" in hidden.text, hidden.text
+    assert admin.ok("GET", "/api/v1/tensorboards", params={"users": "tensorboard-editor"})["tensorboards"] == []
+    made = editor.ok("POST", "/api/v1/tensorboards", json={**body, "experimentIds": [exp_a]})["tensorboard"]
+    admin.call("POST", f"/api/v1/tensorboards/{made['id']}/kill")

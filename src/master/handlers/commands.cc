@@ -2,6 +2,7 @@
 // config|kill|pause|unpause, GET /api/v1/tasks/{id}): tasks started, killed and changed through the
 // cluster actor; read from the store.
 #include <memory>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
@@ -12,6 +13,7 @@
 #include "master/handlers/command_request.h"
 #include "master/handlers/handler_util.h"
 #include "master/handlers/job_queue_request.h"
+#include "master/handlers/path_scope.h"
 #include "master/handlers/routes.h"
 #include "master/handlers/task_json.h"
 #include "master/task/authz.h"
@@ -126,6 +128,20 @@ absl::StatusOr<Task> TaskForChange(MasterContext& ctx, const HttpRequest& req, c
   return task;
 }
 
+// A TensorBoard shows its experiments' event files: each must be one the caller may read the artifacts of
+// (NotFound otherwise, as for any experiment the caller may not see).
+absl::Status CheckTensorboardSources(Store& store, const Principal& who, const NewTask& request) {
+  json service = json::parse(request.service_json, nullptr, false);
+  std::set<int64_t> experiments;
+  for (const json& source : service.value("sources", json::array())) {
+    experiments.insert(source.value("experiment_id", int64_t{0}));
+  }
+  for (int64_t id : experiments) {
+    RETURN_IF_ERROR(CheckExperimentVisible(store, who, id, rbac::Permission::kViewExperimentArtifacts));
+  }
+  return absl::OkStatus();
+}
+
 // Launches a command or an interactive task; the cluster replies (a notebook's preview is answered
 // at once: nothing is launched).
 absl::Status Launch(MasterContext& ctx, const HttpRequest& req, const ResponderPtr& r, const Kind& kind) {
@@ -145,6 +161,7 @@ absl::Status Launch(MasterContext& ctx, const HttpRequest& req, const ResponderP
     return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(request.service_json, ServiceDataFor(ctx.store, kind.type, body));
+  if (kind.type == TaskType::kTensorboard) RETURN_IF_ERROR(CheckTensorboardSources(ctx.store, *req.principal, request));
   request.owner_id = req.principal->user_id;
   request.owner_username = req.principal->username;
   LaunchWarnings warnings = request.warnings;

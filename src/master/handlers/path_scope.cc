@@ -203,11 +203,9 @@ absl::Status CheckTrialVisible(Store& store, const Principal& who, int64_t trial
                       [&] { return TrialNamed(store, trial_id, Permission::kViewExperimentMetadata); });
 }
 
-absl::Status CheckExperimentVisible(Store& store, const Principal& who, int64_t experiment_id) {
-  return CheckVisible(who, {Permission::kViewExperimentMetadata}, [&] {
-    return ExperimentNamed(store, experiment_id, Permission::kViewExperimentMetadata, "experiment",
-                           std::to_string(experiment_id));
-  });
+absl::Status CheckExperimentVisible(Store& store, const Principal& who, int64_t experiment_id, Permission view) {
+  return CheckVisible(who, {view},
+                      [&] { return ExperimentNamed(store, experiment_id, view, "experiment", std::to_string(experiment_id)); });
 }
 
 }  // namespace det::master

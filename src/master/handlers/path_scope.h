@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "master/db/store.h"
 #include "master/http/http_types.h"
+#include "master/rbac/permissions.h"
 
 namespace det::master {
 
@@ -27,8 +28,9 @@ namespace det::master {
 absl::Status CheckPathVisible(Store& store, const HttpRequest& request, const std::string& pattern);
 
 // The same for things named elsewhere (a query parameter, a body): NotFound "trial 7 not found" when
-// `who` may not view the trial's experiment.
+// `who` may not view the trial's experiment with `view`.
 absl::Status CheckTrialVisible(Store& store, const Principal& who, int64_t trial_id);
-absl::Status CheckExperimentVisible(Store& store, const Principal& who, int64_t experiment_id);
+absl::Status CheckExperimentVisible(Store& store, const Principal& who, int64_t experiment_id,
+                                    rbac::Permission view = rbac::Permission::kViewExperimentMetadata);
 
 }  // namespace det::master
