@@ -101,6 +101,25 @@ absl::StatusOr<Workspace> WorkspaceForNewWork(WorkspaceStore& store, int64_t id,
   return workspace;
 }
 
+absl::StatusOr<Workspace> CreateWorkspaceChecked(Store& store, const Workspace& workspace,
+                                                 std::optional<int32_t> creator_role) {
+  RETURN_IF_ERROR(CheckWorkspaceOrProjectName(workspace.name, "name"));
+  std::optional<int64_t> creator_group;
+  if (creator_role) {
+    ASSIGN_OR_RETURN(creator_group, store.PersonalGroupOf(workspace.user_id));
+  }
+  ASSIGN_OR_RETURN(Workspace created, store.InsertWorkspace(workspace));
+  if (!creator_group) return created;
+  absl::Status assigned =
+      store.AddRoleAssignments({{.group_id = *creator_group, .role_id = *creator_role, .workspace_id = created.id}});
+  if (assigned.ok()) return created;
+  if (absl::Status undone = store.DeleteWorkspace(created.id); !undone.ok()) {
+    return absl::Status(assigned.code(), absl::StrCat(assigned.message(), "; workspace ", created.id,
+                                                      " was made and could not be removed: ", undone.message()));
+  }
+  return assigned;
+}
+
 absl::StatusOr<Project> CreateProjectChecked(WorkspaceStore& store, Project project, const std::string& given_key,
                                              const std::function<char()>& random_char) {
   absl::StatusOr<Workspace> workspace = WorkspaceForNewWork(store, project.workspace_id, "projects");

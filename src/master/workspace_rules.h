@@ -3,6 +3,7 @@
 // ones and archived ones refuse, and what deleting takes with it (the store stores; these check).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ absl::StatusOr<Workspace> WorkspaceByName(WorkspaceStore& store, const std::stri
 // Workspace `id`, which new work (`what`: "projects", "models", "templates", "tasks") may go into: it
 // exists (NotFound) and is not archived (FailedPrecondition).
 absl::StatusOr<Workspace> WorkspaceForNewWork(WorkspaceStore& store, int64_t id, const std::string& what);
+
+// Creates `workspace` (its name checked; AlreadyExists when taken). With `creator_role` (rbac's
+// security.authz.workspace_creator_assign_role), its creator holds that role in it: a workspace whose
+// assignment cannot be made is not kept.
+absl::StatusOr<Workspace> CreateWorkspaceChecked(Store& store, const Workspace& workspace,
+                                                 std::optional<int32_t> creator_role);
 
 // Creates `project` in its workspace under upstream's rules: the workspace exists and is not archived,
 // the name is valid and not taken there (case-insensitively), and the key is `given_key` checked, or

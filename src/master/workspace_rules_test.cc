@@ -32,6 +32,27 @@ TEST(WorkspaceRulesTest, AGeneratedKeyStartsWithTheNamesFirstLettersOrDigits) {
   EXPECT_EQ(GeneratedProjectKey("---", x), "XXXXX");
 }
 
+TEST(WorkspaceRulesTest, AWorkspacesCreatorMayBeGivenARoleInIt) {
+  TempSqliteStore store("det_workspace_rules");
+  absl::StatusOr<api::User> ann = store->InsertUser({.username = "ann", .active = true});
+  ASSERT_TRUE(ann.ok()) << ann.status();
+  absl::StatusOr<Workspace> plain = CreateWorkspaceChecked(*store, {.name = "plain", .user_id = ann->id}, std::nullopt);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  absl::StatusOr<Workspace> managed = CreateWorkspaceChecked(*store, {.name = "managed", .user_id = ann->id}, 2);
+  ASSERT_TRUE(managed.ok()) << managed.status();
+  absl::StatusOr<std::vector<rbac::Assignment>> held = store->ListUserRoleAssignments(ann->id);
+  ASSERT_TRUE(held.ok());
+  ASSERT_EQ(held->size(), 1u) << "a role in `managed` only";
+  EXPECT_EQ(held->front().role_id, 2);
+  EXPECT_EQ(held->front().workspace_id, managed->id);
+
+  EXPECT_EQ(CreateWorkspaceChecked(*store, {.name = "managed", .user_id = ann->id}, 2).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(CreateWorkspaceChecked(*store, {.name = " ", .user_id = ann->id}, 2).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->ListUserRoleAssignments(ann->id)->size(), 1u) << "refused creations assign nothing";
+}
+
 TEST(WorkspaceRulesTest, AProjectIsCreatedOnlyWhereItsNameAndKeyAreFree) {
   TempSqliteStore store("workspace_rules");
   const auto x = [] { return 'x'; };

@@ -85,6 +85,13 @@ def test_promtool_accepts_each_exposition(cluster, running_trial):
     assert f'det_experiment_id_label{{experiment_id="{exp_id}",label="prom-e2e"}} 1' in state.text
     assert f'container_runtime_id="agent ' in state.text
 
+    # A label added to the live experiment is there at the next scrape.
+    added = cluster.session.put(f"{cluster.master_url}/api/v1/experiments/{exp_id}/labels/relabelled", timeout=30)
+    assert added.status_code == 200, added.text
+    relabelled = wait_for(lambda: 'label="relabelled"' in (t := scrape(cluster, "/prom/det-state-metrics").text) and t,
+                          "the new label in det-state-metrics")
+    assert f'det_experiment_id_label{{experiment_id="{exp_id}",label="relabelled"}} 1' in relabelled
+
     metrics = scrape(cluster, "/debug/prom/metrics").text
     promtool_check(metrics)
     for name in ["determined_healthy 1", "process_cpu_seconds_total", "process_resident_memory_bytes",

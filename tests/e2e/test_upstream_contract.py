@@ -210,8 +210,10 @@ def save(attr, *keys):
     return fn
 
 
-EXPERIMENT_CONFIG = "name: created\nentrypoint: python3 trial.py\nsearcher: {name: single, metric: loss}\n" \
-                    "hyperparameters: {dir: /nonexistent, name: created}\nmax_restarts: 0\n"
+# Its trial waits (until killed, at most a second after a pause asks it to stop) so that its pause, activate,
+# cancel and kill never race an experiment that already ended.
+EXPERIMENT_CONFIG = "name: created\nentrypoint: sleep 600\nsearcher: {name: single, metric: loss}\n" \
+                    "preemption_timeout: 1\nhyperparameters: {dir: /nonexistent, name: created}\nmax_restarts: 0\n"
 # A generic task that pauses when asked: it checks the preemption signal through the Core API.
 GENERIC_TASK_SCRIPT = """import time, determined as det
 with det.core.init() as ctx:

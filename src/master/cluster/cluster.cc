@@ -675,6 +675,13 @@ absl::StatusOr<std::string> WithCheckpointPolicy(int64_t experiment_id, const st
 
 }  // namespace
 
+void Cluster::ExperimentLabelsChanged(int64_t experiment_id, std::vector<std::string> labels) {
+  loop_.Post([this, experiment_id, labels = std::move(labels)]() mutable {
+    if (auto live = experiments_.find(experiment_id); live != experiments_.end())
+      live->second->experiment.labels = std::move(labels);
+  });
+}
+
 void Cluster::SetCheckpointPolicy(int64_t experiment_id, CheckpointGcPolicy policy,
                                   std::function<void(absl::Status)> done) {
   loop_.Post([this, experiment_id, policy, done = std::move(done)] {

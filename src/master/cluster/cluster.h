@@ -252,6 +252,9 @@ class Cluster {
   // Task log lines as they arrive: matched against the experiment's log_policies (cancel_retries,
   // exclude_node), which decide how the trial is retried after a failure.
   void ObserveTaskLogs(std::vector<api::TaskLog> logs);
+  // The experiment's labels were changed in the store: a live one's are kept for its next trials (a
+  // pod's labels) and for observers (Prometheus' det_experiment_id_label). An ended one: nothing.
+  void ExperimentLabelsChanged(int64_t experiment_id, std::vector<std::string> labels);
   // A new GC policy into the experiment's stored config (and a live one's in memory, which later job
   // changes write back). A finished experiment's checkpoints are collected again under it; a live
   // one's when it ends.

@@ -51,6 +51,9 @@ TEST_F(ClusterTest, ObserveShowsRunningAndWaitingAllocationsWithTheirJoins) {
   ASSERT_EQ(c.experiments.size(), 1u);
   EXPECT_EQ(c.experiments[0].id, exp_id);
   EXPECT_EQ(c.experiments[0].labels, (std::vector<std::string>{"nightly", "resnet"}));
+  cluster_->ExperimentLabelsChanged(exp_id, {"resnet", "v2"});
+  EXPECT_EQ(ObserveNow(*cluster_, loop_).experiments[0].labels, (std::vector<std::string>{"resnet", "v2"}))
+      << "a label change reaches observers at once";
   ASSERT_EQ(c.agents.size(), 1u);
   EXPECT_EQ(c.agents[0].address, "ip-agent-1");
   EXPECT_EQ(c.agents[0].resource_pool, "default");

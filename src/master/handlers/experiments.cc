@@ -131,6 +131,7 @@ absl::Status PatchExperiment(MasterContext& ctx, const HttpRequest& req, const R
     bool empty = !patch.name && !patch.description && !patch.notes && !patch.labels;
     Reply(r, [&]() -> absl::StatusOr<json> {
       ASSIGN_OR_RETURN(api::Experiment updated, empty ? ctx.store.GetExperiment(id) : ctx.store.PatchExperiment(id, patch));
+      if (patch.labels) ctx.cluster.ExperimentLabelsChanged(id, updated.labels);
       return json{{"experiment", api::ToJson(updated)}};
     }());
   };
@@ -272,6 +273,7 @@ absl::StatusOr<json> ChangeLabel(MasterContext& ctx, const HttpRequest& req, boo
   ExperimentPatch patch;
   patch.labels = WithLabel(e.labels, label->second, add);
   ASSIGN_OR_RETURN(api::Experiment updated, ctx.store.PatchExperiment(id, patch));
+  ctx.cluster.ExperimentLabelsChanged(id, updated.labels);
   return json{{"labels", updated.labels}};
 }
 

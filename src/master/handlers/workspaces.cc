@@ -166,16 +166,13 @@ absl::StatusOr<json> CreateWorkspace(MasterContext& ctx, const HttpRequest& req)
               .checkpoint_storage_config_json = settings.checkpoint_storage_config_json.value_or(""),
               .default_compute_pool = settings.default_compute_pool.value_or(""),
               .default_aux_pool = settings.default_aux_pool.value_or("")};
-  RETURN_IF_ERROR(CheckWorkspaceOrProjectName(w.name, "name"));
   RETURN_IF_ERROR(DefaultAuthz().CheckCluster(*req.principal, rbac::Permission::kCreateWorkspace, "create workspaces"));
-  ASSIGN_OR_RETURN(Workspace created, ctx.store.InsertWorkspace(w));
   // security.authz.workspace_creator_assign_role: the creator manages what they created.
-  if (const config::AuthzConfig& authz = ctx.config.security.authz;
-      DefaultAuthz().IsRbac() && authz.workspace_creator_role_enabled) {
-    ASSIGN_OR_RETURN(int64_t personal, ctx.store.PersonalGroupOf(req.principal->user_id));
-    RETURN_IF_ERROR(ctx.store.AddRoleAssignments(
-        {{.group_id = personal, .role_id = authz.workspace_creator_role_id, .workspace_id = created.id}}));
-  }
+  const config::AuthzConfig& authz = ctx.config.security.authz;
+  const bool creator_role = DefaultAuthz().IsRbac() && authz.workspace_creator_role_enabled;
+  ASSIGN_OR_RETURN(Workspace created,
+                   CreateWorkspaceChecked(ctx.store, w,
+                                          creator_role ? std::optional<int32_t>(authz.workspace_creator_role_id) : std::nullopt));
   // No Kubernetes here, so no workspace is bound to a namespace; upstream always sends the map.
   return json{{"workspace", WorkspaceJson(created)}, {"namespaceBindings", json::object()}};
 }
