@@ -439,6 +439,9 @@ def test_the_queue_shows_other_workspaces_jobs_limited_and_strict_control_needs_
         listed = upstream.stock_det(cluster.master_url, "job", "list", user="queue-viewer", check=False)
         assert listed.returncode == 0, listed.stdout + listed.stderr  # the stock CLI takes limited jobs
         assert mine["jobId"] in listed.stdout, listed.stdout
+        env = {"DET_AUTH_FILE": str(cluster.auth_file), "DET_USER": "queue-viewer"}
+        ours = det("job", "list", master=cluster.master_url, env=env, check=False, timeout=120)
+        assert ours.returncode == 0 and theirs["jobId"] in ours.stdout, ours.stdout + ours.stderr
         v1 = viewer.ok("GET", "/api/v1/job-queues")
         upstream.check_reply("v1GetJobsResponse", v1, "GET /api/v1/job-queues")
         assert theirs["jobId"] not in {j["jobId"] for j in v1["jobs"]} and mine["jobId"] in {j["jobId"] for j in v1["jobs"]}
