@@ -472,3 +472,19 @@ def test_a_tensorboard_shows_only_experiments_its_launcher_may_read(people, clus
     assert admin.ok("GET", "/api/v1/tensorboards", params={"users": "tensorboard-editor"})["tensorboards"] == []
     made = editor.ok("POST", "/api/v1/tensorboards", json={**body, "experimentIds": [exp_a]})["tensorboard"]
     admin.call("POST", f"/api/v1/tensorboards/{made['id']}/kill")
+
+
+def test_bulk_actions_touch_and_name_only_what_the_caller_may_see(people, cluster):
+    """A bulk action by filters leaves out (and says nothing of) experiments the caller may not see; one
+    named by id that the caller may not see is "not found", not refused with its workspace."""
+    admin = people["admin"]
+    editor = member(cluster, people, "bulk-editor", 5)
+    exp_a = new_experiment(editor, people["projects"]["ws-a"])
+    exp_b = new_experiment(admin, people["projects"]["ws-b"])
+    everything = editor.ok("POST", "/api/v1/projects/-1/experiments/archive", json={"filters": {}, "projectId": -1})
+    ids = {r["id"] for r in everything["results"]}
+    assert exp_a in ids and exp_b not in ids, everything
+    assert not admin.ok("GET", f"/api/v1/experiments/{exp_b}")["experiment"]["archived"]
+    named = editor.ok("POST", "/api/v1/projects/-1/experiments/kill", json={"experimentIds": [exp_b], "projectId": -1})
+    assert named["results"] == [{"id": exp_b, "error": f"experiment {exp_b} not found"}], named
+    assert state(admin, exp_b) == "STATE_PAUSED"

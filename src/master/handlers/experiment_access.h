@@ -17,7 +17,8 @@ namespace det::master {
 // PermissionDenied (basic: "user X is not the owner of experiment N and is not an admin") unless allowed.
 absl::Status CheckExperimentAccess(const Principal& who, rbac::Permission needed, const api::Experiment& experiment);
 
-// Loads experiment `id` (NotFound when missing) and checks that the caller may do what `needed` allows to it.
+// Loads experiment `id` (NotFound when missing, or when the caller may not view it) and checks that the
+// caller may do what `needed` allows to it.
 absl::StatusOr<api::Experiment> ExperimentForChange(Store& store, const HttpRequest& request, int64_t id,
                                                     rbac::Permission needed);
 

@@ -20,6 +20,7 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/project_bulk.h"
 #include "master/handlers/routes.h"
+#include "master/task/authz.h"
 
 namespace det::master {
 namespace {
@@ -36,7 +37,9 @@ absl::StatusOr<int64_t> BulkProjectId(const HttpRequest& req) {
 absl::StatusOr<std::vector<BulkTarget>> Targets(MasterContext& ctx, const HttpRequest& req) {
   ASSIGN_OR_RETURN(int64_t project_id, BulkProjectId(req));
   ASSIGN_OR_RETURN(json body, JsonBody(req));
-  return ProjectBulkTargets(ctx.store, project_id, body);
+  ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> visible,
+                   VisibleWorkspaces(*req.principal, rbac::Permission::kViewExperimentMetadata));
+  return ProjectBulkTargets(ctx.store, project_id, body, visible);
 }
 
 // The results of state changes that end on the cluster's loop: the reply goes once the last has.

@@ -10,6 +10,7 @@
 #include "master/handlers/handler_util.h"
 #include "master/handlers/project_bulk.h"
 #include "master/handlers/routes.h"
+#include "master/task/authz.h"
 
 namespace det::master {
 namespace {
@@ -40,7 +41,9 @@ absl::StatusOr<json> MoveProjectExperiments(MasterContext& ctx, const HttpReques
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ASSIGN_OR_RETURN(int64_t destination, DestinationProject(body));
   RETURN_IF_ERROR(ctx.store.GetProject(destination).status());
-  ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, ProjectBulkTargets(ctx.store, project_id, body));
+  ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> visible,
+                   VisibleWorkspaces(*req.principal, rbac::Permission::kViewExperimentMetadata));
+  ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, ProjectBulkTargets(ctx.store, project_id, body, visible));
   return RunBulk(std::move(targets), [&](int64_t id) { return MoveOne(ctx, req, id, destination); });
 }
 

@@ -13,6 +13,7 @@
 #include "master/handlers/project_bulk.h"
 #include "master/handlers/routes.h"
 #include "master/log_retention.h"
+#include "master/task/authz.h"
 
 namespace det::master {
 namespace {
@@ -56,7 +57,9 @@ absl::StatusOr<json> RetainProjectExperimentsLogs(MasterContext& ctx, const Http
   ASSIGN_OR_RETURN(int64_t project_id, PathId(req, "project_id"));
   ASSIGN_OR_RETURN(json body, JsonBody(req));
   ASSIGN_OR_RETURN(int days, NumDays(body));
-  ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, ProjectBulkTargets(ctx.store, project_id, body));
+  ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> visible,
+                   VisibleWorkspaces(*req.principal, rbac::Permission::kViewExperimentMetadata));
+  ASSIGN_OR_RETURN(std::vector<BulkTarget> targets, ProjectBulkTargets(ctx.store, project_id, body, visible));
   return RunBulk(std::move(targets), [&](int64_t id) {
     RETURN_IF_ERROR(ExperimentForChange(ctx.store, req, id, rbac::Permission::kUpdateExperimentMetadata).status());
     return ctx.store.SetExperimentLogRetentionDays(id, days);

@@ -80,11 +80,13 @@ absl::StatusOr<ExperimentFilter> ReadFilters(const json& given, int64_t project_
 
 }  // namespace
 
-absl::StatusOr<std::vector<BulkTarget>> ProjectBulkTargets(Store& store, int64_t project_id, const json& body) {
+absl::StatusOr<std::vector<BulkTarget>> ProjectBulkTargets(Store& store, int64_t project_id, const json& body,
+                                                           std::optional<std::vector<int64_t>> visible_workspaces) {
   if (project_id != kAllProjects) RETURN_IF_ERROR(store.GetProject(project_id).status());
   std::vector<BulkTarget> targets;
   if (const json* filters = api::FindField(body, "filters"); filters != nullptr && !filters->is_null()) {
     ASSIGN_OR_RETURN(ExperimentFilter f, ReadFilters(*filters, project_id));
+    f.visible_workspaces = std::move(visible_workspaces);
     ASSIGN_OR_RETURN(std::vector<api::Experiment> matched, store.ListExperiments(f));
     for (const api::Experiment& e : matched) targets.push_back({.id = e.id});
     return targets;

@@ -5,6 +5,7 @@
 // experiments; here an id from elsewhere gets its own error and is left alone.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 #include <nlohmann/json.hpp>
 
@@ -23,9 +24,11 @@ inline constexpr int64_t kAllProjects = -1;
 
 // NotFound when the project is missing; InvalidArgument when the body names neither ids nor filters,
 // or filters that cannot be read. `project_id` kAllProjects: experiments of any project (filters may
-// then name one in filters.projectId).
-absl::StatusOr<std::vector<BulkTarget>> ProjectBulkTargets(Store& store, int64_t project_id,
-                                                           const nlohmann::json& body);
+// then name one in filters.projectId). Filters match only experiments of `visible_workspaces` (nullopt:
+// any), the caller's (VisibleWorkspaces), so that nothing the caller may not see gets a result.
+absl::StatusOr<std::vector<BulkTarget>> ProjectBulkTargets(
+    Store& store, int64_t project_id, const nlohmann::json& body,
+    std::optional<std::vector<int64_t>> visible_workspaces = std::nullopt);
 
 // Upstream's `{results: [{error, id}]}` of the targets, in their order ("" where the status is OK).
 nlohmann::json BulkResults(const std::vector<BulkTarget>& targets);
