@@ -413,11 +413,12 @@ def test_a_tasks_own_token_does_no_more_than_its_owner(people, cluster):
 
 def test_the_queue_shows_other_workspaces_jobs_limited_and_strict_control_needs_its_permission(people, cluster):
     """A Viewer of ws-a sees ws-a's jobs in full and ws-b's only as upstream's LimitedJob (v2), or not at all
-    (v1); with strict_job_queue_control an Editor may not reprioritize even their own job, an admin may."""
+    (v1, and the slot map of GET /api/v1/tasks); with strict_job_queue_control an Editor may not reprioritize
+    even their own job, an admin may."""
     admin = people["admin"]
     viewer = member(cluster, people, "queue-viewer", 4)
     editor = member(cluster, people, "queue-editor", 5)
-    sleeping = {"entrypoint": ["sleep", "600"], "resources": {"slots": 0}}
+    sleeping = {"entrypoint": ["sleep", "600"], "resources": {"slots": 1}}
     mine = editor.ok("POST", "/api/v1/commands", json={"config": sleeping, "workspaceId": people["ws"]["ws-a"]})
     theirs = admin.ok("POST", "/api/v1/commands", json={"config": sleeping, "workspaceId": people["ws"]["ws-b"]})
     mine, theirs = mine["command"], theirs["command"]
@@ -445,6 +446,11 @@ def test_the_queue_shows_other_workspaces_jobs_limited_and_strict_control_needs_
         v1 = viewer.ok("GET", "/api/v1/job-queues")
         upstream.check_reply("v1GetJobsResponse", v1, "GET /api/v1/job-queues")
         assert theirs["jobId"] not in {j["jobId"] for j in v1["jobs"]} and mine["jobId"] in {j["jobId"] for j in v1["jobs"]}
+
+        def running(user):
+            return {s["taskId"] for s in user.ok("GET", "/api/v1/tasks")["allocationIdToSummary"].values()}
+        wait_for(lambda: {mine["id"], theirs["id"]} <= running(admin), "both commands on a slot")
+        assert mine["id"] in running(viewer) and theirs["id"] not in running(viewer)
 
         update = {"updates": [{"jobId": mine["jobId"], "priority": 7}]}
         for attempt in (editor.call("POST", "/api/v1/job-queues", json=update),
