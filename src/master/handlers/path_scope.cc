@@ -174,13 +174,29 @@ absl::Status CheckVisible(const Principal& who, const std::vector<Permission>& v
   return sight.Everywhere() ? absl::OkStatus() : sight.Check(find());
 }
 
+// Whether `who` is a task naming its own trial or task.
+bool IsCallersOwn(TrialFactsCache& trial_facts, const Principal& who, const std::string& collection,
+                  const std::string& value) {
+  if (who.allocation_id.empty()) return false;
+  if (collection == "trials") {
+    std::optional<int64_t> id = Number(value);
+    return id && trial_facts.TrialReportedBy(*id, who.allocation_id).ok();
+  }
+  if (collection == "tasks") {
+    absl::StatusOr<std::string> task = trial_facts.TaskOfAllocation(who.allocation_id);
+    return task.ok() && *task == value;
+  }
+  return false;
+}
+
 bool IsParameter(const std::string& segment) {
   return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
 }
 
 }  // namespace
 
-absl::Status CheckPathVisible(Store& store, const HttpRequest& request, const std::string& pattern) {
+absl::Status CheckPathVisible(Store& store, TrialFactsCache& trial_facts, const HttpRequest& request,
+                              const std::string& pattern) {
   const Principal& who = *request.principal;
   std::vector<std::string> segments = absl::StrSplit(pattern, '/', absl::SkipEmpty());
   for (size_t i = 1; i < segments.size(); ++i) {
@@ -188,6 +204,7 @@ absl::Status CheckPathVisible(Store& store, const HttpRequest& request, const st
     auto collection = Collections().find(segments[i - 1]);
     auto value = request.path_params.find(segments[i].substr(1, segments[i].size() - 2));
     if (collection == Collections().end() || value == request.path_params.end()) continue;
+    if (IsCallersOwn(trial_facts, who, collection->first, value->second)) continue;
     const bool artifacts = segments[i - 1] == "checkpoints" ||
                            ReadsArtifacts({segments.begin() + static_cast<std::ptrdiff_t>(i) + 1, segments.end()});
     std::vector<Permission> views = collection->second.views;

@@ -13,7 +13,9 @@
 //   shells, tensorboards
 //   workspaces, projects, models, templates   VIEW_WORKSPACE, VIEW_PROJECT, VIEW_MODEL_REGISTRY, VIEW_TEMPLATES
 // A thing that does not exist passes: the handler says so in its own words. Where the rule lets the
-// caller view everywhere (basic mode; a cluster-wide role), nothing is read.
+// caller view everywhere (basic mode; a cluster-wide role), nothing is read. A task always reaches its
+// own trial and task (its reports, from `trial_facts`: no reads), whatever its owner's roles since it
+// started; its other requests read as its owner.
 #include <cstdint>
 #include <string>
 
@@ -21,11 +23,13 @@
 #include "master/db/store.h"
 #include "master/http/http_types.h"
 #include "master/rbac/permissions.h"
+#include "master/trial_facts.h"
 
 namespace det::master {
 
 // The router's guard (Router::SetGuard): every thing `pattern`'s parameters name in `request`.
-absl::Status CheckPathVisible(Store& store, const HttpRequest& request, const std::string& pattern);
+absl::Status CheckPathVisible(Store& store, TrialFactsCache& trial_facts, const HttpRequest& request,
+                              const std::string& pattern);
 
 // The same for things named elsewhere (a query parameter, a body): NotFound "trial 7 not found" when
 // `who` may not view the trial's experiment with `view`.

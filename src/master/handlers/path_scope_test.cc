@@ -32,10 +32,11 @@ class PathScopeTest : public ::testing::Test {
 
   absl::Status Visit(const std::string& pattern, std::map<std::string, std::string> params) {
     HttpRequest request{.method = "POST", .path_params = std::move(params), .principal = eve_};
-    return CheckPathVisible(*store_, request, pattern);
+    return CheckPathVisible(*store_, trial_facts_, request, pattern);
   }
 
   TempSqliteStore store_{"det_path_scope"};
+  TrialFactsCache trial_facts_{*store_};
   int64_t experiment_ = 0;
   int64_t trial_ = 0;
   Principal eve_;
@@ -63,6 +64,16 @@ TEST_F(PathScopeTest, WhatDoesNotExistOrIsNoThingOfACollectionIsLeftToTheHandler
   EXPECT_TRUE(Visit("/api/v1/experiments/{experiment_id}", {{"experiment_id", "not-a-number"}}).ok());
   EXPECT_TRUE(Visit("/api/v1/users/{user_id}", {{"user_id", "1"}}).ok());
   EXPECT_TRUE(Visit("/api/v1/models/{model_name}", {{"model_name", "none"}}).ok());
+}
+
+TEST_F(PathScopeTest, ATaskReachesItsOwnTrialAndTaskAndOtherwiseReadsAsItsOwner) {
+  const std::string task = store_->GetTrial(trial_)->task_id;
+  ASSERT_TRUE(store_->InsertAllocation({.allocation_id = task + ".1", .task_id = task, .token_hash = "h"}).ok());
+  eve_.allocation_id = task + ".1";  // eve's task, though eve may not see workspace 1 (any more)
+  EXPECT_TRUE(Visit("/api/v1/trials/{trial_id}/metrics", {{"trial_id", std::to_string(trial_)}}).ok());
+  EXPECT_TRUE(Visit("/api/v1/tasks/{task_id}/logs", {{"task_id", task}}).ok());
+  EXPECT_TRUE(absl::IsNotFound(Visit("/api/v1/experiments/{experiment_id}", {{"experiment_id", std::to_string(experiment_)}})))
+      << "not its own trial: read as its owner";
 }
 
 TEST_F(PathScopeTest, TheBasicRuleSeesEverything) {

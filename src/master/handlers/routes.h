@@ -50,7 +50,7 @@ void RegisterPrometheusRoutes(Router& router, MasterContext& ctx, MasterMetrics&
 inline void RegisterAllRoutes(Router& router, HttpServer& server, MasterContext& ctx) {
   // What a path names must be visible to the caller (a 404 otherwise), before any handler runs.
   router.SetGuard([&ctx](const HttpRequest& request, const std::string& pattern) {
-    return CheckPathVisible(ctx.store, request, pattern);
+    return CheckPathVisible(ctx.store, ctx.trial_facts, request, pattern);
   });
   RegisterMasterInfoRoutes(router, ctx);
   RegisterMasterLogRoutes(router, ctx);
