@@ -451,6 +451,8 @@ def test_the_queue_shows_other_workspaces_jobs_limited_and_strict_control_needs_
             return {s["taskId"] for s in user.ok("GET", "/api/v1/tasks")["allocationIdToSummary"].values()}
         wait_for(lambda: {mine["id"], theirs["id"]} <= running(admin), "both commands on a slot")
         assert mine["id"] in running(viewer) and theirs["id"] not in running(viewer)
+        counts = {who.name: who.ok("GET", "/api/v1/tasks/count")["commands"] for who in (admin, viewer)}
+        assert counts["queue-viewer"] < counts["admin"], f"ws-b's running command is not counted: {counts}"
 
         update = {"updates": [{"jobId": mine["jobId"], "priority": 7}]}
         for attempt in (editor.call("POST", "/api/v1/job-queues", json=update),

@@ -5,6 +5,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/wire.h"
@@ -249,9 +250,11 @@ absl::Status ReportIdle(MasterContext& ctx, const HttpRequest& req, const Respon
   return absl::OkStatus();
 }
 
-// GET /api/v1/tasks/count: the running commands, notebooks, shells and tensorboards.
-absl::StatusOr<json> CountRunningTasks(MasterContext& ctx) {
+// GET /api/v1/tasks/count: the running commands, notebooks, shells and tensorboards the caller may see.
+absl::StatusOr<json> CountRunningTasks(MasterContext& ctx, const Principal& who) {
+  ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> visible, VisibleWorkspaces(who, rbac::Permission::kViewNsc));
   ASSIGN_OR_RETURN(std::vector<Task> live, ctx.store.ListTasks({.live_only = true}));
+  if (visible) std::erase_if(live, [&](const Task& t) { return !absl::c_linear_search(*visible, t.workspace_id); });
   json counts = {{"commands", 0}, {"notebooks", 0}, {"shells", 0}, {"tensorboards", 0}};
   for (const Task& t : live) {
     std::optional<Allocation> latest = LatestAllocation(ctx.store, t.task_id);
@@ -303,7 +306,7 @@ void RegisterCommandRoutes(Router& router, MasterContext& ctx) {
                });
   }
   router.Add("GET", "/api/v1/tasks/count", Access::kAuthenticated,
-             [&ctx](HttpRequest&, ResponderPtr r) { Reply(r, CountRunningTasks(ctx)); });
+             [&ctx](HttpRequest& req, ResponderPtr r) { Reply(r, CountRunningTasks(ctx, *req.principal)); });
   router.Add("GET", "/api/v1/tasks/{task_id}", Access::kAuthenticated, [&ctx](HttpRequest& req, ResponderPtr r) {
     Reply(r, [&]() -> absl::StatusOr<json> {
       ASSIGN_OR_RETURN(Task task, ctx.store.GetTask(req.path_params.at("task_id")));
