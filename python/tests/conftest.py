@@ -1,4 +1,8 @@
+import http.server
+import json
 import os
+import threading
+import time
 
 import pytest
 
@@ -48,3 +52,43 @@ def trial_env(monkeypatch):
         monkeypatch.setenv(k, v)
     _info._reset_cluster_info_for_test()
     return env
+
+
+class _StandInMaster(http.server.BaseHTTPRequestHandler):
+    """The master as a trial's harness sees it: every POST answered {} and kept as (path, body); the
+    preemption long poll answered "no" after a short wait."""
+
+    protocol_version = "HTTP/1.1"
+    posts = []
+
+    def _reply(self, body):
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        _StandInMaster.posts.append((self.path, body))
+        self._reply({})
+
+    def do_GET(self):
+        time.sleep(0.2)
+        self._reply({"preempt": False})
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def stand_in_master(trial_env, monkeypatch):
+    """A trial's environment whose DET_MASTER is a local stand-in; yields the (path, body) of each POST it
+    received, in order."""
+    _StandInMaster.posts = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _StandInMaster)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("DET_MASTER", f"http://127.0.0.1:{server.server_port}")
+    yield _StandInMaster.posts
+    server.shutdown()

@@ -1,7 +1,6 @@
 """core_context.profiler (determined.core._profiler): arguments, sampling and averaging with fake
 collectors, clean stops; the real collectors' names; and a real trial's profiler (det.core.init() in
 a trial's environment) reporting upstream's groups to a recording master."""
-import http.server
 import json
 import logging
 import math
@@ -199,42 +198,13 @@ def test_off_cluster_the_profiler_is_there_and_samples_nothing(caplog, tmp_path)
     assert not sampler_threads()
 
 
-class _Master(http.server.BaseHTTPRequestHandler):
-    """Records metric reports; answers the preemption long poll with "no" after a short wait."""
-
-    protocol_version = "HTTP/1.1"
+def metric_reports(posts):
+    """The metric reports among the stand-in master's POSTs (one per report, batches unpacked)."""
     reports = []
-
-    def _reply(self, body):
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-        if "/metrics" in self.path:
-            _Master.reports.extend(body["reports"] if self.path.endswith("/batch") else [body])
-        self._reply({})
-
-    def do_GET(self):
-        time.sleep(0.2)
-        self._reply({"preempt": False})
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def master(trial_env, monkeypatch):
-    _Master.reports = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Master)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("DET_MASTER", f"http://127.0.0.1:{server.server_port}")
-    yield trial_env
-    server.shutdown()
+    for path, body in list(posts):
+        if "/metrics" in path:
+            reports.extend(body["reports"] if path.endswith("/batch") else [body])
+    return reports
 
 
 def set_profiling(monkeypatch, env, profiling):
@@ -244,13 +214,13 @@ def set_profiling(monkeypatch, env, profiling):
     _info._reset_cluster_info_for_test()
 
 
-def test_a_trial_with_profiling_enabled_reports_upstreams_groups(master, monkeypatch):
-    set_profiling(monkeypatch, master, {"enabled": True})
+def test_a_trial_with_profiling_enabled_reports_upstreams_groups(stand_in_master, trial_env, monkeypatch):
+    set_profiling(monkeypatch, trial_env, {"enabled": True})
     with det.core.init() as core_context:
         assert core_context.profiler.is_on
         time.sleep(1.3)  # one sample at the default interval; leaving reports it
     assert not sampler_threads()
-    groups = {r["group"]: r["metrics"] for r in _Master.reports}
+    groups = {r["group"]: r["metrics"] for r in metric_reports(stand_in_master)}
     assert set(groups) == {"cpu", "memory", "disk", "network"}, "gpu only with GPUs and NVML"
     for group, body in groups.items():
         assert body["trialId"] == 7 and body["trialRunId"] == 2
@@ -261,13 +231,13 @@ def test_a_trial_with_profiling_enabled_reports_upstreams_groups(master, monkeyp
     assert disk["/"]["disk_util"] > 0
 
 
-def test_a_trial_without_profiling_reports_nothing_until_turned_on(master, monkeypatch):
-    set_profiling(monkeypatch, master, {"enabled": False})
+def test_a_trial_without_profiling_reports_nothing_until_turned_on(stand_in_master, trial_env, monkeypatch):
+    set_profiling(monkeypatch, trial_env, {"enabled": False})
     with det.core.init() as core_context:
         assert not core_context.profiler.is_on
         time.sleep(0.3)
         assert not sampler_threads()
         core_context.profiler.on(sampling_interval=0.1, samples_per_report=2)
-        wait_until(lambda: any(r["group"] == "network" for r in _Master.reports))
+        wait_until(lambda: any(r["group"] == "network" for r in metric_reports(stand_in_master)))
         core_context.profiler.off()
-    assert {"cpu", "memory", "disk", "network"} <= {r["group"] for r in _Master.reports}
+    assert {"cpu", "memory", "disk", "network"} <= {r["group"] for r in metric_reports(stand_in_master)}

@@ -7,13 +7,10 @@ real shared_fs directory. The files are written by hand: any file under
 installed here).
 """
 
-import http.server
 import json
 import os
 import pathlib
 import tempfile
-import threading
-import time
 
 import pytest
 
@@ -22,47 +19,18 @@ from determined import _info, core
 from determined._native import native
 
 
-class _Master(http.server.BaseHTTPRequestHandler):
-    """Answers every POST with {} and the preemption long poll with "no" after a short wait."""
-
-    protocol_version = "HTTP/1.1"
-
-    def _reply(self, body):
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self._reply({})
-
-    def do_GET(self):
-        time.sleep(0.2)
-        self._reply({"preempt": False})
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
-def trial(trial_env, monkeypatch, tmp_path):
-    """A trial's environment whose master is a local recorder and whose storage is shared_fs."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Master)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+def trial(stand_in_master, trial_env, monkeypatch, tmp_path):
+    """A trial's environment whose master is a local stand-in and whose storage is shared_fs."""
     storage = tmp_path / "storage"
     config = json.loads(trial_env["DET_EXPERIMENT_CONFIG"])
     config["checkpoint_storage"] = {"type": "shared_fs", "host_path": str(storage)}
     monkeypatch.setenv("DET_EXPERIMENT_CONFIG", json.dumps(config))
-    monkeypatch.setenv("DET_MASTER", f"http://127.0.0.1:{server.server_port}")
     # get_tensorboard_path() is under the temp dir: this test's own.
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     _info._reset_cluster_info_for_test()
     yield storage / "tensorboard" / "experiment" / "3" / "trial" / "7"
-    server.shutdown()
 
 
 def _stat(path: pathlib.Path):
