@@ -97,6 +97,28 @@ TEST(ExperimentConfigTest, IntegersThatDoNotFit32BitsAreRefusedByTheSchema) {
                   .ok());
 }
 
+TEST(ExperimentConfigTest, AshaRungsAreBoundedByTheSchemaAsByTheSearcher) {
+  // Found by fuzz_experiment_config: the schema took num_rungs 332, the searcher refused it.
+  auto many = ParseExperimentConfig(
+      "entrypoint: x\nsearcher: {name: async_halving, metric: loss, num_rungs: 332, max_trials: 8, "
+      "time_metric: batches, max_time: 100}\n",
+      Defaults());
+  ASSERT_FALSE(many.ok());
+  EXPECT_NE(many.status().message().find("searcher.num_rungs: must be <= 64, got 332"), std::string::npos)
+      << many.status();
+  auto brackets = ParseExperimentConfig(
+      "entrypoint: x\nsearcher: {name: adaptive_asha, metric: loss, max_trials: 2, bracket_rungs: [65], "
+      "time_metric: batches, max_time: 100}\n",
+      Defaults());
+  ASSERT_FALSE(brackets.ok());
+  EXPECT_NE(brackets.status().message().find("searcher.bracket_rungs[0]: must be <= 64, got 65"), std::string::npos)
+      << brackets.status();
+  EXPECT_TRUE(ParseExperimentConfig("entrypoint: x\nsearcher: {name: async_halving, metric: loss, num_rungs: 64, "
+                                    "max_trials: 8, time_metric: batches, max_time: 100}\n",
+                                    Defaults())
+                  .ok());
+}
+
 TEST(ExperimentConfigTest, RemovedSearcherIsRefused) {
   auto cfg =
       ParseExperimentConfig("entrypoint: x\nsearcher: {name: custom, metric: m}\n", Defaults());

@@ -12,6 +12,10 @@ using nlohmann::json;
 
 constexpr char kKnownSearchers[] = "single, random, grid, async_halving, adaptive_asha";
 
+// The most rungs an ASHA search may have (the searcher's own bound: divisor^63 already exceeds any
+// max_time).
+constexpr double kMaxRungs = 64;
+
 std::vector<Field> Common() {
   return {{.name = "name", .kind = Kind::kString},
           {.name = "metric", .kind = Kind::kString},
@@ -41,8 +45,11 @@ Field Mode() {
 }
 Field MaxRungs() { return {.name = "max_rungs", .kind = Kind::kInt, .default_value = 5, .min = 1}; }
 Field BracketRungs() {
-  return {
-      .name = "bracket_rungs", .kind = Kind::kIntList, .default_value = json::array(), .min = 1};
+  return {.name = "bracket_rungs",
+          .kind = Kind::kIntList,
+          .default_value = json::array(),
+          .min = 1,
+          .max = kMaxRungs};
 }
 Field TimeMetric() { return {.name = "time_metric", .kind = Kind::kString}; }
 Field MaxTime() { return {.name = "max_time", .kind = Kind::kInt, .min = 1, .int64 = true}; }
@@ -60,7 +67,7 @@ const std::map<std::string, std::vector<Field>>& Variants() {
         {"random", {MaxTrials(), MaxConcurrent(), MaxLength()}},
         {"grid", {MaxConcurrent(), MaxLength()}},
         {"async_halving",
-         {{.name = "num_rungs", .kind = Kind::kInt, .min = 1},
+         {{.name = "num_rungs", .kind = Kind::kInt, .min = 1, .max = kMaxRungs},
           MaxTrials(),
           Divisor(),
           MaxConcurrent(),
