@@ -17,6 +17,20 @@ REPO = pathlib.Path(os.environ.get("DET_REPO_ROOT", pathlib.Path(__file__).resol
 BIN = pathlib.Path(os.environ.get("DET_BIN_DIR", REPO / "build" / "bin"))
 
 
+def run_browser_script(script, screenshots, **env):
+    """Runs webui/e2e/SCRIPT (npm playwright-core driving Debian's chromium) with `env` and SCREENSHOT_DIR
+    added to this environment; asserts that it succeeded and returns the JSON of its last line."""
+    webui = REPO / "webui"
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    assert os.path.exists(chromium), "chromium is missing: run scripts/install-deps.sh"
+    assert (webui / "build" / "index.html").exists(), "the web UI is not built: run make build"
+    assert (webui / "node_modules" / "playwright-core").exists(), "webui/node_modules is missing: run make build"
+    proc = subprocess.run(["node", f"e2e/{script}"], cwd=webui, capture_output=True, text=True, timeout=240,
+                          env=dict(os.environ, SCREENSHOT_DIR=str(screenshots), CHROMIUM=chromium, **env))
+    assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}\n(screenshots in {screenshots})"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def det(*args, master=None, check=True, timeout=600, env=None, **kwargs):
     """Runs the real `det` binary; returns the CompletedProcess."""
     full_env = dict(os.environ)

@@ -7,13 +7,12 @@ Profiler tab in Chromium charts the profiled trial's groups and shows the unprof
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import textwrap
 
 import pytest
 
-from conftest import REPO, local_cluster
+from conftest import REPO, local_cluster, run_browser_script
 import upstream
 
 EXAMPLE = REPO / "examples/digits_trial"
@@ -119,20 +118,10 @@ def test_upstreams_sdk_reads_the_groups(cluster, trials):
 
 
 def test_the_profiler_tab_in_a_browser(cluster, trials, tmp_path):
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    webui = REPO / "webui"
-    assert os.path.exists(chromium), "chromium is missing: run scripts/install-deps.sh"
-    assert (webui / "build" / "index.html").exists(), "the web UI is not built: run make build"
-    assert (webui / "node_modules" / "playwright-core").exists(), "webui/node_modules is missing: run make build"
     profiled, plain = trials
     shots = pathlib.Path(os.environ.get("PROFILER_SCREENSHOT_DIR", tmp_path / "screenshots"))
-    env = dict(os.environ, DET_MASTER=cluster.master_url, DET_USER="determined", DET_PASSWORD="",
-               PROFILED_TRIAL=str(profiled), PLAIN_TRIAL=str(plain), SCREENSHOT_DIR=str(shots),
-               CHROMIUM=chromium)
-    proc = subprocess.run(["node", "e2e/profiler.e2e.mjs"], cwd=webui, env=env, capture_output=True, text=True,
-                          timeout=240)
-    assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}\n(screenshots in {shots})"
-    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    seen = run_browser_script("profiler.e2e.mjs", shots, DET_MASTER=cluster.master_url, DET_USER="determined",
+                              DET_PASSWORD="", PROFILED_TRIAL=str(profiled), PLAIN_TRIAL=str(plain))
     # One chart per metric: cpu 1, memory 1, disk 3 rates + disk_util, network 2, timings 5.
     assert seen["groups"] == ["CPU", "Memory", "Disk", "Network", "Training loop timings"], seen
     assert seen["charts"] >= 1 + 1 + 1 + 2 + 5, seen

@@ -5,17 +5,13 @@ reorders the job queue, kills a running experiment and sees its state change, an
 arrive in the followed logs of its trial. It also browses a workspace and its project (holding the
 metrics experiment, moved there) and a model whose version is the metrics experiment's checkpoint.
 Screenshots go to $WEBUI_SCREENSHOT_DIR (default: the test's temp dir)."""
-import json
 import os
 import pathlib
-import shutil
-import subprocess
 
 import pytest
 
-from conftest import REPO, local_cluster, stepper, wait_for
+from conftest import local_cluster, run_browser_script, stepper, wait_for
 
-WEBUI = REPO / "webui"
 
 METRICS_SCRIPT = """
 import determined as det
@@ -65,11 +61,6 @@ def cluster(tmp_path_factory):
 
 
 def test_webui_in_a_browser(cluster, tmp_path):
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    assert os.path.exists(chromium), "chromium is missing: run scripts/install-deps.sh"
-    assert (WEBUI / "build" / "index.html").exists(), "the web UI is not built: run make build"
-    assert (WEBUI / "node_modules" / "playwright-core").exists(), "webui/node_modules is missing: run make build"
-
     metrics_exp, metrics_trial = cluster.run_script(tmp_path, "webui-metrics", METRICS_SCRIPT)
     assert cluster.wait_for_experiment(metrics_exp, timeout=300) == "STATE_COMPLETED", cluster.trial_logs(metrics_trial)
     registry = set_up_workspace_and_model(cluster, metrics_exp)
@@ -90,16 +81,11 @@ def test_webui_in_a_browser(cluster, tmp_path):
     wait_for(lambda: queued_names() == ["webui-queued-a", "webui-queued-b"], "two queued jobs")
 
     shots = pathlib.Path(os.environ.get("WEBUI_SCREENSHOT_DIR", tmp_path / "screenshots"))
-    env = dict(os.environ, DET_MASTER=cluster.master_url, DET_USER="determined", DET_PASSWORD="",
-               METRICS_EXP=str(metrics_exp), METRICS_NAME="webui-metrics", METRICS_TRIAL=str(metrics_trial),
-               LOG_LINE="webui e2e: training done", RUNNING_EXP=str(ids["webui-running"]),
-               RUNNING_TRIAL=str(running_trial),
-               QUEUED_JOBS="webui-queued-a,webui-queued-b", SCREENSHOT_DIR=str(shots), CHROMIUM=chromium,
-               **registry)
-    proc = subprocess.run(["node", "e2e/webui.e2e.mjs"], cwd=WEBUI, env=env, capture_output=True, text=True,
-                          timeout=240)
-    assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}\n(screenshots in {shots})"
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = run_browser_script(
+        "webui.e2e.mjs", shots, DET_MASTER=cluster.master_url, DET_USER="determined", DET_PASSWORD="",
+        METRICS_EXP=str(metrics_exp), METRICS_NAME="webui-metrics", METRICS_TRIAL=str(metrics_trial),
+        LOG_LINE="webui e2e: training done", RUNNING_EXP=str(ids["webui-running"]), RUNNING_TRIAL=str(running_trial),
+        QUEUED_JOBS="webui-queued-a,webui-queued-b", **registry)
     print("webui e2e timings:", result["timings"])
     assert result["timings"]["chartPoints"] >= 20
 

@@ -5,17 +5,13 @@ role in a workspace and sees it on the Members tab, then creates an access token
 description and revokes it (which then does not); a user without roles is offered none of it. Afterwards the test reads
 through the REST API what the browser did. Screenshots (webui-rbac-*.png) go to $WEBUI_SCREENSHOT_DIR
 (default: the test's temp dir)."""
-import json
 import os
 import pathlib
-import shutil
-import subprocess
 
 import pytest
 
-from conftest import REPO, local_cluster, login
+from conftest import local_cluster, login, run_browser_script
 
-WEBUI = REPO / "webui"
 WORKSPACE_ADMIN, EDITOR = 2, 5  # docs/rbac.md's role ids
 
 
@@ -27,11 +23,6 @@ def cluster(tmp_path_factory):
 
 
 def test_groups_roles_members_and_tokens_in_a_browser(cluster, tmp_path):
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    assert os.path.exists(chromium), "chromium is missing: run scripts/install-deps.sh"
-    assert (WEBUI / "build" / "index.html").exists(), "the web UI is not built: run make build"
-    assert (WEBUI / "node_modules" / "playwright-core").exists(), "webui/node_modules is missing: run make build"
-
     admin = login(cluster, "admin")
     url = cluster.master_url
 
@@ -46,13 +37,9 @@ def test_groups_roles_members_and_tokens_in_a_browser(cluster, tmp_path):
     workspace = ok("POST", "/api/v1/workspaces", json={"name": "rbac-webui-ws"})["workspace"]
 
     shots = pathlib.Path(os.environ.get("WEBUI_SCREENSHOT_DIR", tmp_path / "screenshots"))
-    env = dict(os.environ, DET_MASTER=url, ADMIN_USER="admin", PLAIN_USER="bob", MEMBER="alice",
-               GROUP_NAME="ml-team", ROLE_NAME="Editor", WORKSPACE_ID=str(workspace["id"]),
-               WORKSPACE_NAME=workspace["name"], SCREENSHOT_DIR=str(shots), CHROMIUM=chromium)
-    proc = subprocess.run(["node", "e2e/rbac.e2e.mjs"], cwd=WEBUI, env=env, capture_output=True, text=True,
-                          timeout=240)
-    assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}\n(screenshots in {shots})"
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = run_browser_script("rbac.e2e.mjs", shots, DET_MASTER=url, ADMIN_USER="admin", PLAIN_USER="bob",
+                                MEMBER="alice", GROUP_NAME="ml-team", ROLE_NAME="Editor",
+                                WORKSPACE_ID=str(workspace["id"]), WORKSPACE_NAME=workspace["name"])
 
     # What the browser did, seen through the API.
     groups = ok("POST", "/api/v1/groups/search", json={"name": "ml-team"})["groups"]

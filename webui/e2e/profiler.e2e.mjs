@@ -2,25 +2,14 @@
 // real master that tests/e2e/test_profiler.py filled. Environment: DET_MASTER, DET_USER, DET_PASSWORD,
 // PROFILED_TRIAL (a trial with profiler rows), PLAIN_TRIAL (one without), SCREENSHOT_DIR, CHROMIUM.
 // Prints one JSON line at the end: the group headings and chart count seen, and the cpu chart's points.
-import { chromium } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { env, launchChromium, screenshotDir } from './browser.mjs';
 
-const env = (k) => {
-  const v = process.env[k];
-  if (v === undefined) throw new Error(`${k} is not set`);
-  return v;
-};
 const master = env('DET_MASTER');
-const shots = env('SCREENSHOT_DIR');
-mkdirSync(shots, { recursive: true });
+const shots = screenshotDir();
 const step = (name) => console.log(`profiler e2e: ${name}`);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
 page.setDefaultTimeout(30000);
 const errors = [];

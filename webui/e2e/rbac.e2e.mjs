@@ -6,25 +6,14 @@
 // description and revokes it (checked again). As PLAIN_USER (no roles) it finds no Groups and roles page.
 // Environment: DET_MASTER, ADMIN_USER, PLAIN_USER, MEMBER, GROUP_NAME, ROLE_NAME, WORKSPACE_ID,
 // WORKSPACE_NAME, SCREENSHOT_DIR, CHROMIUM. Prints one JSON line at the end: {ok, tokenId}.
-import { chromium } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { env, launchChromium, screenshotDir } from './browser.mjs';
 
-const env = (k) => {
-  const v = process.env[k];
-  if (v === undefined) throw new Error(`${k} is not set`);
-  return v;
-};
 const master = env('DET_MASTER');
-const shots = env('SCREENSHOT_DIR');
-mkdirSync(shots, { recursive: true });
+const shots = screenshotDir();
 const step = (name) => console.log(`webui rbac e2e: ${name}`);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const errors = [];
 let promptAnswer = ''; // what the next window.prompt is answered
 

@@ -6,26 +6,15 @@
 // the second is moved ahead of the first), WORKSPACE_ID and WORKSPACE_NAME (a workspace), PROJECT_ID and
 // PROJECT_NAME (its project, which holds METRICS_EXP), MODEL_NAME, MODEL_VERSION and CHECKPOINT_UUID (a
 // model's version and the checkpoint it holds), SCREENSHOT_DIR. Prints one JSON line of timings at the end.
-import { chromium } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { env, launchChromium, screenshotDir } from './browser.mjs';
 
-const env = (k) => {
-  const v = process.env[k];
-  if (v === undefined) throw new Error(`${k} is not set`);
-  return v;
-};
 const master = env('DET_MASTER');
-const shots = env('SCREENSHOT_DIR');
-mkdirSync(shots, { recursive: true });
+const shots = screenshotDir();
 const timings = {};
 const step = (name) => console.log(`webui e2e: ${name}`);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
 const page = await context.newPage();
 page.setDefaultTimeout(30000);
