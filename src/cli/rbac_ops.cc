@@ -2,6 +2,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -66,6 +67,21 @@ absl::StatusOr<Table> AssigneeTable(NameCache& names, const json& assignments, b
   return table;
 }
 
+// A roles reply's roles to show in tables; nullopt when there is nothing more to show: the reply was
+// printed as JSON (`as_json`), or it held no role and `none` was printed.
+std::optional<json> RolesToShow(const json& resp, bool as_json, const std::string& none, std::ostream& out) {
+  if (as_json) {
+    out << resp.dump(2) << "\n";
+    return std::nullopt;
+  }
+  json roles = resp.value("roles", json::array());
+  if (roles.empty()) {
+    out << none << "\n";
+    return std::nullopt;
+  }
+  return roles;
+}
+
 }  // namespace
 
 absl::StatusOr<int> MyPermissions(Session& session, bool as_json, std::ostream& out) {
@@ -126,16 +142,9 @@ absl::StatusOr<int> ListRoles(Session& session, bool exclude_global_roles, const
   absl::StatusOr<json> resp =
       PostPages(session, "/api/v1/roles/search/by-assignability", body, "roles", pages);
   if (!resp.ok()) return resp.status();
-  if (as_json) {
-    out << resp->dump(2) << "\n";
-    return 0;
-  }
-  const json& roles = (*resp)["roles"];
-  if (roles.empty()) {
-    out << "No roles found.\n";
-    return 0;
-  }
-  for (const json& r : roles) {
+  std::optional<json> roles = RolesToShow(*resp, as_json, "No roles found.", out);
+  if (!roles) return 0;
+  for (const json& r : *roles) {
     out << "Role " << RoleLabel(r) << ", its permissions:\n";
     const json permissions = r.value("permissions", json());
     if (permissions.is_null()) {
@@ -155,19 +164,13 @@ absl::StatusOr<int> ListUsersRoles(Session& session, const std::string& username
   absl::StatusOr<json> resp =
       session.Get(absl::StrCat("/api/v1/roles/search/by-user/", user->front()));
   if (!resp.ok()) return resp.status();
-  if (as_json) {
-    out << resp->dump(2) << "\n";
-    return 0;
-  }
-  const json roles = resp->value("roles", json::array());
-  if (roles.empty()) {
-    out << "User \"" << username << "\" has no roles, neither directly nor through a group.\n";
-    return 0;
-  }
+  std::optional<json> roles = RolesToShow(
+      *resp, as_json, absl::StrCat("User \"", username, "\" has no roles, neither directly nor through a group."), out);
+  if (!roles) return 0;
   NameCache names(session);
   Table table({"Rolename", "Roleid", "Assigneddirectlytouser", "Assignedtogroupname",
                "Assignedtogroupid", "Scopecluster", "Scopeworkspacename", "Scopeworkspaceid"});
-  for (const json& r : roles) {
+  for (const json& r : *roles) {
     const json role = r.value("role", json::object());
     for (bool direct : {true, false}) {
       for (const json& a :
@@ -201,18 +204,11 @@ absl::StatusOr<int> ListGroupsRoles(Session& session, const std::string& group, 
   if (!id.ok()) return id.status();
   absl::StatusOr<json> resp = session.Get(absl::StrCat("/api/v1/roles/search/by-group/", *id));
   if (!resp.ok()) return resp.status();
-  if (as_json) {
-    out << resp->dump(2) << "\n";
-    return 0;
-  }
-  const json roles = resp->value("roles", json::array());
-  if (roles.empty()) {
-    out << "User group \"" << group << "\" has no roles.\n";
-    return 0;
-  }
+  std::optional<json> roles = RolesToShow(*resp, as_json, absl::StrCat("User group \"", group, "\" has no roles."), out);
+  if (!roles) return 0;
   NameCache names(session);
   const json assignments = resp->value("assignments", json::array());
-  for (const json& r : roles) {
+  for (const json& r : *roles) {
     Table table({"Assignedglobally", "Workspaceid", "Workspacename"});
     for (const json& a : assignments) {
       if (IdOr(a, "roleId", -1) != IdOr(r, "roleId", -2)) continue;

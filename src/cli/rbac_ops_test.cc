@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -29,18 +28,10 @@ const char kAdmin[] =
 
 // An RBAC master with roles ClusterAdmin (1) and Viewer (2), user alice (2), group "team" (5) and
 // workspace "ws-a" (3); records the requests after the login.
-class RbacOpsTest : public FakeMasterTest {
+class RbacOpsTest : public RecordingAdminMasterTest {
  protected:
-  void SetUp() override {
-    user_ = "admin";
-    FakeMasterTest::SetUp();
-  }
-
-  FakeResponse Serve(const FakeRequest& r) override {
-    std::lock_guard<std::mutex> lock(mu_);
+  FakeResponse Answer(const FakeRequest& r) override {
     const std::string& t = r.target;
-    if (t == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"admin"}})"};
-    requests_.push_back(r);
     if (t == "/api/v1/master") return {200, R"({"rbacEnabled": true})"};
     if (t == "/api/v1/users/alice/by-username")
       return {200, R"({"user":{"id":2,"username":"alice"}})"};
@@ -71,7 +62,7 @@ class RbacOpsTest : public FakeMasterTest {
                                                         {"roleId": 1, "scopeWorkspaceIds": [], "scopeCluster": true}])")}}
                   .dump()};
     }
-    if (t == "/api/v1/roles/search/by-user/2") {
+    if (t == "/api/v1/roles/search/by-user/2" || t == "/api/v1/roles/search/by-ids") {
       return {200, json{{"roles",
                          {{{"role", json::parse(kViewer)},
                            {"userRoleAssignments", {kDirect}},
@@ -86,33 +77,19 @@ class RbacOpsTest : public FakeMasterTest {
                 json::parse(R"([{"roleId": 2, "scopeWorkspaceIds": [3], "scopeCluster": true}])")}}
               .dump()};
     }
-    if (t == "/api/v1/roles/search/by-ids") {
-      return {200, json{{"roles",
-                         {{{"role", json::parse(kViewer)},
-                           {"userRoleAssignments", {kDirect}},
-                           {"groupRoleAssignments", {kThroughTeam}}}}}}
-                       .dump()};
-    }
     if (t == "/api/v1/roles/add-assignments" || t == "/api/v1/roles/remove-assignments")
       return {200, "{}"};
     return {404, R"({"error":{"code":5,"error":"not found"}})"};
   }
 
-  std::vector<FakeRequest> Sent(const std::string& target) {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::vector<FakeRequest> out;
-    for (const FakeRequest& r : requests_) {
-      if (r.target == target) out.push_back(r);
-    }
-    return out;
+  std::vector<FakeRequest> SentTo(const std::string& target) {
+    return Sent([&](const FakeRequest& r) { return r.target == target; });
   }
 
   // alice has Viewer cluster-wide directly, and in ws-a through group "team".
   const json kDirect = json::parse(R"({"userId": 2, "roleAssignment": {"scopeCluster": true}})");
   const json kThroughTeam = json::parse(
       R"({"groupId": 5, "roleAssignment": {"scopeWorkspaceId": 3, "scopeCluster": false}})");
-  std::mutex mu_;
-  std::vector<FakeRequest> requests_;
 };
 
 TEST_F(RbacOpsTest, MyPermissionsListsEachScopesPermissionsOnce) {
@@ -140,7 +117,7 @@ TEST_F(RbacOpsTest, ListRolesAsksForWorkspaceRolesWhenGlobalOnesAreLeftOut) {
   std::ostringstream all, some;
   ASSERT_TRUE(ListRoles(*session_, false, PageArgs{}, false, all).ok());
   ASSERT_TRUE(ListRoles(*session_, true, PageArgs{}, false, some).ok());
-  auto sent = Sent("/api/v1/roles/search/by-assignability");
+  auto sent = SentTo("/api/v1/roles/search/by-assignability");
   ASSERT_EQ(sent.size(), 2u);
   EXPECT_EQ(json::parse(sent[0].body), json::parse(R"({"offset": 0, "limit": 200})"));
   EXPECT_EQ(json::parse(sent[1].body),
@@ -192,7 +169,7 @@ TEST_F(RbacOpsTest, ListGroupsRolesShowsWhereEachRoleIsGiven) {
 TEST_F(RbacOpsTest, DescribeRoleShowsPermissionsGroupsAndUsers) {
   std::ostringstream out;
   ASSERT_TRUE(DescribeRole(*session_, "Viewer", false, out).ok());
-  auto sent = Sent("/api/v1/roles/search/by-ids");
+  auto sent = SentTo("/api/v1/roles/search/by-ids");
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(json::parse(sent[0].body), json::parse(R"({"roleIds": [2]})"));
   EXPECT_THAT(out.str(), HasSubstr("Role \"Viewer\" (ID 2), its permissions:\n"));
@@ -218,8 +195,8 @@ TEST_F(RbacOpsTest, AssignAndUnassignSendUpstreamsBodies) {
   ASSERT_TRUE(ChangeRoleAssignment(*session_, to_group, true, out).ok());
   RoleAssignmentArgs to_user{.role = "ClusterAdmin", .user = "alice"};
   ASSERT_TRUE(ChangeRoleAssignment(*session_, to_user, false, out).ok());
-  auto added = Sent("/api/v1/roles/add-assignments");
-  auto removed = Sent("/api/v1/roles/remove-assignments");
+  auto added = SentTo("/api/v1/roles/add-assignments");
+  auto removed = SentTo("/api/v1/roles/remove-assignments");
   ASSERT_EQ(added.size(), 1u);
   ASSERT_EQ(removed.size(), 1u);
   EXPECT_EQ(json::parse(added[0].body),
@@ -241,7 +218,7 @@ TEST_F(RbacOpsTest, BadAssignmentsNameWhatIsWrongAndChangeNothing) {
   absl::StatusOr<int> neither =
       ChangeRoleAssignment(*session_, RoleAssignmentArgs{.role = "Viewer"}, true, out);
   EXPECT_TRUE(absl::IsInvalidArgument(neither.status()));
-  EXPECT_TRUE(Sent("/api/v1/master").empty()) << "refused before asking the master";
+  EXPECT_TRUE(SentTo("/api/v1/master").empty()) << "refused before asking the master";
 
   absl::StatusOr<int> workspace = ChangeRoleAssignment(
       *session_, RoleAssignmentArgs{.role = "Viewer", .workspace = "ws-z", .user = "alice"}, true,
@@ -253,8 +230,8 @@ TEST_F(RbacOpsTest, BadAssignmentsNameWhatIsWrongAndChangeNothing) {
   absl::StatusOr<int> role = ChangeRoleAssignment(
       *session_, RoleAssignmentArgs{.role = "Janitor", .user = "alice"}, false, out);
   EXPECT_THAT(role.status().message(), HasSubstr("no role named \"Janitor\""));
-  EXPECT_TRUE(Sent("/api/v1/roles/add-assignments").empty());
-  EXPECT_TRUE(Sent("/api/v1/roles/remove-assignments").empty());
+  EXPECT_TRUE(SentTo("/api/v1/roles/add-assignments").empty());
+  EXPECT_TRUE(SentTo("/api/v1/roles/remove-assignments").empty());
   EXPECT_EQ(out.str(), "");
 }
 

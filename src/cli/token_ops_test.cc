@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -21,17 +20,9 @@ const char kInfo[] = R"({"id": 4, "userId": 2, "description": "ci", "createdAt":
   "expiry": "2025-02-01T03:04:05.000000Z", "revoked": false, "tokenType": "TOKEN_TYPE_ACCESS_TOKEN"})";
 
 // A master with login, user lookup by name and the token routes, recording what it was sent.
-class TokenOpsTest : public FakeMasterTest {
+class TokenOpsTest : public RecordingAdminMasterTest {
  protected:
-  void SetUp() override {
-    user_ = "admin";
-    FakeMasterTest::SetUp();
-  }
-
-  FakeResponse Serve(const FakeRequest& r) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    requests_.push_back(r);
-    if (r.target == "/api/v1/auth/login") return {200, R"({"token":"t","user":{"username":"admin"}})"};
+  FakeResponse Answer(const FakeRequest& r) override {
     if (r.target == "/api/v1/users/admin/by-username") return {200, R"({"user":{"id":1,"username":"admin"}})"};
     if (r.target == "/api/v1/users/bob/by-username") return {200, R"({"user":{"id":2,"username":"bob"}})"};
     if (r.method == "POST" && r.target == "/api/v1/tokens") return {200, R"({"token":"secret","tokenId":4})"};
@@ -55,15 +46,11 @@ class TokenOpsTest : public FakeMasterTest {
   }
 
   FakeRequest Last(const std::string& method) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = requests_.rbegin(); it != requests_.rend(); ++it) {
-      if (it->method == method && it->target.find("/tokens") != std::string::npos) return *it;
-    }
-    return {};
+    std::vector<FakeRequest> sent = Sent([&](const FakeRequest& r) {
+      return r.method == method && r.target.find("/tokens") != std::string::npos;
+    });
+    return sent.empty() ? FakeRequest{} : sent.back();
   }
-
-  std::mutex mu_;
-  std::vector<FakeRequest> requests_;
 };
 
 TEST_F(TokenOpsTest, CreateSendsUpstreamsLifespanAndPrintsTheToken) {

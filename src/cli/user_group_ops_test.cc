@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -18,18 +17,9 @@ using ::testing::HasSubstr;
 
 // A master with RBAC on (unless rbac_ is false), users alice (2) and bob (3), and one group "team"
 // (5) with alice in it; records every request after the login.
-class UserGroupOpsTest : public FakeMasterTest {
+class UserGroupOpsTest : public RecordingAdminMasterTest {
  protected:
-  void SetUp() override {
-    user_ = "admin";
-    FakeMasterTest::SetUp();
-  }
-
-  FakeResponse Serve(const FakeRequest& r) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (r.target == "/api/v1/auth/login")
-      return {200, R"({"token":"t","user":{"username":"admin"}})"};
-    requests_.push_back(r);
+  FakeResponse Answer(const FakeRequest& r) override {
     if (r.target == "/api/v1/master") return {200, json{{"rbacEnabled", rbac_}}.dump()};
     if (r.target == "/api/v1/users/alice/by-username")
       return {200, R"({"user":{"id":2,"username":"alice"}})"};
@@ -79,19 +69,12 @@ class UserGroupOpsTest : public FakeMasterTest {
 
   // The requests other than the RBAC check and user lookups: what the command changed or searched.
   std::vector<FakeRequest> GroupRequests() {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::vector<FakeRequest> out;
-    for (const FakeRequest& r : requests_) {
-      if (r.target.rfind("/api/v1/groups", 0) == 0) out.push_back(r);
-    }
-    return out;
+    return Sent([](const FakeRequest& r) { return r.target.rfind("/api/v1/groups", 0) == 0; });
   }
 
   const json kAlice =
       json::parse(R"({"id": 2, "username": "alice", "displayName": "", "admin": false,
       "active": true, "agentUserGroup": null, "modifiedAt": "2025-01-02T03:04:05Z"})");
-  std::mutex mu_;
-  std::vector<FakeRequest> requests_;
   bool rbac_ = true;
 };
 
